@@ -1,0 +1,129 @@
+// The one way studyhall opens its database: PGlite in DATA_DIR (locked to this process), or a real
+// Postgres at DATABASE_URL; either way behind one `pg` Pool, with platform + migrations applied.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
+import { migrateDatabase, type MigrationResult } from './migrate.ts';
+import { openPglite, type PgliteOptions } from './pglite.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface Database {
+  kind: DatabaseKind;
+  pool: pg.Pool;
+  /** What the boot applied (empty when the schema was already up to date). */
+  migrations: MigrationResult;
+  /** Where the data lives: the PGlite directory or the DATABASE_URL without its password. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** A Postgres connection string; when set, DATA_DIR is not used for the database. */
+  databaseUrl?: string | undefined;
+  /** Directory for PGlite's files (`<dataDir>/pgdata`), or `memory://` for a throwaway database. */
+  dataDir?: string;
+  /** Apply platform + pending migrations (default true). */
+  migrate?: boolean;
+  /** Pool size for DATABASE_URL (PGlite is always 1: it has one session). */
+  maxConnections?: number;
+  pglite?: PgliteOptions;
+  log?: (line: string) => void;
+}
+
+export const MEMORY = 'memory://';
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  if (!options.dataDir) throw new Error('openDatabase needs a dataDir or a databaseUrl');
+  return openEmbedded(options.dataDir, options);
+}
+
+async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+  pool.on('error', (error) => options.log?.(`postgres pool: ${error.message}`));
+  try {
+    const migrations = await runMigrations(pool, options);
+    return { kind: 'postgres', pool, migrations, location: redactUrl(databaseUrl), close: () => pool.end() };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Promise<Database> {
+  const inMemory = dataDir === MEMORY;
+  const unlock = inMemory ? async () => {} : await lockDataDir(dataDir);
+  let pglite: PGlite | undefined;
+  try {
+    const pgdata = inMemory ? MEMORY : path.join(dataDir, 'pgdata');
+    if (!inMemory) await mkdir(pgdata, { recursive: true });
+    pglite = await openPglite(pgdata, options.pglite);
+    // PGlite has one session: the hosted search path is set on it once, here.
+    await pglite.exec('set search_path = "$user", public, extensions');
+    const pool = new pg.Pool(createPgConfig(pglite));
+    const migrations = await runMigrations(pool, options);
+    const engine = pglite;
+    return {
+      kind: 'pglite',
+      pool,
+      migrations,
+      location: inMemory ? MEMORY : pgdata,
+      close: async () => {
+        await pool.end();
+        await engine.close();
+        await unlock();
+      },
+    };
+  } catch (error) {
+    await pglite?.close().catch(() => {});
+    await unlock();
+    throw error;
+  }
+}
+
+async function runMigrations(pool: pg.Pool, options: OpenDatabaseOptions): Promise<MigrationResult> {
+  if (options.migrate === false) return { applied: [] };
+  const client = await pool.connect();
+  try {
+    return await migrateDatabase(client, options.log);
+  } finally {
+    client.release();
+  }
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+/** Closes the database once on SIGINT/SIGTERM, then exits; returns a function that unhooks it. */
+export function closeOnSignals(close: () => Promise<void>, log: (line: string) => void = console.error): () => void {
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    log(`studyhall: ${signal}, closing the database`);
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(`studyhall: close failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -1,0 +1,74 @@
+// The test database every suite shares: an in-memory PGlite with platform, migrations, pgTAP and
+// the tests.* helpers. The first build is snapshotted (dumpDataDir) under .tmp/, keyed by a hash
+// of every SQL source, so later test processes start from it in about a second.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import pg from 'pg';
+import { migrateDatabase } from '../db/migrate.ts';
+import { pgtapHelpersFile, repoRoot } from '../db/paths.ts';
+import { openPglite } from '../db/pglite.ts';
+import { readMigrationFiles, readPlatformFiles } from '../db/sql-files.ts';
+
+export interface TestDatabase {
+  pglite: PGlite;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+const snapshotDir = path.join(repoRoot, '.tmp', 'pglite-snapshots');
+
+/** Installs pgTAP and the tests.* helpers: what a test database has beyond a real one. */
+export async function installTestHelpers(client: { query(sql: string): Promise<unknown> }): Promise<void> {
+  await client.query('create extension if not exists pgtap with schema extensions');
+  await client.query(await readFile(pgtapHelpersFile, 'utf8'));
+}
+
+async function sourcesHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of [...(await readPlatformFiles()), ...(await readMigrationFiles())]) {
+    hash.update(file.name).update('\0').update(file.sql).update('\0');
+  }
+  hash.update(await readFile(pgtapHelpersFile, 'utf8')).update(installTestHelpers.toString());
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function readSnapshot(file: string): Promise<Blob | undefined> {
+  try {
+    return new Blob([await readFile(file)]);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const snapshotFile = path.join(snapshotDir, `${await sourcesHash()}.tar.gz`);
+  const snapshot = await readSnapshot(snapshotFile);
+  const pglite = await openPglite('memory://', snapshot ? { loadDataDir: snapshot } : {});
+  await pglite.exec('set search_path = "$user", public, extensions');
+  const pool = new pg.Pool(createPgConfig(pglite));
+  if (!snapshot) {
+    const client = await pool.connect();
+    try {
+      await migrateDatabase(client);
+      await installTestHelpers(client);
+    } finally {
+      client.release();
+    }
+    const dump = await pglite.dumpDataDir('gzip');
+    await mkdir(snapshotDir, { recursive: true });
+    const partial = `${snapshotFile}.${process.pid}.partial`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    await rename(partial, snapshotFile);
+  }
+  return {
+    pglite,
+    pool,
+    close: async () => {
+      await pool.end();
+      await pglite.close();
+    },
+  };
+}
