@@ -60,3 +60,7 @@ revoke all on public.user_backups from anon;
 -- A snapshot never changes once written; a correction is a new backup.
 revoke update on public.user_backups from authenticated;
 revoke truncate, references, trigger on all tables in schema public from anon, authenticated;
+
+-- Pure and harmless: any caller may compute a payload's richness (the app shows it before upload).
+comment on function public.backup_richness(jsonb) is
+  'rpc: richness of a backup payload (items of top-level arrays + entries of top-level objects)';

@@ -85,3 +85,5 @@ revoke execute on function private.ensure_user_rows(uuid) from public;
 revoke execute on function private.on_auth_user_created() from public;
 revoke execute on function public.app_bootstrap_user() from public, anon;
 grant execute on function public.app_bootstrap_user() to authenticated, service_role;
+comment on function public.app_bootstrap_user() is
+  'rpc: creates the caller''s missing satellite rows; returns {user_id, created}';
