@@ -1,0 +1,22 @@
+// The committed bundles must be exactly what the builder produces from the migrations.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bundlesDir } from '../db/paths.ts';
+import { buildBundles } from './build.ts';
+
+describe('committed SQL bundles', async () => {
+  const built = await buildBundles();
+
+  it('exist for every bundle that has content, and nothing else is there', async () => {
+    const committed = (await readdir(bundlesDir)).filter((name) => name.endsWith('.sql')).sort();
+    expect(committed).toEqual([...built.keys()].sort());
+  });
+
+  for (const [file, sql] of built) {
+    it(`${file} matches the migrations (run npm run db:bundle after changing one)`, async () => {
+      const committed = await readFile(path.join(bundlesDir, file), 'utf8');
+      expect(committed === sql, `${file} has drifted from supabase/migrations`).toBe(true);
+    });
+  }
+});
