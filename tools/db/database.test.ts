@@ -1,0 +1,90 @@
+// The embedded database as an operator meets it: one process per DATA_DIR, clean shutdown on a
+// signal, migrate as a no-op when up to date, and reset from scratch.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataDirLockedError, lockPathFor } from './data-dir-lock.ts';
+import { openDatabase } from './database.ts';
+import { repoRoot } from './paths.ts';
+
+function runTs(script: string, args: string[], dataDir: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+function ready(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`fixture exited early with ${code}`)));
+  });
+}
+
+describe('the embedded database in DATA_DIR', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-'));
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a second process with a message naming the lock, and keeps the data readable', async () => {
+    const holder = runTs('tools/db/fixtures/hold-open.ts', [], dataDir);
+    const holderDone = finished(holder);
+    await ready(holder);
+
+    const second = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir));
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(lockPathFor(dataDir));
+    expect(second.stderr).toMatch(/in use by another studyhall process/);
+
+    await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
+
+    holder.kill('SIGTERM');
+    expect((await holderDone).code).toBe(0);
+
+    const database = await openDatabase({ dataDir });
+    try {
+      const { rows } = await database.pool.query(`select id from storage.buckets where id = 'lock-test'`);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it('migrates nothing when the schema is up to date', async () => {
+    const run = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/is up to date/);
+  }, 120_000);
+
+  it('db:reset recreates the database from scratch', async () => {
+    const run = await finished(runTs('tools/db/cli.ts', ['reset'], dataDir));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/applied \d+ migration\(s\)/);
+    const database = await openDatabase({ dataDir });
+    try {
+      const { rows } = await database.pool.query(`select id from storage.buckets where id = 'lock-test'`);
+      expect(rows).toHaveLength(0);
+      const users = await database.pool.query('select count(*)::int as n from public.users');
+      expect(users.rows[0]?.n).toBe(0);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+});
