@@ -17,7 +17,7 @@ const Env = z.object({
 });
 
 /** Everything our platform stand-in and migrations create on a dedicated Postgres. */
-const STUDYHALL_SCHEMAS = ['public', 'private', 'auth', 'storage', 'extensions', 'supabase_migrations', 'tests'];
+const STUDYHALL_SCHEMAS = ['public', 'private', 'auth', 'storage', 'extensions', 'studyhall_meta', 'tests'];
 
 async function migrate(dataDir: string, databaseUrl: string | undefined): Promise<void> {
   const database = await openDatabase({ dataDir, databaseUrl, log: (line) => console.error(line) });

@@ -1,13 +1,14 @@
 // Applies the platform stand-in (idempotent, every boot) and then pending migrations in order,
-// recording applied ones in supabase_migrations.schema_migrations (outside `public`, so the
-// bookkeeping table is never exposed by the Data API).
+// recording applied ones in studyhall_meta.applied_migrations: outside `public`, so the Data API
+// never exposes it, and not the Supabase CLI's supabase_migrations.schema_migrations, whose
+// columns differ.
 import { runner } from 'node-pg-migrate';
 import type pg from 'pg';
 import { migrationsDir } from './paths.ts';
 import { readPlatformFiles } from './sql-files.ts';
 
-export const MIGRATIONS_SCHEMA = 'supabase_migrations';
-export const MIGRATIONS_TABLE = 'schema_migrations';
+export const MIGRATIONS_SCHEMA = 'studyhall_meta';
+export const MIGRATIONS_TABLE = 'applied_migrations';
 
 type Queryable = pg.PoolClient | pg.Client;
 
