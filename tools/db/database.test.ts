@@ -46,16 +46,18 @@ describe('the embedded database in DATA_DIR', () => {
   it('refuses a second process with a message naming the lock, and keeps the data readable', async () => {
     const holder = runTs('tools/db/fixtures/hold-open.ts', [], dataDir);
     const holderDone = finished(holder);
-    await ready(holder);
+    try {
+      await ready(holder);
 
-    const second = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir));
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(lockPathFor(dataDir));
-    expect(second.stderr).toMatch(/in use by another studyhall process/);
+      const second = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir));
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(lockPathFor(dataDir));
+      expect(second.stderr).toMatch(/in use by another studyhall process/);
 
-    await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
-
-    holder.kill('SIGTERM');
+      await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
+    } finally {
+      holder.kill('SIGTERM');
+    }
     expect((await holderDone).code).toBe(0);
 
     const database = await openDatabase({ dataDir });
