@@ -1,0 +1,40 @@
+// Every satellite row a new or returning user needs, created with the user's own token:
+// app_bootstrap_user (users, profile, settings, stats; the community enrollment follows from the
+// users row by trigger) and, when the community schema is installed, the community handle.
+import { z } from 'zod';
+import { BackendError, type BackendClient } from '../backend/backend-client.ts';
+
+export interface SatelliteReport {
+  user_id: string;
+  created: string[];
+  handle: string | null;
+  warnings: string[];
+}
+
+const bootstrapResult = z.object({ user_id: z.string(), created: z.array(z.string()) });
+
+/** A handle proposal from the e-mail's local part: lower case letters, digits and underscores. */
+export function handleFromEmail(email: string): string {
+  const local = (email.split('@')[0] ?? '').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  return (local.length >= 3 ? local : `student_${local}`).slice(0, 24);
+}
+
+function isMissingFunction(error: unknown): boolean {
+  return error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883' || error.status === 404);
+}
+
+export async function ensureSatelliteRows(backend: BackendClient, token: string, email: string | undefined): Promise<SatelliteReport> {
+  const credential = { userToken: token };
+  const result = bootstrapResult.parse(await backend.rpc('app_bootstrap_user', {}, credential));
+  const report: SatelliteReport = { ...result, handle: null, warnings: [] };
+  try {
+    const profile = await backend.rpc('community_bootstrap_profile', email ? { p_handle: handleFromEmail(email) } : {}, credential);
+    const handle = z.object({ handle: z.string() }).loose().safeParse(profile);
+    report.handle = handle.success ? handle.data.handle : typeof profile === 'string' ? profile : null;
+  } catch (error) {
+    // Without the community schema (or with a handle already taken) the account still works; the
+    // app offers to pick a handle later. The reason is reported, not hidden.
+    report.warnings.push(isMissingFunction(error) ? 'community_profile_unavailable' : `community_profile_failed: ${(error as Error).message}`);
+  }
+  return report;
+}

@@ -1,0 +1,76 @@
+// The web app from web/dist with an SPA fallback, and the fences: unknown paths under /api/* and
+// /__ai* (and any other unknown /__ path, the gateway's own namespace) are a JSON 404, never the app.
+// Static files are resolved by hand before @fastify/static sends them, so that `..`, encoded
+// slashes and symlinks pointing outside web/dist can never serve a file from elsewhere.
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '../http-errors.ts';
+
+export interface AppShellOptions {
+  distDir: string;
+}
+
+/** /api, /api/..., /__ai, /__aianything, /__ai/x, and every other /__ path nobody registered. */
+export function isFencedPath(pathname: string): boolean {
+  return /^\/api(\/|$)/.test(pathname) || pathname.startsWith('/__');
+}
+
+function notFound(request: FastifyRequest, reply: FastifyReply) {
+  const pathname = request.url.split('?')[0] ?? request.url;
+  return sendError(reply, 404, 'not_found', 'No route answers this path.', { path: pathname });
+}
+
+type Resolved = { kind: 'file'; relative: string } | { kind: 'missing' } | { kind: 'refused' };
+
+/** Maps a URL path to a file inside distDir, refusing anything that could leave it. */
+export async function resolveStaticFile(realDistDir: string, rawPathname: string): Promise<Resolved> {
+  if (/%2f|%5c|%00/i.test(rawPathname)) return { kind: 'refused' };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPathname);
+  } catch {
+    return { kind: 'refused' };
+  }
+  const segments = decoded.split('/').filter(Boolean);
+  if (segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\'))) return { kind: 'refused' };
+  const candidate = path.join(realDistDir, ...segments);
+  let real: string;
+  try {
+    real = await realpath(candidate);
+  } catch {
+    return { kind: 'missing' };
+  }
+  if (real !== realDistDir && !real.startsWith(realDistDir + path.sep)) return { kind: 'refused' };
+  const info = await stat(real);
+  if (info.isDirectory()) {
+    return resolveStaticFile(realDistDir, `${rawPathname.replace(/\/$/, '')}/index.html`);
+  }
+  return info.isFile() ? { kind: 'file', relative: path.relative(realDistDir, real) } : { kind: 'missing' };
+}
+
+const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
+  const realDistDir = await realpath(options.distDir);
+  await app.register(fastifyStatic, { root: realDistDir, serve: false, index: false });
+
+  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+
+  app.get('/*', async (request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    if (isFencedPath(pathname)) return notFound(request, reply);
+    const resolved = await resolveStaticFile(realDistDir, pathname);
+    if (resolved.kind === 'refused') return notFound(request, reply);
+    if (resolved.kind === 'file') {
+      if (resolved.relative === 'index.html') return sendIndex(reply);
+      return reply.sendFile(resolved.relative);
+    }
+    // A missing asset (it has an extension) is a 404; any other path is a client-side route.
+    if (path.extname(pathname) !== '') return notFound(request, reply);
+    return sendIndex(reply);
+  });
+
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+};
+
+export default appShell;

@@ -1,0 +1,140 @@
+// Self-update: /api/check-update, /api/update-status and /api/update-now (spec "Application
+// routes", Errors; DESIGN.md: stash with confirm=1, never discard). update-now is allowed for an
+// admin cookie or a loopback caller and starts the detached updater (run-update.ts).
+import { spawn } from 'node:child_process';
+import { mkdir, open } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
+import type { UpdateSettings } from '../config.ts';
+import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { checkForUpdate } from './check-update.ts';
+import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
+import { isLoopbackCaller } from './loopback.ts';
+import type { UpdatePlan } from './run-update.ts';
+import { acquireUpdateLock, readUpdateState, releaseUpdateLock, updateFiles, updateInProgress } from './update-state.ts';
+
+export interface UpdateRoutesOptions {
+  repoDir: string;
+  logDir: string;
+  settings: UpdateSettings;
+  adminGate: AdminGate;
+}
+
+const runnerCli = fileURLToPath(new URL('./run-update-cli.ts', import.meta.url));
+// tsx is resolved from the studyhall checkout that runs this gateway, not from the repo it updates.
+const toolRoot = path.resolve(path.dirname(runnerCli), '..', '..', '..');
+
+const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
+
+const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, options) => {
+  const files = updateFiles(options.logDir);
+  const isAuthorized = (request: FastifyRequest) =>
+    adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined ||
+    isLoopbackCaller(request.socket.remoteAddress, request.headers);
+
+  const gitFailure = (error: unknown) =>
+    error instanceof GitError ? new GatewayError(500, 'git_failed', error.message) : error;
+
+  app.get('/api/check-update', async () => {
+    try {
+      return await checkForUpdate(options.repoDir, options.settings.remote, options.settings.branch);
+    } catch (error) {
+      if (error instanceof GitError && error.args[0] === 'fetch') {
+        throw new GatewayError(502, 'remote_unreachable', `Could not fetch ${options.settings.remote}: ${error.stderr.trim()}`);
+      }
+      throw gitFailure(error);
+    }
+  });
+
+  app.get('/api/update-status', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      const [dirty, branch, inProgress, lastUpdate] = await Promise.all([
+        dirtyFiles(options.repoDir),
+        currentBranch(options.repoDir),
+        updateInProgress(files),
+        readUpdateState(files),
+      ]);
+      return {
+        ok: true,
+        authorized: isAuthorized(request),
+        admin_available: options.adminGate.ready,
+        dirty: dirty.length > 0,
+        dirty_count: dirty.length,
+        dirty_files: dirty,
+        branch,
+        update_in_progress: inProgress,
+        last_update: lastUpdate,
+      };
+    } catch (error) {
+      throw gitFailure(error);
+    }
+  });
+
+  app.post('/api/update-now', async (request, reply) => {
+    if (!isAuthorized(request)) {
+      return sendError(reply, 403, 'forbidden', 'Updates can be started from this computer (loopback) or with an admin session.', {
+        admin_available: options.adminGate.ready,
+      });
+    }
+    const { confirm } = parseOrThrow(updateNowQuery, request.query);
+    if (await updateInProgress(files)) {
+      return sendError(reply, 409, 'update_in_progress', 'An update is already running; poll /api/update-status.');
+    }
+    const dirty = await dirtyFiles(options.repoDir).catch((error: unknown) => {
+      throw gitFailure(error);
+    });
+    if (dirty.length > 0 && !confirm) {
+      return sendError(reply, 409, 'confirmation_required', 'The checkout has local changes; retry with confirm=1 to stash them (they are kept, never discarded).', {
+        dirty_count: dirty.length,
+        dirty_files: dirty,
+      });
+    }
+    await mkdir(options.logDir, { recursive: true });
+    if (!(await acquireUpdateLock(files, process.pid))) {
+      return sendError(reply, 409, 'update_in_progress', 'An update is already running; poll /api/update-status.');
+    }
+    try {
+      const plan: UpdatePlan = {
+        repoDir: options.repoDir,
+        logDir: options.logDir,
+        remote: options.settings.remote,
+        branch: options.settings.branch ?? (await currentBranch(options.repoDir)),
+        stash: dirty.length > 0,
+        installCommand: options.settings.installCommand,
+        buildCommand: options.settings.buildCommand,
+        restart: options.settings.restart,
+        gatewayPid: process.pid,
+        fromSha: (await readHead(options.repoDir))?.sha ?? null,
+      };
+      const logHandle = await open(files.log, 'a', 0o600);
+      const runner = spawn(process.execPath, ['--import', 'tsx', runnerCli, JSON.stringify(plan)], {
+        cwd: toolRoot,
+        detached: true,
+        stdio: ['ignore', logHandle.fd, logHandle.fd],
+      });
+      runner.unref();
+      await logHandle.close();
+      // The lock now names the runner, so it survives this gateway's restart.
+      const lock = await open(files.lock, 'w');
+      await lock.writeFile(String(runner.pid));
+      await lock.close();
+      return reply.code(202).send({
+        ok: true,
+        started: true,
+        stashing: plan.stash,
+        from_sha: plan.fromSha,
+        log: files.log,
+        poll: '/api/version',
+      });
+    } catch (error) {
+      await releaseUpdateLock(files);
+      throw gitFailure(error);
+    }
+  });
+};
+
+export default updateRoutes;

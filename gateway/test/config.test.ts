@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('applies the defaults of the spec and DESIGN.md to an empty environment', () => {
+    const result = loadConfig({ HOME: '/home/student' });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      localbasePort: 54321,
+      backend: undefined,
+      logDir: '/home/student/.local/state/studyhall/logs',
+      admin: { enabled: false, secret: undefined, emails: [] },
+      ai: { openai: false, gemini: false },
+      update: { remote: 'origin', installCommand: 'npm ci', restart: 'self' },
+    });
+  });
+
+  it('reads a hosted backend, admin e-mails from both variables and AI keys as booleans', () => {
+    const result = loadConfig({
+      BACKEND_URL: 'https://project.supabase.co/',
+      BACKEND_ANON_KEY: 'anon',
+      BACKEND_SERVICE_ROLE_KEY: 'service',
+      ADMIN_EMAIL: 'Owner@Example.com',
+      ADMIN_EMAILS: 'a@example.com, owner@example.com',
+      ENABLE_ADMIN_MODE: 'true',
+      OPENAI_API_KEY: 'sk-secret',
+      XDG_STATE_HOME: '/state',
+    });
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.config.backend).toEqual({ url: 'https://project.supabase.co', anonKey: 'anon', serviceRoleKey: 'service' });
+    expect(result.config.admin.emails).toEqual(['owner@example.com', 'a@example.com']);
+    expect(result.config.admin.enabled).toBe(true);
+    expect(result.config.ai).toEqual({ openai: true, gemini: false });
+    expect(result.config.logDir).toBe('/state/studyhall/logs');
+  });
+
+  it('reports every bad value, one line per problem', () => {
+    const result = loadConfig({
+      PORT: 'eighty',
+      LOCALBASE_PORT: '70000',
+      BACKEND_URL: 'ftp://example.com',
+      ENABLE_ADMIN_MODE: 'maybe',
+      ADMIN_SECRET: 'short',
+      ADMIN_EMAILS: 'not-an-address',
+      UPDATE_RESTART: 'sometimes',
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const fields = result.problems.map((line) => line.split(':')[0]);
+    expect(fields).toEqual(
+      expect.arrayContaining(['PORT', 'LOCALBASE_PORT', 'BACKEND_URL', 'ENABLE_ADMIN_MODE', 'ADMIN_SECRET', 'ADMIN_EMAILS.0', 'UPDATE_RESTART']),
+    );
+    for (const line of result.problems) expect(line).not.toContain('\n');
+  });
+
+  it('refuses a backend URL without its anon key, and keys without a URL', () => {
+    const withoutKey = loadConfig({ BACKEND_URL: 'http://127.0.0.1:9999' });
+    expect(withoutKey.ok ? [] : withoutKey.problems).toEqual(['BACKEND_ANON_KEY: is required when BACKEND_URL is set']);
+    const withoutUrl = loadConfig({ BACKEND_ANON_KEY: 'anon' });
+    expect(withoutUrl.ok ? [] : withoutUrl.problems).toEqual(['BACKEND_URL: is required when backend keys are set']);
+  });
+});
