@@ -32,6 +32,8 @@ export interface GatewayOptions {
   /** Overrides for tests: the signup/login/check limit and the health probe timing. */
   rateLimit?: { max: number; windowMs: number };
   health?: { probeTimeoutMs?: number; cacheMs?: number };
+  /** A relay with other ping or slow-client limits (tests). */
+  relay?: PipRelay;
 }
 
 export interface Gateway {
@@ -48,7 +50,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
 
   const backend = new BackendClient(options.backend);
   const adminGate = createAdminGate({ enabled: config.admin.enabled, secret: config.admin.secret, serviceRoleKey: options.backend.serviceRoleKey });
-  const relay = new PipRelay();
+  const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.

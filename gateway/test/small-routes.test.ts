@@ -1,0 +1,108 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGit, startTestGateway, type TestGateway } from './helpers.ts';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ config: { ai: { openai: true, gemini: false } } });
+});
+afterAll(() => gateway.close());
+
+describe('small routes', () => {
+  it('GET /__app/ping answers ok', async () => {
+    const response = await gateway.app.inject({ url: '/__app/ping' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().ok).toBe(true);
+  });
+
+  it('GET /api/version reports version, git SHA, commit message and pwa_cache', async () => {
+    const response = await gateway.app.inject({ url: '/api/version' });
+    const sha = runGit(gateway.repoDir, 'rev-parse', 'HEAD');
+    expect(response.json()).toEqual({
+      version: '1.2.3',
+      git_sha: sha,
+      commit_message: 'Initial fixture commit',
+      pwa_cache: `studyhall-v1.2.3-${sha.slice(0, 12)}`,
+    });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('GET /api/ai-config answers two booleans and no key material', async () => {
+    const response = await gateway.app.inject({ url: '/api/ai-config' });
+    expect(response.json()).toEqual({ openai: true, gemini: false });
+  });
+
+  it('GET /sw.js substitutes version and cache name on each request, uncached', async () => {
+    const response = await gateway.app.inject({ url: '/sw.js' });
+    const sha = runGit(gateway.repoDir, 'rev-parse', 'HEAD');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('application/javascript');
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.body).toContain(`const CACHE_NAME = 'studyhall-v1.2.3-${sha.slice(0, 12)}';`);
+    expect(response.body).toContain("const APP_VERSION = '1.2.3';");
+    expect(response.body).not.toMatch(/__[A-Z_]+__/);
+  });
+
+  it('/__admin/* is refused as "admin mode not ready" until the admin console lands', async () => {
+    for (const url of ['/__admin', '/__admin/login', '/__admin/verify']) {
+      const response = await gateway.app.inject({ url });
+      expect(response.statusCode, url).toBe(403);
+      expect(response.json()).toMatchObject({ error: 'admin_mode_not_ready', admin_available: false });
+    }
+  });
+});
+
+describe('GET /api/health', () => {
+  it('reports a backend that refuses connections as down, fast, and says when it measured', async () => {
+    const started = Date.now();
+    const response = await gateway.app.inject({ url: '/api/health' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const body = response.json();
+    expect(body).toMatchObject({ ok: false, server: { status: 'up' }, backend: { status: 'down' }, cached: false, max_age_s: 15 });
+    expect(Date.parse(body.measured_at)).toBeGreaterThan(started - 1);
+    const again = (await gateway.app.inject({ url: '/api/health' })).json();
+    expect(again).toMatchObject({ cached: true, measured_at: body.measured_at });
+  });
+
+  it('reports a backend that does not answer within the probe timeout as down, within that bound', async () => {
+    const silent = http.createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const slow = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { probeTimeoutMs: 300 } });
+    try {
+      const started = Date.now();
+      const body = (await slow.app.inject({ url: '/api/health' })).json();
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(body.backend).toMatchObject({ status: 'down', error: 'no answer within 300 ms' });
+    } finally {
+      await slow.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('reports a healthy backend as up, and re-measures after the cache expires', async () => {
+    let probes = 0;
+    const backend = http.createServer((request, response) => {
+      if (request.url === '/auth/v1/health') probes++;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+    const healthy = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { cacheMs: 100 } });
+    try {
+      expect((await healthy.app.inject({ url: '/api/health' })).json()).toMatchObject({ ok: true, backend: { status: 'up', http_status: 200 } });
+      await healthy.app.inject({ url: '/api/health' });
+      expect(probes).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await healthy.app.inject({ url: '/api/health' }); // stale: answered at once, re-measured behind
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(probes).toBe(2);
+    } finally {
+      await healthy.close();
+      backend.close();
+    }
+  });
+});
