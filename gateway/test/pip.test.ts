@@ -146,7 +146,7 @@ describe('PiP actions', () => {
     stalled.write('GET /__pip/events HTTP/1.1\r\nHost: localhost\r\n\r\n');
     stalled.pause();
     await waitFor(() => gateway.relay.openStreams === 2);
-    const big = { action: 'target', target: 9_999 };
+    const big = { action: 'target', target: 9_999 } as const;
     let lastDelivered = 2;
     // Until the kernel's socket buffers of the stalled connection are full, writes still succeed.
     for (let round = 0; round < 400_000 && lastDelivered === 2; round++) {
