@@ -20,13 +20,20 @@ export interface BackendProxyOptions {
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
+/** Removes hop-by-hop headers, including every header the Connection header names (RFC 9110 7.6.1). */
+export function withoutHopByHop<T extends Record<string, unknown>>(headers: T): T {
+  const listed = typeof headers.connection === 'string' ? headers.connection.split(',').map((name) => name.trim().toLowerCase()) : [];
+  const kept = { ...headers };
+  for (const name of [...HOP_BY_HOP, ...listed]) delete kept[name];
+  return kept;
+}
+
 /** The headers the backend sees: credentials decided here, hop-by-hop and cookies removed. */
 export function backendRequestHeaders(
   headers: IncomingHttpHeaders,
   credentials: { anonKey: string; serviceRoleKey: string | undefined; asAdmin: boolean },
 ): IncomingHttpHeaders {
-  const forwarded: IncomingHttpHeaders = { ...headers };
-  for (const name of HOP_BY_HOP) delete forwarded[name];
+  const forwarded = withoutHopByHop(headers);
   delete forwarded.cookie;
   if (credentials.asAdmin && credentials.serviceRoleKey) {
     forwarded.apikey = credentials.serviceRoleKey;
@@ -70,6 +77,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     undici: { connectTimeout: options.connectTimeoutMs ?? 2_000 },
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => backendRequestHeaders(headers, credentials(request)),
+      rewriteHeaders: (headers) => withoutHopByHop(headers),
       onError: (reply, { error }) => {
         reply.request.log.warn({ err: error }, 'backend request failed');
         reply.code(502).type('application/json; charset=utf-8').send(errorBody('backend_unavailable', 'The backend did not answer.'));
