@@ -1,0 +1,125 @@
+// localbase: the embedded, Supabase-compatible backend. One Fastify server on loopback speaking
+// the subset of docs/backend-compat.md (auth, rest, storage, realtime, management, functions) over
+// one database: PGlite in DATA_DIR, a DATABASE_URL, or a Database the caller already opened.
+import path from 'node:path';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { openDatabase, type Database } from '../db/database.ts';
+import { authRoutes } from './src/auth/routes.ts';
+import { functionsRoutes } from './src/functions.ts';
+import { startHousekeeping } from './src/housekeeping.ts';
+import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
+import { loadOrCreateKeys } from './src/keys.ts';
+import { managementRoutes } from './src/management.ts';
+import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
+import { RealtimeHub } from './src/realtime/hub.ts';
+import { realtimeRoutes } from './src/realtime/socket.ts';
+import { Catalog } from './src/rest/catalog.ts';
+import { restRoutes } from './src/rest/routes.ts';
+import { storageRoutes } from './src/storage/routes.ts';
+
+export interface LocalbaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  database?: Database;
+  host?: string;
+  port?: number;
+  logger?: boolean | object;
+}
+
+export interface Localbase {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  accessToken: string;
+  jwtSecret: string;
+  dataDir: string;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 54321;
+export const DEFAULT_HOST = '127.0.0.1';
+/** A request that has not finished by then is answered 503 by Fastify, so one slow query cannot hang a client. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
+  const dataDir = path.resolve(options.dataDir);
+  const keys = await loadOrCreateKeys(dataDir);
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await openDatabase({ dataDir, databaseUrl: options.databaseUrl }));
+  let app: FastifyInstance | undefined;
+  let hub: RealtimeHub | undefined;
+  let stopHousekeeping = () => {};
+  try {
+    const { pool } = database;
+    await installCapture(pool);
+    const catalog = new Catalog(pool);
+    await catalog.reload();
+
+    app = Fastify({ logger: options.logger ?? false, bodyLimit: JSON_BODY_LIMIT_BYTES, requestTimeout: REQUEST_TIMEOUT_MS });
+    const log = (error: unknown) => app?.log.error({ err: error }, 'localbase background task failed');
+    hub = new RealtimeHub(pool, log);
+    const realtime = hub;
+    const host = options.host ?? DEFAULT_HOST;
+    const port = options.port ?? DEFAULT_PORT;
+
+    await app.register(websocket);
+    // The issuer is only known once listening (port 0), so auth reads it through a function.
+    const listening = { url: `http://${host}:${port}` };
+    await app.register(authRoutes, {
+      prefix: '/auth/v1',
+      pool,
+      jwtSecret: keys.jwtSecret,
+      issuer: () => `${listening.url}/auth/v1`,
+    });
+    await app.register(restRoutes, { prefix: '/rest/v1', pool, catalog, jwtSecret: keys.jwtSecret, onWrite: () => void realtime.poke() });
+    await app.register(storageRoutes, { prefix: '/storage/v1', pool, jwtSecret: keys.jwtSecret, root: path.join(dataDir, 'storage') });
+    await app.register(realtimeRoutes, { prefix: '/realtime/v1', hub: realtime, jwtSecret: keys.jwtSecret });
+    await app.register(functionsRoutes, { prefix: '/functions/v1' });
+    await app.register(managementRoutes, {
+      pool,
+      accessToken: keys.accessToken,
+      onSchemaMaybeChanged: async () => {
+        await catalog.reload();
+        await syncCaptureTriggers(pool);
+        realtime.forgetShapes();
+        void realtime.poke();
+      },
+    });
+
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const actualPort = typeof address === 'object' && address ? address.port : port;
+    listening.url = `http://${host}:${actualPort}`;
+    realtime.start();
+    stopHousekeeping = startHousekeeping(pool, log);
+
+    const server = app;
+    let closing: Promise<void> | undefined;
+    return {
+      url: listening.url,
+      anonKey: keys.anonKey,
+      serviceRoleKey: keys.serviceRoleKey,
+      accessToken: keys.accessToken,
+      jwtSecret: keys.jwtSecret,
+      dataDir,
+      database,
+      close: () => {
+        closing ??= (async () => {
+          stopHousekeeping();
+          realtime.stop();
+          await server.close();
+          if (ownsDatabase) await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    stopHousekeeping();
+    hub?.stop();
+    await app?.close().catch(() => {});
+    if (ownsDatabase) await database.close().catch(() => {});
+    throw error;
+  }
+}

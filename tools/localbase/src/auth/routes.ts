@@ -1,0 +1,283 @@
+// /auth/v1: the GoTrue subset of docs/backend-compat.md. Sign-up confirms at once (as the local
+// CLI does); passwords are bcrypt-hashed; access tokens are HS256 with GoTrue's claims.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
+import { JwtError, requestToken, verifyJwt, type VerifiedToken } from '../jwt.ts';
+import { withOwnerTransaction } from '../request-transaction.ts';
+import {
+  AuthError,
+  badJwt,
+  invalidCredentials,
+  noAuthorization,
+  notAdmin,
+  sendAuthError,
+  sessionNotFound,
+  userNotFound,
+  validationFailed,
+} from './errors.ts';
+import {
+  buildSession,
+  endSessions,
+  rotateRefreshToken,
+  sessionExists,
+  startSession,
+  type SessionSigning,
+} from './sessions.ts';
+import {
+  deleteUser,
+  findUserByEmail,
+  findUserById,
+  hashPassword,
+  insertUser,
+  listUsers,
+  normalizeEmail,
+  passwordMatches,
+  recordSignIn,
+  type NewUser,
+} from './users.ts';
+
+export interface AuthRoutesOptions {
+  pool: pg.Pool;
+  jwtSecret: string;
+  /** `iss` of access tokens: `<API URL>/auth/v1`, as GoTrue sets it (known once listening). */
+  issuer: () => string;
+}
+
+/** GoTrue's default minimum; bcrypt's input ends at 72 bytes, so longer would be silently cut. */
+const PASSWORD_MIN_CHARS = 6;
+const PASSWORD_MAX_BYTES = 72;
+
+const metadata = z.record(z.string(), z.unknown());
+const signupBody = z.object({ email: z.string(), password: z.string(), data: metadata.optional() }).passthrough();
+const passwordGrantBody = z.object({ email: z.string(), password: z.string() }).passthrough();
+const refreshGrantBody = z.object({ refresh_token: z.string().min(1) }).passthrough();
+const tokenQuery = z.object({ grant_type: z.enum(['password', 'refresh_token']) });
+const logoutQuery = z.object({ scope: z.enum(['global', 'local', 'others']).default('global') });
+const adminCreateBody = z
+  .object({
+    email: z.string(),
+    password: z.string().optional(),
+    email_confirm: z.boolean().optional(),
+    user_metadata: metadata.optional(),
+    app_metadata: metadata.optional(),
+  })
+  .passthrough();
+const adminListQuery = z.object({
+  page: z.union([z.literal(''), z.coerce.number().int().min(1)]).optional(),
+  per_page: z.union([z.literal(''), z.coerce.number().int().min(1).max(1000)]).optional(),
+});
+const userIdParams = z.object({ id: z.uuid() });
+
+const emailSchema = z.email();
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw validationFailed(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return result.data;
+}
+
+function checkEmail(email: string): string {
+  const normalized = normalizeEmail(email);
+  if (!emailSchema.safeParse(normalized).success) {
+    throw validationFailed('Unable to validate email address: invalid format');
+  }
+  return normalized;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN_CHARS) {
+    throw new AuthError(422, 'weak_password', `Password should be at least ${PASSWORD_MIN_CHARS} characters.`);
+  }
+  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
+    throw validationFailed(`Password cannot be longer than ${PASSWORD_MAX_BYTES} bytes`);
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === '23505';
+}
+
+export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
+  const { pool } = options;
+  const signing: SessionSigning = { jwtSecret: options.jwtSecret, issuer: options.issuer };
+
+  installJsonParser(app);
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (error instanceof AuthError) return sendAuthError(request, reply, error);
+    if (error instanceof InvalidJsonError) return sendAuthError(request, reply, new AuthError(400, 'bad_json', error.message));
+    if (isBodyTooLarge(error)) {
+      return sendAuthError(
+        request,
+        reply,
+        new AuthError(413, 'request_too_large', `Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`),
+      );
+    }
+    request.log.error({ err: error }, 'auth request failed');
+    return sendAuthError(request, reply, new AuthError(500, 'unexpected_failure', 'Unexpected failure'));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendAuthError(request, reply, new AuthError(404, 'not_found', `localbase does not implement ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  /** The verified bearer token of a signed-in user whose session still exists. */
+  async function signedInUser(request: FastifyRequest): Promise<VerifiedToken & { userId: string; sessionId: string }> {
+    const verified = await verifiedBearer(request);
+    const { sub, session_id: sessionId } = verified.claims;
+    if (verified.role !== 'authenticated' || !sub || !sessionId) throw badJwt('not a user access token');
+    const live = await withOwnerTransaction(pool, (client) => sessionExists(client, sessionId));
+    if (!live) throw sessionNotFound();
+    return { ...verified, userId: sub, sessionId };
+  }
+
+  async function verifiedBearer(request: FastifyRequest): Promise<VerifiedToken> {
+    const authorization = request.headers.authorization;
+    if (typeof authorization !== 'string' || !/^Bearer\s+\S+/i.test(authorization)) throw noAuthorization();
+    const token = requestToken({ authorization });
+    try {
+      return await verifyJwt(token ?? '', options.jwtSecret);
+    } catch (error) {
+      if (error instanceof JwtError) throw badJwt(error.message);
+      throw error;
+    }
+  }
+
+  async function requireServiceRole(request: FastifyRequest): Promise<void> {
+    const verified = await verifiedBearer(request);
+    if (verified.role !== 'service_role') throw notAdmin();
+  }
+
+  /** Inserts a confirmed or unconfirmed user; a taken e-mail becomes `duplicateCode` (422). */
+  async function createUser(client: pg.PoolClient, user: NewUser, passwordHash: string | null, duplicateCode: string) {
+    try {
+      return await insertUser(client, user, passwordHash);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AuthError(422, duplicateCode, 'A user with this email address has already been registered');
+      }
+      throw error;
+    }
+  }
+
+  app.get('/health', async () => ({ version: 'localbase', name: 'GoTrue', description: 'localbase auth (GoTrue subset)' }));
+
+  app.post('/signup', async (request) => {
+    const body = parse(signupBody, request.body);
+    if (!body.email) throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    const email = checkEmail(body.email);
+    checkPassword(body.password);
+    const passwordHash = await hashPassword(body.password);
+    return withOwnerTransaction(pool, async (client) => {
+      const userId = await createUser(
+        client,
+        { email, userMetadata: body.data ?? {}, appMetadata: {}, confirmed: true },
+        passwordHash,
+        'user_already_exists',
+      );
+      await recordSignIn(client, userId);
+      const { sessionId, refreshToken } = await startSession(client, userId);
+      const user = await findUserById(client, userId);
+      if (!user) throw userNotFound();
+      return buildSession(signing, user.user, sessionId, refreshToken);
+    });
+  });
+
+  app.post('/token', async (request) => {
+    const { grant_type: grantType } = parse(tokenQuery, request.query);
+    if (grantType === 'password') {
+      const body = parse(passwordGrantBody, request.body);
+      const email = normalizeEmail(body.email);
+      const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email));
+      // The hash is compared outside any transaction: bcrypt takes ~70 ms and PGlite has one session.
+      if (!found || !(await passwordMatches(body.password, found.encrypted_password))) throw invalidCredentials();
+      return withOwnerTransaction(pool, async (client) => {
+        await recordSignIn(client, found.id);
+        const { sessionId, refreshToken } = await startSession(client, found.id);
+        const user = await findUserById(client, found.id);
+        if (!user) throw invalidCredentials();
+        return buildSession(signing, user.user, sessionId, refreshToken);
+      });
+    }
+    const body = parse(refreshGrantBody, request.body);
+    return withOwnerTransaction(pool, async (client) => {
+      const rotated = await rotateRefreshToken(client, body.refresh_token);
+      const user = await findUserById(client, rotated.userId);
+      if (!user) throw userNotFound();
+      return buildSession(signing, user.user, rotated.sessionId, rotated.refreshToken);
+    });
+  });
+
+  app.get('/user', async (request) => {
+    const caller = await signedInUser(request);
+    const user = await withOwnerTransaction(pool, (client) => findUserById(client, caller.userId));
+    if (!user) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
+    return user.user;
+  });
+
+  app.post('/logout', async (request, reply: FastifyReply) => {
+    const { scope } = parse(logoutQuery, request.query);
+    const caller = await signedInUser(request);
+    await withOwnerTransaction(pool, (client) => endSessions(client, caller.userId, caller.sessionId, scope));
+    return reply.status(204).send();
+  });
+
+  app.get('/admin/users', async (request, reply) => {
+    await requireServiceRole(request);
+    const query = parse(adminListQuery, request.query);
+    const page = query.page || 1;
+    const perPage = query.per_page || 50;
+    const { users, total } = await withOwnerTransaction(pool, (client) => listUsers(client, page, perPage));
+    const lastPage = Math.max(1, Math.ceil(total / perPage));
+    const links = [];
+    if (page < lastPage) links.push(`</admin/users?page=${page + 1}&per_page=${perPage}>; rel="next"`);
+    links.push(`</admin/users?page=${lastPage}&per_page=${perPage}>; rel="last"`);
+    reply.header('x-total-count', String(total)).header('link', links.join(', '));
+    return { users, aud: 'authenticated' };
+  });
+
+  app.post('/admin/users', async (request) => {
+    await requireServiceRole(request);
+    const body = parse(adminCreateBody, request.body);
+    const email = checkEmail(body.email);
+    // Without a password the account exists but nobody can sign in with one (GoTrue allows this).
+    if (body.password !== undefined) checkPassword(body.password);
+    const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
+    return withOwnerTransaction(pool, async (client) => {
+      const id = await createUser(
+        client,
+        {
+          email,
+          userMetadata: body.user_metadata ?? {},
+          appMetadata: body.app_metadata ?? {},
+          confirmed: body.email_confirm ?? false,
+        },
+        passwordHash,
+        'email_exists',
+      );
+      const user = await findUserById(client, id);
+      if (!user) throw userNotFound();
+      return user.user;
+    });
+  });
+
+  app.get('/admin/users/:id', async (request) => {
+    await requireServiceRole(request);
+    const { id } = parse(userIdParams, request.params);
+    const user = await withOwnerTransaction(pool, (client) => findUserById(client, id));
+    if (!user) throw userNotFound();
+    return user.user;
+  });
+
+  app.delete('/admin/users/:id', async (request) => {
+    await requireServiceRole(request);
+    const { id } = parse(userIdParams, request.params);
+    const deleted = await withOwnerTransaction(pool, (client) => deleteUser(client, id));
+    if (!deleted) throw userNotFound();
+    return {};
+  });
+}

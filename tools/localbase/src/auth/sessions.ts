@@ -1,0 +1,138 @@
+// Sessions and refresh tokens in auth.sessions / auth.refresh_tokens, and the Session object.
+// Refresh tokens rotate: using one revokes it and issues its child; a revoked one is refused.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { signJwt } from '../jwt.ts';
+import { AuthError } from './errors.ts';
+
+/** The CLI's jwt_expiry. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+
+export interface SessionSigning {
+  jwtSecret: string;
+  issuer: () => string;
+}
+
+export interface Session {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  expires_at: number;
+  refresh_token: string;
+  user: Record<string, unknown>;
+}
+
+function newRefreshToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+async function insertRefreshToken(
+  client: pg.PoolClient,
+  userId: string,
+  sessionId: string,
+  parent: string | null,
+): Promise<string> {
+  const token = newRefreshToken();
+  await client.query(
+    `insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+     values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)`,
+    [token, userId, parent, sessionId],
+  );
+  return token;
+}
+
+export async function startSession(
+  client: pg.PoolClient,
+  userId: string,
+): Promise<{ sessionId: string; refreshToken: string }> {
+  const sessionId = randomUUID();
+  await client.query(
+    `insert into auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at)
+     values ($1, $2, now(), now(), 'aal1', now() at time zone 'utc')`,
+    [sessionId, userId],
+  );
+  return { sessionId, refreshToken: await insertRefreshToken(client, userId, sessionId, null) };
+}
+
+/** Spends a refresh token and returns its successor; the row lock makes concurrent reuse lose. */
+export async function rotateRefreshToken(
+  client: pg.PoolClient,
+  token: string,
+): Promise<{ userId: string; sessionId: string; refreshToken: string }> {
+  const found = await client.query<{ user_id: string; session_id: string | null; revoked: boolean }>(
+    'select user_id, session_id, revoked from auth.refresh_tokens where token = $1 for update',
+    [token],
+  );
+  const row = found.rows[0];
+  if (!row || !row.session_id) {
+    throw new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+  }
+  if (row.revoked) {
+    throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+  }
+  await client.query('update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1', [token]);
+  await client.query(`update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1`, [
+    row.session_id,
+  ]);
+  return {
+    userId: row.user_id,
+    sessionId: row.session_id,
+    refreshToken: await insertRefreshToken(client, row.user_id, row.session_id, token),
+  };
+}
+
+export async function sessionExists(client: pg.PoolClient, sessionId: string): Promise<boolean> {
+  const result = await client.query('select 1 from auth.sessions where id = $1', [sessionId]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+export type LogoutScope = 'global' | 'local' | 'others';
+
+/** Ends sessions (their refresh tokens cascade away); access tokens naming them stop working. */
+export async function endSessions(
+  client: pg.PoolClient,
+  userId: string,
+  sessionId: string,
+  scope: LogoutScope,
+): Promise<void> {
+  // Every variant names $2 so that its type is known even when the condition ignores it.
+  const condition = { global: '$2::uuid = $2::uuid or true', local: 'id = $2::uuid', others: 'id <> $2::uuid' }[scope];
+  await client.query(`delete from auth.sessions where user_id = $1 and ${condition}`, [userId, sessionId]);
+}
+
+export async function buildSession(
+  signing: SessionSigning,
+  user: Record<string, unknown>,
+  sessionId: string,
+  refreshToken: string,
+): Promise<Session> {
+  const now = Math.floor(Date.now() / 1000);
+  const expiresAt = now + ACCESS_TOKEN_LIFETIME_SECONDS;
+  const accessToken = await signJwt(
+    {
+      iss: signing.issuer(),
+      sub: user.id as string,
+      aud: 'authenticated',
+      exp: expiresAt,
+      iat: now,
+      email: user.email as string,
+      phone: '',
+      app_metadata: user.app_metadata as Record<string, unknown>,
+      user_metadata: user.user_metadata as Record<string, unknown>,
+      role: 'authenticated',
+      aal: 'aal1',
+      amr: [{ method: 'password', timestamp: now }],
+      session_id: sessionId,
+      is_anonymous: false,
+    },
+    signing.jwtSecret,
+  );
+  return {
+    access_token: accessToken,
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    expires_at: expiresAt,
+    refresh_token: refreshToken,
+    user,
+  };
+}

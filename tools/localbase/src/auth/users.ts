@@ -1,0 +1,106 @@
+// auth.users and auth.identities as GoTrue writes them, and the User object GoTrue answers with.
+// Everything here runs as the database owner, like GoTrue's own connection.
+import { randomUUID } from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import type pg from 'pg';
+
+/** GoTrue's default cost; bcrypt reads at most 72 bytes, which is why passwords stop there. */
+const BCRYPT_COST = 10;
+const INSTANCE_ID = '00000000-0000-0000-0000-000000000000';
+
+export interface NewUser {
+  email: string;
+  userMetadata: Record<string, unknown>;
+  appMetadata: Record<string, unknown>;
+  confirmed: boolean;
+}
+
+export interface UserRow {
+  id: string;
+  email: string;
+  encrypted_password: string | null;
+  user: Record<string, unknown>;
+}
+
+// The User JSON is built by Postgres from the row, so timestamps keep GoTrue's ISO format.
+const USER_JSON = `json_build_object(
+    'id', u.id, 'aud', u.aud, 'role', u.role, 'email', u.email,
+    'email_confirmed_at', u.email_confirmed_at, 'phone', coalesce(u.phone, ''),
+    'confirmed_at', u.confirmed_at, 'last_sign_in_at', u.last_sign_in_at,
+    'app_metadata', coalesce(u.raw_app_meta_data, '{}'::jsonb),
+    'user_metadata', coalesce(u.raw_user_meta_data, '{}'::jsonb),
+    'identities', coalesce((select json_agg(json_build_object(
+        'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id,
+        'identity_data', i.identity_data, 'provider', i.provider, 'email', i.email,
+        'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at, 'updated_at', i.updated_at)
+        order by i.created_at)
+      from auth.identities i where i.user_id = u.id), '[]'::json),
+    'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)`;
+
+const USER_SELECT = `select u.id, u.email, u.encrypted_password, ${USER_JSON} as "user" from auth.users u`;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return bcrypt.hash(password, BCRYPT_COST);
+}
+
+export async function passwordMatches(password: string, hash: string | null): Promise<boolean> {
+  return hash !== null && (await bcrypt.compare(password, hash));
+}
+
+/** Inserts the user and its e-mail identity; a duplicate e-mail surfaces as 23505 for the caller. */
+export async function insertUser(client: pg.PoolClient, user: NewUser, passwordHash: string | null): Promise<string> {
+  const id = randomUUID();
+  const appMetadata = { provider: 'email', providers: ['email'], ...user.appMetadata };
+  await client.query(
+    `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+       raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous, is_sso_user)
+     values ($1, $2, 'authenticated', 'authenticated', $3, $4, case when $5 then now() end,
+       $6, $7, now(), now(), false, false)`,
+    [INSTANCE_ID, id, user.email, passwordHash, user.confirmed, appMetadata, user.userMetadata],
+  );
+  await client.query(
+    `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+     values ($1, $2, $3, 'email', now(), now(), now())`,
+    [id, id, { sub: id, email: user.email, email_verified: user.confirmed, phone_verified: false }],
+  );
+  return id;
+}
+
+export async function findUserByEmail(client: pg.PoolClient, email: string): Promise<UserRow | undefined> {
+  const result = await client.query<UserRow>(`${USER_SELECT} where u.email = $1 and u.deleted_at is null`, [email]);
+  return result.rows[0];
+}
+
+export async function findUserById(client: pg.PoolClient, id: string): Promise<UserRow | undefined> {
+  const result = await client.query<UserRow>(`${USER_SELECT} where u.id = $1 and u.deleted_at is null`, [id]);
+  return result.rows[0];
+}
+
+export async function recordSignIn(client: pg.PoolClient, userId: string): Promise<void> {
+  await client.query('update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1', [userId]);
+}
+
+export async function listUsers(
+  client: pg.PoolClient,
+  page: number,
+  perPage: number,
+): Promise<{ users: Record<string, unknown>[]; total: number }> {
+  const total = await client.query<{ total: number }>(
+    'select count(*)::integer as total from auth.users where deleted_at is null',
+  );
+  const rows = await client.query<{ user: Record<string, unknown> }>(
+    `${USER_SELECT} where u.deleted_at is null order by u.created_at, u.id limit $1 offset $2`,
+    [perPage, (page - 1) * perPage],
+  );
+  return { users: rows.rows.map((row) => row.user), total: total.rows[0]?.total ?? 0 };
+}
+
+/** Deletes the user; sessions, refresh tokens and identities go with it (on delete cascade). */
+export async function deleteUser(client: pg.PoolClient, id: string): Promise<boolean> {
+  const result = await client.query('delete from auth.users where id = $1', [id]);
+  return (result.rowCount ?? 0) > 0;
+}

@@ -1,0 +1,20 @@
+// Who is calling: the verified JWT of a request (Authorization, else the apikey), as every API
+// family reads it. A request with neither is refused, as the hosted API gateway refuses it.
+import { JwtError, requestToken, verifyJwt, type VerifiedToken } from './jwt.ts';
+
+export class MissingApiKeyError extends Error {
+  constructor() {
+    super('No API key found in request');
+  }
+}
+
+export async function resolveCaller(
+  headers: Record<string, string | string[] | undefined>,
+  jwtSecret: string,
+): Promise<VerifiedToken> {
+  const token = requestToken(headers);
+  if (!token) throw new MissingApiKeyError();
+  return verifyJwt(token, jwtSecret);
+}
+
+export { JwtError };

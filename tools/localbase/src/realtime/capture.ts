@@ -1,0 +1,105 @@
+// Where realtime learns about new rows. Hosted Realtime reads the WAL; PGlite has no logical
+// replication, so localbase installs (in its own schema `_localbase`, never in a bundle) an AFTER
+// INSERT trigger on every table of publication supabase_realtime that queues the new row. The queue
+// is drained after each API write and on a short timer, which also catches writes made by others.
+import type pg from 'pg';
+import { z } from 'zod';
+
+export const CAPTURE_TRIGGER = 'localbase_realtime_capture';
+
+const INSTALL_SQL = `
+create schema if not exists _localbase;
+revoke all on schema _localbase from public;
+create table if not exists _localbase.realtime_changes (
+  id bigserial primary key,
+  schema_name text not null,
+  table_name text not null,
+  event text not null,
+  record jsonb not null,
+  committed_at timestamptz not null default now()
+);
+-- SECURITY DEFINER: the writer (anon, authenticated) has no access to the queue itself.
+create or replace function _localbase.capture_change() returns trigger
+language plpgsql security definer set search_path = ''
+as $$
+begin
+  insert into _localbase.realtime_changes (schema_name, table_name, event, record)
+  values (tg_table_schema, tg_table_name, tg_op, to_jsonb(new));
+  return null;
+end
+$$;
+revoke execute on function _localbase.capture_change() from public;`;
+
+// Identifiers come from pg_publication_tables and are quoted by format(%I).
+const SYNC_TRIGGERS_SQL = `
+do $$
+declare
+  t record;
+begin
+  for t in
+    select p.schemaname, p.tablename from pg_publication_tables p
+    where p.pubname = 'supabase_realtime'
+      and not exists (
+        select 1 from pg_trigger tg
+        where tg.tgrelid = format('%I.%I', p.schemaname, p.tablename)::regclass
+          and tg.tgname = '${CAPTURE_TRIGGER}')
+  loop
+    execute format('create trigger ${CAPTURE_TRIGGER} after insert on %I.%I for each row execute function _localbase.capture_change()',
+                   t.schemaname, t.tablename);
+  end loop;
+end
+$$;`;
+
+export async function installCapture(pool: pg.Pool): Promise<void> {
+  await pool.query(INSTALL_SQL);
+  await syncCaptureTriggers(pool);
+}
+
+/** Adds the trigger to tables that joined the publication since the last sync (after DDL). */
+export async function syncCaptureTriggers(pool: pg.Pool): Promise<void> {
+  await pool.query(SYNC_TRIGGERS_SQL);
+}
+
+export const changeRow = z.object({
+  id: z.union([z.string(), z.number()]),
+  schema_name: z.string(),
+  table_name: z.string(),
+  event: z.string(),
+  record: z.record(z.string(), z.unknown()),
+  committed_at: z.coerce.date(),
+});
+export type Change = z.infer<typeof changeRow>;
+
+const DRAIN_BATCH = 500;
+
+/** Takes the oldest queued changes off the queue, in commit order. */
+export async function drainChanges(pool: pg.Pool): Promise<Change[]> {
+  const result = await pool.query(
+    `delete from _localbase.realtime_changes
+     where id in (select id from _localbase.realtime_changes order by id limit ${DRAIN_BATCH})
+     returning id, schema_name, table_name, event, record, committed_at`,
+  );
+  return result.rows.map((row) => changeRow.parse(row)).sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+export interface TableShape {
+  primaryKey: string[];
+  columns: { name: string; type: string }[];
+}
+
+/** Primary key and column types of a published table (realtime-js converts values by type). */
+export async function tableShape(pool: pg.Pool, schema: string, table: string): Promise<TableShape> {
+  const result = await pool.query<{ name: string; type: string; primary_key: boolean }>(
+    `select a.attname as name, t.typname as type, coalesce(a.attnum = any(i.indkey), false) as primary_key
+     from pg_attribute a
+     join pg_type t on t.oid = a.atttypid
+     left join pg_index i on i.indrelid = a.attrelid and i.indisprimary
+     where a.attrelid = format('%I.%I', $1::text, $2::text)::regclass and a.attnum > 0 and not a.attisdropped
+     order by a.attnum`,
+    [schema, table],
+  );
+  return {
+    primaryKey: result.rows.filter((row) => row.primary_key).map((row) => row.name),
+    columns: result.rows.map((row) => ({ name: row.name, type: row.type })),
+  };
+}

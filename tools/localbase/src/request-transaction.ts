@@ -1,0 +1,107 @@
+// One API request = one transaction on one pooled client, as PostgREST runs it: switch to the
+// caller's role, expose the JWT claims and request GUCs (auth.uid() and policies read them), run
+// the work, commit or roll back. GET runs read-only. The client is never held across anything that
+// waits on another request, because on PGlite the pool has exactly one session.
+import type pg from 'pg';
+import type { ApiRole, Claims } from './jwt.ts';
+
+export interface RequestContext {
+  role: ApiRole;
+  claims: Claims;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  readOnly: boolean;
+}
+
+/** One slow query must not hang the server: each request's statements get this much time. */
+export const STATEMENT_TIMEOUT = '8s';
+
+export class SessionEndedError extends Error {
+  constructor() {
+    super('the session of this access token has ended (logged out)');
+  }
+}
+
+// The session check reads auth.sessions in the same statement that switches the role:
+// permissions are checked at executor start, while the connection is still the owner.
+const SETUP_SQL = `select set_config('role', $1, true),
+  set_config('request.jwt.claims', $2, true),
+  set_config('request.method', $3, true),
+  set_config('request.path', $4, true),
+  set_config('request.headers', $5, true),
+  set_config('statement_timeout', $6, true),
+  ($7::uuid is null or exists (select 1 from auth.sessions s where s.id = $7::uuid)) as session_live`;
+
+export async function withRequestTransaction<T>(
+  pool: pg.Pool,
+  context: RequestContext,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query(context.readOnly ? 'begin read only' : 'begin');
+    try {
+      const setup = await client.query<{ session_live: boolean }>(SETUP_SQL, [
+        context.role,
+        JSON.stringify(context.claims),
+        context.method,
+        context.path,
+        JSON.stringify(context.headers),
+        STATEMENT_TIMEOUT,
+        sessionIdOf(context.claims),
+      ]);
+      if (!setup.rows[0]?.session_live) throw new SessionEndedError();
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => {
+        broken = true;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */
+export async function withOwnerTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('begin');
+    try {
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => {
+        broken = true;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A user token names its session; API keys have none. A malformed id counts as no live session. */
+function sessionIdOf(claims: Claims): string | null {
+  if (claims.session_id === undefined) return null;
+  return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
+}
+
+/** Lower-cased request headers as PostgREST exposes them in `request.headers`, all of them, as PostgREST does. */
+export function exposedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const exposed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    exposed[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return exposed;
+}

@@ -1,0 +1,35 @@
+// A localbase for integration tests: a temp DATA_DIR, a random loopback port and the parity
+// database (in-memory PGlite in `npm test`, PostgreSQL 15 in `npm run test:pg`) unless the test
+// passes its own. close() stops the server, closes what it opened and removes the temp dir.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Database } from '../db/database.ts';
+import { startLocalbase, type Localbase } from '../localbase/server.ts';
+import { openParityDatabase } from './parity-database.ts';
+
+export interface LocalbaseStackOptions {
+  /** A database the test owns (it stays open after close()); default: a fresh parity database. */
+  database?: Database;
+  logger?: boolean | object;
+}
+
+export async function startLocalbaseStack(options: LocalbaseStackOptions = {}): Promise<Localbase> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-test-'));
+  const database = options.database ?? (await openParityDatabase());
+  try {
+    const localbase = await startLocalbase({ dataDir, database, port: 0, logger: options.logger ?? false });
+    return {
+      ...localbase,
+      close: async () => {
+        await localbase.close();
+        if (!options.database) await database.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (!options.database) await database.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
