@@ -1,0 +1,220 @@
+// Self-update against a real git checkout in a temp dir whose `origin` is a local bare repository.
+// The update's install and build steps are configured as quick shell commands and restart as
+// `none`, so the test exercises stash, pull and the detached runner without npm ci or a restart.
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_COOKIE, signAdminCookie } from '../src/admin/admin-cookie.ts';
+import type { UpdateSettings } from '../src/config.ts';
+import { isLoopbackCaller } from '../src/update/loopback.ts';
+import { makeFixtureRepo, makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
+
+const ADMIN_SECRET = 'update-test-admin-secret-32chars';
+const LAN = '192.168.1.20';
+
+let temp: { dir: string; remove(): Promise<void> };
+let repoDir: string;
+let devDir: string;
+let gateway: TestGateway;
+
+async function pushRemoteCommit(message: string, version?: string): Promise<string> {
+  runGit(devDir, 'pull', '--quiet', '--ff-only', 'origin', 'main');
+  if (version) {
+    const file = path.join(devDir, 'package.json');
+    const pkg = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
+  }
+  await writeFile(path.join(devDir, 'CHANGELOG.md'), `${message}\n`, { flag: 'a' });
+  runGit(devDir, 'add', '.');
+  runGit(devDir, 'commit', '--quiet', '-m', message);
+  runGit(devDir, 'push', '--quiet', 'origin', 'main');
+  return runGit(devDir, 'rev-parse', 'HEAD');
+}
+
+async function waitForUpdate(app: TestGateway['app'], timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = (await app.inject({ url: '/api/update-status' })).json();
+    if (!status.update_in_progress && status.last_update && status.last_update.state !== 'running') return status;
+    if (Date.now() > deadline) throw new Error(`update did not finish: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function gatewayFor(settings: Partial<UpdateSettings> = {}) {
+  return startTestGateway({
+    repoDir,
+    config: {
+      admin: { enabled: true, secret: ADMIN_SECRET, emails: [] },
+      update: { remote: 'origin', branch: undefined, installCommand: 'echo install-step-ran', buildCommand: 'echo build-step-ran', restart: 'none', ...settings },
+    },
+    backend: { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: 'service' },
+  });
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('update');
+  const bare = path.join(temp.dir, 'remote.git');
+  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
+  repoDir = await makeFixtureRepo(path.join(temp.dir, 'checkout'));
+  runGit(repoDir, 'remote', 'add', 'origin', bare);
+  runGit(repoDir, 'push', '--quiet', '-u', 'origin', 'main');
+  devDir = path.join(temp.dir, 'dev');
+  execFileSync('git', ['clone', '--quiet', bare, devDir]);
+  runGit(devDir, 'config', 'user.email', 'dev@example.com');
+  runGit(devDir, 'config', 'user.name', 'Dev');
+  gateway = await gatewayFor();
+}, 30_000);
+
+afterAll(async () => {
+  await gateway.close();
+  await temp.remove();
+});
+
+describe('loopback detection', () => {
+  it('accepts 127.0.0.1 and ::1 without forwarded headers, and nothing else', () => {
+    expect(isLoopbackCaller('127.0.0.1', {})).toBe(true);
+    expect(isLoopbackCaller('::1', {})).toBe(true);
+    expect(isLoopbackCaller('::ffff:127.0.0.1', {})).toBe(true);
+    expect(isLoopbackCaller('127.0.0.1', { 'x-forwarded-for': '203.0.113.9' })).toBe(false);
+    expect(isLoopbackCaller('::1', { 'x-forwarded-host': 'studyhall.example' })).toBe(false);
+    expect(isLoopbackCaller(LAN, {})).toBe(false);
+    expect(isLoopbackCaller(undefined, {})).toBe(false);
+  });
+
+  it('over real sockets: a loopback connection is authorised, the same with x-forwarded-for is not', async () => {
+    const baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const plain = await (await fetch(`${baseUrl}/api/update-status`)).json();
+    const forwarded = await (await fetch(`${baseUrl}/api/update-status`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).json();
+    expect(plain.authorized).toBe(true);
+    expect(forwarded.authorized).toBe(false);
+    const refused = await fetch(`${baseUrl}/api/update-now`, { method: 'POST', headers: { 'x-forwarded-proto': 'https' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: 'forbidden', admin_available: true });
+  });
+
+  const lanAddress = Object.values(os.networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+  it.skipIf(!lanAddress)('over a real socket from a LAN address: not authorised', async () => {
+    const lan = await gatewayFor();
+    try {
+      await lan.app.listen({ host: '0.0.0.0', port: 0 });
+      const port = (lan.app.server.address() as { port: number }).port;
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get({ host: lanAddress, port, path: '/api/update-status', localAddress: lanAddress }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(JSON.parse(body).authorized).toBe(false);
+    } finally {
+      await lan.close();
+    }
+  });
+});
+
+describe('update status and check', () => {
+  it('reports a clean checkout, its branch and who may update', async () => {
+    const local = (await gateway.app.inject({ url: '/api/update-status' })).json();
+    expect(local).toMatchObject({ ok: true, authorized: true, admin_available: true, dirty: false, dirty_count: 0, dirty_files: [], branch: 'main' });
+    const lan = (await gateway.app.inject({ url: '/api/update-status', remoteAddress: LAN })).json();
+    expect(lan.authorized).toBe(false);
+    const admin = (await gateway.app.inject({ url: '/api/update-status', remoteAddress: LAN, headers: { cookie: `${ADMIN_COOKIE}=${signAdminCookie(Buffer.from(ADMIN_SECRET), 'owner')}` } })).json();
+    expect(admin.authorized).toBe(true);
+  });
+
+  it('detects that the checkout is behind its remote, by build stamp when the version changed', async () => {
+    const upToDate = (await gateway.app.inject({ url: '/api/check-update' })).json();
+    expect(upToDate).toMatchObject({ behind: 0, ahead: 0, update_available: false, compared_by: 'sha' });
+    const remoteSha = await pushRemoteCommit('Add a changelog', '1.3.0');
+    const behind = (await gateway.app.inject({ url: '/api/check-update' })).json();
+    expect(behind).toMatchObject({
+      ok: true,
+      branch: 'main',
+      behind: 1,
+      ahead: 0,
+      update_available: true,
+      compared_by: 'build_stamp',
+      local: { version: '1.2.3' },
+      remote_head: { sha: remoteSha, version: '1.3.0' },
+    });
+  });
+
+  it('answers 502 remote_unreachable when the remote cannot be fetched', async () => {
+    const broken = await gatewayFor({ remote: 'nowhere' });
+    try {
+      const response = await broken.app.inject({ url: '/api/check-update' });
+      expect(response.statusCode).toBe(502);
+      expect(response.json().error).toBe('remote_unreachable');
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('POST /api/update-now', () => {
+  it('refuses a LAN caller with 403 and admin_available', async () => {
+    const response = await gateway.app.inject({ method: 'POST', url: '/api/update-now', remoteAddress: LAN });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ error: 'forbidden', admin_available: true });
+  });
+
+  it('answers 409 confirmation_required on a dirty tree, then stashes with confirm=1 and updates (202, new SHA in /api/version)', async () => {
+    const remoteSha = runGit(devDir, 'rev-parse', 'HEAD');
+    await writeFile(path.join(repoDir, 'package.json'), '{"name":"fixture","version":"1.2.3","local":"edit"}\n');
+    await writeFile(path.join(repoDir, 'notes.txt'), 'my local notes\n');
+
+    const dirty = await gateway.app.inject({ method: 'POST', url: '/api/update-now' });
+    expect(dirty.statusCode).toBe(409);
+    expect(dirty.json()).toMatchObject({ error: 'confirmation_required', dirty_count: 2 });
+    expect(dirty.json().dirty_files.sort()).toEqual(['notes.txt', 'package.json']);
+    expect((await gateway.app.inject({ url: '/api/version' })).json().git_sha).not.toBe(remoteSha);
+
+    const accepted = await gateway.app.inject({ method: 'POST', url: '/api/update-now?confirm=1' });
+    expect(accepted.statusCode).toBe(202);
+    expect(accepted.json()).toMatchObject({ ok: true, started: true, stashing: true, poll: '/api/version' });
+
+    const status = await waitForUpdate(gateway.app);
+    expect(status.last_update).toMatchObject({ state: 'succeeded', to_sha: remoteSha, error: null });
+    expect(status.last_update.stash).toMatch(/^studyhall-update /);
+    expect((await gateway.app.inject({ url: '/api/version' })).json()).toMatchObject({ git_sha: remoteSha, version: '1.3.0' });
+    // Kept, not discarded: the stash holds both the edit and the untracked file.
+    expect(runGit(repoDir, 'stash', 'list')).toContain(status.last_update.stash);
+    expect(runGit(repoDir, 'show', 'stash@{0}:package.json')).toContain('"local":"edit"');
+    expect(runGit(repoDir, 'show', 'stash@{0}^3:notes.txt')).toBe('my local notes');
+    const log = await readFile(path.join(gateway.logDir, 'update.log'), 'utf8');
+    expect(log).toContain('install-step-ran');
+    expect(log).toContain('build-step-ran');
+  }, 30_000);
+
+  it('answers 409 update_in_progress to a second update while one runs', async () => {
+    const slow = await gatewayFor({ installCommand: 'sleep 1.5' });
+    try {
+      const first = await slow.app.inject({ method: 'POST', url: '/api/update-now' });
+      expect(first.statusCode).toBe(202);
+      const second = await slow.app.inject({ method: 'POST', url: '/api/update-now' });
+      expect(second.statusCode).toBe(409);
+      expect(second.json().error).toBe('update_in_progress');
+      expect((await waitForUpdate(slow.app)).last_update.state).toBe('succeeded');
+      const third = await slow.app.inject({ method: 'POST', url: '/api/update-now' });
+      expect(third.statusCode).toBe(202);
+      await waitForUpdate(slow.app);
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+
+  it('accepts an admin cookie from a LAN address', async () => {
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/update-now',
+      remoteAddress: LAN,
+      headers: { cookie: `${ADMIN_COOKIE}=${signAdminCookie(Buffer.from(ADMIN_SECRET), 'owner')}` },
+    });
+    expect(response.statusCode).toBe(202);
+    await waitForUpdate(gateway.app);
+  }, 30_000);
+});
