@@ -97,7 +97,7 @@ export async function endSessions(
 ): Promise<void> {
   // Every variant names $2 so that its type is known even when the condition ignores it.
   const condition = { global: '$2::uuid = $2::uuid or true', local: 'id = $2::uuid', others: 'id <> $2::uuid' }[scope];
-  await client.query(`delete from auth.sessions where user_id = $1 and ${condition}`, [userId, sessionId]);
+  await client.query(`delete from auth.sessions where user_id = $1 and (${condition})`, [userId, sessionId]);
 }
 
 export async function buildSession(

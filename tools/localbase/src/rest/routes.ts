@@ -228,7 +228,13 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     return answer(reply, 200, result, range);
   }
 
-  async function callFunction(request: FastifyRequest, reply: FastifyReply, args: Record<string, unknown>, filters: URLSearchParams) {
+  async function callFunction(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    args: Record<string, unknown>,
+    filters: URLSearchParams,
+    argumentsAreText: boolean,
+  ) {
     const fnName = nameParams.parse(request.params).name;
     const verified = await caller(request);
     const overloads = (await catalog.functions(fnName)) ?? [];
@@ -239,7 +245,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const single = wantsSingleObject(request.headers.accept);
     const result = await transaction(request, verified, async (client) => {
       const params = new Params();
-      const called = await runStatement(client, rpcSql(fn, callSql(fn, args, params), query, params, prefer.count), params);
+      const called = await runStatement(client, rpcSql(fn, callSql(fn, args, params, argumentsAreText), query, params, prefer.count), params);
       return single && fn.returns.startsWith('setof') ? singleObject(called) : called;
     });
     if (fn.returns === 'void') return reply.status(204).send();
@@ -251,7 +257,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     checkProfile(request);
     const args = rpcBody.safeParse(request.body ?? {});
     if (!args.success) throw new PostgrestError(400, 'PGRST102', 'Empty or invalid json', 'the body of an RPC must be a JSON object of named arguments');
-    return callFunction(request, reply, args.data, queryOf(request));
+    return callFunction(request, reply, args.data, queryOf(request), false);
   });
 
   app.get('/rpc/:name', async (request, reply) => {
@@ -264,7 +270,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
       if (argumentNames.has(key)) args[key] = value;
       else filters.append(key, value);
     }
-    return callFunction(request, reply, args, filters);
+    return callFunction(request, reply, args, filters, true);
   });
 }
 

@@ -188,11 +188,17 @@ export function deleteSql(table: Table, options: WriteOptions, params: Params): 
   return writeResultSql(statement, options, tableScope(table));
 }
 
-/** The call expression of one overload with named arguments, each cast to its declared type. */
-export function callSql(fn: RpcFunction, args: Record<string, unknown>, params: Params): string {
+/**
+ * The call expression of one overload with named arguments, each cast to its declared type.
+ * Arguments from a JSON body are JSON values; from a GET query they are already Postgres text.
+ */
+export function callSql(fn: RpcFunction, args: Record<string, unknown>, params: Params, argumentsAreText = false): string {
   const named = fn.arguments
     .filter((argument) => Object.hasOwn(args, argument.name))
-    .map((argument) => `${quoteIdent(argument.name)} => ${params.add(argumentValue(args[argument.name], argument.type))}::${argument.type}`);
+    .map((argument) => {
+      const value = argumentsAreText ? args[argument.name] : argumentValue(args[argument.name], argument.type);
+      return `${quoteIdent(argument.name)} => ${params.add(value)}::${argument.type}`;
+    });
   return `${quoteIdent(EXPOSED_SCHEMA)}.${quoteIdent(fn.name)}(${named.join(', ')})`;
 }
 
