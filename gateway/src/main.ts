@@ -3,7 +3,7 @@
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
 import { loadConfig } from './config.ts';
-import { loadLocalbase, type RunningLocalbase } from './localbase-contract.ts';
+import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
 
@@ -23,8 +23,7 @@ let backend: BackendTarget;
 if (config.backend) {
   backend = config.backend;
 } else {
-  const { startLocalbase } = await loadLocalbase();
-  localbase = await startLocalbase({
+  localbase = await startEmbeddedLocalbase({
     dataDir: config.dataDir,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     host: '127.0.0.1',
