@@ -305,3 +305,28 @@ describe('POST /__leaderboard against localbase', () => {
     expect(response.statusCode).toBe(400);
   });
 });
+
+describe('rate limit on signup, login and check', () => {
+  it('answers the 11th signup attempt within a minute from one address with 429 rate_limited and Retry-After', async () => {
+    const limited = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey } });
+    try {
+      const attempt = (index: number, remoteAddress = '203.0.113.7') =>
+        limited.app.inject({ method: 'POST', url: '/__auth/signup', remoteAddress, payload: { username: `limit${index}@example.com`, password: 'limit-password' } });
+      for (let index = 1; index <= 10; index++) {
+        expect((await attempt(index)).statusCode, `attempt ${index}`).toBe(201);
+      }
+      const eleventh = await attempt(11);
+      expect(eleventh.statusCode).toBe(429);
+      expect(eleventh.json()).toMatchObject({ error: 'rate_limited' });
+      expect(Number(eleventh.headers['retry-after'])).toBeGreaterThan(0);
+      // Nothing was created for the refused attempt, and another address is not affected.
+      expect(await ownerQuery("select 1 from auth.users where email = 'limit11@example.com'")).toEqual([]);
+      expect((await attempt(12, '203.0.113.8')).statusCode).toBe(201);
+      // login and check have their own budgets of 10.
+      const login = await limited.app.inject({ method: 'POST', url: '/__auth/login', remoteAddress: '203.0.113.7', payload: { username: 'limit1@example.com', password: 'limit-password' } });
+      expect(login.statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
+});
