@@ -54,14 +54,6 @@ const envSchema = z
     UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
     UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
     UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
-  })
-  .superRefine((env, context) => {
-    if (env.BACKEND_URL && !env.BACKEND_ANON_KEY) {
-      context.addIssue({ code: 'custom', path: ['BACKEND_ANON_KEY'], message: 'is required when BACKEND_URL is set' });
-    }
-    if (!env.BACKEND_URL && (env.BACKEND_ANON_KEY || env.BACKEND_SERVICE_ROLE_KEY)) {
-      context.addIssue({ code: 'custom', path: ['BACKEND_URL'], message: 'is required when backend keys are set' });
-    }
   });
 
 export interface UpdateSettings {
@@ -96,11 +88,24 @@ function defaultLogDir(env: NodeJS.ProcessEnv): string {
   return path.join(stateHome, 'studyhall', 'logs');
 }
 
+/** Rules between settings, checked on the raw values so they are reported beside any bad value. */
+function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
+  const isSet = (name: string) => Boolean(env[name]?.trim());
+  const problems: string[] = [];
+  if (isSet('BACKEND_URL') && !isSet('BACKEND_ANON_KEY')) problems.push('BACKEND_ANON_KEY: is required when BACKEND_URL is set');
+  if (!isSet('BACKEND_URL') && (isSet('BACKEND_ANON_KEY') || isSet('BACKEND_SERVICE_ROLE_KEY'))) {
+    problems.push('BACKEND_URL: is required when backend keys are set');
+  }
+  return problems;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`) };
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`)),
+    ...crossSettingProblems(env),
+  ];
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const value = parsed.data;
   return {
     ok: true,
