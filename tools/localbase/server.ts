@@ -9,6 +9,7 @@ import { authRoutes } from './src/auth/routes.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
+import { TokenVerifier } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
@@ -55,6 +56,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const { pool } = database;
     await installCapture(pool);
     const catalog = new Catalog(pool);
+    const verifier = new TokenVerifier(keys.jwtSecret);
     await catalog.reload();
 
     app = Fastify({ logger: options.logger ?? false, bodyLimit: JSON_BODY_LIMIT_BYTES, requestTimeout: REQUEST_TIMEOUT_MS });
@@ -73,8 +75,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       jwtSecret: keys.jwtSecret,
       issuer: () => `${listening.url}/auth/v1`,
     });
-    await app.register(restRoutes, { prefix: '/rest/v1', pool, catalog, jwtSecret: keys.jwtSecret, onWrite: () => void realtime.poke() });
-    await app.register(storageRoutes, { prefix: '/storage/v1', pool, jwtSecret: keys.jwtSecret, root: path.join(dataDir, 'storage') });
+    await app.register(restRoutes, { prefix: '/rest/v1', pool, catalog, verifier, onWrite: () => void realtime.poke() });
+    await app.register(storageRoutes, { prefix: '/storage/v1', pool, verifier, root: path.join(dataDir, 'storage') });
     await app.register(realtimeRoutes, { prefix: '/realtime/v1', hub: realtime, jwtSecret: keys.jwtSecret });
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {

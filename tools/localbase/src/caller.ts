@@ -1,6 +1,6 @@
 // Who is calling: the verified JWT of a request (Authorization, else the apikey), as every API
 // family reads it. A request with neither is refused, as the hosted API gateway refuses it.
-import { JwtError, requestToken, verifyJwt, type VerifiedToken } from './jwt.ts';
+import { JwtError, requestToken, type TokenVerifier, type VerifiedToken } from './jwt.ts';
 
 export class MissingApiKeyError extends Error {
   constructor() {
@@ -10,11 +10,11 @@ export class MissingApiKeyError extends Error {
 
 export async function resolveCaller(
   headers: Record<string, string | string[] | undefined>,
-  jwtSecret: string,
+  verifier: TokenVerifier,
 ): Promise<VerifiedToken> {
   const token = requestToken(headers);
   if (!token) throw new MissingApiKeyError();
-  return verifyJwt(token, jwtSecret);
+  return verifier.verify(token);
 }
 
 export { JwtError };

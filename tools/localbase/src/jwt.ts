@@ -75,3 +75,31 @@ export function requestToken(headers: Record<string, string | string[] | undefin
   const apikey = headers.apikey;
   return typeof apikey === 'string' && apikey.length > 0 ? apikey : undefined;
 }
+
+/** How many distinct verified tokens to remember; the oldest is forgotten first. */
+const VERIFIED_CACHE_SIZE = 5000;
+
+/**
+ * verifyJwt with memory: the same token string always verifies the same way until it expires, so
+ * a hit skips the HMAC and claim parsing (about a fifth of a request's time). Only successes are
+ * kept, and a hit past `exp` (plus the skew) is dropped and verified again, which then fails.
+ */
+export class TokenVerifier {
+  private readonly verified = new Map<string, VerifiedToken>();
+
+  constructor(private readonly secret: string) {}
+
+  async verify(token: string): Promise<VerifiedToken> {
+    const hit = this.verified.get(token);
+    const exp = hit?.claims.exp;
+    if (hit && (exp === undefined || (exp + CLOCK_SKEW_SECONDS) * 1000 > Date.now())) return hit;
+    if (hit) this.verified.delete(token);
+    const fresh = await verifyJwt(token, this.secret);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, fresh);
+    return fresh;
+  }
+}

@@ -43,7 +43,8 @@ export async function withRequestTransaction<T>(
   try {
     await client.query(context.readOnly ? 'begin read only' : 'begin');
     try {
-      const setup = await client.query<{ session_live: boolean }>(SETUP_SQL, [
+      // Named, so each connection parses and plans it once.
+      const setup = await client.query<{ session_live: boolean }>({ name: 'localbase_request_setup', text: SETUP_SQL, values: [
         context.role,
         JSON.stringify(context.claims),
         context.method,
@@ -51,7 +52,7 @@ export async function withRequestTransaction<T>(
         JSON.stringify(context.headers),
         STATEMENT_TIMEOUT,
         sessionIdOf(context.claims),
-      ]);
+      ] });
       if (!setup.rows[0]?.session_live) throw new SessionEndedError();
       const result = await work(client);
       await client.query('commit');

@@ -75,12 +75,20 @@ export class RealtimeHub {
     if (this.closed) return;
     clearTimeout(this.timer);
     const delay = this.subscriptions.size > 0 ? ACTIVE_POLL_MS : IDLE_POLL_MS;
-    this.timer = setTimeout(() => this.poke(), delay);
+    this.timer = setTimeout(() => void this.drain(), delay);
     this.timer.unref();
   }
 
-  /** Drains the queue now (coalescing overlapping calls) and delivers what it held. */
+  /**
+   * A write committed: deliver its changes now if anyone listens. With nobody listening the idle
+   * timer empties the queue, so writes pay no extra query.
+   */
   poke(): Promise<void> {
+    return this.subscriptions.size > 0 ? this.drain() : Promise.resolve();
+  }
+
+  /** Drains the queue now (coalescing overlapping calls) and delivers what it held. */
+  private drain(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.draining) {
       this.pokeAgain = true;
@@ -92,7 +100,7 @@ export class RealtimeHub {
         this.draining = undefined;
         if (this.pokeAgain) {
           this.pokeAgain = false;
-          void this.poke();
+          void this.drain();
         } else {
           this.schedule();
         }

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
-import { JwtError, type ApiRole, type VerifiedToken } from '../jwt.ts';
+import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { EXPOSED_SCHEMA, type Catalog, type RpcFunction } from './catalog.ts';
 import {
@@ -24,7 +24,7 @@ import { callSql, deleteSql, insertSql, Params, qualifiedTable, readSql, rpcSql,
 export interface RestRoutesOptions {
   pool: pg.Pool;
   catalog: Catalog;
-  jwtSecret: string;
+  verifier: TokenVerifier;
   /** Called after a write committed (realtime looks for new changes). */
   onWrite: () => void;
 }
@@ -108,7 +108,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
   );
 
   async function caller(request: FastifyRequest): Promise<VerifiedToken> {
-    const verified = await resolveCaller(request.headers, options.jwtSecret);
+    const verified = await resolveCaller(request.headers, options.verifier);
     (request as { callerRole?: ApiRole }).callerRole = verified.role;
     return verified;
   }

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge } from '../json-body.ts';
-import { JwtError, type VerifiedToken } from '../jwt.ts';
+import { JwtError, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import { exposedHeaders, SessionEndedError, withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
 import {
@@ -27,7 +27,7 @@ import { createBucket, deleteObjects, findBucket, findObject, listBuckets, objec
 
 export interface StorageRoutesOptions {
   pool: pg.Pool;
-  jwtSecret: string;
+  verifier: TokenVerifier;
   /** Where object bytes live: DATA_DIR/storage. */
   root: string;
 }
@@ -145,7 +145,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     );
   }
 
-  const caller = (request: FastifyRequest) => resolveCaller(request.headers, options.jwtSecret);
+  const caller = (request: FastifyRequest) => resolveCaller(request.headers, options.verifier);
 
   function sendObject(reply: FastifyReply, row: ObjectRow): FastifyReply {
     const metadata = row.metadata ?? {};
