@@ -7,10 +7,12 @@ import { defaultDataDir } from '../db/paths.ts';
 import { writePrivateFile } from './src/keys.ts';
 import { DEFAULT_PORT, startLocalbase, type Localbase } from './server.ts';
 
+// An empty variable (`DATABASE_URL= npm run backend`) means unset, as shells and .env files intend.
+const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
 const environment = z.object({
-  DATA_DIR: z.string().min(1).optional(),
-  LOCALBASE_PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORT),
-  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.preprocess(unsetWhenEmpty, z.string().optional()),
+  LOCALBASE_PORT: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORT)),
+  DATABASE_URL: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
 });
 
 export function statusOf(localbase: Localbase) {
