@@ -46,7 +46,8 @@ describe('npm start (gateway/src/main.ts)', () => {
     const port = 40_000 + Math.floor(Math.random() * 20_000);
     const main = startMain({ PORT: String(port), HOST: '127.0.0.1', BACKEND_URL: backendUrl, BACKEND_ANON_KEY: 'anon', LOG_DIR: temp.dir, LOG_LEVEL: 'warn' });
     try {
-      await main.waitFor(`studyhall: app     http://127.0.0.1:${port}`);
+      await main.waitFor(`studyhall: logs    ${temp.dir}`);
+      expect(main.output()).toContain(`studyhall: app     http://127.0.0.1:${port} (listening on 127.0.0.1)\n`);
       expect(main.output()).toContain(`studyhall: backend ${backendUrl}\n`);
       const health = await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
       expect(health).toMatchObject({ ok: true, backend: { status: 'up' } });
