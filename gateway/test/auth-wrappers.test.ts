@@ -278,6 +278,10 @@ describe('profile and avatar', () => {
     const response = await post('/__auth/profile', { handle: 'ada_l' }, ada.token);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().profile).toMatchObject({ handle: 'ada_l', profile_data: { community_handle: 'ada_l', motto: 'focus' } });
+    // Logging in again bootstraps what is missing but never replaces a chosen handle.
+    const login = await post('/__auth/login', { username: ada.email, password: ada.password });
+    expect(login.json().bootstrap).toMatchObject({ created: [], handle: 'ada_l' });
+    expect((await get('/__auth/profile', ada.token)).json().profile.handle).toBe('ada_l');
   });
 });
 

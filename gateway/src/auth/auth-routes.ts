@@ -31,14 +31,14 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, { backend,
     if (!session) {
       return reply.code(202).send({ ok: true, session: null, confirmation_required: true });
     }
-    const bootstrap = await ensureSatelliteRows(backend, session.access_token, credentials.username);
+    const bootstrap = await ensureSatelliteRows(backend, { token: session.access_token, userId: session.user.id }, credentials.username);
     return reply.code(201).send({ ok: true, session, user: session.user, bootstrap });
   });
 
   app.post('/__auth/login', limited, async (request) => {
     const credentials = parseOrThrow(credentialsBody, request.body);
     const session = await passwordGrant(backend, credentials);
-    const bootstrap = await ensureSatelliteRows(backend, session.access_token, credentials.username);
+    const bootstrap = await ensureSatelliteRows(backend, { token: session.access_token, userId: session.user.id }, credentials.username);
     return { ok: true, session, user: session.user, bootstrap };
   });
 

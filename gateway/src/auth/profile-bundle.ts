@@ -25,7 +25,7 @@ async function optionalRow(backend: BackendClient, caller: Caller, table: string
 export async function loadProfileBundle(backend: BackendClient, caller: Caller) {
   const { body } = await backend.request('/auth/v1/user', { credential: { userToken: caller.token } });
   const user = authUser.parse(body);
-  const bootstrap = await ensureSatelliteRows(backend, caller.token, undefined);
+  const bootstrap = await ensureSatelliteRows(backend, caller, user.email);
   const [account, profile, settings, roles, enrollment, stats, latestBackup] = await Promise.all([
     oneRow(backend, caller, 'users', 'id'),
     oneRow(backend, caller, 'user_profiles'),

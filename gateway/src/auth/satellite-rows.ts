@@ -3,6 +3,7 @@
 // users row by trigger) and, when the community schema is installed, the community handle.
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
+import type { Caller } from './bearer.ts';
 
 export interface SatelliteReport {
   user_id: string;
@@ -23,17 +24,23 @@ function isMissingFunction(error: unknown): boolean {
   return error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883' || error.status === 404);
 }
 
-export async function ensureSatelliteRows(backend: BackendClient, token: string, email: string | undefined): Promise<SatelliteReport> {
-  const credential = { userToken: token };
+export async function ensureSatelliteRows(backend: BackendClient, caller: Caller, email: string | undefined): Promise<SatelliteReport> {
+  const credential = { userToken: caller.token };
   const result = bootstrapResult.parse(await backend.rpc('app_bootstrap_user', {}, credential));
   const report: SatelliteReport = { ...result, handle: null, warnings: [] };
+  // A handle the student already has (chosen or proposed earlier) is never replaced here.
+  const [profile] = z
+    .array(z.object({ handle: z.string().nullable() }))
+    .parse(await backend.select(`user_profiles?select=handle&user_id=eq.${caller.userId}`, credential));
+  if (profile?.handle) return { ...report, handle: profile.handle };
+  if (!email) return report;
+  const proposal = handleFromEmail(email);
   try {
-    const profile = await backend.rpc('community_bootstrap_profile', email ? { p_handle: handleFromEmail(email) } : {}, credential);
-    const handle = z.object({ handle: z.string() }).loose().safeParse(profile);
-    report.handle = handle.success ? handle.data.handle : typeof profile === 'string' ? profile : null;
+    await backend.rpc('community_bootstrap_profile', { p_handle: proposal }, credential);
+    report.handle = proposal;
   } catch (error) {
-    // Without the community schema (or with a handle already taken) the account still works; the
-    // app offers to pick a handle later. The reason is reported, not hidden.
+    // Without the community schema (or with the proposal already taken) the account still works;
+    // the app offers to pick a handle later. The reason is reported, not hidden.
     report.warnings.push(isMissingFunction(error) ? 'community_profile_unavailable' : `community_profile_failed: ${(error as Error).message}`);
   }
   return report;
