@@ -2,7 +2,7 @@
 // Handlers throw GatewayError; Fastify's own failures (body too large, bad JSON) are mapped here too,
 // so no route ever answers with Fastify's default error shape.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { ZodError } from 'zod';
+import { ZodError, type z } from 'zod';
 import { BackendError } from './backend/backend-client.ts';
 import { toGatewayError } from './backend/backend-errors.ts';
 
@@ -39,7 +39,7 @@ export function badRequest(error: ZodError): GatewayError {
 }
 
 /** Parses with zod and throws the 400 JSON error on failure: every request edge goes through this. */
-export function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: ZodError } }, value: unknown): T {
+export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (!result.success) throw badRequest(result.error);
   return result.data;

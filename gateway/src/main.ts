@@ -23,12 +23,17 @@ let backend: BackendTarget;
 if (config.backend) {
   backend = config.backend;
 } else {
-  localbase = await startEmbeddedLocalbase({
-    dataDir: config.dataDir,
-    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-    host: '127.0.0.1',
-    port: config.localbasePort,
-  });
+  try {
+    localbase = await startEmbeddedLocalbase({
+      dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      host: '127.0.0.1',
+      port: config.localbasePort,
+    });
+  } catch (error) {
+    console.error(`studyhall: cannot start localbase on 127.0.0.1:${config.localbasePort} with ${config.dataDir}: ${(error as Error).message}`);
+    process.exit(1);
+  }
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
