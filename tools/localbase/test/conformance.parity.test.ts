@@ -201,6 +201,9 @@ describe('data API under RLS', () => {
     const listed = await alice.client.from('user_tasks').select('title', { count: 'exact' }).in('title', ['read', 'rest', 'write']).order('title').range(1, 2);
     expect(listed.count).toBe(3);
     expect(listed.data).toEqual([{ title: 'rest' }, { title: 'write' }]);
+    const counted = await alice.client.from('user_tasks').select('*', { count: 'exact', head: true }).eq('done', true);
+    expect(counted.count).toBe(2);
+    expect(counted.data).toBeNull();
     const one = await alice.client.from('user_tasks').select('title').eq('title', 'read').single();
     expect(one.data).toEqual({ title: 'read' });
     const many = await alice.client.from('user_tasks').select('title').single();

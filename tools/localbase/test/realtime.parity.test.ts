@@ -3,6 +3,7 @@
 // The rooms here are created through the management API, as a migration would create chat tables:
 // realtime works for any table in publication supabase_realtime, not just one known name.
 import type { RealtimePostgresInsertPayload, SupabaseClient } from '@supabase/supabase-js';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
@@ -129,5 +130,53 @@ describe('realtime postgres_changes', () => {
     const arrival = aliceListens.next(1000);
     await sql(`insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', '${bob.id}', 'from the console')`);
     expect((await arrival)?.new).toMatchObject({ content: 'from the console' });
+  });
+});
+
+describe('the Phoenix frames realtime-js relies on', () => {
+  /** A raw socket speaking serializer 2.0.0: [join_ref, ref, topic, event, payload]. */
+  async function rawSocket() {
+    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=2.0.0`);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const frames: unknown[][] = [];
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as unknown[]));
+    const reply = async (ref: string) => {
+      for (let waited = 0; waited < 2000; waited += 20) {
+        const found = frames.find((frame) => frame[1] === ref && frame[3] === 'phx_reply');
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no reply to ref ${ref}`);
+    };
+    return { socket, reply, send: (frame: unknown[]) => socket.send(JSON.stringify(frame)) };
+  }
+
+  it('answers heartbeats, echoes bindings with server ids on join, acknowledges leave and refuses broadcast', async () => {
+    const { socket, reply, send } = await rawSocket();
+    send([null, '1', 'phoenix', 'heartbeat', {}]);
+    expect(await reply('1')).toEqual([null, '1', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]);
+    const binding = { event: 'INSERT', schema: 'public', table: 'lb_room_messages', filter: `room_id=eq.${roomId}` };
+    send(['2', '2', 'realtime:raw', 'phx_join', { config: { postgres_changes: [binding] }, access_token: localbase.anonKey }]);
+    const joined = (await reply('2'))[4] as { status: string; response: { postgres_changes: { id: number }[] } };
+    expect(joined.status).toBe('ok');
+    expect(joined.response.postgres_changes).toEqual([{ ...binding, id: expect.any(Number) }]);
+    send(['2', '3', 'realtime:raw', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }]);
+    expect(((await reply('3'))[4] as { status: string }).status).toBe('error');
+    send(['2', '4', 'realtime:raw', 'phx_leave', {}]);
+    expect(((await reply('4'))[4] as { status: string }).status).toBe('ok');
+    socket.close();
+  });
+
+  it('refuses a join with a filter realtime does not understand', async () => {
+    const { socket, reply, send } = await rawSocket();
+    send(['1', '1', 'realtime:bad', 'phx_join', { config: { postgres_changes: [{ event: 'INSERT', schema: 'public', filter: 'room_id=like.x' }] } }]);
+    expect(((await reply('1'))[4] as { status: string }).status).toBe('error');
+    socket.close();
+  });
+
+  it('closes a socket opened without a valid apikey', async () => {
+    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=forged&vsn=2.0.0`);
+    const code = await new Promise<number>((resolve) => socket.once('close', (closeCode) => resolve(closeCode)));
+    expect(code).toBe(1008);
   });
 });
