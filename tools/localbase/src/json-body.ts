@@ -27,6 +27,18 @@ export function installJsonParser(app: FastifyInstance): void {
   );
 }
 
+/** Parses a JSON body kept as bytes (storage keeps JSON uploads byte-exact); empty means none. */
+export function parseJsonBytes(body: unknown): unknown {
+  if (!Buffer.isBuffer(body)) return body;
+  const text = body.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidJsonError(`malformed JSON body: ${(error as Error).message}`);
+  }
+}
+
 /** Fastify's own error codes for bodies it refused before any handler ran. */
 export function isBodyTooLarge(error: { code?: string; statusCode?: number }): boolean {
   return error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413;

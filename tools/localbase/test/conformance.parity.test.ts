@@ -278,6 +278,16 @@ describe('storage', () => {
     expect((await alice.client.storage.from('study-material').download(path)).error).not.toBeNull();
   });
 
+  it('stores a JSON upload byte for byte', async () => {
+    const text = '{ "sessions": [1,2],\n  "note": "kept as written" }';
+    const path = `${alice.id}/backup.json`;
+    const uploaded = await alice.client.storage.from('backups').upload(path, text, { contentType: 'application/json' });
+    expect(uploaded.error).toBeNull();
+    const downloaded = await alice.client.storage.from('backups').download(path);
+    expect(await (downloaded.data as Blob).text()).toBe(text);
+    expect(downloaded.data?.type).toBe('application/json');
+  });
+
   it('lists buckets for anyone and refuses bucket creation to a user', async () => {
     const buckets = await anon.storage.listBuckets();
     expect(buckets.data?.map((bucket) => bucket.id).sort()).toEqual(['avatars', 'backups', 'group-icons', 'study-material']);

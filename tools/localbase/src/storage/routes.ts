@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
-import { installJsonParser, InvalidJsonError, isBodyTooLarge } from '../json-body.ts';
+import { InvalidJsonError, isBodyTooLarge, parseJsonBytes } from '../json-body.ts';
 import { JwtError, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import { exposedHeaders, SessionEndedError, withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
@@ -22,7 +22,7 @@ import {
   StorageError,
 } from './errors.ts';
 import { ObjectFiles } from './files.ts';
-import { listChildren } from './listing.ts';
+import { folderPrefix, listChildren } from './listing.ts';
 import { createBucket, deleteObjects, findBucket, findObject, listBuckets, objectsUnder, writeObject, type ObjectRow } from './objects.ts';
 
 export interface StorageRoutesOptions {
@@ -58,7 +58,7 @@ const listBody = z.object({
 const removeBody = z.object({ prefixes: z.array(z.string().min(1)).min(1).max(1000) });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value ?? {});
+  const result = schema.safeParse(parseJsonBytes(value) ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
     throw invalidRequest(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
@@ -88,7 +88,7 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
     return { bytes, mimetype: part.mimetype || 'application/octet-stream', cacheControl: `max-age=${cacheValue}` };
   }
   const body = request.body;
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body === undefined ? '' : JSON.stringify(body));
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
   const mimetype = request.headers['content-type'] ?? 'application/octet-stream';
   const cacheControl = request.headers['cache-control'] ?? 'max-age=3600';
   return { bytes, mimetype, cacheControl };
@@ -115,8 +115,9 @@ function toStorageError(error: Error & { code?: string; statusCode?: number }): 
 export async function storageRoutes(app: FastifyInstance, options: StorageRoutesOptions): Promise<void> {
   const { pool } = options;
   const files = new ObjectFiles(options.root);
-  installJsonParser(app);
-  // Raw uploads: any other content type arrives as bytes.
+  // Every body arrives as bytes: an uploaded .json file must be stored byte for byte, so JSON
+  // request bodies (bucket, list, remove) are parsed by the route that expects one.
+  app.removeContentTypeParser('application/json');
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT_BYTES }, (_request, body, done) => done(null, body));
   await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10 } });
 
@@ -258,8 +259,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     const verified = await caller(request);
     const rows = await asCaller(request, verified, async (client) => {
       if (!(await findBucket(client, bucket))) throw bucketNotFound();
-      const prefix = body.prefix.replace(/^\/+/, '');
-      return objectsUnder(client, bucket, prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`);
+      return objectsUnder(client, bucket, folderPrefix(body.prefix));
     });
     return listChildren(rows, {
       prefix: body.prefix,
