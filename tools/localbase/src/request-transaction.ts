@@ -14,8 +14,37 @@ export interface RequestContext {
   readOnly: boolean;
 }
 
-/** One slow query must not hang the server: each request's statements get this much time. */
+/**
+ * One slow query must not hang the server. On PostgreSQL each request's statements get
+ * STATEMENT_TIMEOUT (then 57014). PGlite cannot interrupt a running statement (WASM has no timer
+ * signal), so there the bound is on waiting: a request that cannot get the session within
+ * ACQUIRE_TIMEOUT_MS is answered with ConnectionBusyError instead of queueing forever.
+ */
 export const STATEMENT_TIMEOUT = '8s';
+export const ACQUIRE_TIMEOUT_MS = 10_000;
+
+export class ConnectionBusyError extends Error {
+  constructor(waitedMs: number) {
+    super(`no database connection became free within ${waitedMs} ms`);
+  }
+}
+
+/** pool.connect() with a deadline; a connection that arrives too late goes straight back. */
+export async function acquireClient(pool: Pick<pg.Pool, 'connect'>, timeoutMs = ACQUIRE_TIMEOUT_MS): Promise<pg.PoolClient> {
+  const pending = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ConnectionBusyError(timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([pending, deadline]);
+  } catch (error) {
+    pending.then((client) => client.release(), () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export class SessionEndedError extends Error {
   constructor() {
@@ -38,7 +67,7 @@ export async function withRequestTransaction<T>(
   context: RequestContext,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
+  const client = await acquireClient(pool);
   let broken = false;
   try {
     await client.query(context.readOnly ? 'begin read only' : 'begin');
@@ -70,7 +99,7 @@ export async function withRequestTransaction<T>(
 
 /** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */
 export async function withOwnerTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await acquireClient(pool);
   let broken = false;
   try {
     await client.query('begin');

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, requestToken, verifyJwt, type VerifiedToken } from '../jwt.ts';
-import { withOwnerTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError, withOwnerTransaction } from '../request-transaction.ts';
 import {
   AuthError,
   badJwt,
@@ -117,6 +117,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
         reply,
         new AuthError(413, 'request_too_large', `Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`),
       );
+    }
+    if (error instanceof ConnectionBusyError) {
+      return sendAuthError(request, reply, new AuthError(504, 'request_timeout', error.message));
     }
     request.log.error({ err: error }, 'auth request failed');
     return sendAuthError(request, reply, new AuthError(500, 'unexpected_failure', 'Unexpected failure'));

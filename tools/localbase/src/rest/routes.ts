@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
-import { exposedHeaders, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError, exposedHeaders, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { EXPOSED_SCHEMA, type Catalog, type RpcFunction } from './catalog.ts';
 import {
   badRequest,
@@ -298,6 +298,9 @@ function toPostgrestError(error: Error & { code?: string; statusCode?: number },
   }
   if (error instanceof SessionEndedError) return new PostgrestError(401, 'PGRST303', `JWT rejected: ${error.message}`);
   if (error instanceof InvalidJsonError) return new PostgrestError(400, 'PGRST102', 'Empty or invalid json', error.message);
+  if (error instanceof ConnectionBusyError) {
+    return new PostgrestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.', error.message);
+  }
   if (isBodyTooLarge(error)) {
     return new PostgrestError(413, 'PT413', `Request body is larger than the ${JSON_BODY_LIMIT_BYTES} byte limit of localbase`);
   }

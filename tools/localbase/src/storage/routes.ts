@@ -9,7 +9,13 @@ import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { InvalidJsonError, isBodyTooLarge, parseJsonBytes } from '../json-body.ts';
 import { JwtError, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
-import { exposedHeaders, SessionEndedError, withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
+import {
+  ConnectionBusyError,
+  exposedHeaders,
+  SessionEndedError,
+  withOwnerTransaction,
+  withRequestTransaction,
+} from '../request-transaction.ts';
 import {
   accessDenied,
   bucketExists,
@@ -100,6 +106,7 @@ function toStorageError(error: Error & { code?: string; statusCode?: number }): 
   if (error instanceof MissingApiKeyError) return new StorageError(401, 'InvalidJWT', 'Unauthorized', error.message);
   if (error instanceof SessionEndedError) return invalidJwt(error.message);
   if (error instanceof InvalidJsonError) return invalidRequest(error.message);
+  if (error instanceof ConnectionBusyError) return new StorageError(500, 'DatabaseTimeout', 'Internal Server Error', error.message);
   if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') {
     return new StorageError(413, 'EntityTooLarge', 'Payload too large', `The object exceeded the maximum allowed size of ${UPLOAD_LIMIT_BYTES} bytes`);
   }
