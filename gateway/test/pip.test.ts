@@ -162,3 +162,24 @@ describe('PiP actions', () => {
     await gateway.close();
   }, 60_000);
 });
+
+describe('the companion across origins', () => {
+  it('answers the preflight and both routes with CORS headers for any origin', async () => {
+    const preflight = await gateway.app.inject({
+      method: 'OPTIONS',
+      url: '/api/pip/action',
+      headers: { origin: 'http://localhost', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type' });
+    const state = await gateway.app.inject({ url: '/api/pip/state', headers: { origin: 'http://localhost' } });
+    expect(state.headers['access-control-allow-origin']).toBe('*');
+    const action = await gateway.app.inject({ method: 'POST', url: '/api/pip/action', headers: { origin: 'http://localhost' }, payload: { action: 'skip' } });
+    expect(action.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('does not open the browser-side relay routes to other origins', async () => {
+    const state = await gateway.app.inject({ method: 'POST', url: '/__pip/state', headers: { origin: 'http://evil.example' }, payload: {} });
+    expect(state.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

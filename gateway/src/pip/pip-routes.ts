@@ -9,18 +9,32 @@ export interface PipRoutesOptions {
   relay: PipRelay;
 }
 
+// The phone companion runs in its own WebView origin and calls the two /api/pip routes across
+// origins; they carry no credentials and no private data, so any origin may call them.
+const companionCors = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'content-type',
+  'access-control-max-age': '600',
+};
+
 const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay }) => {
+  for (const url of ['/api/pip/state', '/api/pip/action']) {
+    app.options(url, async (_request, reply) => reply.headers(companionCors).code(204).send());
+  }
+
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
     const snapshot = relay.storeSnapshot(parseOrThrow(timerSnapshotInput, request.body));
     return { ok: true, updatedAt: snapshot.updatedAt };
   });
 
   app.get('/api/pip/state', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
+    reply.headers(companionCors).header('cache-control', 'no-store');
     return relay.latestSnapshot();
   });
 
   app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {
+    reply.headers(companionCors);
     const { event, delivered } = relay.relayPipAction(parseOrThrow(pipAction, request.body));
     return reply.code(202).send({ accepted: true, delivered, id: event.id });
   });
