@@ -187,6 +187,23 @@ describe('edge-function interceptions', () => {
   });
 });
 
+describe('credential attempts through the proxy', () => {
+  it('limits password grants and signups to 10 per minute per address, not refreshes or data calls', async () => {
+    const fromOneAddress = { remoteAddress: '198.51.100.4' };
+    const grant = () => gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=password', payload: { email: 'a@example.com', password: 'x' }, ...fromOneAddress });
+    for (let attempt = 1; attempt <= 10; attempt++) expect((await grant()).statusCode, `attempt ${attempt}`).toBe(200);
+    const eleventh = await grant();
+    expect(eleventh.statusCode).toBe(429);
+    expect(eleventh.json()).toMatchObject({ error: 'rate_limited' });
+    expect((await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/signup', payload: {}, ...fromOneAddress })).statusCode).toBe(429);
+    expect(seen).toHaveLength(10);
+    const refresh = await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=refresh_token', payload: {}, ...fromOneAddress });
+    expect(refresh.statusCode).toBe(200);
+    expect((await gateway.app.inject({ url: '/__backend/rest/v1/items', ...fromOneAddress })).statusCode).toBe(200);
+    expect((await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=password', payload: {}, remoteAddress: '198.51.100.5' })).statusCode).toBe(200);
+  });
+});
+
 describe('a backend that is down', () => {
   it('gives 502 fast with the JSON error body', async () => {
     const down = await startTestGateway({ backend: DEAD_BACKEND });

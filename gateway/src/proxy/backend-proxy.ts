@@ -3,10 +3,11 @@
 // holds a valid admin cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
 import type { IncomingHttpHeaders } from 'node:http';
 import httpProxy from '@fastify/http-proxy';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
-import { errorBody, sendError } from '../http-errors.ts';
-import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
+import { errorBody, GatewayError, sendError } from '../http-errors.ts';
+import { classifyEdgePath, isCredentialAttempt, PAYMENT_STUB } from './edge-intercepts.ts';
 
 export const BACKEND_PREFIX = '/__backend';
 
@@ -16,6 +17,8 @@ export interface BackendProxyOptions {
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
   connectTimeoutMs?: number;
+  /** Password grants and signups per client address (default: 10 per minute, as /__auth). */
+  credentialRateLimit?: { max: number; windowMs: number };
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -61,6 +64,18 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
       return { ...headers, ...forwarded };
     },
   };
+
+  const limit = options.credentialRateLimit ?? { max: 10, windowMs: 60_000 };
+  await app.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => request.ip,
+    allowList: (request) => !isCredentialAttempt(request.method, request.url.slice(BACKEND_PREFIX.length)),
+    errorResponseBuilder: (_request, context) =>
+      new GatewayError(429, 'rate_limited', `Too many attempts from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, {
+        retry_after_s: Math.ceil(context.ttl / 1000),
+      }),
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     const intercept = classifyEdgePath(request.url.slice(BACKEND_PREFIX.length));

@@ -31,3 +31,15 @@ export const PAYMENT_STUB = Object.freeze({
   url: null,
   message: 'Payments are not available on a local studyhall server; nothing was charged.',
 });
+
+/**
+ * Password grants and signups sent straight to the backend's auth API. The gateway limits them like
+ * /__auth/login and /__auth/signup, so the proxy is not a way around that limit (the gateway
+ * listens on the LAN). Refresh-token grants and every other call are not limited.
+ */
+export function isCredentialAttempt(method: string, pathUnderBackend: string): boolean {
+  if (method !== 'POST') return false;
+  const [pathname = '', query = ''] = pathUnderBackend.split('?');
+  if (pathname === '/auth/v1/signup') return true;
+  return pathname === '/auth/v1/token' && new URLSearchParams(query).get('grant_type') === 'password';
+}
