@@ -70,18 +70,29 @@ export async function withRequestTransaction<T>(
   const client = await acquireClient(pool);
   let broken = false;
   try {
-    await client.query(context.readOnly ? 'begin read only' : 'begin');
-    try {
+    const setup = await pipelined(client, () => [
+      client.query(context.readOnly ? 'begin read only' : 'begin'),
       // Named, so each connection parses and plans it once.
-      const setup = await client.query<{ session_live: boolean }>({ name: 'localbase_request_setup', text: SETUP_SQL, values: [
-        context.role,
-        JSON.stringify(context.claims),
-        context.method,
-        context.path,
-        JSON.stringify(context.headers),
-        STATEMENT_TIMEOUT,
-        sessionIdOf(context.claims),
-      ] });
+      client.query<{ session_live: boolean }>({
+        name: 'localbase_request_setup',
+        text: SETUP_SQL,
+        values: [
+          context.role,
+          JSON.stringify(context.claims),
+          context.method,
+          context.path,
+          JSON.stringify(context.headers),
+          STATEMENT_TIMEOUT,
+          sessionIdOf(context.claims),
+        ],
+      }),
+    ] as const).then(([, result]) => result, async (error: unknown) => {
+      await client.query('rollback').catch(() => {
+        broken = true;
+      });
+      throw error;
+    });
+    try {
       if (!setup.rows[0]?.session_live) throw new SessionEndedError();
       const result = await work(client);
       await client.query('commit');
@@ -94,6 +105,29 @@ export async function withRequestTransaction<T>(
     }
   } finally {
     client.release(broken);
+  }
+}
+
+/**
+ * Sends the given queries back to back (pg 8.23's pipeline mode, `Client#pipeline`) instead of one
+ * round trip each: `begin` and the request setup need no answer from each other. The pools are
+ * opened elsewhere without pipelining, so it is switched on for these two queries only, and off
+ * again once both are answered, before anything else is sent on the connection. Saves one of the
+ * four round trips of a request (about 0.1-0.2 ms on loopback PostgreSQL).
+ */
+async function pipelined<T extends readonly Promise<unknown>[]>(client: pg.PoolClient, send: () => T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const pipelineable = client as unknown as { pipeline?: boolean };
+  const previous = pipelineable.pipeline;
+  pipelineable.pipeline = true;
+  try {
+    const pending = send();
+    // Settle all before leaving pipeline mode: a failed begin must not strand the setup.
+    const settled = await Promise.allSettled(pending);
+    const failure = settled.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as { [K in keyof T]: Awaited<T[K]> };
+  } finally {
+    pipelineable.pipeline = previous;
   }
 }
 
