@@ -1,7 +1,11 @@
+import { cp, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGit, startTestGateway, type TestGateway } from './helpers.ts';
+import { repoRoot } from '../../tools/db/paths.ts';
+import { ensureWebDist } from '../src/web-dist.ts';
+import { makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;
 
@@ -103,6 +107,32 @@ describe('GET /api/health', () => {
     } finally {
       await healthy.close();
       backend.close();
+    }
+  });
+});
+
+describe('outside a git checkout (an unpacked copy)', () => {
+  it('still answers /api/version, without a SHA, and reports git failures of the update routes as JSON', async () => {
+    const temp = await makeTempDir('nogit');
+    try {
+      await cp(path.join(repoRoot, 'web'), path.join(temp.dir, 'web'), { recursive: true, filter: (source) => !source.includes(`${path.sep}dist`) });
+      await writeFile(path.join(temp.dir, 'package.json'), '{"name":"copy","version":"2.0.0"}\n');
+      await ensureWebDist(temp.dir);
+      const copy = await startTestGateway({ repoDir: temp.dir });
+      try {
+        expect((await copy.app.inject({ url: '/api/version' })).json()).toEqual({ version: '2.0.0', git_sha: null, commit_message: null, pwa_cache: 'studyhall-v2.0.0-dev' });
+        expect((await copy.app.inject({ url: '/sw.js' })).body).toContain("const GIT_SHA = 'unknown';");
+        const status = await copy.app.inject({ url: '/api/update-status' });
+        expect(status.statusCode).toBe(500);
+        expect(status.json().error).toBe('git_failed');
+        const check = await copy.app.inject({ url: '/api/check-update' });
+        expect(check.statusCode).toBe(500);
+        expect(check.json().error).toBe('git_failed');
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await temp.remove();
     }
   });
 });
