@@ -1,6 +1,6 @@
 // The built web app the gateway serves. Until the web issue brings its real build (Vite), the
 // "build" copies web/public into web/dist; `npm start` runs it when web/dist has no index.html.
-import { cp, mkdir, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface WebPaths {
@@ -25,6 +25,5 @@ export async function ensureWebDist(repoDir: string, log: (line: string) => void
   log(`studyhall: building the web app shell into ${distDir}`);
   await mkdir(distDir, { recursive: true });
   await cp(path.join(repoDir, 'web', 'public'), distDir, { recursive: true });
-  await writeFile(path.join(distDir, 'build.json'), `${JSON.stringify({ builtAt: new Date().toISOString() })}\n`);
   return true;
 }

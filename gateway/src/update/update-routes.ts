@@ -1,10 +1,7 @@
 // Self-update: /api/check-update, /api/update-status and /api/update-now (spec "Application
 // routes", Errors; DESIGN.md: stash with confirm=1, never discard). update-now is allowed for an
 // admin cookie or a loopback caller and starts the detached updater (run-update.ts).
-import { spawn } from 'node:child_process';
-import { mkdir, open } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdir } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
@@ -12,6 +9,7 @@ import type { UpdateSettings } from '../config.ts';
 import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { checkForUpdate } from './check-update.ts';
 import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
+import { launchDetachedUpdate } from './launch-update.ts';
 import { isLoopbackCaller } from './loopback.ts';
 import type { UpdatePlan } from './run-update.ts';
 import { acquireUpdateLock, readUpdateState, releaseUpdateLock, updateFiles, updateInProgress } from './update-state.ts';
@@ -22,10 +20,6 @@ export interface UpdateRoutesOptions {
   settings: UpdateSettings;
   adminGate: AdminGate;
 }
-
-const runnerCli = fileURLToPath(new URL('./run-update-cli.ts', import.meta.url));
-// tsx is resolved from the studyhall checkout that runs this gateway, not from the repo it updates.
-const toolRoot = path.resolve(path.dirname(runnerCli), '..', '..', '..');
 
 const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 
@@ -110,18 +104,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
         gatewayPid: process.pid,
         fromSha: (await readHead(options.repoDir))?.sha ?? null,
       };
-      const logHandle = await open(files.log, 'a', 0o600);
-      const runner = spawn(process.execPath, ['--import', 'tsx', runnerCli, JSON.stringify(plan)], {
-        cwd: toolRoot,
-        detached: true,
-        stdio: ['ignore', logHandle.fd, logHandle.fd],
-      });
-      runner.unref();
-      await logHandle.close();
-      // The lock now names the runner, so it survives this gateway's restart.
-      const lock = await open(files.lock, 'w');
-      await lock.writeFile(String(runner.pid));
-      await lock.close();
+      await launchDetachedUpdate(plan, files);
       return reply.code(202).send({
         ok: true,
         started: true,
