@@ -86,11 +86,16 @@ async function listen(client: SupabaseClient, room: string): Promise<Listener> {
     received,
     next: (timeoutMs) =>
       new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), timeoutMs);
-        waiters.push((payload) => {
+        const waiter = (payload: Listener['received'][number]) => {
           clearTimeout(timer);
           resolve(payload);
-        });
+        };
+        // A waiter that timed out leaves the queue, so the next payload goes to the next waiter.
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          resolve(undefined);
+        }, timeoutMs);
+        waiters.push(waiter);
       }),
   };
 }
@@ -130,6 +135,20 @@ describe('realtime postgres_changes', () => {
     const arrival = aliceListens.next(1000);
     await sql(`insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', '${bob.id}', 'from the console')`);
     expect((await arrival)?.new).toMatchObject({ content: 'from the console' });
+  });
+});
+
+describe('a late subscriber', () => {
+  it('does not receive rows written before it joined, even if the queue still held them', async () => {
+    for (const person of [alice, bob, carol]) await person.client.removeAllChannels();
+    // Nobody listens now, so this row waits in the queue for the idle drain.
+    const early = await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'before anyone listened' });
+    expect(early.error).toBeNull();
+    const aliceListens = await listen(alice.client, roomId);
+    expect(await aliceListens.next(700)).toBeUndefined();
+    const arrival = aliceListens.next(1000);
+    await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'after' });
+    expect((await arrival)?.new).toMatchObject({ content: 'after' });
   });
 });
 

@@ -21,6 +21,8 @@ export interface ChannelSubscription {
   joinRef: string | null;
   bindings: Binding[];
   token: VerifiedToken;
+  /** When the join was accepted: older changes still in the queue are not this channel's. */
+  joinedAt: Date;
   send(message: unknown[]): void;
 }
 
@@ -129,6 +131,7 @@ export class RealtimeHub {
   private async deliver(change: Change): Promise<void> {
     const shape = await this.shapeOf(change);
     for (const subscription of [...this.subscriptions]) {
+      if (change.committed_at < subscription.joinedAt) continue;
       const ids = subscription.bindings
         .filter((binding) => bindingMatches(binding, change))
         .map((binding) => binding.id);

@@ -70,7 +70,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         bindings.push({ id: hub.assignBindingId(), event: change.event, schema: change.schema, table: change.table, filter });
       }
       leave(topic);
-      const subscription: ChannelSubscription = { topic, joinRef, bindings, token, send };
+      const subscription: ChannelSubscription = { topic, joinRef, bindings, token, joinedAt: new Date(), send };
       channels.set(topic, subscription);
       hub.add(subscription);
       // Echo each binding as the client sent it, plus its id: realtime-js compares them field by field.
