@@ -23,8 +23,10 @@ create or replace function _localbase.capture_change() returns trigger
 language plpgsql security definer set search_path = ''
 as $$
 begin
-  insert into _localbase.realtime_changes (schema_name, table_name, event, record)
-  values (tg_table_schema, tg_table_name, tg_op, to_jsonb(new));
+  -- clock_timestamp(), not now(): the time of the write, closer to its commit than the start of
+  -- a long transaction (a channel joined in between must still get the row).
+  insert into _localbase.realtime_changes (schema_name, table_name, event, record, committed_at)
+  values (tg_table_schema, tg_table_name, tg_op, to_jsonb(new), clock_timestamp());
   return null;
 end
 $$;
