@@ -96,6 +96,22 @@ describe('loopback detection', () => {
     expect(await refused.json()).toMatchObject({ error: 'forbidden', admin_available: true });
   });
 
+  it('over a real IPv6 loopback socket (::1): authorised, unless a forwarded header is present', async (context) => {
+    const v6 = await gatewayFor();
+    try {
+      try {
+        await v6.app.listen({ host: '::1', port: 0 });
+      } catch {
+        context.skip(); // no IPv6 loopback on this machine
+      }
+      const port = (v6.app.server.address() as { port: number }).port;
+      expect((await (await fetch(`http://[::1]:${port}/api/update-status`)).json()).authorized).toBe(true);
+      expect((await (await fetch(`http://[::1]:${port}/api/update-status`, { headers: { 'x-forwarded-host': 'example.com' } })).json()).authorized).toBe(false);
+    } finally {
+      await v6.close();
+    }
+  });
+
   const lanAddress = Object.values(os.networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
   it.skipIf(!lanAddress)('over a real socket from a LAN address: not authorised', async () => {
     const lan = await gatewayFor();
