@@ -81,6 +81,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {
       pool,
+      sharedSession: database.kind === 'pglite',
       accessToken: keys.accessToken,
       onSchemaMaybeChanged: async () => {
         await catalog.reload();

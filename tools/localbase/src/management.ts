@@ -5,9 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge } from './json-body.ts';
+import { acquireClient } from './request-transaction.ts';
 
 export interface ManagementRoutesOptions {
   pool: pg.Pool;
+  /** PGlite has one session for everything; a real Postgres connection can simply be dropped. */
+  sharedSession: boolean;
   accessToken: string;
   /** After a query ran: DDL may have changed what the API exposes or publishes. */
   onSchemaMaybeChanged: () => Promise<void>;
@@ -24,6 +27,34 @@ function tokenMatches(header: string | undefined, expected: string): boolean {
   const given = Buffer.from(match[1]);
   const wanted = Buffer.from(expected);
   return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/**
+ * Runs console SQL on a connection of its own. SQL files often change session settings (pg_dump
+ * output sets search_path to '' and check_function_bodies off), and those must not leak into the
+ * API requests that use the connection next: a Postgres connection is dropped afterwards; PGlite's
+ * one session gets its role and search path back.
+ */
+async function runAsOwner(pool: pg.Pool, query: string, sharedSession: boolean): Promise<unknown[]> {
+  const client = await acquireClient(pool);
+  const searchPath = sharedSession
+    ? (await client.query<{ path: string }>("select current_setting('search_path') as path")).rows[0]?.path
+    : undefined;
+  try {
+    // The simple protocol runs several statements as one implicit transaction; the last result counts.
+    const result = (await client.query(query)) as pg.QueryResult | pg.QueryResult[];
+    const last = Array.isArray(result) ? result[result.length - 1] : result;
+    return last?.rows ?? [];
+  } finally {
+    if (sharedSession) {
+      await client
+        .query('rollback; reset session authorization; reset role; reset check_function_bodies; reset statement_timeout')
+        .then(() => client.query("select set_config('search_path', $1, false)", [searchPath]))
+        .then(() => client.release(), (error: Error) => client.release(error));
+    } else {
+      client.release(true);
+    }
+  }
 }
 
 export async function managementRoutes(app: FastifyInstance, options: ManagementRoutesOptions): Promise<void> {
@@ -48,10 +79,7 @@ export async function managementRoutes(app: FastifyInstance, options: Management
     if (!body.success) return reply.status(400).send({ message: 'body must be {"query": "<sql>"}' });
     let rows: unknown[];
     try {
-      // The simple protocol runs several statements as one implicit transaction; the last result counts.
-      const result = (await options.pool.query(body.data.query)) as pg.QueryResult | pg.QueryResult[];
-      const last = Array.isArray(result) ? result[result.length - 1] : result;
-      rows = last?.rows ?? [];
+      rows = await runAsOwner(options.pool, body.data.query, options.sharedSession);
     } catch (error) {
       return reply.status(400).send({ message: (error as Error).message });
     }

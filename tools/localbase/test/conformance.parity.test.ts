@@ -310,6 +310,18 @@ describe('management API and functions', () => {
     expect(await failed.json()).toMatchObject({ message: expect.stringContaining('no_such_relation') });
   });
 
+  it("does not let a console script's session settings leak into later API requests", async () => {
+    const script = "select pg_catalog.set_config('search_path', '', false); set role anon; set check_function_bodies = false; select 1 as done";
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await managementQuery(localbase, script)).status).toBe(201);
+    }
+    const after = await managementQuery(localbase, "select current_user as who, current_setting('search_path') as path");
+    expect(await after.json()).toEqual([{ who: expect.not.stringMatching(/^anon$/), path: expect.stringContaining('public') }]);
+    const read = await alice.client.from('user_backups').select('id');
+    expect(read.error).toBeNull();
+    expect(read.data).toHaveLength(1);
+  });
+
   it('answers every edge function with 404 function_not_found', async () => {
     const { error } = await alice.client.functions.invoke('hello', { body: { a: 1 } });
     expect(error).not.toBeNull();
