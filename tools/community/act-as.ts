@@ -8,7 +8,13 @@ export async function createStudent(pool: Pool, name: string): Promise<string> {
      values (gen_random_uuid(), 'authenticated', 'authenticated', $1, '', now(), now(), now()) returning id`,
     [`${name}@test.local`],
   );
-  return rows[0].id;
+  return firstRow(rows).id;
+}
+
+export function firstRow<T>(rows: T[]): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error('expected a row, the query returned none');
+  return row;
 }
 
 export async function asStudent<T>(pool: Pool, userId: string, work: (client: PoolClient) => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startCluster, type Cluster } from '../pg/cluster.ts';
-import { asStudent, createStudent } from './act-as.ts';
+import { asStudent, createStudent, firstRow } from './act-as.ts';
 
 let cluster: Cluster;
 let pool: pg.Pool;
@@ -23,7 +23,7 @@ async function createGroup(ownerId: string, joinPolicy: string): Promise<string>
     const { rows } = await client.query<{ id: string }>(
       `insert into public.groups (name, join_policy, created_by) values ($1, $2, $3) returning id`,
       [`Group ${joinPolicy} ${Math.random()}`, joinPolicy, ownerId]);
-    return rows[0].id;
+    return firstRow(rows).id;
   });
 }
 
@@ -32,8 +32,8 @@ describe('community concurrency on PostgreSQL 15', () => {
     const ownerId = await createStudent(pool, 'redeem-owner');
     const groupId = await createGroup(ownerId, 'invite');
     const token = await asStudent(pool, ownerId, async (client) =>
-      (await client.query<{ token: string }>(
-        `select public.community_create_invite('group', $1, 7) as token`, [groupId])).rows[0].token);
+      firstRow((await client.query<{ token: string }>(
+        `select public.community_create_invite('group', $1, 7) as token`, [groupId])).rows).token);
     await pool.query('update public.group_invites set max_uses = 3 where token = $1', [token]);
     const guests = await Promise.all(Array.from({ length: 20 }, (_, i) => createStudent(pool, `redeemer${i}`)));
 
@@ -47,7 +47,7 @@ describe('community concurrency on PostgreSQL 15', () => {
               g.member_count
        from public.group_invites i join public.groups g on g.id = i.group_id where i.token = $1`,
       [token, groupId, ownerId]);
-    expect(rows[0]).toEqual({ uses: 3, joined: 3, member_count: 4 });
+    expect(firstRow(rows)).toEqual({ uses: 3, joined: 3, member_count: 4 });
   });
 
   it('50 simultaneous joins of an open group leave member_count equal to the rows', async () => {
@@ -61,6 +61,6 @@ describe('community concurrency on PostgreSQL 15', () => {
     const { rows } = await pool.query<{ member_count: number; rows: number }>(
       `select g.member_count, (select count(*)::int from public.group_members m where m.group_id = g.id) as rows
        from public.groups g where g.id = $1`, [groupId]);
-    expect(rows[0]).toEqual({ member_count: 51, rows: 51 });
+    expect(firstRow(rows)).toEqual({ member_count: 51, rows: 51 });
   });
 });
