@@ -46,7 +46,9 @@ create index if not exists buddy_invites_created_by_idx on public.buddy_invites 
 create unique index if not exists community_join_requests_one_pending_key
   on public.community_join_requests (group_id, user_id) where status = 'pending';
 create index if not exists community_join_requests_user_id_idx on public.community_join_requests (user_id);
-create index if not exists groups_name_lower_idx on public.groups (lower(name) text_pattern_ops);
+-- Discovery lists by member_count desc, id: walking this index in order lets a search stop after
+-- the first page of matches instead of sorting every visible group.
+create index if not exists groups_discovery_order_idx on public.groups (member_count desc, id);
 
 -- Policies ---------------------------------------------------------------------------------------
 
