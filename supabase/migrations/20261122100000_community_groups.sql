@@ -386,6 +386,7 @@ begin
     on conflict do nothing;
     return 'member';
   elsif v_group.join_policy = 'request' then
+    -- Defined with community_join_requests in the invites migration; resolved at run time.
     perform private.request_to_join(p_group_id, v_uid);
     return 'pending';
   end if;
@@ -394,17 +395,6 @@ end
 $$;
 comment on function public.community_join_group(uuid) is
   'rpc: joins an open group, or files one pending join request for a request group; returns member or pending.';
-
--- Filled in by the invites migration (join requests live there); a stub keeps this file standalone.
-create or replace function private.request_to_join(p_group_id uuid, p_user_id uuid) returns void
-language plpgsql
-security definer
-set search_path = ''
-as $$
-begin
-  raise exception 'join_requests_unavailable' using errcode = 'P0009', hint = 'apply the community invites migration';
-end
-$$;
 
 create or replace function public.community_leave_group(p_group_id uuid) returns void
 language plpgsql
@@ -526,7 +516,7 @@ revoke truncate, references, trigger on public.groups from authenticated;
 
 revoke execute on function private.my_group_ids(), private.slugify(text), private.set_group_slug(),
   private.sync_group_visibility(), private.protect_group_columns(), private.auto_add_owner(),
-  private.auto_add_super_admin(), private.sync_member_count(), private.request_to_join(uuid, uuid),
+  private.auto_add_super_admin(), private.sync_member_count(),
   private.require_group_owner(uuid)
   from public, anon, authenticated;
 -- Called by policies and by the slug trigger, which run with the caller's rights.
