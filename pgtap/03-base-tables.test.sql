@@ -1,5 +1,6 @@
 -- Owner-only access to every base table: alice sees and edits her own rows; bob (another user)
--- and anon (signed out) can neither read nor change them, even knowing her id.
+-- and anon (signed out) can neither read nor change them, even knowing her id. The one exception is
+-- the statistics pair, which the spec opens to every signed-in reader for leaderboards (never anon).
 begin;
 select plan(45);
 
@@ -20,8 +21,8 @@ select is((select count(*)::int from public.users), 1, 'alice reads exactly her 
 select is((select count(*)::int from public.user_profiles), 1, 'alice reads her profile');
 select is((select count(*)::int from public.user_settings), 1, 'alice reads her settings');
 select is((select count(*)::int from public.user_roles), 1, 'alice reads her roles');
-select is((select count(*)::int from public.user_stats_summary), 1, 'alice reads her stats summary');
-select is((select count(*)::int from public.daily_user_stats), 1, 'alice reads her daily stats');
+select is((select count(*)::int from public.user_stats_summary where user_id = auth.uid()), 1, 'alice reads her stats summary');
+select is((select count(*)::int from public.daily_user_stats where user_id = auth.uid()), 1, 'alice reads her daily stats');
 select is((select count(*)::int from public.study_sessions), 1, 'alice reads her sessions');
 select is((select count(*)::int from public.user_tasks), 1, 'alice reads her tasks');
 select is((select count(*)::int from public.user_backups), 1, 'alice reads her backups');
@@ -50,8 +51,8 @@ select is((select count(*)::int from public.users where id = tests.get_user_id('
 select is((select count(*)::int from public.user_profiles where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s profile');
 select is((select count(*)::int from public.user_settings where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s settings');
 select is((select count(*)::int from public.user_roles where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s roles');
-select is((select count(*)::int from public.user_stats_summary where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s summary (until the leaderboard policy)');
-select is((select count(*)::int from public.daily_user_stats where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s daily stats (until the leaderboard policy)');
+select is((select count(*)::int from public.user_stats_summary where user_id = tests.get_user_id('alice')), 1, 'bob reads alice''s summary: the leaderboard policy opens statistics to signed-in users');
+select is((select count(*)::int from public.daily_user_stats where user_id = tests.get_user_id('alice')), 1, 'bob reads alice''s daily stats for the leaderboard');
 select is((select count(*)::int from public.study_sessions where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s sessions');
 select is((select count(*)::int from public.user_tasks where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s tasks');
 select is((select count(*)::int from public.user_backups where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s backups');

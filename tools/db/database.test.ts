@@ -75,6 +75,20 @@ describe('the embedded database in DATA_DIR', () => {
     expect(run.stdout).toMatch(/is up to date/);
   }, 120_000);
 
+  it('keeps the migrations\' revokes on a later boot, when the platform stand-in is applied again', async () => {
+    const database = await openDatabase({ dataDir });
+    try {
+      expect(database.migrations.applied).toEqual([]);
+      const { rows } = await database.pool.query<{ anon_reads_backups: boolean; anon_writes_tasks: boolean }>(
+        `select has_table_privilege('anon', 'public.user_backups', 'select') as anon_reads_backups,
+                has_table_privilege('anon', 'public.user_tasks', 'insert') as anon_writes_tasks`,
+      );
+      expect(rows[0]).toEqual({ anon_reads_backups: false, anon_writes_tasks: false });
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
   it('db:reset recreates the database from scratch', async () => {
     const run = await finished(runTs('tools/db/cli.ts', ['reset'], dataDir));
     expect(run.code).toBe(0);
