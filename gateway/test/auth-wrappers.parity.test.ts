@@ -38,6 +38,7 @@ async function signUp(name: string): Promise<Student> {
   const response = await post('/__auth/signup', { username: email, password });
   expect(response.statusCode, response.body).toBe(201);
   const body = response.json();
+  expect(body.bootstrap.warnings).toEqual([]);
   const student = { email, password, token: body.session.access_token, userId: body.user.id };
   students[name] = student;
   return student;
@@ -67,12 +68,17 @@ describe('signup, login, check', () => {
       [ada.userId],
     );
     expect(row).toEqual({ users: true, user_profiles: true, user_settings: true, user_stats_summary: true });
-    // The community enrollment comes with the community schema (issue 4); checked once it exists.
-    const [schema] = await ownerQuery<{ installed: boolean }>("select to_regclass('public.community_enrollments') is not null as installed");
-    if (schema?.installed) {
-      const [enrolled] = await ownerQuery('select 1 from public.community_enrollments where user_id = $1', [ada.userId]);
-      expect(enrolled).toBeDefined();
-    }
+    // The enrollment follows from the users row; the handle is proposed from the e-mail and lands
+    // in both places the spec names.
+    const [community] = await ownerQuery<{ privacy: Record<string, boolean>; handle: string; community_handle: string }>(
+      `select e.privacy, p.handle, p.profile_data ->> 'community_handle' as community_handle
+         from public.community_enrollments e join public.user_profiles p using (user_id)
+        where e.user_id = $1`,
+      [ada.userId],
+    );
+    expect(community?.privacy.shareExactTime).toBe(true);
+    expect(community?.handle).toBe('ada');
+    expect(community?.community_handle).toBe('ada');
   });
 
   it('refuses a second signup with the same e-mail (409), a short or long password and a bad e-mail (400)', async () => {
@@ -302,6 +308,9 @@ describe('POST /__leaderboard against localbase', () => {
     const bob = students.bob as Student;
     const board = (await post('/__leaderboard', { period: 'week' }, bob.token)).json();
     expect(board.me).toMatchObject({ user_id: bob.userId, rank: null, points: 0 });
+    // The leaderboard read policies let bob see ada's points, read with his own token.
+    const ada = students.ada as Student;
+    expect(board.entries).toContainEqual(expect.objectContaining({ user_id: ada.userId, is_me: false, points: 35 }));
   });
 
   it('refuses an unknown period with 400', async () => {
