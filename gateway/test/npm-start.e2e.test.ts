@@ -1,0 +1,140 @@
+// `npm start` on a fresh DATA_DIR, met in Debian's Chromium: the one process boots localbase and
+// the gateway, the browser gets the app shell and its service worker, a student signs up from the
+// page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../tools/db/paths.ts';
+import { launchChromium } from '../../tools/e2e/browser.ts';
+import { makeTempDir } from './helpers.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function startStudyhall(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (text: string, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let studyhall: ReturnType<typeof startStudyhall>;
+let browser: Browser;
+let page: Page;
+let appUrl: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir('npm-start');
+  const port = await freePort();
+  const localbasePort = await freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  studyhall = startStudyhall({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOCALBASE_PORT: String(localbasePort),
+    DATA_DIR: path.join(temp.dir, 'data'),
+    LOG_DIR: path.join(temp.dir, 'logs'),
+    LOG_LEVEL: 'warn',
+  });
+  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose.
+  await studyhall.waitFor('studyhall: logs', 90_000);
+  browser = await launchChromium();
+  page = await browser.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  studyhall?.child.kill('SIGKILL');
+  await temp?.remove();
+});
+
+describe('npm start with the embedded localbase, in Chromium', () => {
+  it('prints the app and localbase URLs', () => {
+    expect(studyhall.output()).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
+    expect(studyhall.output()).toMatch(/studyhall: backend http:\/\/127\.0\.0\.1:\d+ \(localbase, loopback only\)/);
+  });
+
+  it('serves the app shell, which shows the running version and installs its service worker', async () => {
+    const response = await page.goto(appUrl);
+    expect(response?.status()).toBe(200);
+    await expect.poll(() => page.textContent('#version')).toMatch(/^Version \d+\.\d+\.\d+/);
+    const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+    expect(scope).toBe(`${appUrl}/`);
+  });
+
+  it('answers an unknown API path in JSON, never with the app', async () => {
+    const answer = await page.evaluate(async () => {
+      const response = await fetch('/api/no-such-route');
+      return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+    });
+    expect(answer.status).toBe(404);
+    expect(answer.type).toMatch(/application\/json/);
+    expect(answer.body).toMatchObject({ error: expect.any(String) });
+  });
+
+  it('reports the embedded backend as up', async () => {
+    const health = await page.evaluate(async () => (await fetch('/api/health')).json());
+    expect(health).toMatchObject({ ok: true, backend: { status: 'up' } });
+  });
+
+  it('signs a student up from the page and hydrates the app with her own bundle', async () => {
+    const result = await page.evaluate(async () => {
+      const signup = await fetch('/__auth/signup', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'mira@example.com', password: 'mira-password-1' }),
+      });
+      const session = (await signup.json()).session;
+      const bootstrap = await fetch('/__auth/bootstrap', { headers: { authorization: `Bearer ${session.access_token}` } });
+      return { signup: signup.status, bootstrap: bootstrap.status, bundle: await bootstrap.json() };
+    });
+    expect(result.signup).toBe(201);
+    expect(result.bootstrap).toBe(200);
+    expect(result.bundle).toMatchObject({ profile: { handle: 'mira' }, enrollment: { privacy: { shareExactTime: true } } });
+  });
+
+  it("delivers the phone's timer action to the page's event stream", async () => {
+    await page.evaluate(() => {
+      const events = new EventSource('/__pip/events');
+      const received: unknown[] = [];
+      Object.assign(window, { pipReceived: received, pipStream: events });
+      events.addEventListener('pip-action', (event) => received.push(JSON.parse((event as MessageEvent<string>).data)));
+      return new Promise((resolve) => events.addEventListener('hello', resolve, { once: true }));
+    });
+    const sent = await fetch(`${appUrl}/api/pip/action`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'target', target: 12 }),
+    });
+    expect(sent.status).toBeLessThan(300);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { pipReceived: unknown[] }).pipReceived)).toEqual([
+      expect.objectContaining({ action: 'target', target: 12 }),
+    ]);
+  });
+
+  it('stops cleanly on SIGTERM, releasing DATA_DIR', async () => {
+    studyhall.child.kill('SIGTERM');
+    expect(await studyhall.exited).toBe(0);
+    expect(studyhall.output()).toContain('studyhall: SIGTERM, stopping');
+  }, 30_000);
+});
