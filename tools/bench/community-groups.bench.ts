@@ -82,7 +82,7 @@ try {
     const groupId = z.string().uuid().parse(rows[0]?.group_id);
     const queries: [string, string, unknown[]][] = [
       ['discovery, search "anatomy"', `select * from public.community_discover_groups('anatomy', 20, 0)`, []],
-      // A term only one group matches: the ordered walk finds no early stop and reads every group.
+      // A term only one group matches: the ordered walk finds no early stop; the trigram indexes' case.
       ['discovery, search "group 9999 anatomy"', `select * from public.community_discover_groups('group 9999 anatomy', 20, 0)`, []],
       ['messages via RPC, newest 50', `select * from public.community_get_group_messages($1, 50)`, [groupId]],
       ['messages via table + RLS, newest 50',
