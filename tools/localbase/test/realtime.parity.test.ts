@@ -2,12 +2,13 @@
 // matches and its own SELECT of the row (under its role and claims) finds it, so RLS decides.
 // The rooms here are created through the management API, as a migration would create chat tables:
 // realtime works for any table in publication supabase_realtime, not just one known name.
-import type { RealtimePostgresInsertPayload, SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
+import { listenForInserts, type Listener } from './realtime-listener.ts';
 
 const ROOMS_SQL = `
 create table public.lb_rooms (id uuid primary key default gen_random_uuid(), name text not null);
@@ -61,43 +62,9 @@ afterAll(async () => {
   await localbase?.close();
 });
 
-interface Listener {
-  received: RealtimePostgresInsertPayload<Record<string, unknown>>[];
-  next(timeoutMs: number): Promise<RealtimePostgresInsertPayload<Record<string, unknown>> | undefined>;
-}
-
 /** Subscribes to inserts of one room and resolves once the server confirmed the join. */
-async function listen(client: SupabaseClient, room: string): Promise<Listener> {
-  const received: Listener['received'] = [];
-  const waiters: ((payload: Listener['received'][number]) => void)[] = [];
-  await new Promise<void>((resolve, reject) => {
-    client
-      .channel(`room-${room}-${Math.random()}`)
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'lb_room_messages', filter: `room_id=eq.${room}` }, (payload) => {
-        received.push(payload as Listener['received'][number]);
-        waiters.shift()?.(payload as Listener['received'][number]);
-      })
-      .subscribe((status, error) => {
-        if (status === 'SUBSCRIBED') resolve();
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-      });
-  });
-  return {
-    received,
-    next: (timeoutMs) =>
-      new Promise((resolve) => {
-        const waiter = (payload: Listener['received'][number]) => {
-          clearTimeout(timer);
-          resolve(payload);
-        };
-        // A waiter that timed out leaves the queue, so the next payload goes to the next waiter.
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          resolve(undefined);
-        }, timeoutMs);
-        waiters.push(waiter);
-      }),
-  };
+function listen(client: SupabaseClient, room: string): Promise<Listener> {
+  return listenForInserts(client, 'lb_room_messages', `room_id=eq.${room}`);
 }
 
 describe('realtime postgres_changes', () => {
