@@ -3,7 +3,7 @@
 // the work, commit or roll back. GET runs read-only. The client is never held across anything that
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
-import type { ApiRole, Claims } from './jwt.ts';
+import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
 
 export interface RequestContext {
   role: ApiRole;
@@ -92,17 +92,14 @@ export async function withRequestTransaction<T>(
       });
       throw error;
     });
-    try {
-      if (!setup.rows[0]?.session_live) throw new SessionEndedError();
-      const result = await work(client);
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
-      throw error;
-    }
+    return await commitOrRollback(
+      client,
+      async () => {
+        if (!setup.rows[0]?.session_live) throw new SessionEndedError();
+        return work(client);
+      },
+      () => (broken = true),
+    );
   } finally {
     client.release(broken);
   }
@@ -131,22 +128,28 @@ async function pipelined<T extends readonly Promise<unknown>[]>(client: pg.PoolC
   }
 }
 
+/**
+ * Finishes the open transaction: commit after work, roll back when it throws. A client whose
+ * rollback fails is in an unknown state; markBroken lets the caller discard it from the pool.
+ */
+async function commitOrRollback<T>(client: pg.PoolClient, work: () => Promise<T>, markBroken: () => void): Promise<T> {
+  try {
+    const result = await work();
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(markBroken);
+    throw error;
+  }
+}
+
 /** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */
 export async function withOwnerTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await acquireClient(pool);
   let broken = false;
   try {
     await client.query('begin');
-    try {
-      const result = await work(client);
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
-      throw error;
-    }
+    return await commitOrRollback(client, () => work(client), () => (broken = true));
   } finally {
     client.release(broken);
   }
@@ -158,6 +161,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function sessionIdOf(claims: Claims): string | null {
   if (claims.session_id === undefined) return null;
   return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
+}
+
+/** The context of an HTTP request made with a verified token; GET and HEAD run read-only. */
+export function httpRequestContext(
+  request: { method: string; url: string; headers: Record<string, string | string[] | undefined> },
+  verified: VerifiedToken,
+): RequestContext {
+  return {
+    role: verified.role,
+    claims: verified.claims,
+    method: request.method,
+    path: request.url.split('?')[0] ?? '/',
+    headers: exposedHeaders(request.headers),
+    readOnly: request.method === 'GET' || request.method === 'HEAD',
+  };
 }
 
 /** Lower-cased request headers as PostgREST exposes them in `request.headers`, all of them, as PostgREST does. */

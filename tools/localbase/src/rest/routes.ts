@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
-import { ConnectionBusyError, exposedHeaders, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError, httpRequestContext, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { EXPOSED_SCHEMA, type Catalog, type RpcFunction } from './catalog.ts';
 import {
   badRequest,
@@ -118,20 +118,9 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     verified: VerifiedToken,
     work: (client: pg.PoolClient) => Promise<StatementResult>,
   ): Promise<StatementResult> {
-    const readOnly = request.method === 'GET' || request.method === 'HEAD';
-    const result = await withRequestTransaction(
-      pool,
-      {
-        role: verified.role,
-        claims: verified.claims,
-        method: request.method,
-        path: request.url.split('?')[0] ?? '/',
-        headers: exposedHeaders(request.headers),
-        readOnly,
-      },
-      work,
-    );
-    if (!readOnly) options.onWrite();
+    const context = httpRequestContext(request, verified);
+    const result = await withRequestTransaction(pool, context, work);
+    if (!context.readOnly) options.onWrite();
     return result;
   }
 

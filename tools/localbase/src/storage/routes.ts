@@ -11,7 +11,7 @@ import { JwtError, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import {
   ConnectionBusyError,
-  exposedHeaders,
+  httpRequestContext,
   SessionEndedError,
   withOwnerTransaction,
   withRequestTransaction,
@@ -138,19 +138,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
   );
 
   function asCaller<T>(request: FastifyRequest, verified: VerifiedToken, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const readOnly = request.method === 'GET' || request.method === 'HEAD';
-    return withRequestTransaction(
-      pool,
-      {
-        role: verified.role,
-        claims: verified.claims,
-        method: request.method,
-        path: request.url.split('?')[0] ?? '/',
-        headers: exposedHeaders(request.headers),
-        readOnly,
-      },
-      work,
-    );
+    return withRequestTransaction(pool, httpRequestContext(request, verified), work);
   }
 
   const caller = (request: FastifyRequest) => resolveCaller(request.headers, options.verifier);
