@@ -35,7 +35,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const person of [owner, member, outsider]) await person?.client.removeAllChannels();
+  for (const person of [owner, member, outsider]) {
+    await person?.client.removeAllChannels();
+    // Ends the session on the server as well, as leaving the app does.
+    await person?.client.auth.signOut();
+  }
   await localbase?.close();
 });
 
