@@ -15,6 +15,7 @@ import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
 import { realtimeRoutes } from './src/realtime/socket.ts';
+import { installSessionGuard } from './src/request-transaction.ts';
 import { Catalog } from './src/rest/catalog.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
@@ -54,6 +55,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   let stopHousekeeping = () => {};
   try {
     const { pool } = database;
+    await installSessionGuard(pool);
     await installCapture(pool);
     const catalog = new Catalog(pool);
     const verifier = new TokenVerifier(keys.jwtSecret);

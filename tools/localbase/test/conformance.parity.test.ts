@@ -83,6 +83,15 @@ describe('auth', () => {
       headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
     });
     expect(response.status).toBe(401);
+    // A write is sent to the database together with the session check; the check must stop it.
+    const write = await fetch(`${localbase.url}/rest/v1/user_tasks`, {
+      method: 'POST',
+      headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: carol.id, title: 'written after logout' }),
+    });
+    expect(write.status).toBe(401);
+    const { count } = await service.from('user_tasks').select('*', { count: 'exact', head: true }).eq('user_id', carol.id);
+    expect(count).toBe(0);
   });
 
   it('lists users with the service_role key and refuses a user (403 not_admin)', async () => {
@@ -209,6 +218,11 @@ describe('data API under RLS', () => {
     const many = await alice.client.from('user_tasks').select('title').single();
     expect(many.status).toBe(406);
     expect(many.error?.code).toBe('PGRST116');
+    // A write asked to return a single row that touches several is refused and rolled back.
+    const both = await alice.client.from('user_tasks').update({ title: 'renamed' }).in('title', ['read', 'rest']).select('title').single();
+    expect(both.status).toBe(406);
+    const unchanged = await alice.client.from('user_tasks').select('title').eq('title', 'renamed');
+    expect(unchanged.data).toEqual([]);
   });
 
   it('upserts on a conflict column and deletes with a filter', async () => {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
-import { ConnectionBusyError, httpRequestContext, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError, httpRequestContext, runRequestStatement, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { EXPOSED_SCHEMA, type Catalog, type RpcFunction } from './catalog.ts';
 import {
   badRequest,
@@ -68,8 +68,7 @@ function checkProfile(request: FastifyRequest): void {
   }
 }
 
-async function runStatement(client: pg.PoolClient, sql: string, params: Params): Promise<StatementResult> {
-  const result = await client.query(sql, params.values);
+function statementResult(result: pg.QueryResult): StatementResult {
   const row = resultRow.parse(result.rows[0] ?? { total: null, returned: result.rowCount ?? 0, body: null });
   return {
     total: row.total === null ? undefined : Number(row.total),
@@ -113,13 +112,20 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     return verified;
   }
 
-  async function transaction(
-    request: FastifyRequest,
-    verified: VerifiedToken,
-    work: (client: pg.PoolClient) => Promise<StatementResult>,
-  ): Promise<StatementResult> {
+  /**
+   * Runs one built statement as the caller. `single` asks for exactly one row (`.single()`); when
+   * the statement writes, a mismatch must roll the write back, so the commit waits for the check.
+   * Everything else goes to the database in one pipelined round trip.
+   */
+  async function execute(request: FastifyRequest, verified: VerifiedToken, sql: string, params: Params, single: boolean): Promise<StatementResult> {
     const context = httpRequestContext(request, verified);
-    const result = await withRequestTransaction(pool, context, work);
+    let result: StatementResult;
+    if (single && !context.readOnly) {
+      result = await withRequestTransaction(pool, context, async (client) => singleObject(statementResult(await client.query(sql, params.values))));
+    } else {
+      const read = statementResult(await runRequestStatement(pool, context, sql, params.values));
+      result = single ? singleObject(read) : read;
+    }
     if (!context.readOnly) options.onWrite();
     return result;
   }
@@ -139,11 +145,8 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const query = parseReadQuery(queryOf(request));
     const prefer = parsePrefer(request.headers.prefer);
     const single = wantsSingleObject(request.headers.accept);
-    const result = await transaction(request, verified, async (client) => {
-      const params = new Params();
-      const read = await runStatement(client, readSql(qualifiedTable(table), query, tableScope(table), params, prefer.count), params);
-      return single ? singleObject(read) : read;
-    });
+    const params = new Params();
+    const result = await execute(request, verified, readSql(qualifiedTable(table), query, tableScope(table), params, prefer.count), params, single);
     return answer(reply, 200, result, contentRange(query.offset ?? 0, result, prefer.count));
   });
 
@@ -161,16 +164,13 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const columns = unquoteList(url.get('columns')) ?? [...new Set(rows.flatMap((row) => Object.keys(row)))];
     const writeOptions = { returnRepresentation: prefer.returnRepresentation, query: parseReadQuery(new URLSearchParams({ select: url.get('select') ?? '*' })) };
     const single = wantsSingleObject(request.headers.accept);
-    const result = await transaction(request, verified, async (client) => {
-      const params = new Params();
-      const sql = insertSql(
-        { table, rows, columns, resolution: prefer.resolution, onConflict: unquoteList(url.get('on_conflict')) },
-        writeOptions,
-        params,
-      );
-      const written = await runStatement(client, sql, params);
-      return single && prefer.returnRepresentation ? singleObject(written) : written;
-    });
+    const params = new Params();
+    const sql = insertSql(
+      { table, rows, columns, resolution: prefer.resolution, onConflict: unquoteList(url.get('on_conflict')) },
+      writeOptions,
+      params,
+    );
+    const result = await execute(request, verified, sql, params, single && prefer.returnRepresentation);
     return answer(reply, 201, prefer.returnRepresentation ? result : { ...result, body: undefined }, `*/${result.returned}`);
   });
 
@@ -207,11 +207,8 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const query = parseReadQuery(queryOf(request));
     const prefer = parsePrefer(request.headers.prefer);
     const single = wantsSingleObject(request.headers.accept);
-    const result = await transaction(request, verified, async (client) => {
-      const params = new Params();
-      const written = await runStatement(client, build(query, prefer, params), params);
-      return single && prefer.returnRepresentation ? singleObject(written) : written;
-    });
+    const params = new Params();
+    const result = await execute(request, verified, build(query, prefer, params), params, single && prefer.returnRepresentation);
     const range = `*/${result.returned}`;
     if (!prefer.returnRepresentation) return answer(reply, 204, { ...result, body: undefined }, range);
     return answer(reply, 200, result, range);
@@ -232,11 +229,9 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const query = parseReadQuery(filters);
     const prefer = parsePrefer(request.headers.prefer);
     const single = wantsSingleObject(request.headers.accept);
-    const result = await transaction(request, verified, async (client) => {
-      const params = new Params();
-      const called = await runStatement(client, rpcSql(fn, callSql(fn, args, params, argumentsAreText), query, params, prefer.count), params);
-      return single && fn.returns.startsWith('setof') ? singleObject(called) : called;
-    });
+    const params = new Params();
+    const sql = rpcSql(fn, callSql(fn, args, params, argumentsAreText), query, params, prefer.count);
+    const result = await execute(request, verified, sql, params, single && fn.returns.startsWith('setof'));
     if (fn.returns === 'void') return reply.status(204).send();
     const range = fn.returns === 'setof-composite' ? contentRange(query.offset ?? 0, result, prefer.count) : undefined;
     return answer(reply, 200, result, range);
