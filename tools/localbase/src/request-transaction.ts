@@ -136,8 +136,9 @@ export async function withRequestTransaction<T>(
 
 /**
  * One statement as a whole request transaction in a single round trip: begin, setup, the statement
- * and commit are pipelined. For statements whose result needs no further check that could still
- * call for a rollback (a `.single()` read does; use withRequestTransaction for those). If the
+ * and commit are pipelined. Only for statements whose result needs no further check that could
+ * still call for a rollback (a write that must return exactly one row does: use
+ * withRequestTransaction for it). If the
  * setup or the statement fails, the transaction is already aborted and the pipelined commit rolls
  * it back, so nothing is written.
  */
