@@ -2204,7 +2204,8 @@ begin
       where (c.user_id = v_uid or c.friend_id = v_uid) and c.status in ('accepted', 'pending')
     ),
     -- One row per connection: the other person, their switches and their study day (the
-    -- expression of private.study_day_of, at now()).
+    -- expression of private.study_day_of, at now(); a change to that function must be made here
+    -- too: pgtap/33 checks the day boundary under day_offset_hours through this query).
     person as materialized (
       select cn.*, u.username, pr.handle, pr.profile_data, pr.display_name,
              coalesce((e.privacy ->> 'stealthMode')::boolean, false) as stealth,
