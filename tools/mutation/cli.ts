@@ -1,0 +1,113 @@
+// `npm run test:mutation`: mutation testing of the row-level security policies. Builds the schema
+// once on a throwaway PostgreSQL 15, derives mutants from the catalog (every policy in public and
+// on storage.objects widened clause by clause and dropped, RLS disabled per table), runs the pgTAP
+// suite against each on a fresh copy, and fails unless every non-equivalent mutant is killed.
+//   --jobs N     mutants run at once (default: the machine's available parallelism)
+//   --only TEXT  run only mutants whose label contains TEXT (for working on one policy's tests)
+import { readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { pgtapDir } from '../db/paths.ts';
+import { startCluster } from '../pg/cluster.ts';
+import { readCatalog } from './catalog.ts';
+import { mutantsOf } from './mutants.ts';
+import type { SuiteFile } from './order.ts';
+import { checkBaseline, runMutants, type MutantResult } from './run-mutants.ts';
+
+interface Options {
+  jobs: number;
+  only: string | undefined;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { jobs: os.availableParallelism(), only: undefined };
+  for (let index = 0; index < argv.length; index += 1) {
+    const flag = argv[index];
+    const value = argv[index + 1];
+    if (flag === '--jobs' && value && /^[1-9]\d*$/.test(value)) {
+      options.jobs = Number(value);
+      index += 1;
+    } else if (flag === '--only' && value) {
+      options.only = value;
+      index += 1;
+    } else {
+      throw new Error(`unknown or incomplete option ${flag} (use --jobs N, --only TEXT)`);
+    }
+  }
+  return options;
+}
+
+async function readSuite(): Promise<SuiteFile[]> {
+  const names = (await readdir(pgtapDir)).filter((name) => name.endsWith('.test.sql')).sort();
+  return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(pgtapDir, name), 'utf8') })));
+}
+
+function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(1)} s`;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}
+
+function describeResult(result: MutantResult): string {
+  return result.killed
+    ? `killed   ${result.mutant.label}\n           by ${result.killedBy?.file}: ${firstLine(result.killedBy?.problem ?? '')}`
+    : `SURVIVED ${result.mutant.label} (all ${result.filesRun} files pass)`;
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const options = parseOptions(process.argv.slice(2));
+  const files = await readSuite();
+  const cluster = await startCluster({ withTestHelpers: true });
+  try {
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    const catalog = await readCatalog(client).finally(() => client.end());
+    const all = mutantsOf(catalog).filter((mutant) => !options.only || mutant.label.includes(options.only));
+    const equivalent = all.filter((mutant) => mutant.equivalentBecause !== undefined);
+    const live = all.filter((mutant) => mutant.equivalentBecause === undefined);
+    console.log(`test:mutation: ${catalog.policies.length} policies on ${catalog.tables.length} tables; `
+      + `${all.length} mutants, ${equivalent.length} equivalent, ${live.length} to kill; `
+      + `${files.length} pgTAP files; ${options.jobs} at a time on PostgreSQL 15 (port ${cluster.port})`);
+
+    const baseline = await checkBaseline(cluster.url, files);
+    if (baseline) {
+      console.error(`test:mutation: the suite fails on the unmutated schema, so no mutant can be judged:\n`
+        + `  ${baseline.file}: ${baseline.problem}`);
+      return 1;
+    }
+
+    const results = await runMutants(live, {
+      templateUrl: cluster.url,
+      files,
+      jobs: options.jobs,
+      onResult: (result, done, total) => console.log(`[${done}/${total}] ${describeResult(result)}`),
+    });
+
+    if (equivalent.length > 0) {
+      console.log('\nEquivalent mutants (cannot change behaviour; not run, not counted):');
+      for (const mutant of equivalent) console.log(`  ${mutant.label}: ${mutant.equivalentBecause}`);
+    }
+    const survivors = results.filter((result) => !result.killed);
+    if (survivors.length > 0) {
+      console.log('\nSurvivors (no pgTAP assertion notices the change; add the test that does):');
+      for (const result of survivors) console.log(`  ${result.mutant.label}\n    ${result.mutant.sql}`);
+    }
+    const killed = results.length - survivors.length;
+    console.log(`\n${killed}/${results.length} mutants killed (${equivalent.length} equivalent not counted) `
+      + `in ${seconds(performance.now() - started)}`);
+    return survivors.length === 0 ? 0 : 1;
+  } finally {
+    await cluster.stop();
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(`test:mutation: ${(error as Error).message}`);
+  process.exitCode = 1;
+}
