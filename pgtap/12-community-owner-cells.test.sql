@@ -26,7 +26,8 @@ select tests.authenticate_as('owner');
 select is((select count(*)::int from public.community_join_requests), 1, 'there is one pending request, visible to the owner');
 select lives_ok($$select public.community_respond_join_request((select id from public.community_join_requests limit 1), false)$$,
   'an owner declines a join request');
-select ok(not public._is_group_member((select id from oc where name = 'Owner Cells'), tests.get_user_id('applicant')),
+select ok(not exists (select 1 from public.group_members where group_id = (select id from oc where name = 'Owner Cells')
+                                                             and user_id = tests.get_user_id('applicant')),
   'declining adds no member');
 select isnt(public.community_create_invite('group', (select id from oc where name = 'Owner Cells'), 7), null, 'an owner creates an invite');
 select lives_ok($$select public.community_set_member_role((select id from oc where name = 'Owner Cells'), tests.get_user_id('member'), 'owner')$$,

@@ -18,8 +18,9 @@ export const BUNDLES: BundleDefinition[] = [
   {
     file: 'community-patch-v6.sql',
     purpose:
-      'Every community object, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.',
-    includes: (migration) => migration.name.includes('community'),
+      'Every community object and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.',
+    // Security fixes (named `_security_`) ride along so a hosted project gets them with one apply.
+    includes: (migration) => migration.name.includes('community') || migration.name.includes('_security_'),
   },
   {
     file: 'leaderboard-rls-fix.sql',

@@ -78,6 +78,41 @@ describe('community-patch-v6.sql', () => {
   }, 180_000);
 });
 
+describe('community-patch-v6.sql on a project that has the old membership helpers', () => {
+  // The helpers as every earlier patch shipped them: they answered about any user id.
+  const LEAKY_HELPER = `
+    create or replace function public._is_group_member(gid uuid, uid uuid) returns boolean
+    language sql stable security definer set search_path = ''
+    as $$ select exists (select 1 from public.group_members m where m.group_id = gid and m.user_id = uid) $$`;
+
+  async function askAsStranger(client: pg.PoolClient, stranger: string, groupId: string, about: string): Promise<boolean> {
+    await client.query('begin');
+    try {
+      await client.query(`select set_config('request.jwt.claims', $1, true)`, [JSON.stringify({ sub: stranger, role: 'authenticated' })]);
+      await client.query('set local role authenticated');
+      const { rows } = await client.query<{ answer: boolean }>('select public._is_group_member($1, $2) as answer', [groupId, about]);
+      return rows[0]?.answer ?? false;
+    } finally {
+      await client.query('rollback');
+    }
+  }
+
+  it('stops them answering a stranger about someone else\'s private group', async () => {
+    const client = await openCompleteInstall();
+    const [owner, stranger] = ['40000000-0000-4000-8000-000000000001', '40000000-0000-4000-8000-000000000002'];
+    await client.query(`insert into auth.users (id, email) values ($1, 'owner@test.local'), ($2, 'stranger@test.local')`, [owner, stranger]);
+    const { rows } = await client.query<{ id: string }>(
+      `insert into public.groups (name, visibility, created_by) values ('Hidden', 'private', $1) returning id`, [owner]);
+    const groupId = rows[0]?.id as string;
+    await client.query(LEAKY_HELPER);
+    expect(await askAsStranger(client, stranger, groupId, owner)).toBe(true);
+
+    await client.query(bundle('community-patch-v6.sql'));
+    expect(await askAsStranger(client, stranger, groupId, owner)).toBe(false);
+    expect(await askAsStranger(client, owner, groupId, owner)).toBe(true);
+  }, 180_000);
+});
+
 describe('leaderboard-rls-fix.sql', () => {
   it('turns an empty leaderboard into a full one on a database without the stats read policies', async () => {
     const client = await openCompleteInstall();
