@@ -22,6 +22,7 @@
 --   20261123100200_community_invite_use_limit.sql
 --   20261123100300_community_overview_set_based.sql
 --   20261123110000_security_community_membership_helpers.sql
+--   20261123110100_security_storage_bucket_limits.sql
 
 begin;
 
@@ -2912,5 +2913,30 @@ revoke execute on function public._is_group_member(uuid, uuid), public._has_grou
 grant execute on function public._is_group_member(uuid, uuid), public._has_group_role(uuid, uuid, text[])
   to authenticated, service_role;
 -- <<< 20261123110000_security_community_membership_helpers.sql
+
+-- >>> 20261123110100_security_storage_bucket_limits.sql
+-- Storage bucket limits: allowed MIME types and a size limit on each of the four buckets, so the
+-- storage API refuses anything else at upload, here and on a hosted project alike.
+-- Spec: "Storage buckets".
+--
+-- Why: avatars and group icons are public and served from the app's own origin. Without a type
+-- list a student could upload text/html, SVG or XHTML there and have it served inline, where its
+-- script runs with the app's origin. Raster images cannot carry script, so the two public buckets
+-- take only those. Study material stays open to any type (it is private and downloaded, not
+-- rendered); backups are JSON snapshots. 2 MiB is ample for an avatar or icon; 50 MiB matches the
+-- largest upload the storage API accepts at all.
+-- Idempotent (an upsert of the four rows): part of community-patch-v6.sql, so a live project that
+-- applies the patch gets the limits even if its buckets were created by hand.
+
+insert into storage.buckets (id, name, public, allowed_mime_types, file_size_limit)
+values ('avatars', 'avatars', true, array['image/png', 'image/jpeg', 'image/webp', 'image/gif'], 2097152),
+       ('group-icons', 'group-icons', true, array['image/png', 'image/jpeg', 'image/webp', 'image/gif'], 2097152),
+       ('study-material', 'study-material', false, null, 52428800),
+       ('backups', 'backups', false, array['application/json'], 52428800)
+on conflict (id) do update
+  set public = excluded.public,
+      allowed_mime_types = excluded.allowed_mime_types,
+      file_size_limit = excluded.file_size_limit;
+-- <<< 20261123110100_security_storage_bucket_limits.sql
 
 commit;

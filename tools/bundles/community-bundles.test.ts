@@ -113,6 +113,23 @@ describe('community-patch-v6.sql on a project that has the old membership helper
   }, 180_000);
 });
 
+describe('community-patch-v6.sql on a project whose buckets have no limits', () => {
+  it('sets the allowed types and size limits of the four buckets', async () => {
+    const client = await openCompleteInstall();
+    await client.query('update storage.buckets set allowed_mime_types = null, file_size_limit = null');
+    await client.query(`delete from storage.buckets where id = 'group-icons'`);
+    await client.query(bundle('community-patch-v6.sql'));
+    const { rows } = await client.query('select id, public, allowed_mime_types, file_size_limit from storage.buckets order by id');
+    const images = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+    expect(rows).toEqual([
+      { id: 'avatars', public: true, allowed_mime_types: images, file_size_limit: '2097152' },
+      { id: 'backups', public: false, allowed_mime_types: ['application/json'], file_size_limit: '52428800' },
+      { id: 'group-icons', public: true, allowed_mime_types: images, file_size_limit: '2097152' },
+      { id: 'study-material', public: false, allowed_mime_types: null, file_size_limit: '52428800' },
+    ]);
+  }, 180_000);
+});
+
 describe('leaderboard-rls-fix.sql', () => {
   it('turns an empty leaderboard into a full one on a database without the stats read policies', async () => {
     const client = await openCompleteInstall();
