@@ -52,9 +52,10 @@ function firstLine(text: string): string {
 }
 
 function describeResult(result: MutantResult): string {
+  const cost = `${result.filesRun} file${result.filesRun === 1 ? '' : 's'}, ${seconds(result.milliseconds)}`;
   return result.killed
-    ? `killed   ${result.mutant.label}\n           by ${result.killedBy?.file}: ${firstLine(result.killedBy?.problem ?? '')}`
-    : `SURVIVED ${result.mutant.label} (all ${result.filesRun} files pass)`;
+    ? `killed   ${result.mutant.label} (${cost})\n           by ${result.killedBy?.file}: ${firstLine(result.killedBy?.problem ?? '')}`
+    : `SURVIVED ${result.mutant.label} (all ${cost}, every file passes)`;
 }
 
 async function main(): Promise<number> {
