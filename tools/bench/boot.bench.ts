@@ -9,7 +9,7 @@
 // Each figure is the median over --runs runs (min-max beside it). With --variants a,b the variants
 // run interleaved run by run, so machine drift hits each alike, and the table ends with ratios.
 // Run: node --import tsx tools/bench/boot.bench.ts [--runs 3] [--rounds 10] [--requests 1000]
-//        [--idle-s 10] [--variants npm-start,tsx,compiled]
+//        [--idle-s 10] [--variants npm-start,compiled,tsx]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -37,8 +37,10 @@ const CONCURRENCY = 4;
 /** How each variant starts the server; `npm-start` is whatever `npm start` runs on this checkout. */
 const VARIANTS: Record<string, string[]> = {
   'npm-start': ['npm', 'start', '--silent'],
+  // What `npm start` runs without npm in front (the compiled server, built first when stale) ...
+  compiled: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
+  // ... and the TypeScript sources through the tsx loader, as `npm start` ran before it.
   tsx: [process.execPath, '--import', 'tsx', 'gateway/src/main.ts'],
-  compiled: [process.execPath, '.build/server/gateway/src/main.js'],
 };
 const variantNames = flags.variants.split(',').map((name) => name.trim());
 for (const name of variantNames) if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
@@ -73,6 +75,22 @@ async function serverRssMb(rootPid: number): Promise<number> {
     best = Math.max(best, kb);
   }
   return best / 1024;
+}
+
+/** CPU seconds (user + system) spent so far by the spawned tree: live processes and reaped children. */
+async function treeCpuSeconds(rootPid: number): Promise<number> {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const pending = [rootPid];
+  let ticks = 0;
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    pending.push(...(await childrenOf(pid)));
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // Fields after the parenthesised command: utime, stime, cutime, cstime are 14-17 of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  }
+  return ticks / ticksPerSecond;
 }
 
 interface Server {
@@ -222,6 +240,9 @@ async function mixedRound(baseUrl: string, session: { token: string }): Promise<
 interface RunFigures {
   coldMs: number;
   warmMs: number;
+  /** CPU seconds the spawned tree used until healthy: steadier than wall time on a shared machine. */
+  coldCpuS: number;
+  warmCpuS: number;
   idleMb: number;
   mixedMb: number;
   roundsMb: number[];
@@ -241,7 +262,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
       const started = performance.now();
       const server = startServer(variant, env);
       await untilHealthy(server);
-      return { server, ms: performance.now() - started };
+      return { server, ms: performance.now() - started, cpuS: await treeCpuSeconds(server.child.pid!) };
     };
 
     const cold = await timedBoot();
@@ -260,7 +281,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
         await mixedRound(server.baseUrl, session);
         roundsMb.push(await serverRssMb(server.child.pid!));
       }
-      return { coldMs: cold.ms, warmMs: warm.ms, idleMb, mixedMb, roundsMb };
+      return { coldMs: cold.ms, warmMs: warm.ms, coldCpuS: cold.cpuS, warmCpuS: warm.cpuS, idleMb, mixedMb, roundsMb };
     } finally {
       await server.stop();
     }
@@ -281,7 +302,7 @@ const spread = (values: number[], digits: number) =>
 const cell = (values: number[], digits: number) => `${median(values).toFixed(digits)}${spread(values, digits)}`;
 
 function printTable(results: Map<string, RunFigures[]>): void {
-  const rows: string[][] = [['variant', 'cold ms', 'warm ms', 'idle RSS MB', 'RSS after 1k MB', `leak: RSS after each of ${ROUNDS} rounds (median MB)`, `growth r2->r${ROUNDS} MB`]];
+  const rows: string[][] = [['variant', 'cold ms', 'warm ms', 'cold CPU s', 'warm CPU s', 'idle RSS MB', 'RSS after 1k MB', `leak: RSS after each of ${ROUNDS} rounds (median MB)`, `growth r2->r${ROUNDS} MB`]];
   for (const [variant, runs] of results) {
     const perRound = Array.from({ length: ROUNDS }, (_, round) => median(runs.map((run) => run.roundsMb[round]!)));
     const growth = runs.map((run) => run.roundsMb[run.roundsMb.length - 1]! - run.roundsMb[Math.min(1, run.roundsMb.length - 1)]!);
@@ -289,6 +310,8 @@ function printTable(results: Map<string, RunFigures[]>): void {
       variant,
       cell(runs.map((run) => run.coldMs), 0),
       cell(runs.map((run) => run.warmMs), 0),
+      cell(runs.map((run) => run.coldCpuS), 2),
+      cell(runs.map((run) => run.warmCpuS), 2),
       cell(runs.map((run) => run.idleMb), 0),
       cell(runs.map((run) => run.mixedMb), 0),
       perRound.map((mb) => mb.toFixed(0)).join(' '),
@@ -306,7 +329,7 @@ function printTable(results: Map<string, RunFigures[]>): void {
     const base = first![1];
     const ratio = (pick: (run: RunFigures) => number) => (median(runs.map(pick)) / median(base.map(pick))).toFixed(2);
     console.log(
-      `${variant}/${first![0]}: cold ${ratio((run) => run.coldMs)}, warm ${ratio((run) => run.warmMs)}, idle RSS ${ratio((run) => run.idleMb)}, RSS after 1k ${ratio((run) => run.mixedMb)}`,
+      `${variant}/${first![0]}: cold ${ratio((run) => run.coldMs)}, warm ${ratio((run) => run.warmMs)}, warm CPU ${ratio((run) => run.warmCpuS)}, idle RSS ${ratio((run) => run.idleMb)}, RSS after 1k ${ratio((run) => run.mixedMb)}`,
     );
   }
 }
@@ -319,7 +342,7 @@ async function main(): Promise<void> {
       const figures = await oneRun(variant);
       results.get(variant)!.push(figures);
       console.log(
-        `run ${run + 1} ${variant}: cold ${figures.coldMs.toFixed(0)} ms, warm ${figures.warmMs.toFixed(0)} ms, idle ${figures.idleMb.toFixed(0)} MB, after 1k ${figures.mixedMb.toFixed(0)} MB, rounds ${figures.roundsMb.map((mb) => mb.toFixed(0)).join(' ')}`,
+        `run ${run + 1} ${variant}: cold ${figures.coldMs.toFixed(0)} ms (CPU ${figures.coldCpuS.toFixed(2)} s), warm ${figures.warmMs.toFixed(0)} ms (CPU ${figures.warmCpuS.toFixed(2)} s), idle ${figures.idleMb.toFixed(0)} MB, after 1k ${figures.mixedMb.toFixed(0)} MB, rounds ${figures.roundsMb.map((mb) => mb.toFixed(0)).join(' ')}`,
       );
     }
   }
