@@ -17,8 +17,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const buildRoot = path.join(repoDir, '.build', 'server');
+const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The programs in the build, by the name the launcher is given. */
 export const ENTRY_POINTS = {
@@ -26,11 +25,24 @@ export const ENTRY_POINTS = {
   'localbase-main': 'tools/localbase/main.ts',
 };
 
-/** Files that change the output without being inputs of the bundle. */
-const BUILD_SETTINGS = ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json'];
-
 /** Builds kept besides the current one, so a server that just started can still load its lazy chunk. */
 const KEEP_OLD_BUILDS = 2;
+
+/**
+ * @typedef {object} BuildLayout
+ * @property {string} repoDir        the checkout the sources are read from
+ * @property {string} buildRoot      where build folders and CURRENT live
+ * @property {Record<string, string>} entryPoints  output name -> source, relative to repoDir
+ * @property {string[]} settingsFiles  files that change the output without being inputs of the bundle
+ */
+
+/** @type {BuildLayout} */
+export const serverLayout = {
+  repoDir,
+  buildRoot: path.join(repoDir, '.build', 'server'),
+  entryPoints: ENTRY_POINTS,
+  settingsFiles: ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json'],
+};
 
 /** @param {string} file */
 async function mtimeMs(file) {
@@ -40,64 +52,81 @@ async function mtimeMs(file) {
   );
 }
 
-/** The folder of the build in use, or undefined when there is none. */
-export async function currentBuildDir() {
-  const id = (await readFile(path.join(buildRoot, 'CURRENT'), 'utf8').catch(() => '')).trim();
+/**
+ * The folder of the build in use, or undefined when there is none.
+ * @param {BuildLayout} layout
+ */
+export async function currentBuildDir(layout = serverLayout) {
+  const id = (await readFile(path.join(layout.buildRoot, 'CURRENT'), 'utf8').catch(() => '')).trim();
   if (!/^[\w-]+$/.test(id)) return undefined;
-  const dir = path.join(buildRoot, id);
+  const dir = path.join(layout.buildRoot, id);
   return (await mtimeMs(path.join(dir, 'meta.json'))) === Number.POSITIVE_INFINITY ? undefined : dir;
 }
 
 /**
  * Why the current build cannot be used (missing, or the first newer source), or undefined when it
- * is fresh. Only the files esbuild read (its metafile) and the build settings are compared, so
+ * is fresh. Only the files esbuild read (its metafile) and the settings files are compared, so
  * editing a test or a doc never rebuilds; a new source file matters only once an input imports it,
  * and then that input is newer.
+ * @param {BuildLayout} layout
  */
-export async function staleReason() {
-  const dir = await currentBuildDir();
+export async function staleReason(layout = serverLayout) {
+  const dir = await currentBuildDir(layout);
   if (!dir) return 'no build yet';
   /** @type {{ startedAt: number, inputs: Record<string, unknown> }} */
   const meta = JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8'));
-  const sources = [...Object.keys(meta.inputs), ...BUILD_SETTINGS];
-  const times = await Promise.all(sources.map((file) => mtimeMs(path.join(repoDir, file))));
+  const sources = [...Object.keys(meta.inputs), ...layout.settingsFiles];
+  const times = await Promise.all(sources.map((file) => mtimeMs(path.join(layout.repoDir, file))));
   // Against the time the build started: a source saved while esbuild ran counts as newer.
   const newer = sources.find((_, index) => (times[index] ?? Number.POSITIVE_INFINITY) > meta.startedAt);
   return newer ? `${newer} changed` : undefined;
 }
 
-/** Bundles every entry point into a new build folder and makes it current; returns its folder. */
-export async function buildServer() {
+/**
+ * Bundles every entry point into a new build folder and makes it current; returns its folder.
+ * @param {BuildLayout} layout
+ */
+export async function buildServer(layout = serverLayout) {
   const esbuild = await import('esbuild');
   const startedAt = Date.now();
-  const id = `${Date.now().toString(36)}-${process.pid}`;
-  const dir = path.join(buildRoot, id);
+  const id = `${startedAt.toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
+  const dir = path.join(layout.buildRoot, id);
   await mkdir(dir, { recursive: true });
-  const result = await esbuild.build({
-    absWorkingDir: repoDir,
-    entryPoints: ENTRY_POINTS,
-    outdir: dir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    packages: 'external',
-    sourcemap: 'linked',
-    metafile: true,
-    logLevel: 'warning',
-  });
+  /** @type {import('esbuild').BuildResult<{ metafile: true }>} */
+  let result;
+  try {
+    result = await esbuild.build({
+      absWorkingDir: layout.repoDir,
+      entryPoints: layout.entryPoints,
+      outdir: dir,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20.19',
+      packages: 'external',
+      sourcemap: 'linked',
+      metafile: true,
+      logLevel: 'silent',
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   // meta.json is written last: its presence marks a whole build.
   await writeFile(path.join(dir, 'meta.json'), JSON.stringify({ startedAt, inputs: result.metafile.inputs }));
-  const pointer = path.join(buildRoot, `CURRENT.${id}`);
+  const pointer = path.join(layout.buildRoot, `CURRENT.${id}`);
   await writeFile(pointer, `${id}\n`);
-  await rename(pointer, path.join(buildRoot, 'CURRENT'));
-  await removeOldBuilds(id);
+  await rename(pointer, path.join(layout.buildRoot, 'CURRENT'));
+  await removeOldBuilds(layout.buildRoot, id);
   return dir;
 }
 
-/** @param {string} currentId */
-async function removeOldBuilds(currentId) {
+/**
+ * @param {string} buildRoot
+ * @param {string} currentId
+ */
+async function removeOldBuilds(buildRoot, currentId) {
   const entries = await readdir(buildRoot, { withFileTypes: true });
   const builds = await Promise.all(
     entries
@@ -111,13 +140,14 @@ async function removeOldBuilds(currentId) {
 /**
  * The build folder to run from, building first when missing or stale.
  * @param {(line: string) => void} log
+ * @param {BuildLayout} layout
  */
-export async function ensureServerBuild(log) {
-  const reason = await staleReason();
-  if (!reason) return /** @type {string} */ (await currentBuildDir());
+export async function ensureServerBuild(log, layout = serverLayout) {
+  const reason = await staleReason(layout);
+  if (!reason) return /** @type {string} */ (await currentBuildDir(layout));
   const started = performance.now();
-  const dir = await buildServer();
-  log(`studyhall: compiled the server into ${path.relative(repoDir, dir)} in ${Math.round(performance.now() - started)} ms (${reason})`);
+  const dir = await buildServer(layout);
+  log(`studyhall: compiled the server into ${path.relative(layout.repoDir, dir)} in ${Math.round(performance.now() - started)} ms (${reason})`);
   return dir;
 }
 
