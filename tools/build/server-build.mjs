@@ -1,7 +1,7 @@
 // @ts-check
 // The compiled server: `npm start` and `npm run backend` run JavaScript bundled by esbuild from the
 // TypeScript sources, instead of transpiling every module on each boot with tsx (which cost about
-// 70 MB of resident memory and a few hundred ms of CPU per boot; see tools/bench/README-boot.md).
+// 40 MB of resident memory and 1.4 times the CPU of a warm boot; see tools/bench/README-boot.md).
 //
 // Plain JavaScript on purpose: it must run before anything is compiled, on Node 20 without a loader.
 //
