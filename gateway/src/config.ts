@@ -1,60 +1,31 @@
-// Every setting of the gateway, read from the environment once at boot and validated with zod.
-// A bad value stops the server with one line per problem (see formatConfigProblems and main.ts).
-import os from 'node:os';
-import path from 'node:path';
-import { z } from 'zod';
-import { defaultDataDir } from '../../tools/db/paths.ts';
+// Every setting of the gateway, read from the environment once at boot and validated (the rules of
+// each variable live in tools/config/env.ts). A bad value stops the server with one line per problem.
+import { defaultLogDir, readEnv, type LogLevel } from '../../tools/config/env.ts';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''], { message: 'must be true or false' })
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-const port = z.coerce
-  .number({ message: 'must be a port number' })
-  .int({ message: 'must be a whole number' })
-  .min(0, { message: 'must be between 0 and 65535' })
-  .max(65535, { message: 'must be between 0 and 65535' });
-
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
-
-const httpUrl = z
-  .url({ message: 'must be an http(s) URL', protocol: /^https?$/ })
-  .transform((value) => value.replace(/\/+$/, ''));
-
-const emailList = z
-  .string()
-  .optional()
-  .transform((value) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean))
-  .pipe(z.array(z.email({ message: 'must be a comma-separated list of e-mail addresses' })));
-
-const envSchema = z
-  .object({
-    PORT: port.default(3000),
-    HOST: z.string().min(1, { message: 'must not be empty' }).default('0.0.0.0'),
-    DATA_DIR: optionalText,
-    DATABASE_URL: optionalText,
-    LOCALBASE_PORT: port.default(54321),
-    BACKEND_URL: optionalText.pipe(httpUrl.optional()),
-    BACKEND_ANON_KEY: optionalText,
-    BACKEND_SERVICE_ROLE_KEY: optionalText,
-    LOG_DIR: optionalText,
-    ENABLE_ADMIN_MODE: booleanFlag.default(false),
-    ADMIN_SECRET: optionalText.pipe(
-      z.string().min(16, { message: 'must be at least 16 characters (it signs the admin cookie)' }).optional(),
-    ),
-    ADMIN_EMAIL: emailList,
-    ADMIN_EMAILS: emailList,
-    OPENAI_API_KEY: optionalText,
-    GEMINI_API_KEY: optionalText,
-    UPDATE_REMOTE: z.string().min(1).default('origin'),
-    UPDATE_BRANCH: optionalText,
-    UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
-    UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
-    UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
-  });
+/** The variables `npm start` reads (their rules live in tools/config/env.ts). */
+const GATEWAY_ENV = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOCALBASE_PORT',
+  'BACKEND_URL',
+  'BACKEND_ANON_KEY',
+  'BACKEND_SERVICE_ROLE_KEY',
+  'LOG_DIR',
+  'LOG_LEVEL',
+  'ENABLE_ADMIN_MODE',
+  'ADMIN_SECRET',
+  'ADMIN_EMAIL',
+  'ADMIN_EMAILS',
+  'OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'UPDATE_REMOTE',
+  'UPDATE_BRANCH',
+  'UPDATE_INSTALL_COMMAND',
+  'UPDATE_BUILD_COMMAND',
+  'UPDATE_RESTART',
+] as const;
 
 export interface UpdateSettings {
   remote: string;
@@ -76,17 +47,14 @@ export interface GatewayConfig {
   /** Set when fronting a hosted backend; unset means localbase runs in this process. */
   backend: { url: string; anonKey: string; serviceRoleKey: string | undefined } | undefined;
   logDir: string;
+  /** The level of LOG_DIR/server.log; the terminal shows warnings and errors unless this is debug or trace. */
+  logLevel: LogLevel;
   admin: { enabled: boolean; secret: string | undefined; emails: string[] };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
-
-function defaultLogDir(env: NodeJS.ProcessEnv): string {
-  const stateHome = env.XDG_STATE_HOME && env.XDG_STATE_HOME.trim() !== '' ? env.XDG_STATE_HOME : path.join(env.HOME ?? os.homedir(), '.local', 'state');
-  return path.join(stateHome, 'studyhall', 'logs');
-}
 
 /** Rules between settings, checked on the raw values so they are reported beside any bad value. */
 function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
@@ -100,25 +68,23 @@ function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
-  const parsed = envSchema.safeParse(env);
-  const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`)),
-    ...crossSettingProblems(env),
-  ];
-  if (!parsed.success || problems.length > 0) return { ok: false, problems };
-  const value = parsed.data;
+  const parsed = readEnv(env, GATEWAY_ENV);
+  const problems = [...(parsed.ok ? [] : parsed.problems), ...crossSettingProblems(env)];
+  if (!parsed.ok || problems.length > 0) return { ok: false, problems };
+  const value = parsed.value;
   return {
     ok: true,
     config: {
       port: value.PORT,
       host: value.HOST,
-      dataDir: value.DATA_DIR ? path.resolve(value.DATA_DIR) : defaultDataDir({}),
+      dataDir: value.DATA_DIR,
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,
       backend: value.BACKEND_URL
         ? { url: value.BACKEND_URL, anonKey: value.BACKEND_ANON_KEY ?? '', serviceRoleKey: value.BACKEND_SERVICE_ROLE_KEY }
         : undefined,
-      logDir: path.resolve(value.LOG_DIR ?? defaultLogDir(env)),
+      logDir: value.LOG_DIR ?? defaultLogDir(env),
+      logLevel: value.LOG_LEVEL,
       admin: {
         enabled: value.ENABLE_ADMIN_MODE,
         secret: value.ADMIN_SECRET,

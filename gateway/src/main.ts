@@ -1,9 +1,13 @@
 // `npm start`: localbase on 127.0.0.1:LOCALBASE_PORT (unless BACKEND_URL names a hosted backend),
-// then the gateway on HOST:PORT in front of it, in one process. Prints both URLs.
+// then the gateway on HOST:PORT in front of it, in one process. Prints the status block (see
+// status-block.ts); after it the terminal shows only warnings and errors, and the full JSON log
+// goes to LOG_DIR/server.log (logging/server-log.ts).
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
+import { openServerLog } from './logging/server-log.ts';
+import { statusBlock } from './logging/status-block.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
 
@@ -18,6 +22,14 @@ const config = loaded.config;
 
 await ensureWebDist(repoRoot, log);
 
+let serverLog: Awaited<ReturnType<typeof openServerLog>>;
+try {
+  serverLog = await openServerLog({ logDir: config.logDir, level: config.logLevel });
+} catch (error) {
+  console.error(`studyhall: cannot open the log in ${config.logDir}: ${(error as Error).message}`);
+  process.exit(1);
+}
+
 let localbase: RunningLocalbase | undefined;
 let backend: BackendTarget;
 if (config.backend) {
@@ -29,27 +41,27 @@ if (config.backend) {
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       host: '127.0.0.1',
       port: config.localbasePort,
+      logger: serverLog.loggerOptions('localbase'),
     });
   } catch (error) {
     console.error(`studyhall: cannot start localbase on 127.0.0.1:${config.localbasePort} with ${config.dataDir}: ${(error as Error).message}`);
+    await serverLog.close();
     process.exit(1);
   }
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app } = await buildGateway({ config, backend, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+const { app } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
   console.error(`studyhall: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   await localbase?.close();
+  await serverLog.close();
   process.exit(1);
 }
 
-const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-log(`studyhall: app     http://${shownHost}:${config.port} (listening on ${config.host})`);
-log(`studyhall: backend ${backend.url}${localbase ? ' (localbase, loopback only)' : ''}`);
-log(`studyhall: logs    ${config.logDir}`);
+log(statusBlock({ config, backendUrl: backend.url, embedded: localbase !== undefined, logFile: serverLog.file, terminalLevel: serverLog.terminalLevel }));
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals): Promise<void> {
@@ -59,6 +71,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   try {
     await app.close();
     await localbase?.close();
+    await serverLog.close();
     process.exit(0);
   } catch (error) {
     console.error(`studyhall: shutdown failed: ${(error as Error).message}`);

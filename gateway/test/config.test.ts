@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../tools/db/paths.ts';
 import { loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {
@@ -61,5 +63,35 @@ describe('loadConfig', () => {
     expect(withoutKey.ok ? [] : withoutKey.problems).toEqual(['BACKEND_ANON_KEY: is required when BACKEND_URL is set']);
     const withoutUrl = loadConfig({ BACKEND_ANON_KEY: 'anon' });
     expect(withoutUrl.ok ? [] : withoutUrl.problems).toEqual(['BACKEND_URL: is required when backend keys are set']);
+  });
+});
+
+describe('loadConfig: the shared environment rules', () => {
+  it('reads LOG_LEVEL as one of pino levels, info by default, and refuses any other word', () => {
+    const byDefault = loadConfig({ HOME: '/home/student' });
+    expect(byDefault.ok && byDefault.config.logLevel).toBe('info');
+    const debug = loadConfig({ LOG_LEVEL: 'debug' });
+    expect(debug.ok && debug.config.logLevel).toBe('debug');
+    const verbose = loadConfig({ LOG_LEVEL: 'verbose' });
+    expect(verbose.ok ? [] : verbose.problems).toEqual(['LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent']);
+  });
+
+  it('takes an empty variable as unset and resolves relative folders', () => {
+    const result = loadConfig({ PORT: '', HOST: '', LOCALBASE_PORT: ' ', DATA_DIR: '', DATABASE_URL: '', LOG_DIR: 'logs', LOG_LEVEL: '' });
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.config).toMatchObject({ port: 3000, host: '0.0.0.0', localbasePort: 54321, databaseUrl: undefined, logLevel: 'info' });
+    expect(result.config.dataDir).toBe(path.join(repoRoot, '.data'));
+    expect(result.config.logDir).toBe(path.resolve('logs'));
+    const relative = loadConfig({ DATA_DIR: 'somewhere/data' });
+    expect(relative.ok && relative.config.dataDir).toBe(path.resolve('somewhere/data'));
+  });
+
+  it('accepts only a Postgres URL as DATABASE_URL, socket form included', () => {
+    const socket = loadConfig({ DATABASE_URL: 'postgres:///studyhall?host=/var/run/postgresql' });
+    expect(socket.ok && socket.config.databaseUrl).toBe('postgres:///studyhall?host=/var/run/postgresql');
+    for (const bad of ['studyhall', 'http://db.example.com/studyhall', 'mysql://localhost/studyhall']) {
+      const result = loadConfig({ DATABASE_URL: bad });
+      expect(result.ok ? [] : result.problems).toEqual(['DATABASE_URL: must be a postgres:// or postgresql:// URL']);
+    }
   });
 });

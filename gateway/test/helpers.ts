@@ -47,6 +47,7 @@ export function testConfig(logDir: string, overrides: Partial<GatewayConfig> = {
     localbasePort: 0,
     backend: undefined,
     logDir,
+    logLevel: 'info',
     admin: { enabled: false, secret: undefined, emails: [] },
     ai: { openai: false, gemini: false },
     update: { remote: 'origin', branch: undefined, installCommand: '', buildCommand: '', restart: 'none' },

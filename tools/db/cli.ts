@@ -4,17 +4,12 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { z } from 'zod';
+import { readEnv } from '../config/env.ts';
 import { closeOnSignals, openDatabase } from './database.ts';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock.ts';
-import { defaultDataDir } from './paths.ts';
 
-// An empty variable counts as unset, as in a shell's `DATABASE_URL= npm run db:migrate`.
-const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
-const Env = z.object({
-  DATA_DIR: z.preprocess(unsetWhenEmpty, z.string().optional()),
-  DATABASE_URL: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
-});
+/** The variables `npm run db:*` reads (their rules live in tools/config/env.ts). */
+const DB_ENV = ['DATA_DIR', 'DATABASE_URL'] as const;
 
 /** Everything our platform stand-in and migrations create on a dedicated Postgres. */
 const STUDYHALL_SCHEMAS = ['public', 'private', 'auth', 'storage', 'extensions', 'studyhall_meta', 'tests'];
@@ -61,14 +56,13 @@ async function resetPostgres(databaseUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const env = Env.safeParse(process.env);
-  if (!env.success) {
-    for (const issue of env.error.issues) console.error(`db: ${issue.path.join('.')}: ${issue.message}`);
+  const env = readEnv(process.env, DB_ENV);
+  if (!env.ok) {
+    for (const problem of env.problems) console.error(`db: config: ${problem}`);
     process.exit(2);
   }
   const command = process.argv[2];
-  const dataDir = defaultDataDir();
-  const databaseUrl = env.data.DATABASE_URL;
+  const { DATA_DIR: dataDir, DATABASE_URL: databaseUrl } = env.value;
   if (command === 'reset') {
     if (databaseUrl) {
       if (!process.argv.includes('--yes')) {

@@ -1,7 +1,7 @@
 // The embedded database as an operator meets it: one process per DATA_DIR, clean shutdown on a
 // signal, migrate as a no-op when up to date, and reset from scratch.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,10 +9,10 @@ import { DataDirLockedError, lockPathFor } from './data-dir-lock.ts';
 import { openDatabase } from './database.ts';
 import { repoRoot } from './paths.ts';
 
-function runTs(script: string, args: string[], dataDir: string): ChildProcess {
+function runTs(script: string, args: string[], dataDir: string, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: repoRoot,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -73,6 +73,26 @@ describe('the embedded database in DATA_DIR', () => {
     const run = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir));
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/is up to date/);
+  }, 120_000);
+
+  it('refuses a DATABASE_URL that is not a Postgres URL before touching anything, one line per problem', async () => {
+    const run = await finished(runTs('tools/db/cli.ts', ['migrate'], dataDir, { DATABASE_URL: 'mysql://localhost/studyhall' }));
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual(['db: config: DATABASE_URL: must be a postgres:// or postgresql:// URL']);
+  }, 60_000);
+
+  it('starts PGlite with a 32 MB buffer pool given at start, writing no setting into DATA_DIR', async () => {
+    const database = await openDatabase({ dataDir });
+    try {
+      const { rows } = await database.pool.query<{ shared_buffers: string; source: string }>(
+        `select current_setting('shared_buffers') as shared_buffers, source from pg_settings where name = 'shared_buffers'`,
+      );
+      expect(rows[0]).toEqual({ shared_buffers: '32MB', source: 'command line' });
+      const autoConf = await readFile(path.join(dataDir, 'pgdata', 'postgresql.auto.conf'), 'utf8').catch(() => '');
+      expect(autoConf).not.toMatch(/shared_buffers/);
+    } finally {
+      await database.close();
+    }
   }, 120_000);
 
   it('keeps the migrations\' revokes on a later boot, when the platform stand-in is applied again', async () => {

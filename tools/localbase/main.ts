@@ -1,19 +1,13 @@
 // `npm run backend`: localbase alone, like `supabase start`. Prints the status block, writes the
 // same as DATA_DIR/status.json (0600) and closes the database cleanly on SIGINT/SIGTERM.
 import path from 'node:path';
-import { z } from 'zod';
+import { readEnv } from '../config/env.ts';
 import { closeOnSignals } from '../db/database.ts';
-import { defaultDataDir } from '../db/paths.ts';
 import { writePrivateFile } from './src/keys.ts';
-import { DEFAULT_PORT, startLocalbase, type Localbase } from './server.ts';
+import { startLocalbase, type Localbase } from './server.ts';
 
-// An empty variable (`DATABASE_URL= npm run backend`) means unset, as shells and .env files intend.
-const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
-const environment = z.object({
-  DATA_DIR: z.preprocess(unsetWhenEmpty, z.string().optional()),
-  LOCALBASE_PORT: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORT)),
-  DATABASE_URL: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
-});
+/** The variables `npm run backend` reads (their rules live in tools/config/env.ts). */
+const BACKEND_ENV = ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT'] as const;
 
 export function statusOf(localbase: Localbase) {
   return {
@@ -42,12 +36,16 @@ export function statusBlock(status: ReturnType<typeof statusOf>): string {
 }
 
 async function main(): Promise<void> {
-  const env = environment.parse(process.env);
-  const dataDir = env.DATA_DIR ? path.resolve(env.DATA_DIR) : defaultDataDir();
+  const env = readEnv(process.env, BACKEND_ENV);
+  if (!env.ok) {
+    for (const problem of env.problems) console.error(`localbase: config: ${problem}`);
+    process.exit(1);
+  }
+  const { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOCALBASE_PORT: port } = env.value;
   const localbase = await startLocalbase({
     dataDir,
-    databaseUrl: env.DATABASE_URL,
-    port: env.LOCALBASE_PORT,
+    databaseUrl,
+    port,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

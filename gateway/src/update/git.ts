@@ -41,7 +41,9 @@ export async function currentBranch(repoDir: string): Promise<string> {
 
 /** `git status --porcelain` paths: modified, staged, and untracked files alike. */
 export async function dirtyFiles(repoDir: string): Promise<string[]> {
-  const output = await git(repoDir, ['status', '--porcelain', '--untracked-files=all']);
+  // --no-optional-locks: a plain status refreshes the index under .git/index.lock, and
+  // /api/update-status is polled while the updater runs `git stash`, which then fails on that lock.
+  const output = await git(repoDir, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all']);
   return output
     .split('\n')
     .filter((line) => line.length > 3)

@@ -3,13 +3,15 @@
 import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../../tools/db/paths.ts';
 import type { UpdatePlan } from './run-update.ts';
 import type { UpdateFiles } from './update-state.ts';
 
-const runnerCli = fileURLToPath(new URL('./run-update-cli.ts', import.meta.url));
+// The updater runs from its TypeScript source with tsx, also when this gateway runs compiled
+// (.build/server), so it is located from the checkout rather than from this module's own URL.
 // tsx is resolved from the studyhall checkout that runs this gateway, not from the repo it updates.
-const toolRoot = path.resolve(path.dirname(runnerCli), '..', '..', '..');
+const toolRoot = repoRoot;
+const runnerCli = path.join(toolRoot, 'gateway', 'src', 'update', 'run-update-cli.ts');
 
 /** Returns the runner's pid. The caller must hold the lock; afterwards the lock names the runner. */
 export async function launchDetachedUpdate(plan: UpdatePlan, files: UpdateFiles): Promise<number> {

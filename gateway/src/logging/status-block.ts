@@ -1,0 +1,50 @@
+// The lines `npm start` prints once it listens: where the app is, the address a phone on the same
+// network can open (the companion runs there), the backend, and where the log is.
+import os from 'node:os';
+import path from 'node:path';
+import type { LogLevel } from '../../../tools/config/env.ts';
+import type { GatewayConfig } from '../config.ts';
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+
+/** The first IPv4 address of this machine that is not loopback, as os.networkInterfaces() lists them. */
+export function lanAddress(interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string | undefined {
+  for (const addresses of Object.values(interfaces)) {
+    const found = addresses?.find((address) => address.family === 'IPv4' && !address.internal);
+    if (found) return found.address;
+  }
+  return undefined;
+}
+
+export interface StatusFacts {
+  config: Pick<GatewayConfig, 'host' | 'port' | 'logDir'>;
+  backendUrl: string;
+  /** localbase runs in this process (no BACKEND_URL). */
+  embedded: boolean;
+  logFile: string;
+  terminalLevel: LogLevel;
+  /** For tests; the machine's own by default. */
+  lan?: string | undefined;
+}
+
+export function statusBlock(facts: StatusFacts): string {
+  const { host, port } = facts.config;
+  const listensEverywhere = WILDCARD_HOSTS.has(host);
+  const shownHost = listensEverywhere ? '127.0.0.1' : host;
+  const lan = 'lan' in facts ? facts.lan : lanAddress();
+  const terminalNote =
+    facts.terminalLevel === 'warn'
+      ? 'here: warnings and errors, LOG_LEVEL=debug adds every request'
+      : facts.terminalLevel === 'silent'
+        ? 'LOG_LEVEL=silent: nothing is logged'
+        : `here: ${facts.terminalLevel} and above`;
+  const lines = [
+    `studyhall: app     http://${shownHost}:${port} (listening on ${host})`,
+    ...(listensEverywhere
+      ? [lan ? `studyhall: phone   http://${lan}:${port} (this machine on the local network)` : 'studyhall: phone   no network address found: connect this machine to a network to use the phone remote']
+      : []),
+    `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
+    `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,
+  ];
+  return lines.join('\n');
+}
