@@ -60,7 +60,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate });
   await app.register(errorsSink, { logDir: config.logDir });
-  await app.register(pipRoutes, { relay });
+  await app.register(pipRoutes, { relay, pairing: config.pipPairing });
   await app.register(authRoutes, { backend, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });

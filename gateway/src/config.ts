@@ -54,6 +54,10 @@ const envSchema = z
     UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
     UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
     UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
+    PIP_PAIRING: z
+      .enum(['on', 'off', 'true', 'false', '1', '0', ''], { message: 'must be on or off' })
+      .default('off')
+      .transform((value) => value === 'on' || value === 'true' || value === '1'),
   });
 
 export interface UpdateSettings {
@@ -79,6 +83,8 @@ export interface GatewayConfig {
   admin: { enabled: boolean; secret: string | undefined; emails: string[] };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
+  /** PIP_PAIRING=on: phones need the focus page's pairing code, and each page has its own channel. */
+  pipPairing: boolean;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -132,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         buildCommand: value.UPDATE_BUILD_COMMAND.trim(),
         restart: value.UPDATE_RESTART,
       },
+      pipPairing: value.PIP_PAIRING,
     },
   };
 }
