@@ -61,16 +61,22 @@ export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQ
 
   async function request(path: string, method: 'GET' | 'POST', body?: string): Promise<{ response: FetchResponseLike; json: unknown } | Failure> {
     const controller = new AbortController();
+    // Some fetch implementations (a native bridge) may ignore the signal: the race ends the wait anyway.
+    const timedOut = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout'))));
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      const response = await fetch(`${serverUrl}${path}`, {
-        method,
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        signal: controller.signal,
-        cache: 'no-store',
-        ...(body === undefined ? {} : { body }),
-      });
-      return { response, json: await readJson(response) };
+      const exchange = (async () => {
+        const response = await fetch(`${serverUrl}${path}`, {
+          method,
+          headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+          signal: controller.signal,
+          cache: 'no-store',
+          ...(body === undefined ? {} : { body }),
+        });
+        return { response, json: await readJson(response) };
+      })();
+      exchange.catch(() => {});
+      return await Promise.race([exchange, timedOut]);
     } catch {
       return {
         kind: 'unreachable',

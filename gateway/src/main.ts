@@ -6,6 +6,7 @@ import { loadConfig } from './config.ts';
 import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
+import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -17,6 +18,8 @@ if (!loaded.ok) {
 const config = loaded.config;
 
 await ensureWebDist(repoRoot, log);
+// A failed build of the phone remote must not keep the server down: /companion/ then says it is not built.
+await ensureCompanionDist(repoRoot, log).catch((error: unknown) => console.error(`studyhall: cannot build the phone remote: ${(error as Error).message}`));
 
 let localbase: RunningLocalbase | undefined;
 let backend: BackendTarget;
