@@ -15,6 +15,13 @@ async function boot(): Promise<void> {
   const code = pairingCodeFromHash(window.location.hash);
   if (code) history.replaceState(null, '', window.location.pathname + window.location.search);
   await companion.start(code);
+  // A QR link opened while the remote is already open in this tab.
+  window.addEventListener('hashchange', () => {
+    const next = pairingCodeFromHash(window.location.hash);
+    if (!next) return;
+    history.replaceState(null, '', window.location.pathname + window.location.search);
+    void companion.savePairing(next);
+  });
   const root = document.getElementById('app');
   if (root) render(<App companion={companion} />, root);
   if (platform.kind === 'web' && 'serviceWorker' in navigator) {
