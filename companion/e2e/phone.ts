@@ -2,6 +2,7 @@
 // remote carries the web app's Content-Security-Policy (as the hardened gateway sends it), and any
 // violation is recorded, so a test proves the remote runs under it.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { NAME_HELPER } from './simulated-focus-page.ts';
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
 
@@ -30,6 +31,7 @@ export async function openPhone(browser: Browser, url: string, colorScheme: 'lig
     const response = await route.fetch();
     await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': APP_CSP } });
   });
+  await context.addInitScript(NAME_HELPER);
   await context.addInitScript(() => {
     const seen: string[] = [];
     Object.assign(window, { __companionProblems: seen });

@@ -24,6 +24,12 @@ export interface FocusPage {
   waitForCounter(counter: 'correct' | 'incorrect' | 'skipped', value: number, timeoutMs: number): Promise<void>;
 }
 
+/**
+ * tsx (esbuild with keepNames) wraps named functions in __name(...) calls, which then travel into the
+ * browser with page.evaluate; this defines that helper there (as a string, so it is not rewritten).
+ */
+export const NAME_HELPER = 'globalThis.__name = (target) => target;';
+
 interface SimulatedPageSetup {
   subject: string;
   durationMs: number;
@@ -99,6 +105,7 @@ function runSimulatedFocusPage({ subject, durationMs, pairing }: SimulatedPageSe
 
 export async function openSimulatedFocusPage(context: BrowserContext, appUrl: string, options: FocusPageOptions): Promise<FocusPage> {
   const page = await context.newPage();
+  await page.addInitScript(NAME_HELPER);
   // A same-origin document that runs none of the web app's own code.
   await page.goto(`${appUrl}/__app/ping`);
   const { code, completionAtMs } = await page.evaluate(runSimulatedFocusPage, options);
