@@ -180,6 +180,37 @@ describe('the remote with a focus page (pairing off)', () => {
   });
 });
 
+describe("the Android overlay's page", () => {
+  it('watches while no session runs, shows itself when one starts and hides when it ends', async () => {
+    // The calls OverlayService.java receives from the page, recorded by a stand-in bridge.
+    const context = await browser.newContext({ viewport: { width: 208, height: 64 } });
+    await context.addInitScript(() => {
+      const calls: string[] = [];
+      Object.assign(window, {
+        __overlayCalls: calls,
+        StudyhallOverlay: { setVisible: (visible: boolean) => calls.push(`visible ${visible}`), openApp: () => calls.push('openApp'), close: () => calls.push('close') },
+      });
+    });
+    const focus = await openFocusPage(desktop, appUrl, { subject: 'Overlay', durationMs: 10 * 60_000, pairing: false });
+    try {
+      const page = await context.newPage();
+      const calls = () => page.evaluate(() => (window as unknown as { __overlayCalls: string[] }).__overlayCalls);
+      await page.goto(`${appUrl}/companion/overlay.html?server=${encodeURIComponent(appUrl)}&code=`);
+      // The first look is immediate: hidden while watching, then shown for the running session.
+      await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true']);
+      await expect.poll(() => page.locator('.overlay-time').textContent(), { timeout: 3_000 }).toMatch(/^(10:00|09:\d\d)$/);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'android-overlay.png') });
+      await focus.endSession();
+      await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true', 'visible false']);
+      await page.locator('.overlay-face').click();
+      expect((await calls()).at(-1)).toBe('openApp');
+    } finally {
+      await focus.page.close();
+      await context.close();
+    }
+  }, 60_000);
+});
+
 describe('the installable remote', () => {
   it('links its manifest and registers its own service worker, scoped to /companion/', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

@@ -20,6 +20,8 @@ export interface FocusPage {
   completionAtMs: number;
   /** The counters as the page's DOM shows them. */
   counters(): Promise<{ correct: number; incorrect: number; skipped: number; target: string }>;
+  /** Ends the session, as the student pressing stop: the page posts an idle snapshot. */
+  endSession(): Promise<void>;
   /** Resolves when the page's DOM shows `value` for `counter`. */
   waitForCounter(counter: 'correct' | 'incorrect' | 'skipped', value: number, timeoutMs: number): Promise<void>;
 }
@@ -42,7 +44,7 @@ function runSimulatedFocusPage({ subject, durationMs, pairing }: SimulatedPageSe
   const state = {
     phase: 'focus',
     running: true,
-    completionAtMs: Date.now() + durationMs,
+    completionAtMs: Date.now() + durationMs as number | null,
     subject: { id: subject.toLowerCase(), name: subject },
     task: null,
     attempts: { correct: 0, incorrect: 0, skipped: 0 },
@@ -77,7 +79,7 @@ function runSimulatedFocusPage({ subject, durationMs, pairing }: SimulatedPageSe
       fetch('/__pip/state', {
         method: 'POST',
         headers,
-        body: JSON.stringify({ ...state, remainingMs: Math.max(0, state.completionAtMs - Date.now()) }),
+        body: JSON.stringify({ ...state, remainingMs: state.completionAtMs === null ? 0 : Math.max(0, state.completionAtMs - Date.now()) }),
       }).catch(() => undefined);
     const apply = (event: { action: string; target?: number }) => {
       if (event.action === 'undo') {
@@ -99,7 +101,13 @@ function runSimulatedFocusPage({ subject, durationMs, pairing }: SimulatedPageSe
     events.addEventListener('hello', () => void post());
     await new Promise((resolve) => events.addEventListener('hello', resolve, { once: true }));
     await post();
-    return { code, completionAtMs: state.completionAtMs };
+    Object.assign(window, {
+      __endSession: async () => {
+        Object.assign(state, { phase: 'idle', running: false, completionAtMs: null });
+        await post();
+      },
+    });
+    return { code, completionAtMs: state.completionAtMs ?? 0 };
   })();
 }
 
@@ -118,6 +126,7 @@ export async function openSimulatedFocusPage(context: BrowserContext, appUrl: st
         const read = (id: string) => document.getElementById(id)?.textContent ?? '';
         return { correct: Number(read('focus-correct')), incorrect: Number(read('focus-incorrect')), skipped: Number(read('focus-skipped')), target: read('focus-target') };
       }),
+    endSession: () => page.evaluate(() => (window as unknown as { __endSession: () => Promise<void> }).__endSession()),
     async waitForCounter(counter, value, timeoutMs) {
       await page.waitForFunction(({ id, expected }) => document.getElementById(id)?.textContent === expected, { id: `focus-${counter}`, expected: String(value) }, { timeout: timeoutMs });
     },
