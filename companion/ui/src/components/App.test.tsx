@@ -2,13 +2,16 @@
 // The remote's screens in happy-dom, talking to a real gateway on loopback (in a process of its own)
 // through the browser platform (localStorage, fetch, the page's own origin): what the student sees
 // and can do.
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnTestGateway, type SpawnedGateway } from '../../../e2e/spawn-test-gateway.ts';
 import { openSse } from '../../../../gateway/test/sse-client.ts';
 import { webPlatform } from '../platform/web.ts';
 import { createCompanion, type Companion } from '../state/companion.ts';
 import { App } from './App.tsx';
+
+// Each answer crosses a real socket to another process; on a busy machine that can take over a second.
+configure({ asyncUtilTimeout: 5_000 });
 
 let gateway: SpawnedGateway;
 let baseUrl: string;
