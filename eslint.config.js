@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.build/', '.tmp/', 'node_modules/', 'web/dist/', '.data/', 'coverage/'] },
+  { ignores: ['.build/', '.tmp/', 'node_modules/', 'web/dist/', '.data/', 'coverage/', 'companion/ui/dist/', 'companion/android/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,5 +1,6 @@
 // buildGateway: the gateway's Fastify app with every route family registered in one place.
 // It starts nothing by itself (main.ts listens); tests build it and use inject() or listen(0).
+import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
@@ -15,6 +16,7 @@ import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
 import backendProxy, { BACKEND_PREFIX } from './proxy/backend-proxy.ts';
 import appShell from './routes/app-shell.ts';
+import companionRoute from './routes/companion.ts';
 import errorsSink from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
@@ -60,7 +62,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate });
   await app.register(errorsSink, { logDir: config.logDir });
-  await app.register(pipRoutes, { relay });
+  await app.register(pipRoutes, { relay, pairing: config.pipPairing });
   await app.register(authRoutes, { backend, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
@@ -73,6 +75,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
   await app.register(adminPlaceholder);
+  await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir });
   return { app, relay };
 }

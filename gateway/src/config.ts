@@ -25,6 +25,7 @@ const GATEWAY_ENV = [
   'UPDATE_INSTALL_COMMAND',
   'UPDATE_BUILD_COMMAND',
   'UPDATE_RESTART',
+  'PIP_PAIRING',
 ] as const;
 
 export interface UpdateSettings {
@@ -52,6 +53,8 @@ export interface GatewayConfig {
   admin: { enabled: boolean; secret: string | undefined; emails: string[] };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
+  /** PIP_PAIRING=on: phones need the focus page's pairing code, and each page has its own channel. */
+  pipPairing: boolean;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -98,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         buildCommand: value.UPDATE_BUILD_COMMAND.trim(),
         restart: value.UPDATE_RESTART,
       },
+      pipPairing: value.PIP_PAIRING,
     },
   };
 }

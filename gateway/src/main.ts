@@ -10,6 +10,7 @@ import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
+import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -21,6 +22,8 @@ if (!loaded.ok) {
 const config = loaded.config;
 
 await ensureWebDist(repoRoot, log);
+// A failed build of the phone remote must not keep the server down: /companion/ then says it is not built.
+await ensureCompanionDist(repoRoot, log).catch((error: unknown) => console.error(`studyhall: cannot build the phone remote: ${(error as Error).message}`));
 
 let serverLog: Awaited<ReturnType<typeof openServerLog>>;
 try {

@@ -95,3 +95,21 @@ describe('loadConfig: the shared environment rules', () => {
     }
   });
 });
+
+describe('PIP_PAIRING', () => {
+  it('is off by default and on with on, true or 1', () => {
+    const byDefault = loadConfig({ HOME: '/home/student' });
+    expect(byDefault.ok && byDefault.config.pipPairing).toBe(false);
+    for (const value of ['on', 'true', '1']) {
+      const result = loadConfig({ PIP_PAIRING: value });
+      expect(result.ok && result.config.pipPairing).toBe(true);
+    }
+    const off = loadConfig({ PIP_PAIRING: 'off' });
+    expect(off.ok && off.config.pipPairing).toBe(false);
+  });
+
+  it('refuses anything else with one line', () => {
+    const result = loadConfig({ PIP_PAIRING: 'sometimes' });
+    expect(result.ok ? [] : result.problems).toEqual(['PIP_PAIRING: must be on or off']);
+  });
+});

@@ -73,6 +73,10 @@ export const envFields = {
   UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
   UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
   UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
+  PIP_PAIRING: z
+    .enum(['on', 'off', 'true', 'false', '1', '0', ''], { message: 'must be on or off' })
+    .default('off')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
 } as const;
 
 export type EnvName = keyof typeof envFields;

@@ -1,7 +1,10 @@
-// The timer relay's state: the latest snapshot and the open /__pip/events streams. This is the one
-// place the relay keeps anything in memory. Writes to a stream never wait: a client whose socket
-// buffer is over the limit is dropped, so a slow tab cannot hold up or bloat the others.
+// The timer relay's state: the latest snapshot and the open /__pip/events streams of each channel.
+// This is the one place the relay keeps anything in memory. Without pairing there is one shared
+// channel; with PIP_PAIRING=on every focus page gets its own (see pip-pairing.ts). Writes to a
+// stream never wait: a client whose socket buffer is over the limit is dropped, so a slow tab
+// cannot hold up or bloat the others.
 import type { ServerResponse } from 'node:http';
+import { PipPairings, type PipPairingsOptions } from './pip-pairing.ts';
 import { idleSnapshot, type PipAction, type TimerSnapshot, type TimerSnapshotInput } from './pip-schemas.ts';
 
 export const SSE_PING_INTERVAL_MS = 15_000;
@@ -18,16 +21,15 @@ export function formatSseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export class PipRelay {
+/** One snapshot and the streams that listen for its actions. */
+export class PipChannel {
   private snapshot: TimerSnapshot = idleSnapshot;
   private readonly streams = new Set<ServerResponse>();
-  private nextActionId = 1;
-  private readonly pingTimer: NodeJS.Timeout;
 
-  constructor(pingIntervalMs = SSE_PING_INTERVAL_MS, private readonly bufferLimit = SLOW_CLIENT_BUFFER_LIMIT) {
-    this.pingTimer = setInterval(() => this.broadcast(`: ping ${Date.now()}\n\n`), pingIntervalMs);
-    this.pingTimer.unref();
-  }
+  constructor(
+    private readonly bufferLimit: number,
+    private readonly nextActionId: () => number,
+  ) {}
 
   get openStreams(): number {
     return this.streams.size;
@@ -43,28 +45,30 @@ export class PipRelay {
     return this.snapshot;
   }
 
-  subscribe(stream: ServerResponse): void {
+  subscribe(stream: ServerResponse, onClose: () => void = () => {}): void {
     this.streams.add(stream);
-    stream.on('close', () => this.streams.delete(stream));
+    stream.on('close', () => {
+      this.streams.delete(stream);
+      onClose();
+    });
     this.write(stream, formatSseEvent('hello', { snapshot: this.snapshot, at: Date.now() }));
   }
 
   /** Relays one action to every open stream; returns the event and how many streams took it. */
   relayPipAction(action: PipAction): { event: RelayedAction; delivered: number } {
-    const event: RelayedAction = { id: this.nextActionId++, ...action, at: Date.now() };
+    const event: RelayedAction = { id: this.nextActionId(), ...action, at: Date.now() };
     return { event, delivered: this.broadcast(formatSseEvent('pip-action', event)) };
   }
 
-  close(): void {
-    clearInterval(this.pingTimer);
-    for (const stream of this.streams) stream.end();
-    this.streams.clear();
-  }
-
-  private broadcast(chunk: string): number {
+  broadcast(chunk: string): number {
     let delivered = 0;
     for (const stream of this.streams) if (this.write(stream, chunk)) delivered++;
     return delivered;
+  }
+
+  close(): void {
+    for (const stream of this.streams) stream.end();
+    this.streams.clear();
   }
 
   private write(stream: ServerResponse, chunk: string): boolean {
@@ -79,5 +83,59 @@ export class PipRelay {
     }
     stream.write(chunk);
     return true;
+  }
+}
+
+export class PipRelay {
+  /** The channel everyone shares when pairing is off. */
+  readonly shared: PipChannel;
+  /** Per-page channels, used only when pairing is on. */
+  readonly pairings: PipPairings<PipChannel>;
+  private actionCounter = 1;
+  private readonly pingTimer: NodeJS.Timeout;
+
+  constructor(
+    pingIntervalMs = SSE_PING_INTERVAL_MS,
+    bufferLimit = SLOW_CLIENT_BUFFER_LIMIT,
+    pairingOptions: Partial<PipPairingsOptions> = {},
+  ) {
+    const nextActionId = () => this.actionCounter++;
+    this.shared = new PipChannel(bufferLimit, nextActionId);
+    this.pairings = new PipPairings(() => new PipChannel(bufferLimit, nextActionId), pairingOptions);
+    this.pingTimer = setInterval(() => {
+      const ping = `: ping ${Date.now()}\n\n`;
+      this.shared.broadcast(ping);
+      for (const channel of this.pairings.channels()) channel.broadcast(ping);
+      this.pairings.forgetIdle();
+    }, pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  get openStreams(): number {
+    let total = this.shared.openStreams;
+    for (const channel of this.pairings.channels()) total += channel.openStreams;
+    return total;
+  }
+
+  latestSnapshot(): TimerSnapshot {
+    return this.shared.latestSnapshot();
+  }
+
+  storeSnapshot(input: TimerSnapshotInput): TimerSnapshot {
+    return this.shared.storeSnapshot(input);
+  }
+
+  subscribe(stream: ServerResponse): void {
+    this.shared.subscribe(stream);
+  }
+
+  relayPipAction(action: PipAction): { event: RelayedAction; delivered: number } {
+    return this.shared.relayPipAction(action);
+  }
+
+  close(): void {
+    clearInterval(this.pingTimer);
+    this.shared.close();
+    this.pairings.close();
   }
 }

@@ -1,45 +1,115 @@
 // The timer relay: the focus page posts snapshots and listens for actions; the phone companion
-// polls the snapshot and posts actions (spec "Application routes", DESIGN.md decisions).
-import type { FastifyPluginAsync } from 'fastify';
-import { parseOrThrow } from '../http-errors.ts';
+// polls the snapshot and posts actions. With pairing off there is one shared channel; with
+// PIP_PAIRING=on the page pairs first (POST /__pip/pair), then names its channel token on every
+// request, and a phone names the page's short code (docs in companion/README.md, "Pairing").
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import type { PipChannel, PipRelay } from './pip-relay.ts';
 import { pipAction, timerSnapshotInput } from './pip-schemas.ts';
-import type { PipRelay } from './pip-relay.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
+  /** PIP_PAIRING=on: per-page channels, reached by phones only with the page's code. */
+  pairing?: boolean;
 }
 
+export const PIP_CODE_HEADER = 'x-pip-code';
+export const PIP_CHANNEL_HEADER = 'x-pip-channel';
+
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
-// origins; they carry no credentials and no private data, so any origin may call them.
+// origins; they carry no credentials, so any origin may call them. With pairing on, the phone also
+// sends its code in a header, which the preflight must allow.
 const companionCors = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'content-type',
   'access-control-max-age': '600',
 };
+const pairedCompanionCors = { ...companionCors, 'access-control-allow-headers': `content-type, ${PIP_CODE_HEADER}` };
 
-const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay }) => {
-  for (const url of ['/api/pip/state', '/api/pip/action']) {
-    app.options(url, async (_request, reply) => reply.headers(companionCors).code(204).send());
+const channelToken = z.string().min(16).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const pairRequest = z.strictObject({ channel: channelToken.optional() }).optional();
+const eventsQuery = z.object({ channel: channelToken.optional() });
+
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function pairingRequired(who: 'page' | 'phone'): GatewayError {
+  return who === 'page'
+    ? new GatewayError(401, 'pairing_required', `Pairing is on: pair with POST /__pip/pair and send the channel in ${PIP_CHANNEL_HEADER} (or ?channel= for the event stream).`)
+    : new GatewayError(401, 'pairing_required', `Pairing is on: send the code shown on the focus page in the ${PIP_CODE_HEADER} header.`);
+}
+
+const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false }) => {
+  const cors = pairing ? pairedCompanionCors : companionCors;
+  const pairings = relay.pairings;
+
+  /** The channel of the focus page making this request (its token), or the shared one. */
+  function pageChannel(token: string | undefined): PipChannel {
+    if (!pairing) return relay.shared;
+    if (!token) throw pairingRequired('page');
+    const found = channelToken.safeParse(token).success ? pairings.byChannelToken(token) : undefined;
+    if (!found) throw new GatewayError(401, 'pairing_channel_unknown', 'This channel is not paired (it expired or the server restarted): pair again with POST /__pip/pair.');
+    return found.channel;
   }
 
+  /** The channel of the page the phone paired with; refuses a missing or wrong code. */
+  function phoneChannel(request: FastifyRequest, reply: FastifyReply): PipChannel {
+    if (!pairing) return relay.shared;
+    const lockedOutMs = pairings.lockedOutFor(request.ip);
+    if (lockedOutMs > 0) {
+      const retryAfterS = Math.ceil(lockedOutMs / 1000);
+      reply.header('retry-after', String(retryAfterS));
+      throw new GatewayError(429, 'rate_limited', 'Too many wrong pairing codes from this address; try again later.', { retry_after_s: retryAfterS });
+    }
+    const code = singleHeader(request, PIP_CODE_HEADER);
+    if (!code) throw pairingRequired('phone');
+    const found = pairings.byCode(code);
+    if (!found) {
+      pairings.recordFailedCode(request.ip);
+      throw new GatewayError(401, 'pairing_code_invalid', 'No focus page shows this code: check the code on the focus page, which changes when the page is closed for a while.');
+    }
+    return found.channel;
+  }
+
+  for (const url of ['/api/pip/state', '/api/pip/action']) {
+    app.options(url, async (_request, reply) => reply.headers(cors).code(204).send());
+  }
+
+  app.post('/__pip/pair', { bodyLimit: 1024 }, async (request, reply) => {
+    const body = parseOrThrow(pairRequest, request.body);
+    if (!pairing) return { pairing: 'off' };
+    const paired = pairings.pair(body?.channel);
+    if (!paired) return sendError(reply, 503, 'pairing_full', 'Every pairing slot holds an open focus page; close one and try again.');
+    const { code, token } = paired.pairing;
+    return reply.code(paired.reused ? 200 : 201).send({ pairing: 'on', code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
+  });
+
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
-    const snapshot = relay.storeSnapshot(parseOrThrow(timerSnapshotInput, request.body));
+    const channel = pageChannel(singleHeader(request, PIP_CHANNEL_HEADER));
+    const snapshot = channel.storeSnapshot(parseOrThrow(timerSnapshotInput, request.body));
     return { ok: true, updatedAt: snapshot.updatedAt };
   });
 
-  app.get('/api/pip/state', async (_request, reply) => {
-    reply.headers(companionCors).header('cache-control', 'no-store');
-    return relay.latestSnapshot();
+  app.get('/api/pip/state', async (request, reply) => {
+    reply.headers(cors).header('cache-control', 'no-store');
+    return phoneChannel(request, reply).latestSnapshot();
   });
 
   app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {
-    reply.headers(companionCors);
-    const { event, delivered } = relay.relayPipAction(parseOrThrow(pipAction, request.body));
+    reply.headers(cors);
+    const channel = phoneChannel(request, reply);
+    const { event, delivered } = channel.relayPipAction(parseOrThrow(pipAction, request.body));
     return reply.code(202).send({ accepted: true, delivered, id: event.id });
   });
 
   app.get('/__pip/events', (request, reply) => {
+    // Refusals are answered before the stream is taken over, as ordinary JSON errors.
+    const token = pairing ? parseOrThrow(eventsQuery, request.query).channel : undefined;
+    const channel = pageChannel(token);
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {
@@ -51,7 +121,11 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay }) =
     stream.socket?.setNoDelay(true);
     // Ask EventSource to come back after 2 s when the connection drops.
     stream.write('retry: 2000\n\n');
-    relay.subscribe(stream);
+    // A paired page's idle time counts from when its last stream closed.
+    const pairingOfPage = token ? pairings.byChannelToken(token) : undefined;
+    channel.subscribe(stream, () => {
+      if (pairingOfPage) pairings.touch(pairingOfPage);
+    });
     request.raw.on('close', () => stream.end());
   });
 };

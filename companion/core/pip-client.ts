@@ -1,0 +1,125 @@
+// The companion's only two requests: GET /api/pip/state and POST /api/pip/action. Every answer is
+// sorted into what the screen needs to know: a snapshot or a delivery, the server unreachable (the
+// offline badge), a pairing problem (ask for the code) or a rate limit (wait). fetch is passed in:
+// the browser's own, or the Android app's, which CapacitorHttp routes through the native stack so
+// plain-HTTP servers on the LAN work from the web view.
+import type { ActionBody } from './actions.ts';
+import { parseSnapshot, type TimerSnapshot } from './snapshot.ts';
+
+export const REQUEST_TIMEOUT_MS = 4_000;
+export const PAIRING_CODE_HEADER = 'x-pip-code';
+
+export interface FetchResponseLike {
+  status: number;
+  headers: { get(name: string): string | null };
+  json(): Promise<unknown>;
+}
+
+export type FetchLike = (
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal; cache?: 'no-store' },
+) => Promise<FetchResponseLike>;
+
+export type PairingProblem = 'pairing_required' | 'pairing_code_invalid';
+
+export type Failure =
+  | { kind: 'unreachable'; message: string }
+  | { kind: 'pairing'; reason: PairingProblem; message: string }
+  | { kind: 'rate_limited'; retryAfterMs: number; message: string }
+  | { kind: 'refused'; status: number; message: string };
+
+export type StateAnswer = { kind: 'snapshot'; snapshot: TimerSnapshot } | Failure;
+export type ActionAnswer = { kind: 'accepted'; delivered: number; id: number | null } | Failure;
+
+export interface PipClient {
+  readonly serverUrl: string;
+  getState(): Promise<StateAnswer>;
+  sendAction(body: ActionBody): Promise<ActionAnswer>;
+}
+
+export interface PipClientOptions {
+  serverUrl: string;
+  pairingCode: string | null;
+  fetch: FetchLike;
+  timeoutMs?: number;
+}
+
+function errorOf(body: unknown): { error?: string; message?: string } {
+  return typeof body === 'object' && body !== null ? (body as { error?: string; message?: string }) : {};
+}
+
+async function readJson(response: FetchResponseLike): Promise<unknown> {
+  try {
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQUEST_TIMEOUT_MS }: PipClientOptions): PipClient {
+  const headers: Record<string, string> = pairingCode ? { [PAIRING_CODE_HEADER]: pairingCode } : {};
+
+  async function request(path: string, method: 'GET' | 'POST', body?: string): Promise<{ response: FetchResponseLike; json: unknown } | Failure> {
+    const controller = new AbortController();
+    // Some fetch implementations (a native bridge) may ignore the signal: the race ends the wait anyway.
+    const timedOut = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout'))));
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const exchange = (async () => {
+        const response = await fetch(`${serverUrl}${path}`, {
+          method,
+          headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+          signal: controller.signal,
+          cache: 'no-store',
+          ...(body === undefined ? {} : { body }),
+        });
+        return { response, json: await readJson(response) };
+      })();
+      exchange.catch(() => {});
+      return await Promise.race([exchange, timedOut]);
+    } catch {
+      return {
+        kind: 'unreachable',
+        message: controller.signal.aborted ? `${serverUrl} did not answer within ${timeoutMs / 1000} s.` : `Cannot reach ${serverUrl}.`,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function failureOf(response: FetchResponseLike, json: unknown): Failure {
+    const { error, message } = errorOf(json);
+    if (response.status === 401 && (error === 'pairing_required' || error === 'pairing_code_invalid')) {
+      return { kind: 'pairing', reason: error, message: message ?? 'This server needs the pairing code of a focus page.' };
+    }
+    if (response.status === 429) {
+      const seconds = Number(response.headers.get('retry-after'));
+      return { kind: 'rate_limited', retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000, message: message ?? 'Too many attempts; waiting before trying again.' };
+    }
+    if (response.status >= 500 || response.status === 404) {
+      return { kind: 'unreachable', message: `${serverUrl} answered ${response.status}: is it a studyhall server?` };
+    }
+    return { kind: 'refused', status: response.status, message: message ?? `The server refused the request (${response.status}).` };
+  }
+
+  return {
+    serverUrl,
+    async getState() {
+      const result = await request('/api/pip/state', 'GET');
+      if ('kind' in result) return result;
+      if (result.response.status !== 200) return failureOf(result.response, result.json);
+      const snapshot = parseSnapshot(result.json);
+      return snapshot ? { kind: 'snapshot', snapshot } : { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
+    },
+    async sendAction(body) {
+      const result = await request('/api/pip/action', 'POST', JSON.stringify(body));
+      if ('kind' in result) return result;
+      if (result.response.status !== 202 && result.response.status !== 200) return failureOf(result.response, result.json);
+      const answer = result.json as { accepted?: unknown; delivered?: unknown; id?: unknown } | undefined;
+      if (answer?.accepted !== true || typeof answer.delivered !== 'number') {
+        return { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
+      }
+      return { kind: 'accepted', delivered: answer.delivered, id: typeof answer.id === 'number' ? answer.id : null };
+    },
+  };
+}

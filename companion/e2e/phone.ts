@@ -1,0 +1,50 @@
+// A phone in Chromium: 390 x 844, touch, mobile, in the given colour scheme. Every response of the
+// remote carries the web app's Content-Security-Policy (as the hardened gateway sends it), and any
+// violation is recorded, so a test proves the remote runs under it.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { NAME_HELPER } from './simulated-focus-page.ts';
+
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
+
+export const APP_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "font-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+export interface Phone {
+  context: BrowserContext;
+  page: Page;
+  /** CSP violations and uncaught errors seen so far. */
+  problems(): Promise<string[]>;
+}
+
+export async function openPhone(browser: Browser, url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Phone> {
+  const context = await browser.newContext({
+    viewport: PHONE_VIEWPORT,
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    colorScheme,
+    // The worker would answer from its cache around the CSP route below; it is tested on its own.
+    serviceWorkers: 'block',
+  });
+  await context.route('**/companion/**', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': APP_CSP } });
+  });
+  await context.addInitScript(NAME_HELPER);
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    Object.assign(window, { __companionProblems: seen });
+    document.addEventListener('securitypolicyviolation', (event) => seen.push(`CSP ${event.violatedDirective} ${event.blockedURI}`));
+    window.addEventListener('error', (event) => seen.push(`error ${event.message}`));
+  });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(`pageerror ${error.message}`));
+  await page.goto(url);
+  return {
+    context,
+    page,
+    problems: async () => [...pageErrors, ...(await page.evaluate(() => (window as unknown as { __companionProblems: string[] }).__companionProblems))],
+  };
+}

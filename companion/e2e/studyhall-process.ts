@@ -1,0 +1,50 @@
+// `npm start` as a child process for the companion's browser tests and benchmark: started on free
+// ports with its own DATA_DIR and LOG_DIR, stopped with SIGTERM, started again on the same ports.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { repoRoot } from '../../tools/db/paths.ts';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface StudyhallProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when npm start printed that it listens; rejects if it exits or takes too long. */
+  ready: Promise<void>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function startStudyhall(env: Record<string, string>, readyTimeoutMs = 120_000): StudyhallProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = (async () => {
+    const deadline = Date.now() + readyTimeoutMs;
+    while (!output.includes('studyhall: logs')) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    child,
+    output: () => output,
+    ready,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
