@@ -10,8 +10,9 @@ import { account, dataStatus } from './state/signals.ts';
 import { NotFound } from './components/NotFound.tsx';
 import { RestoreOfferHost } from './components/RestoreOfferHost.tsx';
 import { LocalDataError } from './components/LocalDataError.tsx';
+import { Lazy } from './components/Lazy.tsx';
 
-const Welcome = lazy(() => import('./routes/auth/WelcomePage.tsx'));
+const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
 const screens = places.map((place) => ({ place, component: lazy(place.load) as ComponentType }));
 
 function Home() {
@@ -49,7 +50,7 @@ export function App() {
           <RestoreOfferHost />
         </Shell>
       ) : (
-        <Welcome />
+        <Lazy load={loadWelcome} props={{}} fallback={<PageSkeleton />} />
       )}
     </LocationProvider>
   );

@@ -1,10 +1,10 @@
 // Shows the restore offer (a new device, an account with a backup) when there is one; the dialog
 // and its validation load only then.
-import { lazy } from 'preact-iso';
 import { restoreOffer } from '../state/restore-offer.ts';
+import { Lazy } from './Lazy.tsx';
 
-const RestoreOfferDialog = lazy(() => import('../routes/backups/RestoreOfferDialog.tsx'));
+const loadDialog = () => import('../routes/backups/RestoreOfferDialog.tsx');
 
 export function RestoreOfferHost() {
-  return restoreOffer.offered.value ? <RestoreOfferDialog /> : null;
+  return restoreOffer.offered.value ? <Lazy load={loadDialog} props={{}} /> : null;
 }

@@ -78,7 +78,7 @@ export function progress(state: TimerState, now: number): number {
 
 /** Focus time in this session so far, the current phase included. */
 export function focusedMs(state: TimerState, now: number): number {
-  const current = state.phase === 'focus' ? state.phaseLengthMs - remainingMs(state, now) : 0;
+  const current = state.phase === 'focus' && !state.complete ? state.phaseLengthMs - remainingMs(state, now) : 0;
   return state.focusedMs + Math.max(0, current);
 }
 
