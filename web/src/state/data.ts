@@ -123,7 +123,8 @@ export async function saveSettings(next: AppSettings): Promise<void> {
   const dayChanged = next.dayOffsetHours !== settings.value.dayOffsetHours;
   await writeKv(database, 'settings', next);
   settings.value = next;
-  timer.value = withSettings(timer.value, { focusMinutes: next.focusMinutes, breakMinutes: next.breakMinutes, cycles: next.cycles });
+  // The chosen subject and task ride along with the timer state; keep them.
+  timer.value = { ...timer.value, ...withSettings(timer.value, { focusMinutes: next.focusMinutes, breakMinutes: next.breakMinutes, cycles: next.cycles }) };
   await writeKv(database, 'timer', timer.value);
   changed();
   if (dayChanged) await enqueue({ kind: 'settings', dayOffsetHours: next.dayOffsetHours, timezoneOffsetMinutes: -new Date().getTimezoneOffset() });

@@ -13,6 +13,7 @@ import { account, dataStatus, db, profile, relayConnected, serverReachable, sett
 import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
 import { listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
+import { startAutoBackup, stopAutoBackup } from './backups.ts';
 
 let openedFor: string | null = null;
 let relay: RelayListener | undefined;
@@ -99,6 +100,7 @@ export async function openAccount(userId: string): Promise<void> {
   startRelay();
   postSnapshot();
   startSyncTriggers();
+  await startAutoBackup();
   const pending = await refreshSyncCounts();
   if (pending.length > 0) void flushNow();
   // The rest needs the server and supabase-js: after the first paint, never in its way.
@@ -115,6 +117,7 @@ export function closeAccount(): void {
   stopRelay();
   clearInterval(clock);
   closeOutbox();
+  stopAutoBackup();
   db.value?.close();
   db.value = null;
   dataStatus.value = 'loading';

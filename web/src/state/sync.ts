@@ -91,7 +91,11 @@ export async function discardEntry(key: string): Promise<void> {
   await refreshSyncCounts();
 }
 
+let triggersInstalled = false;
+
 export function startSyncTriggers(): void {
+  if (triggersInstalled) return void flushNow();
+  triggersInstalled = true;
   window.addEventListener('online', () => {
     backoffMs = 2000;
     void flushNow();
