@@ -1,7 +1,7 @@
 // A modal dialog on the native <dialog> element: focus moves into it and stays there, Escape
 // closes it, and the page behind is inert.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 export interface DialogProps {
   open: boolean;
@@ -15,6 +15,7 @@ export interface DialogProps {
 
 export function Dialog({ open, title, onClose, children, actions, wide }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -22,8 +23,8 @@ export function Dialog({ open, title, onClose, children, actions, wide }: Dialog
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} class={wide ? 'dialog dialog-wide' : 'dialog'} aria-labelledby="dialog-title" onClose={onClose} onCancel={onClose}>
-      <h2 id="dialog-title" class="dialog-title">{title}</h2>
+    <dialog ref={ref} class={wide ? 'dialog dialog-wide' : 'dialog'} aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
+      <h2 id={titleId} class="dialog-title">{title}</h2>
       <div class="dialog-body">{children}</div>
       {actions && <div class="dialog-actions">{actions}</div>}
     </dialog>

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { BACKUP_FORMAT, type BackupPayload } from './backup-payload.ts';
 import { defaultSettings } from './model.ts';
 
+// The app runs under a policy without 'unsafe-eval': zod must not compile validators with Function.
+z.config({ jitless: true });
+
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date (YYYY-MM-DD)' });
 const id = z.string().min(1).max(100);
 const count = z.number().int().min(0);
@@ -11,7 +14,8 @@ const ms = z.number().int().min(0);
 
 const subject = z.object({ id, name: z.string().min(1).max(200), createdAt: ms });
 const task = z.object({
-  id,
+  // Tasks are stored by the backend under this id (a uuid column).
+  id: z.uuid({ message: 'must be a task id made by studyhall (a UUID)' }),
   title: z.string().min(1).max(500),
   subjectId: id.nullable(),
   day: day.nullable(),

@@ -153,7 +153,11 @@ function WaitingSection() {
       ) : (
         <>
           <p class="muted">
-            {blockedBy === 'offline' ? 'The server cannot be reached; these changes will sync when it can.' : 'These changes are saved on this device and will sync.'}
+            {entries.every((entry) => entry.failed)
+              ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
+              : blockedBy === 'offline'
+                ? 'The server cannot be reached; these changes will sync when it can.'
+                : 'These changes are saved on this device and will sync.'}
           </p>
           <ul class="list">
             {entries.map((entry) => (

@@ -121,7 +121,7 @@ export function UpdateSection() {
           <div class="skeleton skeleton-line skeleton-short" />
         </div>
       )}
-      <div aria-live="polite">
+      <div class="live" aria-live="polite">
         {phase.kind === 'checked' && (
           <p class={phase.check.update_available ? '' : 'muted'}>
             {phase.check.update_available

@@ -36,7 +36,7 @@ export function DayChart({ perDay, today, goal }: { perDay: { day: string; minut
           scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(goal, max, 30) * 1.1] } },
           axes: [
             { ...axis, values: (_u, splits) => splits.map((seconds) => new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })) },
-            { ...axis, size: 44, values: (_u, splits) => splits.map((minutes) => `${Math.round(minutes)}m`) },
+            { ...axis, size: 56, values: (_u, splits) => splits.map((minutes) => `${Math.round(minutes)}m`) },
           ],
           series: [
             {},

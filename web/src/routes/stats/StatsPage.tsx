@@ -64,7 +64,7 @@ export default function StatsPage() {
             <DayChart perDay={stats.perDay} today={today} goal={settings.value.dailyGoalMinutes} />
           </section>
 
-          <div class="grid-2">
+          <div class="grid-2 stats-columns">
             <section class="card" aria-labelledby="subjects-title">
               <h2 id="subjects-title" class="card-title">Minutes per subject</h2>
               <ul class="subject-bars">
