@@ -60,7 +60,8 @@ export function buildWebDist(repoDir: string, outDir?: string): Promise<void> {
   const args = [vite, 'build', '--config', path.join(repoDir, 'web', 'vite.config.ts'), '--logLevel', 'warn'];
   if (outDir) args.push('--outDir', outDir, '--emptyOutDir');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A production build whatever the caller's NODE_ENV (a test runner sets "test").
+    const child = spawn(process.execPath, args, { cwd: repoDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
