@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
+    include: ['**/*.test.ts', 'web/**/*.test.tsx'],
     exclude: ['**/node_modules/**', '**/*.pg.test.ts', 'web/dist/**', '.data/**', '.tmp/**', '**/*.e2e.test.ts'],
     pool: 'forks',
     // Each test process holds its own PGlite (300-700 MB); two at a time fits a 2-core machine.
