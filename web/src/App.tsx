@@ -13,7 +13,7 @@ import { LocalDataError } from './components/LocalDataError.tsx';
 import { Lazy } from './components/Lazy.tsx';
 
 const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
-const screens = places.map((place) => ({ place, component: lazy(place.load) as ComponentType }));
+const screens = places.map((place) => ({ place, component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType }));
 
 function Home() {
   const { route } = useLocation();

@@ -15,4 +15,7 @@ window.addEventListener('online', () => (online.value = true));
 window.addEventListener('offline', () => (online.value = false));
 followAccount();
 render(<App />, document.getElementById('app') as HTMLElement);
-registerServiceWorker();
+// After the first load: installing the service worker fetches the whole precache, which must not
+// compete with the files this load needs.
+if (document.readyState === 'complete') registerServiceWorker();
+else window.addEventListener('load', () => registerServiceWorker(), { once: true });
