@@ -66,6 +66,10 @@ export type LockRunner = <T>(work: () => Promise<T>) => Promise<T>;
 
 export class Outbox {
   private flushing: Promise<FlushResult> | undefined;
+  /** Something was queued while a flush ran: it drains once more before it ends. */
+  private queuedDuringFlush = false;
+  /** Entries queued in the same millisecond still keep the order they were queued in. */
+  private lastStamp = 0;
 
   constructor(
     private readonly store: OutboxStore,
@@ -82,7 +86,7 @@ export class Outbox {
       key,
       op,
       revision: (existing?.revision ?? 0) + 1,
-      createdAt: existing?.createdAt ?? this.clock(),
+      createdAt: existing?.createdAt ?? (this.lastStamp = Math.max(this.clock(), this.lastStamp + 1)),
       attempts: 0,
       lastError: null,
       failed: false,
@@ -95,9 +99,23 @@ export class Outbox {
     return (await this.store.all()).sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key));
   }
 
-  /** Sends what waits, oldest first; one flush at a time (a second caller shares the first). */
+  /**
+   * Sends what waits, oldest first; one flush at a time. A caller arriving during a flush shares
+   * it, and that flush drains again before it ends, so what was queued meanwhile is not left behind.
+   */
   flush(): Promise<FlushResult> {
-    this.flushing ??= this.lock(() => this.drain()).finally(() => (this.flushing = undefined));
+    if (this.flushing) {
+      this.queuedDuringFlush = true;
+      return this.flushing;
+    }
+    this.flushing = this.lock(async () => {
+      let result: FlushResult;
+      do {
+        this.queuedDuringFlush = false;
+        result = await this.drain();
+      } while (this.queuedDuringFlush && result.stoppedBy === null);
+      return result;
+    }).finally(() => (this.flushing = undefined));
     return this.flushing;
   }
 
