@@ -114,28 +114,19 @@ export function tick(now: number): void {
   if (next !== timer.value) commit(next);
 }
 
+/** A count made away from this page (the phone, the Pop-out): applied, and its number flashes. */
+export function countFromAfar(kind: 'correct' | 'incorrect' | 'skip' | 'undo'): void {
+  if (kind === 'correct') countCorrect();
+  else if (kind === 'incorrect') countIncorrect();
+  else if (kind === 'skip') countSkip();
+  else return undoCount();
+  remoteBump.value = { key: kind === 'skip' ? 'skipped' : kind, at: Date.now() };
+}
+
 export function applyPipAction(action: RelayedAction): void {
-  switch (action.action) {
-    case 'correct':
-      countCorrect();
-      remoteBump.value = { key: 'correct', at: Date.now() };
-      break;
-    case 'incorrect':
-      countIncorrect();
-      remoteBump.value = { key: 'incorrect', at: Date.now() };
-      break;
-    case 'skip':
-      countSkip();
-      remoteBump.value = { key: 'skipped', at: Date.now() };
-      break;
-    case 'undo':
-      undoCount();
-      break;
-    case 'target':
-      if (action.target !== undefined) changeTarget(action.target);
-      remoteBump.value = { key: 'target', at: Date.now() };
-      break;
-  }
+  if (action.action !== 'target') return countFromAfar(action.action);
+  if (action.target !== undefined) changeTarget(action.target);
+  remoteBump.value = { key: 'target', at: Date.now() };
 }
 
 export type FinishResult = { recorded: true; minutes: number } | { recorded: false; reason: 'too_short' };

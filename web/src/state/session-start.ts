@@ -19,6 +19,9 @@ let openedFor: string | null = null;
 let relay: RelayListener | undefined;
 let releaseRelayLock: (() => void) | undefined;
 let clock: ReturnType<typeof setInterval> | undefined;
+let unreachableTimer: ReturnType<typeof setTimeout> | undefined;
+/** The relay stream doubles as a liveness signal; a drop shorter than this is not worth a banner. */
+const UNREACHABLE_AFTER_MS = 4000;
 
 /** Only one tab holds the relay stream (a Web Lock), so an action is applied by one tab only. */
 function startRelay(): void {
@@ -28,6 +31,9 @@ function startRelay(): void {
       onAction: applyPipAction,
       onConnection: (connected) => {
         relayConnected.value = connected;
+        clearTimeout(unreachableTimer);
+        if (connected) serverReachable.value = true;
+        else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
         // A (re)connected stream may face a restarted server: give it the current snapshot.
         if (connected) postSnapshot();
       },

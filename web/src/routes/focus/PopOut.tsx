@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { PopOutIcon } from '../../components/icons.tsx';
 import { clock } from '../../lib/format.ts';
 import { advance, remainingMs } from '../../lib/timer.ts';
-import { countCorrect, countIncorrect, countSkip, toggleTimer, undoCount } from '../../state/focus.ts';
+import { countFromAfar, toggleTimer } from '../../state/focus.ts';
 import { timer } from '../../state/signals.ts';
 import { phaseLabel } from './phase-label.ts';
 
@@ -35,15 +35,15 @@ function PopOutView() {
       <p class="popout-phase">{phaseLabel(state)}</p>
       <p class="popout-time tabular" role="timer">{clock(remainingMs(state, now))}</p>
       <div class="popout-counters">
-        <button type="button" class="counter counter-correct" onClick={countCorrect} aria-label="Correct" aria-describedby="pop-correct">
+        <button type="button" class="counter counter-correct" onClick={() => countFromAfar('correct')} aria-label="Correct" aria-describedby="pop-correct">
           <span id="pop-correct" class="counter-value tabular">{state.attempts.correct}</span>
           <span class="counter-label">Correct</span>
         </button>
-        <button type="button" class="counter counter-incorrect" onClick={countIncorrect} aria-label="Incorrect" aria-describedby="pop-incorrect">
+        <button type="button" class="counter counter-incorrect" onClick={() => countFromAfar('incorrect')} aria-label="Incorrect" aria-describedby="pop-incorrect">
           <span id="pop-incorrect" class="counter-value tabular">{state.attempts.incorrect}</span>
           <span class="counter-label">Incorrect</span>
         </button>
-        <button type="button" class="counter counter-skipped" onClick={countSkip} aria-label="Skip" aria-describedby="pop-skipped">
+        <button type="button" class="counter counter-skipped" onClick={() => countFromAfar('skip')} aria-label="Skip" aria-describedby="pop-skipped">
           <span id="pop-skipped" class="counter-value tabular">{state.attempts.skipped}</span>
           <span class="counter-label">Skip</span>
         </button>
@@ -52,7 +52,7 @@ function PopOutView() {
         <button type="button" class="button" onClick={toggleTimer} disabled={state.complete}>
           {state.running ? 'Pause' : state.phase === 'idle' ? 'Start' : 'Resume'}
         </button>
-        <button type="button" class="button button-quiet" onClick={undoCount} disabled={state.history.length === 0}>
+        <button type="button" class="button button-quiet" onClick={() => countFromAfar('undo')} disabled={state.history.length === 0}>
           Undo
         </button>
       </div>
