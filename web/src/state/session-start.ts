@@ -11,7 +11,7 @@ import { hasLocalData, loadAll, reloadFromDb, saveSettings } from './data.ts';
 import { adoptTimerFromTab, applyPipAction, postSnapshot, tick } from './focus.ts';
 import { account, dataStatus, db, profile, relayConnected, serverReachable, settings, syncState, timer } from './signals.ts';
 import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
-import { listenToTabs } from './tabs.ts';
+import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
 
@@ -124,6 +124,7 @@ export function closeAccount(): void {
   clearInterval(clock);
   closeOutbox();
   stopAutoBackup();
+  closeChannel();
   db.value?.close();
   db.value = null;
   dataStatus.value = 'loading';

@@ -19,3 +19,9 @@ export function channel(): BroadcastChannel | undefined {
 export function listenToTabs(onMessage: (message: TabMessage) => void): void {
   channel()?.addEventListener('message', (event: MessageEvent<TabMessage>) => onMessage(event.data));
 }
+
+/** Stops listening (the student signed out). */
+export function closeChannel(): void {
+  current?.channel.close();
+  current = undefined;
+}
