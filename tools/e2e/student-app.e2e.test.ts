@@ -39,6 +39,7 @@ const contexts: BrowserContext[] = [];
 
 async function newPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
+  page.setDefaultTimeout(15_000); // a missing element fails the step instead of the whole test's time
   const seen = await collectCspViolations(page);
   // One shared list: checked once at the end, after every screen was visited.
   const push = seen.push.bind(seen);
@@ -203,6 +204,30 @@ describe('the student app on a real npm start', () => {
     await expect.poll(() => page.locator('#count-correct').textContent()).toBe(String(before + 1));
     expect(await pip.locator('#pop-correct').textContent()).toBe(String(before + 1));
     await expect.poll(async () => (await pipState()).attempts.correct).toBe(before + 1);
+  }, 60_000);
+
+  it("shows another student's handle as a field error, then saves a free handle and a resized avatar", async () => {
+    await accountSession(studyhall.url, 'ivo@example.com', 'ivo-password-12'); // his handle is "ivo"
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Profile' }).click();
+    const handle = page.getByLabel('Handle');
+    await expect.poll(() => handle.inputValue()).toBe('nora');
+    await handle.fill('ivo');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(() => page.locator('#handle-error').textContent()).toBe('Another student already has this handle. Try another one.');
+    expect(await handle.getAttribute('aria-invalid')).toBe('true');
+
+    await handle.fill('nora_chem');
+    await page.getByLabel('Display name').fill('Nora');
+    // A 2x1 PNG: the page crops it to a square and resizes it before sending.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGMwCTz+YYsNAApkAy2s9iRSAAAAAElFTkSuQmCC', 'base64');
+    await page.locator('input[type="file"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+    await expect.poll(() => page.getByText('New picture chosen; save to use it.').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(() => page.getByText('Your profile is saved.').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator('img.avatar').getAttribute('src')).toMatch(/^\/__backend\/storage\/v1\/object\/public\/avatars\/[0-9a-f-]{36}\/avatar-\d+\.(webp|png)$/);
+    const avatar = await fetch(`${studyhall.url}${await page.locator('img.avatar').getAttribute('src')}`);
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get('content-type')).toMatch(/^image\/(webp|png)/);
   }, 60_000);
 
   it('has no serious or critical axe violation on any screen, light or dark', async () => {
