@@ -1,5 +1,5 @@
 // Cloud snapshots of the device's data: automatic after changes (a few seconds after the last
-// change, and at most every five minutes), or on demand. Each one is a full payload stored by
+// change, and at most every five minutes, except right after a finished session), or on demand. Each one is a full payload stored by
 // /__auth/snapshot; the best one can be restored on another device.
 import { effect, signal } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
@@ -53,6 +53,13 @@ export async function startAutoBackup(): Promise<void> {
     const delay = Math.max(QUIET_MS, earliest - Date.now());
     timer = setTimeout(() => void snapshotNow().catch(() => undefined), delay);
   });
+}
+
+/** A finished session is worth a backup now, whatever the five-minute spacing says. */
+export function snapshotSoon(): void {
+  if (!stopWatching) return; // automatic backups are not running (no account open)
+  clearTimeout(timer);
+  timer = setTimeout(() => void snapshotNow().catch(() => undefined), QUIET_MS);
 }
 
 export function stopAutoBackup(): void {

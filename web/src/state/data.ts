@@ -5,6 +5,7 @@ import { defaultSettings, newId, type AppSettings, type StudySession, type Subje
 import { studyDayOf } from '../lib/study-day.ts';
 import { idleTimer, withSettings } from '../lib/timer.ts';
 import { db, dataStatus, dataVersion, profile, sessions, settings, subjects, tasks, timer } from './signals.ts';
+import { snapshotSoon } from './backups.ts';
 import { enqueue } from './sync.ts';
 import { channel } from './tabs.ts';
 
@@ -102,6 +103,7 @@ export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay'
   await requireDb().put('sessions', session);
   sessions.value = [...sessions.value, session];
   changed();
+  snapshotSoon();
   await enqueue({ kind: 'session', session });
   return session;
 }
