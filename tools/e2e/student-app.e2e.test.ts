@@ -236,6 +236,7 @@ describe('the student app on a real npm start', () => {
       { colorScheme: 'light', viewport: { width: 1280, height: 800 } },
       { colorScheme: 'dark', viewport: { width: 1280, height: 800 } },
       { colorScheme: 'light', viewport: { width: 390, height: 844 } },
+      { colorScheme: 'dark', viewport: { width: 390, height: 844 } },
     ] as const;
     for (const { colorScheme, viewport } of looks) {
       {
@@ -261,7 +262,7 @@ describe('the student app on a real npm start', () => {
         await signedIn.close();
       }
     }
-  }, 180_000);
+  }, 240_000);
 });
 
 describe('the update dialog on a checkout with local changes', () => {
