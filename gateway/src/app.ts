@@ -17,6 +17,7 @@ import pipRoutes from './pip/pip-routes.ts';
 import backendProxy, { BACKEND_PREFIX } from './proxy/backend-proxy.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
+import clientConfig from './routes/client-config.ts';
 import errorsSink from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
@@ -59,6 +60,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
   await app.register(smallRoutes, { repoDir, ai: config.ai });
+  await app.register(clientConfig, { anonKey: options.backend.anonKey });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate });
   await app.register(errorsSink, { logDir: config.logDir });

@@ -1,10 +1,8 @@
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
-import { ensureWebDist } from '../src/web-dist.ts';
-import { makeTempDir, startTestGateway, type TestGateway } from './helpers.ts';
+import { startTestGateway, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;
 
@@ -87,21 +85,5 @@ describe('static files cannot escape web/dist', () => {
     const response = await gateway.app.inject({ url: '/assets/leak.txt' });
     expect(response.statusCode).toBe(404);
     expect(response.body).not.toContain('do not serve');
-  });
-});
-
-describe('ensureWebDist', () => {
-  it('builds web/dist from web/public when index.html is missing, and leaves an existing build alone', async () => {
-    const temp = await makeTempDir('webdist');
-    try {
-      await cp(path.join(repoRoot, 'web', 'public'), path.join(temp.dir, 'web', 'public'), { recursive: true });
-      expect(await ensureWebDist(temp.dir)).toBe(true);
-      expect(await readFile(path.join(temp.dir, 'web', 'dist', 'index.html'), 'utf8')).toContain('<title>studyhall</title>');
-      await writeFile(path.join(temp.dir, 'web', 'dist', 'index.html'), 'a real build');
-      expect(await ensureWebDist(temp.dir)).toBe(false);
-      expect(await readFile(path.join(temp.dir, 'web', 'dist', 'index.html'), 'utf8')).toBe('a real build');
-    } finally {
-      await temp.remove();
-    }
   });
 });

@@ -8,7 +8,6 @@ import { repoRoot } from '../../tools/db/paths.ts';
 import { buildGateway, type Gateway, type GatewayOptions } from '../src/app.ts';
 import type { BackendTarget } from '../src/backend/backend-client.ts';
 import type { GatewayConfig } from '../src/config.ts';
-import { ensureWebDist } from '../src/web-dist.ts';
 
 /** Nothing listens on port 1: connections are refused at once. */
 export const DEAD_BACKEND: BackendTarget = { url: 'http://127.0.0.1:1', anonKey: 'anon-key', serviceRoleKey: 'service-key' };
@@ -20,6 +19,15 @@ export async function makeTempDir(prefix: string): Promise<{ dir: string; remove
 
 export function runGit(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/**
+ * A stand-in for a built web app: an index.html in web/dist. Route tests serve files, they do not
+ * need the real app (whose Vite build the web tests and the end-to-end run cover).
+ */
+export async function writeFixtureDist(dir: string): Promise<void> {
+  await mkdir(path.join(dir, 'web', 'dist'), { recursive: true });
+  await writeFile(path.join(dir, 'web', 'dist', 'index.html'), '<!doctype html>\n<html lang="en"><head><title>studyhall</title></head><body><div id="app"></div></body></html>\n');
 }
 
 /** A small git checkout shaped like studyhall: package.json, web/public, web/sw.template.js, web/dist. */
@@ -34,7 +42,7 @@ export async function makeFixtureRepo(dir: string, version = '1.2.3'): Promise<s
   runGit(dir, 'config', 'user.name', 'Test');
   runGit(dir, 'add', '.');
   runGit(dir, 'commit', '--quiet', '-m', 'Initial fixture commit');
-  await ensureWebDist(dir);
+  await writeFixtureDist(dir);
   return dir;
 }
 

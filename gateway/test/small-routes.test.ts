@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../tools/db/paths.ts';
-import { ensureWebDist } from '../src/web-dist.ts';
-import { makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
+import { makeTempDir, runGit, startTestGateway, writeFixtureDist, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;
 
@@ -117,7 +116,7 @@ describe('outside a git checkout (an unpacked copy)', () => {
     try {
       await cp(path.join(repoRoot, 'web'), path.join(temp.dir, 'web'), { recursive: true, filter: (source) => !source.includes(`${path.sep}dist`) });
       await writeFile(path.join(temp.dir, 'package.json'), '{"name":"copy","version":"2.0.0"}\n');
-      await ensureWebDist(temp.dir);
+      await writeFixtureDist(temp.dir);
       const copy = await startTestGateway({ repoDir: temp.dir });
       try {
         expect((await copy.app.inject({ url: '/api/version' })).json()).toEqual({ version: '2.0.0', git_sha: null, commit_message: null, pwa_cache: 'studyhall-v2.0.0-dev' });

@@ -48,7 +48,8 @@ async function setHandle(backend: BackendClient, caller: Caller, handle: string)
     return true;
   } catch (error) {
     if (error instanceof BackendError && (error.code === 'PGRST202' || error.status === 404)) return false;
-    if (error instanceof BackendError && (error.code === '23505' || /taken|exists/i.test(error.code))) {
+    // community_bootstrap_profile raises handle_taken (P0011); a unique index says 23505.
+    if (error instanceof BackendError && (error.code === '23505' || error.code === 'P0011' || /taken|exists/i.test(error.code) || error.message === 'handle_taken')) {
       throw new GatewayError(409, 'handle_taken', 'Another student already has this handle.');
     }
     throw error;

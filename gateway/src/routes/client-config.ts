@@ -1,0 +1,48 @@
+// GET /api/client-config: what the web app needs to talk to the backend, and where a phone on the
+// same network reaches this server. The app always goes through this gateway (`/__backend`),
+// whatever backend sits behind it, so the page only ever connects to its own origin. The anon key
+// is public by design; the service key never leaves here.
+import os from 'node:os';
+import type { FastifyPluginAsync } from 'fastify';
+import { BACKEND_PREFIX } from '../proxy/backend-proxy.ts';
+
+export interface ClientConfigOptions {
+  anonKey: string;
+  /** The interfaces' addresses (tests pass their own). */
+  networkInterfaces?: () => ReturnType<typeof os.networkInterfaces>;
+}
+
+export interface ClientConfig {
+  backend_url: string;
+  anon_key: string;
+  /** http://<LAN address>:<port> for each IPv4 interface that is not loopback: the companion's server URL. */
+  companion_urls: string[];
+}
+
+export function lanUrls(interfaces: ReturnType<typeof os.networkInterfaces>, port: number): string[] {
+  const urls: string[] = [];
+  for (const addresses of Object.values(interfaces)) {
+    for (const address of addresses ?? []) {
+      if (address.family === 'IPv4' && !address.internal) urls.push(`http://${address.address}:${port}`);
+    }
+  }
+  return urls;
+}
+
+const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, options) => {
+  const interfaces = options.networkInterfaces ?? os.networkInterfaces;
+  app.get('/api/client-config', async (_request, reply): Promise<ClientConfig> => {
+    reply.header('cache-control', 'no-cache');
+    return { backend_url: BACKEND_PREFIX, anon_key: options.anonKey, companion_urls: reachableFromLan(app.server.address()) };
+  });
+
+  /** A server bound to every interface is reached at each LAN address; one bound to loopback is not. */
+  function reachableFromLan(bound: ReturnType<typeof app.server.address>): string[] {
+    if (typeof bound !== 'object' || bound === null) return [];
+    if (bound.address === '0.0.0.0' || bound.address === '::') return lanUrls(interfaces(), bound.port);
+    const loopback = bound.address === '::1' || bound.address.startsWith('127.');
+    return loopback ? [] : [`http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`];
+  }
+};
+
+export default clientConfig;

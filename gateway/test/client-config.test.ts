@@ -1,0 +1,35 @@
+// GET /api/client-config: the backend path the app uses (always this origin), the public anon key
+// and never the service key, and the LAN addresses a phone can reach.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lanUrls } from '../src/routes/client-config.ts';
+import { startTestGateway, type TestGateway } from './helpers.ts';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ backend: { url: 'http://127.0.0.1:1', anonKey: 'public-anon-key', serviceRoleKey: 'secret-service-key' } });
+});
+afterAll(() => gateway.close());
+
+describe('/api/client-config', () => {
+  it('names /__backend and the anon key, never the service key', async () => {
+    const response = await gateway.app.inject({ url: '/api/client-config' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ backend_url: '/__backend', anon_key: 'public-anon-key', companion_urls: [] });
+    expect(response.body).not.toContain('secret-service-key');
+  });
+
+  it('lists one URL per external IPv4 address for a server bound to every interface', () => {
+    const interfaces = {
+      lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
+      wlan0: [{ address: '192.168.1.20', family: 'IPv4', internal: false }, { address: 'fe80::1', family: 'IPv6', internal: false }],
+    } as never;
+    expect(lanUrls(interfaces, 3000)).toEqual(['http://192.168.1.20:3000']);
+  });
+
+  it('offers no LAN address while the server listens on loopback only', async () => {
+    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const response = await gateway.app.inject({ url: '/api/client-config' });
+    expect(response.json().companion_urls).toEqual([]);
+  });
+});

@@ -1,0 +1,175 @@
+// Shared pieces for driving the student app in Chromium: a running `npm start`, a proxy that adds
+// the app's Content-Security-Policy when the gateway does not send it yet, a signed-in browser
+// context, and a collector of CSP violations.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { repoRoot } from '../db/paths.ts';
+
+/** The policy the gateway sends for the web app (the project's shared decision). */
+export const APP_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "font-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface RunningStudyhall {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  waitFor(text: string, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** `npm start` (gateway/src/main.ts) with its own ports, DATA_DIR and LOG_DIR. */
+export async function startStudyhall(dirs: { dataDir: string; logDir: string }, extraEnv: Record<string, string> = {}): Promise<RunningStudyhall> {
+  const port = await freePort();
+  const localbasePort = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOCALBASE_PORT: String(localbasePort),
+      DATA_DIR: dirs.dataDir,
+      LOG_DIR: dirs.logDir,
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const running: RunningStudyhall = {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    async waitFor(text, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (!output.includes(text)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+  await running.waitFor('studyhall: logs', 150_000);
+  return running;
+}
+
+export interface CspProxy {
+  url: string;
+  /** Whether the upstream already sent a policy (then the proxy passes it through untouched). */
+  upstreamSentCsp: () => boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * A pass-through HTTP proxy in front of the gateway that adds APP_CSP to HTML answers lacking a
+ * Content-Security-Policy, so the app is proven to run under it whether or not the gateway sends
+ * it already. Streams (SSE) pass through unbuffered.
+ */
+export async function startCspProxy(upstream: string): Promise<CspProxy> {
+  const target = new URL(upstream);
+  let sawUpstreamCsp = false;
+  const server = http.createServer((request, response) => {
+    const forward = http.request(
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host } },
+      (answer) => {
+        const headers = { ...answer.headers };
+        if (headers['content-security-policy']) sawUpstreamCsp = true;
+        else if (String(headers['content-type'] ?? '').includes('text/html')) headers['content-security-policy'] = APP_CSP;
+        response.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on('error', () => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
+      response.end('{"error":"proxy_upstream_failed","message":"The gateway did not answer."}');
+    });
+    request.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    upstreamSentCsp: () => sawUpstreamCsp,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface SessionJson {
+  access_token: string;
+  refresh_token: string;
+  user: { id: string; email?: string };
+  [key: string]: unknown;
+}
+
+/** Signs a student up (or logs in when the account exists) through the gateway, from Node. */
+export async function accountSession(baseUrl: string, email: string, password: string): Promise<SessionJson> {
+  for (const route of ['/__auth/signup', '/__auth/login']) {
+    const response = await fetch(`${baseUrl}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: email, password }),
+    });
+    if (response.ok) return ((await response.json()) as { session: SessionJson }).session;
+    if (response.status !== 409) throw new Error(`${route} answered ${response.status}: ${await response.text()}`);
+  }
+  throw new Error('unreachable');
+}
+
+/** A browser context whose app starts signed in as this session (as supabase-js stores it). */
+export async function signedInContext(browser: Browser, session: SessionJson, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.addInitScript((stored: string) => {
+    if (!localStorage.getItem('studyhall-auth')) localStorage.setItem('studyhall-auth', stored);
+  }, JSON.stringify(session));
+  return context;
+}
+
+export interface CspViolation {
+  directive: string;
+  blocked: string;
+  source: string;
+}
+
+/** Records every securitypolicyviolation the page (and its later navigations) reports. */
+export async function collectCspViolations(page: Page): Promise<CspViolation[]> {
+  const violations: CspViolation[] = [];
+  await page.exposeFunction('__reportCspViolation', (violation: CspViolation) => violations.push(violation));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      (window as unknown as { __reportCspViolation: (v: unknown) => void }).__reportCspViolation({
+        directive: event.violatedDirective,
+        blocked: event.blockedURI,
+        source: `${event.sourceFile}:${event.lineNumber}`,
+      });
+    });
+  });
+  return violations;
+}
+
+export const VIEWPORTS = {
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 800 },
+} as const;

@@ -1,0 +1,331 @@
+// The student app in Debian's Chromium against a real `npm start` on a fresh DATA_DIR, served
+// under the app's Content-Security-Policy: sign up, focus with a phone action relayed over SSE,
+// finish and see the minutes in Stats, restore the backup in a fresh browser, keep working
+// offline, count from the Pop-out window, update a dirty checkout after confirming, and pass axe
+// on every screen with no CSP violation anywhere.
+import { execFileSync } from 'node:child_process';
+import { cp, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../gateway/src/app.ts';
+import { ensureWebDist } from '../../gateway/src/web-dist.ts';
+import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '../../gateway/test/helpers.ts';
+import { repoRoot } from '../db/paths.ts';
+import {
+  accountSession,
+  collectCspViolations,
+  signedInContext,
+  startCspProxy,
+  startStudyhall,
+  type CspProxy,
+  type CspViolation,
+  type RunningStudyhall,
+  type SessionJson,
+} from './app-driver.ts';
+import { launchChromium } from './browser.ts';
+
+const EMAIL = 'nora@example.com';
+const PASSWORD = 'nora-password-1';
+
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let studyhall: RunningStudyhall;
+let proxy: CspProxy;
+let browser: Browser;
+let app: string;
+const violations: CspViolation[] = [];
+const contexts: BrowserContext[] = [];
+
+async function newPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000); // a missing element fails the step instead of the whole test's time
+  const seen = await collectCspViolations(page);
+  // One shared list: checked once at the end, after every screen was visited.
+  const push = seen.push.bind(seen);
+  seen.push = (...items: CspViolation[]) => {
+    violations.push(...items);
+    return push(...items);
+  };
+  return page;
+}
+
+async function context(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
+  const created = await browser.newContext(options);
+  contexts.push(created);
+  return created;
+}
+
+async function storedSession(page: Page): Promise<SessionJson> {
+  return JSON.parse((await page.evaluate(() => localStorage.getItem('studyhall-auth'))) ?? 'null') as SessionJson;
+}
+
+async function pipState(): Promise<{ attempts: { correct: number }; phase: string; running: boolean }> {
+  return (await fetch(`${studyhall.url}/api/pip/state`)).json() as never;
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir('student-app');
+  // CI runs on a clean clone: build the app here so a failure names the build, not a timeout.
+  await ensureWebDist(repoRoot);
+  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
+  proxy = await startCspProxy(studyhall.url);
+  app = proxy.url;
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  for (const open of contexts) await open.close().catch(() => undefined);
+  await browser?.close();
+  await proxy?.close();
+  await studyhall?.stop();
+  await temp?.remove();
+});
+
+describe('the student app on a real npm start', () => {
+  let first: BrowserContext;
+  let page: Page;
+
+  it('signs a new student up from the welcome screen', async () => {
+    first = await context();
+    await first.clock.install();
+    page = await newPage(first);
+    const response = await page.goto(`${app}/focus`);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByRole('button', { name: 'Create account' }).first().click();
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.locator('form').getByRole('button', { name: 'Create account' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Start' }).isVisible(), { timeout: 20_000 }).toBe(true);
+    expect((await storedSession(page)).user.email).toBe(EMAIL);
+  }, 60_000);
+
+  it('relays a phone action to the running focus page: the counter and /api/pip/state show 1 within 1 s', async () => {
+    await page.getByLabel('Subject').selectOption({ label: 'New subject…' });
+    await page.getByLabel('New subject').fill('Chemistry');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Subject').inputValue()).not.toBe('');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(async () => (await pipState()).running, { timeout: 5000 }).toBe(true);
+    // The page holds the relay stream once it has announced itself with a snapshot.
+    await expect.poll(() => page.evaluate(() => document.querySelector('#count-correct')?.textContent)).toBe('0');
+    await page.waitForTimeout(500);
+
+    const sent = Date.now();
+    const answer = await fetch(`${studyhall.url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'correct' }) });
+    expect(answer.status).toBe(202);
+    expect(await answer.json()).toMatchObject({ accepted: true, delivered: 1 });
+    await page.waitForFunction(() => document.querySelector('#count-correct')?.textContent === '1', undefined, { timeout: 1000 });
+    await expect.poll(async () => (await pipState()).attempts.correct, { timeout: 1000, interval: 50 }).toBe(1);
+    expect(Date.now() - sent).toBeLessThan(1000);
+    expect(await page.getByRole('button', { name: 'Correct', exact: true }).getAttribute('aria-describedby')).toBe('count-correct');
+  }, 60_000);
+
+  it('finishes after a full focus phase and shows its minutes in Stats', async () => {
+    await first.clock.fastForward('26:00'); // the 25-minute focus phase is over, the break has begun
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Break');
+    await page.getByRole('button', { name: 'Finish' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Saved 25 min of focus');
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Stats' }).click();
+    await expect.poll(() => page.getByTestId('stat-today').textContent()).toBe('25 min');
+    await expect.poll(() => page.getByText('Chemistry').first().isVisible()).toBe(true);
+  }, 60_000);
+
+  it('records the session on the backend once and backs it up', async () => {
+    const session = await storedSession(page);
+    const headers = { authorization: `Bearer ${session.access_token}` };
+    const anon = (await (await fetch(`${studyhall.url}/api/client-config`)).json()) as { anon_key: string };
+    await expect
+      .poll(async () => {
+        const rows = await fetch(`${studyhall.url}/__backend/rest/v1/study_sessions?select=minutes,correct,subject_name`, { headers: { ...headers, apikey: anon.anon_key } });
+        return rows.json();
+      }, { timeout: 15_000 })
+      .toEqual([{ minutes: 25, correct: 1, subject_name: 'Chemistry' }]);
+    await expect
+      .poll(async () => {
+        const latest = await fetch(`${studyhall.url}/__auth/backup/latest`, { headers });
+        if (!latest.ok) return 0;
+        const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } };
+        return body.backup.payload.sessions?.length ?? 0;
+      }, { timeout: 30_000, interval: 500 })
+      .toBe(1);
+  }, 60_000);
+
+  it('restores the backup for the same student in a fresh browser, who then sees the session', async () => {
+    const fresh = await context();
+    const other = await newPage(fresh);
+    await other.goto(`${app}/stats`);
+    await other.getByLabel('E-mail').fill(EMAIL);
+    await other.getByLabel('Password').fill(PASSWORD);
+    await other.locator('form').getByRole('button', { name: 'Log in' }).click();
+    const dialog = other.getByRole('dialog', { name: 'Restore your backup on this device?' });
+    await expect.poll(() => dialog.isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(await dialog.textContent()).toMatch(/Sessions\s*1, 25 min in total/);
+    await dialog.getByRole('button', { name: 'Restore backup' }).click();
+    await expect.poll(() => other.getByTestId('stat-today').textContent(), { timeout: 10_000 }).toBe('25 min');
+    await other.close();
+  }, 60_000);
+
+  it('loads the app and its local data offline after one visit', async () => {
+    const offlineContext = await signedInContext(browser, await storedSession(page));
+    contexts.push(offlineContext);
+    const offline = await newPage(offlineContext);
+    await offline.goto(`${app}/stats`);
+    await offline.getByRole('dialog', { name: 'Restore your backup on this device?' }).getByRole('button', { name: 'Restore backup' }).click({ timeout: 20_000 });
+    await expect.poll(() => offline.getByTestId('stat-today').textContent(), { timeout: 10_000 }).toBe('25 min');
+    await offline.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+    });
+
+    await offlineContext.setOffline(true);
+    await offline.reload();
+    await expect.poll(() => offline.getByTestId('stat-today').textContent(), { timeout: 10_000 }).toBe('25 min');
+    await expect.poll(() => offline.getByRole('status').filter({ hasText: 'You are offline' }).isVisible()).toBe(true);
+    await offline.goto(`${app}/focus`);
+    await expect.poll(() => offline.getByRole('button', { name: 'Start' }).isVisible(), { timeout: 10_000 }).toBe(true);
+    // Work done offline waits in the outbox and says so.
+    await offline.getByLabel('Add a task for today').fill('Revise aldehydes');
+    await offline.getByRole('button', { name: 'Add task' }).click();
+    await expect.poll(() => offline.getByText('1 change will sync').first().isVisible()).toBe(true);
+    await offlineContext.setOffline(false);
+    await offline.evaluate(() => window.dispatchEvent(new Event('online')));
+    await expect.poll(() => offline.getByText('Everything is synced').first().isVisible(), { timeout: 15_000 }).toBe(true);
+    await offline.close();
+  }, 90_000);
+
+  it("opens the Pop-out window, whose Correct button moves the main page's counter", async () => {
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Focus' }).click();
+    const before = Number(await page.locator('#count-correct').textContent());
+    const popOut = page.getByRole('button', { name: 'Pop out' });
+    expect(await popOut.isVisible()).toBe(true);
+    const [pip] = await Promise.all([first.waitForEvent('page'), popOut.click()]);
+    await pip.getByRole('button', { name: 'Correct', exact: true }).click();
+    await expect.poll(() => page.locator('#count-correct').textContent()).toBe(String(before + 1));
+    expect(await pip.locator('#pop-correct').textContent()).toBe(String(before + 1));
+    await expect.poll(async () => (await pipState()).attempts.correct).toBe(before + 1);
+  }, 60_000);
+
+  it("shows another student's handle as a field error, then saves a free handle and a resized avatar", async () => {
+    await accountSession(studyhall.url, 'ivo@example.com', 'ivo-password-12'); // his handle is "ivo"
+    await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Profile' }).click();
+    const handle = page.getByLabel('Handle');
+    await expect.poll(() => handle.inputValue()).toBe('nora');
+    await handle.fill('ivo');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(() => page.locator('#handle-error').textContent()).toBe('Another student already has this handle. Try another one.');
+    expect(await handle.getAttribute('aria-invalid')).toBe('true');
+
+    await handle.fill('nora_chem');
+    await page.getByLabel('Display name').fill('Nora');
+    // A 2x1 PNG: the page crops it to a square and resizes it before sending.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGMwCTz+YYsNAApkAy2s9iRSAAAAAElFTkSuQmCC', 'base64');
+    await page.locator('input[type="file"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+    await expect.poll(() => page.getByText('New picture chosen; save to use it.').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(() => page.getByText('Your profile is saved.').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator('img.avatar').getAttribute('src')).toMatch(/^\/__backend\/storage\/v1\/object\/public\/avatars\/[0-9a-f-]{36}\/avatar-\d+\.(webp|png)$/);
+    const avatar = await fetch(`${studyhall.url}${await page.locator('img.avatar').getAttribute('src')}`);
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get('content-type')).toMatch(/^image\/(webp|png)/);
+  }, 60_000);
+
+  it('has no serious or critical axe violation on any screen, light or dark', async () => {
+    const session = await storedSession(page);
+    const looks = [
+      { colorScheme: 'light', viewport: { width: 1280, height: 800 } },
+      { colorScheme: 'dark', viewport: { width: 1280, height: 800 } },
+      { colorScheme: 'light', viewport: { width: 390, height: 844 } },
+      { colorScheme: 'dark', viewport: { width: 390, height: 844 } },
+    ] as const;
+    for (const { colorScheme, viewport } of looks) {
+      {
+        const signedIn = await signedInContext(browser, session, { colorScheme, viewport, reducedMotion: 'reduce' });
+        contexts.push(signedIn);
+        const screen = await newPage(signedIn);
+        for (const route of ['/focus', '/stats', '/backups', '/profile', '/settings', '/no-such-page']) {
+          await screen.goto(`${app}${route}`);
+          const restore = screen.getByRole('dialog', { name: 'Restore your backup on this device?' });
+          await screen.waitForLoadState('networkidle');
+          if (await restore.isVisible()) await restore.getByRole('button', { name: 'Start empty' }).click();
+          await screen.locator('main h1').first().waitFor();
+          const result = await new AxeBuilder({ page: screen }).analyze();
+          const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+          expect(serious.map((violation) => `${route} ${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+        }
+        const signedOut = await context({ colorScheme, viewport });
+        const welcome = await newPage(signedOut);
+        await welcome.goto(`${app}/focus`);
+        await welcome.getByRole('heading', { name: 'Welcome back' }).waitFor();
+        const result = await new AxeBuilder({ page: welcome }).analyze();
+        expect(result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+        await signedIn.close();
+      }
+    }
+  }, 240_000);
+});
+
+describe('the update dialog on a checkout with local changes', () => {
+  it('lists the changed files, stashes them on confirmation, and reloads into the new version', async () => {
+    const work = await makeTempDir('update-ui');
+    const bare = path.join(work.dir, 'remote.git');
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
+    const checkout = await makeFixtureRepo(path.join(work.dir, 'checkout'));
+    await writeFile(path.join(checkout, 'NOTES.md'), 'my notes\n');
+    runGit(checkout, 'add', 'NOTES.md');
+    runGit(checkout, 'commit', '--quiet', '-m', 'Add notes');
+    runGit(checkout, 'remote', 'add', 'origin', bare);
+    runGit(checkout, 'push', '--quiet', '-u', 'origin', 'main');
+    const dev = path.join(work.dir, 'dev');
+    execFileSync('git', ['clone', '--quiet', bare, dev]);
+    runGit(dev, 'config', 'user.email', 'dev@example.com');
+    runGit(dev, 'config', 'user.name', 'Dev');
+    await writeFile(path.join(dev, 'CHANGELOG.md'), 'A newer version\n');
+    runGit(dev, 'add', '.');
+    runGit(dev, 'commit', '--quiet', '-m', 'A newer version');
+    runGit(dev, 'push', '--quiet', 'origin', 'main');
+    // The real app, served by a gateway whose checkout is the temp repository (dist is ignored by git).
+    await cp(path.join(repoRoot, 'web', 'dist'), path.join(checkout, 'web', 'dist'), { recursive: true });
+    await writeFile(path.join(checkout, 'NOTES.md'), 'my notes, edited\n'); // the local change
+    const backendLine = /studyhall: backend (http:\/\/127\.0\.0\.1:\d+)/.exec(studyhall.output());
+    const clientConfig = (await (await fetch(`${studyhall.url}/api/client-config`)).json()) as { anon_key: string };
+    const { app: gateway } = await buildGateway({
+      repoDir: checkout,
+      config: testConfig(path.join(work.dir, 'logs'), { update: { remote: 'origin', branch: undefined, installCommand: 'echo install', buildCommand: 'echo build', restart: 'none' } }),
+      backend: { url: backendLine?.[1] ?? 'http://127.0.0.1:1', anonKey: clientConfig.anon_key, serviceRoleKey: undefined },
+    });
+    const address = await gateway.listen({ host: '127.0.0.1', port: 0 });
+    const updateProxy = await startCspProxy(address);
+    try {
+      const session = await accountSession(studyhall.url, EMAIL, PASSWORD);
+      const signedIn = await signedInContext(browser, session);
+      contexts.push(signedIn);
+      const page = await newPage(signedIn);
+      await page.goto(`${updateProxy.url}/settings`);
+      // This browser has no local data and the account a backup: the offer comes first.
+      await page.getByRole('dialog', { name: 'Restore your backup on this device?' }).getByRole('button', { name: 'Start empty' }).click({ timeout: 15_000 });
+      const fromSha = runGit(checkout, 'rev-parse', 'HEAD');
+      await page.getByRole('button', { name: 'Update now' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Update with local changes?' });
+      await expect.poll(() => dialog.isVisible(), { timeout: 10_000 }).toBe(true);
+      expect(await dialog.getByRole('list', { name: 'Changed files' }).textContent()).toContain('NOTES.md');
+      const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+      await dialog.getByRole('button', { name: 'Keep my changes aside and update' }).click();
+      await expect.poll(() => page.getByText('This page reloads by itself').isVisible()).toBe(true);
+      await reloaded;
+      expect(runGit(checkout, 'rev-parse', 'HEAD')).not.toBe(fromSha);
+      expect(runGit(checkout, 'stash', 'list')).toMatch(/studyhall/);
+      expect(runGit(checkout, 'status', '--porcelain')).toBe('');
+    } finally {
+      await updateProxy.close();
+      await gateway.close();
+      await work.remove();
+    }
+  }, 90_000);
+});
+
+describe('the Content-Security-Policy', () => {
+  it('was in force on every page above (sent by the gateway or the test proxy) and nothing violated it', () => {
+    expect(violations).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+// The app: the welcome screen until a student is known, then the shell with its lazy screens.
+import { useSignal } from '@preact/signals';
+import type { ComponentType } from 'preact';
+import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
+import { Shell } from './components/Shell.tsx';
+import { PageSkeleton } from './components/Skeleton.tsx';
+import { places } from './routes.ts';
+import { account, dataStatus } from './state/signals.ts';
+import { NotFound } from './components/NotFound.tsx';
+import { RestoreOfferHost } from './components/RestoreOfferHost.tsx';
+import { LocalDataError } from './components/LocalDataError.tsx';
+import { Lazy } from './components/Lazy.tsx';
+
+const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
+const screens = places.map((place) => ({ place, component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType }));
+
+function Home() {
+  const { route } = useLocation();
+  useEffect(() => route('/focus', true), [route]);
+  return null;
+}
+
+function Screens() {
+  const loading = useSignal(false);
+  if (dataStatus.value === 'error') return <LocalDataError />;
+  return (
+    <ErrorBoundary>
+      {(loading.value || dataStatus.value === 'loading') && <PageSkeleton />}
+      <div hidden={dataStatus.value === 'loading'}>
+        <Router onLoadStart={() => (loading.value = true)} onLoadEnd={() => (loading.value = false)}>
+          <Route path="/" component={Home} />
+          {screens.flatMap(({ place, component }) => [
+            <Route key={place.path} path={place.path} component={component} />,
+            ...(place.aliases ?? []).map((alias) => <Route key={alias} path={alias} component={component} />),
+          ])}
+          <Route default component={NotFound} />
+        </Router>
+      </div>
+    </ErrorBoundary>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      {account.value ? (
+        <Shell>
+          <Screens />
+          <RestoreOfferHost />
+        </Shell>
+      ) : (
+        <Lazy load={loadWelcome} props={{}} fallback={<PageSkeleton />} />
+      )}
+    </LocationProvider>
+  );
+}

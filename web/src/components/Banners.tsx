@@ -1,0 +1,51 @@
+// The calm strip above every screen: offline, a waiting new version, changes that cannot sync.
+import { useComputed } from '@preact/signals';
+import { applyWaitingUpdate } from '../lib/service-worker.ts';
+import { plural } from '../lib/format.ts';
+import { online, serverReachable, syncState, updateWaiting } from '../state/signals.ts';
+import { flushNow } from '../state/sync.ts';
+import { OfflineIcon, SyncIcon } from './icons.tsx';
+
+export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
+  const offline = useComputed(() => !online.value || !serverReachable.value);
+  const sync = syncState.value;
+  return (
+    <div class="banners">
+      {offline.value && (
+        <div class="banner banner-offline" role="status">
+          <OfflineIcon />
+          <p>
+            <strong>{online.value ? 'The server is not answering.' : 'You are offline.'}</strong>{' '}
+            The timer and your data keep working on this device{sync.pending > 0 ? `; ${plural(sync.pending, 'change')} will sync when it is back` : ''}.
+          </p>
+          {online.value && (
+            <button type="button" class="button button-quiet" onClick={() => void flushNow()}>
+              Try again
+            </button>
+          )}
+        </div>
+      )}
+      {updateWaiting.value && (
+        <div class="banner banner-info" role="status">
+          <p>
+            <strong>New version.</strong> Reload to use it; your timer keeps running.
+          </p>
+          <button type="button" class="button button-primary" onClick={applyWaitingUpdate}>
+            Reload
+          </button>
+        </div>
+      )}
+      {sync.blockedBy === 'signed_out' && (
+        <div class="banner banner-warning" role="alert">
+          <SyncIcon />
+          <p>
+            <strong>Sign in again to sync.</strong> {plural(sync.pending, 'change')} will stay on this device until you do.
+          </p>
+          <button type="button" class="button button-primary" onClick={onSignInAgain}>
+            Sign in again
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

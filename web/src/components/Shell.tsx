@@ -1,0 +1,121 @@
+// The frame around every screen: a left rail on wide screens, a bottom bar of four on phones (the
+// rest under More), the banners, and the sync status. The current place is always marked.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { places, type Place } from '../routes.ts';
+import { plural } from '../lib/format.ts';
+import { signOut } from '../state/auth.ts';
+import { account, profile, syncState } from '../state/signals.ts';
+import { Banners } from './Banners.tsx';
+import { MoreIcon } from './icons.tsx';
+
+function isCurrent(place: Place, path: string): boolean {
+  return path === place.path || path.startsWith(`${place.path}/`) || (path === '/' && place.path === '/focus');
+}
+
+function SyncStatus() {
+  const { pending, failed, blockedBy, syncing } = syncState.value;
+  let text = 'Everything is synced';
+  let tone = 'ok';
+  if (failed > 0) {
+    text = `${plural(failed, 'change')} could not sync`;
+    tone = 'danger';
+  } else if (pending > 0) {
+    text = syncing ? 'Syncing…' : `${plural(pending, 'change')} will sync`;
+    tone = blockedBy ? 'waiting' : 'busy';
+  }
+  return (
+    <a class={`sync-status sync-${tone}`} href="/backups" aria-live="polite">
+      <span class="sync-dot" aria-hidden="true" />
+      {text}
+    </a>
+  );
+}
+
+function MoreMenu({ items, path }: { items: Place[]; path: string }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  const active = items.some((place) => isCurrent(place, path));
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !ref.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', close);
+    document.addEventListener('keydown', close);
+    return () => {
+      document.removeEventListener('pointerdown', close);
+      document.removeEventListener('keydown', close);
+    };
+  }, [open]);
+  return (
+    <div class="more" ref={ref}>
+      <button type="button" class={`bar-link${active ? ' is-current' : ''}`} aria-expanded={open} aria-controls="more-menu" onClick={() => setOpen(!open)}>
+        <MoreIcon size={22} />
+        <span>More</span>
+      </button>
+      {open && (
+        <ul id="more-menu" class="more-menu">
+          {items.map((place) => (
+            <li key={place.path}>
+              <a href={place.path} class="more-link" aria-current={isCurrent(place, path) ? 'page' : undefined}>
+                <place.icon />
+                {place.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Shell({ children }: { children: ComponentChildren }) {
+  const { path } = useLocation();
+  const nav = places.filter((place) => place.inNav);
+  const bar = nav.filter((place) => place.phoneBar).slice(0, 3);
+  const rest = nav.filter((place) => !bar.includes(place));
+  const who = profile.value?.displayName || profile.value?.handle || account.value?.email || '';
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">Skip to content</a>
+      <nav class="rail" aria-label="Main">
+        <a class="brand" href="/focus">
+          <img src="/icon.svg" alt="" width="28" height="28" />
+          studyhall
+        </a>
+        <ul class="rail-list">
+          {nav.map((place) => (
+            <li key={place.path}>
+              <a href={place.path} class="rail-link" aria-current={isCurrent(place, path) ? 'page' : undefined}>
+                <place.icon />
+                {place.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <div class="rail-foot">
+          <SyncStatus />
+          {who && <p class="rail-who" title={who}>{who}</p>}
+        </div>
+      </nav>
+      <div class="main-column">
+        <Banners onSignInAgain={() => void signOut()} />
+        <main id="main" class="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+      <nav class="bar" aria-label="Main, phone">
+        {bar.map((place) => (
+          <a key={place.path} href={place.path} class="bar-link" aria-current={isCurrent(place, path) ? 'page' : undefined}>
+            <place.icon size={22} />
+            <span>{place.label}</span>
+          </a>
+        ))}
+        <MoreMenu items={rest} path={path} />
+      </nav>
+    </div>
+  );
+}

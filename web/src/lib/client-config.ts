@@ -1,0 +1,34 @@
+// /api/client-config (the backend's public settings), remembered so the app can start offline.
+import { requestJson } from './api.ts';
+
+export interface ClientConfig {
+  backend_url: string;
+  anon_key: string;
+}
+
+const STORAGE_KEY = 'studyhall-client-config';
+let loading: Promise<ClientConfig> | undefined;
+
+function remembered(): ClientConfig | null {
+  try {
+    const value = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null') as ClientConfig | null;
+    return value && typeof value.anon_key === 'string' && typeof value.backend_url === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function clientConfig(): Promise<ClientConfig> {
+  loading ??= requestJson<ClientConfig>('/api/client-config')
+    .then((config) => {
+      localStorage.setItem(STORAGE_KEY, JSON.stringify(config));
+      return config;
+    })
+    .catch((error: unknown) => {
+      loading = undefined;
+      const fallback = remembered();
+      if (fallback) return fallback;
+      throw error;
+    });
+  return loading;
+}

@@ -1,0 +1,60 @@
+// The records a student's device keeps (IndexedDB) and backs up. Ids are generated on the device,
+// so a record has its final id before it ever reaches the backend.
+
+export interface Subject {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface Task {
+  id: string;
+  title: string;
+  subjectId: string | null;
+  /** The study day it is planned for (YYYY-MM-DD), or null for the backlog. */
+  day: string | null;
+  done: boolean;
+  completedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StudySession {
+  id: string;
+  startedAt: number;
+  endedAt: number;
+  minutes: number;
+  subjectId: string | null;
+  subjectName: string | null;
+  taskId: string | null;
+  taskTitle: string | null;
+  correct: number;
+  incorrect: number;
+  skipped: number;
+  /** The study day it counts for (the day offset applied), YYYY-MM-DD. */
+  studyDay: string;
+  /** Recorded by the backend (record_study_session). */
+  synced: boolean;
+}
+
+export interface AppSettings {
+  focusMinutes: number;
+  breakMinutes: number;
+  cycles: number;
+  /** A study day starts this many hours after local midnight (mirrors user_settings). */
+  dayOffsetHours: number;
+  /** Minutes a day the student aims for (the Stats goal line). */
+  dailyGoalMinutes: number;
+}
+
+export const defaultSettings: AppSettings = { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 };
+
+export interface Profile {
+  handle: string | null;
+  displayName: string | null;
+  avatarUrl: string | null;
+}
+
+export function newId(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,115 @@
+// Welcome: log in or create an account. A refused login asks the server whether the e-mail has an
+// account at all, so "new here" and "wrong password" get different answers.
+import { useState } from 'preact/hooks';
+import { ApiError, describeError } from '../../lib/api.ts';
+import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
+import '../../styles/welcome.css';
+
+interface FieldErrors {
+  email?: string;
+  password?: string;
+}
+
+function validate(email: string, password: string): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors.email = 'Enter your e-mail address, like name@example.com.';
+  const bytes = new TextEncoder().encode(password).length;
+  if (bytes < 8) errors.password = 'The password needs at least 8 characters.';
+  else if (bytes > 72) errors.password = 'The password can be at most 72 bytes long.';
+  return errors;
+}
+
+type Problem = { text: string; suggest?: AuthMode } | null;
+
+export default function WelcomePage() {
+  const [mode, setMode] = useState<AuthMode>('login');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [problem, setProblem] = useState<Problem>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const fieldErrors = validate(email.trim(), password);
+    setErrors(fieldErrors);
+    setProblem(null);
+    if (fieldErrors.email || fieldErrors.password) return;
+    setBusy(true);
+    try {
+      await signIn(mode, email.trim(), password);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_credentials') {
+        const registered = await isRegistered(email.trim());
+        if (registered === false) setProblem({ text: 'No account uses this e-mail yet. Are you new here?', suggest: 'signup' });
+        else setErrors({ password: 'This password does not match the account. Check it and try again.' });
+      } else if (error instanceof ApiError && error.code === 'email_taken') {
+        setProblem({ text: 'An account with this e-mail already exists.', suggest: 'login' });
+      } else if (error instanceof ApiError && error.code === 'weak_password') {
+        setErrors({ password: error.message });
+      } else if (error instanceof ApiError && error.code === 'invalid_request') {
+        setProblem({ text: 'The server did not accept this e-mail or password. Check both and try again.' });
+      } else {
+        setProblem({ text: describeError(error) });
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const switchTo = (next: AuthMode) => {
+    setMode(next);
+    setProblem(null);
+    setErrors({});
+  };
+
+  return (
+    <main class="welcome" id="main">
+      <div class="welcome-card card">
+        <div class="welcome-brand">
+          <img src="/icon.svg" alt="" width="40" height="40" />
+          <p class="welcome-name">studyhall</p>
+        </div>
+        <h1 class="welcome-title">{mode === 'login' ? 'Welcome back' : 'Create your account'}</h1>
+        <p class="muted">
+          {mode === 'login'
+            ? 'Log in to your timer, tasks and stats. Everything also works offline on this device.'
+            : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
+        </p>
+        <div class="segmented" role="group" aria-label="Log in or create an account">
+          <button type="button" class={mode === 'login' ? 'is-selected' : ''} aria-pressed={mode === 'login'} onClick={() => switchTo('login')}>
+            Log in
+          </button>
+          <button type="button" class={mode === 'signup' ? 'is-selected' : ''} aria-pressed={mode === 'signup'} onClick={() => switchTo('signup')}>
+            Create account
+          </button>
+        </div>
+        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+          <div class="field">
+            <label class="field-label" for="email">E-mail</label>
+            <input id="email" class="input" type="email" autoComplete="email" value={email} onInput={(event) => setEmail(event.currentTarget.value)} aria-invalid={errors.email ? true : undefined} aria-describedby={errors.email ? 'email-error' : undefined} />
+            {errors.email && <p id="email-error" class="field-error" role="alert">{errors.email}</p>}
+          </div>
+          <div class="field">
+            <label class="field-label" for="password">Password</label>
+            <input id="password" class="input" type="password" autoComplete={mode === 'login' ? 'current-password' : 'new-password'} value={password} onInput={(event) => setPassword(event.currentTarget.value)} aria-invalid={errors.password ? true : undefined} aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined} />
+            {errors.password ? <p id="password-error" class="field-error" role="alert">{errors.password}</p> : mode === 'signup' && <p id="password-hint" class="field-hint">At least 8 characters.</p>}
+          </div>
+          {problem && (
+            <div class="notice notice-error" role="alert">
+              <p>{problem.text}</p>
+              {problem.suggest && (
+                <button type="button" class="button" onClick={() => switchTo(problem.suggest as AuthMode)}>
+                  {problem.suggest === 'signup' ? 'Create an account' : 'Log in instead'}
+                </button>
+              )}
+            </div>
+          )}
+          <button type="submit" class="button button-primary button-large" disabled={busy}>
+            {busy ? (mode === 'login' ? 'Logging in…' : 'Creating account…') : mode === 'login' ? 'Log in' : 'Create account'}
+          </button>
+        </form>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,253 @@
+// /backups: cloud snapshots (automatic and on demand), restoring the best one, exporting to and
+// importing from a JSON file (validated and previewed before it replaces anything), and the
+// changes still waiting to sync.
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog } from '../../components/Dialog.tsx';
+import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
+import { describeError, requestJson } from '../../lib/api.ts';
+import { parseBackupText } from '../../lib/backup-import.ts';
+import { summarizePayload, type BackupPayload, type BackupSummaryCounts } from '../../lib/backup-payload.ts';
+import { dateTime, plural, relativeTime } from '../../lib/format.ts';
+import type { OutboxEntry } from '../../lib/outbox.ts';
+import { requireToken } from '../../state/auth.ts';
+import { currentPayload, lastSnapshotAt, snapshotNow, snapshotState } from '../../state/backups.ts';
+import { sessions, subjects, syncState, tasks } from '../../state/signals.ts';
+import { discardEntry, refreshSyncCounts, retryEntry } from '../../state/sync.ts';
+import { BackupPreview } from './BackupPreview.tsx';
+import { importBackup, restoreBestBackup } from './restore.ts';
+import '../../styles/backups.css';
+
+type Pending =
+  | { kind: 'cloud'; counts: BackupSummaryCounts; when: string; source: string }
+  | { kind: 'file'; counts: BackupSummaryCounts; payload: BackupPayload; name: string };
+
+function describeEntry(entry: OutboxEntry): string {
+  switch (entry.op.kind) {
+    case 'session':
+      return `Session of ${entry.op.session.minutes} min${entry.op.session.subjectName ? ` (${entry.op.session.subjectName})` : ''}`;
+    case 'task-upsert':
+      return `Task "${entry.op.task.title}"`;
+    case 'task-delete':
+      return 'Deleted task';
+    case 'settings':
+      return 'Study day settings';
+  }
+}
+
+function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+  const backUp = async () => {
+    setProblem(null);
+    try {
+      await snapshotNow();
+    } catch (error) {
+      setProblem(describeError(error));
+    }
+  };
+  const lookForBackup = async () => {
+    setProblem(null);
+    setChecking(true);
+    try {
+      const token = await requireToken();
+      const answer = await requestJson<{ backup: { created_at: string; source: string; payload: Record<string, unknown> } }>('/__auth/backup/best', { token });
+      onRestore({ kind: 'cloud', counts: summarizePayload(answer.backup.payload), when: dateTime(answer.backup.created_at), source: answer.backup.source });
+    } catch (error) {
+      setProblem(error instanceof Error && 'code' in error && error.code === 'no_backup' ? 'This account has no backup yet. Back up now to make one.' : describeError(error));
+    } finally {
+      setChecking(false);
+    }
+  };
+  const saving = snapshotState.value === 'saving';
+  return (
+    <section class="card stack" aria-labelledby="cloud-title">
+      <h2 id="cloud-title" class="card-title">Cloud backup</h2>
+      <p class="muted">
+        A snapshot of this device's data is stored on your studyhall server a few seconds after each change (at most every five minutes).
+      </p>
+      <p aria-live="polite" data-testid="last-backup">
+        {saving ? 'Backing up…' : lastSnapshotAt.value ? `Last backup: ${relativeTime(lastSnapshotAt.value)}.` : 'No backup from this device yet.'}
+      </p>
+      {problem && (
+        <div class="notice notice-error" role="alert">
+          <p>{problem}</p>
+        </div>
+      )}
+      <div class="row">
+        <button type="button" class="button button-primary" onClick={() => void backUp()} disabled={saving}>
+          Back up now
+        </button>
+        <button type="button" class="button" onClick={() => void lookForBackup()} disabled={checking}>
+          {checking ? 'Looking…' : 'Restore best backup…'}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
+  const [problems, setProblems] = useState<string[]>([]);
+  const exportFile = () => {
+    const payload = currentPayload();
+    const blob = new Blob([JSON.stringify(payload, null, 2)], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `studyhall-backup-${payload.exported_at.slice(0, 10)}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+  const readFile = async (file: File | undefined) => {
+    setProblems([]);
+    if (!file) return;
+    if (file.size > 8 * 1024 * 1024) return setProblems(['the file is larger than 8 MB, the most the server accepts']);
+    const parsed = parseBackupText(await file.text());
+    if (!parsed.ok) return setProblems(parsed.problems);
+    onImport({ kind: 'file', counts: summarizePayload(parsed.payload as unknown as Record<string, unknown>), payload: parsed.payload, name: file.name });
+  };
+  return (
+    <section class="card stack" aria-labelledby="file-title">
+      <h2 id="file-title" class="card-title">Backup file</h2>
+      <p class="muted">Keep a copy anywhere, or move your data to another server.</p>
+      <div class="row">
+        <button type="button" class="button" onClick={exportFile}>
+          <DownloadIcon />
+          Export to a file
+        </button>
+        <label class="button file-button">
+          <UploadIcon />
+          Import a file…
+          <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(event) => {
+            void readFile(event.currentTarget.files?.[0]);
+            event.currentTarget.value = '';
+          }} />
+        </label>
+      </div>
+      {problems.length > 0 && (
+        <div class="notice notice-error" role="alert">
+          <div>
+            <p><strong>This file cannot be imported.</strong> Nothing was changed.</p>
+            <ul class="problem-list">
+              {problems.map((problem) => <li key={problem}>{problem}</li>)}
+            </ul>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function WaitingSection() {
+  const [entries, setEntries] = useState<OutboxEntry[] | null>(null);
+  const { pending, failed, blockedBy } = syncState.value;
+  useEffect(() => {
+    void refreshSyncCounts().then(setEntries);
+  }, [pending, failed]);
+  return (
+    <section class="card stack" aria-labelledby="waiting-title">
+      <h2 id="waiting-title" class="card-title">Waiting to sync</h2>
+      {entries === null ? (
+        <div class="skeleton skeleton-line" />
+      ) : entries.length === 0 ? (
+        <p class="muted">Nothing is waiting: every change on this device has reached the server.</p>
+      ) : (
+        <>
+          <p class="muted">
+            {entries.every((entry) => entry.failed)
+              ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
+              : blockedBy === 'offline'
+                ? 'The server cannot be reached; these changes will sync when it can.'
+                : 'These changes are saved on this device and will sync.'}
+          </p>
+          <ul class="list">
+            {entries.map((entry) => (
+              <li key={entry.key} class="list-item">
+                <div class="list-main">
+                  <p class="list-title">{describeEntry(entry)}</p>
+                  <p class="list-meta">
+                    {entry.failed ? `Refused by the server: ${entry.lastError ?? 'no reason given'}` : entry.attempts > 0 ? `Tried ${plural(entry.attempts, 'time')}; will try again` : 'Will sync'}
+                  </p>
+                </div>
+                {entry.failed ? (
+                  <div class="row">
+                    <button type="button" class="button" onClick={() => void retryEntry(entry.key)}>Retry</button>
+                    <button type="button" class="button button-quiet" onClick={() => void discardEntry(entry.key)}>Discard</button>
+                  </div>
+                ) : (
+                  <span class="badge badge-warning">will sync</span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+export default function BackupsPage() {
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  document.title = 'Backups · studyhall';
+  const local = { subjects: subjects.value.length, tasks: tasks.value.length, sessions: sessions.value.length };
+
+  const confirm = async () => {
+    if (!pending) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      if (pending.kind === 'cloud') await restoreBestBackup();
+      else await importBackup(pending.payload);
+      setDone(pending.kind === 'cloud' ? 'The backup is restored on this device.' : `${pending.name} is imported and stored as a backup.`);
+      setPending(null);
+    } catch (error) {
+      setProblem(describeError(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="page">
+      <div class="page-head">
+        <div>
+          <h1 class="page-title">Backups</h1>
+          <p class="page-lead tabular">
+            On this device: {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')}, {plural(local.tasks, 'task')}.
+          </p>
+        </div>
+      </div>
+      {done && (
+        <div class="notice notice-success" role="status">
+          <p>{done}</p>
+        </div>
+      )}
+      <CloudSection onRestore={(next) => { setDone(null); setPending(next); }} />
+      <FileSection onImport={(next) => { setDone(null); setPending(next); }} />
+      <WaitingSection />
+      <Dialog
+        open={pending !== null}
+        wide
+        title={pending?.kind === 'file' ? `Import ${pending.name}?` : 'Restore the best backup?'}
+        onClose={() => setPending(null)}
+        actions={
+          <>
+            <button type="button" class="button" onClick={() => setPending(null)} disabled={busy}>Cancel</button>
+            <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
+              {busy ? 'Replacing…' : 'Replace the data on this device'}
+            </button>
+          </>
+        }
+      >
+        {pending && <BackupPreview counts={pending.counts} {...(pending.kind === 'cloud' ? { when: pending.when, source: pending.source } : {})} />}
+        <p>
+          This replaces the {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')} and {plural(local.tasks, 'task')} on this device with
+          the backup's. Sessions already on the server stay there.
+        </p>
+        {problem && <p class="field-error" role="alert">{problem}</p>}
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+// "Pop out": a Document Picture-in-Picture window (Chromium) with the time and the counters, which
+// stays on top while the student works elsewhere. It renders with this page's Preact and signals,
+// so a count there is the same action as a click here. Hidden where the API is missing.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { PopOutIcon } from '../../components/icons.tsx';
+import { clock } from '../../lib/format.ts';
+import { advance, remainingMs } from '../../lib/timer.ts';
+import { countFromAfar, toggleTimer } from '../../state/focus.ts';
+import { timer } from '../../state/signals.ts';
+import { phaseLabel } from './phase-label.ts';
+
+interface DocumentPictureInPicture {
+  requestWindow(options: { width: number; height: number }): Promise<Window>;
+  window: Window | null;
+}
+
+function pipApi(): DocumentPictureInPicture | undefined {
+  return (window as unknown as { documentPictureInPicture?: DocumentPictureInPicture }).documentPictureInPicture;
+}
+
+export function popOutSupported(): boolean {
+  return pipApi() !== undefined;
+}
+
+function PopOutView() {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(id);
+  }, []);
+  const state = advance(timer.value, now);
+  return (
+    <main class="popout">
+      <p class="popout-phase">{phaseLabel(state)}</p>
+      <p class="popout-time tabular" role="timer">{clock(remainingMs(state, now))}</p>
+      <div class="popout-counters">
+        <button type="button" class="counter counter-correct" onClick={() => countFromAfar('correct')} aria-label="Correct" aria-describedby="pop-correct">
+          <span id="pop-correct" class="counter-value tabular">{state.attempts.correct}</span>
+          <span class="counter-label">Correct</span>
+        </button>
+        <button type="button" class="counter counter-incorrect" onClick={() => countFromAfar('incorrect')} aria-label="Incorrect" aria-describedby="pop-incorrect">
+          <span id="pop-incorrect" class="counter-value tabular">{state.attempts.incorrect}</span>
+          <span class="counter-label">Incorrect</span>
+        </button>
+        <button type="button" class="counter counter-skipped" onClick={() => countFromAfar('skip')} aria-label="Skip" aria-describedby="pop-skipped">
+          <span id="pop-skipped" class="counter-value tabular">{state.attempts.skipped}</span>
+          <span class="counter-label">Skip</span>
+        </button>
+      </div>
+      <div class="popout-foot">
+        <button type="button" class="button" onClick={toggleTimer} disabled={state.complete}>
+          {state.running ? 'Pause' : state.phase === 'idle' ? 'Start' : 'Resume'}
+        </button>
+        <button type="button" class="button button-quiet" onClick={() => countFromAfar('undo')} disabled={state.history.length === 0}>
+          Undo
+        </button>
+      </div>
+    </main>
+  );
+}
+
+async function openPopOut(): Promise<void> {
+  const api = pipApi();
+  if (!api) return;
+  if (api.window) {
+    api.window.focus();
+    return;
+  }
+  const pip = await api.requestWindow({ width: 340, height: 300 });
+  // The same stylesheets as this page (same origin, so the page's policy allows them).
+  for (const sheet of document.querySelectorAll<HTMLLinkElement | HTMLStyleElement>('link[rel="stylesheet"], style')) {
+    pip.document.head.append(sheet.cloneNode(true));
+  }
+  pip.document.title = 'studyhall timer';
+  pip.document.documentElement.lang = 'en';
+  pip.document.body.classList.add('popout-body');
+  render(<PopOutView />, pip.document.body);
+  pip.addEventListener('pagehide', () => render(null, pip.document.body));
+}
+
+export function PopOutButton() {
+  if (!popOutSupported()) return null;
+  return (
+    <button type="button" class="button button-quiet" onClick={() => void openPopOut()} title="Keep the timer and counters on top of other windows">
+      <PopOutIcon />
+      Pop out
+    </button>
+  );
+}

@@ -1,0 +1,68 @@
+// Today's tasks beside the timer: tick one off, add one, remove one. Each change syncs to the
+// backend's user_tasks through the outbox; until then the row says it will sync.
+import { useState } from 'preact/hooks';
+import { PlusIcon, TrashIcon } from '../../components/icons.tsx';
+import { studyDayOf } from '../../lib/study-day.ts';
+import { addTask, deleteTask, setTaskDone, subjectName } from '../../state/data.ts';
+import { selection } from '../../state/focus.ts';
+import { settings, syncState, tasks } from '../../state/signals.ts';
+
+export function TasksPanel() {
+  const today = studyDayOf(Date.now(), settings.value.dayOffsetHours);
+  const [title, setTitle] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const visible = tasks.value.filter((task) => task.day === today || (task.day === null && !task.done) || (task.day !== null && task.day < today && !task.done));
+  const doneCount = visible.filter((task) => task.done).length;
+  const add = async (event: Event) => {
+    event.preventDefault();
+    const value = title.trim();
+    if (!value) return setProblem('Enter what you want to do.');
+    await addTask(value, selection().subjectId, today);
+    setTitle('');
+    setProblem(null);
+  };
+  return (
+    <section class="card tasks-panel" aria-labelledby="tasks-title">
+      <div class="row-between">
+        <h2 id="tasks-title" class="card-title">Today's tasks</h2>
+        {visible.length > 0 && <p class="small muted tabular">{doneCount} of {visible.length} done</p>}
+      </div>
+      {visible.length === 0 ? (
+        <p class="muted small">No tasks for today yet. Add what you plan to study; each one can be picked for a session.</p>
+      ) : (
+        <ul class="list">
+          {visible.map((task) => {
+            const subject = subjectName(task.subjectId);
+            return (
+              <li key={task.id} class="list-item">
+                <label class="check-target">
+                  <input type="checkbox" class="checkbox" checked={task.done} onChange={(event) => void setTaskDone(task, event.currentTarget.checked)} aria-label={`Done: ${task.title}`} />
+                </label>
+                <div class="list-main">
+                  <p class={`list-title${task.done ? ' is-done' : ''}`}>{task.title}</p>
+                  {(subject || (task.day && task.day < today)) && (
+                    <p class="list-meta">{[subject, task.day && task.day < today ? 'from an earlier day' : null].filter(Boolean).join(' · ')}</p>
+                  )}
+                </div>
+                <button type="button" class="button button-quiet icon-button" onClick={() => void deleteTask(task.id)} aria-label={`Delete task: ${task.title}`} title="Delete task">
+                  <TrashIcon size={18} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <form class="inline-form task-add" onSubmit={(event) => void add(event)}>
+        <div class="field">
+          <label class="field-label" for="task-add-input">Add a task for today</label>
+          <input id="task-add-input" class="input" maxLength={500} value={title} onInput={(event) => setTitle(event.currentTarget.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'task-add-error' : undefined} />
+          {problem && <p id="task-add-error" class="field-error" role="alert">{problem}</p>}
+        </div>
+        <button type="submit" class="button icon-button" aria-label="Add task" title="Add task">
+          <PlusIcon />
+        </button>
+      </form>
+      {syncState.value.pending > 0 && <p class="small muted">Changes are saved on this device and will sync.</p>}
+    </section>
+  );
+}

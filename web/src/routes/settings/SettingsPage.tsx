@@ -1,0 +1,177 @@
+// /settings: the timer, the daily goal, when a study day starts, subjects, updates and signing out.
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog } from '../../components/Dialog.tsx';
+import { TrashIcon } from '../../components/icons.tsx';
+import { plural } from '../../lib/format.ts';
+import type { AppSettings } from '../../lib/model.ts';
+import { signOut } from '../../state/auth.ts';
+import { deleteSubject, saveSettings } from '../../state/data.ts';
+import { account, sessions, settings, subjects, syncState, tasks } from '../../state/signals.ts';
+import { UpdateSection } from './UpdateSection.tsx';
+
+type NumberField = 'focusMinutes' | 'breakMinutes' | 'cycles' | 'dailyGoalMinutes';
+const LIMITS: Record<NumberField, { min: number; max: number; label: string; unit: string }> = {
+  focusMinutes: { min: 1, max: 180, label: 'Focus length', unit: 'minutes' },
+  breakMinutes: { min: 1, max: 60, label: 'Break length', unit: 'minutes' },
+  cycles: { min: 1, max: 12, label: 'Focus phases per session', unit: 'phases' },
+  dailyGoalMinutes: { min: 0, max: 1440, label: 'Daily goal', unit: 'minutes' },
+};
+
+function hourLabel(hour: number): string {
+  return hour === 0 ? 'Midnight (00:00)' : `${String(hour).padStart(2, '0')}:00`;
+}
+
+function TimerSettings() {
+  const [draft, setDraft] = useState<Record<NumberField, string>>(() => ({
+    focusMinutes: String(settings.value.focusMinutes),
+    breakMinutes: String(settings.value.breakMinutes),
+    cycles: String(settings.value.cycles),
+    dailyGoalMinutes: String(settings.value.dailyGoalMinutes),
+  }));
+  const [dayOffset, setDayOffset] = useState(settings.value.dayOffsetHours);
+  const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setDayOffset(settings.value.dayOffsetHours), [settings.value.dayOffsetHours]);
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setSaved(false);
+    const next: AppSettings = { ...settings.value, dayOffsetHours: dayOffset };
+    const problems: Partial<Record<NumberField, string>> = {};
+    for (const field of Object.keys(LIMITS) as NumberField[]) {
+      const { min, max } = LIMITS[field];
+      const value = Number(draft[field]);
+      if (!Number.isInteger(value) || value < min || value > max) problems[field] = `Enter a whole number from ${min} to ${max}.`;
+      else next[field] = value;
+    }
+    setErrors(problems);
+    if (Object.keys(problems).length > 0) return;
+    await saveSettings(next);
+    setSaved(true);
+  };
+
+  return (
+    <form class="card stack" aria-labelledby="timer-title" onSubmit={(event) => void save(event)} noValidate>
+      <h2 id="timer-title" class="card-title">Timer and goal</h2>
+      <div class="settings-grid">
+        {(Object.keys(LIMITS) as NumberField[]).map((field) => (
+          <div class="field" key={field}>
+            <label class="field-label" for={field}>{LIMITS[field].label}</label>
+            <div class="row">
+              <input id={field} class="input input-number" inputMode="numeric" value={draft[field]} onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })} aria-invalid={errors[field] ? true : undefined} aria-describedby={`${field}-unit${errors[field] ? ` ${field}-error` : ''}`} />
+              <span id={`${field}-unit`} class="muted small">{LIMITS[field].unit}</span>
+            </div>
+            {errors[field] && <p id={`${field}-error`} class="field-error" role="alert">{errors[field]}</p>}
+          </div>
+        ))}
+        <div class="field">
+          <label class="field-label" for="day-offset">A study day starts at</label>
+          <select id="day-offset" class="select" value={String(dayOffset)} onChange={(event) => setDayOffset(Number(event.currentTarget.value))} aria-describedby="day-offset-hint">
+            {Array.from({ length: 24 }, (_, hour) => <option key={hour} value={String(hour)}>{hourLabel(hour)}</option>)}
+          </select>
+          <p id="day-offset-hint" class="field-hint">A night owl's 01:30 session counts for the day before when the day starts later.</p>
+        </div>
+      </div>
+      <p class="small muted">New lengths apply from the next phase; a running phase keeps its end time.</p>
+      {saved && (
+        <div class="notice notice-success" role="status">
+          <p>Settings saved.</p>
+        </div>
+      )}
+      <div class="row">
+        <button type="submit" class="button button-primary">Save settings</button>
+      </div>
+    </form>
+  );
+}
+
+function SubjectSettings() {
+  const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
+  return (
+    <section class="card stack" aria-labelledby="subjects-title">
+      <h2 id="subjects-title" class="card-title">Subjects</h2>
+      {subjects.value.length === 0 ? (
+        <p class="muted">No subjects yet. Add one from the subject picker on Focus.</p>
+      ) : (
+        <ul class="list">
+          {subjects.value.map((subject) => {
+            const used = sessions.value.filter((session) => session.subjectId === subject.id).length;
+            return (
+              <li key={subject.id} class="list-item">
+                <div class="list-main">
+                  <p class="list-title">{subject.name}</p>
+                  <p class="list-meta">{plural(used, 'session')}, {plural(tasks.value.filter((task) => task.subjectId === subject.id).length, 'task')}</p>
+                </div>
+                <button type="button" class="button button-quiet icon-button" aria-label={`Remove subject ${subject.name}`} title="Remove subject" onClick={() => setRemoving(subject)}>
+                  <TrashIcon size={18} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Dialog
+        open={removing !== null}
+        title={`Remove ${removing?.name ?? 'subject'}?`}
+        onClose={() => setRemoving(null)}
+        actions={
+          <>
+            <button type="button" class="button" onClick={() => setRemoving(null)}>Cancel</button>
+            <button type="button" class="button button-danger" onClick={() => {
+              if (removing) void deleteSubject(removing.id);
+              setRemoving(null);
+            }}>
+              Remove subject
+            </button>
+          </>
+        }
+      >
+        <p>It disappears from the subject picker. Sessions and tasks keep the subject's name.</p>
+      </Dialog>
+    </section>
+  );
+}
+
+function AccountSettings() {
+  const [confirming, setConfirming] = useState(false);
+  const waiting = syncState.value.pending + syncState.value.failed;
+  return (
+    <section class="card stack" aria-labelledby="account-title">
+      <h2 id="account-title" class="card-title">Account</h2>
+      <p>Signed in as <strong>{account.value?.email ?? 'this account'}</strong>.</p>
+      <div class="row">
+        <button type="button" class="button" onClick={() => (waiting > 0 ? setConfirming(true) : void signOut())}>
+          Sign out
+        </button>
+      </div>
+      <Dialog
+        open={confirming}
+        title="Sign out with changes waiting?"
+        onClose={() => setConfirming(false)}
+        actions={
+          <>
+            <button type="button" class="button" onClick={() => setConfirming(false)}>Stay signed in</button>
+            <button type="button" class="button button-primary" onClick={() => void signOut()}>Sign out</button>
+          </>
+        }
+      >
+        <p>{plural(waiting, 'change')} has not reached the server yet. It stays on this device and syncs when you sign in again.</p>
+      </Dialog>
+    </section>
+  );
+}
+
+export default function SettingsPage() {
+  document.title = 'Settings · studyhall';
+  return (
+    <div class="page">
+      <div class="page-head">
+        <h1 class="page-title">Settings</h1>
+      </div>
+      <TimerSettings />
+      <SubjectSettings />
+      <UpdateSection />
+      <AccountSettings />
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+// Loading a student's local data and every change to it. Each change is written to IndexedDB,
+// shown at once, and (when the backend must know) queued in the outbox.
+import { readKv, writeKv, type Db } from '../lib/db.ts';
+import { defaultSettings, newId, type AppSettings, type StudySession, type Subject, type Task } from '../lib/model.ts';
+import { studyDayOf } from '../lib/study-day.ts';
+import { idleTimer, withSettings } from '../lib/timer.ts';
+import { db, dataStatus, dataVersion, profile, sessions, settings, subjects, tasks, timer } from './signals.ts';
+import { snapshotSoon } from './backups.ts';
+import { enqueue } from './sync.ts';
+import { channel } from './tabs.ts';
+
+function requireDb(): Db {
+  if (!db.value) throw new Error('local data is not open');
+  return db.value;
+}
+
+export async function loadAll(database: Db): Promise<void> {
+  const [subjectRows, taskRows, sessionRows, storedSettings, storedProfile, storedTimer] = await Promise.all([
+    database.getAll('subjects'),
+    database.getAll('tasks'),
+    database.getAllFromIndex('sessions', 'byStart'),
+    readKv(database, 'settings'),
+    readKv(database, 'profile'),
+    readKv(database, 'timer'),
+  ]);
+  subjects.value = subjectRows.sort((a, b) => a.createdAt - b.createdAt);
+  tasks.value = taskRows.sort((a, b) => a.createdAt - b.createdAt);
+  sessions.value = sessionRows;
+  settings.value = { ...defaultSettings, ...storedSettings };
+  profile.value = storedProfile ?? null;
+  timer.value = storedTimer ?? idleTimer({ focusMinutes: settings.value.focusMinutes, breakMinutes: settings.value.breakMinutes, cycles: settings.value.cycles });
+  db.value = database;
+  dataStatus.value = 'ready';
+}
+
+/** Another tab changed the data: read it again. */
+export async function reloadFromDb(): Promise<void> {
+  if (db.value) await loadAll(db.value);
+}
+
+function changed(): void {
+  dataVersion.value++;
+  channel()?.postMessage({ type: 'data' });
+}
+
+export function hasLocalData(): boolean {
+  return subjects.value.length > 0 || tasks.value.length > 0 || sessions.value.length > 0;
+}
+
+// Subjects: local only (sessions and tasks carry the subject's id and name to the backend).
+
+export async function addSubject(name: string): Promise<Subject> {
+  const subject: Subject = { id: newId(), name: name.trim(), createdAt: Date.now() };
+  await requireDb().put('subjects', subject);
+  subjects.value = [...subjects.value, subject];
+  changed();
+  return subject;
+}
+
+export async function deleteSubject(id: string): Promise<void> {
+  await requireDb().delete('subjects', id);
+  subjects.value = subjects.value.filter((subject) => subject.id !== id);
+  changed();
+}
+
+export function subjectName(id: string | null): string | null {
+  return id ? (subjects.value.find((subject) => subject.id === id)?.name ?? null) : null;
+}
+
+// Tasks: local, and upserted to user_tasks through the outbox.
+
+async function saveTask(task: Task): Promise<void> {
+  await requireDb().put('tasks', task);
+  const others = tasks.value.filter((item) => item.id !== task.id);
+  tasks.value = [...others, task].sort((a, b) => a.createdAt - b.createdAt);
+  changed();
+  await enqueue({ kind: 'task-upsert', task, subjectName: subjectName(task.subjectId) });
+}
+
+export async function addTask(title: string, subjectId: string | null, day: string | null): Promise<Task> {
+  const now = Date.now();
+  const task: Task = { id: newId(), title: title.trim(), subjectId, day, done: false, completedAt: null, createdAt: now, updatedAt: now };
+  await saveTask(task);
+  return task;
+}
+
+export async function setTaskDone(task: Task, done: boolean): Promise<void> {
+  const now = Date.now();
+  await saveTask({ ...task, done, completedAt: done ? now : null, updatedAt: now });
+}
+
+export async function deleteTask(id: string): Promise<void> {
+  await requireDb().delete('tasks', id);
+  tasks.value = tasks.value.filter((task) => task.id !== id);
+  changed();
+  await enqueue({ kind: 'task-delete', taskId: id });
+}
+
+// Sessions: settled by Finish, recorded through the outbox with record_study_session.
+
+export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
+  const session: StudySession = { ...fields, id: newId(), studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours), synced: false };
+  await requireDb().put('sessions', session);
+  sessions.value = [...sessions.value, session];
+  changed();
+  snapshotSoon();
+  await enqueue({ kind: 'session', session });
+  return session;
+}
+
+export async function markSessionSynced(id: string): Promise<void> {
+  const database = db.value;
+  if (!database) return;
+  const session = await database.get('sessions', id);
+  if (!session || session.synced) return;
+  const synced = { ...session, synced: true };
+  await database.put('sessions', synced);
+  sessions.value = sessions.value.map((item) => (item.id === id ? synced : item));
+}
+
+// Settings.
+
+export async function saveSettings(next: AppSettings): Promise<void> {
+  const database = requireDb();
+  const dayChanged = next.dayOffsetHours !== settings.value.dayOffsetHours;
+  await writeKv(database, 'settings', next);
+  settings.value = next;
+  // The chosen subject and task ride along with the timer state; keep them.
+  timer.value = { ...timer.value, ...withSettings(timer.value, { focusMinutes: next.focusMinutes, breakMinutes: next.breakMinutes, cycles: next.cycles }) };
+  await writeKv(database, 'timer', timer.value);
+  changed();
+  if (dayChanged) await enqueue({ kind: 'settings', dayOffsetHours: next.dayOffsetHours, timezoneOffsetMinutes: -new Date().getTimezoneOffset() });
+}
+
+/** Replaces every local record with a backup's (after the student confirmed). */
+export async function replaceAllData(data: { subjects: Subject[]; tasks: Task[]; sessions: StudySession[]; settings: AppSettings }): Promise<void> {
+  const database = requireDb();
+  const tx = database.transaction(['subjects', 'tasks', 'sessions', 'kv'], 'readwrite');
+  await Promise.all([tx.objectStore('subjects').clear(), tx.objectStore('tasks').clear(), tx.objectStore('sessions').clear()]);
+  for (const subject of data.subjects) await tx.objectStore('subjects').put(subject);
+  for (const task of data.tasks) await tx.objectStore('tasks').put(task);
+  for (const session of data.sessions) await tx.objectStore('sessions').put(session);
+  await tx.objectStore('kv').put(data.settings, 'settings');
+  await tx.done;
+  await loadAll(database);
+  changed();
+  // What the backend may lack: tasks (upserts are idempotent) and sessions not yet recorded.
+  for (const task of data.tasks) await enqueue({ kind: 'task-upsert', task, subjectName: subjectName(task.subjectId) });
+  for (const session of data.sessions) if (!session.synced) await enqueue({ kind: 'session', session });
+}

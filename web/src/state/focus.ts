@@ -1,0 +1,162 @@
+// The timer's actions: every change is persisted, shared with other tabs, and posted to the relay
+// as the snapshot the phone companion reads. Phone and Pop-out actions arrive through applyPipAction.
+import { requestJson } from '../lib/api.ts';
+import { writeKv } from '../lib/db.ts';
+import type { RelayedAction } from '../lib/relay.ts';
+import {
+  advance,
+  countAttempt,
+  focusedMs,
+  idleTimer,
+  pause,
+  remainingMs,
+  setTarget,
+  settledMinutes,
+  start,
+  undoAttempt,
+  type TimerState,
+} from '../lib/timer.ts';
+import { recordSession, subjectName } from './data.ts';
+import { db, remoteBump, settings, tasks, timer } from './signals.ts';
+import { channel } from './tabs.ts';
+
+export interface TimerSnapshot {
+  phase: 'idle' | 'focus' | 'break';
+  running: boolean;
+  remainingMs: number;
+  completionAtMs: number | null;
+  subject: { id: string; name: string } | null;
+  task: { id: string; title: string } | null;
+  attempts: { correct: number; incorrect: number; skipped: number };
+  target: number | null;
+}
+
+/** The subject and task chosen for the next or current session (kept with the timer). */
+export interface Selection {
+  subjectId: string | null;
+  taskId: string | null;
+}
+
+export function snapshotOf(state: TimerState, selection: Selection, now: number): TimerSnapshot {
+  const name = subjectName(selection.subjectId);
+  const task = selection.taskId ? tasks.value.find((item) => item.id === selection.taskId) : undefined;
+  return {
+    phase: state.complete ? 'idle' : state.phase,
+    running: state.running,
+    remainingMs: Math.round(remainingMs(state, now)),
+    completionAtMs: state.running ? state.completionAtMs : null,
+    subject: selection.subjectId && name ? { id: selection.subjectId, name: name.slice(0, 200) } : null,
+    task: task ? { id: task.id, title: task.title.slice(0, 500) } : null,
+    attempts: { ...state.attempts },
+    target: state.target,
+  };
+}
+
+// The selection lives beside the timer state so a reload keeps it.
+type StoredTimer = TimerState & { selection?: Selection };
+
+export function selection(): Selection {
+  return (timer.value as StoredTimer).selection ?? { subjectId: null, taskId: null };
+}
+
+let postTimer: ReturnType<typeof setTimeout> | undefined;
+let postInFlight: Promise<unknown> = Promise.resolve();
+
+/** Posts the snapshot now (the relay keeps only the latest, so posts are chained, never raced). */
+export function postSnapshot(): void {
+  clearTimeout(postTimer);
+  const body = snapshotOf(timer.value, selection(), Date.now());
+  postInFlight = postInFlight.then(() => requestJson('/__pip/state', { body }).catch(() => undefined));
+}
+
+function commit(next: TimerState, options: { broadcast?: boolean } = {}): void {
+  timer.value = next;
+  if (db.value) void writeKv(db.value, 'timer', next);
+  if (options.broadcast !== false) channel()?.postMessage({ type: 'timer', state: next });
+  postSnapshot();
+}
+
+/** A timer change made in another tab. */
+export function adoptTimerFromTab(state: TimerState): void {
+  timer.value = state;
+}
+
+export function update(change: (state: TimerState, now: number) => TimerState): void {
+  const now = Date.now();
+  const next = change(advance(timer.value, now), now);
+  if (next !== timer.value) commit(next);
+}
+
+export const startTimer = () => update(start);
+export const pauseTimer = () => update(pause);
+export const resumeTimer = () => update((state, now) => start(state, now));
+
+export function toggleTimer(): void {
+  const state = advance(timer.value, Date.now());
+  if (state.complete) return;
+  if (state.running) pauseTimer();
+  else startTimer();
+}
+
+export function choose(next: Partial<Selection>): void {
+  update((state) => ({ ...state, selection: { ...selection(), ...next } }) as StoredTimer);
+}
+
+export const countCorrect = () => update((state) => countAttempt(state, 'correct'));
+export const countIncorrect = () => update((state) => countAttempt(state, 'incorrect'));
+export const countSkip = () => update((state) => countAttempt(state, 'skip'));
+export const undoCount = () => update((state) => undoAttempt(state));
+export const changeTarget = (target: number | null) => update((state) => setTarget(state, target));
+
+/** Moves the timer to the next phase when one ended (called by the page's clock). */
+export function tick(now: number): void {
+  const next = advance(timer.value, now);
+  if (next !== timer.value) commit(next);
+}
+
+/** A count made away from this page (the phone, the Pop-out): applied, and its number flashes. */
+export function countFromAfar(kind: 'correct' | 'incorrect' | 'skip' | 'undo'): void {
+  if (kind === 'correct') countCorrect();
+  else if (kind === 'incorrect') countIncorrect();
+  else if (kind === 'skip') countSkip();
+  else return undoCount();
+  remoteBump.value = { key: kind === 'skip' ? 'skipped' : kind, at: Date.now() };
+}
+
+export function applyPipAction(action: RelayedAction): void {
+  if (action.action !== 'target') return countFromAfar(action.action);
+  if (action.target !== undefined) changeTarget(action.target);
+  remoteBump.value = { key: 'target', at: Date.now() };
+}
+
+export type FinishResult = { recorded: true; minutes: number } | { recorded: false; reason: 'too_short' };
+
+/** Settles the session: records it when it holds at least a minute of focus, then resets. */
+export async function finishSession(): Promise<FinishResult> {
+  const now = Date.now();
+  const state = advance(timer.value, now);
+  const minutes = Math.min(1440, settledMinutes(state, now));
+  const chosen = selection();
+  const fresh = { ...idleTimer({ focusMinutes: settings.value.focusMinutes, breakMinutes: settings.value.breakMinutes, cycles: settings.value.cycles }, state.target), selection: chosen } as StoredTimer;
+  if (minutes < 1 || state.startedAtMs === null) {
+    commit(fresh);
+    return { recorded: false, reason: 'too_short' };
+  }
+  const task = chosen.taskId ? tasks.value.find((item) => item.id === chosen.taskId) : undefined;
+  await recordSession({
+    startedAt: state.startedAtMs,
+    endedAt: now,
+    minutes,
+    subjectId: chosen.subjectId,
+    subjectName: subjectName(chosen.subjectId),
+    taskId: task?.id ?? null,
+    taskTitle: task?.title ?? null,
+    correct: state.attempts.correct,
+    incorrect: state.attempts.incorrect,
+    skipped: state.attempts.skipped,
+  });
+  commit(fresh);
+  return { recorded: true, minutes };
+}
+
+export { focusedMs };

@@ -1,0 +1,144 @@
+// What happens once a student is known (a stored session at start, or a fresh sign-in): their
+// local data opens, the relay and the outbox start, and, when the server answers, the account's
+// bootstrap bundle is applied and a new device is offered its best backup.
+import { effect } from '@preact/signals';
+import { requestJson } from '../lib/api.ts';
+import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
+import { RelayListener, type EventSourceLike } from '../lib/relay.ts';
+import type { TimerState } from '../lib/timer.ts';
+import { requireToken, watchSession } from './auth.ts';
+import { hasLocalData, loadAll, reloadFromDb, saveSettings } from './data.ts';
+import { adoptTimerFromTab, applyPipAction, postSnapshot, tick } from './focus.ts';
+import { account, dataStatus, db, profile, relayConnected, serverReachable, settings, syncState, timer } from './signals.ts';
+import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
+import { closeChannel, listenToTabs } from './tabs.ts';
+import { restoreOffer } from './restore-offer.ts';
+import { startAutoBackup, stopAutoBackup } from './backups.ts';
+
+let openedFor: string | null = null;
+let relay: RelayListener | undefined;
+let releaseRelayLock: (() => void) | undefined;
+let clock: ReturnType<typeof setInterval> | undefined;
+let unreachableTimer: ReturnType<typeof setTimeout> | undefined;
+/** The relay stream doubles as a liveness signal; a drop shorter than this is not worth a banner. */
+const UNREACHABLE_AFTER_MS = 4000;
+
+/** Only one tab holds the relay stream (a Web Lock), so an action is applied by one tab only. */
+function startRelay(): void {
+  const run = () => {
+    relay = new RelayListener({
+      open: (url) => new EventSource(url) as unknown as EventSourceLike,
+      onAction: applyPipAction,
+      onConnection: (connected) => {
+        relayConnected.value = connected;
+        clearTimeout(unreachableTimer);
+        if (connected) serverReachable.value = true;
+        else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
+        // A (re)connected stream may face a restarted server: give it the current snapshot.
+        if (connected) postSnapshot();
+      },
+    });
+    relay.start();
+  };
+  if (!navigator.locks) return run();
+  void navigator.locks.request('studyhall-relay', () => new Promise<void>((resolve) => {
+    releaseRelayLock = resolve;
+    run();
+  }));
+}
+
+function stopRelay(): void {
+  relay?.stop();
+  relay = undefined;
+  releaseRelayLock?.();
+  releaseRelayLock = undefined;
+  relayConnected.value = false;
+}
+
+interface BootstrapBundle {
+  profile: { handle: string | null; display_name: string | null; avatar_url: string | null } | null;
+  settings: { day_offset_hours: number; timezone_offset_minutes: number } | null;
+}
+
+/** Applies /__auth/bootstrap: the profile, and the day settings every device of the account shares. */
+async function hydrate(): Promise<void> {
+  const token = await requireToken();
+  const bundle = await requestJson<BootstrapBundle>('/__auth/bootstrap', { token });
+  serverReachable.value = true;
+  if (bundle.profile && db.value) {
+    profile.value = { handle: bundle.profile.handle, displayName: bundle.profile.display_name, avatarUrl: bundle.profile.avatar_url };
+    await writeKv(db.value, 'profile', profile.value);
+  }
+  if (bundle.settings) {
+    if (bundle.settings.day_offset_hours !== settings.value.dayOffsetHours && db.value) {
+      settings.value = { ...settings.value, dayOffsetHours: bundle.settings.day_offset_hours };
+      await writeKv(db.value, 'settings', settings.value);
+    }
+    const browserOffset = -new Date().getTimezoneOffset();
+    if (bundle.settings.timezone_offset_minutes !== browserOffset) {
+      await enqueue({ kind: 'settings', dayOffsetHours: settings.value.dayOffsetHours, timezoneOffsetMinutes: browserOffset });
+    }
+  }
+}
+
+async function offerRestoreIfNew(): Promise<void> {
+  if (!db.value || hasLocalData() || (await readKv(db.value, 'restoreDeclined'))) return;
+  await restoreOffer.check();
+}
+
+export async function openAccount(userId: string): Promise<void> {
+  if (openedFor === userId) return;
+  openedFor = userId;
+  dataStatus.value = 'loading';
+  try {
+    const database = await openStudentDb(userId);
+    await loadAll(database);
+  } catch {
+    dataStatus.value = 'error';
+    openedFor = null;
+    return;
+  }
+  listenToTabs((message) => {
+    if (message.type === 'timer') adoptTimerFromTab(message.state as TimerState);
+    else void reloadFromDb();
+  });
+  clock = setInterval(() => tick(Date.now()), 1000);
+  startRelay();
+  postSnapshot();
+  startSyncTriggers();
+  await startAutoBackup();
+  const pending = await refreshSyncCounts();
+  if (pending.length > 0) void flushNow();
+  // The rest needs the server and supabase-js: after the first paint, never in its way.
+  setTimeout(() => {
+    void watchSession().catch(() => undefined);
+    void hydrate()
+      .then(offerRestoreIfNew)
+      .catch(() => undefined);
+  }, 300);
+}
+
+export function closeAccount(): void {
+  openedFor = null;
+  stopRelay();
+  clearInterval(clock);
+  closeOutbox();
+  stopAutoBackup();
+  closeChannel();
+  db.value?.close();
+  db.value = null;
+  dataStatus.value = 'loading';
+  syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false };
+  restoreOffer.reset();
+}
+
+/** Opens and closes a student's data as the account signal changes. */
+export function followAccount(): void {
+  effect(() => {
+    const current = account.value;
+    if (current) void openAccount(current.userId);
+    else if (openedFor) closeAccount();
+  });
+}
+
+export { saveSettings, timer };

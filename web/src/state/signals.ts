@@ -1,0 +1,44 @@
+// The app's state, in one place: signals the screens read and the actions in state/*.ts write.
+import { signal } from '@preact/signals';
+import type { Db } from '../lib/db.ts';
+import { defaultSettings, type AppSettings, type Profile, type StudySession, type Subject, type Task } from '../lib/model.ts';
+import { readStoredAccount, type StoredAccount } from '../lib/session-storage.ts';
+import { idleTimer, type TimerState } from '../lib/timer.ts';
+
+export const account = signal<StoredAccount | null>(readStoredAccount());
+
+/** The student's local data: `loading` until IndexedDB answered. */
+export const dataStatus = signal<'loading' | 'ready' | 'error'>('loading');
+export const db = signal<Db | null>(null);
+
+export const subjects = signal<Subject[]>([]);
+export const tasks = signal<Task[]>([]);
+export const sessions = signal<StudySession[]>([]);
+export const settings = signal<AppSettings>(defaultSettings);
+export const profile = signal<Profile | null>(null);
+export const timer = signal<TimerState>(idleTimer());
+
+/** Bumped on every local change a backup should hold. */
+export const dataVersion = signal(0);
+
+export interface SyncState {
+  pending: number;
+  failed: number;
+  /** `offline`, `signed_out`, or a server trouble's code while changes wait; null when all is sent. */
+  blockedBy: string | null;
+  syncing: boolean;
+}
+export const syncState = signal<SyncState>({ pending: 0, failed: 0, blockedBy: null, syncing: false });
+
+/** The browser's network and whether this server answered the last request. */
+export const online = signal(typeof navigator === 'undefined' ? true : navigator.onLine);
+export const serverReachable = signal(true);
+
+/** A new service worker waits: the app offers "New version, reload". */
+export const updateWaiting = signal<ServiceWorker | null>(null);
+
+/** The relay stream of phone actions is connected. */
+export const relayConnected = signal(false);
+
+/** A counter changed by the phone or the Pop-out: which one, for the brief highlight. */
+export const remoteBump = signal<{ key: 'correct' | 'incorrect' | 'skipped' | 'target'; at: number } | null>(null);

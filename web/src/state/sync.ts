@@ -1,0 +1,107 @@
+// Runs the outbox: flushes when something is queued, when the browser comes back online, when the
+// tab becomes visible, and on a backoff timer while changes wait. Flushes of several tabs are
+// serialised with a Web Lock, so two tabs never send the same entry at once.
+import { BackendWriter } from '../lib/backend-writer.ts';
+import { clientConfig } from '../lib/client-config.ts';
+import { IdbOutboxStore } from '../lib/db.ts';
+import { Outbox, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
+import { accessToken } from './auth.ts';
+import { markSessionSynced } from './data.ts';
+import { account, db, serverReachable, syncState } from './signals.ts';
+
+let outbox: Outbox | undefined;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let backoffMs = 2000;
+const MAX_BACKOFF_MS = 60_000;
+
+function webLock<T>(work: () => Promise<T>): Promise<T> {
+  if (typeof navigator !== 'undefined' && navigator.locks) return navigator.locks.request('studyhall-outbox', work) as Promise<T>;
+  return work();
+}
+
+function currentOutbox(): Outbox | undefined {
+  if (outbox || !db.value) return outbox;
+  const writer = new BackendWriter({
+    baseUrl: '/__backend',
+    anonKey: async () => (await clientConfig()).anon_key,
+    token: (refresh) => accessToken(refresh),
+    userId: () => account.value?.userId ?? null,
+  });
+  outbox = new Outbox(new IdbOutboxStore(db.value), {
+    send: async (op) => {
+      await writer.send(op);
+      if (op.kind === 'session') await markSessionSynced(op.session.id);
+    },
+  }, webLock);
+  return outbox;
+}
+
+/** Forgets the outbox of a student who signed out. */
+export function closeOutbox(): void {
+  outbox = undefined;
+  clearTimeout(retryTimer);
+}
+
+export async function refreshSyncCounts(): Promise<OutboxEntry[]> {
+  const box = currentOutbox();
+  if (!box) return [];
+  const entries = await box.entries();
+  const failed = entries.filter((entry) => entry.failed).length;
+  syncState.value = { ...syncState.value, pending: entries.length - failed, failed };
+  return entries;
+}
+
+export async function enqueue(op: OutboxOp): Promise<void> {
+  const box = currentOutbox();
+  if (!box) return;
+  await box.enqueue(op);
+  await refreshSyncCounts();
+  void flushNow();
+}
+
+export async function flushNow(): Promise<void> {
+  const box = currentOutbox();
+  if (!box || !account.value) return;
+  clearTimeout(retryTimer);
+  syncState.value = { ...syncState.value, syncing: true };
+  try {
+    const result = await box.flush();
+    if (result.stoppedBy === 'offline') serverReachable.value = false;
+    else serverReachable.value = true;
+    syncState.value = { pending: result.pending, failed: result.failed, blockedBy: result.stoppedBy, syncing: false };
+    if (result.stoppedBy && result.stoppedBy !== 'signed_out') {
+      retryTimer = setTimeout(() => void flushNow(), backoffMs);
+      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    } else {
+      backoffMs = 2000;
+    }
+  } catch {
+    syncState.value = { ...syncState.value, syncing: false };
+  }
+  await refreshSyncCounts();
+}
+
+export async function retryEntry(key: string): Promise<void> {
+  await currentOutbox()?.retry(key);
+  await flushNow();
+}
+
+export async function discardEntry(key: string): Promise<void> {
+  await currentOutbox()?.discard(key);
+  await refreshSyncCounts();
+}
+
+let triggersInstalled = false;
+
+export function startSyncTriggers(): void {
+  if (triggersInstalled) return void flushNow();
+  triggersInstalled = true;
+  window.addEventListener('online', () => {
+    backoffMs = 2000;
+    void flushNow();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && syncState.value.pending > 0) void flushNow();
+  });
+  void flushNow();
+}
