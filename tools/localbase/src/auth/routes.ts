@@ -207,12 +207,19 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       });
     }
     const body = parse(refreshGrantBody, request.body);
-    return withOwnerTransaction(pool, async (client) => {
-      const rotated = await rotateRefreshToken(client, body.refresh_token);
-      const user = await findUserById(client, rotated.userId);
+    // The session's end on detected reuse must commit, so the refusal is thrown after the commit.
+    const rotated = await withOwnerTransaction(pool, async (client) => {
+      const rotation = await rotateRefreshToken(client, body.refresh_token);
+      if (rotation.kind === 'reuse-detected') return rotation;
+      const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
-      return buildSession(signing, user.user, rotated.sessionId, rotated.refreshToken);
+      return buildSession(signing, user.user, rotation.sessionId, rotation.refreshToken);
     });
+    if ('kind' in rotated) {
+      request.log.warn({ sessionId: rotated.sessionId }, 'refresh token reused after rotation: session ended');
+      throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+    }
+    return rotated;
   });
 
   app.get('/user', async (request) => {
