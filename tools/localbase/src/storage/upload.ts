@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { entityTooLarge, invalidMimeType, invalidRequest } from './errors.ts';
+import { entityTooLarge, invalidMimeType, invalidRequest, StorageError } from './errors.ts';
 import type { ObjectFiles, StagedFile } from './files.ts';
 
 /** The hosted default upload limit (50 MiB): no bucket allows more. */
@@ -87,26 +87,39 @@ export async function receiveUpload(
   limits: BucketLimits,
   name: string,
 ): Promise<ReceivedUpload> {
-  const limit = maxUploadBytes(limits, name);
-  if (request.isMultipart()) {
-    // busboy stops at limit + 1 bytes and marks the part truncated.
-    const part = await request.file({ limits: { fileSize: limit, files: 1, fields: 10 }, throwFileSizeLimit: false });
-    if (!part) throw invalidRequest('the multipart body has no file part');
-    const fieldValue = (field: string): string | undefined => {
-      const value = part.fields[field];
-      return value && !Array.isArray(value) && value.type === 'field' ? String(value.value) : undefined;
-    };
-    const mimetype = fieldValue('contentType') || part.mimetype || 'application/octet-stream';
-    try {
-      checkMimeType(mimetype, limits, name);
-    } catch (error) {
-      part.file.resume();
-      throw error;
-    }
-    const received = await stageWithin(files, part.file, limit, () => part.file.truncated);
-    const cacheTime = fieldValue('cacheControl');
-    return { ...received, mimetype, cacheControl: `max-age=${cacheTime ?? '3600'}` };
+  try {
+    return await (request.isMultipart() ? receiveMultipart(request, files, limits, name) : receiveRaw(request, files, limits, name));
+  } catch (error) {
+    // A malformed body (no boundary, a form cut short, a client gone mid-upload) is the request's
+    // fault: storage-api's NoContentProvided, 400 InvalidRequest.
+    if (error instanceof StorageError) throw error;
+    throw invalidRequest((error as Error).message || 'No content provided');
   }
+}
+
+async function receiveMultipart(request: FastifyRequest, files: ObjectFiles, limits: BucketLimits, name: string): Promise<ReceivedUpload> {
+  const limit = maxUploadBytes(limits, name);
+  // busboy stops at limit + 1 bytes and marks the part truncated.
+  const part = await request.file({ limits: { fileSize: limit, files: 1, fields: 10 }, throwFileSizeLimit: false });
+  if (!part) throw invalidRequest('the multipart body has no file part');
+  const fieldValue = (field: string): string | undefined => {
+    const value = part.fields[field];
+    return value && !Array.isArray(value) && value.type === 'field' ? String(value.value) : undefined;
+  };
+  const mimetype = fieldValue('contentType') || part.mimetype || 'application/octet-stream';
+  try {
+    checkMimeType(mimetype, limits, name);
+  } catch (error) {
+    part.file.resume();
+    throw error;
+  }
+  const received = await stageWithin(files, part.file, limit, () => part.file.truncated);
+  const cacheTime = fieldValue('cacheControl');
+  return { ...received, mimetype, cacheControl: `max-age=${cacheTime ?? '3600'}` };
+}
+
+async function receiveRaw(request: FastifyRequest, files: ObjectFiles, limits: BucketLimits, name: string): Promise<ReceivedUpload> {
+  const limit = maxUploadBytes(limits, name);
   const mimetype = request.headers['content-type'] || 'application/octet-stream';
   checkMimeType(mimetype, limits, name);
   const length = declaredLength(request);
