@@ -29,9 +29,26 @@ export class ConnectionBusyError extends Error {
   }
 }
 
+/** Clients that already carry the listener below (a client is reused across many requests). */
+const guardedClients = new WeakSet<pg.PoolClient>();
+
+/**
+ * pg's pool listens for errors only on idle clients. A checked-out client whose server goes away
+ * (PostgreSQL restarted: 57P01, then EPIPE) emits 'error', which without a listener would crash
+ * the process. The failure reaches the request through its query instead, and the client is
+ * discarded on release, so the event itself needs no handling beyond being heard.
+ */
+function guardAgainstConnectionErrors(client: pg.PoolClient): pg.PoolClient {
+  if (!guardedClients.has(client)) {
+    guardedClients.add(client);
+    client.on('error', () => {});
+  }
+  return client;
+}
+
 /** pool.connect() with a deadline; a connection that arrives too late goes straight back. */
 export async function acquireClient(pool: Pick<pg.Pool, 'connect'>, timeoutMs = ACQUIRE_TIMEOUT_MS): Promise<pg.PoolClient> {
-  const pending = pool.connect();
+  const pending = pool.connect().then(guardAgainstConnectionErrors);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new ConnectionBusyError(timeoutMs)), timeoutMs);

@@ -2,7 +2,7 @@
 // (references/errors.rst, "HTTP Status Codes", and mapSQLtoHTTP), plus the one deliberate
 // difference: this project's own P0xxx codes are client errors (400), not 500.
 import { describe, expect, it } from 'vitest';
-import { fromDatabaseError, statusForSqlState } from '../src/rest/errors.ts';
+import { fromDatabaseError, isConnectionLost, isDatabaseError, statusForSqlState } from '../src/rest/errors.ts';
 
 const postgrestTable: [code: string, status: number, what: string][] = [
   ['08006', 503, 'connection failure'],
@@ -78,5 +78,20 @@ describe('statusForSqlState', () => {
     const error = fromDatabaseError({ code: 'P0011', message: 'handle_taken', hint: 'choose another handle' }, 'authenticated');
     expect(error.status).toBe(400);
     expect(error.body()).toEqual({ code: 'P0011', details: null, hint: 'choose another handle', message: 'handle_taken' });
+  });
+});
+
+describe('telling database errors from a lost connection', () => {
+  it('does not take a socket error whose code looks like a SQLSTATE (EPIPE) for a database error', () => {
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+    expect(isDatabaseError(epipe)).toBe(false);
+    expect(isConnectionLost(epipe)).toBe(true);
+  });
+
+  it('knows pg\'s words for a connection that ended', () => {
+    expect(isConnectionLost(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isConnectionLost(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
+    expect(isConnectionLost({ code: '23505', message: 'duplicate key value violates unique constraint' })).toBe(false);
+    expect(isDatabaseError({ code: '57P01', message: 'terminating connection due to administrator command', severity: 'FATAL' })).toBe(true);
   });
 });

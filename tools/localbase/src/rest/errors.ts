@@ -64,10 +64,26 @@ interface DatabaseError {
   hint?: string;
 }
 
+/** An error the database answered with a SQLSTATE (not a Node socket error such as EPIPE, also five capitals). */
 export function isDatabaseError(error: unknown): error is DatabaseError {
   return typeof error === 'object' && error !== null && typeof (error as DatabaseError).code === 'string' &&
-    /^[0-9A-Z]{5}$/.test((error as DatabaseError).code ?? '');
+    /^[0-9A-Z]{5}$/.test((error as DatabaseError).code ?? '') && !('errno' in error) && !('syscall' in error);
 }
+
+/**
+ * The connection to the database broke (PostgreSQL restarting or gone): a socket error, or pg's
+ * own words for a connection that ended. Not the request's fault, and worth retrying.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code !== undefined && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return true;
+  return /Connection terminated|connection error|not queryable|Client was closed/i.test(message ?? '');
+}
+
+/** PostgREST's answer while it cannot reach the database (PGRST001, 503). */
+export const connectionLost = (detail: string) =>
+  new PostgrestError(503, 'PGRST001', 'Database client error. Retrying the connection.', detail, null);
 
 /**
  * PostgREST's status for a SQLSTATE (its documented table, in the order PostgREST's mapSQLtoHTTP
