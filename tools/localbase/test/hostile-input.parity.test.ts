@@ -85,7 +85,7 @@ describe('body sizes', () => {
     const { status } = await send('/rest/v1/user_backups', JSON.stringify({ user_id: user.id, payload: { blob } }), { prefer: 'return=minimal' });
     expect(status).toBe(201);
     expect(await backupCount()).toBe(before + 1);
-  });
+  }, 120_000);
 
   it.each([
     ['with a Content-Length', false],
