@@ -7,6 +7,7 @@ import { withRequestTransaction } from '../request-transaction.ts';
 import { quoteIdent } from '../rest/sql.ts';
 import { drainChanges, tableShape, type Change, type TableShape } from './capture.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
+import type { Frame } from './frames.ts';
 
 export interface Binding {
   id: number;
@@ -23,7 +24,8 @@ export interface ChannelSubscription {
   token: VerifiedToken;
   /** When the join was accepted: older changes still in the queue are not this channel's. */
   joinedAt: Date;
-  send(message: unknown[]): void;
+  /** Sends in the socket's own serializer. */
+  send(frame: Frame): void;
 }
 
 /** Drain cadence while someone listens; with nobody listening the queue is only emptied. */
@@ -137,12 +139,12 @@ export class RealtimeHub {
         .map((binding) => binding.id);
       if (ids.length === 0) continue;
       if (!(await this.canRead(subscription.token, change, shape))) continue;
-      subscription.send([
-        subscription.joinRef,
-        null,
-        subscription.topic,
-        'postgres_changes',
-        {
+      subscription.send({
+        joinRef: subscription.joinRef,
+        ref: null,
+        topic: subscription.topic,
+        event: 'postgres_changes',
+        payload: {
           ids,
           data: {
             schema: change.schema_name,
@@ -154,7 +156,7 @@ export class RealtimeHub {
             errors: null,
           },
         },
-      ]);
+      });
     }
   }
 
