@@ -3,7 +3,7 @@
 // row by primary key, run under that subscriber's role and claims, finds it: RLS decides.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
-import { withRequestTransaction } from '../request-transaction.ts';
+import { SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { quoteIdent } from '../rest/sql.ts';
 import { drainChanges, tableShape, type Change, type TableShape } from './capture.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
@@ -182,11 +182,22 @@ export class RealtimeHub {
           return (result.rowCount ?? 0) > 0;
         },
       );
-    } catch {
-      // No grant, an ended session, a dropped table: this subscriber may not see the row.
+    } catch (error) {
+      // No grant, an ended session, a dropped table or column: this subscriber may not see the
+      // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
+      if (!isExpectedDenial(error)) this.log(error);
       return false;
     }
   }
+}
+
+/** Errors that mean "this subscriber may not read the row" rather than that something broke. */
+const DENIAL_SQLSTATES = new Set(['42501', '42P01', '42703']);
+
+function isExpectedDenial(error: unknown): boolean {
+  if (error instanceof SessionEndedError) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && DENIAL_SQLSTATES.has(code);
 }
 
 function bindingMatches(binding: Binding, change: Change): boolean {
