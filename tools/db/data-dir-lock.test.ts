@@ -98,7 +98,7 @@ describe('the DATA_DIR lock', () => {
     } finally {
       await database.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('does not take a recycled pid for the owner: same pid, another start time, is stale', async () => {
     const recycled: LockOwner = {
