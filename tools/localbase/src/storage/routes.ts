@@ -28,8 +28,8 @@ import {
 import {
   accessDenied,
   bucketExists,
-  entityTooLarge,
   bucketNotFound,
+  entityTooLarge,
   invalidJwt,
   invalidRequest,
   objectExists,
