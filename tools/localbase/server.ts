@@ -14,7 +14,7 @@ import { loadOrCreateKeys } from './src/keys.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
-import { realtimeRoutes } from './src/realtime/socket.ts';
+import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard } from './src/request-transaction.ts';
 import { Catalog } from './src/rest/catalog.ts';
 import { restRoutes } from './src/rest/routes.ts';
@@ -68,7 +68,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const host = options.host ?? DEFAULT_HOST;
     const port = options.port ?? DEFAULT_PORT;
 
-    await app.register(websocket);
+    await app.register(websocket, { options: { maxPayload: REALTIME_MAX_FRAME_BYTES } });
     // The issuer is only known once listening (port 0), so auth reads it through a function.
     const listening = { url: `http://${host}:${port}` };
     await app.register(authRoutes, {

@@ -10,7 +10,9 @@ import { ConnectionBusyError, httpRequestContext, runRequestStatement, SessionEn
 import { EXPOSED_SCHEMA, type Catalog, type RpcFunction } from './catalog.ts';
 import {
   badRequest,
+  connectionLost,
   fromDatabaseError,
+  isConnectionLost,
   isDatabaseError,
   PostgrestError,
   singleRowExpected,
@@ -290,6 +292,7 @@ function toPostgrestError(error: Error & { code?: string; statusCode?: number },
   }
   if (error instanceof z.ZodError) return badRequest('invalid request', error.issues[0]?.message ?? null);
   const fastifyStatus = error.statusCode;
+  if (isConnectionLost(error)) return connectionLost(error.message);
   if (isDatabaseError(error)) return fromDatabaseError(error, role);
   if (fastifyStatus && fastifyStatus < 500) return new PostgrestError(fastifyStatus, 'PGRST000', String(error));
   return new PostgrestError(500, 'PGRST000', 'localbase failed to answer the request');
