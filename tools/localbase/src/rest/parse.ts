@@ -513,8 +513,18 @@ function treePath(cursor: Cursor): { path: EmbedPath; field: Field } {
   return { path: names.slice(0, -1), field: { name: names.at(-1) as string, jsonPath: path } };
 }
 
+/**
+ * PostgREST parses a filter key without requiring the end of it, so `id"; --` would filter on
+ * `id`. Here a key that does not parse to its end is taken whole as a column name, which
+ * PostgreSQL then reports as unknown (42703) instead of silently filtering on a prefix.
+ */
 function parseTreePath(key: string): { path: EmbedPath; field: Field } {
-  return runParser('failed to parse tree path', key, treePath);
+  try {
+    return runParser('failed to parse tree path', key, treePath);
+  } catch (error) {
+    if (!(error instanceof PostgrestError)) throw error;
+    return { path: [], field: { name: key, jsonPath: [] } };
+  }
 }
 
 export function parseFilterValue(value: string): OpExpr {
