@@ -37,7 +37,7 @@ import {
   unsupportedMethod,
 } from './errors.ts';
 import { contentTypeOf, handlerFor, negotiate, type Produced } from './negotiate.ts';
-import { parseQueryParams, type QueryParams, type RangeParam } from './parse.ts';
+import { parseQueryParams, type LogicTree, type QueryParams, type RangeParam } from './parse.ts';
 import { installRestBodyParsers, mediaKind, rpcPayload, tablePayload, type RpcPayload } from './payload.ts';
 import { buildReadPlan, resolveLogic, type ReadNode } from './plan.ts';
 import { parsePrefer, preferenceApplied, type PreferenceApplication, type Preferences } from './prefer.ts';
@@ -583,7 +583,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const ctx = sqlContext(snapshot);
     const args = callArguments(fn, readCall ? params.rpcArguments : undefined, payload);
     const shape: RowShape = fn.returns === 'setof-composite' ? 'rows' : fn.returns === 'setof-scalar' ? 'setof-scalar' : fn.returns === 'composite' ? 'single-row' : 'scalar';
-    const source = callSourceSql(ctx.params, fn, args);
+    const source = callSourceSql(ctx.params, fn, args, columnsForCall(plan, params));
     const count = prefs.count === 'exact' || prefs.count === 'estimated' ? countQuery(ctx, plan) : undefined;
     const handler: BodyHandler = method === 'HEAD' ? { kind: 'none' } : handlerFor(produced);
     const sql = callStatement(ctx, source, plan, handler, shape, count);
@@ -676,6 +676,21 @@ function columnsForEmbeds(plan: ReadNode, primaryKey: string[]): string[] {
   }
   primaryKey.forEach((column) => names.add(column));
   return [...names].sort();
+}
+
+/** A function's result columns a read needs: the embeds' and, at the top level, filtered and ordered ones. */
+function columnsForCall(plan: ReadNode, params: QueryParams): string[] {
+  const names = columnsForEmbeds(plan, []);
+  if (names.includes('*')) return names;
+  const used = new Set(names);
+  const addTree = (tree: LogicTree) => {
+    if (tree.kind === 'filter') used.add(tree.filter.field.name);
+    else tree.children.forEach(addTree);
+  };
+  params.filters.filter((entry) => entry.path.length === 0).forEach((entry) => used.add(entry.filter.field.name));
+  params.logic.filter((entry) => entry.path.length === 0).forEach((entry) => addTree(entry.tree));
+  params.order.filter((entry) => entry.path.length === 0).forEach((entry) => entry.terms.forEach((term) => term.kind === 'field' && used.add(term.field.name)));
+  return [...used].sort();
 }
 
 function encodeLocationPair(pair: string): string {

@@ -439,13 +439,16 @@ export type CallArguments =
   /** A function of one unnamed json/jsonb/text/bytea argument gets the whole body. */
   | { kind: 'whole-body'; body: string | null; type: string };
 
-/** `pgrst_call`: the function's result rows (or its scalar as `pgrst_scalar`). */
-export function callSourceSql(params: Params, fn: RpcFunction, args: CallArguments): string {
+/**
+ * `pgrst_call`: the function's result rows (or its scalar as `pgrst_scalar`), with the columns
+ * the read needs (`returned`: ['*'] for all), as PostgREST selects them.
+ */
+export function callSourceSql(params: Params, fn: RpcFunction, args: CallArguments, returned: string[]): string {
   const scalar = fn.returns === 'scalar' || fn.returns === 'setof-scalar' || fn.returns === 'void';
   const target = qualified({ schema: fn.schema, name: fn.name });
   const callIt = (argumentList: string) =>
     scalar ? `(SELECT ${target}(${argumentList}) pgrst_scalar) pgrst_call` : `${target}(${argumentList}) pgrst_call`;
-  const selected = scalar ? 'pgrst_call.pgrst_scalar' : 'pgrst_call.*';
+  const selected = scalar ? 'pgrst_call.pgrst_scalar' : returned.includes('*') ? 'pgrst_call.*' : returned.map((name) => `pgrst_call.${quoteIdent(name)}`).join(', ');
   const byName = new Map(fn.arguments.map((argument) => [argument.name, argument]));
   const variadic = (name: string) => (byName.get(name)?.variadic ? 'VARIADIC ' : '');
   switch (args.kind) {
