@@ -229,21 +229,49 @@ export function isDatabaseError(error: unknown): error is DatabaseError {
     /^[0-9A-Z]{5}$/.test((error as DatabaseError).code ?? '');
 }
 
-/** The status table localbase has always used for SQLSTATEs (PostgREST's, for what this project raises). */
-export function statusForSqlState(code: string, role: ApiRole): number {
-  if (code === '42501') return role === 'anon' ? 401 : 403;
-  if (code === '23505' || code === '23503') return 409;
-  if (code.startsWith('23') || code === 'P0001') return 400;
+/**
+ * PostgREST's status for a SQLSTATE (Error.hs, pgErrorStatus), with two localbase decisions: the
+ * codes this project's functions raise in class P0 (P0001-P0999) are client errors, 400, where
+ * PostgREST answers 500 for all but P0001; and a statement cut by the statement timeout (57014)
+ * is 504.
+ */
+export function statusForSqlState(code: string, role: ApiRole, message = ''): number {
   const custom = /^PT(\d{3})$/.exec(code);
   if (custom) return Number(custom[1]);
-  if (code === '42P01' || code === '42883') return 404;
-  if (code.startsWith('40') || code === '42P17' || code === 'XX000') return 500;
-  if (code === '57014') return 504;
-  if (code === '25006') return 405;
+  switch (code) {
+    case '23503':
+    case '23505':
+      return 409;
+    case '25006':
+      return 405;
+    case '21000':
+      return message.endsWith('requires a WHERE clause') ? 400 : 500;
+    case '22023':
+      return message.startsWith('role') && message.endsWith('does not exist') ? 401 : 400;
+    case '53400':
+      return 500;
+    case '57P01':
+      return 503;
+    case '57014':
+      return 504;
+    case '42883':
+      return message.startsWith('function xmlagg(') ? 406 : 404;
+    case '42P01':
+      return 404;
+    case '42P17':
+      return 500;
+    case '42501':
+      return role === 'anon' ? 401 : 403;
+  }
+  const classOf = code.slice(0, 2);
+  if (classOf === 'P0') return 400;
+  if (classOf === '08' || classOf === '53') return 503;
+  if (classOf === '0L' || classOf === '0P' || classOf === '28') return 403;
+  if (['09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'XX'].includes(classOf)) return 500;
   return 400;
 }
 
 export function fromDatabaseError(error: DatabaseError, role: ApiRole): PostgrestError {
   const code = error.code ?? 'XX000';
-  return new PostgrestError(statusForSqlState(code, role), code, error.message, error.detail ?? null, error.hint ?? null);
+  return new PostgrestError(statusForSqlState(code, role, error.message), code, error.message, error.detail ?? null, error.hint ?? null);
 }
