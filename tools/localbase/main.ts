@@ -13,6 +13,17 @@ const environment = z.object({
   DATA_DIR: z.preprocess(unsetWhenEmpty, z.string().optional()),
   LOCALBASE_PORT: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORT)),
   DATABASE_URL: z.preprocess(unsetWhenEmpty, z.string().url().optional()),
+  // Schemas the Data API exposes, comma-separated, the first being the default (Supabase's
+  // `[api] schemas`); and the most rows one answer carries (`[api] max_rows`).
+  LOCALBASE_API_SCHEMAS: z.preprocess(
+    unsetWhenEmpty,
+    z
+      .string()
+      .transform((value) => value.split(',').map((schema) => schema.trim()).filter(Boolean))
+      .pipe(z.array(z.string().min(1).max(63)).min(1))
+      .optional(),
+  ),
+  LOCALBASE_API_MAX_ROWS: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(1).optional()),
 });
 
 export function statusOf(localbase: Localbase) {
@@ -48,6 +59,8 @@ async function main(): Promise<void> {
     dataDir,
     databaseUrl: env.DATABASE_URL,
     port: env.LOCALBASE_PORT,
+    schemas: env.LOCALBASE_API_SCHEMAS,
+    maxRows: env.LOCALBASE_API_MAX_ROWS,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());
