@@ -509,7 +509,9 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     if (kind === 'upsert') checks.push((result) => {
       if (result.returned !== 1) throw putPrimaryKeyMismatch();
     });
-    else if (full) {
+    else {
+      // As PostgREST: asking for one object makes a write of any other number of rows fail,
+      // whatever it returns.
       const single = singleCheck(write.produced);
       if (single) checks.push(single);
     }
