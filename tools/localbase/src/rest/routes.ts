@@ -10,16 +10,13 @@ import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { ConnectionBusyError, httpRequestContext, runRequestStatement, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
-import { qualifiedKey, type Catalog, type CatalogSnapshot, type RpcFunction, type Table } from './catalog.ts';
+import { applyGucs, planRowsOf, send, statementResult, withOptional, type StatementResult } from './answers.ts';
+import { callArguments, columnsForCall, findFunction } from './calls.ts';
+import { qualifiedKey, type Catalog, type CatalogSnapshot, type Table } from './catalog.ts';
 import {
-  ambiguousFunction,
   badRequest,
-  columnNotFound,
   fromDatabaseError,
-  gucHeadersError,
-  gucStatusError,
   invalidPreferences,
-  invalidPutFilters,
   invalidRange,
   invalidResourcePath,
   invalidRpcMethod,
@@ -28,33 +25,27 @@ import {
   maxAffectedOnSingleRpc,
   openApiDisabled,
   PostgrestError,
-  putLimitNotAllowed,
   putPrimaryKeyMismatch,
   singleRowExpected,
   unacceptableSchema,
   unknownFunction,
   unknownTable,
-  unsupportedMethod,
 } from './errors.ts';
+import { allowedMethods, encodeLocationPair, planMutation, tableAction, type Mutation, type TableAction } from './mutations.ts';
 import { contentTypeOf, handlerFor, negotiate, type Produced } from './negotiate.ts';
-import { parseQueryParams, type LogicTree, type QueryParams, type RangeParam } from './parse.ts';
+import { parseQueryParams, type RangeParam } from './parse.ts';
 import { installRestBodyParsers, mediaKind, rpcPayload, tablePayload, type RpcPayload } from './payload.ts';
-import { buildReadPlan, resolveLogic, type ReadNode } from './plan.ts';
+import { buildReadPlan, type ReadNode } from './plan.ts';
 import { parsePrefer, preferenceApplied, type PreferenceApplication, type Preferences } from './prefer.ts';
+import { contentRange, rangeStatus, topLevelRange } from './ranges.ts';
 import {
-  bodyRowsSql,
   callSourceSql,
   callStatement,
-  conditionsSql,
   countQuery,
-  deleteSql,
-  insertSql,
   Params,
   readStatement,
-  updateSql,
   writeStatement,
   type BodyHandler,
-  type CallArguments,
   type RowShape,
   type SqlContext,
 } from './sql.ts';
@@ -72,40 +63,6 @@ export interface RestRoutesOptions {
 }
 
 const nameParams = z.object({ name: z.string().min(1) });
-
-/** What one statement answered (see sql.ts: readStatement, writeStatement, callStatement). */
-const resultRow = z.object({
-  total: z.union([z.string(), z.number()]).nullable(),
-  returned: z.union([z.string(), z.number()]).nullable(),
-  body: z.string().nullable(),
-  response_headers: z.string().nullable(),
-  response_status: z.string().nullable(),
-  inserted: z.number().nullable(),
-  location: z.array(z.string()).nullable(),
-});
-
-interface StatementResult {
-  total: number | undefined;
-  returned: number;
-  body: string;
-  gucHeaders: string | undefined;
-  gucStatus: string | undefined;
-  inserted: number | undefined;
-  location: string[];
-}
-
-function statementResult(result: pg.QueryResult): StatementResult {
-  const row = resultRow.parse(result.rows[0]);
-  return {
-    total: row.total === null ? undefined : Number(row.total),
-    returned: Number(row.returned ?? 0),
-    body: row.body ?? '',
-    gucHeaders: row.response_headers ?? undefined,
-    gucStatus: row.response_status ?? undefined,
-    inserted: row.inserted ?? undefined,
-    location: row.location ?? [],
-  };
-}
 
 function queryOf(request: FastifyRequest): URLSearchParams {
   const url = request.raw.url ?? '';
@@ -134,96 +91,6 @@ function requestSchema(request: FastifyRequest, schemas: readonly string[]): Sch
   if (profile === undefined) return { schema: schemas[0] as string, negotiated: schemas.length !== 1 };
   if (!schemas.includes(profile)) throw unacceptableSchema(profile, schemas);
   return { schema: profile, negotiated: true };
-}
-
-/**
- * The top-level range: `limit`/`offset` intersected with a `Range: a-b` header (GET only);
- * `limit=0` is allowed, any other empty range is 416 PGRST103.
- */
-function topLevelRange(method: string, params: QueryParams, rangeHeader: string | undefined): RangeParam {
-  const query = params.ranges.get('') ?? { offset: 0, limit: undefined };
-  const fromHeader = method === 'GET' ? parseRangeHeader(rangeHeader) : undefined;
-  if (method === 'PUT' && (query.limit !== undefined || query.offset !== 0)) throw putLimitNotAllowed();
-  if (query.limit === 0) return { offset: query.offset, limit: 0 };
-  let lower = query.offset;
-  let upper = query.limit === undefined ? Infinity : query.offset + query.limit - 1;
-  if (fromHeader) {
-    lower = Math.max(lower, fromHeader.lower);
-    upper = Math.min(upper, fromHeader.upper);
-  }
-  if (upper < lower) {
-    throw invalidRange(fromHeader && fromHeader.upper < fromHeader.lower
-      ? 'The lower boundary must be lower than or equal to the upper boundary in the Range header.'
-      : 'Limit should be greater than or equal to zero.');
-  }
-  return { offset: lower, limit: upper === Infinity ? undefined : upper - lower + 1 };
-}
-
-function parseRangeHeader(value: string | undefined): { lower: number; upper: number } | undefined {
-  const match = value === undefined ? null : /^(\d+)-(\d*)$/.exec(value);
-  if (!match) return undefined;
-  return { lower: Number(match[1]), upper: match[2] === '' ? Infinity : Number(match[2]) };
-}
-
-function contentRange(lower: number, returned: number, total: number | undefined): string {
-  const upper = lower + returned - 1;
-  const range = total !== 0 && lower <= upper ? `${lower}-${upper}` : '*';
-  return `${range}/${total === undefined ? '*' : total}`;
-}
-
-function rangeStatus(lower: number, returned: number, total: number | undefined): number {
-  if (total === undefined) return 200;
-  if (lower > total) return 416;
-  if (returned < total) return 206;
-  return 200;
-}
-
-// -------------------------------------------------------------------------------------------------
-// Responses
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string | undefined;
-}
-
-/** Headers and status a function or trigger set through response.headers / response.status. */
-function applyGucs(answer: Answer, result: StatementResult): Answer {
-  let status = answer.status;
-  const headers = { ...answer.headers };
-  if (result.gucStatus !== undefined) {
-    const code = Number(result.gucStatus);
-    if (!/^\d+$/.test(result.gucStatus) || code < 100 || code > 599) throw gucStatusError();
-    status = code;
-  }
-  if (result.gucHeaders !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(result.gucHeaders);
-    } catch {
-      throw gucHeadersError();
-    }
-    const list = z.array(z.record(z.string(), z.string()).refine((entry) => Object.keys(entry).length === 1)).safeParse(parsed);
-    if (!list.success) throw gucHeadersError();
-    for (const entry of list.data) {
-      const [name, value] = Object.entries(entry)[0] as [string, string];
-      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-      headers[name] = value;
-    }
-  }
-  return { status, headers, body: answer.body };
-}
-
-function send(reply: FastifyReply, answer: Answer): FastifyReply {
-  reply.status(answer.status);
-  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
-  if (answer.body === undefined || answer.status === 204) return reply.send();
-  return reply.send(answer.body);
-}
-
-function withOptional(headers: Record<string, string>, name: string, value: string | undefined): Record<string, string> {
-  if (value !== undefined) headers[name] = value;
-  return headers;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -356,7 +223,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
       strictPreferences(prefs);
       return tableRead(request, reply, verified, { snapshot, choice, plan, prefs, produced, headOnly: kind === 'head', topRange });
     }
-    const mutation = planMutation(snapshot, table, kind, params, prefs, plan, payload);
+    const mutation = planMutation(table, kind, params, prefs, plan, payload);
     strictPreferences(prefs);
     const produced = negotiate(header(request, 'accept'));
     return tableWrite(request, reply, verified, { snapshot, choice, table, kind, plan, prefs, produced, mutation });
@@ -398,90 +265,6 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
       body = JSON.stringify(invalidRange(`An offset of ${lower} was requested, but there are only ${total ?? 0} rows.`).body());
     }
     return send(reply, applyGucs({ status, headers, body }, result));
-  }
-
-  interface Mutation {
-    /** Builds the mutation SQL (it shares the statement's parameters). */
-    build(ctx: SqlContext): string;
-    returning: string[];
-  }
-
-  function planMutation(
-    snapshot: CatalogSnapshot,
-    table: Table,
-    kind: TableAction,
-    params: QueryParams,
-    prefs: Preferences,
-    plan: ReadNode,
-    payload: ReturnType<typeof tablePayload> | undefined,
-  ): Mutation {
-    const relation = { schema: table.schema, name: table.name };
-    const rootFilters = params.filters.filter((entry) => entry.path.length === 0).map((entry) => entry.filter);
-    const rootLogic = params.logic.filter((entry) => entry.path.length === 0).map((entry) => resolveLogic(entry.tree));
-    const wantsRows = prefs.representation === 'full' || prefs.representation === 'headers-only';
-    const returning = wantsRows ? columnsForEmbeds(plan, table.primaryKey) : [];
-    const columns = payload ? [...new Set(payload.columns)].sort() : [];
-    for (const column of columns) if (!table.columns.has(column)) throw columnNotFound(table.name, column);
-    const bodyColumns = columns.map((column) => {
-      const info = table.columns.get(column);
-      return { name: column, type: info?.type ?? 'text', defaultSql: info?.defaultSql };
-    });
-    const applyDefaults = prefs.missing === 'default';
-    switch (kind) {
-      case 'insert': {
-        const conflictColumns = params.onConflict ?? table.primaryKey;
-        return {
-          returning,
-          build: (ctx) =>
-            insertSql({
-              table: relation,
-              columns,
-              bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '[]', bodyColumns, { isObject: payload?.isObject ?? false, applyDefaults, limitOne: false }),
-              conflict: prefs.resolution ? { resolution: prefs.resolution, columns: conflictColumns } : undefined,
-              putConditions: undefined,
-              returning,
-            }),
-        };
-      }
-      case 'upsert': {
-        const primaryKey = new Set(table.primaryKey);
-        const onlyPrimaryKeyEq =
-          params.logic.length === 0 &&
-          primaryKey.size > 0 &&
-          params.filterFields.size === primaryKey.size &&
-          [...params.filterFields].every((field) => primaryKey.has(field)) &&
-          rootFilters.every((filter) => !filter.expr.negate && filter.expr.operation.kind === 'quantified' && filter.expr.operation.operator === 'eq' && filter.expr.operation.quantifier === undefined);
-        if (!onlyPrimaryKeyEq) throw invalidPutFilters();
-        return {
-          returning,
-          build: (ctx) =>
-            insertSql({
-              table: relation,
-              columns,
-              bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults: false, limitOne: false }),
-              conflict: { resolution: 'merge-duplicates', columns: table.primaryKey },
-              putConditions: conditionsSql(ctx, plan, '"pgrst_body"', rootFilters, []),
-              returning,
-            }),
-        };
-      }
-      case 'update':
-        return {
-          returning,
-          build: (ctx) =>
-            updateSql(
-              relation,
-              columns,
-              bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults, limitOne: false }),
-              whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)),
-              returning,
-            ),
-        };
-      case 'delete':
-        return { returning, build: (ctx) => deleteSql(relation, whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)), returning) };
-      default:
-        throw unsupportedMethod(kind);
-    }
   }
 
   interface WriteRequest {
@@ -623,143 +406,6 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     requestSchema(request, options.schemas);
     throw openApiDisabled();
   });
-}
-
-type TableAction = 'read' | 'head' | 'insert' | 'upsert' | 'update' | 'delete' | 'options';
-
-function tableAction(method: string): TableAction {
-  switch (method) {
-    case 'GET':
-      return 'read';
-    case 'HEAD':
-      return 'head';
-    case 'POST':
-      return 'insert';
-    case 'PUT':
-      return 'upsert';
-    case 'PATCH':
-      return 'update';
-    case 'DELETE':
-      return 'delete';
-    case 'OPTIONS':
-      return 'options';
-    default:
-      throw unsupportedMethod(method);
-  }
-}
-
-function allowedMethods(table: Table): string {
-  if (table.isView) return 'OPTIONS,GET,HEAD';
-  return ['OPTIONS,GET,HEAD', 'POST', ...(table.primaryKey.length > 0 ? ['PUT'] : []), 'PATCH', 'DELETE'].join(',');
-}
-
-function qualifiedName(relation: { schema: string; name: string }): string {
-  return `"${relation.schema.replace(/"/g, '""')}"."${relation.name.replace(/"/g, '""')}"`;
-}
-
-function whereOf(conditions: string): string {
-  return conditions === '' ? '' : ` WHERE ${conditions}`;
-}
-
-/**
- * The columns a mutation must return for the read that follows: all of them with `*`, else the
- * selected ones, the columns each embed joins on, and the primary key (for Location).
- */
-function columnsForEmbeds(plan: ReadNode, primaryKey: string[]): string[] {
-  const names = new Set(plan.select.map((column) => column.field.name));
-  if (names.has('*') || (plan.select.length === 0 && plan.children.length === 0)) return ['*'];
-  for (const child of plan.children) {
-    const rel = child.relToParent;
-    if (!rel) continue;
-    if (rel.kind === 'computed') return ['*'];
-    const c = rel.cardinality;
-    const origin = c.kind === 'm2m' ? c.junction.sourceColumns.map(([column]) => column) : c.columns.map(([column]) => column);
-    origin.forEach((column) => names.add(column));
-  }
-  primaryKey.forEach((column) => names.add(column));
-  return [...names].sort();
-}
-
-/** A function's result columns a read needs: the embeds' and, at the top level, filtered and ordered ones. */
-function columnsForCall(plan: ReadNode, params: QueryParams): string[] {
-  const names = columnsForEmbeds(plan, []);
-  if (names.includes('*')) return names;
-  const used = new Set(names);
-  const addTree = (tree: LogicTree) => {
-    if (tree.kind === 'filter') used.add(tree.filter.field.name);
-    else tree.children.forEach(addTree);
-  };
-  params.filters.filter((entry) => entry.path.length === 0).forEach((entry) => used.add(entry.filter.field.name));
-  params.logic.filter((entry) => entry.path.length === 0).forEach((entry) => addTree(entry.tree));
-  params.order.filter((entry) => entry.path.length === 0).forEach((entry) => entry.terms.forEach((term) => term.kind === 'field' && used.add(term.field.name)));
-  return [...used].sort();
-}
-
-function encodeLocationPair(pair: string): string {
-  const eq = pair.indexOf('=');
-  return `${encodeURIComponent(pair.slice(0, eq))}=${encodeURIComponent(pair.slice(eq + 1))}`;
-}
-
-function planRowsOf(result: pg.QueryResult): number | undefined {
-  const plan = z.array(z.object({ Plan: z.object({ 'Plan Rows': z.number() }).passthrough() }).passthrough()).safeParse(
-    result.rows[0]?.['QUERY PLAN'],
-  );
-  return plan.success ? plan.data[0]?.Plan['Plan Rows'] : undefined;
-}
-
-/**
- * PostgREST's findProc: the overload whose required parameters are all given and whose parameters
- * cover every given name; failing that, a function of one unnamed json/jsonb (text, xml, bytea)
- * parameter called with a body of that type. Two candidates: 300 PGRST203.
- */
-export function findFunction(
-  overloads: RpcFunction[],
-  given: string[],
-  media: string,
-  isPost: boolean,
-  payload: RpcPayload | undefined,
-): RpcFunction | undefined {
-  const keys = new Set(given);
-  const rawBody = isPost && ['text', 'xml', 'octet'].includes(media);
-  const matches = overloads.filter((fn) => {
-    if (payload?.kind === 'json' && payload.keys.length === 0 && !isObjectJson(payload.json)) return false;
-    if (fn.arguments.length === 0) return keys.size === 0 && !rawBody;
-    const names = new Set(fn.arguments.map((argument) => argument.name));
-    return [...keys].every((key) => names.has(key)) && fn.arguments.every((argument) => argument.hasDefault || keys.has(argument.name));
-  });
-  const unnamedType: Record<string, string[]> = { json: ['json', 'jsonb'], text: ['text'], xml: ['xml'], octet: ['bytea'] };
-  const fallbacks = overloads.filter(
-    (fn) => isPost && fn.arguments.length === 1 && fn.arguments[0]?.name === '' && (unnamedType[media] ?? []).includes(fn.arguments[0]?.type ?? ''),
-  );
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) throw ambiguousFunction(matches.map(describeOverload));
-  if (fallbacks.length === 1) return fallbacks[0];
-  if (fallbacks.length > 1) throw ambiguousFunction(fallbacks.map(describeOverload));
-  return undefined;
-}
-
-function isObjectJson(json: string): boolean {
-  return json.trimStart().startsWith('{');
-}
-
-function describeOverload(fn: RpcFunction) {
-  return { schema: fn.schema, name: fn.name, arguments: fn.arguments.map((argument) => ({ name: argument.name, type: argument.type })) };
-}
-
-function callArguments(fn: RpcFunction, fromQuery: [string, string][] | undefined, payload: RpcPayload | undefined): CallArguments {
-  const single = fn.arguments.length === 1 && fn.arguments[0]?.name === '' ? fn.arguments[0] : undefined;
-  if (fromQuery !== undefined) {
-    const values = new Map<string, string[]>();
-    for (const [key, value] of fromQuery) values.set(key, [...(values.get(key) ?? []), value]);
-    return { kind: 'text', values };
-  }
-  if (payload?.kind === 'form') return { kind: 'text', values: payload.values };
-  if (single && payload) {
-    const body = payload.kind === 'json' ? payload.json : payload.kind === 'raw' ? payload.text : null;
-    return { kind: 'whole-body', body, type: single.type };
-  }
-  if (payload?.kind === 'json') return { kind: 'json', body: payload.json, names: payload.keys };
-  return { kind: 'text', values: new Map() };
 }
 
 function toPostgrestError(error: Error & { code?: string; statusCode?: number }, role: ApiRole): PostgrestError {
