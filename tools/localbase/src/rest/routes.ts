@@ -76,7 +76,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 // -------------------------------------------------------------------------------------------------
-// Schemas, ranges
+// Schemas
 
 interface SchemaChoice {
   schema: string;
