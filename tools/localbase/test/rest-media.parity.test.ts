@@ -74,6 +74,7 @@ describe('types localbase does not produce', () => {
     const xml = await rest(localbase, 'films', { headers: { accept: 'text/xml' } });
     expect(xml.status).toBe(406);
     expect(xml.json).toEqual({ code: 'PGRST107', details: null, hint: null, message: 'None of these media types are available: text/xml' });
+    expect(xml.headers.get('proxy-status')).toBe('PostgREST; error=PGRST107');
     const write = await rest(localbase, 'counters', { method: 'POST', body: '{"name":"never"}', headers: { accept: 'application/xml' } });
     expect(write.status).toBe(406);
     const after = await managementQuery(localbase, "select count(*)::int as n from public.counters where name = 'never'");

@@ -109,7 +109,11 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     if (failure.status === 401) {
       reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${failure.message.replace(/"/g, "'")}"`);
     }
-    return reply.status(failure.status).header('content-type', 'application/json; charset=utf-8').send(failure.body());
+    return reply
+      .status(failure.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('proxy-status', `PostgREST; error=${failure.code}`)
+      .send(failure.body());
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).header('content-type', 'application/json; charset=utf-8').send(invalidResourcePath().body()));
 
