@@ -228,6 +228,14 @@ describe('join types, nesting, filters on embedded resources', () => {
     });
   });
 
+  it('reports an unknown column of an embed as PostgreSQL does, named by its alias in the statement', async () => {
+    const toOne = await rest(localbase, 'films?select=title,directors(nope)');
+    expect(toOne.status).toBe(400);
+    expect(toOne.json).toMatchObject({ code: '42703', message: 'column directors_1.nope does not exist' });
+    const manyToMany = await rest(localbase, 'films?select=title,actors(nope)');
+    expect(manyToMany.json).toMatchObject({ code: '42703', message: 'column actors.nope does not exist' });
+  });
+
   it("a parameter aimed at something not embedded: 400 PGRST108", async () => {
     const { status, json } = await rest(localbase, 'films?select=title&actors.first_name=eq.John');
     expect(status).toBe(400);

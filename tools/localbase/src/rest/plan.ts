@@ -229,7 +229,10 @@ function addRelationships(input: PlanInput, node: ReadNode, parent: ReadNode): v
   if (relationship.kind === 'computed') node.computedArgument = parent.fromAlias ?? relationship.table.name;
   node.source = { kind: 'table', table: node.relation };
   node.aggregateAlias = `${relationship.table.name}_${node.relAlias ?? node.relName}_${node.depth}`;
-  node.fromAlias = `${relationship.foreignTable.name}_${node.depth}`;
+  // As PostgREST: a many-to-many target is joined with its junction unaliased, every other
+  // target as `<table>_<depth>`.
+  const manyToMany = relationship.kind === 'fk' && relationship.cardinality.kind === 'm2m';
+  node.fromAlias = manyToMany ? undefined : `${relationship.foreignTable.name}_${node.depth}`;
   if (node.spreadRequested) {
     node.spread = isToOne(relationship) ? { kind: 'to-one' } : { kind: 'to-many', extraSelects: [], order: [] };
   }
@@ -239,7 +242,7 @@ function addRelationships(input: PlanInput, node: ReadNode, parent: ReadNode): v
 
 function joinConditions(relationship: Relationship, node: ReadNode, parent: ReadNode): JoinCondition[] {
   if (relationship.kind === 'computed') return [];
-  const child = quoteIdent(node.fromAlias as string);
+  const child = node.fromAlias !== undefined ? quoteIdent(node.fromAlias) : qualified(relationship.foreignTable);
   const parentQualifier = parent.fromAlias !== undefined ? quoteIdent(parent.fromAlias) : qualified(relationship.table);
   const cardinality = relationship.cardinality;
   if (cardinality.kind === 'm2m') {
