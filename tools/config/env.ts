@@ -52,6 +52,16 @@ export const envFields = {
   DATA_DIR: optionalText.transform((value) => (value ? path.resolve(value) : defaultDataDir({}))),
   DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
   LOCALBASE_PORT: port(DEFAULT_LOCALBASE_PORT),
+  /** Schemas localbase's Data API exposes, comma-separated, the first the default (Supabase's `[api] schemas`). */
+  LOCALBASE_API_SCHEMAS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.split(',').map((schema) => schema.trim()).filter(Boolean))
+      .pipe(z.array(z.string().min(1).max(63), { message: 'must be a comma-separated list of schema names' }).min(1))
+      .optional(),
+  ),
+  /** The most rows one Data API answer carries (Supabase's `[api] max_rows`); unset means no limit. */
+  LOCALBASE_API_MAX_ROWS: optionalText.pipe(z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional()),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,

@@ -257,11 +257,11 @@ describe('storage', () => {
   });
 
   it("refuses an upload into another user's folder, and overwrites only with upsert", async () => {
-    const foreign = await bob.client.storage.from('avatars').upload(`${alice.id}/evil.png`, new Blob([png]));
+    const foreign = await bob.client.storage.from('avatars').upload(`${alice.id}/evil.png`, new Blob([png], { type: 'image/png' }));
     expect(foreign.error).not.toBeNull();
     expect((foreign.error as { statusCode?: string }).statusCode).toBe('403');
     const path = `${alice.id}/avatar.png`;
-    const duplicate = await alice.client.storage.from('avatars').upload(path, new Blob([png]));
+    const duplicate = await alice.client.storage.from('avatars').upload(path, new Blob([png], { type: 'image/png' }));
     expect((duplicate.error as { statusCode?: string } | null)?.statusCode).toBe('409');
     const replaced = await alice.client.storage.from('avatars').upload(path, new Blob([new Uint8Array([9])], { type: 'image/png' }), { upsert: true });
     expect(replaced.error).toBeNull();

@@ -6,7 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
-import { OPERATORS } from '../src/rest/parse.ts';
+import { FTS_OPERATORS, QUANTIFIABLE_OPERATORS, SIMPLE_OPERATORS } from '../src/rest/parse.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
 import { call, encodePath, expectApiAnswer, headerText, hostileJsonText, oddText, RUNS, seen } from './hostile.ts';
 
@@ -40,6 +40,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await localbase?.close();
 });
+
+const OPERATORS = [...SIMPLE_OPERATORS, ...QUANTIFIABLE_OPERATORS, ...FTS_OPERATORS, 'in', 'is', 'isdistinct'];
 
 const pick = <T>(list: () => T[]) => fc.nat().map((index) => list()[index % list().length] as T);
 const table = fc.oneof({ weight: 5, arbitrary: pick(() => tables) }, { weight: 1, arbitrary: oddText });

@@ -253,9 +253,20 @@ describe('the Phoenix frames of both serializers', () => {
     expect(status).toBe(403);
   });
 
-  it('closes a socket opened without a valid apikey', async () => {
-    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=forged&vsn=2.0.0`);
-    const code = await new Promise<number>((resolve) => socket.once('close', (closeCode) => resolve(closeCode)));
-    expect(code).toBe(1008);
+  it('refuses the upgrade of a socket opened without a valid apikey (401, as the API gateway does)', async () => {
+    for (const [query, message] of [['apikey=forged&vsn=2.0.0', 'Invalid API key'], ['vsn=2.0.0', 'No API key found in request']] as const) {
+      const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?${query}`);
+      const refusal = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        socket.once('open', () => reject(new Error('the socket opened')));
+        socket.once('error', () => {});
+        socket.once('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+      });
+      expect(refusal.status).toBe(401);
+      expect(JSON.parse(refusal.body)).toMatchObject({ message });
+    }
   });
 });
