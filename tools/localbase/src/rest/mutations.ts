@@ -132,18 +132,21 @@ export function planMutation(
           }),
       };
     }
-    case 'update':
-      return {
-        returning,
-        build: (ctx) =>
-          updateSql(
-            relation,
-            columns,
-            bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults, limitOne: false }),
-            whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)),
-            returning,
-          ),
-      };
+    case 'update': {
+      // An empty body changes nothing; building its parameters anyway would bind values the
+      // statement never reads, which the database refuses.
+      const build = (ctx: SqlContext) =>
+        columns.length === 0
+          ? updateSql(relation, columns, '', '', returning)
+          : updateSql(
+              relation,
+              columns,
+              bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults, limitOne: false }),
+              whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)),
+              returning,
+            );
+      return { returning, build };
+    }
     case 'delete':
       return { returning, build: (ctx) => deleteSql(relation, whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)), returning) };
     default:
