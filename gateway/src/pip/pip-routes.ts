@@ -2,6 +2,7 @@
 // polls the snapshot and posts actions (spec "Application routes", DESIGN.md decisions).
 import type { FastifyPluginAsync } from 'fastify';
 import { parseOrThrow } from '../http-errors.ts';
+import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import { pipAction, timerSnapshotInput } from './pip-schemas.ts';
 import type { PipRelay } from './pip-relay.ts';
 
@@ -10,7 +11,8 @@ export interface PipRoutesOptions {
 }
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
-// origins; they carry no credentials and no private data, so any origin may call them.
+// origins; they carry no credentials and no private data, so any origin may call them. That is by
+// design (the timer relay is open on the LAN); SECURITY.md says so.
 const companionCors = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
@@ -43,6 +45,7 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay }) =
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {
+      ...RAW_STREAM_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',

@@ -1,24 +1,43 @@
-// /__backend/*: every method streamed to the backend (HTTP through undici, and the WebSocket
-// upgrade for realtime), with the caller's JWT and apikey, or with the service key when the caller
-// holds a valid admin cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
+// /__backend/*: every method streamed to the backend (HTTP, and the WebSocket upgrade for realtime),
+// with the caller's JWT and apikey, or with the service key when the caller holds a valid admin
+// cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
+//
+// Decisions (intercepts, limits, storage headers) are taken on the decided path
+// (security/request-path.ts); the raw path is what is forwarded. Every call has a deadline:
+// the backend must start answering within `responseTimeoutMs` of going quiet (504 backend_timeout),
+// storage transfers get the longer `storageIdleTimeoutMs`, and a realtime socket is closed after
+// `socketIdleTimeoutMs` without a message either way. Node's HTTP client carries the requests
+// (not undici): it hands over a response the backend sends before it has read the whole body, so a
+// backend's own 413 reaches the caller instead of a broken pipe.
 import type { IncomingHttpHeaders } from 'node:http';
 import httpProxy from '@fastify/http-proxy';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
-import { errorBody, GatewayError, sendError } from '../http-errors.ts';
-import { classifyEdgePath, isCredentialAttempt, PAYMENT_STUB } from './edge-intercepts.ts';
+import { errorBody, sendError, sendPayloadTooLarge } from '../http-errors.ts';
+import { PROXY_BODY_LIMIT_BYTES } from '../security/body-limits.ts';
+import { decideUrl, pathUnder } from '../security/request-path.ts';
+import { storageObjectHeaders } from '../security/security-headers.ts';
+import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
+import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
 
 export const BACKEND_PREFIX = '/__backend';
+
+/** The backend must answer (or keep sending) within these; see the header comment. */
+export const PROXY_TIMEOUTS = {
+  connectTimeoutMs: 2_000,
+  responseTimeoutMs: 10_000,
+  storageIdleTimeoutMs: 120_000,
+  socketIdleTimeoutMs: 120_000,
+};
 
 export interface BackendProxyOptions {
   backendUrl: string;
   anonKey: string;
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
-  connectTimeoutMs?: number;
-  /** Password grants and signups per client address (default: 10 per minute, as /__auth). */
-  credentialRateLimit?: { max: number; windowMs: number };
+  timeouts?: Partial<typeof PROXY_TIMEOUTS>;
+  bodyLimitBytes?: number;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -47,15 +66,77 @@ export function backendRequestHeaders(
   return forwarded;
 }
 
+/** The decided path under /__backend of a request (`/auth/v1/token`), or '/' for the prefix itself. */
+export function backendPathOf(request: { url: string }): string {
+  return pathUnder(BACKEND_PREFIX, decideUrl(request.url).path) ?? '/';
+}
+
+const isStoragePath = (pathUnderBackend: string) => pathUnderBackend.startsWith('/storage/v1/');
+
+type ProxyFailure = Error & { code?: string; statusCode?: number; cause?: unknown };
+
+function isTimeout(error: ProxyFailure): boolean {
+  return error.statusCode === 504 || error.code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT' || error.code === 'FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT';
+}
+
+/** Closes a proxied realtime socket pair after `idleMs` without a message in either direction. */
+function idleSocketCloser(idleMs: number) {
+  const timers = new WeakMap<WebSocket, NodeJS.Timeout>();
+  const arm = (source: WebSocket) => {
+    clearTimeout(timers.get(source));
+    const timer = setTimeout(() => source.close(1001, 'idle timeout'), idleMs);
+    timer.unref();
+    timers.set(source, timer);
+  };
+  return {
+    onConnect: (_context: unknown, source: WebSocket) => {
+      arm(source);
+      source.once('close', () => clearTimeout(timers.get(source)));
+    },
+    onIncomingMessage: (_context: unknown, source: WebSocket) => arm(source),
+    onOutgoingMessage: (_context: unknown, source: WebSocket) => arm(source),
+  };
+}
+
 const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, options) => {
+  const timeouts = { ...PROXY_TIMEOUTS, ...options.timeouts };
+  const bodyLimit = options.bodyLimitBytes ?? PROXY_BODY_LIMIT_BYTES;
   const credentials = (request: { headers: IncomingHttpHeaders }) => ({
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
     asAdmin: adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined,
   });
 
-  const wsHeaderRewrite = {
-    handshakeTimeout: options.connectTimeoutMs ?? 2_000,
+  app.addHook('onRequest', async (request, reply) => {
+    const declaredLength = Number(request.headers['content-length'] ?? 0);
+    if (declaredLength > bodyLimit) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
+    const intercept = classifyEdgePath(backendPathOf(request));
+    if (intercept?.kind === 'disabled') {
+      return sendError(reply, 502, 'edge_function_disabled', `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`);
+    }
+    if (intercept?.kind === 'payment_stub') return reply.code(200).send(PAYMENT_STUB);
+  });
+
+  // A body without Content-Length (chunked) is counted as it streams through.
+  app.addHook('preHandler', async (request) => {
+    if (request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function') {
+      request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimit);
+    }
+  });
+
+  /** A request the backend never answered: too large to send (413), too slow (504), or unreachable (502). */
+  const answerFailure = (reply: FastifyReply, error: ProxyFailure) => {
+    if (error.cause instanceof BodyTooLargeError) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
+    if (isTimeout(error)) {
+      reply.request.log.warn({ err: error }, 'backend request timed out');
+      return reply.code(504).type('application/json; charset=utf-8').send(errorBody('backend_timeout', 'The backend did not answer in time.'));
+    }
+    reply.request.log.warn({ err: error }, 'backend request failed');
+    return reply.code(502).type('application/json; charset=utf-8').send(errorBody('backend_unavailable', 'The backend did not answer.'));
+  };
+
+  const wsClientOptions = {
+    handshakeTimeout: timeouts.connectTimeoutMs,
     // realtime-js sends the apikey in the query string and the user's token in phx_join; the
     // headers only matter for the admin's service key.
     rewriteRequestHeaders: (headers: Record<string, unknown>, request: { headers: IncomingHttpHeaders }) => {
@@ -65,41 +146,33 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     },
   };
 
-  const limit = options.credentialRateLimit ?? { max: 10, windowMs: 60_000 };
-  await app.register(rateLimit, {
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    keyGenerator: (request) => request.ip,
-    allowList: (request) => !isCredentialAttempt(request.method, request.url.slice(BACKEND_PREFIX.length)),
-    errorResponseBuilder: (_request, context) =>
-      new GatewayError(429, 'rate_limited', `Too many attempts from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, {
-        retry_after_s: Math.ceil(context.ttl / 1000),
-      }),
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    const intercept = classifyEdgePath(request.url.slice(BACKEND_PREFIX.length));
-    if (intercept?.kind === 'disabled') {
-      return sendError(reply, 502, 'edge_function_disabled', `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`);
-    }
-    if (intercept?.kind === 'payment_stub') return reply.code(200).send(PAYMENT_STUB);
-  });
-
+  // The proxy streams bodies as they come; the gateway's own JSON parser is for its own routes.
+  app.removeContentTypeParser('application/json');
   await app.register(httpProxy, {
     upstream: options.backendUrl,
     prefix: BACKEND_PREFIX,
     websocket: true,
-    undici: { connectTimeout: options.connectTimeoutMs ?? 2_000 },
+    http: {
+      agentOptions: { keepAlive: true, maxSockets: 256, maxFreeSockets: 64 },
+      // reply-from turns certificate checks off unless told otherwise: a hosted backend is https.
+      requestOptions: { timeout: timeouts.responseTimeoutMs, rejectUnauthorized: true },
+    },
+    handler: (request: FastifyRequest, reply, dest, replyOptions) =>
+      reply.from(dest, { ...replyOptions, timeout: isStoragePath(backendPathOf(request)) ? timeouts.storageIdleTimeoutMs : timeouts.responseTimeoutMs }),
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => backendRequestHeaders(headers, credentials(request)),
-      rewriteHeaders: (headers) => withoutHopByHop(headers),
+      rewriteHeaders: (headers, request) => {
+        const kept = withoutHopByHop(headers);
+        const pathUnderBackend = request ? backendPathOf(request) : '/';
+        return isStoragePath(pathUnderBackend) ? { ...kept, ...storageObjectHeaders(kept) } : kept;
+      },
       onError: (reply, { error }) => {
-        reply.request.log.warn({ err: error }, 'backend request failed');
-        reply.code(502).type('application/json; charset=utf-8').send(errorBody('backend_unavailable', 'The backend did not answer.'));
+        answerFailure(reply as unknown as FastifyReply, error as ProxyFailure);
       },
     },
+    wsHooks: idleSocketCloser(timeouts.socketIdleTimeoutMs),
     // http-proxy honours wsClientOptions.rewriteRequestHeaders; its type declarations omit it.
-    wsClientOptions: wsHeaderRewrite,
+    wsClientOptions,
   });
 };
 

@@ -3,10 +3,13 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsync } from 'fastify';
 import { readBuildInfo, type BuildInfo } from '../build-info.ts';
+import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 
 export interface ServiceWorkerOptions {
   repoDir: string;
   templateFile: string;
+  /** The worker runs under the policy its script is served with: the app's (it fetches and caches the app). */
+  appPolicy: PolicyDirectives;
 }
 
 export function renderServiceWorker(template: string, info: BuildInfo, builtAt: string): string {
@@ -22,6 +25,7 @@ export function renderServiceWorker(template: string, info: BuildInfo, builtAt: 
 const serviceWorker: FastifyPluginAsync<ServiceWorkerOptions> = async (app, options) => {
   app.get('/sw.js', async (_request, reply) => {
     const [template, info] = await Promise.all([readFile(options.templateFile, 'utf8'), readBuildInfo(options.repoDir)]);
+    setContentSecurityPolicy(reply, options.appPolicy);
     return reply
       .header('cache-control', 'no-cache')
       .header('service-worker-allowed', '/')
