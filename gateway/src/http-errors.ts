@@ -69,9 +69,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (mapped.statusCode >= 500) request.log.warn({ err: error }, 'backend call failed');
       return sendError(reply, mapped.statusCode, mapped.code, mapped.message, mapped.details);
     }
+    // Requests are parsed with parseOrThrow (a GatewayError); a bare ZodError comes from checking
+    // what the backend answered, so it is the backend's fault, not the caller's.
     if (error instanceof ZodError) {
-      const mapped = badRequest(error);
-      return sendError(reply, 400, mapped.code, mapped.message, mapped.details);
+      request.log.warn({ err: error }, 'backend answered in an unexpected shape');
+      return sendError(reply, 502, 'backend_error', 'The backend answered in an unexpected shape.', { problems: describeZodError(error) });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendPayloadTooLarge(reply, request.routeOptions.bodyLimit ?? BODY_LIMITS.json);

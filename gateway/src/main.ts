@@ -51,11 +51,18 @@ log(`studyhall: app     http://${shownHost}:${config.port} (listening on ${confi
 log(`studyhall: backend ${backend.url}${localbase ? ' (localbase, loopback only)' : ''}`);
 log(`studyhall: logs    ${config.logDir}`);
 
+/** In-flight requests get this long to finish (every backend call has a deadline below it). */
+const SHUTDOWN_GRACE_MS = 15_000;
+
 let stopping = false;
 async function stop(signal: NodeJS.Signals): Promise<void> {
   if (stopping) return;
   stopping = true;
   log(`studyhall: ${signal}, stopping`);
+  setTimeout(() => {
+    console.error(`studyhall: requests still open after ${SHUTDOWN_GRACE_MS / 1000} s; stopping anyway`);
+    process.exit(1);
+  }, SHUTDOWN_GRACE_MS).unref();
   try {
     await app.close();
     await localbase?.close();

@@ -11,7 +11,7 @@ import { z } from 'zod';
 
 export const BACKEND_DEADLINES = {
   /** Each call: the backend starts and finishes answering within this. */
-  callDeadlineMs: 4_500,
+  callDeadlineMs: 4_000,
   /** All the calls of one route together. */
   routeBudgetMs: 15_000,
 };
