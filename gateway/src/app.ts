@@ -39,7 +39,7 @@ export interface GatewayOptions {
   health?: { probeTimeoutMs?: number; cacheMs?: number };
   /** Deadlines of the wrapper routes' backend calls (BACKEND_DEADLINES). */
   backendDeadlines?: Partial<typeof BACKEND_DEADLINES>;
-  proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes'>;
+  proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes' | 'jsonBodyLimitBytes'>;
   errorLog?: Partial<ErrorLogRotation>;
   /** A relay with other ping or slow-client limits (tests). */
   relay?: PipRelay;

@@ -14,8 +14,8 @@ import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
-import { errorBody, sendError, sendPayloadTooLarge } from '../http-errors.ts';
-import { PROXY_BODY_LIMIT_BYTES } from '../security/body-limits.ts';
+import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
+import { BODY_LIMITS } from '../security/body-limits.ts';
 import { decideUrl, pathUnder } from '../security/request-path.ts';
 import { storageObjectHeaders } from '../security/security-headers.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
@@ -38,6 +38,7 @@ export interface BackendProxyOptions {
   adminGate: AdminGate;
   timeouts?: Partial<typeof PROXY_TIMEOUTS>;
   bodyLimitBytes?: number;
+  jsonBodyLimitBytes?: number;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -72,6 +73,7 @@ export function backendPathOf(request: { url: string }): string {
 }
 
 const isStoragePath = (pathUnderBackend: string) => pathUnderBackend.startsWith('/storage/v1/');
+const isJson = (contentType: string | undefined) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
 
 type ProxyFailure = Error & { code?: string; statusCode?: number; cause?: unknown };
 
@@ -100,7 +102,8 @@ function idleSocketCloser(idleMs: number) {
 
 const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, options) => {
   const timeouts = { ...PROXY_TIMEOUTS, ...options.timeouts };
-  const bodyLimit = options.bodyLimitBytes ?? PROXY_BODY_LIMIT_BYTES;
+  const limits = { any: options.bodyLimitBytes ?? BODY_LIMITS.proxy, json: options.jsonBodyLimitBytes ?? BODY_LIMITS.proxyJson };
+  const bodyLimitOf = (request: FastifyRequest) => (isJson(request.headers['content-type']) ? Math.min(limits.json, limits.any) : limits.any);
   const credentials = (request: { headers: IncomingHttpHeaders }) => ({
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
@@ -109,6 +112,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
 
   app.addHook('onRequest', async (request, reply) => {
     const declaredLength = Number(request.headers['content-length'] ?? 0);
+    const bodyLimit = bodyLimitOf(request);
     if (declaredLength > bodyLimit) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
     const intercept = classifyEdgePath(backendPathOf(request));
     if (intercept?.kind === 'disabled') {
@@ -120,19 +124,27 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   // A body without Content-Length (chunked) is counted as it streams through.
   app.addHook('preHandler', async (request) => {
     if (request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function') {
-      request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimit);
+      request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimitOf(request));
     }
   });
 
-  /** A request the backend never answered: too large to send (413), too slow (504), or unreachable (502). */
+  /**
+   * A request the backend never answered: too large to send (413), too slow (504), cut off while
+   * the body was still being sent (502 backend_closed_upload), or unreachable (502). The HTTP client
+   * may report one failure twice (the request and its body stream): the first one answers.
+   */
   const answerFailure = (reply: FastifyReply, error: ProxyFailure) => {
-    if (error.cause instanceof BodyTooLargeError) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
-    if (isTimeout(error)) {
-      reply.request.log.warn({ err: error }, 'backend request timed out');
-      return reply.code(504).type('application/json; charset=utf-8').send(errorBody('backend_timeout', 'The backend did not answer in time.'));
-    }
+    if (reply.sent) return;
+    if (error.cause instanceof BodyTooLargeError) return sendPayloadTooLarge(reply.header('connection', 'close'), error.cause.limitBytes);
     reply.request.log.warn({ err: error }, 'backend request failed');
-    return reply.code(502).type('application/json; charset=utf-8').send(errorBody('backend_unavailable', 'The backend did not answer.'));
+    if (isTimeout(error)) return sendError(reply, 504, 'backend_timeout', 'The backend did not answer in time.');
+    const code = ((error.cause ?? error) as { code?: string }).code;
+    const { headers } = reply.request;
+    const hadBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+    if (hadBody && (code === 'EPIPE' || code === 'ECONNRESET' || !reply.request.raw.complete)) {
+      return sendError(reply.header('connection', 'close'), 502, 'backend_closed_upload', 'The backend closed the connection before it had read the whole request body.');
+    }
+    return sendError(reply, 502, 'backend_unavailable', 'The backend did not answer.');
   };
 
   const wsClientOptions = {
