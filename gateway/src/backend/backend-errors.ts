@@ -114,6 +114,11 @@ const STATUS_CODES: Record<number, string> = {
   429: 'rate_limited',
 };
 
+/** A table lookup that only sees the table's own keys (a backend may send `__proto__` as a code). */
+function own(table: Record<string, Mapped>, key: string): Mapped | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 function bySqlState(code: string): Mapped | undefined {
   if (/^P0\d{3}$/.test(code)) {
     // A raise the table above does not know yet: still the caller's problem, never a 502.
@@ -127,19 +132,19 @@ function bySqlState(code: string): Mapped | undefined {
 
 function byStatus(status: number): Mapped {
   if (status === 504) return { status: 504, error: 'backend_timeout' };
-  if (status >= 400 && status < 500) return { status, error: STATUS_CODES[status] ?? 'invalid_request' };
+  if (status >= 400 && status < 500) return { status, error: (Object.hasOwn(STATUS_CODES, status) ? STATUS_CODES[status] : undefined) ?? 'invalid_request' };
   return { status: 502, error: 'backend_error' };
 }
 
 /** What the gateway answers for a backend failure: status, code, a sentence, and where it came from. */
 export function toGatewayError(failure: BackendError): GatewayError {
-  const raised = /^P0\d{3}$/.test(failure.code) ? DATABASE_RAISED_CODES[failure.message] : undefined;
+  const raised = /^P0\d{3}$/.test(failure.code) ? own(DATABASE_RAISED_CODES, failure.message) : undefined;
   if (raised) {
     const error = raised.error ?? failure.message;
     const sentence = failure.hint ? `${failure.hint[0]?.toUpperCase()}${failure.hint.slice(1)}.` : `The database refused this: ${failure.message}.`;
     return new GatewayError(raised.status, error, sentence, { backend_code: failure.code });
   }
-  const mapped = BACKEND_CODES[failure.code] ?? bySqlState(failure.code) ?? byStatus(failure.status);
+  const mapped = own(BACKEND_CODES, failure.code) ?? bySqlState(failure.code) ?? byStatus(failure.status);
   const error = mapped.error ?? 'backend_error';
   const details: Record<string, unknown> = { backend_code: failure.code };
   if (mapped.status >= 500) details.backend_status = failure.status;
