@@ -4,7 +4,7 @@
 const APP_VERSION = '__APP_VERSION__';
 const GIT_SHA = '__GIT_SHA__';
 const CACHE_NAME = '__PWA_CACHE__';
-const APP_SHELL = ['/', '/index.html'];
+const APP_SHELL = ['/', '/index.html', '/shell.js'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE_NAME).then((cache) => cache.addAll(APP_SHELL)));

@@ -17,7 +17,7 @@ import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-coo
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { decideUrl, pathUnder } from '../security/request-path.ts';
-import { storageObjectHeaders } from '../security/security-headers.ts';
+import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
 
@@ -176,7 +176,9 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
       rewriteHeaders: (headers, request) => {
         const kept = withoutHopByHop(headers);
         const pathUnderBackend = request ? backendPathOf(request) : '/';
-        return isStoragePath(pathUnderBackend) ? { ...kept, ...storageObjectHeaders(kept) } : kept;
+        // Whatever the backend says, nothing it serves runs on the app's origin (an edge function's
+        // HTML included): the API policy everywhere, sandboxed downloads for storage.
+        return { ...kept, ...(isStoragePath(pathUnderBackend) ? storageObjectHeaders(kept) : RAW_STREAM_HEADERS) };
       },
       onError: (reply, { error }) => {
         answerFailure(reply as unknown as FastifyReply, error as ProxyFailure);

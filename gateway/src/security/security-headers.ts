@@ -75,7 +75,10 @@ export function installSecurityHeaders(app: FastifyInstance): void {
   });
 }
 
-/** The same headers for a reply that bypasses Fastify's hooks (hijacked streams such as SSE). */
+/**
+ * The same headers for a reply whose headers are not the gateway's own: hijacked streams (SSE) and
+ * whatever the proxy relays from the backend (the backend's own policy is replaced).
+ */
 export const RAW_STREAM_HEADERS = { ...BASE_SECURITY_HEADERS, 'content-security-policy': API_POLICY };
 
 const RASTER_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
