@@ -4,6 +4,7 @@ import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
 import { loadConfig } from './config.ts';
 import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
+import { stopOnSignals } from './shutdown.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
 
@@ -51,26 +52,4 @@ log(`studyhall: app     http://${shownHost}:${config.port} (listening on ${confi
 log(`studyhall: backend ${backend.url}${localbase ? ' (localbase, loopback only)' : ''}`);
 log(`studyhall: logs    ${config.logDir}`);
 
-/** In-flight requests get this long to finish (every backend call has a deadline below it). */
-const SHUTDOWN_GRACE_MS = 15_000;
-
-let stopping = false;
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log(`studyhall: ${signal}, stopping`);
-  setTimeout(() => {
-    console.error(`studyhall: requests still open after ${SHUTDOWN_GRACE_MS / 1000} s; stopping anyway`);
-    process.exit(1);
-  }, SHUTDOWN_GRACE_MS).unref();
-  try {
-    await app.close();
-    await localbase?.close();
-    process.exit(0);
-  } catch (error) {
-    console.error(`studyhall: shutdown failed: ${(error as Error).message}`);
-    process.exit(1);
-  }
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+stopOnSignals(app, async () => localbase?.close(), log);
