@@ -66,10 +66,13 @@ describe('a backend that accepts connections and never answers', () => {
       ['POST', '/__auth/restore-best-backup', bearer, {}],
       ['POST', '/__leaderboard', bearer, { period: 'week' }],
     ];
-    // The bound is 5 s of the gateway's time: on a machine so busy that this process is not run for
-    // a while, the time it waited to be scheduled (the event loop's worst delay) is added.
+    // The bound is 5 s of the gateway's time. On a machine so busy that this process is not run for
+    // a while, every timer here fires late: a control timer of the same 4 s, started with the
+    // requests, measures by how much, and the event loop's worst delay covers the answering after.
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
+    const controlStarted = performance.now();
+    const controlLateBy = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - controlStarted - 4_000), 4_000));
     const answers = await Promise.all(
       calls.map(([method, url, headers, body]) =>
         timed(() =>
@@ -82,7 +85,7 @@ describe('a backend that accepts connections and never answers', () => {
       ),
     );
     lag.disable();
-    const unscheduledMs = lag.max / 1e6;
+    const unscheduledMs = Math.max(0, await controlLateBy) + lag.max / 1e6;
     answers.forEach(({ result, ms }, index) => {
       const route = `${calls[index]?.[0]} ${calls[index]?.[1]}`;
       expect(result.status, route).toBe(504);
@@ -127,8 +130,12 @@ describe('a backend that answers slowly', () => {
     for (let call = 0; call < 5; call++) {
       outcomes.push(await route.request('/rest/v1/items', { credential: { anon: true } }).then(() => 'ok', (error: BackendError) => `${error.status} ${error.code}`));
     }
-    // 300 ms each: three fit in the budget of 1 s, the fourth is cut at the budget, the fifth never starts.
-    expect(outcomes).toEqual(['ok', 'ok', 'ok', '504 backend_timeout', '504 backend_timeout']);
+    // 300 ms each: at most three fit in the budget of 1 s (fewer on a busy machine); every call after
+    // the budget is spent is cut or never starts.
+    const answered = outcomes.filter((outcome) => outcome === 'ok').length;
+    expect(answered).toBeGreaterThanOrEqual(1);
+    expect(answered).toBeLessThanOrEqual(3);
+    expect(outcomes).toEqual([...Array(answered).fill('ok'), ...Array(5 - answered).fill('504 backend_timeout')]);
   });
 
   it('closes a realtime socket after its idle deadline, and keeps one that talks', async () => {
