@@ -25,6 +25,7 @@ export const BACKEND_PREFIX = '/__backend';
 
 /** The backend must answer (or keep sending) within these; see the header comment. */
 export const PROXY_TIMEOUTS = {
+  /** The realtime WebSocket handshake (HTTP requests: connecting counts against responseTimeoutMs). */
   connectTimeoutMs: 2_000,
   responseTimeoutMs: 10_000,
   storageIdleTimeoutMs: 120_000,
