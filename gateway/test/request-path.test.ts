@@ -1,6 +1,6 @@
 // The decided path (security/request-path.ts): every spelling of a path decides like the path itself.
-import { fc } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { fc, it } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
 import { decideUrl, pathUnder, percentDecodeOnce } from '../src/security/request-path.ts';
 import { spellingsOf } from './spellings.ts';
 
@@ -29,25 +29,18 @@ describe('the decided path', () => {
 });
 
 describe('generated spellings', () => {
-  it('every spelling of a path decides as that path', () => {
-    const paths = fc.constantFrom('/api/x', '/__backend/auth/v1/token', '/__auth/login', '/__backend/functions/v1/leaderboard', '/__errors');
-    fc.assert(
-      fc.property(paths.chain((path) => spellingsOf(path).map((spelled) => [path, spelled] as const)), ([path, spelled]) => {
-        expect(decideUrl(spelled).path).toBe(path);
-      }),
-      { numRuns: 500 },
-    );
-  });
+  const paths = fc.constantFrom('/api/x', '/__backend/auth/v1/token', '/__auth/login', '/__backend/functions/v1/leaderboard', '/__errors');
+  it.prop([paths.chain((path) => spellingsOf(path).map((spelled) => [path, spelled] as const))], { numRuns: 500 })(
+    'every spelling of a path decides as that path',
+    ([path, spelled]) => {
+      expect(decideUrl(spelled).path).toBe(path);
+    },
+  );
 
-  it('never throws, and always gives an absolute path without // or dot segments', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (raw) => {
-        const { path } = decideUrl(`/${raw}`);
-        expect(path.startsWith('/')).toBe(true);
-        expect(path).not.toMatch(/\/\/|(^|\/)\.\.?(\/|$)/);
-      }),
-      { numRuns: 1000 },
-    );
+  it.prop([fc.string({ unit: 'binary' })], { numRuns: 1000 })('never throws, and always gives an absolute path without // or dot segments', (raw) => {
+    const { path } = decideUrl(`/${raw}`);
+    expect(path.startsWith('/')).toBe(true);
+    expect(path).not.toMatch(/\/\/|(^|\/)\.\.?(\/|$)/);
   });
 
   it('pathUnder gives the rest under a prefix, and nothing for a look-alike', () => {
