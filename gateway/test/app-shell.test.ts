@@ -104,4 +104,21 @@ describe('ensureWebDist', () => {
       await temp.remove();
     }
   });
+
+  it('refreshes an older copy of the placeholder shell, which the CSP would no longer let run', async () => {
+    const temp = await makeTempDir('webdist-stale');
+    try {
+      await cp(path.join(repoRoot, 'web', 'public'), path.join(temp.dir, 'web', 'public'), { recursive: true });
+      await mkdir(path.join(temp.dir, 'web', 'dist'), { recursive: true });
+      const stale = '<!-- A placeholder shell until the web app lands --><script type="module">fetch("/api/version")</script>';
+      await writeFile(path.join(temp.dir, 'web', 'dist', 'index.html'), stale);
+      expect(await ensureWebDist(temp.dir)).toBe(true);
+      const refreshed = await readFile(path.join(temp.dir, 'web', 'dist', 'index.html'), 'utf8');
+      expect(refreshed).toContain('src="/shell.js"');
+      expect(await readFile(path.join(temp.dir, 'web', 'dist', 'shell.js'), 'utf8')).toContain("fetch('/api/version')");
+      expect(await ensureWebDist(temp.dir)).toBe(false);
+    } finally {
+      await temp.remove();
+    }
+  });
 });
