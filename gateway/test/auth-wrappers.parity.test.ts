@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '../../tools/localbase/server.ts';
 import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 
 let localbase: Localbase;
 let gateway: TestGateway;
@@ -49,6 +49,9 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
+    // Deadlines are proven in deadlines.test.ts; here a busy test machine must not turn a slow
+    // password hash into a 504.
+    ...RELAXED_DEADLINES,
   });
 }, 120_000);
 
@@ -321,7 +324,7 @@ describe('POST /__leaderboard against localbase', () => {
 
 describe('rate limit on signup, login and check (one budget per address)', () => {
   it('answers the 11th signup attempt within a minute from one address with 429 rate_limited and Retry-After', async () => {
-    const limited = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey } });
+    const limited = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }, ...RELAXED_DEADLINES });
     try {
       const attempt = (index: number, remoteAddress = '203.0.113.7') =>
         limited.app.inject({ method: 'POST', url: '/__auth/signup', remoteAddress, payload: { username: `limit${index}@example.com`, password: 'limit-password' } });
