@@ -2,9 +2,10 @@
 // a fresh DATA_DIR, under
 //   1. 1,000 event-stream clients on /__pip/events for 60 s while the phone posts an action every
 //      250 ms: every action must reach every stream; delivery latency p50/p99; no stream dropped;
-//   2. the backend proxy at a fixed 500 requests per second for 30 s, twice: a data API read with a
-//      student's token (through /__backend to localbase and its database), and localbase's auth
-//      health (the same proxy path without the database): errors, non-2xx, latency p50/p99.
+//   2. the backend proxy at a fixed 500 requests per second for 30 s: a data API read with a
+//      student's token straight to localbase and then through /__backend (side by side: what the
+//      database sustains here, and what the proxy adds), and localbase's auth health through the
+//      proxy twice (the proxy path without the database): errors, non-2xx, latency p50/p99.
 // The server's resident memory (VmRSS of its process) is read before, during and after each phase,
 // so "memory stays flat" is a figure, not a belief.
 // Run: node --import tsx tools/bench/gateway-load.bench.ts [--quick]   (quick: 10 s and 5 s)
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '../db/paths.ts';
+import { keysFile } from '../localbase/src/keys.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 
 interface CannonResult {
@@ -54,6 +56,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 
 // ---- the server under test: npm start ---------------------------------------------------------
 
@@ -190,14 +193,23 @@ try {
   if (signup.status !== 201) throw new Error(`signup: HTTP ${signup.status} ${await signup.text()}`);
   const session = (await signup.json()) as { session: { access_token: string }; user: { id: string } };
   const authorization = { authorization: `Bearer ${session.session.access_token}` };
+  const localbaseUrl = /studyhall: backend (\S+)/.exec(serverOutput)?.[1] as string;
+  // The direct runs send localbase's anon key, as the gateway does for them (DATA_DIR/keys.json).
+  const { anonKey } = JSON.parse(await readFile(keysFile(path.join(temp.dir, 'data')), 'utf8')) as { anonKey: string };
+  const read = `/rest/v1/user_profiles?select=user_id,handle,display_name&user_id=eq.${session.user.id}`;
+  // The same read straight to localbase first (side by side: what the database itself sustains
+  // here), then through the proxy; then the proxy path without the database, twice, to see whether
+  // memory grows with requests served.
   const targets = [
-    { name: 'GET /__backend/rest/v1/user_profiles (a student token, a database read)', url: `${baseUrl}/__backend/rest/v1/user_profiles?select=user_id,handle,display_name&user_id=eq.${session.user.id}` },
-    { name: 'GET /__backend/auth/v1/health (the proxy path without the database)', url: `${baseUrl}/__backend/auth/v1/health` },
+    { name: `GET ${read.split('?')[0]} straight to localbase (no gateway)`, url: `${localbaseUrl}${read}`, headers: { ...authorization, apikey: anonKey } },
+    { name: `GET /__backend${read.split('?')[0]} (a student token, a database read)`, url: `${baseUrl}/__backend${read}`, headers: authorization },
+    { name: 'GET /__backend/auth/v1/health (the proxy path without the database), run 1', url: `${baseUrl}/__backend/auth/v1/health`, headers: {} },
+    { name: 'GET /__backend/auth/v1/health, run 2', url: `${baseUrl}/__backend/auth/v1/health`, headers: {} },
   ];
   for (const target of targets) {
-    await autocannon({ url: target.url, duration: 2, connections: 10, headers: authorization }); // warm-up
+    await autocannon({ url: target.url, duration: 2, connections: 10, headers: target.headers }); // warm-up
     const rssBefore = await rssMiB(pid);
-    const result = await autocannon({ url: target.url, duration: PROXY_SECONDS, connections: 50, overallRate: PROXY_RATE, headers: authorization });
+    const result = await autocannon({ url: target.url, duration: PROXY_SECONDS, connections: 50, overallRate: PROXY_RATE, headers: target.headers });
     const rssAfter = await rssMiB(pid);
     console.log(
       `proxy: ${target.name} at ${PROXY_RATE} req/s for ${PROXY_SECONDS} s: ${result.requests.total} requests, ` +
@@ -206,7 +218,6 @@ try {
     console.log(`proxy:   latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms (corrected for coordinated omission)`);
     console.log(`proxy:   RSS ${rssBefore.toFixed(1)} MiB at start, ${rssAfter.toFixed(1)} MiB at end`);
   }
-  agent.destroy();
   console.log(`load average at the end ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
 } finally {
   server.kill('SIGTERM');
