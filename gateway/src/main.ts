@@ -8,6 +8,7 @@ import { loadConfig } from './config.ts';
 import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
+import { stopOnSignals } from './shutdown.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
@@ -66,20 +67,11 @@ try {
 
 log(statusBlock({ config, backendUrl: backend.url, embedded: localbase !== undefined, logFile: serverLog.file, terminalLevel: serverLog.terminalLevel }));
 
-let stopping = false;
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log(`studyhall: ${signal}, stopping`);
-  try {
-    await app.close();
+stopOnSignals(
+  app,
+  async () => {
     await localbase?.close();
     await serverLog.close();
-    process.exit(0);
-  } catch (error) {
-    console.error(`studyhall: shutdown failed: ${(error as Error).message}`);
-    process.exit(1);
-  }
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+  },
+  log,
+);

@@ -47,6 +47,12 @@ export function verifyAdminCookie(key: Buffer, value: string | undefined, nowS =
   }
 }
 
+/** Whether a raw Cookie header carries an admin cookie at all, valid or not (for the same-origin guard). */
+export function carriesAdminCookie(cookieHeader: string | undefined): boolean {
+  if (!cookieHeader) return false;
+  return cookieHeader.split(';').some((part) => part.trim().split('=')[0] === ADMIN_COOKIE);
+}
+
 /** Reads the admin cookie from a raw Cookie header; valid only while admin mode is ready. */
 export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
   if (!gate.ready || !cookieHeader) return undefined;
