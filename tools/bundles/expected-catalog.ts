@@ -89,7 +89,7 @@ export const expectedCatalog = z.object({
       .extend(provenance.shape),
   ),
   functions: z.array(factsFunction.extend(provenance.shape)),
-  policies: z.array(factsPolicy.omit({ reads: true, calls: true }).extend(provenance.shape)),
+  policies: z.array(factsPolicy.extend(provenance.shape)),
   buckets: z.array(factsBucket.extend(provenance.shape)),
 });
 

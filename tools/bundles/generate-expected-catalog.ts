@@ -123,7 +123,7 @@ export async function generateExpectedCatalog(bundles: Map<string, string>): Pro
       if (where) functions.push({ ...fn, ...where });
     }
     const policies: ExpectedCatalog['policies'] = [];
-    for (const { reads: _reads, calls: _calls, ...policy } of facts.policies) {
+    for (const policy of facts.policies) {
       const where = origin(`p:${policy.schema}.${policy.table}.${policy.name}`);
       if (where) policies.push({ ...policy, ...where });
     }
