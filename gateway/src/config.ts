@@ -47,6 +47,10 @@ const envSchema = z
     ),
     ADMIN_EMAIL: emailList,
     ADMIN_EMAILS: emailList,
+    MANAGEMENT_API_URL: optionalText.pipe(httpUrl.optional()),
+    BACKEND_PROJECT_REF: optionalText.pipe(
+      z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' }).optional(),
+    ),
     OPENAI_API_KEY: optionalText,
     GEMINI_API_KEY: optionalText,
     UPDATE_REMOTE: z.string().min(1).default('origin'),
@@ -76,7 +80,15 @@ export interface GatewayConfig {
   /** Set when fronting a hosted backend; unset means localbase runs in this process. */
   backend: { url: string; anonKey: string; serviceRoleKey: string | undefined } | undefined;
   logDir: string;
-  admin: { enabled: boolean; secret: string | undefined; emails: string[] };
+  admin: {
+    enabled: boolean;
+    secret: string | undefined;
+    emails: string[];
+    /** The Management API apply-sql talks to; unset: api.supabase.com, or localbase's own URL. */
+    managementApiUrl?: string | undefined;
+    /** The project apply-sql targets; unset: the subdomain of a *.supabase.co BACKEND_URL, or `local`. */
+    projectRef?: string | undefined;
+  };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
 }
@@ -123,6 +135,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         enabled: value.ENABLE_ADMIN_MODE,
         secret: value.ADMIN_SECRET,
         emails: [...new Set([...value.ADMIN_EMAIL, ...value.ADMIN_EMAILS])],
+        managementApiUrl: value.MANAGEMENT_API_URL,
+        projectRef: value.BACKEND_PROJECT_REF,
       },
       ai: { openai: Boolean(value.OPENAI_API_KEY), gemini: Boolean(value.GEMINI_API_KEY) },
       update: {
