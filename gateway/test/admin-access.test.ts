@@ -45,10 +45,11 @@ describe('the html helper', () => {
 });
 
 describe('admin mode not ready', () => {
-  for (const [label, admin, backend] of [
+  const notReady: Array<[string, { enabled: boolean; secret: string; emails: string[] }, { url: string; anonKey: string; serviceRoleKey: undefined } | undefined]> = [
     ['ENABLE_ADMIN_MODE is false', { enabled: false, secret: SECRET, emails: [] }, undefined],
     ['no service-role key is known', { enabled: true, secret: SECRET, emails: [] }, { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: undefined }],
-  ] as const) {
+  ];
+  for (const [label, admin, backend] of notReady) {
     it(`refuses every /__admin/* route with 403 admin_mode_not_ready when ${label}`, async () => {
       const gateway = await startTestGateway({ config: { admin }, ...(backend ? { backend } : {}) });
       try {

@@ -106,7 +106,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
     return sendPage(request, reply, () => ({
       title: 'Something went wrong',
       body: html`<h1>That did not work</h1>
-<p class="banner bad" role="alert">${failure.message}</p>
+<p class="banner banner-bad" role="alert">${failure.message}</p>
 <p class="muted">Error code <code>${failure.code}</code> (HTTP ${failure.statusCode}). Nothing else was changed by this request.</p>
 <p><a href="${backLink(request)}">Go back</a> · <a href="/__admin/verify">Verify</a></p>`,
     }), failure.statusCode);

@@ -49,24 +49,25 @@ p{margin:0 0 var(--s3);max-width:75ch}.muted{color:var(--muted)}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;vertical-align:top;padding:var(--s1) var(--s2);border-bottom:1px solid var(--line)}
 th{font-size:var(--t12);color:var(--muted);font-weight:600;white-space:nowrap}
-td.num,th.num{text-align:right}
-tr.bad td{background:var(--bad-bg)}
-.ok{color:var(--ok);font-weight:600;white-space:nowrap}.bad{color:var(--bad);font-weight:600;white-space:nowrap}.warn{color:var(--warn);font-weight:600}
+td.num,th.num{text-align:right;white-space:nowrap}
+tr.row-bad td{background:var(--bad-bg)}
+.status-ok{color:var(--ok);font-weight:600;white-space:nowrap}.status-bad{color:var(--bad);font-weight:600;white-space:nowrap}
 code,pre,textarea,.mono{font-family:var(--mono);font-size:var(--t12)}
-td code{word-break:break-all}
+td code{overflow-wrap:anywhere}td code.id{white-space:nowrap;overflow-wrap:normal}
 pre{background:var(--subtle);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s2);overflow:auto;max-height:24em;white-space:pre-wrap;word-break:break-word}
 details{margin:0 0 var(--s2)}summary{cursor:pointer;padding:var(--s1) 0}
 .summary-line{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:baseline}
 .banner{border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:var(--radius);padding:var(--s2) var(--s3);margin:0 0 var(--s4)}
-.banner.bad{border-left-color:var(--bad);color:var(--fg);font-weight:400}.banner.ok{border-left-color:var(--ok);color:var(--fg);font-weight:400}
+.banner-bad{border-left-color:var(--bad)}.banner-ok{border-left-color:var(--ok)}
 form.stack{display:grid;gap:var(--s3);max-width:40rem;margin:0 0 var(--s4)}
 form.inline{display:inline}
 label{display:grid;gap:var(--s1);font-weight:600}label.check{display:flex;gap:var(--s2);align-items:flex-start;font-weight:400}
 label .hint{font-weight:400;color:var(--muted);font-size:var(--t12)}
-input[type=text],input[type=password],input[type=email],select,textarea{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s1) var(--s2);min-height:32px;width:100%}
+input[type=text],input[type=password],input[type=email],select,textarea{font:inherit;font-weight:400;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s1) var(--s2);min-height:32px;width:100%}
 textarea{min-height:8em;font-family:var(--mono);font-size:var(--t12)}
 input[type=checkbox]{width:16px;height:16px;margin-top:2px}
-fieldset{border:1px solid var(--line);border-radius:var(--radius);padding:var(--s3);margin:0}legend{font-weight:600;padding:0 var(--s1)}
+fieldset{display:grid;gap:var(--s2);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s3);margin:0}
+fieldset label:not(.check){margin-left:calc(16px + var(--s2))}legend{font-weight:600;padding:0 var(--s1)}
 button,.button{font:inherit;display:inline-flex;align-items:center;gap:var(--s1);min-height:32px;padding:var(--s1) var(--s3);border-radius:var(--radius);border:1px solid var(--line);background:var(--subtle);color:var(--fg);cursor:pointer;text-decoration:none}
 button:hover,.button:hover{border-color:var(--muted)}
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
@@ -76,7 +77,14 @@ button.link{border:0;background:none;padding:0;min-height:0;color:var(--accent);
 .field-error{color:var(--bad);font-weight:400;font-size:var(--t12)}
 footer{max-width:1200px;margin:0 auto;padding:var(--s4);color:var(--muted);font-size:var(--t12);border-top:1px solid var(--line)}
 kbd{font-family:var(--mono);font-size:var(--t12);border:1px solid var(--line);border-bottom-width:2px;border-radius:3px;padding:0 3px}
-@media (max-width:640px){main{padding:var(--s2)}header.top{padding:var(--s2)}header.top .session{margin-left:0;width:100%}th,td{padding:var(--s1)}}
+@media (max-width:640px){main{padding:var(--s2)}header.top{padding:var(--s2)}header.top .session{margin-left:0;width:100%}th,td{padding:var(--s1)}
+footer{display:none}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack thead{position:absolute;left:-9999px}
+table.stack tr{border-bottom:1px solid var(--line);padding:var(--s1) 0}
+table.stack td{border:0;padding:2px var(--s1);display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:var(--s2);overflow-wrap:anywhere}
+table.stack td::before{content:attr(data-label);color:var(--muted);font-size:var(--t12);font-weight:600}
+table.stack td:empty{display:none}}
 `;
 
 // `g` then a letter opens a page (like GitHub and Linear); ignored while typing in a field.
@@ -178,4 +186,13 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** "HeadlessChrome 156 on Linux" from a User-Agent string; the string itself when it is not recognised. */
+export function shortUserAgent(userAgent: string): string {
+  const browser = /(Edg|HeadlessChrome|Chrome|Firefox|Version)\/(\d+)/.exec(userAgent);
+  const system = /(Windows|Android|iPhone|iPad|Mac OS X|Linux|CrOS)/.exec(userAgent)?.[1];
+  if (!browser) return userAgent.slice(0, 80);
+  const name = browser[1] === 'Edg' ? 'Edge' : browser[1] === 'Version' ? 'Safari' : browser[1];
+  return `${name} ${browser[2]}${system ? ` on ${system === 'Mac OS X' ? 'macOS' : system}` : ''}`;
 }

@@ -11,7 +11,7 @@ export const PROOF_SCRIPT = `
     if (!row) return;
     const state = row.querySelector('.state');
     state.textContent = result === null ? 'running…' : result.ok ? '✓ pass' : '✗ fail';
-    state.className = 'state ' + (result === null ? 'muted' : result.ok ? 'ok' : 'bad');
+    state.className = 'state ' + (result === null ? 'muted' : result.ok ? 'status-ok' : 'status-bad');
     row.querySelector('.detail').textContent = result === null ? '' : result.detail;
   };
   const message = (text) => { document.getElementById('proof-status').textContent = text; };

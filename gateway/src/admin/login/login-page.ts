@@ -43,8 +43,8 @@ export const ACCOUNT_LOGIN_SCRIPT = `
 
 export function loginBody(view: LoginView): SafeHtml {
   return html`<h1>Unlock the admin console</h1>
-${view.signedInAs ? html`<p class="banner ok">You are signed in with ${view.signedInAs}. <a href="${view.next}">Continue</a></p>` : ''}
-${view.error ? html`<p class="banner bad" role="alert">${view.error}</p>` : ''}
+${view.signedInAs ? html`<p class="banner banner-ok">You are signed in with ${view.signedInAs}. <a href="${view.next}">Continue</a></p>` : ''}
+${view.error ? html`<p class="banner banner-bad" role="alert">${view.error}</p>` : ''}
 <h2 id="secret-heading">With the admin secret</h2>
 ${
   view.secretConfigured

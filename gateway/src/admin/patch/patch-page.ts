@@ -1,7 +1,7 @@
 // The patch manager: the served patches with copy and download, and the form that runs one (or
 // pasted SQL) on the project through the Management API; and the page showing the API's answer.
 import { html, type SafeHtml } from '../html.ts';
-import { formatBytes } from '../layout.ts';
+import { formatBytes, plural } from '../layout.ts';
 import type { ManagementTarget } from '../admin-settings.ts';
 import type { ServedBundle } from './served-bundles.ts';
 
@@ -35,7 +35,7 @@ function bundleSection(bundle: ServedBundle): SafeHtml {
   return html`<section id="${bundle.file}" aria-labelledby="${id}-heading">
 <h2 id="${id}-heading">${bundle.file}</h2>
 <p>${bundle.purpose}</p>
-<p class="muted">Version ${bundle.version} · ${bundle.migrations.length} migrations · ${formatBytes(bundle.bytes)} · sha256 <code>${bundle.sha256.slice(0, 16)}</code></p>
+<p class="muted">Version ${bundle.version} · ${plural(bundle.migrations.length, 'migration')} · ${formatBytes(bundle.bytes)} · sha256 <code>${bundle.sha256.slice(0, 16)}</code></p>
 <div class="actions">
   <a class="button" href="/__admin/patch/${bundle.file}" download>Download ${bundle.file}</a>
   <button type="button" data-copy="${id}-sql">Copy SQL</button>
@@ -56,7 +56,7 @@ Your personal access token goes to that API for one request; this server never s
 The fresh-install schema is a separate download: <a href="/__admin/schema">app-complete.sql</a>.</p>
 ${
   view.chosen === 'app-complete.sql'
-    ? html`<p class="banner bad">The object verify found missing comes from <strong>app-complete.sql</strong>, the fresh-install schema. It is not applied from here: on an empty project, <a href="/__admin/schema">download it</a> and run it in the SQL editor; on a live project, apply the migration verify names, pasted below.</p>`
+    ? html`<p class="banner banner-bad">The object verify found missing comes from <strong>app-complete.sql</strong>, the fresh-install schema. It is not applied from here: on an empty project, <a href="/__admin/schema">download it</a> and run it in the SQL editor; on a live project, apply the migration verify names, pasted below.</p>`
     : ''
 }
 ${applicable.map(bundleSection)}
@@ -77,7 +77,7 @@ ${applicable.map(bundleSection)}
     <input type="text" name="project_ref" value="${ref ?? ''}" pattern="[a-z0-9][a-z0-9\\-]{0,62}" required spellcheck="false"></label>
   <label class="check"><input type="checkbox" name="confirm" value="true" required>
     <span>I understand that this runs the SQL on the project as its database owner. It can change or drop schema and data, and there is no undo.</span></label>
-  <div class="actions"><button class="danger" type="submit">Run the SQL on the project</button></div>
+  <div class="actions"><button class="danger" type="submit">Run the SQL on project ${ref ?? 'named above'}</button></div>
 </form>
 </section>`;
 }
@@ -91,10 +91,20 @@ export interface ApplyResultView {
   result: unknown;
 }
 
-export function applyResultBody(view: ApplyResultView): SafeHtml {
+/** What a status from the Management API means for the admin, in one sentence. */
+export function statusHint(status: number, projectRef: string): string {
+  if (status >= 200 && status < 300) return 'Run verify to see the project as it is now.';
+  if (status === 401) return 'The Management API did not accept the personal access token: check it and try again.';
+  if (status === 403) return `This token may not run SQL on project ${projectRef}.`;
+  if (status === 404) return `The Management API knows no project ${projectRef} for this token: check the project ref.`;
+  if (status === 400) return 'The SQL failed, and the whole batch was rolled back: read the message below.';
+  return 'The Management API failed; try again later.';
+}
+
+export function applyResultBody(view: ApplyResultView & { retry: string }): SafeHtml {
   return html`<h1>Apply: ${view.ok ? 'done' : 'refused'}</h1>
-<p class="banner ${view.ok ? 'ok' : 'bad'}" role="status">${view.what} on project <code>${view.projectRef}</code>: the Management API answered <strong>${view.status}</strong>${view.ok ? '.' : ', so nothing was applied.'}</p>
+<p class="banner ${view.ok ? 'banner-ok' : 'banner-bad'}" role="status">${view.what} on project <code>${view.projectRef}</code>: the Management API answered <strong>${view.status}</strong>${view.ok ? '.' : ', so nothing was applied.'} ${statusHint(view.status, view.projectRef)}</p>
 <h2>Its answer, as it came</h2>
 <pre>${typeof view.result === 'string' ? view.result : JSON.stringify(view.result, null, 2)}</pre>
-<div class="actions"><a class="button" href="/__admin/verify">Run verify</a> <a class="button" href="/__admin/patch">Back to the patches</a></div>`;
+<div class="actions">${view.ok ? html`<a class="button" href="/__admin/verify">Run verify</a> <a class="button" href="/__admin/patch">Back to the patches</a>` : html`<a class="button" href="${view.retry}">Try again</a> <a class="button" href="/__admin/verify">Run verify</a>`}</div>`;
 }

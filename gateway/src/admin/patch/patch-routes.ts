@@ -119,7 +119,15 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     return sendPage(request, reply, () => ({
       title: 'Apply',
       current: '/__admin/patch',
-      body: applyResultBody({ what, projectRef: target.projectRef, url: target.url, status: answer.status, ok: answer.ok, result: answer.result }),
+      body: applyResultBody({
+        what,
+        projectRef: target.projectRef,
+        url: target.url,
+        status: answer.status,
+        ok: answer.ok,
+        result: answer.result,
+        retry: `/__admin/patch${file ? `?bundle=${encodeURIComponent(file)}` : ''}#apply`,
+      }),
     }), status);
   });
 };

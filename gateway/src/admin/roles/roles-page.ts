@@ -7,16 +7,16 @@ export function rolesBody(view: { rows: AdminRow[]; allowedEmails: readonly stri
   const last = view.rows.length === 1;
   return html`<h1>Roles</h1>
 <p>An account unlocks the console with a backend login when it has an <code>admin</code> row in <code>user_roles</code> or its e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'}.</p>
-${view.notice ? html`<p class="banner ok" role="status">${view.notice}</p>` : ''}
+${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p>` : ''}
 <h2>Admin rows</h2>
 ${
   view.rows.length === 0
     ? html`<p class="muted">No account has an admin row.</p>`
-    : html`<div class="scroll"><table>
+    : html`<div class="scroll"><table class="stack">
 <thead><tr><th scope="col">Account</th><th scope="col">User id</th><th scope="col">Granted</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${view.rows.map(
-        (row) => html`<tr><td>${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td><code>${row.user_id}</code></td><td>${formatTime(row.created_at)}</td>
-<td>${
+        (row) => html`<tr><td data-label="Account">${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
+<td data-label="Revoke">${
           last
             ? html`<span class="muted">The last admin row cannot be revoked; grant another first.</span>`
             : html`<form method="post" action="/__admin/roles" class="stack">

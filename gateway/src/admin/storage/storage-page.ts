@@ -29,26 +29,25 @@ ${
 }
 
 export function previewBody(preview: CleanupPreview): SafeHtml {
+  const count = preview.objects.length;
+  const these = count === 1 ? 'this object' : `these ${count} objects`;
+  if (count === 0) return html`<h1>Cleanup preview</h1><p>Nothing is prunable, so a cleanup would delete nothing.</p><p><a href="/__admin/storage">Back to storage</a></p>`;
   return html`<h1>Cleanup preview</h1>
-<p>Applying this preview deletes exactly these ${plural(preview.objects.length, 'object')} (${formatBytes(preview.bytes)}), no others:
+<p>Applying this preview deletes exactly ${these} (${formatBytes(preview.bytes)}), no others:
 an object stored or replaced after this preview is left alone. The preview is valid until ${formatTime(preview.expires_at)}.</p>
 <div class="scroll"><table>
 <thead><tr><th scope="col">Bucket</th><th scope="col">Object</th><th scope="col" class="num">Size</th><th scope="col">Why</th></tr></thead>
 <tbody>${preview.objects.map((object) => html`<tr><td>${object.bucket}</td><td><code>${object.name}</code></td><td class="num">${formatBytes(object.bytes)}</td><td>${object.reason}</td></tr>`)}</tbody></table></div>
-${
-  preview.objects.length
-    ? html`<form class="stack" method="post" action="/__admin/storage/cleanup-apply">
+<form class="stack" method="post" action="/__admin/storage/cleanup-apply">
   <input type="hidden" name="preview_id" value="${preview.preview_id}">
-  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>Delete these ${plural(preview.objects.length, 'object')} for good. Storage has no undo.</span></label>
-  <div class="actions"><button class="danger" type="submit">Delete ${plural(preview.objects.length, 'object')} (${formatBytes(preview.bytes)})</button> <a href="/__admin/storage">Cancel</a></div>
-</form>`
-    : html`<p><a href="/__admin/storage">Back to storage</a></p>`
-}`;
+  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>Delete ${these} for good. Storage has no undo.</span></label>
+  <div class="actions"><button class="danger" type="submit">Delete ${plural(count, 'object')} (${formatBytes(preview.bytes)})</button> <a href="/__admin/storage">Cancel</a></div>
+</form>`;
 }
 
 export function appliedBody(result: { deleted: Array<{ bucket: string; name: string }>; skipped: Array<{ bucket: string; name: string; reason: string }>; bytes: number }): SafeHtml {
   return html`<h1>Cleanup done</h1>
-<p class="banner ok" role="status">Deleted ${plural(result.deleted.length, 'object')} (${formatBytes(result.bytes)}).${result.skipped.length ? ` Left ${result.skipped.length} alone.` : ''}</p>
+<p class="banner banner-ok" role="status">Deleted ${plural(result.deleted.length, 'object')} (${formatBytes(result.bytes)}).${result.skipped.length ? ` Left ${result.skipped.length} alone.` : ''}</p>
 ${result.skipped.length ? html`<h2>Left alone</h2><ul>${result.skipped.map((item) => html`<li><code>${item.bucket}/${item.name}</code>: ${item.reason}</li>`)}</ul>` : ''}
 <p><a href="/__admin/storage">Back to storage</a></p>`;
 }

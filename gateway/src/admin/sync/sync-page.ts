@@ -23,12 +23,12 @@ function repairForms(user: UserBackups): SafeHtml {
 function userSection(user: UserBackups): SafeHtml {
   return html`<section aria-labelledby="user-${user.user_id}">
 <h2 id="user-${user.user_id}">${user.email ?? 'unknown account'} <span class="muted mono">${user.user_id}</span></h2>
-<p${user.repair_needed ? html` class="banner bad"` : ''}>${user.explanation}</p>
+<p${user.repair_needed ? html` class="banner banner-bad"` : ''}>${user.explanation}</p>
 <div class="scroll"><table>
 <thead><tr><th scope="col">Kind</th><th scope="col">Backup</th><th scope="col">Source</th><th scope="col" class="num">Richness</th><th scope="col" class="num">Size</th><th scope="col">Date</th><th scope="col">Role</th></tr></thead>
 <tbody>${user.candidates.map(
     (candidate) => html`<tr><td>${candidate.kind}</td><td><code>${candidate.kind === 'row' ? candidate.id : candidate.id}</code></td><td>${candidate.source ?? ''}</td>
-<td class="num">${candidate.richness ?? html`<span class="bad">${candidate.problem ?? 'unknown'}</span>`}</td><td class="num">${formatBytes(candidate.bytes)}</td><td>${formatTime(candidate.created_at)}</td><td>${marks(user, candidate)}</td></tr>`,
+<td class="num">${candidate.richness ?? html`<span class="status-bad">${candidate.problem ?? 'unknown'}</span>`}</td><td class="num">${formatBytes(candidate.bytes)}</td><td>${formatTime(candidate.created_at)}</td><td>${marks(user, candidate)}</td></tr>`,
   )}</tbody></table></div>
 ${repairForms(user)}
 </section>`;
@@ -41,7 +41,7 @@ export function syncBody(view: { users: UserBackups[]; archive: ArchivedBackup[]
 (<code>public.backup_richness</code>: items of top-level arrays plus entries of top-level objects), then the newest.
 Rows are the backups the app stores; snapshot files are the copies a snapshot also leaves in the <code>backups</code> bucket.
 The current backup is the newest row, what <code>/__auth/backup/latest</code> returns.</p>
-<p class="muted">${plural(view.users.length, 'user')} with backups${needing.length ? html` · <strong class="bad">${needing.length} whose current backup is not the best</strong>` : ' · all current backups are the best'}${view.filtered ? html` · <a href="/__admin/sync">Show all users</a>` : ''}</p>
+<p class="muted">${plural(view.users.length, 'user')} with backups${needing.length ? html` · <strong class="status-bad">${needing.length} whose current backup is not the best</strong>` : ' · all current backups are the best'}${view.filtered ? html` · <a href="/__admin/sync">Show all users</a>` : ''}</p>
 ${view.users.length === 0 ? html`<p class="muted">No user has a backup yet.</p>` : view.users.map(userSection)}
 <h2>Archived backups</h2>
 ${
@@ -77,6 +77,6 @@ ${
 </form>`
     : ''
 }
-${result.restore ? html`<p class="banner ok">Archived as <code>${result.restore.body.archive_id}</code>. ${result.restore.text}</p>` : ''}
+${result.restore ? html`<p class="banner banner-ok">Archived as <code>${result.restore.body.archive_id}</code>. ${result.restore.text}</p>` : ''}
 <p><a href="/__admin/sync?user_id=${result.user_id}">Back to this user</a> · <a href="/__admin/sync">All users</a></p>`;
 }

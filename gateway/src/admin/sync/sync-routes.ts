@@ -59,7 +59,7 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
     return sendData(request, reply, result, () => ({
       title: 'Restored',
       current: '/__admin/sync',
-      body: html`<h1>Restored</h1><p class="banner ok">Backup <code>${restored.restored_backup_id}</code> is back${restored.removed_backup_id ? html`; the backup the repair wrote (<code>${restored.removed_backup_id}</code>) was removed` : ''}.</p><p><a href="/__admin/sync">Back to sync</a></p>`,
+      body: html`<h1>Restored</h1><p class="banner banner-ok">Backup <code>${restored.restored_backup_id}</code> is back${restored.removed_backup_id ? html`; the backup the repair wrote (<code>${restored.removed_backup_id}</code>) was removed` : ''}.</p><p><a href="/__admin/sync">Back to sync</a></p>`,
     }));
   });
 };

@@ -21,7 +21,7 @@ export async function bundleDriftChecks(expected: ExpectedCatalog, served: Serve
         `${bundle.file} equals what the builder makes from the migrations`,
         same,
         same
-          ? `sha256 ${bundle.sha256.slice(0, 12)}, ${bundle.migrations.length} migrations.`
+          ? `sha256 ${bundle.sha256.slice(0, 12)}, ${bundle.migrations.length} migration${bundle.migrations.length === 1 ? '' : 's'}.`
           : fresh === undefined
             ? 'The builder makes no such bundle any more.'
             : `The served file (sha256 ${bundle.sha256.slice(0, 12)}) differs from the builder's output (sha256 ${sha256(fresh).slice(0, 12)}).`,
