@@ -114,8 +114,10 @@ describe('verify on a project built from the migrations', () => {
     const response = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie, accept: 'text/html' } });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
-    expect(response.body).toContain('<th scope="col">Category</th><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th>');
+    // One table per category (the category is its heading), each row check, status, detail, fix.
+    expect(response.body).toContain('<table class="stack" aria-label="Table schema"><thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>');
     expect(response.body).toMatch(/All \d+ checks pass\./);
+    expect(response.body).not.toContain('<h2>To do</h2>');
   });
 });
 
@@ -155,6 +157,8 @@ describe('the leaderboard policies, end to end through the Management API', () =
       expect(item.fix).toEqual({ text: 'Apply leaderboard-rls-fix.sql.', href: '/__admin/patch?bundle=leaderboard-rls-fix.sql#apply', bundle: 'leaderboard-rls-fix.sql' });
     }
     const page = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie, accept: 'text/html' } });
+    // Failing checks come first, in a table of category, check, status, detail and fix.
+    expect(page.body).toContain('<h2>To do</h2><div class="scroll"><table class="stack"><thead><tr><th scope="col">Category</th><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>');
     expect(page.body).toContain('<a href="/__admin/patch?bundle=leaderboard-rls-fix.sql#apply">Apply leaderboard-rls-fix.sql.</a>');
     const patchPage = await gateway.app.inject({ url: '/__admin/patch?bundle=leaderboard-rls-fix.sql', headers: { cookie, accept: 'text/html' } });
     expect(patchPage.body).toMatch(/<option value="leaderboard-rls-fix" selected>/);
