@@ -5,9 +5,11 @@
 // share the credential rate limit; pages carry their own nonce'd policy. Also the html helper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, signAdminCookie } from '../src/admin/admin-cookie.ts';
+import { managementTarget } from '../src/admin/admin-settings.ts';
+import { loadConfig } from '../src/config.ts';
 import { escapeHtml, html, jsonForScript, raw } from '../src/admin/html.ts';
 import { adminRoutes, inlineElements, nonceOf, signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { startTestGateway, testConfig, type TestGateway } from './helpers.ts';
 
 const SECRET = 'an-admin-secret-for-these-tests';
 const ORIGIN = 'http://studyhall.test:3000';
@@ -41,6 +43,30 @@ describe('the html helper', () => {
     const text = jsonForScript({ value: '</script><script>alert(1)</script>&\u2028' }).text;
     expect(text).not.toMatch(/<|>|&/);
     expect(JSON.parse(text)).toEqual({ value: '</script><script>alert(1)</script>&\u2028' });
+  });
+});
+
+describe('where apply-sql sends SQL', () => {
+  it('defaults to Supabase and the project of a *.supabase.co BACKEND_URL, or to localbase and `local`', () => {
+    const hosted = { url: 'https://abcdefghijkl.supabase.co', anonKey: 'anon', serviceRoleKey: 'service' };
+    const hostedConfig = testConfig('/tmp/logs', { backend: hosted });
+    expect(managementTarget(hostedConfig, hosted)).toEqual({ url: 'https://api.supabase.com', projectRef: 'abcdefghijkl' });
+    const elsewhere = { ...hosted, url: 'https://db.example.org' };
+    expect(managementTarget(testConfig('/tmp/logs', { backend: elsewhere }), elsewhere)).toEqual({ url: 'https://api.supabase.com', projectRef: undefined });
+    const localbase = { url: 'http://127.0.0.1:54321', anonKey: 'anon', serviceRoleKey: 'service' };
+    expect(managementTarget(testConfig('/tmp/logs'), localbase)).toEqual({ url: 'http://127.0.0.1:54321', projectRef: 'local' });
+    const configured = testConfig('/tmp/logs', { backend: hosted, admin: { enabled: true, secret: undefined, emails: [], managementApiUrl: 'http://127.0.0.1:9', projectRef: 'other' } });
+    expect(managementTarget(configured, hosted)).toEqual({ url: 'http://127.0.0.1:9', projectRef: 'other' });
+  });
+
+  it('reads MANAGEMENT_API_URL and BACKEND_PROJECT_REF from the environment, refusing bad values', () => {
+    const good = loadConfig({ HOME: '/home/x', MANAGEMENT_API_URL: 'https://api.example.com/', BACKEND_PROJECT_REF: 'proj-1' });
+    expect(good.ok && good.config.admin).toMatchObject({ managementApiUrl: 'https://api.example.com', projectRef: 'proj-1' });
+    const bad = loadConfig({ HOME: '/home/x', MANAGEMENT_API_URL: 'ftp://x', BACKEND_PROJECT_REF: '../x' });
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'MANAGEMENT_API_URL: must be an http(s) URL',
+      'BACKEND_PROJECT_REF: must be a project ref (lower-case letters, digits and dashes)',
+    ]);
   });
 });
 
