@@ -1,7 +1,7 @@
 // Who reaches the admin console, with no backend behind it (the refusals happen before any backend
 // call): every /__admin/* route is refused while admin mode is not ready and without a valid
 // cookie; forged, expired and wrong-key cookies are refused; state-changing requests from another
-// site are refused; the secret unlocks with the cookie attributes of DESIGN.md; unlock attempts
+// site are refused; the secret unlocks with the cookie's attributes (Path=/, HttpOnly, SameSite=Strict, 12 h); unlock attempts
 // share the credential rate limit; pages carry their own nonce'd policy. Also the html helper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, signAdminCookie } from '../src/admin/admin-cookie.ts';
@@ -126,7 +126,7 @@ describe('admin mode ready', () => {
     expect(response.json()).toMatchObject({ error: 'not_found' });
   });
 
-  it('unlocks with the secret, in constant time, with the cookie attributes of DESIGN.md', async () => {
+  it('unlocks with the secret, in constant time, with a cookie for Path=/, HttpOnly, SameSite=Strict, 12 hours', async () => {
     const wrong = await ready.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: `${SECRET}x` } });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error).toBe('invalid_admin_secret');

@@ -14,7 +14,7 @@ export const ADMIN_COOKIE_MAX_AGE_S = 12 * 60 * 60;
 const CLOCK_SKEW_S = 60;
 
 export interface AdminGate {
-  /** Admin mode is ready: enabled, a service-role key, and a signing key (spec "Admin mode" 1). */
+  /** Admin mode is ready: enabled, a service-role key, and a signing key. */
   ready: boolean;
   /** Why it is not ready, for the 403 message; empty when ready. */
   notReadyReasons: string[];

@@ -1,4 +1,4 @@
-// The verify report: eight categories (the spec's list, in its order), each a list of checks
+// The verify report: eight categories, always in this order, each a list of checks
 // `{category, name, ok, detail, fix}`. A failing check that a bundle repairs links to the patch
 // page with that bundle chosen; `fix` is null when there is nothing to apply (or nothing to fix).
 export const CATEGORIES = [

@@ -7,7 +7,7 @@ import { check, type Check } from './checks.ts';
 
 const UPDATE = { text: 'This is the server\'s own code: update studyhall or restore the checkout (git status).', href: null, bundle: null };
 
-/** The edge functions the spec says the local proxy answers itself with 502 (no fabricated data). */
+/** The edge functions the local proxy answers itself with 502 (the database functions replace them; no data is invented). */
 export const INTERCEPTED_EDGE_FUNCTIONS = ['leaderboard', 'analytics', 'finish-session'];
 
 type Injected = Awaited<ReturnType<FastifyInstance['inject']>>;
