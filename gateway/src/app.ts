@@ -4,7 +4,8 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
-import adminPlaceholder from './admin/admin-placeholder.ts';
+import adminConsole from './admin/admin-console.ts';
+import type { AdminTuning } from './admin/admin-context.ts';
 import authRoutes from './auth/auth-routes.ts';
 import backupRoutes from './auth/backup-routes.ts';
 import profileRoutes from './auth/profile-routes.ts';
@@ -46,6 +47,8 @@ export interface GatewayOptions {
   errorLog?: Partial<ErrorLogRotation>;
   /** A relay with other ping or slow-client limits (tests). */
   relay?: PipRelay;
+  /** The admin console's clock and lifetimes (tests). */
+  admin?: Partial<AdminTuning>;
 }
 
 export interface Gateway {
@@ -53,11 +56,34 @@ export interface Gateway {
   relay: PipRelay;
 }
 
+/**
+ * Credentials never reach a log line: if a request's headers or body are ever logged (a custom
+ * serializer, a debug statement), the Authorization and Cookie headers, and the admin console's
+ * personal access token, secret and session token fields are replaced by pino before writing.
+ */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers.apikey',
+  'res.headers["set-cookie"]',
+  'req.body.access_token',
+  'req.body.secret',
+  'req.body.password',
+  'body.access_token',
+  'body.secret',
+  'body.password',
+];
+
+function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger || logger === true) return logger === true ? { redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } } : logger;
+  return { ...logger, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } };
+}
+
 export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const repoDir = options.repoDir ?? repoRoot;
   const web = webPaths(repoDir);
-  const app = Fastify({ logger: options.logger ?? false, trustProxy: false, bodyLimit: BODY_LIMITS.json });
+  const app = Fastify({ logger: withRedaction(options.logger ?? false), trustProxy: false, bodyLimit: BODY_LIMITS.json });
   installErrorHandling(app);
   // Before any route: these apply to every route family, present and future.
   installJsonBodyParser(app);
@@ -93,7 +119,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
-  await app.register(adminPlaceholder);
+  await app.register(adminConsole, { config, backend: options.backend, gate: adminGate, repoDir, ...(options.admin ? { tuning: options.admin } : {}) });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
   return { app, relay };

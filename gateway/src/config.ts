@@ -18,6 +18,8 @@ const GATEWAY_ENV = [
   'ADMIN_SECRET',
   'ADMIN_EMAIL',
   'ADMIN_EMAILS',
+  'MANAGEMENT_API_URL',
+  'BACKEND_PROJECT_REF',
   'OPENAI_API_KEY',
   'GEMINI_API_KEY',
   'UPDATE_REMOTE',
@@ -50,7 +52,15 @@ export interface GatewayConfig {
   logDir: string;
   /** The level of LOG_DIR/server.log; the terminal shows warnings and errors unless this is debug or trace. */
   logLevel: LogLevel;
-  admin: { enabled: boolean; secret: string | undefined; emails: string[] };
+  admin: {
+    enabled: boolean;
+    secret: string | undefined;
+    emails: string[];
+    /** The Management API apply-sql talks to; unset: api.supabase.com, or localbase's own URL. */
+    managementApiUrl?: string | undefined;
+    /** The project apply-sql targets; unset: the subdomain of a *.supabase.co BACKEND_URL, or `local`. */
+    projectRef?: string | undefined;
+  };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
   /** PIP_PAIRING=on: phones need the focus page's pairing code, and each page has its own channel. */
@@ -92,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         enabled: value.ENABLE_ADMIN_MODE,
         secret: value.ADMIN_SECRET,
         emails: [...new Set([...value.ADMIN_EMAIL, ...value.ADMIN_EMAILS])],
+        managementApiUrl: value.MANAGEMENT_API_URL,
+        projectRef: value.BACKEND_PROJECT_REF,
       },
       ai: { openai: Boolean(value.OPENAI_API_KEY), gemini: Boolean(value.GEMINI_API_KEY) },
       update: {

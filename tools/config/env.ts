@@ -76,6 +76,11 @@ export const envFields = {
   ),
   ADMIN_EMAIL: emailList,
   ADMIN_EMAILS: emailList,
+  /** The Management API the admin console's apply-sql talks to; unset: api.supabase.com, or localbase's own. */
+  MANAGEMENT_API_URL: optionalText.pipe(httpUrl.optional()),
+  BACKEND_PROJECT_REF: optionalText.pipe(
+    z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' }).optional(),
+  ),
   OPENAI_API_KEY: optionalText,
   GEMINI_API_KEY: optionalText,
   UPDATE_REMOTE: z.string().min(1).default('origin'),

@@ -55,6 +55,13 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   invalid_session: { status: 400 },
   invalid_state: { status: 400 },
   invalid_invite_type: { status: 400 },
+  // The admin console's operations (service role only).
+  archive_not_found: { status: 404 },
+  role_not_found: { status: 404 },
+  last_admin: { status: 409 },
+  backup_changed: { status: 409 },
+  already_restored: { status: 409 },
+  invalid_payload: { status: 400 },
   // A push device token, not the caller's access token (which is the gateway's 401 invalid_token).
   invalid_token: { status: 400, error: 'invalid_device_token' },
 };

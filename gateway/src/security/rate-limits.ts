@@ -1,8 +1,9 @@
 // Per-address budgets, decided for every request in one hook on the decided path (request-path.ts),
 // so no spelling and no route (the gateway's own or the proxy's) gets around them:
-// - credentials: signup, login and e-mail check, and the same attempts sent straight to the
-//   backend's auth API through /__backend (password and other non-refresh grants, signup, one-time
-//   codes, recovery, MFA verification) share ONE budget per address;
+// - credentials: signup, login and e-mail check, the admin console's unlock (POST /__admin/login),
+//   and the same attempts sent straight to the backend's auth API through /__backend (password and
+//   other non-refresh grants, signup, one-time codes, recovery, MFA verification) share ONE budget
+//   per address;
 // - errorReports: POST /__errors, so a neighbour on the LAN cannot keep the disk busy.
 // The counting is @fastify/rate-limit's store; only the classification is ours.
 import rateLimit from '@fastify/rate-limit';
@@ -51,6 +52,7 @@ export function isBackendCredentialAttempt(method: string, pathUnderBackend: str
 export function limitedFamily(method: string, decided: DecidedUrl): LimitedFamily | undefined {
   if (method === 'OPTIONS') return undefined;
   if (GATEWAY_CREDENTIAL_PATHS.has(decided.path)) return 'credentials';
+  if (decided.path === '/__admin/login' && method === 'POST') return 'credentials';
   if (decided.path === '/__errors') return 'errorReports';
   const underBackend = pathUnder('/__backend', decided.path);
   if (underBackend !== undefined && isBackendCredentialAttempt(method, underBackend, decided.query)) return 'credentials';
