@@ -14,6 +14,9 @@ import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
 import backendProxy, { BACKEND_PREFIX } from './proxy/backend-proxy.ts';
+import { PushService } from './push/push-service.ts';
+import pushRoutes from './push/push-routes.ts';
+import type { PushWorkerSettings } from './push/push-worker.ts';
 import appShell from './routes/app-shell.ts';
 import errorsSink from './routes/errors-sink.ts';
 import health from './routes/health.ts';
@@ -34,11 +37,15 @@ export interface GatewayOptions {
   health?: { probeTimeoutMs?: number; cacheMs?: number };
   /** A relay with other ping or slow-client limits (tests). */
   relay?: PipRelay;
+  /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
+  push?: Partial<PushWorkerSettings>;
 }
 
 export interface Gateway {
   app: FastifyInstance;
   relay: PipRelay;
+  /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
+  push: PushService;
 }
 
 export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
@@ -53,6 +60,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
+  const push = new PushService({ config, backend: options.backend, log: app.log, ...(options.push ? { settings: options.push } : {}) });
+  app.addHook('preClose', async () => push.stop());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
@@ -65,6 +74,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
   await app.register(leaderboardRoutes, { backend });
+  await app.register(pushRoutes, { push });
   await app.register(backendProxy, {
     backendUrl: options.backend.url,
     anonKey: options.backend.anonKey,
@@ -74,5 +84,5 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
   await app.register(adminPlaceholder);
   await app.register(appShell, { distDir: web.distDir });
-  return { app, relay };
+  return { app, relay, push };
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultDataDir } from '../../tools/db/paths.ts';
+import { vapidKeysMatch, vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema, type VapidKeys } from './push/vapid-keys.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''], { message: 'must be true or false' })
@@ -54,6 +55,9 @@ const envSchema = z
     UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
     UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
     UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
+    VAPID_PUBLIC_KEY: optionalText.pipe(vapidPublicKeySchema.optional()),
+    VAPID_PRIVATE_KEY: optionalText.pipe(vapidPrivateKeySchema.optional()),
+    VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
   });
 
 export interface UpdateSettings {
@@ -79,6 +83,8 @@ export interface GatewayConfig {
   admin: { enabled: boolean; secret: string | undefined; emails: string[] };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
+  /** The Web Push identity from VAPID_*; unset means keys generated in dataDir (localbase) or no push. */
+  vapid?: VapidKeys;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -95,6 +101,18 @@ function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
   if (isSet('BACKEND_URL') && !isSet('BACKEND_ANON_KEY')) problems.push('BACKEND_ANON_KEY: is required when BACKEND_URL is set');
   if (!isSet('BACKEND_URL') && (isSet('BACKEND_ANON_KEY') || isSet('BACKEND_SERVICE_ROLE_KEY'))) {
     problems.push('BACKEND_URL: is required when backend keys are set');
+  }
+  const vapidNames = ['VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY', 'VAPID_SUBJECT'];
+  const missingVapid = vapidNames.filter((name) => !isSet(name));
+  if (missingVapid.length > 0 && missingVapid.length < vapidNames.length) {
+    problems.push(`${missingVapid.join(', ')}: set all three VAPID variables or none`);
+  } else if (missingVapid.length === 0) {
+    const publicKey = vapidPublicKeySchema.safeParse(env.VAPID_PUBLIC_KEY?.trim());
+    const privateKey = vapidPrivateKeySchema.safeParse(env.VAPID_PRIVATE_KEY?.trim());
+    // A malformed key is already reported by the schema; only a well-formed pair can mismatch.
+    if (publicKey.success && privateKey.success && !vapidKeysMatch(publicKey.data, privateKey.data)) {
+      problems.push('VAPID_PRIVATE_KEY: is not the private key of VAPID_PUBLIC_KEY');
+    }
   }
   return problems;
 }
@@ -132,6 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         buildCommand: value.UPDATE_BUILD_COMMAND.trim(),
         restart: value.UPDATE_RESTART,
       },
+      ...(value.VAPID_PUBLIC_KEY && value.VAPID_PRIVATE_KEY && value.VAPID_SUBJECT
+        ? { vapid: { publicKey: value.VAPID_PUBLIC_KEY, privateKey: value.VAPID_PRIVATE_KEY, subject: value.VAPID_SUBJECT } }
+        : {}),
     },
   };
 }

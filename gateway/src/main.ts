@@ -37,7 +37,7 @@ if (config.backend) {
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app } = await buildGateway({ config, backend, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+const { app, push } = await buildGateway({ config, backend, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -50,6 +50,7 @@ const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1
 log(`studyhall: app     http://${shownHost}:${config.port} (listening on ${config.host})`);
 log(`studyhall: backend ${backend.url}${localbase ? ' (localbase, loopback only)' : ''}`);
 log(`studyhall: logs    ${config.logDir}`);
+void push.start();
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals): Promise<void> {
@@ -57,6 +58,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   stopping = true;
   log(`studyhall: ${signal}, stopping`);
   try {
+    await push.stop();
     await app.close();
     await localbase?.close();
     process.exit(0);
