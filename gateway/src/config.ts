@@ -58,6 +58,7 @@ const envSchema = z
     VAPID_PUBLIC_KEY: optionalText.pipe(vapidPublicKeySchema.optional()),
     VAPID_PRIVATE_KEY: optionalText.pipe(vapidPrivateKeySchema.optional()),
     VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
+    WEB_PUSH_ALLOW_HTTP: booleanFlag.default(false),
   });
 
 export interface UpdateSettings {
@@ -85,6 +86,8 @@ export interface GatewayConfig {
   update: UpdateSettings;
   /** The Web Push identity from VAPID_*; unset means keys generated in dataDir (localbase) or no push. */
   vapid?: VapidKeys;
+  /** WEB_PUSH_ALLOW_HTTP: also push to plain-HTTP loopback endpoints (test receivers only). */
+  pushAllowPlainHttp?: boolean;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       ...(value.VAPID_PUBLIC_KEY && value.VAPID_PRIVATE_KEY && value.VAPID_SUBJECT
         ? { vapid: { publicKey: value.VAPID_PUBLIC_KEY, privateKey: value.VAPID_PRIVATE_KEY, subject: value.VAPID_SUBJECT } }
         : {}),
+      pushAllowPlainHttp: value.WEB_PUSH_ALLOW_HTTP,
     },
   };
 }

@@ -65,7 +65,8 @@ export class PushService {
         return;
       }
       const outbox = new OutboxClient(new BackendClient(this.options.backend));
-      this.worker = new PushWorker(outbox, vapid.keys, this.options.log, this.options.settings);
+      const settings = { allowPlainHttp: this.options.config.pushAllowPlainHttp ?? false, ...this.options.settings };
+      this.worker = new PushWorker(outbox, vapid.keys, this.options.log, settings);
       this.worker.start();
       this.options.log.info({ vapid_keys: vapid.source }, 'push: delivering start alerts');
     })();

@@ -19,10 +19,13 @@ export type PushSubscriptionJson = z.infer<typeof subscriptionSchema>;
 
 export type ParsedToken = { ok: true; subscription: PushSubscriptionJson } | { ok: false; reason: string };
 
+const LOOPBACK_HOSTS = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/i;
+
 /**
- * Parses a device token into a subscription the sender may use. Plain-HTTP endpoints are refused
- * unless allowed: browsers only ever hand out https endpoints, and sending to any other URL a
- * student typed in would let them aim the gateway at internal addresses.
+ * Parses a device token into a subscription the sender may use. Browsers only ever hand out https
+ * endpoints; a plain-HTTP one is a student's own text and would let them aim the gateway at
+ * services on its network (on loopback: /api/update-now). So plain HTTP is refused, and even when
+ * allowed for a loopback test receiver, only loopback hosts are accepted.
  */
 export function parsePushToken(token: string, options: { allowPlainHttp: boolean }): ParsedToken {
   let json: unknown;
@@ -35,7 +38,8 @@ export function parsePushToken(token: string, options: { allowPlainHttp: boolean
   if (!parsed.success) {
     return { ok: false, reason: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'token'}: ${issue.message}`).join('; ') };
   }
-  if (!options.allowPlainHttp && new URL(parsed.data.endpoint).protocol !== 'https:') {
+  const endpoint = new URL(parsed.data.endpoint);
+  if (endpoint.protocol !== 'https:' && !(options.allowPlainHttp && LOOPBACK_HOSTS.test(endpoint.hostname))) {
     return { ok: false, reason: 'endpoint: must be an https URL' };
   }
   return { ok: true, subscription: parsed.data };
