@@ -213,7 +213,7 @@ export class PushWorker {
   retryDelaySeconds(attempts: number, retryAfterSeconds: number | undefined): number {
     const { retryBaseSeconds, retryMaxSeconds, maxAgeSeconds } = this.settings;
     const backoff = Math.min(retryMaxSeconds, retryBaseSeconds * 2 ** Math.max(0, attempts - 1));
-    const jittered = Math.max(1, Math.round(backoff * (0.75 + Math.random() * 0.5)));
+    const jittered = Math.min(retryMaxSeconds, Math.max(1, Math.round(backoff * (0.75 + Math.random() * 0.5))));
     return Math.min(maxAgeSeconds, Math.max(jittered, retryAfterSeconds ?? 0));
   }
 
