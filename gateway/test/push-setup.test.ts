@@ -12,7 +12,7 @@ import { OutboxClient } from '../src/push/outbox-client.ts';
 import { PushWorker, type PushLog } from '../src/push/push-worker.ts';
 import { BackendClient } from '../src/backend/backend-client.ts';
 import { defaultVapidSubject, loadOrCreateVapidKeys, vapidKeysFile } from '../src/push/vapid-keys.ts';
-import { parseRetryAfter } from '../src/push/web-push-sender.ts';
+import { parseRetryAfter, VapidSigner } from '../src/push/web-push-sender.ts';
 import { DEAD_BACKEND, makeTempDir, startTestGateway, testConfig, type TestGateway } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -195,6 +195,26 @@ describe('device tokens', () => {
       expect(worker.retryDelaySeconds(1, 900)).toBe(900);
       expect(worker.retryDelaySeconds(1, 90_000)).toBe(3600);
     }
+  });
+
+  it('signs VAPID once per push service and renews the token an hour before it expires', () => {
+    const keys = webpush.generateVAPIDKeys();
+    // web-push refuses an expiry more than 24 h past the real clock, so the fake one starts at it.
+    let now = Math.floor(Date.now() / 1000);
+    const signer = new VapidSigner({ ...keys, subject: 'mailto:a@example.org' }, () => now);
+    const fcm = signer.authorization('https://fcm.googleapis.com/fcm/send/abc');
+    expect(signer.authorization('https://fcm.googleapis.com/fcm/send/other')).toBe(fcm);
+    const mozilla = signer.authorization('https://updates.push.services.mozilla.com/wpush/v2/x');
+    expect(mozilla).not.toBe(fcm);
+    const claims = (header: string) => JSON.parse(Buffer.from(/t=([^.]+)\.([^.]+)\./.exec(header)![2]!, 'base64url').toString()) as { aud: string; exp: number };
+    expect(claims(fcm)).toMatchObject({ aud: 'https://fcm.googleapis.com', exp: now + 12 * 3600 });
+    expect(claims(mozilla).aud).toBe('https://updates.push.services.mozilla.com');
+    now += 10 * 3600;
+    expect(signer.authorization('https://fcm.googleapis.com/x')).toBe(fcm);
+    now += 1 * 3600 + 1;
+    const renewed = signer.authorization('https://fcm.googleapis.com/x');
+    expect(renewed).not.toBe(fcm);
+    expect(claims(renewed).exp).toBe(now + 12 * 3600);
   });
 
   it('reads Retry-After as seconds or a date', () => {

@@ -11,7 +11,7 @@ import type { OutboxClient, Claim, ClaimedRow } from './outbox-client.ts';
 import { parsePushToken } from './push-subscription.ts';
 import { startAlertMessage, startAlertPayloadSchema, startAlertTopic } from './start-alert-message.ts';
 import type { VapidKeys } from './vapid-keys.ts';
-import { createPushAgent, sendWebPush } from './web-push-sender.ts';
+import { createPushAgent, sendWebPush, VapidSigner } from './web-push-sender.ts';
 
 export interface PushWorkerSettings {
   /** Rows per claim. */
@@ -81,6 +81,7 @@ export class PushWorker {
   readonly settings: PushWorkerSettings;
   readonly stats: PushWorkerStats = { claimed: 0, sent: 0, retried: 0, failed: 0, gone: 0, released: 0 };
   private readonly agent;
+  private readonly signer: VapidSigner;
   private timer: NodeJS.Timeout | undefined;
   private cycle: Promise<void> | undefined;
   private started = false;
@@ -91,7 +92,7 @@ export class PushWorker {
 
   constructor(
     private readonly outbox: OutboxClient,
-    private readonly vapid: VapidKeys,
+    vapid: VapidKeys,
     private readonly log: PushLog,
     settings: Partial<PushWorkerSettings> = {},
   ) {
@@ -102,6 +103,7 @@ export class PushWorker {
       throw new Error(`push: leaseSeconds (${this.settings.leaseSeconds}) must exceed a whole batch's worst time (${worstBatchMs} ms)`);
     }
     this.agent = createPushAgent(this.settings.concurrency);
+    this.signer = new VapidSigner(vapid);
   }
 
   start(): void {
@@ -181,7 +183,7 @@ export class PushWorker {
       return this.removeToken(claimId, row, 'subscription_expired: the browser said it expires before now');
     }
     const outcome = await sendWebPush(subscription, JSON.stringify(startAlertMessage(payload.data)), {
-      vapid: this.vapid,
+      vapid: this.signer,
       ttlSeconds: this.settings.ttlSeconds,
       topic: startAlertTopic(payload.data),
       timeoutMs: this.settings.requestTimeoutMs,

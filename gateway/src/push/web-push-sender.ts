@@ -16,7 +16,7 @@ export type SendOutcome =
   | { kind: 'failed'; status: number | undefined; error: string };
 
 export interface SendOptions {
-  vapid: VapidKeys;
+  vapid: VapidSigner;
   ttlSeconds: number;
   topic: string | undefined;
   timeoutMs: number;
@@ -24,6 +24,39 @@ export interface SendOptions {
 }
 
 const ERROR_BODY_CHARS = 200;
+
+/** How long a VAPID token is valid (push services accept up to 24 h) and when it is renewed. */
+const VAPID_TOKEN_SECONDS = 12 * 3600;
+const VAPID_RENEW_BEFORE_SECONDS = 3600;
+/** Push service origins remembered; tokens name arbitrary hosts, so the map is bounded. */
+const VAPID_AUDIENCES = 100;
+
+/**
+ * The VAPID Authorization header per push service origin (the token's audience), signed once and
+ * reused until close to expiry. Signing is an ES256 signature plus a key conversion in pure
+ * JavaScript: done for every push it costs more than encrypting the message.
+ */
+export class VapidSigner {
+  private readonly headers = new Map<string, { authorization: string; expiresAt: number }>();
+
+  constructor(
+    readonly keys: VapidKeys,
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
+
+  authorization(endpoint: string): string {
+    const audience = new URL(endpoint).origin;
+    const now = this.nowSeconds();
+    const cached = this.headers.get(audience);
+    if (cached && cached.expiresAt - now > VAPID_RENEW_BEFORE_SECONDS) return cached.authorization;
+    const expiresAt = now + VAPID_TOKEN_SECONDS;
+    const { Authorization } = webpush.getVapidHeaders(audience, this.keys.subject, this.keys.publicKey, this.keys.privateKey, 'aes128gcm', expiresAt);
+    this.headers.delete(audience);
+    if (this.headers.size >= VAPID_AUDIENCES) this.headers.delete(this.headers.keys().next().value as string);
+    this.headers.set(audience, { authorization: Authorization, expiresAt });
+    return Authorization;
+  }
+}
 
 /** One connection pool for all pushes of a worker, with idle sockets closed soon. */
 export function createPushAgent(connectionsPerOrigin: number): Agent {
@@ -43,7 +76,6 @@ export async function sendWebPush(subscription: PushSubscriptionJson, body: stri
   let details: ReturnType<typeof webpush.generateRequestDetails>;
   try {
     details = webpush.generateRequestDetails(subscription, body, {
-      vapidDetails: options.vapid,
       TTL: options.ttlSeconds,
       contentEncoding: 'aes128gcm',
       urgency: 'normal',
@@ -55,6 +87,9 @@ export async function sendWebPush(subscription: PushSubscriptionJson, body: stri
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(details.headers)) headers[name.toLowerCase()] = String(value);
+  // No vapidDetails above: VapidSigner signs once per push service rather than once per push
+  // (and this replaces any header a global setVapidDetails elsewhere would have added).
+  headers.authorization = options.vapid.authorization(details.endpoint);
   let response: Awaited<ReturnType<typeof request>>;
   try {
     response = await request(details.endpoint, {
