@@ -155,6 +155,17 @@ describe('start alert delivery', () => {
     expect(receiver.received.filter((item) => item.subscriptionId === device.id)).toHaveLength(1);
   });
 
+  it('removes a subscription the browser said has expired, without sending to it', async () => {
+    const device = receiver.subscribe();
+    const expired = JSON.stringify({ ...JSON.parse(device.token), expirationTime: Date.now() - 60_000 });
+    await registerDeviceToken(bo, expired);
+    await startStudying(ada);
+    const [row] = await eventually(() => readOutbox(service, expired), (found) => found[0]?.failed_at != null, 5000, 'row given up');
+    expect(row!.last_error).toMatch(/^subscription_expired: /);
+    expect(await deviceTokens(bo)).not.toContain(expired);
+    expect(receiver.attempts.get(device.id)).toBeUndefined();
+  });
+
   it('gives up a token that is not a Web Push subscription at once, without retrying', async () => {
     const token = `not-a-subscription-${Date.now()}`;
     await registerDeviceToken(bo, token);
