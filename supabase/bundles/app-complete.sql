@@ -2945,7 +2945,6 @@ on conflict (id) do update
 -- batches, mark them sent or failed (with a retry time), release them and drop dead push tokens;
 -- and the subject / stealth rules applied to each start alert as it is queued.
 -- Idempotent: part of community-patch-v6.sql. Applies after the start alerts migration.
--- Spec: "Events" (start alert notification).
 --
 -- Delivery model: a claim leases rows to one caller. The lease is a visibility timeout: a claimed
 -- row's next_attempt_at moves to the end of the lease, so rows a crashed gateway held come back by
