@@ -16,6 +16,9 @@ import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
 import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
+import { PushService } from './push/push-service.ts';
+import pushRoutes from './push/push-routes.ts';
+import type { PushWorkerSettings } from './push/push-worker.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
@@ -49,11 +52,15 @@ export interface GatewayOptions {
   relay?: PipRelay;
   /** The admin console's clock and lifetimes (tests). */
   admin?: Partial<AdminTuning>;
+  /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
+  push?: Partial<PushWorkerSettings>;
 }
 
 export interface Gateway {
   app: FastifyInstance;
   relay: PipRelay;
+  /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
+  push: PushService;
 }
 
 /**
@@ -96,6 +103,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
+  const push = new PushService({ config, backend: options.backend, log: app.log, ...(options.push ? { settings: options.push } : {}) });
+  app.addHook('preClose', async () => push.stop());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
@@ -111,6 +120,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
   await app.register(leaderboardRoutes, { backend });
+  await app.register(pushRoutes, { push });
   await app.register(backendProxy, {
     backendUrl: options.backend.url,
     anonKey: options.backend.anonKey,
@@ -122,5 +132,5 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(adminConsole, { config, backend: options.backend, gate: adminGate, repoDir, ...(options.admin ? { tuning: options.admin } : {}) });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
-  return { app, relay };
+  return { app, relay, push };
 }

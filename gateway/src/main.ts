@@ -55,7 +55,7 @@ if (config.backend) {
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
+const { app, push } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -66,6 +66,8 @@ try {
 }
 
 log(statusBlock({ config, backendUrl: backend.url, embedded: localbase !== undefined, logFile: serverLog.file, terminalLevel: serverLog.terminalLevel }));
+// Start-alert delivery runs beside the server; closing the app (below) stops it first.
+void push.start();
 
 stopOnSignals(
   app,

@@ -62,6 +62,10 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   backup_changed: { status: 409 },
   already_restored: { status: 409 },
   invalid_payload: { status: 400 },
+  // Start-alert delivery (service role only): a malformed claim, retry time or retention.
+  invalid_claim: { status: 400 },
+  invalid_retry: { status: 400 },
+  invalid_keep: { status: 400 },
   // A push device token, not the caller's access token (which is the gateway's 401 invalid_token).
   invalid_token: { status: 400, error: 'invalid_device_token' },
 };
