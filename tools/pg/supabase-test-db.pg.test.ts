@@ -3,13 +3,14 @@
 // has its own connection, a run leaves neither helpers nor pgTAP behind, and a run that was
 // interrupted before its teardown does not break the next one.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { supabaseTestsDir } from '../db/paths.ts';
+import { repoRoot, supabaseTestsDir } from '../db/paths.ts';
 import { readSuite } from '../pgtap/suite.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import { supabaseTestDb } from './supabase-test-db.ts';
@@ -46,6 +47,18 @@ describe('supabase test db, the way the CLI runs pg_prove', () => {
   afterAll(async () => {
     await cluster?.stop();
     if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('proves on the PostgreSQL major version supabase/config.toml asks the CLI for', async () => {
+    const config = parse(await readFile(path.join(repoRoot, 'supabase', 'config.toml'), 'utf8')) as { db: { major_version: number } };
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ major: number }>(`select current_setting('server_version_num')::int / 10000 as major`);
+      expect(rows[0]?.major).toBe(config.db.major_version);
+    } finally {
+      await client.end();
+    }
   });
 
   it('runs the files in the order the runners here use: pg_prove --dry lists them so', async () => {
