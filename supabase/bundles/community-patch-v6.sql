@@ -1289,7 +1289,7 @@ begin
 end
 $$;
 
--- Called by the groups issue's community_redeem_invite for a buddy invite.
+-- Called by community_redeem_invite (the invites migration) for a buddy invite.
 create or replace function private.connect_buddies(p_inviter uuid, p_redeemer uuid) returns uuid
 language sql
 security definer
