@@ -1,4 +1,5 @@
-// The one JSON error body of DESIGN.md: {"error": "<machine_code>", "message": "<sentence>", ...details}.
+// The one JSON error body of every gateway route (docs/api.md#errors):
+// {"error": "<machine_code>", "message": "<sentence>", ...details}.
 // Handlers throw GatewayError; Fastify's own failures (body too large, bad JSON) are mapped here too,
 // so no route ever answers with Fastify's default error shape.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';

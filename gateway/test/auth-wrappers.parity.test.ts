@@ -72,7 +72,7 @@ describe('signup, login, check', () => {
     );
     expect(row).toEqual({ users: true, user_profiles: true, user_settings: true, user_stats_summary: true });
     // The enrollment follows from the users row; the handle is proposed from the e-mail and lands
-    // in both places the spec names.
+    // in both places a handle is kept: the handle column and profile_data.community_handle.
     const [community] = await ownerQuery<{ privacy: Record<string, boolean>; handle: string; community_handle: string }>(
       `select e.privacy, p.handle, p.profile_data ->> 'community_handle' as community_handle
          from public.community_enrollments e join public.user_profiles p using (user_id)

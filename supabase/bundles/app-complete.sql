@@ -32,7 +32,7 @@ begin;
 -- >>> 20261122000100_app_users.sql
 -- App users: the public.users row and its satellites (user_profiles, user_settings, user_roles),
 -- the private schema for internals, and owner-only RLS on each table.
--- Spec: "Resources and their fields" (users, user_profiles, user_roles); DESIGN.md "The database".
+-- Rules: docs/database.md#accounts.
 
 create schema if not exists private;
 revoke all on schema private from public;
@@ -165,7 +165,7 @@ revoke truncate, references, trigger on all tables in schema public from anon, a
 -- >>> 20261122000200_study_data.sql
 -- Study data: settled sessions, per-day and all-time statistics, and tasks, each owned by one user.
 -- Statistics are written only by SECURITY DEFINER functions (record_study_session), never directly.
--- Spec: "Resources and their fields" (user_stats_summary, daily_user_stats); DESIGN.md "points".
+-- Rules: docs/database.md#study-data-and-statistics (the study day, points).
 
 -- Tables -----------------------------------------------------------------------------------------
 
@@ -283,7 +283,7 @@ revoke truncate, references, trigger on all tables in schema public from anon, a
 -- >>> 20261122000300_user_backups.sql
 -- Backups: immutable snapshots of a student's local data, each with a richness measure so that
 -- "the best backup" can prefer the richest over the newest. Owner-only.
--- Spec: "Auth routes" (backup/best: richness before recency); DESIGN.md "The database".
+-- Rules: docs/database.md#backups (backup/best: richness before recency).
 
 -- Richness is the number of records a snapshot holds: the items of every top-level array plus
 -- the entries of every top-level object (e.g. {sessions: [3 items], tasks: [2], settings: {4 keys}}
@@ -350,9 +350,9 @@ comment on function public.backup_richness(jsonb) is
 -- <<< 20261122000300_user_backups.sql
 
 -- >>> 20261122000400_storage_buckets.sql
--- Storage: the four buckets of DESIGN.md with their visibility, and the per-user folder policies
+-- Storage: the four buckets with their visibility, and the per-user folder policies
 -- for avatars, study material and backups (group icons come with the groups migration).
--- Spec: "Storage buckets"; DESIGN.md "Decisions the spec leaves open" (storage buckets).
+-- Rules: docs/database.md#storage-buckets.
 
 insert into storage.buckets (id, name, public)
 values ('avatars', 'avatars', true),
@@ -402,7 +402,7 @@ create policy "anyone lists buckets" on storage.buckets
 -- >>> 20261122000500_bootstrap_user.sql
 -- Account bootstrap: every satellite row a user needs (users, user_profiles, user_settings,
 -- user_stats_summary), created when the auth user appears and, idempotently, on demand.
--- Spec: "Auth routes" (signup and login bootstrap every satellite row).
+-- Rules: docs/database.md#accounts (signup and login bootstrap every satellite row).
 
 -- Creates whatever is missing for one user and names what it created. Safe to call repeatedly
 -- and concurrently: every insert is `on conflict do nothing`.
@@ -494,7 +494,7 @@ comment on function public.app_bootstrap_user() is
 -- >>> 20261122100000_community_groups.sql
 -- Community groups: groups, group_members, group_chat_messages, their triggers, the membership
 -- helpers policies call, and the join / leave / chat RPCs.
--- Spec: "Tables", "Triggers on groups and group_members", "Enumerations", "Roles and permissions".
+-- Rules: docs/database.md#groups.
 --
 -- groups has exactly 27 columns: id, slug, name, description, icon_url, banner_url, color,
 -- exam_name, exam_date, subjects, tags, language, visibility, is_public, join_policy,
@@ -596,7 +596,7 @@ comment on function public._has_group_role(uuid, uuid, text[]) is
   'policy helper: whether uid holds any of allowed_roles in group gid.';
 
 -- The caller's groups, evaluated once per statement: table-wide reads use this instead of a
--- per-row helper call (STYLE.md measured 2 ms against 21 ms for a count of visible groups).
+-- per-row helper call (measured: 2 ms against 21 ms for a count of visible groups).
 create or replace function private.my_group_ids() returns setof uuid
 language sql
 stable
@@ -829,7 +829,7 @@ comment on function public.community_send_group_message(uuid, text) is
   'rpc: posts a trimmed message (1-2000 characters) as the caller; members only.';
 
 -- Membership is checked once, then the (group_id, created_at desc) index is read in order: the
--- per-row policy would make the planner abandon that ordered scan (STYLE.md, chat history).
+-- per-row policy would make the planner abandon that ordered scan.
 create or replace function public.community_get_group_messages(
   p_group_id uuid, p_limit integer default 50, p_before timestamptz default null
 ) returns setof public.group_chat_messages
@@ -1038,7 +1038,7 @@ grant execute on function public.community_send_group_message(uuid, text),
 -- >>> 20261122100100_community_invites.sql
 -- Community invites and join requests: group_invites, buddy_invites (closed store), join requests,
 -- discovery, and the create / preview / redeem / respond RPCs.
--- Spec: "Tables" (group_invites, buddy_invites, community_join_requests), "States and transitions".
+-- Rules: docs/database.md#invites-and-join-requests.
 --
 -- Validity rule: (expires_at is null or expires_at > now()) and (max_uses is null or uses_count <
 -- max_uses). Redeem locks the invite row (for update), so concurrent redeems never pass max_uses.
@@ -1303,7 +1303,7 @@ begin
     raise exception 'own_invite' using errcode = 'P0004', hint = 'share the link with someone else';
   end if;
   update public.buddy_invites set uses_count = uses_count + 1 where token = p_token;
-  -- private.connect_buddies belongs to the buddies migration (issue 4); resolved at run time.
+  -- private.connect_buddies belongs to the buddies migration; resolved at run time.
   return jsonb_build_object('type', 'buddy',
     'connection_id', private.connect_buddies(v_buddy_invite.created_by, v_uid));
 end
@@ -1339,7 +1339,7 @@ grant execute on function public.community_preview_invite(text), public.get_invi
 -- >>> 20261122100200_community_reports.sql
 -- Community reports: a student reports a group, a message or a user; only the reporter and
 -- service_role (the admin console) read a report.
--- Spec: "Tables" (community_reports), "Enumerations" (target type), "Database functions".
+-- Rules: docs/database.md#reports.
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 
 create table if not exists public.community_reports (
@@ -1399,7 +1399,7 @@ grant execute on function public.community_submit_report(text, uuid, text) to au
 -- >>> 20261122100300_community_group_stats.sql
 -- Community group stats: the group leaderboard and daily analytics, both members only, read from
 -- daily_user_stats; and the group-icons storage policy (owners write, everyone reads).
--- Spec: "Database functions" (get_group_leaderboard, get_group_analytics_from_snapshots), "Storage buckets".
+-- Rules: docs/database.md#group-statistics; group icons: docs/database.md#storage-buckets.
 --
 -- Points = settled study minutes + correct answers in the period (daily_user_stats). Ties are broken
 -- by earlier joined_at, then user id, so a rank never flips between two calls.
@@ -1502,13 +1502,14 @@ create policy "group owners delete their group's icon" on storage.objects
 -- Community enrollment and privacy: one community_enrollments row per user, created by a trigger
 -- on public.users (and backfilled for users created before this migration), plus handles.
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
--- Spec: "Tables" (community_enrollments, user_profiles), "Database functions".
+-- Rules: docs/database.md#community-enrollment-and-privacy.
 
 create table if not exists public.community_enrollments (
   user_id uuid primary key references public.users (id) on delete cascade,
   consent boolean not null default false,
   consented_at timestamptz,
-  -- Exactly the six switches of the spec; shareExactTime is the one that starts true.
+  -- Exactly six switches (docs/database.md#community-enrollment-and-privacy); shareExactTime is
+  -- the one that starts true.
   privacy jsonb not null default jsonb_build_object(
     'stealthMode', false, 'shareTasks', false, 'shareSubjectBreakdown', false,
     'shareQuestionCounts', false, 'shareExactTime', true, 'shareCurrentSubject', false),
@@ -1651,7 +1652,7 @@ grant execute on function public.community_is_enrolled(), public.community_boots
 -- Buddies: community_friends holds requests and connections, one row per pair in the direction of
 -- the request. pending -> accepted | declined; blocked (set by remove with p_block, blocker in user_id).
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "States and transitions" (buddy connection); DESIGN.md community_friends.status.
+-- Rules: docs/database.md#buddies.
 
 create table if not exists public.community_friends (
   id uuid primary key default gen_random_uuid(),
@@ -1756,7 +1757,7 @@ begin
 end
 $$;
 
--- Called by the groups issue's community_redeem_invite for a buddy invite.
+-- Called by community_redeem_invite (the invites migration) for a buddy invite.
 create or replace function private.connect_buddies(p_inviter uuid, p_redeemer uuid) returns uuid
 language sql
 security definer
@@ -1880,7 +1881,7 @@ grant execute on function public.community_request_buddy(text),
 -- Presence: one user_presence row per user, upserted by community_heartbeat; rows whose last_seen
 -- is older than two minutes are offline, whether or not expire_stale_presence() has run yet.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "States and transitions" (user_presence.status), "Limits" (presence staleness).
+-- Rules: docs/database.md#presence.
 
 create table if not exists public.user_presence (
   user_id uuid primary key references public.users (id) on delete cascade,
@@ -2002,7 +2003,7 @@ grant execute on function public.community_heartbeat(text, text, text, text, tex
 -- each buddy's study data filtered by that buddy's own privacy switches. Pending requests and
 -- everyone else get no study data at all.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "Buddy overview"; DESIGN.md "day boundary".
+-- Rules: docs/database.md#buddy-overview; the study day: docs/database.md#the-study-day.
 --
 -- Switch -> field: shareExactTime -> minutesToday; shareSubjectBreakdown -> subjects;
 -- shareQuestionCounts -> questionsToday and subjects[].questions; shareTasks -> tasks and
@@ -2098,7 +2099,7 @@ grant execute on function public.community_get_overview() to authenticated;
 -- daily_user_stats (the user's own study day) and user_stats_summary in one transaction.
 -- Also repeats the leaderboard read policies (20261122209000) so community-patch-v6.sql has them.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "Tables" (user_stats_summary, daily_user_stats); DESIGN.md "day boundary", "points".
+-- Rules: docs/database.md#study-data-and-statistics (the study day, points).
 
 -- A user's study day for an instant: local time (timezone_offset_minutes east of UTC) minus
 -- day_offset_hours, so 02:00 with offset 4 still belongs to the previous day.
@@ -2218,7 +2219,7 @@ grant execute on function
 -- midnight) and subscribers who may no longer see the actor. The gateway delivers the outbox.
 -- Idempotent: part of community-patch-v6.sql. Applies after the groups migrations (uses
 -- public._is_group_member).
--- Spec: "Events" (start alert notification); DESIGN.md "start alerts".
+-- Rules: docs/database.md#start-alerts.
 
 create table if not exists public.community_start_alerts (
   id uuid primary key default gen_random_uuid(),
@@ -2486,7 +2487,7 @@ grant execute on function public.community_set_start_alert(text, uuid, time, tim
 -- Leaderboard reads: every signed-in user may read everyone's statistics (points = settled minutes
 -- + correct answers). This file alone is leaderboard-rls-fix.sql; the same policies are repeated in
 -- 20261122200500_community_study_stats.sql so community-patch-v6.sql carries them too.
--- Spec: "Errors" (leaderboard is empty), "Tables" (user_stats_summary, daily_user_stats).
+-- Rules: docs/database.md#study-data-and-statistics (without these, a leaderboard shows only the caller).
 
 drop policy if exists "authenticated read all summaries for leaderboards" on public.user_stats_summary;
 create policy "authenticated read all summaries for leaderboards" on public.user_stats_summary
@@ -2502,7 +2503,7 @@ grant select on public.user_stats_summary, public.daily_user_stats to authentica
 -- >>> 20261123100000_community_discovery_search_index.sql
 -- Community discovery search and table-wide chat reads: trigram indexes so a search term finds its
 -- groups without reading every group, and the chat read policy in the once-per-statement form.
--- Spec: "Roles and permissions" (Discovery, Enforcement); targets in tools/bench/README-community-groups.md.
+-- Rules: docs/database.md#invites-and-join-requests (discovery); targets in tools/bench/README-community-groups.md.
 --
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 
@@ -2594,7 +2595,7 @@ comment on function public.community_discover_groups(text, integer, integer) is
 -- insert failed with an RLS error. The extra branch holds only while member_count is 0, which is
 -- only inside the creating statement: every group keeps at least its last owner from then on, so a
 -- creator who later hands the group over and leaves is an outsider like any other.
--- Spec: "States and transitions" (group: insert into groups), "Roles and permissions".
+-- Rules: docs/database.md#groups.
 
 drop policy if exists "anyone signed in reads public groups and their own" on public.groups;
 create policy "anyone signed in reads public groups and their own" on public.groups
@@ -2607,11 +2608,11 @@ create policy "anyone signed in reads public groups and their own" on public.gro
 -- <<< 20261123100100_community_group_creator_reads_back.sql
 
 -- >>> 20261123100200_community_invite_use_limit.sql
--- Invites with a use limit: the spec makes max_uses optional per invite ("Limits"), so the person
--- creating one can set it, not only service_role. community_create_invite gains p_max_uses (null:
--- unlimited, the old behaviour); callers passing the spec's three arguments are unaffected. The old
+-- Invites with a use limit: max_uses is optional per invite, so the person creating one can set
+-- it, not only service_role. community_create_invite gains p_max_uses (null: unlimited, the old
+-- behaviour); callers passing the first three arguments are unaffected. The old
 -- three-argument function is dropped first, so the Data API never has two candidates to choose from.
--- Spec: "Database functions" (community_create_invite), "Limits" (invite use limit and expiry).
+-- Rules: docs/database.md#invites-and-join-requests (use limit and expiry).
 
 drop function if exists public.community_create_invite(text, uuid, integer);
 
@@ -2662,7 +2663,7 @@ grant execute on function public.community_create_invite(text, uuid, integer, in
 -- >>> 20261123100300_community_overview_set_based.sql
 -- Buddy overview, set-based: the same entries, fields and privacy switches as
 -- 20261122200400_community_overview.sql, read in one pass over the caller's connections.
--- Spec: "Buddy overview"; DESIGN.md "day boundary".
+-- Rules: docs/database.md#buddy-overview; the study day: docs/database.md#the-study-day.
 --
 -- The earlier form called private.study_day_of (SECURITY DEFINER, so never inlined) three times per
 -- buddy, inside the join keys of daily_user_stats, study_sessions and user_tasks, and ran the
@@ -2695,7 +2696,8 @@ begin
     ),
     -- One row per connection: the other person, their switches and their study day (the
     -- expression of private.study_day_of, at now(); a change to that function must be made here
-    -- too: pgtap/33 checks the day boundary under day_offset_hours through this query).
+    -- too: supabase/tests/database/33-community-overview.test.sql checks the day boundary under
+    -- day_offset_hours through this query).
     person as materialized (
       select cn.*, u.username, pr.handle, pr.profile_data, pr.display_name,
              coalesce((e.privacy ->> 'stealthMode')::boolean, false) as stealth,
@@ -2778,7 +2780,7 @@ grant execute on function public.community_get_overview() to authenticated;
 -- >>> 20261123110000_security_community_membership_helpers.sql
 -- Membership helpers that answer only about the caller, and unrestricted internals the Data API
 -- cannot reach. Policies keep calling public._is_group_member / public._has_group_role.
--- Spec: "Roles and permissions" (Enforcement: membership is private to a group's members).
+-- Rules: docs/database.md#membership-helpers (membership is private to a group's members).
 --
 -- Why: every public function an API role can execute is also an RPC (`/rest/v1/rpc/<name>`). The
 -- helpers took any user id, so a signed-in student could ask whether another student belongs to,
@@ -2920,7 +2922,7 @@ grant execute on function public._is_group_member(uuid, uuid), public._has_group
 -- >>> 20261123110100_security_storage_bucket_limits.sql
 -- Storage bucket limits: allowed MIME types and a size limit on each of the four buckets, so the
 -- storage API refuses anything else at upload, here and on a hosted project alike.
--- Spec: "Storage buckets".
+-- Rules: docs/database.md#storage-buckets.
 --
 -- Why: avatars and group icons are public and served from the app's own origin. Without a type
 -- list a student could upload text/html, SVG or XHTML there and have it served inline, where its
@@ -2946,7 +2948,7 @@ on conflict (id) do update
 -- Admin console: admin_catalog_facts(), the one call through which the console's verify page reads a
 -- project's catalog (tables, columns, triggers, functions, policies, buckets, patch version), and
 -- private.schema_patches, where applied bundles record their version. Service role only.
--- Spec: "Admin routes" (/__admin/verify), "Versioning" (the cumulative patch).
+-- Rules: docs/database.md#admin-console; the verify page: docs/api.md#admin-console.
 --
 -- Every fact is one a reader can compare across PostgreSQL versions: names, format_type() types,
 -- identity arguments, flags and grants, never deparsed expressions (their spelling changes between
@@ -3110,7 +3112,7 @@ comment on function public.admin_catalog_facts() is
 -- Admin console operations that must happen in one transaction: replacing a user's current backup
 -- (keeping the replaced one as an archived revision that can be restored), revoking an admin role
 -- without ever removing the last one, and listing stored objects for the storage page. Service role only.
--- Spec: "Admin routes" (sync/repair-user-backup, storage, roles).
+-- Rules: docs/database.md#admin-console (sync repair, storage, roles).
 --
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 

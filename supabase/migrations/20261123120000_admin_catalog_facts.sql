@@ -1,7 +1,7 @@
 -- Admin console: admin_catalog_facts(), the one call through which the console's verify page reads a
 -- project's catalog (tables, columns, triggers, functions, policies, buckets, patch version), and
 -- private.schema_patches, where applied bundles record their version. Service role only.
--- Spec: "Admin routes" (/__admin/verify), "Versioning" (the cumulative patch).
+-- Rules: docs/database.md#admin-console; the verify page: docs/api.md#admin-console.
 --
 -- Every fact is one a reader can compare across PostgreSQL versions: names, format_type() types,
 -- identity arguments, flags and grants, never deparsed expressions (their spelling changes between

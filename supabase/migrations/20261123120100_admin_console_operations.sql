@@ -1,7 +1,7 @@
 -- Admin console operations that must happen in one transaction: replacing a user's current backup
 -- (keeping the replaced one as an archived revision that can be restored), revoking an admin role
 -- without ever removing the last one, and listing stored objects for the storage page. Service role only.
--- Spec: "Admin routes" (sync/repair-user-backup, storage, roles).
+-- Rules: docs/database.md#admin-console (sync repair, storage, roles).
 --
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 

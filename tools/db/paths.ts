@@ -20,7 +20,7 @@ export const bundlesDir = path.join(repoRoot, 'supabase', 'bundles');
 /** The pgTAP suite, where `supabase test db` looks for it. */
 export const supabaseTestsDir = path.join(repoRoot, 'supabase', 'tests');
 
-/** DATA_DIR as DESIGN.md defines it: `.data/` in the repository unless configured. */
+/** DATA_DIR: `.data/` in the repository unless configured (the README's configuration table). */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.DATA_DIR ?? path.join(repoRoot, '.data'));
 }

@@ -1,7 +1,8 @@
 // The gateway's calls to the backend's HTTP surface (auth, data API, storage), always with an
-// explicit credential: the caller's token (RLS decides) or, only where the spec implies it, the
-// service key. Backend failures become BackendError with the backend's own code and status
-// (backend-errors.ts decides what the caller sees).
+// explicit credential: the caller's token (RLS decides) or, only where no student can act (a
+// confirmed account at signup, the e-mail check, the admin console), the service key. Backend
+// failures become BackendError with the backend's own code and status (backend-errors.ts decides
+// what the caller sees).
 //
 // Deadlines: every call must be answered within CALL_DEADLINE_MS (a backend that accepts and never
 // answers costs a route at most that: the caller hears 504 backend_timeout within 5 s), and a route

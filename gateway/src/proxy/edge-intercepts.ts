@@ -1,4 +1,4 @@
-// Edge functions the local server answers itself (spec "Backend proxy", Errors): leaderboard,
+// Edge functions the local server answers itself (docs/api.md#backend-proxy): leaderboard,
 // analytics and finish-session are disabled (502, no fabricated data; the database RPCs replace
 // them), and payment or portal paths get an inert 200 stub (a local server sells nothing).
 export type EdgeIntercept =

@@ -1,5 +1,5 @@
-// Self-update: /api/check-update, /api/update-status and /api/update-now (spec "Application
-// routes", Errors; DESIGN.md: stash with confirm=1, never discard). update-now is allowed for an
+// Self-update: /api/check-update, /api/update-status and /api/update-now (docs/api.md#self-update).
+// Local changes are stashed only with confirm=1, and never discarded. update-now is allowed for an
 // admin cookie or a loopback caller (strictly: security/same-origin.ts) and starts the detached
 // updater (run-update.ts). Both are ambient credentials, so the route is same-origin only.
 import { mkdir } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 -- Owner-only access to every base table: alice sees and edits her own rows; bob (another user)
 -- and anon (signed out) can neither read nor change them, even knowing her id. The one exception is
--- the statistics pair, which the spec opens to every signed-in reader for leaderboards (never anon).
+-- the statistics pair, which are open to every signed-in reader for leaderboards (never anon; docs/database.md#study-data-and-statistics).
 begin;
 select plan(45);
 

@@ -1,5 +1,5 @@
 -- An owner limits an invite's uses through the RPC: exactly that many people get in, the next is
--- refused and sees the invite as invalid; the three-argument call of the spec stays unlimited.
+-- refused and sees the invite as invalid; the three-argument call (no p_max_uses) stays unlimited.
 begin;
 select plan(10);
 
@@ -22,7 +22,7 @@ select throws_ok($$select public.community_create_invite('group', (select group_
 select throws_ok($$select public.community_create_invite('group', (select group_id from seats), 7, 1001)$$,
   'P0004', 'invalid_max_uses', 'a use limit above 1000 is refused');
 select is((select max_uses from public.group_invites where token = (select unlimited from seats)), null,
-  'the spec''s three-argument call creates an unlimited invite');
+  'the three-argument call creates an unlimited invite');
 
 select tests.authenticate_as('first');
 select lives_ok($$select public.community_redeem_invite((select limited from seats))$$, 'the first guest gets in');

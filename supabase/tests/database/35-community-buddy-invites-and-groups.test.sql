@@ -1,4 +1,4 @@
--- The paths that cross into the groups issue: a buddy invite redeemed becomes a friendship through
+-- The paths that cross between buddies and groups: a buddy invite redeemed becomes a friendship through
 -- private.connect_buddies, and group start alerts follow group membership.
 begin;
 select plan(11);
