@@ -187,8 +187,17 @@ async function pipelined<T extends readonly Promise<unknown>[]>(client: pg.PoolC
   const pipelineable = client as unknown as { pipeline?: boolean };
   const previous = pipelineable.pipeline;
   pipelineable.pipeline = true;
+  // pg writes each protocol message to the socket as it is queued; corking the socket while the
+  // queries are queued makes them one write (one system call, one wake-up of the database).
+  const socket = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
   try {
-    const pending = send();
+    socket?.cork?.();
+    let pending: T;
+    try {
+      pending = send();
+    } finally {
+      socket?.uncork?.();
+    }
     // Settle all before leaving pipeline mode: a failed begin must not strand the setup.
     const settled = await Promise.allSettled(pending);
     const failure = settled.find((result) => result.status === 'rejected');
