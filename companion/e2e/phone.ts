@@ -2,9 +2,14 @@
 // remote carries the web app's Content-Security-Policy (as the hardened gateway sends it), and any
 // violation is recorded, so a test proves the remote runs under it.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { NAME_HELPER } from './simulated-focus-page.ts';
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
+
+/**
+ * tsx (esbuild with keepNames) wraps named functions in __name(...) calls, which then travel into the
+ * browser with page.evaluate; this defines that helper there (as a string, so it is not rewritten).
+ */
+export const NAME_HELPER = 'globalThis.__name = (target) => target;';
 
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +

@@ -1,26 +1,32 @@
-// The phone remote against a real `npm start`, in Chromium with a phone viewport (390 x 844, touch).
-// The focus page is SIMULATED (companion/e2e/simulated-focus-page.ts): a tab that does what the web
-// app's /focus page does for the relay. To run this against the real page, give `openFocusPage`
-// below the same FocusPage interface over /focus; nothing else in this file needs to change.
+// The phone remote and the web app's real /focus page, against a real server (gateway/src/main.ts,
+// as `npm start` runs it, on its own ports and DATA_DIR), in Chromium: each focus page is a desktop
+// context signed in as its own student (companion/e2e/focus-page.ts), each phone a context at
+// 390 x 844 with touch (companion/e2e/phone.ts), both under the web app's Content-Security-Policy,
+// all driven by role and accessible name.
 //
-// It shows: the remote shows the page's running timer; a tap on Correct moves the page's counter
-// within 1 s; with the server stopped the offline badge shows within the backoff cap (5 s for a
-// loopback server) and clears after a restart with the time right; with PIP_PAIRING=on a phone
-// without the code is refused, with it works, and two pages with two phones each see only their own.
+// It shows: the phone opens the link of the page's QR code (read from its pixels) and shows the
+// running timer; a tap on Correct moves the page's counter within 1 s, and Incorrect, Skip, Undo and
+// a target follow; the page's own Pause, Resume and counts reach the phone; the page's panel says
+// when the phone is connected; with the server stopped the phone's offline badge shows within the
+// backoff cap (5 s for a loopback server) and the page says the server is not answering; after a
+// restart the badge clears, the time is right, and the page's panel is back; the Android overlay's
+// page shows itself for a running session and hides when the page finishes it; the installable
+// remote; with PIP_PAIRING=on a phone without the code is refused and with it works, two students'
+// pages with two phones each see only their own, and a restart gives the page a new code that the
+// phone is asked for.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRemaining } from './core/render-tick.ts';
 import { BACKOFF_CAP_LOOPBACK_MS } from './core/poll-schedule.ts';
+import { openFocusPage, type FocusPage } from './e2e/focus-page.ts';
 import { openPhone, type Phone } from './e2e/phone.ts';
-import { openSimulatedFocusPage, type FocusPage, type FocusPageOptions } from './e2e/simulated-focus-page.ts';
 import { freePort, startStudyhall, type StudyhallProcess } from './e2e/studyhall-process.ts';
 import { makeTempDir } from '../gateway/test/helpers.ts';
+import { ensureWebDist } from '../gateway/src/web-dist.ts';
 import { launchChromium } from '../tools/e2e/browser.ts';
 import { repoRoot } from '../tools/db/paths.ts';
-
-const openFocusPage: (context: BrowserContext, appUrl: string, options: FocusPageOptions) => Promise<FocusPage> = openSimulatedFocusPage;
 
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'companion-screenshots');
 const ACTIONS = ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'];
@@ -30,11 +36,12 @@ let env: Record<string, string>;
 let appUrl: string;
 let studyhall: StudyhallProcess;
 let browser: Browser;
-let desktop: BrowserContext;
-const phones: Phone[] = [];
+const focusPages: FocusPage[] = [];
 
 beforeAll(async () => {
   temp = await makeTempDir('companion-e2e');
+  // A clean clone has no build yet: build it here so a failure names the build, not a timeout.
+  await ensureWebDist(repoRoot);
   const port = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
   env = {
@@ -47,9 +54,8 @@ beforeAll(async () => {
   studyhall = startStudyhall(env);
   await studyhall.ready;
   browser = await launchChromium();
-  desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-}, 180_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -57,11 +63,23 @@ afterAll(async () => {
   await temp?.remove();
 });
 
-/** The remote's time as shown, in seconds. */
-async function shownSeconds(page: Page): Promise<number> {
-  const text = (await page.locator('.time').textContent()) ?? '';
-  const parts = text.trim().split(':').map(Number);
+/** The time a page shows ("Time left 24:59" on the phone), in seconds. */
+function seconds(text: string): number {
+  const clock = /(\d+):(\d\d)(?::(\d\d))?/.exec(text);
+  if (!clock) throw new Error(`no time in "${text}"`);
+  const parts = clock.slice(1).filter((part) => part !== undefined).map(Number);
   return parts.reduce((total, part) => total * 60 + part, 0);
+}
+
+async function phoneSeconds(page: Page): Promise<number> {
+  return seconds((await page.getByRole('timer').textContent()) ?? '');
+}
+
+/** The page's completionAtMs, as the page posted it, read the way a phone with its code would. */
+async function completionAt(code: string | undefined): Promise<number> {
+  const state = (await (await fetch(`${appUrl}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} })).json()) as { completionAtMs: number | null };
+  if (state.completionAtMs === null) throw new Error('the focus page posted no running timer');
+  return state.completionAtMs;
 }
 
 function expectedSeconds(completionAtMs: number): number {
@@ -72,30 +90,39 @@ async function expectNoProblems(phone: Phone): Promise<void> {
   expect(await phone.problems()).toEqual([]);
 }
 
-describe('the remote with a focus page (pairing off)', () => {
+describe('the remote with the focus page (pairing off)', () => {
   let focus: FocusPage;
   let phone: Phone;
 
   beforeAll(async () => {
-    focus = await openFocusPage(desktop, appUrl, { subject: 'Biology', durationMs: 25 * 60_000, pairing: false });
-    phone = await openPhone(browser, `${appUrl}/companion/`);
-    phones.push(phone);
+    focus = await openFocusPage(browser, appUrl, { email: 'biology@example.com', subject: 'Biology' });
+    focusPages.push(focus);
+  }, 120_000);
+
+  it('offers the remote with a QR code and no code, since pairing is off', async () => {
+    expect(focus.code).toBeUndefined();
+    expect(focus.qrLink).toBe(`${appUrl}/companion/`);
+    const panel = await focus.remotePanel();
+    await panel.getByText(/Pairing is off on this server/).waitFor();
+    await panel.getByText('No phone yet').waitFor();
   });
 
-  it('shows the running timer of the focus page: phase, time, subject', async () => {
+  it('shows the running timer of the focus page on the phone that opened the QR link: phase, time, subject', async () => {
+    phone = await openPhone(browser, focus.qrLink);
     const { page } = phone;
     await expect.poll(() => page.locator('.phase').textContent(), { timeout: 5_000 }).toBe('Focus');
     await expect.poll(() => page.locator('.subject-name').textContent()).toBe('Biology');
-    const difference = Math.abs((await shownSeconds(page)) - expectedSeconds(focus.completionAtMs));
-    expect(difference).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
     // The time keeps running from completionAtMs without waiting for a poll.
-    const before = await shownSeconds(page);
+    const before = await phoneSeconds(page);
     await page.waitForTimeout(1_100);
-    expect(await shownSeconds(page)).toBeLessThan(before);
+    expect(await phoneSeconds(page)).toBeLessThan(before);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
+    // The page heard that a phone follows it.
+    await (await focus.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
   });
 
   it('has five large buttons named Correct, Incorrect, Skip, Undo and Target', async () => {
@@ -109,10 +136,10 @@ describe('the remote with a focus page (pairing off)', () => {
   });
 
   it("moves the focus page's counter within 1 s of a tap on Correct, and says it was delivered", async () => {
-    const before = (await focus.counters()).correct;
+    const before = await focus.count('Correct');
     const tapped = Date.now();
     await phone.page.getByRole('button', { name: 'Correct', exact: true }).tap();
-    await focus.waitForCounter('correct', before + 1, 1_000);
+    await focus.waitForCount('Correct', before + 1, 1_000);
     expect(Date.now() - tapped).toBeLessThan(1_000);
     await expect.poll(() => phone.page.locator('.notice').textContent()).toBe('Sent to the focus page.');
     // The page's new count comes back to the phone with the next poll.
@@ -120,19 +147,35 @@ describe('the remote with a focus page (pairing off)', () => {
   });
 
   it('sends Incorrect, Skip, Undo and a target the same way', async () => {
-    const start = await focus.counters();
+    const incorrect = await focus.count('Incorrect');
+    const skipped = await focus.count('Skip');
     await phone.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
-    await focus.waitForCounter('incorrect', start.incorrect + 1, 2_000);
+    await focus.waitForCount('Incorrect', incorrect + 1, 2_000);
     await phone.page.getByRole('button', { name: 'Skip', exact: true }).tap();
-    await focus.waitForCounter('skipped', start.skipped + 1, 2_000);
+    await focus.waitForCount('Skip', skipped + 1, 2_000);
     await phone.page.getByRole('button', { name: 'Undo', exact: true }).tap();
-    await focus.waitForCounter('skipped', start.skipped, 2_000);
+    await focus.waitForCount('Skip', skipped, 2_000);
     await phone.page.getByRole('button', { name: 'Target', exact: true }).tap();
     await phone.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-target-light.png') });
     await phone.page.getByRole('textbox', { name: 'Target attempts' }).fill('35');
     await phone.page.getByRole('button', { name: 'Set target' }).tap();
-    await expect.poll(async () => (await focus.counters()).target, { timeout: 2_000 }).toBe('35');
+    await expect.poll(() => focus.targetText(), { timeout: 2_000 }).toMatch(/ of 35 answered$/);
     await expect.poll(() => phone.page.locator('#target-value').textContent(), { timeout: 3_000 }).toBe('35');
+  });
+
+  it("follows the page's own Pause, Resume and counts", async () => {
+    const { page } = phone;
+    await focus.press('Pause');
+    await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus · paused');
+    const paused = await phoneSeconds(page);
+    await page.waitForTimeout(1_100);
+    expect(await phoneSeconds(page)).toBe(paused);
+    await focus.press('Resume');
+    await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
+    const correct = await focus.count('Correct');
+    await focus.press('Correct');
+    await expect.poll(() => page.locator('#count-correct').textContent(), { timeout: 4_000 }).toBe(String(correct + 1));
   });
 
   it('opens the settings sheet and tests the connection', async () => {
@@ -155,33 +198,45 @@ describe('the remote with a focus page (pairing off)', () => {
 
   it('shows the offline badge within the backoff cap when the server stops, and clears it with the right time after a restart', async () => {
     const { page } = phone;
+    const completionAtMs = await completionAt(undefined);
     expect(await page.locator('.offline-badge').count()).toBe(0);
     const stoppedAt = Date.now();
     expect(await studyhall.stop()).toBe(0);
     await page.locator('.offline-badge').waitFor({ state: 'visible', timeout: BACKOFF_CAP_LOOPBACK_MS });
     expect(Date.now() - stoppedAt).toBeLessThanOrEqual(BACKOFF_CAP_LOOPBACK_MS);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-offline-light.png') });
-    // While offline the time still runs from the last completionAtMs.
-    expect(Math.abs((await shownSeconds(page)) - expectedSeconds(focus.completionAtMs))).toBeLessThanOrEqual(1);
+    // While offline the time still runs from the last completionAtMs, and the page says what happened.
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(completionAtMs))).toBeLessThanOrEqual(1);
+    const panel = await focus.remotePanel();
+    await panel.getByText('Server not reachable').waitFor({ timeout: 10_000 });
+    await panel.getByText(/Your timer keeps running here/).waitFor();
 
     studyhall = startStudyhall(env);
     await studyhall.ready;
     const upAt = Date.now();
     await page.locator('.offline-badge').waitFor({ state: 'detached', timeout: BACKOFF_CAP_LOOPBACK_MS + 1_000 });
     expect(Date.now() - upAt).toBeLessThanOrEqual(BACKOFF_CAP_LOOPBACK_MS + 1_000);
-    // The page re-posts its snapshot when its event stream reconnects; the time is the page's.
+    // The page posts its snapshot again when its event stream reconnects; the time is the page's.
     await expect.poll(() => page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
-    expect(Math.abs((await shownSeconds(page)) - expectedSeconds(focus.completionAtMs))).toBeLessThanOrEqual(1);
-    expect(formatRemaining(focus.completionAtMs - Date.now())).toMatch(/^\d\d:\d\d$/);
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(completionAtMs))).toBeLessThanOrEqual(1);
+    expect(formatRemaining(completionAtMs - Date.now())).toMatch(/^\d\d:\d\d$/);
+    await panel.getByText('Phone connected').waitFor({ timeout: 10_000 });
+    // And the page still takes the phone's taps.
+    const before = await focus.count('Correct');
+    await page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await focus.waitForCount('Correct', before + 1, 2_000);
   }, 120_000);
 
   it('ran under the Content-Security-Policy without a violation or an error', async () => {
     await expectNoProblems(phone);
+    expect(focus.violations).toEqual([]);
   });
 });
 
 describe("the Android overlay's page", () => {
-  it('watches while no session runs, shows itself when one starts and hides when it ends', async () => {
+  it('shows itself for the running session and hides when the focus page finishes it', async () => {
+    const [focus] = focusPages;
+    if (!focus) throw new Error('the focus page of the first tests is missing');
     // The calls OverlayService.java receives from the page, recorded by a stand-in bridge.
     const context = await browser.newContext({ viewport: { width: 208, height: 64 } });
     await context.addInitScript(() => {
@@ -191,21 +246,20 @@ describe("the Android overlay's page", () => {
         StudyhallOverlay: { setVisible: (visible: boolean) => calls.push(`visible ${visible}`), openApp: () => calls.push('openApp'), close: () => calls.push('close') },
       });
     });
-    const focus = await openFocusPage(desktop, appUrl, { subject: 'Overlay', durationMs: 10 * 60_000, pairing: false });
     try {
       const page = await context.newPage();
       const calls = () => page.evaluate(() => (window as unknown as { __overlayCalls: string[] }).__overlayCalls);
+      const completionAtMs = await completionAt(undefined);
       await page.goto(`${appUrl}/companion/overlay.html?server=${encodeURIComponent(appUrl)}&code=`);
       // The first look is immediate: hidden while watching, then shown for the running session.
       await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true']);
-      await expect.poll(() => page.locator('.overlay-time').textContent(), { timeout: 3_000 }).toMatch(/^(10:00|09:\d\d)$/);
+      await expect.poll(async () => Math.abs(seconds((await page.locator('.overlay-time').textContent()) ?? '') - expectedSeconds(completionAtMs)), { timeout: 3_000 }).toBeLessThanOrEqual(1);
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'android-overlay.png') });
-      await focus.endSession();
+      await focus.press('Finish');
       await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true', 'visible false']);
       await page.locator('.overlay-face').click();
       expect((await calls()).at(-1)).toBe('openApp');
     } finally {
-      await focus.page.close();
       await context.close();
     }
   }, 60_000);
@@ -243,15 +297,24 @@ describe('PIP_PAIRING=on', () => {
   let phoneB: Phone;
 
   beforeAll(async () => {
+    for (const open of focusPages.splice(0)) await open.context.close();
     expect(await studyhall.stop()).toBe(0);
     studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
     await studyhall.ready;
-    const second = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    biology = await openFocusPage(desktop, appUrl, { subject: 'Biology', durationMs: 50 * 60_000, pairing: true });
-    history = await openFocusPage(second, appUrl, { subject: 'History', durationMs: 15 * 60_000, pairing: true });
+    biology = await openFocusPage(browser, appUrl, { email: 'bea@example.com', subject: 'Biology' });
+    history = await openFocusPage(browser, appUrl, { email: 'hal@example.com', subject: 'History' });
+    focusPages.push(biology, history);
     phoneA = await openPhone(browser, `${appUrl}/companion/`);
-    phones.push(phoneA);
-  }, 120_000);
+  }, 180_000);
+
+  it('shows each page its own code, in its QR link too', async () => {
+    expect(biology.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(history.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(history.code).not.toBe(biology.code);
+    expect(biology.qrLink).toBe(`${appUrl}/companion/#code=${biology.code}`);
+    expect(history.qrLink).toBe(`${appUrl}/companion/#code=${history.code}`);
+    await (await biology.remotePanel()).getByText('Waiting for your phone').waitFor();
+  });
 
   it('refuses a phone without the code, and asks for it', async () => {
     const status = await phoneA.page.evaluate(async () => (await fetch('/api/pip/state')).status);
@@ -262,40 +325,70 @@ describe('PIP_PAIRING=on', () => {
   });
 
   it('works with the code, and each of two phones sees only its own page', async () => {
-    expect(biology.code).toMatch(/^[A-Z2-9]{6}$/);
-    expect(history.code).not.toBe(biology.code);
     const withCode = await phoneA.page.evaluate(async (code) => (await fetch('/api/pip/state', { headers: { 'x-pip-code': code } })).status, biology.code ?? '');
     expect(withCode).toBe(200);
 
+    // Typed by hand on one phone, in lower case; the other phone opens the QR code's link.
     await phoneA.page.getByRole('textbox', { name: 'Pairing code' }).fill((biology.code ?? '').toLowerCase());
     await phoneA.page.getByRole('button', { name: 'Pair' }).tap();
-    // The focus page's QR code carries the code in the link: the second phone pairs by opening it.
-    phoneB = await openPhone(browser, `${appUrl}/companion/#code=${history.code}`, 'dark');
-    phones.push(phoneB);
+    phoneB = await openPhone(browser, history.qrLink, 'dark');
     expect(new URL(phoneB.page.url()).hash).toBe('');
 
     await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
     await expect.poll(() => phoneB.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('History');
-    expect(Math.abs((await shownSeconds(phoneA.page)) - expectedSeconds(biology.completionAtMs))).toBeLessThanOrEqual(1);
-    expect(Math.abs((await shownSeconds(phoneB.page)) - expectedSeconds(history.completionAtMs))).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(phoneA.page)) - expectedSeconds(await completionAt(biology.code)))).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(phoneB.page)) - expectedSeconds(await completionAt(history.code)))).toBeLessThanOrEqual(1);
     await phoneB.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-paired-dark.png') });
+    await (await biology.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
+    await (await history.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
 
     await phoneA.page.getByRole('button', { name: 'Correct', exact: true }).tap();
-    await biology.waitForCounter('correct', 1, 1_000);
+    await biology.waitForCount('Correct', 1, 1_000);
     await phoneB.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
-    await history.waitForCounter('incorrect', 1, 1_000);
+    await history.waitForCount('Incorrect', 1, 1_000);
     await phoneB.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
-    await history.waitForCounter('incorrect', 2, 1_000);
+    await history.waitForCount('Incorrect', 2, 1_000);
 
-    expect(await biology.counters()).toMatchObject({ correct: 1, incorrect: 0, skipped: 0 });
-    expect(await history.counters()).toMatchObject({ correct: 0, incorrect: 2, skipped: 0 });
+    expect([await biology.count('Correct'), await biology.count('Incorrect'), await biology.count('Skip')]).toEqual([1, 0, 0]);
+    expect([await history.count('Correct'), await history.count('Incorrect'), await history.count('Skip')]).toEqual([0, 2, 0]);
     await expect.poll(() => phoneA.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('0');
     await expect.poll(() => phoneB.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('2');
     await expect.poll(() => phoneB.page.locator('#count-correct').textContent()).toBe('0');
+
+    // The page's own pause reaches only its phone.
+    await history.press('Pause');
+    await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus · paused');
+    expect(await phoneA.page.locator('.phase').textContent()).toBe('Focus');
+    await history.press('Resume');
+    await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
   });
 
-  it('ran both phones under the Content-Security-Policy without a violation or an error', async () => {
+  it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
+    const oldCode = biology.code ?? '';
+    expect(await studyhall.stop()).toBe(0);
+    studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
+    await studyhall.ready;
+    const panel = await biology.remotePanel();
+    await panel.getByText(/The server forgot the old code/).waitFor({ timeout: 15_000 });
+    const newCode = ((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '');
+    expect(newCode).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(newCode).not.toBe(oldCode);
+    await biology.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'focus-renewed-code-desktop.png') });
+    await phoneA.page.getByRole('heading', { name: 'Pair with your focus page' }).waitFor({ timeout: 10_000 });
+    await phoneA.page.getByRole('textbox', { name: 'Pairing code' }).fill(newCode);
+    await phoneA.page.getByRole('button', { name: 'Pair' }).tap();
+    await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
+    const before = await biology.count('Skip');
+    await phoneA.page.getByRole('button', { name: 'Skip', exact: true }).tap();
+    await biology.waitForCount('Skip', before + 1, 2_000);
+    // The phone came back with the new code: the warning has done its work.
+    await panel.getByText('Phone connected').waitFor({ timeout: 5_000 });
+    expect(await panel.getByText(/The server forgot the old code/).count()).toBe(0);
+  }, 120_000);
+
+  it('ran both phones and both pages under the Content-Security-Policy without a violation or an error', async () => {
     for (const phone of [phoneA, phoneB]) await expectNoProblems(phone);
+    expect([...biology.violations, ...history.violations]).toEqual([]);
   });
 
   it('stops cleanly', async () => {
