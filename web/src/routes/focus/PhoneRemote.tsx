@@ -90,17 +90,29 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
   const link = companionLink(first, code);
   return (
     <div class="remote-connect">
-      <QrCode link={link} label={code ? `QR code: opens the remote on your phone, paired with this page (${link})` : `QR code: opens the remote on your phone (${link})`} />
-      <ol class="remote-steps small">
-        <li>Scan the QR code with your phone’s camera.</li>
-        <li>
-          Or open <a class="url-chip tabular" href={link} target="_blank" rel="noreferrer">{`${first}/companion/`}</a>
-          {code ? ' and type the code.' : '.'}
-        </li>
-      </ol>
+      <div class="remote-scan">
+        <QrCode link={link} label={code ? `QR code: opens the remote on your phone, paired with this page (${link})` : `QR code: opens the remote on your phone (${link})`} />
+        <p class="small">Scan it with your phone’s camera: the remote opens{code ? ', paired with this page' : ''}.</p>
+      </div>
+      <p class="small">
+        Or open{' '}
+        <a class="url-chip tabular" href={link} target="_blank" rel="noreferrer" aria-label={`${first}/companion/`}>
+          {first}
+          <wbr />
+          /companion/
+        </a>{' '}
+        on your phone{code ? ' and type the code' : ''}.
+      </p>
       {others.length > 0 && (
         <p class="small muted">
-          Other addresses of this computer: {others.map((url) => <span key={url} class="url-chip tabular">{`${url}/companion/`}</span>)}
+          Other addresses of this computer:{' '}
+          {others.map((url) => (
+            <span key={url} class="url-chip tabular">
+              {url}
+              <wbr />
+              /companion/
+            </span>
+          ))}
         </p>
       )}
     </div>
