@@ -16,6 +16,7 @@
 // phone is asked for.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRemaining } from './core/render-tick.ts';
@@ -314,6 +315,33 @@ describe('PIP_PAIRING=on', () => {
     expect(biology.qrLink).toBe(`${appUrl}/companion/#code=${biology.code}`);
     expect(history.qrLink).toBe(`${appUrl}/companion/#code=${history.code}`);
     await (await biology.remotePanel()).getByText('Waiting for your phone').waitFor();
+  });
+
+  it('opens the panel from the keyboard, with the code and QR code passing axe at 390 px and on a desktop, light and dark', async () => {
+    const { page } = biology;
+    await page.keyboard.press('Escape');
+    const toggle = page.getByRole('button', { name: /^Phone remote/ });
+    await page.getByRole('region', { name: 'Phone remote' }).waitFor({ state: 'detached' });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('region', { name: 'Phone remote' });
+    await panel.getByRole('img', { name: /^QR code/ }).waitFor();
+    // The panel follows its button in the focus order: Tab reaches the remote's link inside it.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('#phone-remote') !== null)).toBe(true);
+    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.setViewportSize(viewport);
+        await page.emulateMedia({ colorScheme });
+        const result = await new AxeBuilder({ page }).include('#phone-remote').analyze();
+        const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+        expect(serious.map((violation) => `${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `focus-remote-panel-${viewport.width}-${colorScheme}.png`) });
+      }
+    }
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 
   it('refuses a phone without the code, and asks for it', async () => {
