@@ -62,7 +62,8 @@ describe('the phone remote panel', () => {
     expect(within(panel).getByText('Phone connected')).toBeTruthy();
     expect(screen.getByRole('button', { name: /^Phone remote/ }).querySelector('.remote-dot-inline')).not.toBeNull();
     // The live region says it whether or not the panel is open.
-    expect(screen.getAllByRole('status').some((element) => element.textContent === 'Phone connected')).toBe(true);
+    const live = screen.getByTestId('phone-presence');
+    expect([live.getAttribute('aria-live'), live.textContent]).toEqual(['polite', 'Phone connected']);
   });
 
   it('says when the phone left, and keeps the code for it to come back', async () => {

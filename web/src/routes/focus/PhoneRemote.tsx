@@ -194,8 +194,9 @@ export function PhoneRemote() {
         Phone remote
         {status.tone === 'ok' && <span class="remote-dot remote-dot-inline" aria-hidden="true" />}
       </button>
-      {/* Said once when the phone comes or goes, whether or not the panel is open. */}
-      <span class="visually-hidden" role="status">{view.status === 'on' || view.status === 'off' ? presenceStatus(view.phone, view.status === 'on').text : ''}</span>
+      {/* Said once when the phone comes or goes, whether or not the panel is open. A plain live
+          region, not role="status": the page's own status notices stay the first of that role. */}
+      <span class="visually-hidden" aria-live="polite" data-testid="phone-presence">{view.status === 'on' || view.status === 'off' ? presenceStatus(view.phone, view.status === 'on').text : ''}</span>
       {open && (
         <div id="phone-remote" class="popover remote-panel" role="region" aria-label="Phone remote">
           <div class="remote-head">
