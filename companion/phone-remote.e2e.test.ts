@@ -391,6 +391,22 @@ describe('PIP_PAIRING=on', () => {
     await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
   });
 
+  it('lets a second tab of the same student point to the first, and take the remote over with the same code when it closes', async () => {
+    const second = await history.context.newPage();
+    await second.goto(`${appUrl}/focus`);
+    await second.getByRole('button', { name: 'Pause' }).waitFor();
+    await second.getByRole('button', { name: /^Phone remote/ }).click();
+    const panel = second.getByRole('region', { name: 'Phone remote' });
+    await panel.getByText(/Another studyhall tab in this browser holds the phone remote/).waitFor();
+    await panel.getByText('Handled by another tab').waitFor();
+    const correct = Number(await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').textContent());
+    await history.page.close();
+    await panel.getByLabel('Pairing code').waitFor({ timeout: 10_000 });
+    expect(((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '')).toBe(history.code);
+    await phoneB.page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').filter({ hasText: new RegExp(`^${correct + 1}$`) }).waitFor({ timeout: 2_000 });
+  }, 60_000);
+
   it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
     const oldCode = biology.code ?? '';
     expect(await studyhall.stop()).toBe(0);

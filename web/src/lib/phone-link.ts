@@ -46,7 +46,7 @@ export interface PhoneLinkOptions {
   onView: (view: PairingView) => void;
   /** The stream opened (`hello`) or dropped. */
   onStream?: (connected: boolean) => void;
-  /** Keeps the channel token across a reload of this tab (sessionStorage in the page). */
+  /** Keeps the channel token across a reload (the page keeps it per student in localStorage). */
   storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | null;
   now?: () => number;
   setTimer?: (callback: () => void, ms: number) => unknown;

@@ -21,7 +21,7 @@ import {
   type TimerState,
 } from '../lib/timer.ts';
 import { recordSession, subjectName } from './data.ts';
-import { db, remoteBump, settings, tasks, timer } from './signals.ts';
+import { account, db, remoteBump, settings, tasks, timer } from './signals.ts';
 import { channel } from './tabs.ts';
 
 export interface TimerSnapshot {
@@ -68,6 +68,21 @@ export const pairing = signal<PairingView>({ status: 'pairing' });
 
 let link: PhoneLink | undefined;
 
+/**
+ * Where the channel token is kept: per student in localStorage, so a reload, or another tab taking
+ * the link over when this one closes, keeps the same code and the phone stays paired; another
+ * student signing in on this browser never inherits it.
+ */
+function channelStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | null {
+  if (typeof localStorage === 'undefined') return null;
+  const scoped = (key: string) => `${key}:${account.value?.userId ?? 'signed-out'}`;
+  return {
+    getItem: (key) => localStorage.getItem(scoped(key)),
+    setItem: (key, value) => localStorage.setItem(scoped(key), value),
+    removeItem: (key) => localStorage.removeItem(scoped(key)),
+  };
+}
+
 /** This tab takes the link to the phone (it holds the relay lock). */
 export function startPhoneLink(onStream?: (connected: boolean) => void): PhoneLink {
   link?.stop();
@@ -78,7 +93,7 @@ export function startPhoneLink(onStream?: (connected: boolean) => void): PhoneLi
     onAction: applyPipAction,
     onView: (view) => (pairing.value = view),
     ...(onStream ? { onStream } : {}),
-    storage: typeof sessionStorage === 'undefined' ? null : sessionStorage,
+    storage: channelStorage(),
   });
   link.start();
   return link;
