@@ -124,7 +124,7 @@ export class PhoneLink {
     });
   }
 
-  /** Waits for the posts queued so far (tests, and the page before it reports a change elsewhere). */
+  /** Waits for the posts queued so far (a test, before its server goes away). */
   settled(): Promise<void> {
     return this.posting.then(() => undefined);
   }
