@@ -1,4 +1,4 @@
-// localbase (tools/localbase/server.ts, issue 5) is loaded lazily: fronting a hosted backend never
+// localbase (tools/localbase/server.ts) is loaded lazily: fronting a hosted backend never
 // loads PGlite.
 import type { Localbase, LocalbaseOptions } from '../../tools/localbase/server.ts';
 

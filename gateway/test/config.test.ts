@@ -4,7 +4,7 @@ import { repoRoot } from '../../tools/db/paths.ts';
 import { loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {
-  it('applies the defaults of the spec and DESIGN.md to an empty environment', () => {
+  it('applies the documented defaults (the README\'s configuration table) to an empty environment', () => {
     const result = loadConfig({ HOME: '/home/student' });
     expect(result.ok).toBe(true);
     if (!result.ok) return;

@@ -1,6 +1,6 @@
 -- App users: the public.users row and its satellites (user_profiles, user_settings, user_roles),
 -- the private schema for internals, and owner-only RLS on each table.
--- Spec: "Resources and their fields" (users, user_profiles, user_roles); DESIGN.md "The database".
+-- Rules: docs/database.md#accounts.
 
 create schema if not exists private;
 revoke all on schema private from public;

@@ -1,6 +1,6 @@
 -- Study data: settled sessions, per-day and all-time statistics, and tasks, each owned by one user.
 -- Statistics are written only by SECURITY DEFINER functions (record_study_session), never directly.
--- Spec: "Resources and their fields" (user_stats_summary, daily_user_stats); DESIGN.md "points".
+-- Rules: docs/database.md#study-data-and-statistics (the study day, points).
 
 -- Tables -----------------------------------------------------------------------------------------
 

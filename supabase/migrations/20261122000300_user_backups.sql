@@ -1,6 +1,6 @@
 -- Backups: immutable snapshots of a student's local data, each with a richness measure so that
 -- "the best backup" can prefer the richest over the newest. Owner-only.
--- Spec: "Auth routes" (backup/best: richness before recency); DESIGN.md "The database".
+-- Rules: docs/database.md#backups (backup/best: richness before recency).
 
 -- Richness is the number of records a snapshot holds: the items of every top-level array plus
 -- the entries of every top-level object (e.g. {sessions: [3 items], tasks: [2], settings: {4 keys}}

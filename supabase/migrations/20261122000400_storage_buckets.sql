@@ -1,6 +1,6 @@
--- Storage: the four buckets of DESIGN.md with their visibility, and the per-user folder policies
+-- Storage: the four buckets with their visibility, and the per-user folder policies
 -- for avatars, study material and backups (group icons come with the groups migration).
--- Spec: "Storage buckets"; DESIGN.md "Decisions the spec leaves open" (storage buckets).
+-- Rules: docs/database.md#storage-buckets.
 
 insert into storage.buckets (id, name, public)
 values ('avatars', 'avatars', true),

@@ -1,6 +1,6 @@
 -- Account bootstrap: every satellite row a user needs (users, user_profiles, user_settings,
 -- user_stats_summary), created when the auth user appears and, idempotently, on demand.
--- Spec: "Auth routes" (signup and login bootstrap every satellite row).
+-- Rules: docs/database.md#accounts (signup and login bootstrap every satellite row).
 
 -- Creates whatever is missing for one user and names what it created. Safe to call repeatedly
 -- and concurrently: every insert is `on conflict do nothing`.

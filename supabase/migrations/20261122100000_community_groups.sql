@@ -1,6 +1,6 @@
 -- Community groups: groups, group_members, group_chat_messages, their triggers, the membership
 -- helpers policies call, and the join / leave / chat RPCs.
--- Spec: "Tables", "Triggers on groups and group_members", "Enumerations", "Roles and permissions".
+-- Rules: docs/database.md#groups.
 --
 -- groups has exactly 27 columns: id, slug, name, description, icon_url, banner_url, color,
 -- exam_name, exam_date, subjects, tags, language, visibility, is_public, join_policy,
@@ -102,7 +102,7 @@ comment on function public._has_group_role(uuid, uuid, text[]) is
   'policy helper: whether uid holds any of allowed_roles in group gid.';
 
 -- The caller's groups, evaluated once per statement: table-wide reads use this instead of a
--- per-row helper call (STYLE.md measured 2 ms against 21 ms for a count of visible groups).
+-- per-row helper call (measured: 2 ms against 21 ms for a count of visible groups).
 create or replace function private.my_group_ids() returns setof uuid
 language sql
 stable
@@ -335,7 +335,7 @@ comment on function public.community_send_group_message(uuid, text) is
   'rpc: posts a trimmed message (1-2000 characters) as the caller; members only.';
 
 -- Membership is checked once, then the (group_id, created_at desc) index is read in order: the
--- per-row policy would make the planner abandon that ordered scan (STYLE.md, chat history).
+-- per-row policy would make the planner abandon that ordered scan.
 create or replace function public.community_get_group_messages(
   p_group_id uuid, p_limit integer default 50, p_before timestamptz default null
 ) returns setof public.group_chat_messages

@@ -1,6 +1,6 @@
 -- Community invites and join requests: group_invites, buddy_invites (closed store), join requests,
 -- discovery, and the create / preview / redeem / respond RPCs.
--- Spec: "Tables" (group_invites, buddy_invites, community_join_requests), "States and transitions".
+-- Rules: docs/database.md#invites-and-join-requests.
 --
 -- Validity rule: (expires_at is null or expires_at > now()) and (max_uses is null or uses_count <
 -- max_uses). Redeem locks the invite row (for update), so concurrent redeems never pass max_uses.
@@ -265,7 +265,7 @@ begin
     raise exception 'own_invite' using errcode = 'P0004', hint = 'share the link with someone else';
   end if;
   update public.buddy_invites set uses_count = uses_count + 1 where token = p_token;
-  -- private.connect_buddies belongs to the buddies migration (issue 4); resolved at run time.
+  -- private.connect_buddies belongs to the buddies migration; resolved at run time.
   return jsonb_build_object('type', 'buddy',
     'connection_id', private.connect_buddies(v_buddy_invite.created_by, v_uid));
 end

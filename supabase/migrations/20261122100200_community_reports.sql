@@ -1,6 +1,6 @@
 -- Community reports: a student reports a group, a message or a user; only the reporter and
 -- service_role (the admin console) read a report.
--- Spec: "Tables" (community_reports), "Enumerations" (target type), "Database functions".
+-- Rules: docs/database.md#reports.
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 
 create table if not exists public.community_reports (

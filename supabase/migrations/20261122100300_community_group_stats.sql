@@ -1,6 +1,6 @@
 -- Community group stats: the group leaderboard and daily analytics, both members only, read from
 -- daily_user_stats; and the group-icons storage policy (owners write, everyone reads).
--- Spec: "Database functions" (get_group_leaderboard, get_group_analytics_from_snapshots), "Storage buckets".
+-- Rules: docs/database.md#group-statistics; group icons: docs/database.md#storage-buckets.
 --
 -- Points = settled study minutes + correct answers in the period (daily_user_stats). Ties are broken
 -- by earlier joined_at, then user id, so a rank never flips between two calls.

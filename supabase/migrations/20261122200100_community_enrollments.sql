@@ -1,13 +1,14 @@
 -- Community enrollment and privacy: one community_enrollments row per user, created by a trigger
 -- on public.users (and backfilled for users created before this migration), plus handles.
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
--- Spec: "Tables" (community_enrollments, user_profiles), "Database functions".
+-- Rules: docs/database.md#community-enrollment-and-privacy.
 
 create table if not exists public.community_enrollments (
   user_id uuid primary key references public.users (id) on delete cascade,
   consent boolean not null default false,
   consented_at timestamptz,
-  -- Exactly the six switches of the spec; shareExactTime is the one that starts true.
+  -- Exactly six switches (docs/database.md#community-enrollment-and-privacy); shareExactTime is
+  -- the one that starts true.
   privacy jsonb not null default jsonb_build_object(
     'stealthMode', false, 'shareTasks', false, 'shareSubjectBreakdown', false,
     'shareQuestionCounts', false, 'shareExactTime', true, 'shareCurrentSubject', false),

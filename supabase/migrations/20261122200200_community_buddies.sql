@@ -1,7 +1,7 @@
 -- Buddies: community_friends holds requests and connections, one row per pair in the direction of
 -- the request. pending -> accepted | declined; blocked (set by remove with p_block, blocker in user_id).
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "States and transitions" (buddy connection); DESIGN.md community_friends.status.
+-- Rules: docs/database.md#buddies.
 
 create table if not exists public.community_friends (
   id uuid primary key default gen_random_uuid(),
@@ -106,7 +106,7 @@ begin
 end
 $$;
 
--- Called by the groups issue's community_redeem_invite for a buddy invite.
+-- Called by community_redeem_invite (the invites migration) for a buddy invite.
 create or replace function private.connect_buddies(p_inviter uuid, p_redeemer uuid) returns uuid
 language sql
 security definer

@@ -1,7 +1,7 @@
 -- Presence: one user_presence row per user, upserted by community_heartbeat; rows whose last_seen
 -- is older than two minutes are offline, whether or not expire_stale_presence() has run yet.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "States and transitions" (user_presence.status), "Limits" (presence staleness).
+-- Rules: docs/database.md#presence.
 
 create table if not exists public.user_presence (
   user_id uuid primary key references public.users (id) on delete cascade,

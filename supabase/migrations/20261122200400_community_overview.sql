@@ -2,7 +2,7 @@
 -- each buddy's study data filtered by that buddy's own privacy switches. Pending requests and
 -- everyone else get no study data at all.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "Buddy overview"; DESIGN.md "day boundary".
+-- Rules: docs/database.md#buddy-overview; the study day: docs/database.md#the-study-day.
 --
 -- Switch -> field: shareExactTime -> minutesToday; shareSubjectBreakdown -> subjects;
 -- shareQuestionCounts -> questionsToday and subjects[].questions; shareTasks -> tasks and

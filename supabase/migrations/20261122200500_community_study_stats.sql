@@ -2,7 +2,7 @@
 -- daily_user_stats (the user's own study day) and user_stats_summary in one transaction.
 -- Also repeats the leaderboard read policies (20261122209000) so community-patch-v6.sql has them.
 -- Idempotent: part of community-patch-v6.sql.
--- Spec: "Tables" (user_stats_summary, daily_user_stats); DESIGN.md "day boundary", "points".
+-- Rules: docs/database.md#study-data-and-statistics (the study day, points).
 
 -- A user's study day for an instant: local time (timezone_offset_minutes east of UTC) minus
 -- day_offset_hours, so 02:00 with offset 4 still belongs to the previous day.

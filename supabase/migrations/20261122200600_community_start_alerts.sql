@@ -4,7 +4,7 @@
 -- midnight) and subscribers who may no longer see the actor. The gateway delivers the outbox.
 -- Idempotent: part of community-patch-v6.sql. Applies after the groups migrations (uses
 -- public._is_group_member).
--- Spec: "Events" (start alert notification); DESIGN.md "start alerts".
+-- Rules: docs/database.md#start-alerts.
 
 create table if not exists public.community_start_alerts (
   id uuid primary key default gen_random_uuid(),

@@ -1,7 +1,7 @@
 -- Leaderboard reads: every signed-in user may read everyone's statistics (points = settled minutes
 -- + correct answers). This file alone is leaderboard-rls-fix.sql; the same policies are repeated in
 -- 20261122200500_community_study_stats.sql so community-patch-v6.sql carries them too.
--- Spec: "Errors" (leaderboard is empty), "Tables" (user_stats_summary, daily_user_stats).
+-- Rules: docs/database.md#study-data-and-statistics (without these, a leaderboard shows only the caller).
 
 drop policy if exists "authenticated read all summaries for leaderboards" on public.user_stats_summary;
 create policy "authenticated read all summaries for leaderboards" on public.user_stats_summary

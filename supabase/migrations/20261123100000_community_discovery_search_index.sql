@@ -1,6 +1,6 @@
 -- Community discovery search and table-wide chat reads: trigram indexes so a search term finds its
 -- groups without reading every group, and the chat read policy in the once-per-statement form.
--- Spec: "Roles and permissions" (Discovery, Enforcement); targets in tools/bench/README-community-groups.md.
+-- Rules: docs/database.md#invites-and-join-requests (discovery); targets in tools/bench/README-community-groups.md.
 --
 -- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
 

@@ -5,7 +5,7 @@
 -- insert failed with an RLS error. The extra branch holds only while member_count is 0, which is
 -- only inside the creating statement: every group keeps at least its last owner from then on, so a
 -- creator who later hands the group over and leaves is an outsider like any other.
--- Spec: "States and transitions" (group: insert into groups), "Roles and permissions".
+-- Rules: docs/database.md#groups.
 
 drop policy if exists "anyone signed in reads public groups and their own" on public.groups;
 create policy "anyone signed in reads public groups and their own" on public.groups

@@ -1,8 +1,8 @@
--- Invites with a use limit: the spec makes max_uses optional per invite ("Limits"), so the person
--- creating one can set it, not only service_role. community_create_invite gains p_max_uses (null:
--- unlimited, the old behaviour); callers passing the spec's three arguments are unaffected. The old
+-- Invites with a use limit: max_uses is optional per invite, so the person creating one can set
+-- it, not only service_role. community_create_invite gains p_max_uses (null: unlimited, the old
+-- behaviour); callers passing the first three arguments are unaffected. The old
 -- three-argument function is dropped first, so the Data API never has two candidates to choose from.
--- Spec: "Database functions" (community_create_invite), "Limits" (invite use limit and expiry).
+-- Rules: docs/database.md#invites-and-join-requests (use limit and expiry).
 
 drop function if exists public.community_create_invite(text, uuid, integer);
 

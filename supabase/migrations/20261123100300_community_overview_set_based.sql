@@ -1,6 +1,6 @@
 -- Buddy overview, set-based: the same entries, fields and privacy switches as
 -- 20261122200400_community_overview.sql, read in one pass over the caller's connections.
--- Spec: "Buddy overview"; DESIGN.md "day boundary".
+-- Rules: docs/database.md#buddy-overview; the study day: docs/database.md#the-study-day.
 --
 -- The earlier form called private.study_day_of (SECURITY DEFINER, so never inlined) three times per
 -- buddy, inside the join keys of daily_user_stats, study_sessions and user_tasks, and ran the
@@ -33,7 +33,8 @@ begin
     ),
     -- One row per connection: the other person, their switches and their study day (the
     -- expression of private.study_day_of, at now(); a change to that function must be made here
-    -- too: pgtap/33 checks the day boundary under day_offset_hours through this query).
+    -- too: supabase/tests/database/33-community-overview.test.sql checks the day boundary under
+    -- day_offset_hours through this query).
     person as materialized (
       select cn.*, u.username, pr.handle, pr.profile_data, pr.display_name,
              coalesce((e.privacy ->> 'stealthMode')::boolean, false) as stealth,

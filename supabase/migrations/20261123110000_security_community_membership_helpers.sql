@@ -1,6 +1,6 @@
 -- Membership helpers that answer only about the caller, and unrestricted internals the Data API
 -- cannot reach. Policies keep calling public._is_group_member / public._has_group_role.
--- Spec: "Roles and permissions" (Enforcement: membership is private to a group's members).
+-- Rules: docs/database.md#membership-helpers (membership is private to a group's members).
 --
 -- Why: every public function an API role can execute is also an RPC (`/rest/v1/rpc/<name>`). The
 -- helpers took any user id, so a signed-in student could ask whether another student belongs to,

@@ -1,6 +1,6 @@
 -- Storage bucket limits: allowed MIME types and a size limit on each of the four buckets, so the
 -- storage API refuses anything else at upload, here and on a hosted project alike.
--- Spec: "Storage buckets".
+-- Rules: docs/database.md#storage-buckets.
 --
 -- Why: avatars and group icons are public and served from the app's own origin. Without a type
 -- list a student could upload text/html, SVG or XHTML there and have it served inline, where its

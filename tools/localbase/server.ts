@@ -1,6 +1,7 @@
 // localbase: the embedded, Supabase-compatible backend. One Fastify server on loopback speaking
-// the subset of docs/backend-compat.md (auth, rest, storage, realtime, management, functions) over
-// one database: PGlite in DATA_DIR, a DATABASE_URL, or a Database the caller already opened.
+// the subset of Supabase's APIs that docs/localbase.md lists (auth, rest, storage, realtime,
+// management, functions) over one database: PGlite in DATA_DIR, a DATABASE_URL, or a Database the
+// caller already opened.
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 // The only reads of another student's rows that the rules allow, each named as the rule a reviewer
-// can check against the spec. `rows` is a condition on the table's columns: exactly the victim's
+// can check against docs/database.md. `rows` is a condition on the table's columns: exactly the victim's
 // rows it matches may be visible to that role, and each rule must actually let some row through
 // in the matrix (a rule that allows nothing is stale and fails the matrix).
 // Writes have no exceptions: nobody but the owner changes, creates or deletes a student's rows.

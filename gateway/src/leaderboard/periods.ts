@@ -1,4 +1,4 @@
-// The leaderboard's periods in the caller's own study days (DESIGN.md "day boundary": a day starts
+// The leaderboard's periods in the caller's own study days (docs/database.md#the-study-day: a day starts
 // day_offset_hours after local midnight, local = UTC + timezone_offset_minutes). A week starts on
 // Monday, a month on the 1st; "all" has no start.
 export type Period = 'day' | 'week' | 'month' | 'all';

@@ -1,4 +1,4 @@
-// Points are settled study minutes plus correct answers in the period (DESIGN.md "points").
+// Points are settled study minutes plus correct answers in the period (docs/database.md#points).
 // Equal points share a rank (1, 2, 2, 4); ties are listed by minutes, then by user id for a
 // stable order.
 export interface StudyTotals {

@@ -1,4 +1,4 @@
-// The timer snapshot and the PiP action, exactly as DESIGN.md decides them.
+// The timer snapshot and the PiP action, as docs/api.md#the-timer-snapshot describes them.
 import { z } from 'zod';
 
 const count = z.number().int().min(0);

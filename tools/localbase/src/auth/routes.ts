@@ -1,5 +1,5 @@
-// /auth/v1: the GoTrue subset of docs/backend-compat.md. Sign-up confirms at once (as the local
-// CLI does); passwords are bcrypt-hashed; access tokens are HS256 with GoTrue's claims.
+// /auth/v1: the GoTrue subset docs/localbase.md lists ("Other APIs"). Sign-up confirms at once
+// (as the local CLI does); passwords are bcrypt-hashed; access tokens are HS256 with GoTrue's claims.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
