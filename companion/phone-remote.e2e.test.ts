@@ -299,7 +299,8 @@ describe('PIP_PAIRING=on', () => {
 
   beforeAll(async () => {
     for (const open of focusPages.splice(0)) await open.context.close();
-    expect(await studyhall.stop()).toBe(0);
+    const stopped = studyhall.stop();
+    expect(await stopped, studyhall.output().slice(-2000)).toBe(0);
     studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
     await studyhall.ready;
     biology = await openFocusPage(browser, appUrl, { email: 'bea@example.com', subject: 'Biology' });
