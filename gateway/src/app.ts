@@ -130,7 +130,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
   await app.register(adminConsole, { config, backend: options.backend, gate: adminGate, repoDir, ...(options.admin ? { tuning: options.admin } : {}) });
-  await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist'), appPolicy });
+  await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
   return { app, relay, push };
 }

@@ -1,22 +1,17 @@
 // The phone remote at /companion/: the built PWA from companion/ui/dist (index, manifest, icons,
 // its own service worker whose scope is /companion/, the Android overlay page). Hashed assets are
 // cached for a year; the page, the worker and the manifest are revalidated on every load, so a new
-// build reaches phones at once. Paths are resolved by the app shell's guarded resolver. Every file
-// carries the web app's Content-Security-Policy (same-origin scripts, styles, requests and worker):
-// without it the default `default-src 'none'` would stop the remote from running at all.
+// build reaches phones at once. Paths are resolved by the app shell's guarded resolver.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
-import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 import { resolveStaticFile } from './app-shell.ts';
 
 export interface CompanionRouteOptions {
   /** companion/ui/dist of the checkout being served. */
   distDir: string;
-  /** The web app's policy, which the remote runs under too. */
-  appPolicy: PolicyDirectives;
 }
 
 export const COMPANION_PREFIX = '/companion';
@@ -27,7 +22,7 @@ function cacheControlFor(file: string): string {
   return 'public, max-age=3600';
 }
 
-const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { distDir, appPolicy }) => {
+const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { distDir }) => {
   await app.register(fastifyStatic, { root: distDir, serve: false, index: false });
 
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
@@ -53,7 +48,7 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
     const pathname = (request.url.split('?')[0] ?? '').slice(COMPANION_PREFIX.length) || '/';
     const resolved = await resolveStaticFile(realDistDir, pathname);
     if (resolved.kind !== 'file' || path.basename(resolved.relative).startsWith('.')) return notFound(request, reply);
-    setContentSecurityPolicy(reply, appPolicy).header('cache-control', cacheControlFor(resolved.relative));
+    reply.header('cache-control', cacheControlFor(resolved.relative));
     return reply.sendFile(resolved.relative, realDistDir, { cacheControl: false });
   });
 };
