@@ -52,6 +52,20 @@ describe('the built remote', () => {
     expect(page.body).toContain('studyhall remote');
   });
 
+  it("runs the page and its worker under the app's policy, free to call any studyhall server it is pointed at", async () => {
+    for (const url of ['/companion/', '/companion/sw.js']) {
+      const policy = String((await gateway.app.inject({ url })).headers['content-security-policy']);
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("manifest-src 'self'");
+      expect(policy).toContain("connect-src 'self' http: https:");
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).not.toContain('unsafe-eval');
+    }
+    // Anything else keeps the default policy that allows nothing.
+    const missing = await gateway.app.inject({ url: '/companion/nothing-here.js' });
+    expect(missing.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+
   it('serves its service worker and manifest with their types, revalidated', async () => {
     const worker = await gateway.app.inject({ url: '/companion/sw.js' });
     expect(worker.headers['content-type']).toMatch(/javascript/);

@@ -82,14 +82,15 @@ export interface CspProxy {
 /**
  * A pass-through HTTP proxy in front of the gateway that adds APP_CSP to HTML answers lacking a
  * Content-Security-Policy, so the app is proven to run under it whether or not the gateway sends
- * it already. Streams (SSE) pass through unbuffered.
+ * it already. Streams (SSE) pass through unbuffered. The browser's Host header is kept, so the
+ * gateway sees the origin the page really has (its same-origin guard compares the two).
  */
 export async function startCspProxy(upstream: string): Promise<CspProxy> {
   const target = new URL(upstream);
   let sawUpstreamCsp = false;
   const server = http.createServer((request, response) => {
     const forward = http.request(
-      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host } },
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
       (answer) => {
         const headers = { ...answer.headers };
         if (headers['content-security-policy']) sawUpstreamCsp = true;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
+import { companionPolicyDirectives, setContentSecurityPolicy } from '../security/security-headers.ts';
 import { resolveStaticFile } from './app-shell.ts';
 
 export interface CompanionRouteOptions {
@@ -49,6 +50,8 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
     const resolved = await resolveStaticFile(realDistDir, pathname);
     if (resolved.kind !== 'file' || path.basename(resolved.relative).startsWith('.')) return notFound(request, reply);
     reply.header('cache-control', cacheControlFor(resolved.relative));
+    // The page and its service worker run under this policy (the default one allows nothing).
+    setContentSecurityPolicy(reply, companionPolicyDirectives());
     return reply.sendFile(resolved.relative, realDistDir, { cacheControl: false });
   });
 };

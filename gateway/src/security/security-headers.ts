@@ -45,6 +45,15 @@ export function appPolicyDirectives(backendOrigin?: string): PolicyDirectives {
   };
 }
 
+/**
+ * The phone remote's pages (/companion/): the app's policy, except that it may call any http(s)
+ * server, because a student can point it at another studyhall server in its settings. It sends no
+ * credentials to any of them.
+ */
+export function companionPolicyDirectives(): PolicyDirectives {
+  return { ...appPolicyDirectives(), 'connect-src': ["'self'", 'http:', 'https:'] };
+}
+
 export function serialisePolicy(directives: PolicyDirectives): string {
   return Object.entries(directives)
     .map(([name, sources]) => [name, ...sources].join(' '))
