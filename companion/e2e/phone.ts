@@ -1,10 +1,15 @@
 // A phone in Chromium: 390 x 844, touch, mobile, in the given colour scheme. Every response of the
-// remote carries the web app's Content-Security-Policy (as the hardened gateway sends it), and any
-// violation is recorded, so a test proves the remote runs under it.
+// remote carries the gateway's Content-Security-Policy (the web app's; added here were it missing),
+// and any violation is recorded, so a test proves the remote runs under it.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { NAME_HELPER } from './simulated-focus-page.ts';
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
+
+/**
+ * tsx (esbuild with keepNames) wraps named functions in __name(...) calls, which then travel into the
+ * browser with page.evaluate; this defines that helper there (as a string, so it is not rewritten).
+ */
+export const NAME_HELPER = 'globalThis.__name = (target) => target;';
 
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
@@ -27,9 +32,13 @@ export async function openPhone(browser: Browser, url: string, colorScheme: 'lig
     // The worker would answer from its cache around the CSP route below; it is tested on its own.
     serviceWorkers: 'block',
   });
+  // The gateway sends the app's policy with the remote; were it missing, the test adds it, so the
+  // remote is proven to run under it either way (and a stricter one sent by the gateway stays).
   await context.route('**/companion/**', async (route) => {
     const response = await route.fetch();
-    await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': APP_CSP } });
+    const headers = response.headers();
+    if (headers['content-security-policy']) return route.fulfill({ response });
+    await route.fulfill({ response, headers: { ...headers, 'content-security-policy': APP_CSP } });
   });
   await context.addInitScript(NAME_HELPER);
   await context.addInitScript(() => {

@@ -215,6 +215,56 @@ describe('phones with PIP_PAIRING=on', () => {
   });
 });
 
+describe('phone presence on the page\'s stream', () => {
+  it('tells a paired page when its phone arrives and when it has gone quiet, and no other page', async () => {
+    const quick = await startTestGateway({ config: { pipPairing: true }, relay: new PipRelay(60_000, 256 * 1024, {}, 300) });
+    const url = await quick.app.listen({ host: '127.0.0.1', port: 0 });
+    const pairOn = async () => (await (await fetch(`${url}/__pip/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { code: string; channel: string };
+    const mine = await pairOn();
+    const other = await pairOn();
+    const myStream = await openSse(`${url}/__pip/events?channel=${mine.channel}`);
+    const otherStream = await openSse(`${url}/__pip/events?channel=${other.channel}`);
+    try {
+      await myStream.next('hello');
+      await otherStream.next('hello');
+      // A refused phone (wrong code) is nobody's phone.
+      expect((await fetch(`${url}/api/pip/state`, { headers: { 'x-pip-code': 'AAAAAA' } })).status).toBe(401);
+      expect((await fetch(`${url}/api/pip/state`, { headers: { 'x-pip-code': mine.code } })).status).toBe(200);
+      expect((await myStream.next('phone')).data).toMatchObject({ present: true });
+      // Polls while present say nothing new.
+      await fetch(`${url}/api/pip/state`, { headers: { 'x-pip-code': mine.code } });
+      // A page that connects while the phone is there hears so right after its hello.
+      const lateTab = await openSse(`${url}/__pip/events?channel=${mine.channel}`);
+      await lateTab.next('hello');
+      expect((await lateTab.next('phone')).data).toMatchObject({ present: true });
+      lateTab.close();
+      expect((await myStream.next('phone', 3_000)).data).toMatchObject({ present: false });
+      expect(myStream.events.filter((event) => event.event === 'phone')).toEqual([]);
+      expect(otherStream.events.filter((event) => event.event === 'phone')).toEqual([]);
+    } finally {
+      myStream.close();
+      otherStream.close();
+      await quick.close();
+    }
+  });
+
+  it('tells pages on the shared channel when pairing is off', async () => {
+    const plain = await startTestGateway({ relay: new PipRelay(60_000, 256 * 1024, {}, 300) });
+    const url = await plain.app.listen({ host: '127.0.0.1', port: 0 });
+    const stream = await openSse(`${url}/__pip/events`);
+    try {
+      await stream.next('hello');
+      await fetch(`${url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"skip"}' });
+      expect((await stream.next('phone')).data).toMatchObject({ present: true });
+      expect((await stream.next('pip-action')).data).toMatchObject({ action: 'skip' });
+      expect((await stream.next('phone', 3_000)).data).toMatchObject({ present: false });
+    } finally {
+      stream.close();
+      await plain.close();
+    }
+  });
+});
+
 describe('with pairing off', () => {
   it('answers the pairing route with pairing off and ignores codes and channels', async () => {
     const plain = await startTestGateway();

@@ -6,13 +6,14 @@
 //   1. the remote's tap, pairing off;
 //   2. the same action posted by plain fetch from the phone tab (the relay alone, no remote UI);
 //   3. the remote's tap on a second server with PIP_PAIRING=on.
-// The focus page is the simulated one of the companion's browser tests. Target: p99 under 100 ms.
+// The focus page is the web app's real /focus page, signed in, as in the companion's browser tests
+// (companion/e2e/focus-page.ts); the phone opens the link of its QR code. Target: p99 under 100 ms.
 // Run: node --import tsx tools/bench/companion-tap.bench.ts [--taps N]
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { openPhone, type Phone } from '../../companion/e2e/phone.ts';
-import { openSimulatedFocusPage, type FocusPage } from '../../companion/e2e/simulated-focus-page.ts';
+import { openFocusPage, type FocusPage } from '../../companion/e2e/focus-page.ts';
 import { freePort, startStudyhall, type StudyhallProcess } from '../../companion/e2e/studyhall-process.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { launchChromium } from '../e2e/browser.ts';
@@ -33,7 +34,7 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
 async function watchCounter(focus: FocusPage): Promise<void> {
   await focus.page.evaluate(() => {
     const stamps: number[] = [];
-    const counter = document.getElementById('focus-correct');
+    const counter = document.getElementById('count-correct');
     if (!counter) throw new Error('no counter on the focus page');
     new MutationObserver(() => stamps.push(performance.timeOrigin + performance.now())).observe(counter, { childList: true, characterData: true, subtree: true });
     Object.assign(window, { __updates: stamps });
@@ -63,10 +64,9 @@ async function setUp(browser: Browser, env: Record<string, string>, pairing: boo
   const studyhall = startStudyhall(pairing ? { ...env, PIP_PAIRING: 'on' } : env);
   await studyhall.ready;
   const appUrl = `http://127.0.0.1:${env.PORT}`;
-  const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const focus = await openSimulatedFocusPage(desktop, appUrl, { subject: 'Benchmark', durationMs: 60 * 60_000, pairing });
+  const focus = await openFocusPage(browser, appUrl, { email: `bench-${pairing ? 'on' : 'off'}@example.com`, subject: 'Benchmark' });
   await watchCounter(focus);
-  const phone = await openPhone(browser, `${appUrl}/companion/${focus.code ? `#code=${focus.code}` : ''}`);
+  const phone = await openPhone(browser, focus.qrLink);
   await phone.page.locator('.subject-name').waitFor({ timeout: 10_000 });
   await stampTaps(phone.page);
   return { studyhall, focus, phone, correct: phone.page.getByRole('button', { name: 'Correct', exact: true }) };
@@ -74,9 +74,9 @@ async function setUp(browser: Browser, env: Record<string, string>, pairing: boo
 
 /** One action until the focus page's counter moved; the latency from the action's own stamp. */
 async function once(focus: FocusPage, act: () => Promise<unknown>, stampsFrom: () => Promise<number[]>): Promise<number> {
-  const before = (await focus.counters()).correct;
+  const before = await focus.count('Correct');
   await act();
-  await focus.waitForCounter('correct', before + 1, 5_000);
+  await focus.waitForCount('Correct', before + 1, 5_000);
   const starts = await stampsFrom();
   const updates = await read(focus.page, '__updates');
   return (updates.at(-1) ?? Number.NaN) - (starts.at(-1) ?? Number.NaN);

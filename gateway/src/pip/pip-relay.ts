@@ -3,12 +3,18 @@
 // channel; with PIP_PAIRING=on every focus page gets its own (see pip-pairing.ts). Writes to a
 // stream never wait: a client whose socket buffer is over the limit is dropped, so a slow tab
 // cannot hold up or bloat the others.
+//
+// A channel also tells its focus pages whether a phone is following it: the first phone request
+// after a quiet spell sends `phone {present: true}`, and PHONE_GONE_AFTER_MS without one sends
+// `phone {present: false}`. A phone polls at least every 5 s while it is open (3 s for the remote,
+// 5 s for the Android overlay's watch), so a longer silence means it was closed, locked or left.
 import type { ServerResponse } from 'node:http';
 import { PipPairings, type PipPairingsOptions } from './pip-pairing.ts';
 import { idleSnapshot, type PipAction, type TimerSnapshot, type TimerSnapshotInput } from './pip-schemas.ts';
 
 export const SSE_PING_INTERVAL_MS = 15_000;
 export const SLOW_CLIENT_BUFFER_LIMIT = 256 * 1024;
+export const PHONE_GONE_AFTER_MS = 12_000;
 
 export interface RelayedAction {
   id: number;
@@ -25,11 +31,30 @@ export function formatSseEvent(event: string, data: unknown): string {
 export class PipChannel {
   private snapshot: TimerSnapshot = idleSnapshot;
   private readonly streams = new Set<ServerResponse>();
+  private phoneTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly bufferLimit: number,
     private readonly nextActionId: () => number,
+    private readonly phoneGoneAfterMs = PHONE_GONE_AFTER_MS,
   ) {}
+
+  /** A phone asked for this channel within the last phoneGoneAfterMs. */
+  get phonePresent(): boolean {
+    return this.phoneTimer !== undefined;
+  }
+
+  /** A phone's request reached this channel: tell the pages when one arrives, and later when it leaves. */
+  notePhone(): void {
+    const arrived = this.phoneTimer === undefined;
+    clearTimeout(this.phoneTimer);
+    this.phoneTimer = setTimeout(() => {
+      this.phoneTimer = undefined;
+      this.broadcast(formatSseEvent('phone', { present: false, at: Date.now() }));
+    }, this.phoneGoneAfterMs);
+    this.phoneTimer.unref();
+    if (arrived) this.broadcast(formatSseEvent('phone', { present: true, at: Date.now() }));
+  }
 
   get openStreams(): number {
     return this.streams.size;
@@ -52,6 +77,7 @@ export class PipChannel {
       onClose();
     });
     this.write(stream, formatSseEvent('hello', { snapshot: this.snapshot, at: Date.now() }));
+    if (this.phonePresent) this.write(stream, formatSseEvent('phone', { present: true, at: Date.now() }));
   }
 
   /** Relays one action to every open stream; returns the event and how many streams took it. */
@@ -67,6 +93,8 @@ export class PipChannel {
   }
 
   close(): void {
+    clearTimeout(this.phoneTimer);
+    this.phoneTimer = undefined;
     for (const stream of this.streams) stream.end();
     this.streams.clear();
   }
@@ -98,10 +126,11 @@ export class PipRelay {
     pingIntervalMs = SSE_PING_INTERVAL_MS,
     bufferLimit = SLOW_CLIENT_BUFFER_LIMIT,
     pairingOptions: Partial<PipPairingsOptions> = {},
+    phoneGoneAfterMs = PHONE_GONE_AFTER_MS,
   ) {
     const nextActionId = () => this.actionCounter++;
-    this.shared = new PipChannel(bufferLimit, nextActionId);
-    this.pairings = new PipPairings(() => new PipChannel(bufferLimit, nextActionId), pairingOptions);
+    this.shared = new PipChannel(bufferLimit, nextActionId, phoneGoneAfterMs);
+    this.pairings = new PipPairings(() => new PipChannel(bufferLimit, nextActionId, phoneGoneAfterMs), pairingOptions);
     this.pingTimer = setInterval(() => {
       const ping = `: ping ${Date.now()}\n\n`;
       this.shared.broadcast(ping);

@@ -58,8 +58,14 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     return found.channel;
   }
 
-  /** The channel of the page the phone paired with; refuses a missing or wrong code. */
+  /** The channel of the page the phone paired with (noting the phone there); refuses a missing or wrong code. */
   function phoneChannel(request: FastifyRequest, reply: FastifyReply): PipChannel {
+    const channel = phoneChannelOf(request, reply);
+    channel.notePhone();
+    return channel;
+  }
+
+  function phoneChannelOf(request: FastifyRequest, reply: FastifyReply): PipChannel {
     if (!pairing) return relay.shared;
     const lockedOutMs = pairings.lockedOutFor(request.ip);
     if (lockedOutMs > 0) {

@@ -29,6 +29,16 @@ export function parseRelayedAction(data: string): RelayedAction | null {
   return { id, action: action as PipActionName, ...(typeof target === 'number' ? { target } : {}), at: typeof at === 'number' ? at : 0 };
 }
 
+/** `phone` event data: `{present: boolean, at}`; null when malformed. */
+export function parsePhoneEvent(data: string): boolean | null {
+  try {
+    const value = JSON.parse(data) as { present?: unknown } | null;
+    return typeof value?.present === 'boolean' ? value.present : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Remembers which action ids were applied; answers whether an arriving one is new. */
 export class ActionDeduper {
   private readonly seen = new Set<number>();
@@ -71,10 +81,19 @@ export interface EventSourceLike {
 }
 
 export interface RelayListenerOptions {
-  url?: string;
+  /** The stream's address, read at each (re)connection: a paired page names its channel in it. */
+  url?: string | (() => string);
   open: (url: string) => EventSourceLike;
   onAction: (action: RelayedAction) => void;
   onConnection?: (connected: boolean) => void;
+  /** A `phone` event: whether a phone follows this page's channel. */
+  onPhone?: (present: boolean) => void;
+  /**
+   * The browser gave up on the stream (EventSource.CLOSED: the server refused it, e.g. a pairing
+   * it forgot). When given, the caller decides what comes next (pair again, then `reconnect()`);
+   * otherwise a new stream is opened after reconnectMs.
+   */
+  onClosed?: () => void;
   /** Delay before opening a new stream after the browser gave up on one (EventSource.CLOSED). */
   reconnectMs?: number;
   setTimer?: (callback: () => void, ms: number) => unknown;
@@ -104,13 +123,27 @@ export class RelayListener {
     this.source = undefined;
   }
 
+  /** Replaces the stream with a new one (its address may have changed). */
+  reconnect(): void {
+    if (this.stopped) return;
+    this.source?.close();
+    this.connect();
+  }
+
   private connect(): void {
     if (this.stopped) return;
-    const source = this.options.open(this.options.url ?? '/__pip/events');
+    const url = typeof this.options.url === 'function' ? this.options.url() : (this.options.url ?? '/__pip/events');
+    const source = this.options.open(url);
     this.source = source;
     source.addEventListener('hello', () => {
+      if (source !== this.source) return;
       this.deduper.streamOpened();
       this.options.onConnection?.(true);
+    });
+    source.addEventListener('phone', (event) => {
+      if (source !== this.source) return;
+      const present = parsePhoneEvent(event.data);
+      if (present !== null) this.options.onPhone?.(present);
     });
     source.addEventListener('pip-action', (event) => {
       if (source !== this.source) return; // a stream being replaced
@@ -118,9 +151,11 @@ export class RelayListener {
       if (action && this.deduper.accept(action.id)) this.options.onAction(action);
     });
     source.onerror = () => {
+      if (source !== this.source) return;
       this.options.onConnection?.(false);
-      if (source.readyState === CLOSED && source === this.source) {
+      if (source.readyState === CLOSED) {
         source.close();
+        if (this.options.onClosed) return this.options.onClosed();
         const schedule = this.options.setTimer ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
         schedule(() => {
           if (source === this.source) this.connect();

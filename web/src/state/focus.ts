@@ -1,8 +1,12 @@
 // The timer's actions: every change is persisted, shared with other tabs, and posted to the relay
 // as the snapshot the phone companion reads. Phone and Pop-out actions arrive through applyPipAction.
-import { requestJson } from '../lib/api.ts';
+// One tab of a browser holds the link to the phone (phone-link.ts): it pairs, posts the snapshots
+// and applies the phone's actions; the other tabs follow its timer over the tabs channel.
+import { signal } from '@preact/signals';
 import { writeKv } from '../lib/db.ts';
-import type { RelayedAction } from '../lib/relay.ts';
+import type { PairingView } from '../lib/pairing.ts';
+import { PhoneLink } from '../lib/phone-link.ts';
+import type { EventSourceLike, RelayedAction } from '../lib/relay.ts';
 import {
   advance,
   countAttempt,
@@ -17,7 +21,7 @@ import {
   type TimerState,
 } from '../lib/timer.ts';
 import { recordSession, subjectName } from './data.ts';
-import { db, remoteBump, settings, tasks, timer } from './signals.ts';
+import { account, db, remoteBump, settings, tasks, timer } from './signals.ts';
 import { channel } from './tabs.ts';
 
 export interface TimerSnapshot {
@@ -59,14 +63,66 @@ export function selection(): Selection {
   return (timer.value as StoredTimer).selection ?? { subjectId: null, taskId: null };
 }
 
-let postTimer: ReturnType<typeof setTimeout> | undefined;
-let postInFlight: Promise<unknown> = Promise.resolve();
+/** What the phone-remote panel shows: pairing, the code, the phone's presence, trouble. */
+export const pairing = signal<PairingView>({ status: 'pairing' });
 
-/** Posts the snapshot now (the relay keeps only the latest, so posts are chained, never raced). */
+let link: PhoneLink | undefined;
+
+/**
+ * Where the channel token is kept: per student in localStorage, so a reload, or another tab taking
+ * the link over when this one closes, keeps the same code and the phone stays paired; another
+ * student signing in on this browser never inherits it.
+ */
+function channelStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | null {
+  if (typeof localStorage === 'undefined') return null;
+  const scoped = (key: string) => `${key}:${account.value?.userId ?? 'signed-out'}`;
+  return {
+    getItem: (key) => localStorage.getItem(scoped(key)),
+    setItem: (key, value) => localStorage.setItem(scoped(key), value),
+    removeItem: (key) => localStorage.removeItem(scoped(key)),
+  };
+}
+
+/** This tab takes the link to the phone (it holds the relay lock). */
+export function startPhoneLink(onStream?: (connected: boolean) => void): PhoneLink {
+  link?.stop();
+  link = new PhoneLink({
+    fetch: (url, init) => fetch(url, init),
+    openStream: (url) => new EventSource(url) as unknown as EventSourceLike,
+    snapshot: () => snapshotOf(advance(timer.value, Date.now()), selection(), Date.now()),
+    onAction: applyPipAction,
+    onView: (view) => (pairing.value = view),
+    ...(onStream ? { onStream } : {}),
+    storage: channelStorage(),
+  });
+  link.start();
+  return link;
+}
+
+export function stopPhoneLink(): void {
+  link?.stop();
+  link = undefined;
+  pairing.value = { status: 'pairing' };
+}
+
+/** Another tab holds the link: this one only follows the timer. */
+export function phoneLinkElsewhere(): void {
+  pairing.value = { status: 'elsewhere' };
+}
+
+/** Ask the server again now (the panel's Retry). */
+export function retryPairing(): void {
+  link?.retryNow();
+}
+
+/** Posts the snapshot now, when this tab holds the link (the relay keeps only the latest). */
 export function postSnapshot(): void {
-  clearTimeout(postTimer);
-  const body = snapshotOf(timer.value, selection(), Date.now());
-  postInFlight = postInFlight.then(() => requestJson('/__pip/state', { body }).catch(() => undefined));
+  link?.post();
+}
+
+/** Resolves when the snapshots posted so far have landed. */
+export function snapshotsSettled(): Promise<void> {
+  return link?.settled() ?? Promise.resolve();
 }
 
 function commit(next: TimerState, options: { broadcast?: boolean } = {}): void {
@@ -76,9 +132,10 @@ function commit(next: TimerState, options: { broadcast?: boolean } = {}): void {
   postSnapshot();
 }
 
-/** A timer change made in another tab. */
+/** A timer change made in another tab: the tab holding the link tells the phone. */
 export function adoptTimerFromTab(state: TimerState): void {
   timer.value = state;
+  postSnapshot();
 }
 
 export function update(change: (state: TimerState, now: number) => TimerState): void {

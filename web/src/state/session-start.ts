@@ -4,11 +4,10 @@
 import { effect } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
 import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
-import { RelayListener, type EventSourceLike } from '../lib/relay.ts';
 import type { TimerState } from '../lib/timer.ts';
 import { requireToken, watchSession } from './auth.ts';
 import { hasLocalData, loadAll, reloadFromDb, saveSettings } from './data.ts';
-import { adoptTimerFromTab, applyPipAction, postSnapshot, tick } from './focus.ts';
+import { adoptTimerFromTab, phoneLinkElsewhere, postSnapshot, startPhoneLink, stopPhoneLink, tick } from './focus.ts';
 import { account, dataStatus, db, profile, relayConnected, serverReachable, settings, syncState, timer } from './signals.ts';
 import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
 import { closeChannel, listenToTabs } from './tabs.ts';
@@ -16,40 +15,42 @@ import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
 
 let openedFor: string | null = null;
-let relay: RelayListener | undefined;
 let releaseRelayLock: (() => void) | undefined;
+let relayLockWait: AbortController | undefined;
 let clock: ReturnType<typeof setInterval> | undefined;
 let unreachableTimer: ReturnType<typeof setTimeout> | undefined;
 /** The relay stream doubles as a liveness signal; a drop shorter than this is not worth a banner. */
 const UNREACHABLE_AFTER_MS = 4000;
 
-/** Only one tab holds the relay stream (a Web Lock), so an action is applied by one tab only. */
+/** Only one tab holds the link to the phone (a Web Lock), so an action is applied by one tab only. */
 function startRelay(): void {
-  const run = () => {
-    relay = new RelayListener({
-      open: (url) => new EventSource(url) as unknown as EventSourceLike,
-      onAction: applyPipAction,
-      onConnection: (connected) => {
-        relayConnected.value = connected;
-        clearTimeout(unreachableTimer);
-        if (connected) serverReachable.value = true;
-        else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
-        // A (re)connected stream may face a restarted server: give it the current snapshot.
-        if (connected) postSnapshot();
-      },
+  const run = () =>
+    startPhoneLink((connected) => {
+      relayConnected.value = connected;
+      clearTimeout(unreachableTimer);
+      if (connected) serverReachable.value = true;
+      else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
     });
-    relay.start();
-  };
-  if (!navigator.locks) return run();
-  void navigator.locks.request('studyhall-relay', () => new Promise<void>((resolve) => {
+  if (!navigator.locks) return void run();
+  const hold = () => new Promise<void>((resolve) => {
     releaseRelayLock = resolve;
     run();
-  }));
+  });
+  relayLockWait = new AbortController();
+  const { signal } = relayLockWait;
+  void navigator.locks.request('studyhall-relay', { ifAvailable: true }, (lock) => {
+    if (lock) return hold();
+    // Another tab holds it: say so, and take over when that tab closes.
+    phoneLinkElsewhere();
+    void navigator.locks.request('studyhall-relay', { signal }, hold).catch(() => undefined);
+    return undefined;
+  });
 }
 
 function stopRelay(): void {
-  relay?.stop();
-  relay = undefined;
+  relayLockWait?.abort();
+  relayLockWait = undefined;
+  stopPhoneLink();
   releaseRelayLock?.();
   releaseRelayLock = undefined;
   relayConnected.value = false;

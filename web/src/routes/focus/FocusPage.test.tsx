@@ -1,42 +1,46 @@
 // @vitest-environment happy-dom
 // The focus screen in a DOM: the keyboard shortcuts, the counters' accessible names, a relayed
-// action from the phone changing the number on screen once per event id, and the snapshot each
-// change posts to /__pip/state. The page's origin is a small loopback server that keeps the latest
-// posted snapshot, as the relay does (the real relay is driven end to end in tools/e2e).
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+// action from the phone changing the number on screen once per event id, and the phone remote's
+// panel. The page's origin is a real gateway with PIP_PAIRING=on (in its own process: happy-dom
+// replaces the URL class the gateway needs); the page pairs with it, shows the code, and a phone
+// with that code reads the snapshot the page posted.
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { EventSource as UndiciEventSource } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawnTestGateway, type SpawnedGateway } from '../../../../companion/e2e/spawn-test-gateway.ts';
 import { ActionDeduper } from '../../lib/relay.ts';
 import { idleTimer } from '../../lib/timer.ts';
-import { applyPipAction } from '../../state/focus.ts';
+import { applyPipAction, pairing, snapshotsSettled, startPhoneLink, stopPhoneLink } from '../../state/focus.ts';
 import { timer } from '../../state/signals.ts';
 import FocusPage from './FocusPage.tsx';
 
-let server: http.Server;
-let latestSnapshot: unknown = null;
+let gateway: SpawnedGateway;
+
+/** The browser's EventSource resolves a relative URL against the page; undici's needs it whole. */
+class PageEventSource extends UndiciEventSource {
+  constructor(url: string) {
+    super(new URL(url, location.href).href);
+  }
+}
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/__pip/state') latestSnapshot = JSON.parse(body);
-      response.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/focus`);
-});
+  gateway = await spawnTestGateway({ pairing: true });
+  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${gateway.url}/focus`);
+  Object.assign(globalThis, { EventSource: PageEventSource });
+  startPhoneLink();
+  await waitFor(() => expect(pairing.value).toMatchObject({ status: 'on', stream: 'live' }), { timeout: 10_000 });
+}, 30_000);
 afterAll(async () => {
   // Let the last snapshot posts land before the server goes away.
-  await postSnapshotsSettled();
-  await new Promise((resolve) => server.close(resolve));
+  await snapshotsSettled();
+  stopPhoneLink();
+  await gateway.close();
 });
 
-async function postSnapshotsSettled(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
+function pairingCode(): string {
+  const view = pairing.value;
+  if (view.status !== 'on') throw new Error(`not paired: ${view.status}`);
+  return view.code;
 }
 
 beforeEach(() => {
@@ -72,8 +76,11 @@ describe('the focus screen', () => {
     fireEvent.keyDown(document.body, { key: ' ' });
     expect(timer.value.running).toBe(false);
     expect(await screen.findByRole('button', { name: 'Resume' })).toBeTruthy();
-    // The phone reads what the page posted: paused focus, with the counts.
-    await waitFor(() => expect(latestSnapshot).toMatchObject({ phase: 'focus', running: false, completionAtMs: null, attempts: { correct: 2, incorrect: 0, skipped: 0 } }), { timeout: 5000 });
+    // A phone with the page's code reads what the page posted: paused focus, with the counts.
+    const phoneReads = async () => (await fetch(`${gateway.url}/api/pip/state`, { headers: { 'x-pip-code': pairingCode() } })).json();
+    await waitFor(async () => expect(await phoneReads()).toMatchObject({ phase: 'focus', running: false, completionAtMs: null, attempts: { correct: 2, incorrect: 0, skipped: 0 } }), { timeout: 5000 });
+    // Without the code the phone reads nothing.
+    expect((await fetch(`${gateway.url}/api/pip/state`)).status).toBe(401);
   });
 
   it('leaves keys typed into a field alone', () => {
@@ -92,5 +99,22 @@ describe('the focus screen', () => {
     }
     await waitFor(() => expect(count('correct')).toBe('1'));
     expect(screen.getByText('of 12 answered', { exact: false })).toBeTruthy();
+  });
+
+  it('opens the phone remote panel from its button, shows the code spelled out, and closes with Escape back on the button', async () => {
+    const toggle = screen.getByRole('button', { name: 'Phone remote' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(toggle);
+    const panel = await screen.findByRole('region', { name: 'Phone remote' });
+    const code = pairingCode();
+    expect(within(panel).getByText(`${code.slice(0, 3)} ${code.slice(3)}`)).toBeTruthy();
+    expect(within(panel).getByText([...code].join(' '))).toBeTruthy();
+    // The earlier test read the state as a phone would: the page heard that a phone follows it.
+    expect(within(panel).getByText('Phone connected')).toBeTruthy();
+    // The test gateway listens on loopback only: the panel says a phone cannot reach it.
+    await within(panel).findByText('only listens on this computer', { exact: false });
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Phone remote' })).toBeNull());
+    expect(document.activeElement).toBe(toggle);
   });
 });

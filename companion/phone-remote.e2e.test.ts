@@ -1,0 +1,442 @@
+// The phone remote and the web app's real /focus page, against a real server (gateway/src/main.ts,
+// as `npm start` runs it, on its own ports and DATA_DIR), in Chromium: each focus page is a desktop
+// context signed in as its own student (companion/e2e/focus-page.ts), each phone a context at
+// 390 x 844 with touch (companion/e2e/phone.ts), both under the web app's Content-Security-Policy,
+// all driven by role and accessible name.
+//
+// It shows: the phone opens the link of the page's QR code (read from its pixels) and shows the
+// running timer; a tap on Correct moves the page's counter within 1 s, and Incorrect, Skip, Undo and
+// a target follow; the page's own Pause, Resume and counts reach the phone; the page's panel says
+// when the phone is connected; with the server stopped the phone's offline badge shows within the
+// backoff cap (5 s for a loopback server) and the page says the server is not answering; after a
+// restart the badge clears, the time is right, and the page's panel is back; the Android overlay's
+// page shows itself for a running session and hides when the page finishes it; the installable
+// remote; with PIP_PAIRING=on a phone without the code is refused and with it works, two students'
+// pages with two phones each see only their own, and a restart gives the page a new code that the
+// phone is asked for.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatRemaining } from './core/render-tick.ts';
+import { BACKOFF_CAP_LOOPBACK_MS } from './core/poll-schedule.ts';
+import { openFocusPage, type FocusPage } from './e2e/focus-page.ts';
+import { openPhone, type Phone } from './e2e/phone.ts';
+import { freePort, startStudyhall, type StudyhallProcess } from './e2e/studyhall-process.ts';
+import { makeTempDir } from '../gateway/test/helpers.ts';
+import { ensureWebDist } from '../gateway/src/web-dist.ts';
+import { launchChromium } from '../tools/e2e/browser.ts';
+import { repoRoot } from '../tools/db/paths.ts';
+
+const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'companion-screenshots');
+const ACTIONS = ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'];
+
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let env: Record<string, string>;
+let appUrl: string;
+let studyhall: StudyhallProcess;
+let browser: Browser;
+const focusPages: FocusPage[] = [];
+
+beforeAll(async () => {
+  temp = await makeTempDir('companion-e2e');
+  // A clean clone has no build yet: build it here so a failure names the build, not a timeout.
+  await ensureWebDist(repoRoot);
+  const port = await freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOCALBASE_PORT: String(await freePort()),
+    DATA_DIR: path.join(temp.dir, 'data'),
+    LOG_DIR: path.join(temp.dir, 'logs'),
+  };
+  studyhall = startStudyhall(env);
+  await studyhall.ready;
+  browser = await launchChromium();
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await studyhall?.stop();
+  await temp?.remove();
+});
+
+/** The time a page shows ("Time left 24:59" on the phone), in seconds. */
+function seconds(text: string): number {
+  const clock = /(\d+):(\d\d)(?::(\d\d))?/.exec(text);
+  if (!clock) throw new Error(`no time in "${text}"`);
+  const parts = clock.slice(1).filter((part) => part !== undefined).map(Number);
+  return parts.reduce((total, part) => total * 60 + part, 0);
+}
+
+async function phoneSeconds(page: Page): Promise<number> {
+  return seconds((await page.getByRole('timer').textContent()) ?? '');
+}
+
+/** The page's completionAtMs, as the page posted it, read the way a phone with its code would. */
+async function completionAt(code: string | undefined): Promise<number> {
+  const state = (await (await fetch(`${appUrl}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} })).json()) as { completionAtMs: number | null };
+  if (state.completionAtMs === null) throw new Error('the focus page posted no running timer');
+  return state.completionAtMs;
+}
+
+function expectedSeconds(completionAtMs: number): number {
+  return Math.ceil(Math.max(0, completionAtMs - Date.now()) / 1000);
+}
+
+async function expectNoProblems(phone: Phone): Promise<void> {
+  expect(await phone.problems()).toEqual([]);
+}
+
+describe('the remote with the focus page (pairing off)', () => {
+  let focus: FocusPage;
+  let phone: Phone;
+
+  beforeAll(async () => {
+    focus = await openFocusPage(browser, appUrl, { email: 'biology@example.com', subject: 'Biology' });
+    focusPages.push(focus);
+  }, 120_000);
+
+  it('offers the remote with a QR code and no code, since pairing is off', async () => {
+    expect(focus.code).toBeUndefined();
+    expect(focus.qrLink).toBe(`${appUrl}/companion/`);
+    const panel = await focus.remotePanel();
+    await panel.getByText(/Pairing is off on this server/).waitFor();
+    await panel.getByText('No phone yet').waitFor();
+  });
+
+  it('shows the running timer of the focus page on the phone that opened the QR link: phase, time, subject', async () => {
+    phone = await openPhone(browser, focus.qrLink);
+    const { page } = phone;
+    await expect.poll(() => page.locator('.phase').textContent(), { timeout: 5_000 }).toBe('Focus');
+    await expect.poll(() => page.locator('.subject-name').textContent()).toBe('Biology');
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
+    // The time keeps running from completionAtMs without waiting for a poll.
+    const before = await phoneSeconds(page);
+    await page.waitForTimeout(1_100);
+    expect(await phoneSeconds(page)).toBeLessThan(before);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    // The page heard that a phone follows it.
+    await (await focus.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
+  });
+
+  it('has five large buttons named Correct, Incorrect, Skip, Undo and Target', async () => {
+    for (const name of ACTIONS) {
+      const button = phone.page.getByRole('button', { name, exact: true });
+      await expect.poll(() => button.count()).toBe(1);
+      const box = await button.boundingBox();
+      expect(box?.width).toBeGreaterThanOrEqual(44);
+      expect(box?.height).toBeGreaterThanOrEqual(44);
+    }
+  });
+
+  it("moves the focus page's counter within 1 s of a tap on Correct, and says it was delivered", async () => {
+    const before = await focus.count('Correct');
+    const tapped = Date.now();
+    await phone.page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await focus.waitForCount('Correct', before + 1, 1_000);
+    expect(Date.now() - tapped).toBeLessThan(1_000);
+    await expect.poll(() => phone.page.locator('.notice').textContent()).toBe('Sent to the focus page.');
+    // The page's new count comes back to the phone with the next poll.
+    await expect.poll(() => phone.page.locator('#count-correct').textContent(), { timeout: 3_000 }).toBe(String(before + 1));
+  });
+
+  it('sends Incorrect, Skip, Undo and a target the same way', async () => {
+    const incorrect = await focus.count('Incorrect');
+    const skipped = await focus.count('Skip');
+    await phone.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
+    await focus.waitForCount('Incorrect', incorrect + 1, 2_000);
+    await phone.page.getByRole('button', { name: 'Skip', exact: true }).tap();
+    await focus.waitForCount('Skip', skipped + 1, 2_000);
+    await phone.page.getByRole('button', { name: 'Undo', exact: true }).tap();
+    await focus.waitForCount('Skip', skipped, 2_000);
+    await phone.page.getByRole('button', { name: 'Target', exact: true }).tap();
+    await phone.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-target-light.png') });
+    await phone.page.getByRole('textbox', { name: 'Target attempts' }).fill('35');
+    await phone.page.getByRole('button', { name: 'Set target' }).tap();
+    await expect.poll(() => focus.targetText(), { timeout: 2_000 }).toMatch(/ of 35 answered$/);
+    await expect.poll(() => phone.page.locator('#target-value').textContent(), { timeout: 3_000 }).toBe('35');
+  });
+
+  it("follows the page's own Pause, Resume and counts", async () => {
+    const { page } = phone;
+    await focus.press('Pause');
+    await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus · paused');
+    const paused = await phoneSeconds(page);
+    await page.waitForTimeout(1_100);
+    expect(await phoneSeconds(page)).toBe(paused);
+    await focus.press('Resume');
+    await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
+    const correct = await focus.count('Correct');
+    await focus.press('Correct');
+    await expect.poll(() => page.locator('#count-correct').textContent(), { timeout: 4_000 }).toBe(String(correct + 1));
+  });
+
+  it('opens the settings sheet and tests the connection', async () => {
+    const { page } = phone;
+    await page.getByRole('button', { name: 'Settings' }).tap();
+    await expect.poll(() => page.getByRole('textbox', { name: 'Server' }).inputValue()).toBe(appUrl);
+    await page.getByRole('button', { name: 'Test connection' }).tap();
+    await expect.poll(() => page.locator('.test-result').textContent(), { timeout: 5_000 }).toMatch(/^Connected in \d+ ms: a session is running\.$/);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'settings-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'settings-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    // A browser may only reach the server that served it: another one is refused with a reason.
+    await page.getByRole('textbox', { name: 'Server' }).fill('http://192.168.1.20:3000');
+    await page.getByRole('button', { name: 'Save' }).tap();
+    await expect.poll(() => page.locator('#server-url-error').textContent()).toMatch(/only reach the server it was opened from/);
+    await page.getByRole('button', { name: 'Done' }).tap();
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+  });
+
+  it('shows the offline badge within the backoff cap when the server stops, and clears it with the right time after a restart', async () => {
+    const { page } = phone;
+    const completionAtMs = await completionAt(undefined);
+    expect(await page.locator('.offline-badge').count()).toBe(0);
+    const stoppedAt = Date.now();
+    expect(await studyhall.stop()).toBe(0);
+    await page.locator('.offline-badge').waitFor({ state: 'visible', timeout: BACKOFF_CAP_LOOPBACK_MS });
+    expect(Date.now() - stoppedAt).toBeLessThanOrEqual(BACKOFF_CAP_LOOPBACK_MS);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-offline-light.png') });
+    // While offline the time still runs from the last completionAtMs, and the page says what happened.
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(completionAtMs))).toBeLessThanOrEqual(1);
+    const panel = await focus.remotePanel();
+    await panel.getByText('Server not reachable').waitFor({ timeout: 10_000 });
+    await panel.getByText(/Your timer keeps running here/).waitFor();
+
+    studyhall = startStudyhall(env);
+    await studyhall.ready;
+    const upAt = Date.now();
+    await page.locator('.offline-badge').waitFor({ state: 'detached', timeout: BACKOFF_CAP_LOOPBACK_MS + 1_000 });
+    expect(Date.now() - upAt).toBeLessThanOrEqual(BACKOFF_CAP_LOOPBACK_MS + 1_000);
+    // The page posts its snapshot again when its event stream reconnects; the time is the page's.
+    await expect.poll(() => page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(completionAtMs))).toBeLessThanOrEqual(1);
+    expect(formatRemaining(completionAtMs - Date.now())).toMatch(/^\d\d:\d\d$/);
+    await panel.getByText('Phone connected').waitFor({ timeout: 10_000 });
+    // And the page still takes the phone's taps.
+    const before = await focus.count('Correct');
+    await page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await focus.waitForCount('Correct', before + 1, 2_000);
+  }, 120_000);
+
+  it('ran under the Content-Security-Policy without a violation or an error', async () => {
+    await expectNoProblems(phone);
+    expect(focus.violations).toEqual([]);
+  });
+});
+
+describe("the Android overlay's page", () => {
+  it('shows itself for the running session and hides when the focus page finishes it', async () => {
+    const [focus] = focusPages;
+    if (!focus) throw new Error('the focus page of the first tests is missing');
+    // The calls OverlayService.java receives from the page, recorded by a stand-in bridge.
+    const context = await browser.newContext({ viewport: { width: 208, height: 64 } });
+    await context.addInitScript(() => {
+      const calls: string[] = [];
+      Object.assign(window, {
+        __overlayCalls: calls,
+        StudyhallOverlay: { setVisible: (visible: boolean) => calls.push(`visible ${visible}`), openApp: () => calls.push('openApp'), close: () => calls.push('close') },
+      });
+    });
+    try {
+      const page = await context.newPage();
+      const calls = () => page.evaluate(() => (window as unknown as { __overlayCalls: string[] }).__overlayCalls);
+      const completionAtMs = await completionAt(undefined);
+      await page.goto(`${appUrl}/companion/overlay.html?server=${encodeURIComponent(appUrl)}&code=`);
+      // The first look is immediate: hidden while watching, then shown for the running session.
+      await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true']);
+      await expect.poll(async () => Math.abs(seconds((await page.locator('.overlay-time').textContent()) ?? '') - expectedSeconds(completionAtMs)), { timeout: 3_000 }).toBeLessThanOrEqual(1);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'android-overlay.png') });
+      await focus.press('Finish');
+      await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true', 'visible false']);
+      await page.locator('.overlay-face').click();
+      expect((await calls()).at(-1)).toBe('openApp');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
+
+describe('the installable remote', () => {
+  it('links its manifest and registers its own service worker, scoped to /companion/', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${appUrl}/companion/`);
+      const manifestHref = await page.locator('link[rel="manifest"]').getAttribute('href');
+      const manifest = await page.evaluate(async (href) => (await fetch(href ?? '')).json(), manifestHref);
+      expect(manifest).toMatchObject({ start_url: './', scope: './', display: 'standalone' });
+      expect(manifest.icons.map((icon: { sizes: string }) => icon.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+      for (const icon of manifest.icons as Array<{ src: string }>) {
+        expect((await page.request.get(`${appUrl}/companion/${icon.src}`)).headers()['content-type']).toBe('image/png');
+      }
+      const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+      expect(scope).toBe(`${appUrl}/companion/`);
+      // Offline, the worker still opens the remote from its cache (and the remote shows its badge).
+      await context.setOffline(true);
+      await page.reload();
+      await page.locator('.offline-badge').waitFor({ state: 'visible', timeout: 10_000 });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
+
+describe('PIP_PAIRING=on', () => {
+  let biology: FocusPage;
+  let history: FocusPage;
+  let phoneA: Phone;
+  let phoneB: Phone;
+
+  beforeAll(async () => {
+    for (const open of focusPages.splice(0)) await open.context.close();
+    const stopped = studyhall.stop();
+    expect(await stopped, studyhall.output().slice(-2000)).toBe(0);
+    studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
+    await studyhall.ready;
+    biology = await openFocusPage(browser, appUrl, { email: 'bea@example.com', subject: 'Biology' });
+    history = await openFocusPage(browser, appUrl, { email: 'hal@example.com', subject: 'History' });
+    focusPages.push(biology, history);
+    phoneA = await openPhone(browser, `${appUrl}/companion/`);
+  }, 180_000);
+
+  it('shows each page its own code, in its QR link too', async () => {
+    expect(biology.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(history.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(history.code).not.toBe(biology.code);
+    expect(biology.qrLink).toBe(`${appUrl}/companion/#code=${biology.code}`);
+    expect(history.qrLink).toBe(`${appUrl}/companion/#code=${history.code}`);
+    await (await biology.remotePanel()).getByText('Waiting for your phone').waitFor();
+  });
+
+  it('opens the panel from the keyboard, with the code and QR code passing axe at 390 px and on a desktop, light and dark', async () => {
+    const { page } = biology;
+    await page.keyboard.press('Escape');
+    const toggle = page.getByRole('button', { name: /^Phone remote/ });
+    await page.getByRole('region', { name: 'Phone remote' }).waitFor({ state: 'detached' });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('region', { name: 'Phone remote' });
+    await panel.getByRole('img', { name: /^QR code/ }).waitFor();
+    // The panel follows its button in the focus order: Tab reaches the remote's link inside it.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('#phone-remote') !== null)).toBe(true);
+    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.setViewportSize(viewport);
+        await page.emulateMedia({ colorScheme });
+        const result = await new AxeBuilder({ page }).include('#phone-remote').analyze();
+        const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+        expect(serious.map((violation) => `${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `focus-remote-panel-${viewport.width}-${colorScheme}.png`) });
+      }
+    }
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
+  });
+
+  it('refuses a phone without the code, and asks for it', async () => {
+    const status = await phoneA.page.evaluate(async () => (await fetch('/api/pip/state')).status);
+    expect(status).toBe(401);
+    await phoneA.page.getByRole('heading', { name: 'Pair with your focus page' }).waitFor({ timeout: 5_000 });
+    for (const name of ['Correct', 'Incorrect']) expect(await phoneA.page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
+    await phoneA.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'pairing-light.png') });
+  });
+
+  it('works with the code, and each of two phones sees only its own page', async () => {
+    const withCode = await phoneA.page.evaluate(async (code) => (await fetch('/api/pip/state', { headers: { 'x-pip-code': code } })).status, biology.code ?? '');
+    expect(withCode).toBe(200);
+
+    // Typed by hand on one phone, in lower case; the other phone opens the QR code's link.
+    await phoneA.page.getByRole('textbox', { name: 'Pairing code' }).fill((biology.code ?? '').toLowerCase());
+    await phoneA.page.getByRole('button', { name: 'Pair' }).tap();
+    phoneB = await openPhone(browser, history.qrLink, 'dark');
+    expect(new URL(phoneB.page.url()).hash).toBe('');
+
+    await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
+    await expect.poll(() => phoneB.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('History');
+    expect(Math.abs((await phoneSeconds(phoneA.page)) - expectedSeconds(await completionAt(biology.code)))).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(phoneB.page)) - expectedSeconds(await completionAt(history.code)))).toBeLessThanOrEqual(1);
+    await phoneB.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-paired-dark.png') });
+    await (await biology.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
+    await (await history.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
+
+    await phoneA.page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await biology.waitForCount('Correct', 1, 1_000);
+    await phoneB.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
+    await history.waitForCount('Incorrect', 1, 1_000);
+    await phoneB.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
+    await history.waitForCount('Incorrect', 2, 1_000);
+
+    expect([await biology.count('Correct'), await biology.count('Incorrect'), await biology.count('Skip')]).toEqual([1, 0, 0]);
+    expect([await history.count('Correct'), await history.count('Incorrect'), await history.count('Skip')]).toEqual([0, 2, 0]);
+    await expect.poll(() => phoneA.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('0');
+    await expect.poll(() => phoneB.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('2');
+    await expect.poll(() => phoneB.page.locator('#count-correct').textContent()).toBe('0');
+
+    // The page's own pause reaches only its phone.
+    await history.press('Pause');
+    await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus · paused');
+    expect(await phoneA.page.locator('.phase').textContent()).toBe('Focus');
+    await history.press('Resume');
+    await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
+  });
+
+  it('lets a second tab of the same student point to the first, and take the remote over with the same code when it closes', async () => {
+    const second = await history.context.newPage();
+    await second.goto(`${appUrl}/focus`);
+    await second.getByRole('button', { name: 'Pause' }).waitFor();
+    await second.getByRole('button', { name: /^Phone remote/ }).click();
+    const panel = second.getByRole('region', { name: 'Phone remote' });
+    await panel.getByText(/Another studyhall tab in this browser holds the phone remote/).waitFor();
+    await panel.getByText('Handled by another tab').waitFor();
+    const correct = Number(await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').textContent());
+    await history.page.close();
+    await panel.getByLabel('Pairing code').waitFor({ timeout: 10_000 });
+    expect(((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '')).toBe(history.code);
+    await phoneB.page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').filter({ hasText: new RegExp(`^${correct + 1}$`) }).waitFor({ timeout: 2_000 });
+  }, 60_000);
+
+  it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
+    const oldCode = biology.code ?? '';
+    expect(await studyhall.stop()).toBe(0);
+    studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
+    await studyhall.ready;
+    const panel = await biology.remotePanel();
+    await panel.getByText(/The server forgot the old code/).waitFor({ timeout: 15_000 });
+    const newCode = ((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '');
+    expect(newCode).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(newCode).not.toBe(oldCode);
+    await biology.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'focus-renewed-code-desktop.png') });
+    await phoneA.page.getByRole('heading', { name: 'Pair with your focus page' }).waitFor({ timeout: 10_000 });
+    await phoneA.page.getByRole('textbox', { name: 'Pairing code' }).fill(newCode);
+    await phoneA.page.getByRole('button', { name: 'Pair' }).tap();
+    await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
+    const before = await biology.count('Skip');
+    await phoneA.page.getByRole('button', { name: 'Skip', exact: true }).tap();
+    await biology.waitForCount('Skip', before + 1, 2_000);
+    // The phone came back with the new code: the warning has done its work.
+    await panel.getByText('Phone connected').waitFor({ timeout: 5_000 });
+    expect(await panel.getByText(/The server forgot the old code/).count()).toBe(0);
+  }, 120_000);
+
+  it('ran both phones and both pages under the Content-Security-Policy without a violation or an error', async () => {
+    for (const phone of [phoneA, phoneB]) await expectNoProblems(phone);
+    expect([...biology.violations, ...history.violations]).toEqual([]);
+  });
+
+  it('stops cleanly', async () => {
+    expect(await studyhall.stop()).toBe(0);
+  }, 30_000);
+});

@@ -1,0 +1,266 @@
+// The focus page's pairing state machine against a real gateway on loopback (requests with fetch,
+// the event stream with undici's EventSource, which behaves as the browser's): pairing off and on,
+// a reload keeping its code, the phone's presence, and every refusal a page meets: a wrong code, a
+// channel the server forgot (a restart, ten idle minutes), pairing switched off, a full server, a
+// token it cannot read, and a server that does not answer.
+import { EventSource } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PipRelay } from '../../../gateway/src/pip/pip-relay.ts';
+import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import type { PairingView } from './pairing.ts';
+import { CHANNEL_STORAGE_KEY, PhoneLink } from './phone-link.ts';
+import type { EventSourceLike, RelayedAction } from './relay.ts';
+
+const open: Array<{ close(): Promise<void> }> = [];
+const links: PhoneLink[] = [];
+afterEach(async () => {
+  for (const link of links.splice(0)) link.stop();
+  for (const gateway of open.splice(0)) await gateway.close();
+});
+
+interface Server {
+  gateway: TestGateway;
+  url: string;
+  port: number;
+}
+
+async function server(options: { pairing: boolean; port?: number; relay?: PipRelay }): Promise<Server> {
+  const gateway = await startTestGateway({ config: { pipPairing: options.pairing }, ...(options.relay ? { relay: options.relay } : {}) });
+  open.push(gateway);
+  const url = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  return { gateway, url, port: Number(new URL(url).port) };
+}
+
+class MemoryStorage {
+  readonly items = new Map<string, string>();
+  getItem(key: string) {
+    return this.items.get(key) ?? null;
+  }
+  setItem(key: string, value: string) {
+    this.items.set(key, value);
+  }
+  removeItem(key: string) {
+    this.items.delete(key);
+  }
+}
+
+function snapshot(subject: string, correct: number) {
+  return {
+    phase: 'focus' as const,
+    running: true,
+    remainingMs: 600_000,
+    completionAtMs: Date.now() + 600_000,
+    subject: { id: subject.toLowerCase(), name: subject },
+    task: null,
+    attempts: { correct, incorrect: 0, skipped: 0 },
+    target: null,
+  };
+}
+
+/** A focus page's link: what it shows, what it applied, the snapshot it posts. */
+function page(base: string, subject: string, storage = new MemoryStorage()) {
+  const views: PairingView[] = [];
+  const actions: RelayedAction[] = [];
+  const state = { correct: 0 };
+  const link = new PhoneLink({
+    base,
+    fetch: (url, init) => fetch(url, init),
+    openStream: (url) => new EventSource(url) as unknown as EventSourceLike,
+    snapshot: () => snapshot(subject, state.correct),
+    onAction: (action) => {
+      actions.push(action);
+      if (action.action === 'correct') state.correct++;
+      link.post();
+    },
+    onView: (view) => views.push(view),
+    storage,
+  });
+  links.push(link);
+  link.start();
+  return { link, views, actions, storage, view: () => link.view() };
+}
+
+async function until<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 8_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const phoneGet = (base: string, code?: string) => fetch(`${base}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} });
+const phoneSend = (base: string, code: string | undefined, action: string) =>
+  fetch(`${base}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json', ...(code ? { 'x-pip-code': code } : {}) }, body: JSON.stringify({ action }) });
+
+function codeOf(view: PairingView): string {
+  if (view.status !== 'on') throw new Error(`not paired: ${view.status}`);
+  return view.code;
+}
+
+const live = (view: PairingView) => (view.status === 'on' || view.status === 'off') && view.stream === 'live';
+
+describe('pairing off (the default)', () => {
+  it('says so, uses the shared channel, posts on hello, and applies each action once', async () => {
+    const { url } = await server({ pairing: false });
+    const biology = page(url, 'Biology');
+    expect(biology.views[0]).toEqual({ status: 'pairing' });
+    await until(biology.view, live);
+    expect(biology.view()).toMatchObject({ status: 'off', phone: { state: 'none' } });
+    expect(biology.storage.items.size).toBe(0);
+    // The hello made the page post its snapshot: any phone reads it, no code needed.
+    await until(async () => (await (await phoneGet(url)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    expect(await (await phoneSend(url, undefined, 'correct')).json()).toMatchObject({ delivered: 1 });
+    await until(() => biology.actions.length, (count) => count === 1);
+    await until(async () => (await (await phoneGet(url)).json()) as { attempts: { correct: number } }, (body) => body.attempts.correct === 1);
+    expect(biology.actions.map((action) => action.action)).toEqual(['correct']);
+  });
+});
+
+describe('pairing on', () => {
+  it('shows a code that a phone needs: without it or with a wrong one the phone is refused', async () => {
+    const { url } = await server({ pairing: true });
+    const biology = page(url, 'Biology');
+    const view = await until(biology.view, live);
+    const code = codeOf(view);
+    expect(code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
+    expect(view).toMatchObject({ renewed: false, phone: { state: 'none' } });
+    expect(biology.storage.getItem(CHANNEL_STORAGE_KEY)).toMatch(/^[A-Za-z0-9_-]{32}$/);
+
+    const without = await phoneGet(url);
+    expect(without.status).toBe(401);
+    expect((await without.json()).error).toBe('pairing_required');
+    const wrongCode = code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA';
+    const wrong = await phoneSend(url, wrongCode, 'correct');
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).error).toBe('pairing_code_invalid');
+    expect(biology.actions).toEqual([]);
+
+    const withCode = await until(async () => (await (await phoneGet(url, code)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    expect(withCode.subject?.name).toBe('Biology');
+    expect(await (await phoneSend(url, code.toLowerCase(), 'correct')).json()).toMatchObject({ delivered: 1 });
+    await until(() => biology.actions.length, (count) => count === 1);
+  });
+
+  it('keeps its code across a reload of the tab, and two pages never share a code or an action', async () => {
+    const { url } = await server({ pairing: true });
+    const storage = new MemoryStorage();
+    const first = page(url, 'Biology', storage);
+    const code = codeOf(await until(first.view, live));
+    first.link.stop();
+    const reloaded = page(url, 'Biology', storage);
+    const again = await until(reloaded.view, live);
+    expect(again).toMatchObject({ status: 'on', code, renewed: false });
+
+    const history = page(url, 'History');
+    const historyCode = codeOf(await until(history.view, live));
+    expect(historyCode).not.toBe(code);
+    await phoneSend(url, historyCode, 'correct');
+    await until(() => history.actions.length, (count) => count === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(reloaded.actions).toEqual([]);
+  });
+
+  it('shows a phone arriving and, after it goes quiet, gone; a refused phone does not count', async () => {
+    const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, {}, 400) });
+    const biology = page(url, 'Biology');
+    const code = codeOf(await until(biology.view, live));
+    await phoneGet(url, code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(biology.view()).toMatchObject({ phone: { state: 'none' } });
+    await phoneGet(url, code);
+    await until(biology.view, (view) => view.status === 'on' && view.phone.state === 'present');
+    await until(biology.view, (view) => view.status === 'on' && view.phone.state === 'gone', 3_000);
+  });
+
+  it('pairs again with a new code, marked renewed, when a restarted server forgot the channel; the old code is refused', async () => {
+    const first = await server({ pairing: true });
+    const biology = page(first.url, 'Biology');
+    const oldCode = codeOf(await until(biology.view, live));
+    await first.gateway.close();
+    open.splice(open.indexOf(first.gateway), 1);
+    // The stream drops and shows as lost while nothing answers.
+    await until(biology.view, (view) => view.status === 'on' && view.stream === 'lost', 8_000);
+    const second = await server({ pairing: true, port: first.port });
+    const view = await until(biology.view, (current) => live(current) && current.status === 'on' && current.code !== oldCode, 15_000);
+    expect(view).toMatchObject({ status: 'on', renewed: true });
+    const refused = await phoneGet(second.url, oldCode);
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error).toBe('pairing_code_invalid');
+    // The new channel has the page's snapshot again.
+    await until(async () => (await (await phoneGet(second.url, codeOf(view))).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+  }, 30_000);
+
+  it('gets a new code after a reload when the page was away longer than the idle timeout', async () => {
+    let now = Date.now();
+    const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, { idleTimeoutMs: 60_000, now: () => now }) });
+    const storage = new MemoryStorage();
+    const before = page(url, 'Biology', storage);
+    const oldCode = codeOf(await until(before.view, live));
+    before.link.stop(); // the tab is closed
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    now += 61_000;
+    // The server forgets idle pairings on its ping timer or when another page pairs.
+    await until(page(url, 'History').view, live);
+    const after = page(url, 'Biology', storage);
+    const view = await until(after.view, live);
+    expect(codeOf(view)).not.toBe(oldCode);
+    expect(view).toMatchObject({ renewed: true });
+    expect((await phoneGet(url, oldCode)).status).toBe(401);
+  });
+
+  it('follows a server restarted with pairing off: the code goes away and phones need none', async () => {
+    const first = await server({ pairing: true });
+    const biology = page(first.url, 'Biology');
+    await until(biology.view, live);
+    await first.gateway.close();
+    open.splice(open.indexOf(first.gateway), 1);
+    await server({ pairing: false, port: first.port });
+    await until(biology.view, (view) => view.status === 'off' && view.stream === 'live', 15_000);
+    expect(biology.storage.items.size).toBe(0);
+    await until(async () => (await (await phoneGet(first.url)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+  }, 30_000);
+
+  it('says the server is full while every slot holds an open page, and pairs once one frees up', async () => {
+    const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, { maxPairings: 1 }) });
+    const holder = page(url, 'Biology');
+    await until(holder.view, live);
+    const waiting = page(url, 'History');
+    await until(waiting.view, (view) => view.status === 'full');
+    expect(waiting.view()).toMatchObject({ status: 'full' });
+    holder.link.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    waiting.link.retryNow();
+    await until(waiting.view, live);
+  });
+
+  it('forgets a stored token the server cannot read and pairs afresh', async () => {
+    const { url } = await server({ pairing: true });
+    const storage = new MemoryStorage();
+    storage.setItem(CHANNEL_STORAGE_KEY, 'not a token!');
+    const biology = page(url, 'Biology', storage);
+    const view = await until(biology.view, live);
+    expect(storage.getItem(CHANNEL_STORAGE_KEY)).not.toBe('not a token!');
+    expect(codeOf(view)).toMatch(/^[A-Z2-9]{6}$/);
+  });
+});
+
+describe('a server that does not answer', () => {
+  it('shows unreachable with when it will ask again, and pairs when the server comes up', async () => {
+    const probe = await server({ pairing: true });
+    const port = probe.port;
+    await probe.gateway.close();
+    open.splice(0);
+    const biology = page(`http://127.0.0.1:${port}`, 'Biology');
+    const view = await until(biology.view, (current) => current.status === 'unreachable');
+    expect(view).toMatchObject({ status: 'unreachable' });
+    if (view.status === 'unreachable') expect(view.retryAt).toBeGreaterThan(Date.now() - 1_000);
+    // Still nothing: the wait grows (1 s, then 2 s).
+    const later = await until(biology.view, (current) => current.status === 'unreachable' && current.retryAt - Date.now() > 1_200, 4_000);
+    expect(later.status).toBe('unreachable');
+    await server({ pairing: true, port });
+    biology.link.retryNow();
+    await until(biology.view, live);
+  }, 20_000);
+});
