@@ -1,8 +1,9 @@
 -- The group page's reads and the owner tools added for the app: the board (members, roles, live
 -- presence filtered by each member's own switches), owners' join-request list, a requester
--- cancelling a pending request, and an owner revoking an invite. Outsiders are refused.
+-- cancelling a pending request, and an owner revoking an invite. Outsiders are refused. Going
+-- offline ends a presence session, so the next session's start is the one the board shows.
 begin;
-select plan(32);
+select plan(35);
 
 select tests.create_user('alice');  -- owner of Board Room (private, invite) and Open Door (public, request)
 select tests.create_user('carol');  -- member, studying, shares her subject but not her tasks
@@ -84,6 +85,22 @@ select throws_ok(format('select public.community_get_group_board(%L)', gen_rando
 select tests.clear_authentication();
 select throws_ok(format('select public.community_get_group_board(%L)', (select room from g)), '42501', null,
   'a signed-out caller cannot call the board at all');
+
+-- A session ends when its student goes offline --------------------------------------------------
+select tests.authenticate_as('carol');
+select public.community_heartbeat('offline');
+reset role;
+select is((select session_started_at from public.user_presence where user_id = tests.get_user_id('carol')), null,
+  'an offline heartbeat clears the session start');
+select tests.authenticate_as('carol');
+select public.community_heartbeat('studying', 's1', 'Anatomy', null, null, now() - interval '2 minutes');
+reset role;
+select is((select session_started_at from public.user_presence where user_id = tests.get_user_id('carol')),
+  now() - interval '2 minutes', 'so the next session''s first heartbeat stores its own start, not the old one');
+update public.user_presence set last_seen = now() - interval '3 minutes' where user_id = tests.get_user_id('carol');
+select public.expire_stale_presence();
+select is((select session_started_at from public.user_presence where user_id = tests.get_user_id('carol')), null,
+  'the expiry sweep (a crashed browser) ends the session too');
 
 -- Join requests: listed for owners, cancelled by their requester ---------------------------------
 select tests.authenticate_as('bob');

@@ -2953,7 +2953,31 @@ on conflict (id) do update
 --   shareCurrentSubject  -> presence.subject;   shareTasks -> presence.task;
 --   shareExactTime       -> presence.since (when the session started) and minutesToday.
 -- A withheld field is null. Presence is live only within two minutes, as everywhere else.
+--
+-- The board's "studying for 25 min" needs session_started_at to describe the current session. A
+-- heartbeat keeps an existing start, so without more a start would stay from the first session
+-- ever: an offline row now holds no session. Going offline (the app's heartbeat on finish,
+-- sign-out and page hide, or the expiry sweep after a crash) clears the start, and the next
+-- session's first heartbeat supplies its own.
 -- Idempotent: part of community-patch-v6.sql.
+
+-- Triggers ---------------------------------------------------------------------------------------
+
+create or replace function private.end_presence_session() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if new.status = 'offline' then
+    new.session_started_at := null;
+  end if;
+  return new;
+end
+$$;
+
+drop trigger if exists trg_end_presence_session on public.user_presence;
+create trigger trg_end_presence_session before insert or update on public.user_presence
+  for each row execute function private.end_presence_session();
 
 -- RPCs -------------------------------------------------------------------------------------------
 
@@ -3081,6 +3105,7 @@ comment on function public.community_revoke_invite(text) is
 
 -- Grants -----------------------------------------------------------------------------------------
 
+revoke execute on function private.end_presence_session() from public, anon, authenticated;
 revoke execute on function public.community_get_group_board(uuid), public.community_get_join_requests(uuid),
   public.community_cancel_join_request(uuid), public.community_revoke_invite(text)
   from public, anon;
