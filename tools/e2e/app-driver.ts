@@ -3,7 +3,7 @@
 // context, and a collector of CSP violations.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { repoRoot } from '../db/paths.ts';
@@ -76,13 +76,19 @@ export interface CspProxy {
   url: string;
   /** Whether the upstream already sent a policy (then the proxy passes it through untouched). */
   upstreamSentCsp: () => boolean;
+  /**
+   * Cuts every WebSocket the proxy carries (realtime), as a dropped network would, and refuses new
+   * ones for `refuseForMs`, so a test can talk while the socket is away.
+   */
+  dropWebSockets(refuseForMs?: number): number;
   close(): Promise<void>;
 }
 
 /**
  * A pass-through HTTP proxy in front of the gateway that adds APP_CSP to HTML answers lacking a
  * Content-Security-Policy, so the app is proven to run under it whether or not the gateway sends
- * it already. Streams (SSE) pass through unbuffered.
+ * it already. Streams (SSE) pass through unbuffered; WebSocket upgrades (realtime) are tunnelled
+ * byte for byte, and can be cut on demand.
  */
 export async function startCspProxy(upstream: string): Promise<CspProxy> {
   const target = new URL(upstream);
@@ -104,13 +110,46 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
     });
     request.pipe(forward);
   });
+  const tunnels = new Set<Socket>();
+  let refuseUntil = 0;
+  server.on('upgrade', (request: http.IncomingMessage, client: Socket, head: Buffer) => {
+    if (Date.now() < refuseUntil) return client.destroy();
+    const upstream = connect(Number(target.port), target.hostname, () => {
+      const lines = [`${request.method} ${request.url} HTTP/1.1`];
+      for (let index = 0; index < request.rawHeaders.length; index += 2) {
+        const name = request.rawHeaders[index] ?? '';
+        lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : request.rawHeaders[index + 1]}`);
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      tunnels.delete(client);
+      tunnels.delete(upstream);
+    };
+    tunnels.add(client);
+    tunnels.add(upstream);
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     upstreamSentCsp: () => sawUpstreamCsp,
+    dropWebSockets(refuseForMs = 0) {
+      refuseUntil = Date.now() + refuseForMs;
+      const count = [...tunnels].filter((socket) => !socket.destroyed).length / 2;
+      for (const socket of tunnels) socket.destroy();
+      tunnels.clear();
+      return count;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const socket of tunnels) socket.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -61,6 +61,8 @@ export async function requireToken(): Promise<string> {
 }
 
 export async function signOut(): Promise<void> {
+  // Buddies and groups stop seeing this student as studying, while the token still works.
+  await (await import('./presence.ts')).stopPresence().catch(() => undefined);
   try {
     const client = await loadClient();
     await client.auth.signOut({ scope: 'local' });

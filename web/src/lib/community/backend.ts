@@ -91,3 +91,6 @@ export async function currentUserId(): Promise<string | null> {
   const { data } = await (await client()).auth.getSession();
   return data.session?.user.id ?? null;
 }
+
+/** The answer of a function that returns nothing (void): whatever the Data API sends for it. */
+export const nothing = z.unknown().transform(() => null);
