@@ -33,7 +33,7 @@ export function AlertBell({ type, id, name, enabled, onChanged, compact = false 
         onClick={() => void toggle()}
       >
         {enabled ? <BellIcon size={18} /> : <BellOffIcon size={18} />}
-        {!compact && <span>{enabled ? 'Start alerts on' : 'Start alerts off'}</span>}
+        {!compact && <span>Start alerts</span>}
       </button>
       {error && <span class="field-error" role="alert">{error}</span>}
     </span>

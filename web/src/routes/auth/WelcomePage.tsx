@@ -76,11 +76,11 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
   return (
     <main class="welcome" id="main">
       <div class="welcome-card card">
-        {intro}
         <div class="welcome-brand">
           <img src="/icon.svg" alt="" width="40" height="40" />
           <p class="welcome-name">studyhall</p>
         </div>
+        {intro}
         <Heading class="welcome-title">{mode === 'login' ? 'Welcome back' : 'Create your account'}</Heading>
         <p class="muted">
           {mode === 'login'

@@ -174,7 +174,7 @@ export default function BuddiesPage() {
         <a class="button" href="/settings/privacy">What my buddies see</a>
       </div>
       {enrollment.data && !enrollment.data.consent && (
-        <div class="notice">
+        <div class="notice callout">
           <p>Your buddies see you as offline while you study: community sharing is off.</p>
           <a class="button" href="/settings/privacy">Privacy settings</a>
         </div>

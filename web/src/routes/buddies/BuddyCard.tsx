@@ -7,7 +7,7 @@ import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { NotShared, PresenceBadge } from '../../components/community/Presence.tsx';
 import { CheckIcon } from '../../components/icons.tsx';
 import type { OverviewEntry } from '../../lib/community/schemas.ts';
-import { minutesText } from '../../lib/format.ts';
+import { minutesText, plural } from '../../lib/format.ts';
 
 function Fact({ label, children }: { label: string; children: preact.ComponentChildren }) {
   return (
@@ -50,7 +50,7 @@ export function BuddyCard({ buddy, alertOn, onAlertChanged, onRemove, onBlock }:
           <ul class="buddy-subjects">
             {buddy.subjects.map((subject) => (
               <li key={subject.name}>
-                <div class="row-between small"><span>{subject.name || 'No subject'}</span><span class="muted tabular">{minutesText(subject.minutes)}{subject.questions !== null ? ` · ${subject.questions} q` : ''}</span></div>
+                <div class="row-between small"><span>{subject.name || 'No subject'}</span><span class="muted tabular">{minutesText(subject.minutes)}{subject.questions ? ` · ${plural(subject.questions, 'question')}` : ''}</span></div>
                 <div class="bar-track" aria-hidden="true"><span style={{ width: `${(subject.minutes / maxMinutes) * 100}%` }} /></div>
               </li>
             ))}

@@ -59,7 +59,7 @@ function GroupAction({ group, pending, onChange }: { group: DiscoveredGroup; pen
     control = <span class="small muted group-invite-only">Invite link only</span>;
   } else {
     control = (
-      <button type="button" class="button button-primary" disabled={busy} aria-label={`${group.join_policy === 'open' ? 'Join' : 'Ask to join'} ${group.name}`} onClick={() => void act(async () => {
+      <button type="button" class="button" disabled={busy} aria-label={`${group.join_policy === 'open' ? 'Join' : 'Ask to join'} ${group.name}`} onClick={() => void act(async () => {
         const answer = await joinGroup(group.id);
         if (answer === 'member') {
           onChange({ member: true });
@@ -186,7 +186,7 @@ export default function CommunityPage() {
       </div>
 
       {enrollment.data && !enrollment.data.consent && (
-        <div class="notice">
+        <div class="notice callout">
           <ShieldIcon size={20} />
           <p>You appear offline to others while you study. Turn on community sharing to show your groups and buddies when you focus.</p>
           <a class="button" href="/settings/privacy">Privacy settings</a>
@@ -213,7 +213,7 @@ export default function CommunityPage() {
           <GroupIcon size={28} />
           <strong>{term ? `No groups match “${term}”` : 'No groups yet'}</strong>
           <p>{term ? 'Try another word, or create your own group and invite others.' : 'Find one or create your own: a group shows who is studying right now and has its own chat.'}</p>
-          <button type="button" class="button button-primary" onClick={() => setCreating(true)}>Create a group</button>
+          <button type="button" class="button" onClick={() => setCreating(true)}>Create a group</button>
         </div>
       ) : (
         <>

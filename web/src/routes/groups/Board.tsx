@@ -50,7 +50,7 @@ function ActiveTile({ member, now, onReport }: { member: BoardMember; now: numbe
         <p class="board-doing small">{doing || <span class="muted">Subject not shared</span>}</p>
       </div>
       <p class="board-today small tabular" title="Minutes studied today">
-        {member.minutesToday === null ? <NotShared what="Time today" /> : <>{minutesText(member.minutesToday)}<span class="muted"> today</span></>}
+        {member.minutesToday === null ? <NotShared what="Time today" /> : member.minutesToday === 0 ? <span class="muted">Nothing yet today</span> : <>{minutesText(member.minutesToday)}<span class="muted"> today</span></>}
       </p>
       <ReportMember member={member} onReport={onReport} />
     </li>
@@ -85,7 +85,7 @@ export function Board({ members, now, consented, onReport }: { members: readonly
     <section class="card board" aria-labelledby="board-title">
       <div class="row-between">
         <h2 id="board-title" class="card-title">Studying now</h2>
-        <p class="small muted tabular" aria-live="polite">{studying === 0 ? 'Nobody right now' : `${plural(studying, 'member')} studying`}</p>
+        {studying > 0 && <p class="small muted tabular">{plural(studying, 'member')} studying</p>}
       </div>
       {active.length === 0 ? (
         <div class="board-empty">

@@ -18,7 +18,7 @@ function msOf(message: ChatMessage): number {
 }
 
 function clockText(ms: number): string {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return new Date(ms).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
 }
 
 function dividerText(ms: number): string {

@@ -257,16 +257,18 @@ function Details({ group, onSaved }: { group: GroupRow; onSaved: (next: GroupRow
     }
   };
   return (
-    <form class="card stack" aria-labelledby="details-title" onSubmit={(event) => void save(event)} noValidate>
-      <h3 id="details-title" class="card-title">Group details</h3>
-      <GroupFields idPrefix="edit-group" values={values} errors={errors} currentIconUrl={group.icon_url} onChange={(next) => {
-        setValues(next);
-        setSaved(false);
-      }} onIconError={(message) => setErrors((previous) => ({ ...previous, icon: message }))} />
-      {problem && <div class="notice notice-error" role="alert"><p>{problem}</p></div>}
-      {saved && <SuccessNotice>Saved. Members see the changes now.</SuccessNotice>}
-      <div class="row"><button type="submit" class="button button-primary" disabled={busy}>{busy ? 'Saving…' : 'Save details'}</button></div>
-    </form>
+    <details class="card disclosure">
+      <summary><h3 id="details-title" class="card-title">Edit name, description, icon and who can join</h3></summary>
+      <form class="stack" aria-labelledby="details-title" onSubmit={(event) => void save(event)} noValidate>
+        <GroupFields idPrefix="edit-group" values={values} errors={errors} currentIconUrl={group.icon_url} onChange={(next) => {
+          setValues(next);
+          setSaved(false);
+        }} onIconError={(message) => setErrors((previous) => ({ ...previous, icon: message }))} />
+        {problem && <div class="notice notice-error" role="alert"><p>{problem}</p></div>}
+        {saved && <SuccessNotice>Saved. Members see the changes now.</SuccessNotice>}
+        <div class="row"><button type="submit" class="button button-primary" disabled={busy}>{busy ? 'Saving…' : 'Save details'}</button></div>
+      </form>
+    </details>
   );
 }
 

@@ -55,15 +55,18 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
         <table class="table leaderboard">
           <caption class="visually-hidden">Points {words?.empty}: study minutes plus correct answers</caption>
           <thead>
-            <tr><th scope="col" class="number">#</th><th scope="col">Member</th><th scope="col" class="number">Minutes</th><th scope="col" class="number">Correct</th><th scope="col" class="number">Points</th></tr>
+            <tr><th scope="col" class="number">#</th><th scope="col">Member</th><th scope="col" class="number hide-phone">Minutes</th><th scope="col" class="number hide-phone">Correct</th><th scope="col" class="number">Points</th></tr>
           </thead>
           <tbody>
             {ranked.map((row) => (
               <tr key={row.user_id} class={row.user_id === meId ? 'is-you' : ''}>
                 <td class="number"><span class={`rank rank-${row.rank}`}>{row.rank}</span></td>
-                <td>{row.display_name}{row.user_id === meId && <span class="muted"> (you)</span>}</td>
-                <td class="number">{minutesText(row.minutes)}</td>
-                <td class="number">{row.correct}</td>
+                <td>
+                  {row.display_name}{row.user_id === meId && <span class="muted"> (you)</span>}
+                  <span class="show-phone small muted">{minutesText(row.minutes)} · {row.correct} correct</span>
+                </td>
+                <td class="number nowrap hide-phone">{minutesText(row.minutes)}</td>
+                <td class="number hide-phone">{row.correct}</td>
                 <td class="number"><strong>{row.points}</strong></td>
               </tr>
             ))}
@@ -92,7 +95,7 @@ function Analytics({ groupId }: { groupId: string }) {
         <div class="skeleton skeleton-card" aria-busy="true" aria-label="Loading activity" />
       ) : (
         <>
-          <p class="small muted tabular">{minutesText(total)} studied together in {days} days; at most {plural(busiest, 'member')} active on one day.</p>
+          {total > 0 && <p class="small muted tabular">{minutesText(total)} studied together in {days} days; at most {plural(busiest, 'member')} active on one day.</p>}
           {total === 0 ? (
             <div class="empty"><strong>No study time in the last {days} days</strong><p>When members finish focus sessions, their minutes add up here day by day.</p></div>
           ) : (

@@ -15,7 +15,7 @@ import '../../styles/community.css';
 
 interface Row {
   what: string;
-  buddies: boolean;
+  buddies: boolean | 'never';
   groups: boolean | 'never';
 }
 
@@ -27,7 +27,7 @@ export function whoSeesWhat(enrollment: Enrollment): Row[] {
     { what: 'Studying, on a break or offline, right now', buddies: live, groups: live },
     { what: 'The subject you study now', buddies: live && p.shareCurrentSubject, groups: live && p.shareCurrentSubject },
     { what: 'The task you work on now', buddies: live && p.shareTasks, groups: live && p.shareTasks },
-    { what: 'How long your session has run', buddies: false, groups: live && p.shareExactTime },
+    { what: 'How long your session has run', buddies: 'never', groups: live && p.shareExactTime },
     { what: "Today's minutes", buddies: p.shareExactTime, groups: p.shareExactTime },
     { what: "Today's minutes per subject", buddies: p.shareSubjectBreakdown, groups: 'never' },
     { what: "Today's question counts", buddies: p.shareQuestionCounts, groups: 'never' },
@@ -37,6 +37,7 @@ export function whoSeesWhat(enrollment: Enrollment): Row[] {
 
 function Cell({ value }: { value: boolean | 'never' }) {
   if (value === true) return <span class="sees"><CheckIcon size={16} />Sees it</span>;
+  if (value === 'never') return <span class="muted small" title="Never shown to them">—<span class="visually-hidden">never shown</span></span>;
   return <NotShared />;
 }
 
