@@ -29,6 +29,8 @@ let cy: Student;
 const violations: CspViolation[] = [];
 const contexts: BrowserContext[] = [];
 const pages = new Map<string, Page>();
+/** Night Shift Anatomy, Ada's private group (its id, once created). */
+let groupId = '';
 
 async function newPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -84,7 +86,6 @@ afterAll(async () => {
 
 describe('a private, invite-only group', () => {
   let groupUrl = '';
-  let groupId = '';
   let inviteUrl = '';
 
   it('is created by Ada, who makes an invite link', async () => {
@@ -408,4 +409,69 @@ describe('start alerts in the browser', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Buddies');
     await expect.poll(async () => (await shown()).length).toBe(0);
   }, 60_000);
+});
+
+describe('accessibility', () => {
+  const looks = [
+    { colorScheme: 'light', viewport: { width: 1280, height: 800 } },
+    { colorScheme: 'dark', viewport: { width: 1280, height: 800 } },
+    { colorScheme: 'light', viewport: { width: 390, height: 844 } },
+    { colorScheme: 'dark', viewport: { width: 390, height: 844 } },
+  ] as const;
+
+  async function seriousViolations(page: Page, what: string): Promise<string[]> {
+    const result = await new AxeBuilder({ page }).analyze();
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${what}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  }
+
+  it('has no serious or critical axe violation on any community screen, light or dark, phone or desktop', async () => {
+    expect(groupId).not.toBe('');
+    const token = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', { body: { p_type: 'group', p_target_id: groupId } });
+    const buddyToken = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', { body: { p_type: 'buddy', p_target_id: ada.id } });
+    // Who looks at what: Ada owns the group (so its page shows every owner tool), Cy is outside it.
+    const screens: { who: Student; route: string; ready: (page: Page) => Promise<unknown>; open?: (page: Page) => Promise<unknown> }[] = [
+      { who: ada, route: '/community', ready: (page) => page.locator('.group-row-title, .empty').first().waitFor() },
+      { who: ada, route: '/community', ready: (page) => page.locator('main h1').waitFor(), open: (page) => page.getByRole('button', { name: 'Create a group' }).first().click().then(() => page.getByRole('dialog', { name: 'Create a group' }).waitFor()) },
+      { who: ada, route: `/groups/${groupId}`, ready: (page) => page.locator('.chat-message').first().waitFor(), open: (page) => page.locator('details.disclosure summary').first().click() },
+      { who: cy, route: `/groups/${groupId}`, ready: (page) => page.getByRole('heading', { name: 'This group does not exist or is private' }).waitFor() },
+      { who: cy, route: `/invite/${token}`, ready: (page) => page.getByRole('button', { name: 'Join Night Shift Anatomy' }).waitFor() },
+      { who: cy, route: `/invite/${buddyToken}`, ready: (page) => page.locator('.invite-summary').waitFor() },
+      { who: cy, route: '/invite/00000000-0000-4000-8000-000000000000', ready: (page) => page.getByRole('heading', { name: 'This invite link does not work' }).waitFor() },
+      { who: ada, route: '/buddies', ready: (page) => page.getByRole('listitem', { name: 'Bo' }).waitFor() },
+      { who: bo, route: '/settings/privacy', ready: (page) => page.getByRole('switch', { name: 'Stealth mode' }).waitFor() },
+    ];
+    const found: string[] = [];
+    for (const { colorScheme, viewport } of looks) {
+      const opened = new Map<string, Page>();
+      for (const { who, route, ready, open: reveal } of screens) {
+        let page = opened.get(who.handle);
+        if (!page) {
+          const context = await signedInContext(browser, who.session, { colorScheme, viewport, reducedMotion: 'reduce' });
+          contexts.push(context);
+          page = await newPage(context);
+          opened.set(who.handle, page);
+        }
+        await open(page, route);
+        await ready(page);
+        if (reveal) await reveal(page);
+        found.push(...(await seriousViolations(page, `${route}${reveal ? ' (opened)' : ''} as ${who.handle}, ${colorScheme} ${viewport.width}`)));
+      }
+      for (const page of opened.values()) await page.context().close();
+    }
+    // A signed-out visitor on an invite sees the preview and the sign-up form together.
+    const visitorContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    contexts.push(visitorContext);
+    const visitor = await newPage(visitorContext);
+    await visitor.goto(`${app}/invite/${token}`);
+    await visitor.locator('.invite-summary').waitFor();
+    found.push(...(await seriousViolations(visitor, `/invite signed out`)));
+    await visitorContext.close();
+    expect(found).toEqual([]);
+  }, 240_000);
+
+  it('loads every community screen without a Content-Security-Policy violation', () => {
+    expect(violations).toEqual([]);
+  });
 });
