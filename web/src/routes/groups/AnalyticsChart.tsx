@@ -35,7 +35,8 @@ export default function AnalyticsChart({ days }: { days: AnalyticsDay[] }) {
           height: Number.parseFloat(token('--chart-height')) * 16 || 192,
           legend: { show: false },
           cursor: { show: false },
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 30) * 1.1] } },
+          // Half a day either side, so the first and last bars are whole rather than cut at the edges.
+          scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, _min, max) => [0, Math.max(max, 30) * 1.1] } },
           axes: [
             { ...axis, values: (_u, splits) => splits.map((seconds) => new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })) },
             { ...axis, size: 56, values: (_u, splits) => splits.map((minutes) => `${Math.round(minutes)}m`) },

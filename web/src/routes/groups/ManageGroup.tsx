@@ -191,10 +191,10 @@ function Members({ group, members, onChanged, confirm }: { group: GroupRow; memb
               <Avatar url={member.avatarUrl} name={name} size="small" />
               <div class="list-main">
                 <p class="list-title">{name}{member.you && <span class="muted"> (you)</span>}</p>
-                <p class="list-meta">{member.role === 'owner' ? 'Owner' : 'Member'} · joined {dateTime(member.joinedAt)}</p>
+                <p class="list-meta">{member.role === 'owner' ? 'Owner' : 'Member'} · joined {new Date(member.joinedAt).toLocaleDateString(undefined, { dateStyle: 'medium' })}</p>
               </div>
               {!member.you && (
-                <div class="row">
+                <div class="row member-actions">
                   {member.role === 'member' ? (
                     <button type="button" class="button" onClick={() => void change(() => setMemberRole(group.id, member.userId, 'owner'))} aria-label={`Make ${name} an owner`}>Make owner</button>
                   ) : (
@@ -208,7 +208,7 @@ function Members({ group, members, onChanged, confirm }: { group: GroupRow; memb
                       await transferOwnership(group.id, member.userId);
                       onChanged();
                     },
-                  })}>Transfer ownership</button>
+                  })}><span class="hide-phone">Transfer ownership</span><span class="show-phone-inline">Hand over</span></button>
                   <button type="button" class="button button-quiet" aria-label={`Remove ${name} from the group`} onClick={() => confirm({
                     title: `Remove ${name} from ${group.name}?`,
                     body: <p>{name} leaves the group at once: they no longer see its board, chat or leaderboard{group.visibility === 'private' ? ', and the private group disappears from their list' : ''}. Their messages stay in the chat. They can come back only by {group.join_policy === 'open' ? 'joining again' : group.join_policy === 'request' ? 'asking again' : 'a new invite link'}.</p>,
