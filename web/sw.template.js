@@ -67,7 +67,8 @@ self.addEventListener('message', (event) => {
 // One notification per actor and target (tag), so a second start replaces the first.
 function startAlertNotification(payload) {
   const actor = (payload && payload.actor) || {};
-  const who = actor.display_name || actor.displayName || actor.handle || 'A buddy';
+  // A student without a handle is "A buddy", or "Someone in your group" for a group alert.
+  const who = actor.display_name || actor.displayName || actor.handle || (payload.target_type === 'group' ? 'Someone in your group' : 'A buddy');
   const subject = typeof payload.subject === 'string' && payload.subject.trim() ? payload.subject.trim() : typeof payload.subject_name === 'string' && payload.subject_name.trim() ? payload.subject_name.trim() : '';
   const url = payload.target_type === 'group' ? `/groups/${encodeURIComponent(payload.target_id)}` : '/buddies';
   return {

@@ -17,6 +17,7 @@ function offsetText(minutes: number): string {
 
 const DEVICE_WORDS: Record<DeviceAlerts, string> = {
   unsupported: 'This browser cannot show notifications from studyhall. Alerts still reach your other devices.',
+  unavailable: 'This server does not send notifications, so start alerts cannot reach any device yet.',
   blocked: 'Notifications are blocked for this site. Allow them in the browser’s site settings, then come back.',
   off: 'This device does not receive start alerts yet.',
   on: 'This device receives start alerts.',

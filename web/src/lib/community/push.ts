@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { ApiError, requestJson } from '../api.ts';
 import { client, CommunityError, communityError, rpc } from './backend.ts';
 
-export type DeviceAlerts = 'unsupported' | 'blocked' | 'off' | 'on';
+/** unavailable: this server has no Web Push identity (its key route answers 503), so nothing can arrive. */
+export type DeviceAlerts = 'unsupported' | 'unavailable' | 'blocked' | 'off' | 'on';
 
 const TOKEN_KEY = 'studyhall-push-token';
 
@@ -37,7 +38,33 @@ export async function deviceAlerts(): Promise<DeviceAlerts> {
   if (Notification.permission === 'denied') return 'blocked';
   const registration = await navigator.serviceWorker.getRegistration();
   const subscription = await registration?.pushManager.getSubscription();
-  return subscription && localStorage.getItem(TOKEN_KEY) ? 'on' : 'off';
+  const stored = localStorage.getItem(TOKEN_KEY);
+  if (subscription && stored) {
+    await registerAgainIfChanged(subscription, stored);
+    return 'on';
+  }
+  try {
+    await vapidPublicKey();
+  } catch (error) {
+    if (error instanceof CommunityError && error.code === 'push_unavailable') return 'unavailable';
+  }
+  return 'off';
+}
+
+/**
+ * The browser may replace a subscription (a new endpoint or keys) without asking; the server then
+ * holds a token that no longer reaches this device. Register the current one and drop the old.
+ */
+async function registerAgainIfChanged(subscription: PushSubscription, stored: string): Promise<void> {
+  const token = JSON.stringify(subscription.toJSON());
+  if (token === stored) return;
+  try {
+    await rpc('community_register_device_token', { p_token: token }, z.string());
+    localStorage.setItem(TOKEN_KEY, token);
+    await (await client()).from('community_device_tokens').delete().eq('token', stored);
+  } catch {
+    // Offline or signed out: the next look at this device tries again.
+  }
 }
 
 export async function enableDeviceAlerts(): Promise<void> {
