@@ -35,7 +35,7 @@ export const SWITCHES: SwitchText[] = [
   {
     key: 'shareExactTime',
     label: 'Share your study time',
-    on: "Buddies and group members see today's minutes and how long your current session has run.",
+    on: "Buddies and group members see today's minutes; group members also see how long your current session has run.",
     off: 'Your minutes stay private. Group leaderboards still rank members by points.',
   },
   {
