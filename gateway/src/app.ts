@@ -4,24 +4,33 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
-import adminPlaceholder from './admin/admin-placeholder.ts';
+import adminConsole from './admin/admin-console.ts';
+import type { AdminTuning } from './admin/admin-context.ts';
 import authRoutes from './auth/auth-routes.ts';
 import backupRoutes from './auth/backup-routes.ts';
 import profileRoutes from './auth/profile-routes.ts';
-import { BackendClient, type BackendTarget } from './backend/backend-client.ts';
+import { BackendClient, type BACKEND_DEADLINES, type BackendTarget } from './backend/backend-client.ts';
 import type { GatewayConfig } from './config.ts';
 import { installErrorHandling } from './http-errors.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
-import backendProxy, { BACKEND_PREFIX } from './proxy/backend-proxy.ts';
+import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
+import { PushService } from './push/push-service.ts';
+import pushRoutes from './push/push-routes.ts';
+import type { PushWorkerSettings } from './push/push-worker.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
-import errorsSink from './routes/errors-sink.ts';
+import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
+import { BODY_LIMITS } from './security/body-limits.ts';
+import { installJsonBodyParser } from './security/json-body.ts';
+import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
+import { installSameOriginGuard } from './security/same-origin.ts';
+import { appPolicyDirectives, installSecurityHeaders } from './security/security-headers.ts';
 import updateRoutes from './update/update-routes.ts';
 import { webPaths } from './web-dist.ts';
 
@@ -32,52 +41,96 @@ export interface GatewayOptions {
   /** The checkout whose version, service worker and web/dist are served and self-updated. */
   repoDir?: string;
   logger?: FastifyServerOptions['logger'];
-  /** Overrides for tests: the signup/login/check limit and the health probe timing. */
-  rateLimit?: { max: number; windowMs: number };
+  /** Overrides for tests: per-address budgets, health probe timing, deadlines, log rotation. */
+  rateLimits?: Partial<RateLimitSettings>;
   health?: { probeTimeoutMs?: number; cacheMs?: number };
+  /** Deadlines of the wrapper routes' backend calls (BACKEND_DEADLINES). */
+  backendDeadlines?: Partial<typeof BACKEND_DEADLINES>;
+  proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes' | 'jsonBodyLimitBytes'>;
+  errorLog?: Partial<ErrorLogRotation>;
   /** A relay with other ping or slow-client limits (tests). */
   relay?: PipRelay;
+  /** The admin console's clock and lifetimes (tests). */
+  admin?: Partial<AdminTuning>;
+  /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
+  push?: Partial<PushWorkerSettings>;
 }
 
 export interface Gateway {
   app: FastifyInstance;
   relay: PipRelay;
+  /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
+  push: PushService;
+}
+
+/**
+ * Credentials never reach a log line: if a request's headers or body are ever logged (a custom
+ * serializer, a debug statement), the Authorization and Cookie headers, and the admin console's
+ * personal access token, secret and session token fields are replaced by pino before writing.
+ */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers.apikey',
+  'res.headers["set-cookie"]',
+  'req.body.access_token',
+  'req.body.secret',
+  'req.body.password',
+  'body.access_token',
+  'body.secret',
+  'body.password',
+];
+
+function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger || logger === true) return logger === true ? { redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } } : logger;
+  return { ...logger, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } };
 }
 
 export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const repoDir = options.repoDir ?? repoRoot;
   const web = webPaths(repoDir);
-  const app = Fastify({ logger: options.logger ?? false, trustProxy: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({ logger: withRedaction(options.logger ?? false), trustProxy: false, bodyLimit: BODY_LIMITS.json });
   installErrorHandling(app);
+  // Before any route: these apply to every route family, present and future.
+  installJsonBodyParser(app);
+  installSecurityHeaders(app);
+  installSameOriginGuard(app);
+  await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
-  const backend = new BackendClient(options.backend);
+  const backend = new BackendClient(options.backend, options.backendDeadlines);
   const adminGate = createAdminGate({ enabled: config.admin.enabled, secret: config.admin.secret, serviceRoleKey: options.backend.serviceRoleKey });
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
+  const push = new PushService({ config, backend: options.backend, log: app.log, ...(options.push ? { settings: options.push } : {}) });
+  app.addHook('preClose', async () => push.stop());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
   await app.register(smallRoutes, { repoDir, ai: config.ai });
   await app.register(clientConfig, { anonKey: options.backend.anonKey });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
-  await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate });
-  await app.register(errorsSink, { logDir: config.logDir });
+  // Images may come from a hosted backend's storage; with localbase they come through /__backend.
+  const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);
+  await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });
+  await app.register(errorsSink, { logDir: config.logDir, ...(options.errorLog ? { rotation: options.errorLog } : {}) });
   await app.register(pipRoutes, { relay, pairing: config.pipPairing });
-  await app.register(authRoutes, { backend, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  await app.register(authRoutes, { backend });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
   await app.register(leaderboardRoutes, { backend });
+  await app.register(pushRoutes, { push });
   await app.register(backendProxy, {
     backendUrl: options.backend.url,
     anonKey: options.backend.anonKey,
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
+    ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
-  await app.register(adminPlaceholder);
+  await app.register(adminConsole, { config, backend: options.backend, gate: adminGate, repoDir, ...(options.admin ? { tuning: options.admin } : {}) });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
-  await app.register(appShell, { distDir: web.distDir });
-  return { app, relay };
+  await app.register(appShell, { distDir: web.distDir, appPolicy });
+  return { app, relay, push };
 }

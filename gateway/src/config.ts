@@ -1,6 +1,8 @@
 // Every setting of the gateway, read from the environment once at boot and validated (the rules of
 // each variable live in tools/config/env.ts). A bad value stops the server with one line per problem.
 import { defaultLogDir, readEnv, type LogLevel } from '../../tools/config/env.ts';
+import { vapidPrivateKeySchema, vapidPublicKeySchema } from '../../tools/config/vapid-schemas.ts';
+import { vapidKeysMatch, type VapidKeys } from './push/vapid-keys.ts';
 
 /** The variables `npm start` reads (their rules live in tools/config/env.ts). */
 const GATEWAY_ENV = [
@@ -18,6 +20,8 @@ const GATEWAY_ENV = [
   'ADMIN_SECRET',
   'ADMIN_EMAIL',
   'ADMIN_EMAILS',
+  'MANAGEMENT_API_URL',
+  'BACKEND_PROJECT_REF',
   'OPENAI_API_KEY',
   'GEMINI_API_KEY',
   'UPDATE_REMOTE',
@@ -26,6 +30,10 @@ const GATEWAY_ENV = [
   'UPDATE_BUILD_COMMAND',
   'UPDATE_RESTART',
   'PIP_PAIRING',
+  'VAPID_PUBLIC_KEY',
+  'VAPID_PRIVATE_KEY',
+  'VAPID_SUBJECT',
+  'WEB_PUSH_ALLOW_HTTP',
 ] as const;
 
 export interface UpdateSettings {
@@ -50,11 +58,23 @@ export interface GatewayConfig {
   logDir: string;
   /** The level of LOG_DIR/server.log; the terminal shows warnings and errors unless this is debug or trace. */
   logLevel: LogLevel;
-  admin: { enabled: boolean; secret: string | undefined; emails: string[] };
+  admin: {
+    enabled: boolean;
+    secret: string | undefined;
+    emails: string[];
+    /** The Management API apply-sql talks to; unset: api.supabase.com, or localbase's own URL. */
+    managementApiUrl?: string | undefined;
+    /** The project apply-sql targets; unset: the subdomain of a *.supabase.co BACKEND_URL, or `local`. */
+    projectRef?: string | undefined;
+  };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
   /** PIP_PAIRING=on: phones need the focus page's pairing code, and each page has its own channel. */
   pipPairing: boolean;
+  /** The Web Push identity from VAPID_*; unset means keys generated in dataDir (localbase) or no push. */
+  vapid?: VapidKeys;
+  /** WEB_PUSH_ALLOW_HTTP: also push to plain-HTTP loopback endpoints (test receivers only). */
+  pushAllowPlainHttp?: boolean;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -66,6 +86,18 @@ function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
   if (isSet('BACKEND_URL') && !isSet('BACKEND_ANON_KEY')) problems.push('BACKEND_ANON_KEY: is required when BACKEND_URL is set');
   if (!isSet('BACKEND_URL') && (isSet('BACKEND_ANON_KEY') || isSet('BACKEND_SERVICE_ROLE_KEY'))) {
     problems.push('BACKEND_URL: is required when backend keys are set');
+  }
+  const vapidNames = ['VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY', 'VAPID_SUBJECT'];
+  const missingVapid = vapidNames.filter((name) => !isSet(name));
+  if (missingVapid.length > 0 && missingVapid.length < vapidNames.length) {
+    problems.push(`${missingVapid.join(', ')}: set all three VAPID variables or none`);
+  } else if (missingVapid.length === 0) {
+    const publicKey = vapidPublicKeySchema.safeParse(env.VAPID_PUBLIC_KEY?.trim());
+    const privateKey = vapidPrivateKeySchema.safeParse(env.VAPID_PRIVATE_KEY?.trim());
+    // A malformed key is already reported by the schema; only a well-formed pair can mismatch.
+    if (publicKey.success && privateKey.success && !vapidKeysMatch(publicKey.data, privateKey.data)) {
+      problems.push('VAPID_PRIVATE_KEY: is not the private key of VAPID_PUBLIC_KEY');
+    }
   }
   return problems;
 }
@@ -92,6 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         enabled: value.ENABLE_ADMIN_MODE,
         secret: value.ADMIN_SECRET,
         emails: [...new Set([...value.ADMIN_EMAIL, ...value.ADMIN_EMAILS])],
+        managementApiUrl: value.MANAGEMENT_API_URL,
+        projectRef: value.BACKEND_PROJECT_REF,
       },
       ai: { openai: Boolean(value.OPENAI_API_KEY), gemini: Boolean(value.GEMINI_API_KEY) },
       update: {
@@ -102,6 +136,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         restart: value.UPDATE_RESTART,
       },
       pipPairing: value.PIP_PAIRING,
+      ...(value.VAPID_PUBLIC_KEY && value.VAPID_PRIVATE_KEY && value.VAPID_SUBJECT
+        ? { vapid: { publicKey: value.VAPID_PUBLIC_KEY, privateKey: value.VAPID_PRIVATE_KEY, subject: value.VAPID_SUBJECT } }
+        : {}),
+      pushAllowPlainHttp: value.WEB_PUSH_ALLOW_HTTP,
     },
   };
 }

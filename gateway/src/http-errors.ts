@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ZodError, type z } from 'zod';
 import { BackendError } from './backend/backend-client.ts';
 import { toGatewayError } from './backend/backend-errors.ts';
+import { BODY_LIMITS, describeBytes } from './security/body-limits.ts';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -28,6 +29,13 @@ export function sendError(reply: FastifyReply, status: number, code: string, mes
   return reply.code(status).type('application/json; charset=utf-8').send(errorBody(code, message, details));
 }
 
+/** 413 naming the limit, the one shape every size refusal has (gateway routes and proxy alike). */
+export function sendPayloadTooLarge(reply: FastifyReply, limitBytes: number) {
+  return sendError(reply, 413, 'payload_too_large', `The request body is larger than ${describeBytes(limitBytes)}, the most this route accepts.`, {
+    limit_bytes: limitBytes,
+  });
+}
+
 /** Turns a zod failure into one readable sentence per problem ("password: too short"). */
 export function describeZodError(error: ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'body'}: ${issue.message}`);
@@ -46,7 +54,6 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 const fastifyCodeMap: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than this route accepts.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'This route does not accept that content type.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The JSON body is empty.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON.' },
@@ -62,9 +69,14 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (mapped.statusCode >= 500) request.log.warn({ err: error }, 'backend call failed');
       return sendError(reply, mapped.statusCode, mapped.code, mapped.message, mapped.details);
     }
+    // Requests are parsed with parseOrThrow (a GatewayError); a bare ZodError comes from checking
+    // what the backend answered, so it is the backend's fault, not the caller's.
     if (error instanceof ZodError) {
-      const mapped = badRequest(error);
-      return sendError(reply, 400, mapped.code, mapped.message, mapped.details);
+      request.log.warn({ err: error }, 'backend answered in an unexpected shape');
+      return sendError(reply, 502, 'backend_error', 'The backend answered in an unexpected shape.', { problems: describeZodError(error) });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendPayloadTooLarge(reply, request.routeOptions.bodyLimit ?? BODY_LIMITS.json);
     }
     const known = error.code ? fastifyCodeMap[error.code] : undefined;
     if (known) return sendError(reply, known.status, known.code, known.message);
@@ -73,6 +85,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.statusCode === 429) {
       return sendError(reply, 429, 'rate_limited', error.message);
+    }
+    // Any other client error Fastify raises (unsupported method, header too large, ...) stays a 4xx.
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(reply, error.statusCode, 'invalid_request', error.message);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, 500, 'internal_error', 'The server failed to handle this request.');

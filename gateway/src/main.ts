@@ -8,6 +8,7 @@ import { loadConfig } from './config.ts';
 import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contract.ts';
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
+import { stopOnSignals } from './shutdown.ts';
 import { ensureWebDist } from './web-dist.ts';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
@@ -54,7 +55,7 @@ if (config.backend) {
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
+const { app, push } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -65,21 +66,14 @@ try {
 }
 
 log(statusBlock({ config, backendUrl: backend.url, embedded: localbase !== undefined, logFile: serverLog.file, terminalLevel: serverLog.terminalLevel }));
+// Start-alert delivery runs beside the server; closing the app (below) stops it first.
+void push.start();
 
-let stopping = false;
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log(`studyhall: ${signal}, stopping`);
-  try {
-    await app.close();
+stopOnSignals(
+  app,
+  async () => {
     await localbase?.close();
     await serverLog.close();
-    process.exit(0);
-  } catch (error) {
-    console.error(`studyhall: shutdown failed: ${(error as Error).message}`);
-    process.exit(1);
-  }
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+  },
+  log,
+);

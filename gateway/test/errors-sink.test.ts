@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_ERRORS_LOG, ERRORS_BODY_LIMIT } from '../src/routes/errors-sink.ts';
@@ -79,6 +79,84 @@ describe('POST /__errors', () => {
       const response = await gateway.app.inject({ method: 'POST', url: '/__errors', headers: { 'content-type': 'application/json' }, payload });
       expect(response.statusCode, payload).toBe(400);
       expect(response.json().error).toMatch(/invalid_(request|json)/);
+    }
+  });
+});
+
+describe('a neighbour filling the disk', () => {
+  it('limits reports per address: the 6th within the window is 429 and writes nothing', async () => {
+    const limited = await startTestGateway({ rateLimits: { errorReports: { max: 5, windowMs: 60_000 } } });
+    try {
+      const report = (remoteAddress: string, index: number) =>
+        limited.app.inject({ method: 'POST', url: '/__errors', remoteAddress, payload: { message: `report ${index}` } });
+      for (let index = 1; index <= 5; index++) expect((await report('192.168.1.30', index)).statusCode).toBe(202);
+      const sixth = await report('192.168.1.30', 6);
+      expect(sixth.statusCode).toBe(429);
+      expect(sixth.json()).toMatchObject({ error: 'rate_limited', limit: 5 });
+      expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+      // The same spelled differently is the same budget.
+      expect((await limited.app.inject({ method: 'POST', url: '/__ERRORS', remoteAddress: '192.168.1.30', payload: {} })).statusCode).toBeGreaterThanOrEqual(400);
+      expect((await report('192.168.1.31', 7)).statusCode).toBe(202);
+      const text = await readFile(path.join(limited.logDir, BROWSER_ERRORS_LOG), 'utf8');
+      expect(text).not.toContain('report 6');
+      expect(text.trim().split('\n')).toHaveLength(6);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('rotates the log by size and keeps only a few old files, every line whole', async () => {
+    const rotating = await startTestGateway({ errorLog: { maxBytes: 20_000, keepFiles: 2 }, rateLimits: { errorReports: { max: 1_000, windowMs: 60_000 } } });
+    try {
+      for (let index = 0; index < 120; index++) {
+        const response = await rotating.app.inject({ method: 'POST', url: '/__errors', payload: { index, stack: 's'.repeat(1_000) } });
+        expect(response.statusCode).toBe(202);
+      }
+      const file = path.join(rotating.logDir, BROWSER_ERRORS_LOG);
+      const names = (await readdir(rotating.logDir)).filter((name) => name.startsWith(BROWSER_ERRORS_LOG)).sort();
+      expect(names).toEqual([BROWSER_ERRORS_LOG, `${BROWSER_ERRORS_LOG}.1`, `${BROWSER_ERRORS_LOG}.2`]);
+      let kept: number[] = [];
+      for (const name of [`${BROWSER_ERRORS_LOG}.2`, `${BROWSER_ERRORS_LOG}.1`, BROWSER_ERRORS_LOG]) {
+        const info = await stat(path.join(rotating.logDir, name));
+        expect(info.size, name).toBeLessThanOrEqual(20_000);
+        const lines = (await readFile(path.join(rotating.logDir, name), 'utf8')).trim().split('\n');
+        kept = kept.concat(lines.map((line) => JSON.parse(line).report.index));
+      }
+      // The newest reports survive, in order, with no gap: the oldest ones were dropped whole.
+      expect(kept.at(-1)).toBe(119);
+      expect(kept).toEqual(Array.from({ length: kept.length }, (_, offset) => 120 - kept.length + offset));
+      expect((await stat(file)).size).toBeGreaterThan(0);
+    } finally {
+      await rotating.close();
+    }
+  });
+
+  it('keeps serving when the log cannot be written (ENOSPC), answers 503, and logs the failure once', async () => {
+    const logLines: string[] = [];
+    const full = await startTestGateway({
+      logger: { level: 'info', stream: { write: (line: string) => logLines.push(line) } },
+      rateLimits: { errorReports: { max: 1_000, windowMs: 60_000 } },
+    });
+    try {
+      const file = path.join(full.logDir, BROWSER_ERRORS_LOG);
+      await mkdir(full.logDir, { recursive: true });
+      await symlink('/dev/full', file); // every write to /dev/full fails with ENOSPC
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const response = await full.app.inject({ method: 'POST', url: '/__errors', payload: { message: `lost ${attempt}` } });
+        expect(response.statusCode).toBe(503);
+        expect(response.json()).toMatchObject({ error: 'error_log_unavailable' });
+      }
+      expect((await full.app.inject({ url: '/api/version' })).statusCode).toBe(200);
+      const failures = logLines.filter((line) => line.includes('cannot write browser-errors.log'));
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toContain('ENOSPC');
+      // Space again: reports are kept, and the recovery is logged.
+      await rm(file);
+      expect((await full.app.inject({ method: 'POST', url: '/__errors', payload: { message: 'kept' } })).statusCode).toBe(202);
+      expect(await readFile(file, 'utf8')).toContain('"kept"');
+      expect(logLines.some((line) => line.includes('writable again'))).toBe(true);
+    } finally {
+      await full.close();
     }
   });
 });

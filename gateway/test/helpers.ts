@@ -9,6 +9,12 @@ import { buildGateway, type Gateway, type GatewayOptions } from '../src/app.ts';
 import type { BackendTarget } from '../src/backend/backend-client.ts';
 import type { GatewayConfig } from '../src/config.ts';
 
+/** Deadlines for tests against a real localbase on a busy machine (the real ones: deadlines.test.ts). */
+export const RELAXED_DEADLINES = {
+  backendDeadlines: { callDeadlineMs: 60_000, routeBudgetMs: 120_000 },
+  proxy: { timeouts: { responseTimeoutMs: 60_000 } },
+} as const;
+
 /** Nothing listens on port 1: connections are refused at once. */
 export const DEAD_BACKEND: BackendTarget = { url: 'http://127.0.0.1:1', anonKey: 'anon-key', serviceRoleKey: 'service-key' };
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ws from 'ws';
 import type { Localbase } from '../../tools/localbase/server.ts';
 import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 
 const PINGS_SQL = `
 create table public.gw_pings (id uuid primary key default gen_random_uuid(), user_id uuid not null default auth.uid(), note text not null);
@@ -26,7 +26,7 @@ beforeAll(async () => {
     body: JSON.stringify({ query: PINGS_SQL }),
   });
   if (response.status !== 201) throw new Error(await response.text());
-  gateway = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey } });
+  gateway = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }, ...RELAXED_DEADLINES });
   const gatewayUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   client = createClient(`${gatewayUrl}/__backend`, localbase.anonKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_COOKIE, signAdminCookie } from '../src/admin/admin-cookie.ts';
 import type { UpdateSettings } from '../src/config.ts';
-import { isLoopbackCaller } from '../src/update/loopback.ts';
+import { notLoopbackReason } from '../src/security/same-origin.ts';
 import { makeFixtureRepo, makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
 
 const ADMIN_SECRET = 'update-test-admin-secret-32chars';
@@ -76,6 +76,8 @@ afterAll(async () => {
 
 describe('loopback detection', () => {
   it('accepts 127.0.0.1 and ::1 without forwarded headers, and nothing else', () => {
+    const isLoopbackCaller = (remoteAddress: string | undefined, headers: Record<string, string>) =>
+      notLoopbackReason({ socket: { remoteAddress }, headers: { host: 'localhost:3000', ...headers } }) === undefined;
     expect(isLoopbackCaller('127.0.0.1', {})).toBe(true);
     expect(isLoopbackCaller('::1', {})).toBe(true);
     expect(isLoopbackCaller('::ffff:127.0.0.1', {})).toBe(true);

@@ -23,6 +23,9 @@
 --   20261123100300_community_overview_set_based.sql
 --   20261123110000_security_community_membership_helpers.sql
 --   20261123110100_security_storage_bucket_limits.sql
+--   20261123120000_admin_catalog_facts.sql
+--   20261123120100_admin_console_operations.sql
+--   20261123130000_community_push_delivery.sql
 --   20261123131000_community_group_board.sql
 
 begin;
@@ -2940,6 +2943,670 @@ on conflict (id) do update
       file_size_limit = excluded.file_size_limit;
 -- <<< 20261123110100_security_storage_bucket_limits.sql
 
+-- >>> 20261123120000_admin_catalog_facts.sql
+-- Admin console: admin_catalog_facts(), the one call through which the console's verify page reads a
+-- project's catalog (tables, columns, triggers, functions, policies, buckets, patch version), and
+-- private.schema_patches, where applied bundles record their version. Service role only.
+-- Spec: "Admin routes" (/__admin/verify), "Versioning" (the cumulative patch).
+--
+-- Every fact is one a reader can compare across PostgreSQL versions: names, format_type() types,
+-- identity arguments, flags and grants, never deparsed expressions (their spelling changes between
+-- releases). What a policy reads or calls comes from pg_depend, which records every relation and
+-- function its expressions use, however they are spelled.
+--
+-- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+-- One row per (bundle, version) applied with the SQL editor or the console's apply button; the
+-- bundles insert it themselves as their last statement. Migration runners keep their own records
+-- (studyhall_meta.applied_migrations locally, supabase_migrations.schema_migrations for the CLI).
+create table if not exists private.schema_patches (
+  bundle text not null check (bundle ~ '^[a-z0-9-]+\.sql$'),
+  version text not null check (version ~ '^\d{14}$'),
+  applied_at timestamptz not null default now(),
+  primary key (bundle, version)
+);
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- security definer: it reads the migration runners' own schemas, which no API role may read.
+create or replace function public.admin_catalog_facts() returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_tables jsonb;
+  v_functions jsonb;
+  v_policies jsonb;
+  v_buckets jsonb;
+  v_runner text;
+  v_cli text;
+  v_bundles text;
+begin
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'schema', n.nspname,
+           'name', c.relname,
+           'rls', c.relrowsecurity,
+           'columns', (select coalesce(jsonb_agg(jsonb_build_object(
+                                 'name', a.attname,
+                                 'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
+                                 'nullable', not a.attnotnull) order by a.attname), '[]'::jsonb)
+                       from pg_catalog.pg_attribute a
+                       where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped),
+           'triggers', (select coalesce(jsonb_agg(jsonb_build_object(
+                                  'name', t.tgname,
+                                  'function', tn.nspname || '.' || tp.proname) order by t.tgname), '[]'::jsonb)
+                        from pg_catalog.pg_trigger t
+                        join pg_catalog.pg_proc tp on tp.oid = t.tgfoid
+                        join pg_catalog.pg_namespace tn on tn.oid = tp.pronamespace
+                        where t.tgrelid = c.oid and not t.tgisinternal)
+         ) order by n.nspname, c.relname), '[]'::jsonb)
+    into v_tables
+    from pg_catalog.pg_class c
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+   where n.nspname in ('public', 'private') and c.relkind in ('r', 'p');
+
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'schema', n.nspname,
+           'name', p.proname,
+           'arguments', pg_catalog.pg_get_function_identity_arguments(p.oid),
+           'returns', pg_catalog.pg_get_function_result(p.oid),
+           'security_definer', p.prosecdef,
+           'search_path', (select substr(setting, length('search_path=') + 1)
+                             from unnest(p.proconfig) as setting
+                            where setting like 'search_path=%'),
+           'executable_by', (select coalesce(jsonb_agg(r.rolname order by r.rolname), '[]'::jsonb)
+                               from pg_catalog.pg_roles r
+                              where r.rolname in ('anon', 'authenticated', 'service_role')
+                                and pg_catalog.has_function_privilege(r.oid, p.oid, 'execute'))
+         ) order by n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid)), '[]'::jsonb)
+    into v_functions
+    from pg_catalog.pg_proc p
+    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+   where n.nspname in ('public', 'private')
+     -- what an extension installed is the extension's, not the project's
+     and not exists (select 1 from pg_catalog.pg_depend d
+                      where d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                        and d.objid = p.oid and d.deptype = 'e');
+
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'schema', n.nspname,
+           'table', c.relname,
+           'name', pol.polname,
+           'command', case pol.polcmd when 'r' then 'SELECT' when 'a' then 'INSERT' when 'w' then 'UPDATE'
+                                      when 'd' then 'DELETE' else 'ALL' end,
+           'permissive', pol.polpermissive,
+           'roles', case when pol.polroles = array[0::oid] then '["public"]'::jsonb
+                         else (select coalesce(jsonb_agg(r.rolname order by r.rolname), '[]'::jsonb)
+                                 from pg_catalog.pg_roles r where r.oid = any (pol.polroles)) end,
+           -- Relations the expressions read, other than the policy's own row (a subquery on its
+           -- own table counts: that is how a policy recurses).
+           'reads', (select coalesce(jsonb_agg(distinct rn.nspname || '.' || rc.relname), '[]'::jsonb)
+                       from pg_catalog.pg_depend d
+                       join pg_catalog.pg_class rc on rc.oid = d.refobjid
+                       join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
+                      where d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass and d.objid = pol.oid
+                        and d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                        and d.deptype = 'n' and (d.refobjid <> pol.polrelid or d.refobjsubid = 0)),
+           'calls', (select coalesce(jsonb_agg(distinct fn.nspname || '.' || fp.proname), '[]'::jsonb)
+                       from pg_catalog.pg_depend d
+                       join pg_catalog.pg_proc fp on fp.oid = d.refobjid
+                       join pg_catalog.pg_namespace fn on fn.oid = fp.pronamespace
+                      where d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass and d.objid = pol.oid
+                        and d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass)
+         ) order by n.nspname, c.relname, pol.polname), '[]'::jsonb)
+    into v_policies
+    from pg_catalog.pg_policy pol
+    join pg_catalog.pg_class c on c.oid = pol.polrelid
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+   where n.nspname in ('public', 'private', 'storage');
+
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', b.id,
+           'public', coalesce(b.public, false),
+           'file_size_limit', b.file_size_limit,
+           'allowed_mime_types', to_jsonb(b.allowed_mime_types)
+         ) order by b.id), '[]'::jsonb)
+    into v_buckets
+    from storage.buckets b;
+
+  if to_regclass('studyhall_meta.applied_migrations') is not null then
+    execute 'select max(left(name, 14)) from studyhall_meta.applied_migrations where name ~ ''^\d{14}_''' into v_runner;
+  end if;
+  if to_regclass('supabase_migrations.schema_migrations') is not null then
+    execute 'select max(version) from supabase_migrations.schema_migrations where version ~ ''^\d{14}$''' into v_cli;
+  end if;
+  select max(sp.version) into v_bundles
+    from private.schema_patches sp
+   where sp.bundle in ('app-complete.sql', 'community-patch-v6.sql');
+
+  return jsonb_build_object(
+    'facts_version', 1,
+    'server_version_num', current_setting('server_version_num')::integer,
+    'tables', v_tables,
+    'functions', v_functions,
+    'policies', v_policies,
+    'buckets', v_buckets,
+    'patch_version', jsonb_build_object(
+      'newest', nullif(greatest(coalesce(v_runner, ''), coalesce(v_cli, ''), coalesce(v_bundles, '')), ''),
+      'migrations', v_runner,
+      'supabase_cli', v_cli,
+      'bundles', v_bundles));
+end
+$$;
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on private.schema_patches from public;
+revoke execute on function public.admin_catalog_facts() from public, anon, authenticated;
+grant execute on function public.admin_catalog_facts() to service_role;
+comment on function public.admin_catalog_facts() is
+  'admin: the catalog facts the admin console''s verify page compares with the expected catalog (service role only)';
+-- <<< 20261123120000_admin_catalog_facts.sql
+
+-- >>> 20261123120100_admin_console_operations.sql
+-- Admin console operations that must happen in one transaction: replacing a user's current backup
+-- (keeping the replaced one as an archived revision that can be restored), revoking an admin role
+-- without ever removing the last one, and listing stored objects for the storage page. Service role only.
+-- Spec: "Admin routes" (sync/repair-user-backup, storage, roles).
+--
+-- Idempotent: this file is part of community-patch-v6.sql, applied repeatedly to live projects.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+-- A backup that a repair replaced, exactly as it was (same id, payload and created_at), so that
+-- admin_restore_archived_backup can put it back. No policies: only the service role reads it.
+create table if not exists public.user_backup_archive (
+  id uuid primary key default gen_random_uuid(),
+  backup_id uuid not null,
+  user_id uuid not null references public.users (id) on delete cascade,
+  source text not null,
+  app_version text,
+  payload jsonb not null check (jsonb_typeof(payload) = 'object'),
+  backup_created_at timestamptz not null,
+  -- The backup row the repair made current in its place.
+  replaced_by uuid,
+  reason text not null check (char_length(reason) <= 500),
+  archived_by text not null check (char_length(archived_by) <= 320),
+  archived_at timestamptz not null default now()
+);
+
+-- Indexes ----------------------------------------------------------------------------------------
+
+create index if not exists user_backup_archive_user_idx on public.user_backup_archive (user_id, archived_at desc);
+
+-- Policies ---------------------------------------------------------------------------------------
+
+alter table public.user_backup_archive enable row level security;
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- Makes p_payload the user's current (newest) backup. The backup that was current is moved into
+-- user_backup_archive, so the replacement is one step an admin can undo. p_expected_current is
+-- the backup the admin saw as current (null: none); if another backup became current meanwhile,
+-- nothing is written.
+create or replace function public.admin_replace_current_backup(
+  p_user_id uuid,
+  p_expected_current uuid,
+  p_payload jsonb,
+  p_app_version text,
+  p_reason text,
+  p_archived_by text
+) returns jsonb
+language plpgsql
+security invoker
+set search_path = ''
+as $$
+declare
+  v_current public.user_backups%rowtype;
+  v_new_id uuid;
+  v_archive_id uuid;
+begin
+  if p_payload is null or jsonb_typeof(p_payload) <> 'object' then
+    raise exception 'invalid_payload' using errcode = 'P0001', hint = 'the new backup must be a JSON object';
+  end if;
+  if not exists (select 1 from public.users where id = p_user_id) then
+    raise exception 'user_not_found' using errcode = 'P0002', hint = 'no user has that id';
+  end if;
+  -- Serialises repairs of one user: the second waits and then sees the first one's result.
+  perform 1 from public.users where id = p_user_id for update;
+  select * into v_current from public.user_backups
+   where user_id = p_user_id order by created_at desc, id desc limit 1;
+  if v_current.id is distinct from p_expected_current then
+    raise exception 'backup_changed' using errcode = 'P0001',
+      hint = 'the current backup changed since the repair was planned; look at the user again';
+  end if;
+
+  insert into public.user_backups (user_id, source, app_version, payload)
+  values (p_user_id, 'restore', p_app_version, p_payload)
+  returning id into v_new_id;
+
+  if v_current.id is not null then
+    insert into public.user_backup_archive
+      (backup_id, user_id, source, app_version, payload, backup_created_at, replaced_by, reason, archived_by)
+    values
+      (v_current.id, v_current.user_id, v_current.source, v_current.app_version, v_current.payload,
+       v_current.created_at, v_new_id, p_reason, p_archived_by)
+    returning id into v_archive_id;
+    delete from public.user_backups where id = v_current.id;
+  end if;
+
+  return jsonb_build_object('new_backup_id', v_new_id, 'archived_backup_id', v_archive_id,
+                            'replaced_backup_id', v_current.id);
+end
+$$;
+
+-- Undoes a repair: the archived backup returns with its id, payload and date, and the backup the
+-- repair wrote in its place is removed (if it is still there).
+create or replace function public.admin_restore_archived_backup(p_archive_id uuid) returns jsonb
+language plpgsql
+security invoker
+set search_path = ''
+as $$
+declare
+  v_archived public.user_backup_archive%rowtype;
+  v_removed uuid;
+begin
+  select * into v_archived from public.user_backup_archive where id = p_archive_id for update;
+  if not found then
+    raise exception 'archive_not_found' using errcode = 'P0002', hint = 'no archived backup has that id';
+  end if;
+  if exists (select 1 from public.user_backups where id = v_archived.backup_id) then
+    raise exception 'already_restored' using errcode = 'P0001', hint = 'a backup with that id exists again';
+  end if;
+  insert into public.user_backups (id, user_id, source, app_version, payload, created_at)
+  values (v_archived.backup_id, v_archived.user_id, v_archived.source, v_archived.app_version,
+          v_archived.payload, v_archived.backup_created_at);
+  delete from public.user_backups where id = v_archived.replaced_by returning id into v_removed;
+  delete from public.user_backup_archive where id = p_archive_id;
+  return jsonb_build_object('restored_backup_id', v_archived.backup_id, 'removed_backup_id', v_removed);
+end
+$$;
+
+-- Revokes p_role from a user, refusing to remove the last admin row: with none left, nobody
+-- could unlock the console with a backend login through user_roles.
+create or replace function public.admin_revoke_role(p_user_id uuid, p_role text) returns jsonb
+language plpgsql
+security invoker
+set search_path = ''
+as $$
+declare
+  v_remaining integer;
+begin
+  -- Concurrent revokes queue here, so two of them cannot each remove "not the last" admin.
+  lock table public.user_roles in share row exclusive mode;
+  if not exists (select 1 from public.user_roles where user_id = p_user_id and role = p_role) then
+    raise exception 'role_not_found' using errcode = 'P0002', hint = 'that user does not hold that role';
+  end if;
+  if p_role = 'admin' then
+    select count(*) into v_remaining from public.user_roles where role = 'admin' and user_id <> p_user_id;
+    if v_remaining = 0 then
+      raise exception 'last_admin' using errcode = 'P0001',
+        hint = 'this is the last admin row; grant admin to someone else first';
+    end if;
+  end if;
+  delete from public.user_roles where user_id = p_user_id and role = p_role;
+  return jsonb_build_object('user_id', p_user_id, 'role', p_role, 'revoked', true);
+end
+$$;
+
+-- Every stored object, for the storage page (the Data API does not serve the storage schema).
+create or replace function public.admin_storage_objects() returns jsonb
+language sql
+stable
+security invoker
+set search_path = ''
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', o.id,
+           'bucket', o.bucket_id,
+           'name', o.name,
+           'owner', o.owner,
+           'bytes', coalesce((o.metadata ->> 'size')::bigint, 0),
+           'mimetype', o.metadata ->> 'mimetype',
+           'created_at', o.created_at,
+           'updated_at', o.updated_at
+         ) order by o.bucket_id, o.name), '[]'::jsonb)
+    from storage.objects o
+$$;
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on public.user_backup_archive from anon, authenticated;
+revoke truncate, references, trigger on all tables in schema public from anon, authenticated;
+revoke execute on function public.admin_replace_current_backup(uuid, uuid, jsonb, text, text, text) from public, anon, authenticated;
+revoke execute on function public.admin_restore_archived_backup(uuid) from public, anon, authenticated;
+revoke execute on function public.admin_revoke_role(uuid, text) from public, anon, authenticated;
+revoke execute on function public.admin_storage_objects() from public, anon, authenticated;
+grant execute on function public.admin_replace_current_backup(uuid, uuid, jsonb, text, text, text) to service_role;
+grant execute on function public.admin_restore_archived_backup(uuid) to service_role;
+grant execute on function public.admin_revoke_role(uuid, text) to service_role;
+grant execute on function public.admin_storage_objects() to service_role;
+grant select, insert, delete on public.user_backup_archive to service_role;
+comment on function public.admin_replace_current_backup(uuid, uuid, jsonb, text, text, text) is
+  'admin: makes a payload the user''s current backup, archiving the one it replaces (service role only)';
+comment on function public.admin_restore_archived_backup(uuid) is
+  'admin: puts an archived backup back and removes its replacement (service role only)';
+comment on function public.admin_revoke_role(uuid, text) is
+  'admin: revokes a role, never the last admin row (service role only)';
+comment on function public.admin_storage_objects() is
+  'admin: every stored object with its size, for the storage page (service role only)';
+-- <<< 20261123120100_admin_console_operations.sql
+
+-- >>> 20261123130000_community_push_delivery.sql
+-- Push delivery: the outbox columns and service-role RPCs a gateway uses to claim start alerts in
+-- batches, mark them sent or failed (with a retry time), release them and drop dead push tokens;
+-- and the subject / stealth rules applied to each start alert as it is queued.
+-- Idempotent: part of community-patch-v6.sql. Applies after the start alerts migration.
+--
+-- Delivery model: a claim leases rows to one caller. The lease is a visibility timeout: a claimed
+-- row's next_attempt_at moves to the end of the lease, so rows a crashed gateway held come back by
+-- themselves once it passes. `for update skip locked` lets concurrent claims (two gateways on one
+-- database) take disjoint rows without waiting for each other. Each claim counts an attempt; a row
+-- claimed max_attempts times without success, or older than max_age, is given up instead of sent.
+-- Every settling call names the claim it answers, so a gateway whose lease ran out and whose rows
+-- another gateway re-claimed cannot settle them a second time.
+
+alter table public.community_notification_outbox
+  add column if not exists attempts integer not null default 0,
+  add column if not exists next_attempt_at timestamptz not null default now(),
+  add column if not exists claim_id uuid,
+  add column if not exists failed_at timestamptz,
+  add column if not exists last_error text;
+
+do $$
+begin
+  if not exists (select 1 from pg_constraint
+                 where conname = 'community_notification_outbox_last_error_length'
+                   and conrelid = 'public.community_notification_outbox'::regclass) then
+    alter table public.community_notification_outbox
+      add constraint community_notification_outbox_last_error_length
+      check (last_error is null or char_length(last_error) <= 500);
+  end if;
+end
+$$;
+
+-- What a claim scans: rows neither sent nor given up, by due time. Replaces the index on created_at,
+-- which no reader uses any more.
+create index if not exists community_notification_outbox_due_idx
+  on public.community_notification_outbox (next_attempt_at)
+  where delivered_at is null and failed_at is null;
+drop index if exists public.community_notification_outbox_pending_idx;
+-- What pruning scans: settled rows by age.
+create index if not exists community_notification_outbox_settled_idx
+  on public.community_notification_outbox (created_at)
+  where delivered_at is not null or failed_at is not null;
+
+-- Queueing --------------------------------------------------------------------------------------
+
+-- Runs for every outbox row as it is written: a start alert carries the actor's current subject
+-- only when the actor shares it, and a student in stealth mode (who appears offline to everyone)
+-- sets off no start alert at all. Kept apart from the trigger that chooses recipients, so either
+-- can change without the other.
+create or replace function private.complete_start_alert() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_actor uuid;
+  v_privacy jsonb;
+  v_subject text;
+begin
+  if new.payload ->> 'type' is distinct from 'start_alert' then return new; end if;
+  v_actor := (new.payload #>> '{actor,id}')::uuid;
+  select e.privacy into v_privacy from public.community_enrollments e where e.user_id = v_actor;
+  if coalesce((v_privacy ->> 'stealthMode')::boolean, false) then return null; end if;
+  if coalesce((v_privacy ->> 'shareCurrentSubject')::boolean, false) then
+    select p.subject_name into v_subject from public.user_presence p where p.user_id = v_actor;
+  end if;
+  new.payload := new.payload || jsonb_build_object('subject', v_subject);
+  return new;
+end
+$$;
+
+drop trigger if exists trg_complete_start_alert on public.community_notification_outbox;
+create trigger trg_complete_start_alert before insert on public.community_notification_outbox
+  for each row execute function private.complete_start_alert();
+
+-- Whether a queued start alert should still go out now: the token is still registered, the alert
+-- still enabled, the recipient outside their quiet hours at this moment (a retry may land in
+-- them) and still allowed to see the actor through the target. Other kinds of rows always go.
+create or replace function private.outbox_row_still_wanted(p_recipient uuid, p_token text, p_payload jsonb)
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case
+    when p_payload ->> 'type' is distinct from 'start_alert' then true
+    -- A row not shaped like the trigger's never blocks the queue with a cast error.
+    when coalesce(p_payload ->> 'target_id', '') !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+      or coalesce(p_payload #>> '{actor,id}', '') !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+      then false
+    else exists (select 1 from public.community_device_tokens t where t.user_id = p_recipient and t.token = p_token)
+      and exists (
+        select 1 from public.community_start_alerts a
+        where a.user_id = p_recipient and a.enabled
+          and a.target_type = p_payload ->> 'target_type'
+          and a.target_id = (p_payload ->> 'target_id')::uuid
+          and not private.in_quiet_hours(a.quiet_start, a.quiet_end, a.timezone_offset_minutes, now())
+          and private.alert_target_visible(p_recipient, (p_payload #>> '{actor,id}')::uuid, a.target_type, a.target_id))
+  end
+$$;
+
+-- RPCs (service role only) ----------------------------------------------------------------------
+
+create or replace function public.community_claim_push_batch(
+  p_limit integer default 50,
+  p_lease_seconds integer default 120,
+  p_max_attempts integer default 8,
+  p_max_age_seconds integer default 3600
+) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_claim uuid := gen_random_uuid();
+  v_result jsonb;
+begin
+  if p_limit is null or p_limit not between 1 and 1000
+     or p_lease_seconds is null or p_lease_seconds not between 5 and 3600
+     or p_max_attempts is null or p_max_attempts not between 1 and 100
+     or p_max_age_seconds is null or p_max_age_seconds not between 60 and 604800 then
+    raise exception 'invalid_claim' using errcode = 'P0070',
+      hint = 'limit 1-1000 rows, lease 5-3600 s, max attempts 1-100, max age 60-604800 s';
+  end if;
+  -- Each due row gets its fate in one statement: sent by this caller, or given up with a reason.
+  with due as (
+    select o.id,
+      case
+        when o.created_at < now() - make_interval(secs => p_max_age_seconds) then 'expired'
+        when o.attempts >= p_max_attempts then 'attempts_exhausted'
+        when not private.outbox_row_still_wanted(o.recipient_id, o.token, o.payload) then 'suppressed'
+      end as given_up
+    from public.community_notification_outbox o
+    where o.delivered_at is null and o.failed_at is null and o.next_attempt_at <= now()
+    order by o.next_attempt_at, o.created_at
+    limit p_limit
+    for update skip locked
+  ),
+  settled as (
+    update public.community_notification_outbox o
+      set claim_id = case when d.given_up is null then v_claim end,
+          attempts = o.attempts + case when d.given_up is null then 1 else 0 end,
+          next_attempt_at = case when d.given_up is null then now() + make_interval(secs => p_lease_seconds)
+                                 else o.next_attempt_at end,
+          failed_at = case when d.given_up is null then null else now() end,
+          last_error = coalesce(d.given_up, o.last_error)
+      from due d
+      where o.id = d.id
+      returning o.id, o.recipient_id, o.token, o.payload, o.attempts, o.created_at, d.given_up
+  )
+  select jsonb_build_object(
+      'claim_id', v_claim,
+      'lease_until', now() + make_interval(secs => p_lease_seconds),
+      'rows', coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'recipient_id', s.recipient_id, 'token', s.token,
+                                                   'payload', s.payload, 'attempts', s.attempts)
+                                 order by s.created_at) filter (where s.given_up is null), '[]'::jsonb),
+      'given_up', count(*) filter (where s.given_up is not null))
+    into v_result
+    from settled s;
+  return v_result;
+end
+$$;
+comment on function public.community_claim_push_batch(integer, integer, integer, integer) is
+  'service: leases up to p_limit due outbox rows to the caller for p_lease_seconds (skip locked), counting an attempt each; gives up rows too old, out of attempts or no longer wanted.';
+
+create or replace function public.community_mark_push_sent(p_claim_id uuid, p_ids uuid[]) returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_count integer;
+begin
+  if p_claim_id is null or p_ids is null then
+    raise exception 'invalid_claim' using errcode = 'P0070', hint = 'give the claim id and the row ids';
+  end if;
+  update public.community_notification_outbox
+    set delivered_at = now(), claim_id = null, last_error = null
+    where claim_id = p_claim_id and id = any (p_ids) and delivered_at is null and failed_at is null;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+comment on function public.community_mark_push_sent(uuid, uuid[]) is
+  'service: marks rows of the claim delivered; returns how many (rows whose claim was lost are not touched).';
+
+-- p_retry_after_seconds: when to try again, or null to give up now.
+create or replace function public.community_mark_push_failed(p_claim_id uuid, p_id uuid, p_error text,
+                                                              p_retry_after_seconds integer default null)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_row public.community_notification_outbox%rowtype;
+begin
+  if p_claim_id is null or p_id is null or p_error is null or btrim(p_error) = '' then
+    raise exception 'invalid_claim' using errcode = 'P0070', hint = 'give the claim id, the row id and the error';
+  end if;
+  if p_retry_after_seconds is not null and p_retry_after_seconds not between 0 and 86400 then
+    raise exception 'invalid_retry' using errcode = 'P0071', hint = 'retry after 0 to 86400 seconds, or null to give up';
+  end if;
+  update public.community_notification_outbox
+    set claim_id = null,
+        last_error = left(p_error, 500),
+        next_attempt_at = case when p_retry_after_seconds is null then next_attempt_at
+                               else now() + make_interval(secs => p_retry_after_seconds) end,
+        failed_at = case when p_retry_after_seconds is null then now() end
+    where id = p_id and claim_id = p_claim_id and delivered_at is null and failed_at is null
+    returning * into v_row;
+  if v_row.id is null then
+    return jsonb_build_object('outcome', 'not_claimed');
+  end if;
+  return jsonb_build_object('outcome', case when v_row.failed_at is null then 'retry' else 'failed' end,
+                            'next_attempt_at', case when v_row.failed_at is null then v_row.next_attempt_at end);
+end
+$$;
+comment on function public.community_mark_push_failed(uuid, uuid, text, integer) is
+  'service: records a failed send of a claimed row and schedules the next attempt, or gives the row up when no retry time is given.';
+
+-- The push service said the subscription is gone (404 / 410): the token is removed, so no alert is
+-- queued for it again, and the row is given up. Other queued rows for the token are given up by
+-- their next claim (the token is no longer registered).
+create or replace function public.community_remove_push_token(p_claim_id uuid, p_id uuid, p_error text)
+returns boolean
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_row public.community_notification_outbox%rowtype;
+begin
+  if p_claim_id is null or p_id is null or p_error is null or btrim(p_error) = '' then
+    raise exception 'invalid_claim' using errcode = 'P0070', hint = 'give the claim id, the row id and the error';
+  end if;
+  update public.community_notification_outbox
+    set claim_id = null, failed_at = now(), last_error = left(p_error, 500)
+    where id = p_id and claim_id = p_claim_id and delivered_at is null and failed_at is null
+    returning * into v_row;
+  if v_row.id is null then return false; end if;
+  delete from public.community_device_tokens where user_id = v_row.recipient_id and token = v_row.token;
+  return true;
+end
+$$;
+comment on function public.community_remove_push_token(uuid, uuid, text) is
+  'service: gives up a claimed row whose push subscription is gone and removes that device token; false when the claim was lost.';
+
+-- A gateway stopping before it sent some claimed rows hands them back at once, not counting the
+-- attempt, rather than leaving them invisible until the lease ends.
+create or replace function public.community_release_push_claim(p_claim_id uuid, p_ids uuid[]) returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_count integer;
+begin
+  if p_claim_id is null or p_ids is null then
+    raise exception 'invalid_claim' using errcode = 'P0070', hint = 'give the claim id and the row ids';
+  end if;
+  update public.community_notification_outbox
+    set claim_id = null, next_attempt_at = now(), attempts = greatest(attempts - 1, 0)
+    where claim_id = p_claim_id and id = any (p_ids) and delivered_at is null and failed_at is null;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+comment on function public.community_release_push_claim(uuid, uuid[]) is
+  'service: hands claimed, unsent rows back to the queue now, without counting the attempt.';
+
+-- Settled rows are kept a while to look into delivery problems, then deleted.
+create or replace function public.community_prune_push_outbox(p_keep_seconds integer default 604800) returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_count integer;
+begin
+  if p_keep_seconds is null or p_keep_seconds < 3600 then
+    raise exception 'invalid_keep' using errcode = 'P0072', hint = 'keep settled rows at least 3600 seconds';
+  end if;
+  delete from public.community_notification_outbox
+    where (delivered_at is not null or failed_at is not null)
+      and created_at < now() - make_interval(secs => p_keep_seconds);
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+comment on function public.community_prune_push_outbox(integer) is
+  'service: deletes outbox rows sent or given up longer ago than p_keep_seconds; returns how many.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.complete_start_alert(), private.outbox_row_still_wanted(uuid, text, jsonb)
+  from public, anon, authenticated, service_role;
+revoke execute on function public.community_claim_push_batch(integer, integer, integer, integer),
+  public.community_mark_push_sent(uuid, uuid[]), public.community_mark_push_failed(uuid, uuid, text, integer),
+  public.community_remove_push_token(uuid, uuid, text), public.community_release_push_claim(uuid, uuid[]),
+  public.community_prune_push_outbox(integer)
+  from public, anon, authenticated;
+grant execute on function public.community_claim_push_batch(integer, integer, integer, integer),
+  public.community_mark_push_sent(uuid, uuid[]), public.community_mark_push_failed(uuid, uuid, text, integer),
+  public.community_remove_push_token(uuid, uuid, text), public.community_release_push_claim(uuid, uuid[]),
+  public.community_prune_push_outbox(integer)
+  to service_role;
+-- <<< 20261123130000_community_push_delivery.sql
+
 -- >>> 20261123131000_community_group_board.sql
 -- What the app's group page and owner tools read and do that no earlier RPC offered: the live group
 -- board (members, roles, who studies now as far as each one shares), owners' list of join requests,
@@ -3113,5 +3780,14 @@ grant execute on function public.community_get_group_board(uuid), public.communi
   public.community_cancel_join_request(uuid), public.community_revoke_invite(text)
   to authenticated, service_role;
 -- <<< 20261123131000_community_group_board.sql
+
+-- Records that this bundle was applied (the admin console reads it to report the patch version).
+do $$
+begin
+  if to_regclass('private.schema_patches') is not null then
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261123131000') on conflict do nothing;
+  end if;
+end
+$$;
 
 commit;

@@ -1,12 +1,18 @@
 // Builds the SQL bundles from supabase/migrations. Bundles are what a database admin applies to a
 // hosted project (the SQL editor, or the admin console's apply button); the platform stand-in is
 // never part of one. Output is deterministic so the committed copies can be checked for drift.
-import { readMigrationFiles, type SqlFile } from '../db/sql-files.ts';
+//
+// The full bundles (app-complete, community-patch-v6) end by recording their version (the newest
+// migration they hold) in private.schema_patches, so the admin console can tell which patch a
+// hosted database has: a database migrated by a runner has that runner's own record instead.
+import { MIGRATION_NAME, readMigrationFiles, type SqlFile } from '../db/sql-files.ts';
 
 export interface BundleDefinition {
   file: string;
   purpose: string;
   includes(migration: SqlFile): boolean;
+  /** Whether applying it records its version (a bundle that only fixes one thing does not). */
+  recordsVersion: boolean;
 }
 
 export const BUNDLES: BundleDefinition[] = [
@@ -14,20 +20,46 @@ export const BUNDLES: BundleDefinition[] = [
     file: 'app-complete.sql',
     purpose: 'The whole schema for a fresh install: every migration, in order.',
     includes: () => true,
+    recordsVersion: true,
   },
   {
     file: 'community-patch-v6.sql',
     purpose:
-      'Every community object and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.',
+      'Every community object, the admin console\'s functions and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.',
     // Security fixes (named `_security_`) ride along so a hosted project gets them with one apply.
-    includes: (migration) => migration.name.includes('community') || migration.name.includes('_security_'),
+    includes: (migration) => migration.name.includes('community') || migration.name.includes('_security_') || /^\d{14}_admin_/.test(migration.name),
+    recordsVersion: true,
   },
   {
     file: 'leaderboard-rls-fix.sql',
     purpose: 'Only the public read policies on user_stats_summary and daily_user_stats that leaderboards need.',
     includes: (migration) => migration.name.endsWith('_leaderboard_read_policies.sql'),
+    recordsVersion: false,
   },
 ];
+
+/** The version of a bundle: the 14-digit timestamp of the newest migration it holds. */
+export function bundleVersion(migrations: SqlFile[]): string {
+  const versions = migrations.map((migration) => MIGRATION_NAME.exec(migration.name)?.[1] ?? '').sort();
+  const newest = versions[versions.length - 1];
+  if (!newest) throw new Error('a bundle needs at least one migration');
+  return newest;
+}
+
+/** The statement a bundle ends with; guarded, because the table arrives with an admin migration. */
+export function versionRecord(file: string, version: string): string {
+  return [
+    '-- Records that this bundle was applied (the admin console reads it to report the patch version).',
+    'do $$',
+    'begin',
+    "  if to_regclass('private.schema_patches') is not null then",
+    `    insert into private.schema_patches (bundle, version) values ('${file}', '${version}') on conflict do nothing;`,
+    '  end if;',
+    'end',
+    '$$;',
+    '',
+  ].join('\n');
+}
 
 export function renderBundle(definition: BundleDefinition, migrations: SqlFile[]): string {
   const header = [
@@ -41,7 +73,8 @@ export function renderBundle(definition: BundleDefinition, migrations: SqlFile[]
     '',
   ];
   const body = migrations.map((migration) => `-- >>> ${migration.name}\n${migration.sql.trimEnd()}\n-- <<< ${migration.name}\n`);
-  return [...header, ...body, 'commit;', ''].join('\n');
+  const record = definition.recordsVersion ? [versionRecord(definition.file, bundleVersion(migrations))] : [];
+  return [...header, ...body, ...record, 'commit;', ''].join('\n');
 }
 
 /** File name -> SQL, for every bundle that has at least one migration to hold. */

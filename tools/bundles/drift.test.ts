@@ -1,9 +1,12 @@
-// The committed bundles must be exactly what the builder produces from the migrations.
+// The committed bundles and the expected catalog beside them must be exactly what the builder
+// produces from the migrations.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundlesDir } from '../db/paths.ts';
 import { buildBundles } from './build.ts';
+import { EXPECTED_CATALOG_FILE, expectedCatalogPath, readExpectedCatalog, renderExpectedCatalog } from './expected-catalog.ts';
+import { generateExpectedCatalog } from './generate-expected-catalog.ts';
 
 describe('committed SQL bundles', async () => {
   const built = await buildBundles();
@@ -19,4 +22,12 @@ describe('committed SQL bundles', async () => {
       expect(committed === sql, `${file} has drifted from supabase/migrations`).toBe(true);
     });
   }
+
+  it(`${EXPECTED_CATALOG_FILE} matches the catalog the migrations produce (run npm run db:bundle)`, async () => {
+    const committed = await readFile(expectedCatalogPath, 'utf8');
+    const generated = renderExpectedCatalog(await generateExpectedCatalog(built));
+    expect(committed === generated, `${EXPECTED_CATALOG_FILE} has drifted from supabase/migrations`).toBe(true);
+    // And it reads back as a valid expected catalog.
+    await expect(readExpectedCatalog()).resolves.toMatchObject({ patch: { bundle: 'community-patch-v6.sql' } });
+  }, 180_000);
 });

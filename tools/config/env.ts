@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultDataDir } from '../db/paths.ts';
+import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from './vapid-schemas.ts';
 
 /** pino's levels, quietest last; `silent` logs nothing. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -52,6 +53,16 @@ export const envFields = {
   DATA_DIR: optionalText.transform((value) => (value ? path.resolve(value) : defaultDataDir({}))),
   DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
   LOCALBASE_PORT: port(DEFAULT_LOCALBASE_PORT),
+  /** Schemas localbase's Data API exposes, comma-separated, the first the default (Supabase's `[api] schemas`). */
+  LOCALBASE_API_SCHEMAS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.split(',').map((schema) => schema.trim()).filter(Boolean))
+      .pipe(z.array(z.string().min(1).max(63), { message: 'must be a comma-separated list of schema names' }).min(1))
+      .optional(),
+  ),
+  /** The most rows one Data API answer carries (Supabase's `[api] max_rows`); unset means no limit. */
+  LOCALBASE_API_MAX_ROWS: optionalText.pipe(z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional()),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,
@@ -66,6 +77,11 @@ export const envFields = {
   ),
   ADMIN_EMAIL: emailList,
   ADMIN_EMAILS: emailList,
+  /** The Management API the admin console's apply-sql talks to; unset: api.supabase.com, or localbase's own. */
+  MANAGEMENT_API_URL: optionalText.pipe(httpUrl.optional()),
+  BACKEND_PROJECT_REF: optionalText.pipe(
+    z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' }).optional(),
+  ),
   OPENAI_API_KEY: optionalText,
   GEMINI_API_KEY: optionalText,
   UPDATE_REMOTE: z.string().min(1).default('origin'),
@@ -77,6 +93,12 @@ export const envFields = {
     .enum(['on', 'off', 'true', 'false', '1', '0', ''], { message: 'must be on or off' })
     .default('off')
     .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  /** The Web Push identity for a hosted backend (all three or none); localbase generates its own. */
+  VAPID_PUBLIC_KEY: optionalText.pipe(vapidPublicKeySchema.optional()),
+  VAPID_PRIVATE_KEY: optionalText.pipe(vapidPrivateKeySchema.optional()),
+  VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
+  /** Also push to plain-HTTP loopback endpoints: for test receivers only. */
+  WEB_PUSH_ALLOW_HTTP: booleanFlag.default(false),
 } as const;
 
 export type EnvName = keyof typeof envFields;

@@ -7,7 +7,7 @@ import { writePrivateFile } from './src/keys.ts';
 import { startLocalbase, type Localbase } from './server.ts';
 
 /** The variables `npm run backend` reads (their rules live in tools/config/env.ts). */
-const BACKEND_ENV = ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT'] as const;
+const BACKEND_ENV = ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT', 'LOCALBASE_API_SCHEMAS', 'LOCALBASE_API_MAX_ROWS'] as const;
 
 export function statusOf(localbase: Localbase) {
   return {
@@ -46,6 +46,8 @@ async function main(): Promise<void> {
     dataDir,
     databaseUrl,
     port,
+    schemas: env.value.LOCALBASE_API_SCHEMAS,
+    maxRows: env.value.LOCALBASE_API_MAX_ROWS,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

@@ -5,6 +5,7 @@ import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '../db/database.ts';
+import { installApiKeyGate } from './src/api-key.ts';
 import { authRoutes } from './src/auth/routes.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
@@ -14,9 +15,9 @@ import { loadOrCreateKeys } from './src/keys.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
-import { realtimeRoutes } from './src/realtime/socket.ts';
+import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard } from './src/request-transaction.ts';
-import { Catalog } from './src/rest/catalog.ts';
+import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
 
@@ -27,6 +28,13 @@ export interface LocalbaseOptions {
   host?: string;
   port?: number;
   logger?: boolean | object;
+  /**
+   * Schemas the Data API exposes, the first being the default (PostgREST's db-schemas, Supabase's
+   * `[api] schemas`). Default: public only.
+   */
+  schemas?: readonly string[];
+  /** PostgREST's db-max-rows: the most rows one response carries. Default: no limit. */
+  maxRows?: number;
 }
 
 export interface Localbase {
@@ -57,7 +65,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const { pool } = database;
     await installSessionGuard(pool);
     await installCapture(pool);
-    const catalog = new Catalog(pool);
+    const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
+    const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);
     await catalog.reload();
 
@@ -68,18 +77,35 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const host = options.host ?? DEFAULT_HOST;
     const port = options.port ?? DEFAULT_PORT;
 
-    await app.register(websocket);
+    await app.register(websocket, { options: { maxPayload: REALTIME_MAX_FRAME_BYTES } });
     // The issuer is only known once listening (port 0), so auth reads it through a function.
     const listening = { url: `http://${host}:${port}` };
-    await app.register(authRoutes, {
-      prefix: '/auth/v1',
-      pool,
-      jwtSecret: keys.jwtSecret,
-      issuer: () => `${listening.url}/auth/v1`,
-    });
-    await app.register(restRoutes, { prefix: '/rest/v1', pool, catalog, verifier, onWrite: () => void realtime.poke() });
-    await app.register(storageRoutes, { prefix: '/storage/v1', pool, verifier, root: path.join(dataDir, 'storage') });
-    await app.register(realtimeRoutes, { prefix: '/realtime/v1', hub: realtime, jwtSecret: keys.jwtSecret });
+    // Each API family sits in a scope of its own behind the API-key gate (api-key.ts).
+    const gated = (openRoutes: readonly string[] = []) => ({ keys, openRoutes });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
+    }, { prefix: '/auth/v1' });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(restRoutes, {
+        pool,
+        catalog,
+        verifier,
+        schemas,
+        maxRows: options.maxRows,
+        onWrite: () => void realtime.poke(),
+      });
+    }, { prefix: '/rest/v1' });
+    await app.register(async (scope) => {
+      // Public buckets are read without a key, as <img src> does on a hosted project.
+      installApiKeyGate(scope, gated(['/storage/v1/object/public/:bucket/*']));
+      await scope.register(storageRoutes, { pool, verifier, root: path.join(dataDir, 'storage') });
+    }, { prefix: '/storage/v1' });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
+    }, { prefix: '/realtime/v1' });
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {
       pool,

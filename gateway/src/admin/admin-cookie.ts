@@ -1,58 +1,107 @@
-// The admin cookie of DESIGN.md: `app_admin`, Path=/, HMAC-SHA256 signed, carrying the subject and
-// the issue time, valid 12 hours. The admin console (a later issue) issues it at /__admin/login;
-// the gateway already honours it where the spec says (the backend proxy and /api/update-now).
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// The admin cookie: `app_admin`, Path=/ (so /api/update-now and the backend proxy can honour it
+// too), HttpOnly, SameSite=Strict, Max-Age 12 hours, Secure on https. Its value carries the
+// subject and the issue time and is signed with @fastify/cookie's signer (HMAC-SHA256) under
+// ADMIN_SECRET, or under 32 random bytes drawn at boot when no secret is set, so a cookie from a
+// previous boot never verifies. The issue time is checked as well as Max-Age: a browser that
+// keeps the cookie longer, or a copied value, is refused after 12 hours.
+import { randomBytes } from 'node:crypto';
+import { Signer } from '@fastify/cookie';
 import { z } from 'zod';
 
 export const ADMIN_COOKIE = 'app_admin';
 export const ADMIN_COOKIE_MAX_AGE_S = 12 * 60 * 60;
+/** A cookie issued "in the future" by more than this is refused (clock steps, forged values). */
+const CLOCK_SKEW_S = 60;
 
 export interface AdminGate {
-  /** Admin mode is ready: enabled, a service-role key, and a signing key (spec "Admin mode" 1). */
+  /** Admin mode is ready: enabled, a service-role key, and a signing key. */
   ready: boolean;
-  signingKey: Buffer;
+  /** Why it is not ready, for the 403 message; empty when ready. */
+  notReadyReasons: string[];
+  /** Signs and verifies the cookie (the key: ADMIN_SECRET, or random bytes for this boot). */
+  signer: Signer;
+  /** Whether the key came from ADMIN_SECRET (cookies survive a restart) or was drawn at boot. */
+  keySource: 'admin_secret' | 'boot';
 }
 
-/** ADMIN_SECRET signs the cookie; without it a random key per boot (sessions end on restart). */
 export function createAdminGate(options: { enabled: boolean; secret: string | undefined; serviceRoleKey: string | undefined }): AdminGate {
-  const signingKey = options.secret ? Buffer.from(options.secret, 'utf8') : randomBytes(32);
-  return { ready: options.enabled && Boolean(options.serviceRoleKey), signingKey };
+  const key = options.secret ? Buffer.from(options.secret, 'utf8') : randomBytes(32);
+  const notReadyReasons = [
+    ...(options.enabled ? [] : ['ENABLE_ADMIN_MODE is not true']),
+    ...(options.serviceRoleKey ? [] : ['no service-role key is known (set BACKEND_SERVICE_ROLE_KEY)']),
+  ];
+  return {
+    ready: notReadyReasons.length === 0,
+    notReadyReasons,
+    signer: new Signer(key, 'sha256'),
+    keySource: options.secret ? 'admin_secret' : 'boot',
+  };
 }
 
-const cookiePayload = z.object({ sub: z.string().min(1), iat: z.number().int() });
+const cookiePayload = z.object({ sub: z.string().min(1).max(400), iat: z.number().int() });
 
-function sign(key: Buffer, encodedPayload: string): string {
-  return createHmac('sha256', key).update(encodedPayload).digest('base64url');
+export interface AdminSession {
+  subject: string;
+  issuedAtS: number;
+  expiresAtS: number;
 }
 
-export function signAdminCookie(key: Buffer, subject: string, issuedAtS = Math.floor(Date.now() / 1000)): string {
-  const encoded = Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS })).toString('base64url');
-  return `${encoded}.${sign(key, encoded)}`;
+/** The unsigned cookie value: base64url JSON of {sub, iat}. @fastify/cookie appends the signature. */
+export function adminCookiePayload(subject: string, issuedAtS = Math.floor(Date.now() / 1000)): string {
+  return Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS })).toString('base64url');
 }
 
-/** The subject of a valid, unexpired cookie value; undefined for anything else. */
-export function verifyAdminCookie(key: Buffer, value: string | undefined, nowS = Math.floor(Date.now() / 1000)): string | undefined {
-  if (!value) return undefined;
-  const [encoded, signature, extra] = value.split('.');
-  if (!encoded || !signature || extra !== undefined) return undefined;
-  const expected = Buffer.from(sign(key, encoded));
-  const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+/**
+ * A complete signed value, as `reply.setCookie(..., {signed: true})` writes it, signed by a gate's
+ * signer or by a key (ADMIN_SECRET) directly: the same signature either way.
+ */
+export function signAdminCookie(signing: AdminGate | Buffer | string, subject: string, issuedAtS?: number): string {
+  const signer = typeof signing === 'string' || Buffer.isBuffer(signing) ? new Signer(signing, 'sha256') : signing.signer;
+  return signer.sign(adminCookiePayload(subject, issuedAtS));
+}
+
+/** The session of a valid, unexpired signed value; undefined for anything else. */
+export function readAdminCookie(gate: AdminGate, signedValue: string | undefined, nowS = Math.floor(Date.now() / 1000)): AdminSession | undefined {
+  if (!signedValue) return undefined;
+  const unsigned = gate.signer.unsign(signedValue);
+  if (!unsigned.valid || unsigned.value === null) return undefined;
   try {
-    const payload = cookiePayload.parse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
-    if (payload.iat > nowS + 60 || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
-    return payload.sub;
+    const payload = cookiePayload.parse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
+    if (payload.iat > nowS + CLOCK_SKEW_S || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
+    return { subject: payload.sub, issuedAtS: payload.iat, expiresAtS: payload.iat + ADMIN_COOKIE_MAX_AGE_S };
   } catch {
     return undefined;
   }
 }
 
-/** Reads the admin cookie from a raw Cookie header; valid only while admin mode is ready. */
-export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
-  if (!gate.ready || !cookieHeader) return undefined;
+/** Whether a raw Cookie header carries an admin cookie at all, valid or not (for the same-origin guard). */
+export function carriesAdminCookie(cookieHeader: string | undefined): boolean {
+  if (!cookieHeader) return false;
+  return cookieHeader.split(';').some((part) => part.trim().split('=')[0] === ADMIN_COOKIE);
+}
+
+/** The raw value of the admin cookie in a Cookie header (URI-decoded, as it was set). */
+export function adminCookieValue(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
   for (const part of cookieHeader.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === ADMIN_COOKIE) return verifyAdminCookie(gate.signingKey, decodeURIComponent(rest.join('=')));
+    const separator = part.indexOf('=');
+    if (separator === -1 || part.slice(0, separator).trim() !== ADMIN_COOKIE) continue;
+    try {
+      return decodeURIComponent(part.slice(separator + 1).trim());
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
+}
+
+/** The admin session in a raw Cookie header; only while admin mode is ready. */
+export function adminSessionFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined, nowS?: number): AdminSession | undefined {
+  if (!gate.ready) return undefined;
+  return readAdminCookie(gate, adminCookieValue(cookieHeader), nowS);
+}
+
+/** The subject of the admin session in a raw Cookie header (the proxy and /api/update-now use it). */
+export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
+  return adminSessionFromCookieHeader(gate, cookieHeader)?.subject;
 }

@@ -3,29 +3,34 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendClient } from '../backend/backend-client.ts';
 import { GatewayError, parseOrThrow } from '../http-errors.ts';
+import { BODY_LIMITS } from '../security/body-limits.ts';
+import { databaseJsonObject, databaseText } from '../security/database-values.ts';
 import { requireBearer } from './bearer.ts';
-import { findBackup, storeBackup, uploadSnapshotObject } from './backups.ts';
+import { findBackup, restoreBestBackup, storeBackup, storeSnapshot } from './backups.ts';
 
-export const BACKUP_BODY_LIMIT = 20 * 1024 * 1024;
+/** 8 MiB: half of what the backend's JSON limit (16 MiB) accepts, so a backup is never refused there. */
+export const BACKUP_BODY_LIMIT = BODY_LIMITS.backup;
 
-const payload = z.record(z.string(), z.unknown());
-const appVersion = z.string().max(64).nullish().transform((value) => value ?? null);
+// A payload becomes a jsonb row: no NUL characters or unpaired surrogates anywhere in it.
+const payload = databaseJsonObject;
+const appVersion = databaseText(64).nullish().transform((value) => value ?? null);
 const backupBody = z.object({ payload, source: z.enum(['manual', 'auto']).default('manual'), app_version: appVersion });
 const payloadBody = z.object({ payload, app_version: appVersion });
 
 const noBackup = () => new GatewayError(404, 'no_backup', 'There is no backup for this account yet.');
 
-const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, { backend }) => {
+const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, options) => {
   const bodyLimit = { bodyLimit: BACKUP_BODY_LIMIT };
+  const route = () => options.backend.forRoute();
 
   app.get('/__auth/backup/best', async (request) => {
-    const backup = await findBackup(backend, requireBearer(request), 'best');
+    const backup = await findBackup(route(), requireBearer(request), 'best');
     if (!backup) throw noBackup();
     return { ok: true, backup };
   });
 
   app.get('/__auth/backup/latest', async (request) => {
-    const backup = await findBackup(backend, requireBearer(request), 'latest');
+    const backup = await findBackup(route(), requireBearer(request), 'latest');
     if (!backup) throw noBackup();
     return { ok: true, backup };
   });
@@ -33,34 +38,27 @@ const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app,
   app.post('/__auth/backup', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(backupBody, request.body);
-    const backup = await storeBackup(backend, caller, { payload: body.payload, source: body.source, appVersion: body.app_version });
+    const backup = await storeBackup(route(), caller, { payload: body.payload, source: body.source, appVersion: body.app_version });
     return reply.code(201).send({ ok: true, backup });
   });
 
   app.post('/__auth/snapshot', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(payloadBody, request.body);
-    const object = await uploadSnapshotObject(backend, caller, body.payload);
-    const backup = await storeBackup(backend, caller, { payload: body.payload, source: 'snapshot', appVersion: body.app_version });
-    return reply.code(201).send({ ok: true, backup, object });
+    return reply.code(201).send({ ok: true, ...(await storeSnapshot(route(), caller, body.payload, body.app_version)) });
   });
 
   app.post('/__auth/import', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(payloadBody, request.body);
-    const backup = await storeBackup(backend, caller, { payload: body.payload, source: 'import', appVersion: body.app_version });
+    const backup = await storeBackup(route(), caller, { payload: body.payload, source: 'import', appVersion: body.app_version });
     return reply.code(201).send({ ok: true, backup });
   });
 
-  // Hands the best backup back to the app and records the restore as a new (newest) backup, so
-  // "latest" afterwards is what the app now holds.
-  app.post('/__auth/restore-best-backup', async (request) => {
-    const caller = requireBearer(request);
-    const best = await findBackup(backend, caller, 'best');
-    if (!best) throw noBackup();
-    const recorded = await storeBackup(backend, caller, { payload: best.payload, source: 'restore', appVersion: best.app_version });
-    const { payload: restored, ...restoredFrom } = best;
-    return { ok: true, restored_from: restoredFrom, backup: recorded, payload: restored };
+  app.post('/__auth/restore-best-backup', bodyLimit, async (request) => {
+    const restored = await restoreBestBackup(route(), requireBearer(request));
+    if (!restored) throw noBackup();
+    return { ok: true, ...restored };
   });
 };
 

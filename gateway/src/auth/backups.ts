@@ -63,3 +63,22 @@ export async function uploadSnapshotObject(backend: BackendClient, caller: Calle
   });
   return `backups/${objectPath}`;
 }
+
+/** A snapshot is kept twice: as a file in the caller's `backups` folder and as a backup row. */
+export async function storeSnapshot(backend: BackendClient, caller: Caller, payload: Record<string, unknown>, appVersion: string | null) {
+  const object = await uploadSnapshotObject(backend, caller, payload);
+  const backup = await storeBackup(backend, caller, { payload, source: 'snapshot', appVersion });
+  return { backup, object };
+}
+
+/**
+ * Hands the best backup back to the app and records the restore as a new (newest) backup, so
+ * "latest" afterwards is what the app now holds. Null when the caller has no backup.
+ */
+export async function restoreBestBackup(backend: BackendClient, caller: Caller) {
+  const best = await findBackup(backend, caller, 'best');
+  if (!best) return null;
+  const recorded = await storeBackup(backend, caller, { payload: best.payload, source: 'restore', appVersion: best.app_version });
+  const { payload, ...restoredFrom } = best;
+  return { restored_from: restoredFrom, backup: recorded, payload };
+}

@@ -1,9 +1,12 @@
-// What signup, login and check accept (DESIGN.md "password rule": 8 to 72 bytes, a valid e-mail).
+// What signup, login and check accept (password rule: 8 to 72 bytes; a valid e-mail of at most
+// 254 characters, as RFC 5321 allows and the auth schema can store).
 import { z } from 'zod';
+import { MAX_EMAIL_LENGTH } from '../security/database-values.ts';
 
 const email = z
-  .email({ message: 'must be a valid e-mail address' })
-  .max(320)
+  .string()
+  .max(MAX_EMAIL_LENGTH, { message: `must be at most ${MAX_EMAIL_LENGTH} characters` })
+  .pipe(z.email({ message: 'must be a valid e-mail address' }))
   .transform((value) => value.toLowerCase());
 
 // 72 bytes, not characters: bcrypt ignores everything past the 72nd byte.

@@ -1,7 +1,6 @@
 // The auth calls behind signup, login and check: GoTrue's endpoints, with the session validated.
 import { z } from 'zod';
-import { BackendError, type BackendClient } from '../backend/backend-client.ts';
-import { GatewayError } from '../http-errors.ts';
+import type { BackendClient } from '../backend/backend-client.ts';
 import type { Credentials } from './credentials.ts';
 
 export const sessionSchema = z
@@ -17,50 +16,35 @@ export const sessionSchema = z
 
 export type Session = z.infer<typeof sessionSchema>;
 
+/** A wrong e-mail or password is the backend's `invalid_credentials`: 401 (backend-errors.ts). */
 export async function passwordGrant(backend: BackendClient, credentials: Credentials): Promise<Session> {
-  try {
-    const { body } = await backend.request('/auth/v1/token?grant_type=password', {
-      credential: { anon: true },
-      body: { email: credentials.username, password: credentials.password },
-    });
-    return sessionSchema.parse(body);
-  } catch (error) {
-    if (error instanceof BackendError && (error.code === 'invalid_credentials' || error.code === 'invalid_grant' || error.status === 400)) {
-      throw new GatewayError(401, 'invalid_credentials', 'The e-mail or password is wrong.');
-    }
-    throw error;
-  }
+  const { body } = await backend.request('/auth/v1/token?grant_type=password', {
+    credential: { anon: true },
+    body: { email: credentials.username, password: credentials.password },
+  });
+  return sessionSchema.parse(body);
 }
 
 /**
  * Creates the account. With the service key the admin API creates it already confirmed (a local
  * server has no mailbox to confirm from); without it the public signup is used, and a project that
- * requires e-mail confirmation answers without a session.
+ * requires e-mail confirmation answers without a session. A taken e-mail (409 email_taken) and a
+ * weak password (400) are mapped with every other backend code, in backend-errors.ts.
  */
 export async function createAccount(backend: BackendClient, credentials: Credentials): Promise<Session | null> {
-  try {
-    if (backend.hasServiceRole) {
-      await backend.request('/auth/v1/admin/users', {
-        credential: { serviceRole: true },
-        body: { email: credentials.username, password: credentials.password, email_confirm: true },
-      });
-      return passwordGrant(backend, credentials);
-    }
-    const { body } = await backend.request('/auth/v1/signup', {
-      credential: { anon: true },
-      body: { email: credentials.username, password: credentials.password },
+  if (backend.hasServiceRole) {
+    await backend.request('/auth/v1/admin/users', {
+      credential: { serviceRole: true },
+      body: { email: credentials.username, password: credentials.password, email_confirm: true },
     });
-    const session = sessionSchema.safeParse(body);
-    return session.success ? session.data : null;
-  } catch (error) {
-    if (error instanceof BackendError && ['email_exists', 'user_already_exists'].includes(error.code)) {
-      throw new GatewayError(409, 'email_taken', 'An account with this e-mail already exists; log in instead.');
-    }
-    if (error instanceof BackendError && error.code === 'weak_password') {
-      throw new GatewayError(400, 'weak_password', error.message);
-    }
-    throw error;
+    return passwordGrant(backend, credentials);
   }
+  const { body } = await backend.request('/auth/v1/signup', {
+    credential: { anon: true },
+    body: { email: credentials.username, password: credentials.password },
+  });
+  const session = sessionSchema.safeParse(body);
+  return session.success ? session.data : null;
 }
 
 const adminUserPage = z.object({ users: z.array(z.object({ email: z.string().nullish() }).loose()) }).loose();

@@ -1,7 +1,20 @@
 // The gateway's calls to the backend's HTTP surface (auth, data API, storage), always with an
 // explicit credential: the caller's token (RLS decides) or, only where the spec implies it, the
-// service key. Backend failures become BackendError with the backend's own code and status.
+// service key. Backend failures become BackendError with the backend's own code and status
+// (backend-errors.ts decides what the caller sees).
+//
+// Deadlines: every call must be answered within CALL_DEADLINE_MS (a backend that accepts and never
+// answers costs a route at most that: the caller hears 504 backend_timeout within 5 s), and a route
+// calls `forRoute()` once and makes all its calls through the client it gets, which also shares one
+// ROUTE_BUDGET_MS for all of them, so a wrapper of many calls against a slow backend is bounded too.
 import { z } from 'zod';
+
+export const BACKEND_DEADLINES = {
+  /** Each call: the backend starts and finishes answering within this. */
+  callDeadlineMs: 4_000,
+  /** All the calls of one route together. */
+  routeBudgetMs: 15_000,
+};
 
 export interface BackendTarget {
   url: string;
@@ -10,7 +23,13 @@ export interface BackendTarget {
 }
 
 export class BackendError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** PostgREST's hint (the database's `raise ... using hint`), when there is one. */
+    readonly hint: string | null = null,
+  ) {
     super(message);
     this.name = 'BackendError';
   }
@@ -26,7 +45,6 @@ export interface BackendRequest {
   rawBody?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
-  timeoutMs?: number;
 }
 
 const errorShape = z
@@ -36,11 +54,32 @@ const errorShape = z
     error: z.string().optional(),
     message: z.string().optional(),
     msg: z.string().optional(),
+    hint: z.string().nullish(),
+    // Storage answers HTTP 400 and puts the real status in the body.
+    statusCode: z.union([z.string(), z.number()]).optional(),
   })
   .loose();
 
+function timedOut(scope: 'call' | 'route', budgetMs: number): BackendError {
+  const message = scope === 'call' ? `The backend did not answer within ${budgetMs} ms.` : `The backend calls of this request took longer than ${budgetMs} ms together.`;
+  return new BackendError(504, 'backend_timeout', message);
+}
+
 export class BackendClient {
-  constructor(readonly target: BackendTarget) {}
+  private readonly deadlines: typeof BACKEND_DEADLINES;
+
+  constructor(
+    readonly target: BackendTarget,
+    deadlines: Partial<typeof BACKEND_DEADLINES> = {},
+    private readonly routeDeadlineAt?: number,
+  ) {
+    this.deadlines = { ...BACKEND_DEADLINES, ...deadlines };
+  }
+
+  /** This client with one route budget, starting now, shared by every call a route makes. */
+  forRoute(): BackendClient {
+    return new BackendClient(this.target, this.deadlines, Date.now() + this.deadlines.routeBudgetMs);
+  }
 
   get hasServiceRole(): boolean {
     return Boolean(this.target.serviceRoleKey);
@@ -69,18 +108,26 @@ export class BackendClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
+    const routeRemainingMs = this.routeDeadlineAt === undefined ? Number.POSITIVE_INFINITY : this.routeDeadlineAt - Date.now();
+    if (routeRemainingMs <= 0) throw timedOut('route', this.deadlines.routeBudgetMs);
+    const timeoutMs = Math.min(this.deadlines.callDeadlineMs, routeRemainingMs);
     let response: Response;
+    let text: string;
     try {
       response = await fetch(`${this.target.url}${pathAndQuery}`, {
         method: options.method ?? (body === undefined ? 'GET' : 'POST'),
         headers,
         body,
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
+      text = await response.text();
     } catch (error) {
-      throw new BackendError(502, 'backend_unavailable', `The backend did not answer: ${(error as Error).message}`);
+      if ((error as Error).name === 'TimeoutError') {
+        throw timeoutMs < this.deadlines.callDeadlineMs ? timedOut('route', this.deadlines.routeBudgetMs) : timedOut('call', this.deadlines.callDeadlineMs);
+      }
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      throw new BackendError(502, 'backend_unavailable', `The backend did not answer${cause ? ` (${cause})` : ''}.`);
     }
-    const text = await response.text();
     let parsed: unknown = null;
     if (text !== '') {
       try {
@@ -93,7 +140,9 @@ export class BackendClient {
       const shape = errorShape.safeParse(parsed);
       const info = shape.success ? shape.data : {};
       const code = info.error_code ?? (typeof info.code === 'string' ? info.code : undefined) ?? info.error ?? `http_${response.status}`;
-      throw new BackendError(response.status, code, info.message ?? info.msg ?? `The backend answered ${response.status}.`);
+      const bodyStatus = Number(info.statusCode);
+      const status = Number.isInteger(bodyStatus) && bodyStatus >= 400 && bodyStatus < 600 ? bodyStatus : response.status;
+      throw new BackendError(status, code, info.message ?? info.msg ?? `The backend answered ${response.status}.`, info.hint ?? null);
     }
     return { status: response.status, headers: response.headers, body: parsed };
   }

@@ -32,34 +32,42 @@ async function readTotals(backend: BackendClient, caller: Caller, start: string 
   return sumByUser(z.array(dailyRow).parse(await backend.select(`daily_user_stats?select=user_id,minutes,correct&study_day=gte.${start}`, credential)));
 }
 
-const leaderboardRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, { backend }) => {
+type Period = z.infer<typeof leaderboardBody>['period'];
+
+/** The top of the board for the period, and the caller's own rank, read with the caller's token. */
+async function readLeaderboard(backend: BackendClient, caller: Caller, period: Period) {
+  const start = periodStart(period, Date.now(), await callerDaySettings(backend, caller));
+  const ranked = rankByPoints(await readTotals(backend, caller, start));
+  const top = ranked.slice(0, LEADERBOARD_SIZE);
+  const me = ranked.find((entry) => entry.user_id === caller.userId) ?? null;
+  const ids = [...new Set([...top.map((entry) => entry.user_id), caller.userId])];
+  const profiles = z
+    .array(profileRow)
+    .parse(await backend.select(`user_profiles?select=user_id,handle,display_name,avatar_url&user_id=in.(${ids.join(',')})`, { userToken: caller.token }));
+  const byId = new Map(profiles.map((profile) => [profile.user_id, profile]));
+  const describe = (userId: string) => {
+    const profile = byId.get(userId);
+    return { handle: profile?.handle ?? null, display_name: profile?.display_name ?? null, avatar_url: profile?.avatar_url ?? null };
+  };
+  return {
+    ok: true,
+    period,
+    since: start,
+    entries: top.map((entry) => ({ ...entry, ...describe(entry.user_id), is_me: entry.user_id === caller.userId })),
+    me: me
+      ? { ...me, ...describe(me.user_id) }
+      : { user_id: caller.userId, rank: null, points: 0, minutes: 0, correct: 0, ...describe(caller.userId) },
+    total_ranked: ranked.length,
+  };
+}
+
+const leaderboardRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, options) => {
   app.post('/__leaderboard', async (request) => {
     const caller = requireBearer(request);
     const { period } = parseOrThrow(leaderboardBody, request.body);
-    const start = periodStart(period, Date.now(), await callerDaySettings(backend, caller));
-    const ranked = rankByPoints(await readTotals(backend, caller, start));
-    const top = ranked.slice(0, LEADERBOARD_SIZE);
-    const me = ranked.find((entry) => entry.user_id === caller.userId) ?? null;
-    const ids = [...new Set([...top.map((entry) => entry.user_id), caller.userId])];
-    const profiles = z
-      .array(profileRow)
-      .parse(await backend.select(`user_profiles?select=user_id,handle,display_name,avatar_url&user_id=in.(${ids.join(',')})`, { userToken: caller.token }));
-    const byId = new Map(profiles.map((profile) => [profile.user_id, profile]));
-    const describe = (userId: string) => {
-      const profile = byId.get(userId);
-      return { handle: profile?.handle ?? null, display_name: profile?.display_name ?? null, avatar_url: profile?.avatar_url ?? null };
-    };
-    return {
-      ok: true,
-      period,
-      since: start,
-      entries: top.map((entry) => ({ ...entry, ...describe(entry.user_id), is_me: entry.user_id === caller.userId })),
-      me: me
-        ? { ...me, ...describe(me.user_id) }
-        : { user_id: caller.userId, rank: null, points: 0, minutes: 0, correct: 0, ...describe(caller.userId) },
-      total_ranked: ranked.length,
-    };
+    return readLeaderboard(options.backend.forRoute(), caller, period);
   });
 };
+
 
 export default leaderboardRoutes;

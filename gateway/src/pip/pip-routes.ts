@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import type { PipChannel, PipRelay } from './pip-relay.ts';
 import { pipAction, timerSnapshotInput } from './pip-schemas.ts';
 
@@ -18,7 +19,8 @@ export const PIP_CODE_HEADER = 'x-pip-code';
 export const PIP_CHANNEL_HEADER = 'x-pip-channel';
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
-// origins; they carry no credentials, so any origin may call them. With pairing on, the phone also
+// origins; they carry no credentials and no private data, so any origin may call them. That is by
+// design (the timer relay is open on the LAN; SECURITY.md says so). With pairing on, the phone also
 // sends its code in a header, which the preflight must allow.
 const companionCors = {
   'access-control-allow-origin': '*',
@@ -113,6 +115,7 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {
+      ...RAW_STREAM_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',

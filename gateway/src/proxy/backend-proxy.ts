@@ -1,24 +1,45 @@
-// /__backend/*: every method streamed to the backend (HTTP through undici, and the WebSocket
-// upgrade for realtime), with the caller's JWT and apikey, or with the service key when the caller
-// holds a valid admin cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
+// /__backend/*: every method streamed to the backend (HTTP, and the WebSocket upgrade for realtime),
+// with the caller's JWT and apikey, or with the service key when the caller holds a valid admin
+// cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
+//
+// Decisions (intercepts, limits, storage headers) are taken on the decided path
+// (security/request-path.ts); the raw path is what is forwarded. Every call has a deadline:
+// the backend must start answering within `responseTimeoutMs` of going quiet (504 backend_timeout),
+// storage transfers get the longer `storageIdleTimeoutMs`, and a realtime socket is closed after
+// `socketIdleTimeoutMs` without a message either way. Node's HTTP client carries the requests
+// (not undici): it hands over a response the backend sends before it has read the whole body, so a
+// backend's own 413 reaches the caller instead of a broken pipe.
 import type { IncomingHttpHeaders } from 'node:http';
 import httpProxy from '@fastify/http-proxy';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
-import { errorBody, GatewayError, sendError } from '../http-errors.ts';
-import { classifyEdgePath, isCredentialAttempt, PAYMENT_STUB } from './edge-intercepts.ts';
+import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
+import { BODY_LIMITS } from '../security/body-limits.ts';
+import { decideUrl, pathUnder } from '../security/request-path.ts';
+import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
+import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
+import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
 
 export const BACKEND_PREFIX = '/__backend';
+
+/** The backend must answer (or keep sending) within these; see the header comment. */
+export const PROXY_TIMEOUTS = {
+  /** The realtime WebSocket handshake (HTTP requests: connecting counts against responseTimeoutMs). */
+  connectTimeoutMs: 2_000,
+  responseTimeoutMs: 10_000,
+  storageIdleTimeoutMs: 120_000,
+  socketIdleTimeoutMs: 120_000,
+};
 
 export interface BackendProxyOptions {
   backendUrl: string;
   anonKey: string;
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
-  connectTimeoutMs?: number;
-  /** Password grants and signups per client address (default: 10 per minute, as /__auth). */
-  credentialRateLimit?: { max: number; windowMs: number };
+  timeouts?: Partial<typeof PROXY_TIMEOUTS>;
+  bodyLimitBytes?: number;
+  jsonBodyLimitBytes?: number;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -47,15 +68,88 @@ export function backendRequestHeaders(
   return forwarded;
 }
 
+/** The decided path under /__backend of a request (`/auth/v1/token`), or '/' for the prefix itself. */
+export function backendPathOf(request: { url: string }): string {
+  return pathUnder(BACKEND_PREFIX, decideUrl(request.url).path) ?? '/';
+}
+
+const isStoragePath = (pathUnderBackend: string) => pathUnderBackend.startsWith('/storage/v1/');
+const isJson = (contentType: string | undefined) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
+
+type ProxyFailure = Error & { code?: string; statusCode?: number; cause?: unknown };
+
+function isTimeout(error: ProxyFailure): boolean {
+  return error.statusCode === 504 || error.code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT' || error.code === 'FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT';
+}
+
+/** Closes a proxied realtime socket pair after `idleMs` without a message in either direction. */
+function idleSocketCloser(idleMs: number) {
+  const timers = new WeakMap<WebSocket, NodeJS.Timeout>();
+  const arm = (source: WebSocket) => {
+    clearTimeout(timers.get(source));
+    const timer = setTimeout(() => source.close(1001, 'idle timeout'), idleMs);
+    timer.unref();
+    timers.set(source, timer);
+  };
+  return {
+    onConnect: (_context: unknown, source: WebSocket) => {
+      arm(source);
+      source.once('close', () => clearTimeout(timers.get(source)));
+    },
+    onIncomingMessage: (_context: unknown, source: WebSocket) => arm(source),
+    onOutgoingMessage: (_context: unknown, source: WebSocket) => arm(source),
+  };
+}
+
 const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, options) => {
+  const timeouts = { ...PROXY_TIMEOUTS, ...options.timeouts };
+  const limits = { any: options.bodyLimitBytes ?? BODY_LIMITS.proxy, json: options.jsonBodyLimitBytes ?? BODY_LIMITS.proxyJson };
+  const bodyLimitOf = (request: FastifyRequest) => (isJson(request.headers['content-type']) ? Math.min(limits.json, limits.any) : limits.any);
   const credentials = (request: { headers: IncomingHttpHeaders }) => ({
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
     asAdmin: adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined,
   });
 
-  const wsHeaderRewrite = {
-    handshakeTimeout: options.connectTimeoutMs ?? 2_000,
+  app.addHook('onRequest', async (request, reply) => {
+    const declaredLength = Number(request.headers['content-length'] ?? 0);
+    const bodyLimit = bodyLimitOf(request);
+    if (declaredLength > bodyLimit) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
+    const intercept = classifyEdgePath(backendPathOf(request));
+    if (intercept?.kind === 'disabled') {
+      return sendError(reply, 502, 'edge_function_disabled', `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`);
+    }
+    if (intercept?.kind === 'payment_stub') return reply.code(200).send(PAYMENT_STUB);
+  });
+
+  // A body without Content-Length (chunked) is counted as it streams through.
+  app.addHook('preHandler', async (request) => {
+    if (request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function') {
+      request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimitOf(request));
+    }
+  });
+
+  /**
+   * A request the backend never answered: too large to send (413), too slow (504), cut off while
+   * the body was still being sent (502 backend_closed_upload), or unreachable (502). The HTTP client
+   * may report one failure twice (the request and its body stream): the first one answers.
+   */
+  const answerFailure = (reply: FastifyReply, error: ProxyFailure) => {
+    if (reply.sent) return;
+    if (error.cause instanceof BodyTooLargeError) return sendPayloadTooLarge(reply.header('connection', 'close'), error.cause.limitBytes);
+    reply.request.log.warn({ err: error }, 'backend request failed');
+    if (isTimeout(error)) return sendError(reply, 504, 'backend_timeout', 'The backend did not answer in time.');
+    const code = ((error.cause ?? error) as { code?: string }).code;
+    const { headers } = reply.request;
+    const hadBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+    if (hadBody && (code === 'EPIPE' || code === 'ECONNRESET' || !reply.request.raw.complete)) {
+      return sendError(reply.header('connection', 'close'), 502, 'backend_closed_upload', 'The backend closed the connection before it had read the whole request body.');
+    }
+    return sendError(reply, 502, 'backend_unavailable', 'The backend did not answer.');
+  };
+
+  const wsClientOptions = {
+    handshakeTimeout: timeouts.connectTimeoutMs,
     // realtime-js sends the apikey in the query string and the user's token in phx_join; the
     // headers only matter for the admin's service key.
     rewriteRequestHeaders: (headers: Record<string, unknown>, request: { headers: IncomingHttpHeaders }) => {
@@ -65,41 +159,35 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     },
   };
 
-  const limit = options.credentialRateLimit ?? { max: 10, windowMs: 60_000 };
-  await app.register(rateLimit, {
-    max: limit.max,
-    timeWindow: limit.windowMs,
-    keyGenerator: (request) => request.ip,
-    allowList: (request) => !isCredentialAttempt(request.method, request.url.slice(BACKEND_PREFIX.length)),
-    errorResponseBuilder: (_request, context) =>
-      new GatewayError(429, 'rate_limited', `Too many attempts from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, {
-        retry_after_s: Math.ceil(context.ttl / 1000),
-      }),
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    const intercept = classifyEdgePath(request.url.slice(BACKEND_PREFIX.length));
-    if (intercept?.kind === 'disabled') {
-      return sendError(reply, 502, 'edge_function_disabled', `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`);
-    }
-    if (intercept?.kind === 'payment_stub') return reply.code(200).send(PAYMENT_STUB);
-  });
-
+  // The proxy streams bodies as they come; the gateway's own JSON parser is for its own routes.
+  app.removeContentTypeParser('application/json');
   await app.register(httpProxy, {
     upstream: options.backendUrl,
     prefix: BACKEND_PREFIX,
     websocket: true,
-    undici: { connectTimeout: options.connectTimeoutMs ?? 2_000 },
+    http: {
+      agentOptions: { keepAlive: true, maxSockets: 256, maxFreeSockets: 64 },
+      // reply-from turns certificate checks off unless told otherwise: a hosted backend is https.
+      requestOptions: { timeout: timeouts.responseTimeoutMs, rejectUnauthorized: true },
+    },
+    handler: (request: FastifyRequest, reply, dest, replyOptions) =>
+      reply.from(dest, { ...replyOptions, timeout: isStoragePath(backendPathOf(request)) ? timeouts.storageIdleTimeoutMs : timeouts.responseTimeoutMs }),
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => backendRequestHeaders(headers, credentials(request)),
-      rewriteHeaders: (headers) => withoutHopByHop(headers),
+      rewriteHeaders: (headers, request) => {
+        const kept = withoutHopByHop(headers);
+        const pathUnderBackend = request ? backendPathOf(request) : '/';
+        // Whatever the backend says, nothing it serves runs on the app's origin (an edge function's
+        // HTML included): the API policy everywhere, sandboxed downloads for storage.
+        return { ...kept, ...(isStoragePath(pathUnderBackend) ? storageObjectHeaders(kept) : RAW_STREAM_HEADERS) };
+      },
       onError: (reply, { error }) => {
-        reply.request.log.warn({ err: error }, 'backend request failed');
-        reply.code(502).type('application/json; charset=utf-8').send(errorBody('backend_unavailable', 'The backend did not answer.'));
+        answerFailure(reply as unknown as FastifyReply, error as ProxyFailure);
       },
     },
+    wsHooks: idleSocketCloser(timeouts.socketIdleTimeoutMs),
     // http-proxy honours wsClientOptions.rewriteRequestHeaders; its type declarations omit it.
-    wsClientOptions: wsHeaderRewrite,
+    wsClientOptions,
   });
 };
 

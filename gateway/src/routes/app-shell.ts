@@ -1,20 +1,25 @@
 // The web app from web/dist with an SPA fallback, and the fences: unknown paths under /api/* and
 // /__ai* (and any other unknown /__ path, the gateway's own namespace) are a JSON 404, never the app.
-// Static files are resolved by hand before @fastify/static sends them, so that `..`, encoded
-// slashes and symlinks pointing outside web/dist can never serve a file from elsewhere.
+// The fences decide on the decided path (security/request-path.ts), so `/%61pi/x`, `/API/x`,
+// `//api/x` and `/x/../api/x` are fenced like `/api/x`. Static files are resolved by hand before
+// @fastify/static sends them, so that `..`, encoded slashes and symlinks pointing outside web/dist
+// can never serve a file from elsewhere. Everything served here carries the app's CSP.
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
+import { decideUrl } from '../security/request-path.ts';
+import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 
 export interface AppShellOptions {
   distDir: string;
+  appPolicy: PolicyDirectives;
 }
 
-/** /api, /api/..., /__ai, /__aianything, /__ai/x, and every other /__ path nobody registered. */
-export function isFencedPath(pathname: string): boolean {
-  return /^\/api(\/|$)/.test(pathname) || pathname.startsWith('/__');
+/** /api, /api/..., /__ai, /__aianything, /__ai/x, and every other /__ path nobody registered (decided paths). */
+export function isFencedPath(decidedPath: string): boolean {
+  return /^\/api(\/|$)/.test(decidedPath) || decidedPath.startsWith('/__');
 }
 
 function notFound(request: FastifyRequest, reply: FastifyReply) {
@@ -54,16 +59,17 @@ const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
   const realDistDir = await realpath(options.distDir);
   await app.register(fastifyStatic, { root: realDistDir, serve: false, index: false });
 
-  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+  const sendIndex = (reply: FastifyReply) =>
+    setContentSecurityPolicy(reply, options.appPolicy).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
 
   app.get('/*', async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
-    if (isFencedPath(pathname)) return notFound(request, reply);
+    if (isFencedPath(decideUrl(request.url).path)) return notFound(request, reply);
     const resolved = await resolveStaticFile(realDistDir, pathname);
     if (resolved.kind === 'refused') return notFound(request, reply);
     if (resolved.kind === 'file') {
       if (resolved.relative === 'index.html') return sendIndex(reply);
-      return reply.sendFile(resolved.relative);
+      return setContentSecurityPolicy(reply, options.appPolicy).sendFile(resolved.relative);
     }
     // A missing asset (it has an extension) is a 404; any other path is a client-side route.
     if (path.extname(pathname) !== '') return notFound(request, reply);

@@ -4,11 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsync } from 'fastify';
 import { readBuildInfo, type BuildInfo } from '../build-info.ts';
+import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 import { precacheFiles, webPaths } from '../web-dist.ts';
 
 export interface ServiceWorkerOptions {
   repoDir: string;
   templateFile: string;
+  /** The worker runs under the policy its script is served with: the app's (it fetches and caches the app). */
+  appPolicy: PolicyDirectives;
 }
 
 /** `__PRECACHE_FILES__` is replaced by a JSON array literal of URL paths (["/assets/x.js", ...]). */
@@ -30,6 +33,7 @@ const serviceWorker: FastifyPluginAsync<ServiceWorkerOptions> = async (app, opti
       readBuildInfo(options.repoDir),
       precacheFiles(webPaths(options.repoDir).distDir),
     ]);
+    setContentSecurityPolicy(reply, options.appPolicy);
     return reply
       .header('cache-control', 'no-cache')
       .header('service-worker-allowed', '/')

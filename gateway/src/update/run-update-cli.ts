@@ -1,6 +1,6 @@
 // Entry point of the detached updater: node --import tsx gateway/src/update/run-update-cli.ts '<plan JSON>'
-import { runUpdate, updatePlanSchema } from './run-update.ts';
+import { runUpdateProcess, updatePlanSchema } from './run-update.ts';
 
 const plan = updatePlanSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
-const state = await runUpdate(plan);
+const state = await runUpdateProcess(plan);
 process.exit(state.state === 'succeeded' ? 0 : 1);

@@ -1,16 +1,17 @@
 // Self-update: /api/check-update, /api/update-status and /api/update-now (spec "Application
 // routes", Errors; DESIGN.md: stash with confirm=1, never discard). update-now is allowed for an
-// admin cookie or a loopback caller and starts the detached updater (run-update.ts).
+// admin cookie or a loopback caller (strictly: security/same-origin.ts) and starts the detached
+// updater (run-update.ts). Both are ambient credentials, so the route is same-origin only.
 import { mkdir } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import type { UpdateSettings } from '../config.ts';
 import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { isLoopbackRequest } from '../security/same-origin.ts';
 import { checkForUpdate } from './check-update.ts';
 import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
 import { launchDetachedUpdate } from './launch-update.ts';
-import { isLoopbackCaller } from './loopback.ts';
 import type { UpdatePlan } from './run-update.ts';
 import { acquireUpdateLock, readUpdateState, releaseUpdateLock, updateFiles, updateInProgress } from './update-state.ts';
 
@@ -27,7 +28,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
   const files = updateFiles(options.logDir);
   const isAuthorized = (request: FastifyRequest) =>
     adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined ||
-    isLoopbackCaller(request.socket.remoteAddress, request.headers);
+    isLoopbackRequest(request);
 
   const gitFailure = (error: unknown) =>
     error instanceof GitError ? new GatewayError(500, 'git_failed', error.message) : error;
@@ -68,7 +69,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
     }
   });
 
-  app.post('/api/update-now', async (request, reply) => {
+  app.post('/api/update-now', { config: { ambientAuthorisation: true } }, async (request, reply) => {
     if (!isAuthorized(request)) {
       return sendError(reply, 403, 'forbidden', 'Updates can be started from this computer (loopback) or with an admin session.', {
         admin_available: options.adminGate.ready,

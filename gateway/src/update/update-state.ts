@@ -5,7 +5,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 export const updateStateSchema = z.object({
-  state: z.enum(['running', 'succeeded', 'failed']),
+  // interrupted: the updater was stopped (SIGTERM/SIGINT) between two whole steps; run it again.
+  state: z.enum(['running', 'succeeded', 'failed', 'interrupted']),
   step: z.string(),
   started_at: z.string(),
   finished_at: z.string().nullable(),

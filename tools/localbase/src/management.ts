@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
-import { installJsonParser, InvalidJsonError, isBodyTooLarge } from './json-body.ts';
+import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from './json-body.ts';
 import { acquireClient } from './request-transaction.ts';
 
 export interface ManagementRoutesOptions {
@@ -61,7 +61,7 @@ export async function managementRoutes(app: FastifyInstance, options: Management
   installJsonParser(app);
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof InvalidJsonError) return reply.status(400).send({ message: error.message });
-    if (isBodyTooLarge(error)) return reply.status(413).send({ message: 'request body too large' });
+    if (isBodyTooLarge(error)) return reply.status(413).send({ message: `request body is larger than the limit of ${JSON_BODY_LIMIT_BYTES} bytes` });
     request.log.error({ err: error }, 'management request failed');
     return reply.status(500).send({ message: 'localbase failed to run the query' });
   });

@@ -29,9 +29,26 @@ export class ConnectionBusyError extends Error {
   }
 }
 
+/** Clients that already carry the listener below (a client is reused across many requests). */
+const guardedClients = new WeakSet<pg.PoolClient>();
+
+/**
+ * pg's pool listens for errors only on idle clients. A checked-out client whose server goes away
+ * (PostgreSQL restarted: 57P01, then EPIPE) emits 'error', which without a listener would crash
+ * the process. The failure reaches the request through its query instead, and the client is
+ * discarded on release, so the event itself needs no handling beyond being heard.
+ */
+function guardAgainstConnectionErrors(client: pg.PoolClient): pg.PoolClient {
+  if (!guardedClients.has(client)) {
+    guardedClients.add(client);
+    client.on('error', () => {});
+  }
+  return client;
+}
+
 /** pool.connect() with a deadline; a connection that arrives too late goes straight back. */
 export async function acquireClient(pool: Pick<pg.Pool, 'connect'>, timeoutMs = ACQUIRE_TIMEOUT_MS): Promise<pg.PoolClient> {
-  const pending = pool.connect();
+  const pending = pool.connect().then(guardAgainstConnectionErrors);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new ConnectionBusyError(timeoutMs)), timeoutMs);
@@ -123,9 +140,7 @@ export async function withRequestTransaction<T>(
   let broken = false;
   try {
     await pipelined(client, () => beginAndSetup(client, context)).catch(async (error: unknown) => {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
+      broken = !(await rollBack(client));
       throw sessionEndedOr(error);
     });
     return await commitOrRollback(client, () => work(client), () => (broken = true));
@@ -152,9 +167,7 @@ export async function runRequestStatement(pool: pg.Pool, context: RequestContext
       client.query('commit'),
     ] as const).catch(async (error: unknown) => {
       // Normally the commit has rolled back already; this covers a failure of begin itself.
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
+      broken = !(await rollBack(client));
       throw sessionEndedOr(error);
     });
     return result;
@@ -196,9 +209,28 @@ async function commitOrRollback<T>(client: pg.PoolClient, work: () => Promise<T>
     await client.query('commit');
     return result;
   } catch (error) {
-    await client.query('rollback').catch(markBroken);
+    if (!(await rollBack(client))) markBroken();
     throw error;
   }
+}
+
+/**
+ * Rolls the open transaction back; false when that failed and the connection's state is unknown.
+ * A statement whose parameters could not be serialised leaves half a message on the wire, and the
+ * server answers the next message (the first rollback) with a protocol error; the second rollback
+ * then goes through. That matters on PGlite, whose one session outlives a discarded connection:
+ * left aborted, it would fail every later request.
+ */
+async function rollBack(client: pg.PoolClient): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      await client.query('rollback');
+      return true;
+    } catch {
+      // Tried again once, then given up: the caller discards the connection.
+    }
+  }
+  return false;
 }
 
 /** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */

@@ -171,7 +171,7 @@ describe('tokens', () => {
     const { status, body } = await write(unsigned);
     expect(status).toBe(401);
     expect(body.code).toBe('PGRST301');
-    const storage = await fetch(`${localbase.url}/storage/v1/bucket`, { headers: { apikey: unsigned, authorization: `Bearer ${unsigned}` } });
+    const storage = await fetch(`${localbase.url}/storage/v1/bucket`, { headers: { apikey: localbase.anonKey, authorization: `Bearer ${unsigned}` } });
     expect(storage.status).toBe(400);
     expect(await storage.json()).toMatchObject({ statusCode: '403', error: 'Unauthorized' });
     expect(await backupCount()).toBe(before);

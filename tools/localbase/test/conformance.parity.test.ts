@@ -51,13 +51,14 @@ describe('auth', () => {
     expect(right.data.user?.id).toBe(alice.id);
   });
 
-  it('refreshes with rotation: the spent refresh token is refused', async () => {
+  it('refreshes with rotation: the spent refresh token is refused once the reuse interval is over', async () => {
     const client = clientFor(localbase);
     const login = await client.auth.signInWithPassword({ email: bob.email, password: bob.password });
     const spent = login.data.session?.refresh_token as string;
     const refreshed = await client.auth.refreshSession();
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session?.refresh_token).not.toBe(spent);
+    await managementQuery(localbase, `update auth.refresh_tokens set updated_at = now() - interval '1 minute' where token = '${spent}'`);
     const reused = await clientFor(localbase).auth.refreshSession({ refresh_token: spent });
     expect(reused.error?.code).toBe('refresh_token_already_used');
     const unknown = await clientFor(localbase).auth.refreshSession({ refresh_token: 'never-issued' });
@@ -256,11 +257,11 @@ describe('storage', () => {
   });
 
   it("refuses an upload into another user's folder, and overwrites only with upsert", async () => {
-    const foreign = await bob.client.storage.from('avatars').upload(`${alice.id}/evil.png`, new Blob([png]));
+    const foreign = await bob.client.storage.from('avatars').upload(`${alice.id}/evil.png`, new Blob([png], { type: 'image/png' }));
     expect(foreign.error).not.toBeNull();
     expect((foreign.error as { statusCode?: string }).statusCode).toBe('403');
     const path = `${alice.id}/avatar.png`;
-    const duplicate = await alice.client.storage.from('avatars').upload(path, new Blob([png]));
+    const duplicate = await alice.client.storage.from('avatars').upload(path, new Blob([png], { type: 'image/png' }));
     expect((duplicate.error as { statusCode?: string } | null)?.statusCode).toBe('409');
     const replaced = await alice.client.storage.from('avatars').upload(path, new Blob([new Uint8Array([9])], { type: 'image/png' }), { upsert: true });
     expect(replaced.error).toBeNull();

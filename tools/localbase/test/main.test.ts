@@ -64,7 +64,7 @@ describe('npm run backend', () => {
     expect((await stat(path.join(dataDir, 'status.json'))).mode & 0o777).toBe(0o600);
     expect((await stat(path.join(dataDir, 'keys.json'))).mode & 0o777).toBe(0o600);
     expect(new URL(status.api_url).hostname).toBe('127.0.0.1');
-    const health = await fetch(`${status.api_url}/auth/v1/health`);
+    const health = await fetch(`${status.api_url}/auth/v1/health`, { headers: { apikey: status.anon_key } });
     expect(health.status).toBe(200);
     expect(await stopBackend(first.child)).toBe(0);
 

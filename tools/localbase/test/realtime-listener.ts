@@ -42,3 +42,17 @@ export async function listenForInserts(client: SupabaseClient, table: string, fi
       }),
   };
 }
+
+/**
+ * Removes every channel and waits until the client has finished disconnecting. realtime-js 2.79
+ * disconnects when its last channel goes and ignores connect() until the close completes (up to
+ * 100 ms), so a subscribe in that window would be buffered and never sent: a client race, not a
+ * server one, which real apps avoid the same way.
+ */
+export async function removeAllChannelsAndSettle(client: SupabaseClient): Promise<void> {
+  await client.removeAllChannels();
+  const realtime = client.realtime as unknown as { isDisconnecting?: () => boolean };
+  for (let waited = 0; realtime.isDisconnecting?.() && waited < 2000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

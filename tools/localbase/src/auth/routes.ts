@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, requestToken, verifyJwt, type VerifiedToken } from '../jwt.ts';
 import { ConnectionBusyError, withOwnerTransaction } from '../request-transaction.ts';
+import { isDatabaseError } from '../rest/errors.ts';
 import {
   AuthError,
   badJwt,
@@ -48,11 +49,15 @@ export interface AuthRoutesOptions {
 /** GoTrue's default minimum; bcrypt's input ends at 72 bytes, so longer would be silently cut. */
 const PASSWORD_MIN_CHARS = 6;
 const PASSWORD_MAX_BYTES = 72;
+/** GoTrue's limit (auth.users.email is varchar(255)): checked before the database sees it. */
+const EMAIL_MAX_CHARS = 255;
+/** auth.refresh_tokens.token is varchar(255): anything longer cannot be a token of ours. */
+const REFRESH_TOKEN_MAX_CHARS = 255;
 
 const metadata = z.record(z.string(), z.unknown());
 const signupBody = z.object({ email: z.string(), password: z.string(), data: metadata.optional() }).passthrough();
 const passwordGrantBody = z.object({ email: z.string(), password: z.string() }).passthrough();
-const refreshGrantBody = z.object({ refresh_token: z.string().min(1) }).passthrough();
+const refreshGrantBody = z.object({ refresh_token: z.string() }).passthrough();
 const tokenQuery = z.object({ grant_type: z.enum(['password', 'refresh_token']) });
 const logoutQuery = z.object({ scope: z.enum(['global', 'local', 'others']).default('global') });
 const adminCreateBody = z
@@ -65,7 +70,7 @@ const adminCreateBody = z
   })
   .passthrough();
 const adminListQuery = z.object({
-  page: z.union([z.literal(''), z.coerce.number().int().min(1)]).optional(),
+  page: z.union([z.literal(''), z.coerce.number().int().min(1).max(1_000_000)]).optional(),
   per_page: z.union([z.literal(''), z.coerce.number().int().min(1).max(1000)]).optional(),
 });
 const userIdParams = z.object({ id: z.uuid() });
@@ -81,8 +86,11 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   return result.data;
 }
 
+/** GoTrue's validateEmail: required, at most 255 characters, then the format. */
 function checkEmail(email: string): string {
   const normalized = normalizeEmail(email);
+  if (normalized === '') throw validationFailed('An email address is required');
+  if (normalized.length > EMAIL_MAX_CHARS) throw validationFailed('An email address is too long');
   if (!emailSchema.safeParse(normalized).success) {
     throw validationFailed('Unable to validate email address: invalid format');
   }
@@ -102,6 +110,14 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === '23505';
 }
 
+/** Text PostgreSQL cannot store (a NUL character) or will not take as an identifier. */
+function storableText(text: string, maxChars: number): boolean {
+  return text.length <= maxChars && !text.includes('\u0000');
+}
+
+const refreshTokenNotFound = () =>
+  new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { pool } = options;
   const signing: SessionSigning = { jwtSecret: options.jwtSecret, issuer: options.issuer };
@@ -110,16 +126,23 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
-    if (error instanceof InvalidJsonError) return sendAuthError(request, reply, new AuthError(400, 'bad_json', error.message));
+    if (error instanceof InvalidJsonError) {
+      return sendAuthError(request, reply, new AuthError(400, 'bad_json', `Could not parse request body as JSON: ${error.message}`));
+    }
     if (isBodyTooLarge(error)) {
       return sendAuthError(
         request,
         reply,
-        new AuthError(413, 'request_too_large', `Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`),
+        new AuthError(413, 'request_entity_too_large', `Request body too large (max ${JSON_BODY_LIMIT_BYTES} bytes)`),
       );
     }
     if (error instanceof ConnectionBusyError) {
       return sendAuthError(request, reply, new AuthError(504, 'request_timeout', error.message));
+    }
+    // Data the database refused as a value (class 22: a NUL in metadata, a number out of range):
+    // the request's fault, whatever slipped past the checks above.
+    if (isDatabaseError(error) && error.code?.startsWith('22')) {
+      return sendAuthError(request, reply, validationFailed(`Invalid input: ${error.message}`));
     }
     request.log.error({ err: error }, 'auth request failed');
     return sendAuthError(request, reply, new AuthError(500, 'unexpected_failure', 'Unexpected failure'));
@@ -195,6 +218,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (grantType === 'password') {
       const body = parse(passwordGrantBody, request.body);
       const email = normalizeEmail(body.email);
+      // An address no account can have is simply not found, as GoTrue answers it.
+      if (!storableText(email, EMAIL_MAX_CHARS)) throw invalidCredentials();
       const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email));
       // The hash is compared outside any transaction: bcrypt takes ~70 ms and PGlite has one session.
       if (!found || !(await passwordMatches(body.password, found.encrypted_password))) throw invalidCredentials();
@@ -207,12 +232,21 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       });
     }
     const body = parse(refreshGrantBody, request.body);
-    return withOwnerTransaction(pool, async (client) => {
-      const rotated = await rotateRefreshToken(client, body.refresh_token);
-      const user = await findUserById(client, rotated.userId);
+    if (body.refresh_token === '') throw validationFailed('refresh_token is required');
+    if (!storableText(body.refresh_token, REFRESH_TOKEN_MAX_CHARS)) throw refreshTokenNotFound();
+    // The session's end on detected reuse must commit, so the refusal is thrown after the commit.
+    const rotated = await withOwnerTransaction(pool, async (client) => {
+      const rotation = await rotateRefreshToken(client, body.refresh_token);
+      if (rotation.kind === 'reuse-detected') return rotation;
+      const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
-      return buildSession(signing, user.user, rotated.sessionId, rotated.refreshToken);
+      return buildSession(signing, user.user, rotation.sessionId, rotation.refreshToken);
     });
+    if ('kind' in rotated) {
+      request.log.warn({ sessionId: rotated.sessionId }, 'refresh token reused after rotation: session ended');
+      throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+    }
+    return rotated;
   });
 
   app.get('/user', async (request) => {

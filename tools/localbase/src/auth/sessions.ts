@@ -1,5 +1,6 @@
 // Sessions and refresh tokens in auth.sessions / auth.refresh_tokens, and the Session object.
-// Refresh tokens rotate: using one revokes it and issues its child; a revoked one is refused.
+// Refresh tokens rotate: using one revokes it and issues its child; a spent one presented again
+// after the reuse interval ends the whole session.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { signJwt } from '../jwt.ts';
@@ -54,30 +55,65 @@ export async function startSession(
   return { sessionId, refreshToken: await insertRefreshToken(client, userId, sessionId, null) };
 }
 
-/** Spends a refresh token and returns its successor; the row lock makes concurrent reuse lose. */
-export async function rotateRefreshToken(
-  client: pg.PoolClient,
-  token: string,
-): Promise<{ userId: string; sessionId: string; refreshToken: string }> {
-  const found = await client.query<{ user_id: string; session_id: string | null; revoked: boolean }>(
-    'select user_id, session_id, revoked from auth.refresh_tokens where token = $1 for update',
-    [token],
+/**
+ * How long a spent refresh token may still be presented (the Supabase CLI's and hosted projects'
+ * `refresh_token_reuse_interval`): two tabs refreshing at once, or a client retrying a refresh
+ * whose answer it lost, present the same token twice within moments.
+ */
+export const REFRESH_TOKEN_REUSE_INTERVAL_SECONDS = 10;
+
+export type Rotation =
+  | { kind: 'rotated'; userId: string; sessionId: string; refreshToken: string }
+  /** A spent token presented after the reuse interval: the session has been ended. */
+  | { kind: 'reuse-detected'; userId: string; sessionId: string };
+
+/**
+ * Spends a refresh token and returns its successor, following GoTrue's rotation. A token spent
+ * within the reuse interval is answered with the session's current token when it is that token's
+ * parent (the client lost the answer), else with a new child. A spent token presented later is
+ * taken as stolen: GoTrue revokes every refresh token of the session; localbase ends the session
+ * itself, so that its access tokens stop working too (every API checks the session). Unlike
+ * GoTrue, the "parent of the current token" answer is also bounded by the reuse interval: without
+ * the bound, a token one rotation old would hand its holder the session for as long as the owner
+ * does not refresh again. The row locks make concurrent refreshes of one session queue up.
+ */
+export async function rotateRefreshToken(client: pg.PoolClient, token: string): Promise<Rotation> {
+  const notFound = () => new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+  // The session is locked before the token, in the order logout deletes them, so the two never deadlock.
+  const owner = await client.query<{ session_id: string | null }>('select session_id from auth.refresh_tokens where token = $1', [token]);
+  const sessionId = owner.rows[0]?.session_id;
+  if (!sessionId) throw notFound();
+  const session = await client.query('select 1 from auth.sessions where id = $1 for update', [sessionId]);
+  if (session.rowCount === 0) throw notFound();
+  const found = await client.query<{ user_id: string; revoked: boolean; reusable: boolean }>(
+    `select user_id, revoked, updated_at + make_interval(secs => $2) > clock_timestamp() as reusable
+     from auth.refresh_tokens where token = $1 and session_id = $3 for update`,
+    [token, REFRESH_TOKEN_REUSE_INTERVAL_SECONDS, sessionId],
   );
   const row = found.rows[0];
-  if (!row || !row.session_id) {
-    throw new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
-  }
+  if (!row) throw notFound();
   if (row.revoked) {
-    throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+    if (!row.reusable) {
+      await client.query('delete from auth.sessions where id = $1', [sessionId]);
+      return { kind: 'reuse-detected', userId: row.user_id, sessionId };
+    }
+    const active = await client.query<{ token: string; parent: string | null }>(
+      `select token, parent from auth.refresh_tokens
+       where session_id = $1 and revoked = false order by id desc limit 1`,
+      [sessionId],
+    );
+    const current = active.rows[0];
+    if (current && current.parent === token) {
+      return { kind: 'rotated', userId: row.user_id, sessionId, refreshToken: current.token };
+    }
   }
-  await client.query('update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1', [token]);
-  await client.query(`update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1`, [
-    row.session_id,
-  ]);
+  await client.query('update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1 and revoked = false', [token]);
+  await client.query(`update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1`, [sessionId]);
   return {
+    kind: 'rotated',
     userId: row.user_id,
-    sessionId: row.session_id,
-    refreshToken: await insertRefreshToken(client, row.user_id, row.session_id, token),
+    sessionId,
+    refreshToken: await insertRefreshToken(client, row.user_id, sessionId, token),
   };
 }
 

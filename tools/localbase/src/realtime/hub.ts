@@ -3,10 +3,11 @@
 // row by primary key, run under that subscriber's role and claims, finds it: RLS decides.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
-import { withRequestTransaction } from '../request-transaction.ts';
+import { SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { quoteIdent } from '../rest/sql.ts';
 import { drainChanges, tableShape, type Change, type TableShape } from './capture.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
+import type { Frame } from './frames.ts';
 
 export interface Binding {
   id: number;
@@ -23,7 +24,8 @@ export interface ChannelSubscription {
   token: VerifiedToken;
   /** When the join was accepted: older changes still in the queue are not this channel's. */
   joinedAt: Date;
-  send(message: unknown[]): void;
+  /** Sends in the socket's own serializer. */
+  send(frame: Frame): void;
 }
 
 /** Drain cadence while someone listens; with nobody listening the queue is only emptied. */
@@ -137,12 +139,12 @@ export class RealtimeHub {
         .map((binding) => binding.id);
       if (ids.length === 0) continue;
       if (!(await this.canRead(subscription.token, change, shape))) continue;
-      subscription.send([
-        subscription.joinRef,
-        null,
-        subscription.topic,
-        'postgres_changes',
-        {
+      subscription.send({
+        joinRef: subscription.joinRef,
+        ref: null,
+        topic: subscription.topic,
+        event: 'postgres_changes',
+        payload: {
           ids,
           data: {
             schema: change.schema_name,
@@ -154,7 +156,7 @@ export class RealtimeHub {
             errors: null,
           },
         },
-      ]);
+      });
     }
   }
 
@@ -180,11 +182,22 @@ export class RealtimeHub {
           return (result.rowCount ?? 0) > 0;
         },
       );
-    } catch {
-      // No grant, an ended session, a dropped table: this subscriber may not see the row.
+    } catch (error) {
+      // No grant, an ended session, a dropped table or column: this subscriber may not see the
+      // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
+      if (!isExpectedDenial(error)) this.log(error);
       return false;
     }
   }
+}
+
+/** Errors that mean "this subscriber may not read the row" rather than that something broke. */
+const DENIAL_SQLSTATES = new Set(['42501', '42P01', '42703']);
+
+function isExpectedDenial(error: unknown): boolean {
+  if (error instanceof SessionEndedError) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && DENIAL_SQLSTATES.has(code);
 }
 
 function bindingMatches(binding: Binding, change: Change): boolean {

@@ -1,20 +1,20 @@
-// /realtime/v1/websocket: the Phoenix channel subset realtime-js (serializer 2.0.0) needs for
-// postgres_changes: heartbeat, phx_join (replying with server-assigned binding ids), access_token,
-// phx_leave, and postgres_changes events carrying `ids`. Broadcast and presence are refused.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// /realtime/v1/websocket: the Phoenix channel subset realtime-js needs for postgres_changes:
+// heartbeat, phx_join (replying with server-assigned binding ids), access_token, phx_leave, and
+// postgres_changes events carrying `ids`. Broadcast and presence are refused. Both Phoenix
+// serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
+// are the same for both.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { JwtError, verifyJwt, type VerifiedToken } from '../jwt.ts';
 import { parseRowFilter } from './filter.ts';
+import { codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
 
 export interface RealtimeRoutesOptions {
   hub: RealtimeHub;
   jwtSecret: string;
 }
-
-/** [join_ref, ref, topic, event, payload], the 2.0.0 serializer's frame. */
-const frame = z.tuple([z.string().nullable(), z.string().nullable(), z.string(), z.string(), z.unknown()]);
 
 const postgresChange = z.object({
   event: z.string(),
@@ -28,17 +28,32 @@ const joinPayload = z.object({
 });
 const accessTokenPayload = z.object({ access_token: z.string() });
 const connectQuery = z.object({ apikey: z.string().min(1) }).passthrough();
+const versionQuery = z.object({ vsn: z.unknown().optional() }).passthrough();
+
+/** Largest frame a client may send: joins and tokens are small; this bounds what one frame costs. */
+export const REALTIME_MAX_FRAME_BYTES = 1024 * 1024;
 
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
 
-  app.get('/websocket', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
+  // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
+  const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { vsn } = versionQuery.parse(request.query ?? {});
+    if (!codecFor(vsn)) {
+      return reply.status(403).send({ message: `unsupported serializer version ${JSON.stringify(vsn)}: use vsn=1.0.0 or vsn=2.0.0` });
+    }
+  };
+
+  app.get('/websocket', { websocket: true, preValidation: refuseUnknownVersion }, (socket: WebSocket, request: FastifyRequest) => {
+    const chosen = codecFor(versionQuery.parse(request.query ?? {}).vsn);
+    if (!chosen) return socket.close(1008, 'unsupported serializer version');
+    const codec: FrameCodec = chosen;
     const channels = new Map<string, ChannelSubscription>();
-    const send = (message: unknown[]) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    const send = (frame: Frame) => {
+      if (socket.readyState === socket.OPEN) socket.send(codec.encode(frame));
     };
     const reply = (joinRef: string | null, ref: string | null, topic: string, status: 'ok' | 'error', response: object) =>
-      send([joinRef, ref, topic, 'phx_reply', { status, response }]);
+      send({ joinRef, ref, topic, event: 'phx_reply', payload: { status, response } });
 
     const query = connectQuery.safeParse(request.query);
     const apiKey = query.success ? verifyJwt(query.data.apikey, options.jwtSecret) : Promise.reject(new JwtError('invalid', 'no apikey'));
@@ -77,22 +92,22 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       const echoed = parsed.data.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
       reply(joinRef, ref, topic, 'ok', { postgres_changes: echoed });
       if (bindings.length > 0) {
-        send([joinRef, null, topic, 'system', {
-          message: 'Subscribed to PostgreSQL', status: 'ok', extension: 'postgres_changes', channel: topic.replace(/^realtime:/, ''),
-        }]);
+        send({
+          joinRef,
+          ref: null,
+          topic,
+          event: 'system',
+          payload: { message: 'Subscribed to PostgreSQL', status: 'ok', extension: 'postgres_changes', channel: topic.replace(/^realtime:/, '') },
+        });
       }
     }
 
     async function handle(raw: string): Promise<void> {
-      let decoded: unknown;
-      try {
-        decoded = JSON.parse(raw);
-      } catch {
-        return;
-      }
-      const message = frame.safeParse(decoded);
-      if (!message.success) return;
-      const [joinRef, ref, topic, event, payload] = message.data;
+      const frame = codec.decode(raw);
+      if (!frame) return;
+      const { ref, topic, event, payload } = frame;
+      // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
+      const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
       if (topic === 'phoenix' && event === 'heartbeat') return reply(null, ref, topic, 'ok', {});
       switch (event) {
         case 'phx_join':
@@ -109,7 +124,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           } catch {
             // A token that no longer verifies ends the channel, as Realtime does.
             leave(topic);
-            send([joinRef, null, topic, 'phx_close', {}]);
+            send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
           }
           return;
         }
@@ -121,7 +136,8 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     }
 
     socket.on('message', (data) => {
-      handle(data.toString()).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
+      const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+      handle(text).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
     });
     socket.on('close', () => {
       for (const topic of [...channels.keys()]) leave(topic);

@@ -1,10 +1,13 @@
-// The schema cache: tables, columns and functions of the exposed schema, read from pg_catalog.
-// Every identifier that reaches SQL comes from here, never from the request. A miss reloads once
-// (throttled), so objects created by a migration or the management API appear without a restart.
+// The schema cache: tables, columns, relationships and functions of the exposed schemas, read
+// from pg_catalog the way PostgREST reads them. Every identifier that reaches SQL comes from here,
+// never from the request. A miss reloads once (throttled), so objects created by a migration or
+// the management API appear without a restart.
 import type pg from 'pg';
 import { z } from 'zod';
+import { loadRelationships, type Relationship, type RelationshipIndex } from './relationships.ts';
 
-export const EXPOSED_SCHEMA = 'public';
+/** The schema the Data API exposes when nothing else is configured. */
+export const DEFAULT_SCHEMA = 'public';
 
 export interface Column {
   name: string;
@@ -13,47 +16,77 @@ export interface Column {
   /** The type's name as realtime-js knows it (int4, text, timestamptz, ...). */
   udtName: string;
   generated: boolean;
+  /** The DEFAULT expression as SQL (pg_get_expr), used by `Prefer: missing=default`. */
+  defaultSql: string | undefined;
+  /** json and jsonb columns take `->` directly; other types go through to_jsonb() first. */
+  isJson: boolean;
+  /** A tsvector column is searched as it is; other types go through to_tsvector() first. */
+  isTsvector: boolean;
 }
 
 export interface Table {
+  schema: string;
   name: string;
   columns: Map<string, Column>;
   primaryKey: string[];
+  isView: boolean;
 }
 
 export interface FunctionArgument {
   name: string;
   type: string;
   hasDefault: boolean;
+  variadic: boolean;
 }
 
 export type ReturnShape = 'void' | 'scalar' | 'composite' | 'setof-scalar' | 'setof-composite';
 
 export interface RpcFunction {
+  schema: string;
   name: string;
-  /** regprocedure text of this overload, e.g. public.f(integer), used to call exactly it. */
+  /** regprocedure text of this overload, e.g. public.f(integer). */
   signature: string;
   arguments: FunctionArgument[];
   returns: ReturnShape;
+  /** For a composite result: the name of its type (a table's name when it returns rows of a table). */
+  returnTypeName: string | undefined;
   /** Output columns for composite results (filters and select lists are checked against them). */
   resultColumns: string[];
+  volatility: 'immutable' | 'stable' | 'volatile';
 }
 
 export interface CatalogSnapshot {
+  schemas: readonly string[];
+  /** Keyed by `schema.name`. */
   tables: Map<string, Table>;
+  /** Keyed by `schema.name`; overloads in PostgREST's order (fewest arguments first). */
   functions: Map<string, RpcFunction[]>;
+  relationships: RelationshipIndex;
+  /** Functions of one table's row, usable like columns (`select=full_name`), by `schema.table`. */
+  computedFields: Map<string, Set<string>>;
+  /** pg_timezone_names: what `Prefer: timezone=` accepts. */
+  timezones: Set<string>;
+}
+
+export function qualifiedKey(schema: string, name: string): string {
+  return `${schema}.${name}`;
 }
 
 const columnRow = z.object({
+  table_schema: z.string(),
   table_name: z.string(),
+  relkind: z.string(),
   column_name: z.string(),
   type: z.string(),
   udt_name: z.string(),
+  base_type: z.string(),
+  default_sql: z.string().nullable(),
   generated: z.boolean(),
   primary_key: z.boolean(),
 });
 
 const functionRow = z.object({
+  schema: z.string(),
   name: z.string(),
   signature: z.string(),
   arg_names: z.array(z.string().nullable()).nullable(),
@@ -61,71 +94,99 @@ const functionRow = z.object({
   arg_modes: z.array(z.string()).nullable(),
   input_count: z.number(),
   default_count: z.number(),
+  variadic: z.boolean(),
   returns_set: z.boolean(),
-  return_type: z.string(),
   return_kind: z.string(),
+  return_type_name: z.string().nullable(),
   return_columns: z.array(z.string()).nullable(),
+  volatility: z.string(),
+  row_argument_of: z.string().nullable(),
 });
 
+// Columns of tables, views, materialized views, foreign and partitioned tables (not partitions).
 const COLUMNS_SQL = `
-  select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type,
-         t.typname as udt_name, a.attgenerated <> '' as generated,
+  select n.nspname as table_schema, c.relname as table_name, c.relkind::text as relkind,
+         a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type,
+         t.typname as udt_name, coalesce(bt.typname, t.typname) as base_type,
+         pg_get_expr(d.adbin, d.adrelid) as default_sql,
+         a.attgenerated <> '' as generated,
          coalesce(a.attnum = any(i.indkey), false) as primary_key
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
   join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
   join pg_type t on t.oid = a.atttypid
+  left join pg_type bt on bt.oid = t.typbasetype and t.typtype = 'd'
+  left join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
   left join pg_index i on i.indrelid = c.oid and i.indisprimary
-  where n.nspname = $1 and c.relkind in ('r', 'v', 'm', 'p', 'f')
-  order by c.relname, a.attnum`;
+  where n.nspname = any($1) and c.relkind in ('r', 'v', 'm', 'p', 'f') and not c.relispartition
+  order by n.nspname, c.relname, a.attnum`;
 
 // Arguments: all declared types (proallargtypes) with modes, so OUT/TABLE columns are known too.
 const FUNCTIONS_SQL = `
-  select p.proname as name, p.oid::regprocedure::text as signature,
+  select n.nspname as schema, p.proname as name, p.oid::regprocedure::text as signature,
          p.proargnames as arg_names,
          array(select format_type(t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) t) as arg_types,
          p.proargmodes::text[] as arg_modes, p.pronargs::integer as input_count,
-         p.pronargdefaults::integer as default_count, p.proretset as returns_set,
-         format_type(p.prorettype, null) as return_type,
+         p.pronargdefaults::integer as default_count, p.provariadic <> 0 as variadic,
+         p.proretset as returns_set,
          case when p.prorettype = 'void'::regtype then 'void'
-              when rt.typrelid <> 0 or p.prorettype = 'record'::regtype then 'composite'
+              when rt.typrelid <> 0 or p.prorettype = 'record'::regtype
+                   or coalesce(p.proargmodes::text[] && '{t,b,o}', false) then 'composite'
               else 'scalar' end as return_kind,
+         case when rt.typrelid <> 0 then rt.typname::text end as return_type_name,
          case when rt.typrelid <> 0 then
            array(select a.attname::text from pg_attribute a
                  where a.attrelid = rt.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum)
-         end as return_columns
+         end as return_columns,
+         p.provolatile::text as volatility,
+         (select rn.nspname || '.' || r.relname from pg_class r join pg_namespace rn on rn.oid = r.relnamespace
+          where p.pronargs = 1 and r.reltype = p.proargtypes[0]) as row_argument_of
   from pg_proc p
   join pg_namespace n on n.oid = p.pronamespace
   join pg_type rt on rt.oid = p.prorettype
-  where n.nspname = $1 and p.prokind = 'f'`;
+  where n.nspname = any($1) and p.prokind = 'f'`;
 
-export async function loadCatalog(pool: pg.Pool): Promise<CatalogSnapshot> {
-  const [columns, functions] = await Promise.all([
-    pool.query(COLUMNS_SQL, [EXPOSED_SCHEMA]),
-    pool.query(FUNCTIONS_SQL, [EXPOSED_SCHEMA]),
+export async function loadCatalog(pool: pg.Pool, schemas: readonly string[]): Promise<CatalogSnapshot> {
+  const [columns, functions, zones] = await Promise.all([
+    pool.query(COLUMNS_SQL, [schemas]),
+    pool.query(FUNCTIONS_SQL, [schemas]),
+    pool.query<{ name: string }>('select name from pg_timezone_names'),
   ]);
   const tables = new Map<string, Table>();
   for (const raw of columns.rows) {
     const row = columnRow.parse(raw);
-    let table = tables.get(row.table_name);
+    const key = qualifiedKey(row.table_schema, row.table_name);
+    let table = tables.get(key);
     if (!table) {
-      table = { name: row.table_name, columns: new Map(), primaryKey: [] };
-      tables.set(row.table_name, table);
+      table = { schema: row.table_schema, name: row.table_name, columns: new Map(), primaryKey: [], isView: row.relkind === 'v' || row.relkind === 'm' };
+      tables.set(key, table);
     }
     table.columns.set(row.column_name, {
       name: row.column_name,
       type: row.type,
       udtName: row.udt_name,
       generated: row.generated,
+      defaultSql: row.default_sql ?? undefined,
+      isJson: row.base_type === 'json' || row.base_type === 'jsonb',
+      isTsvector: row.base_type === 'tsvector',
     });
     if (row.primary_key) table.primaryKey.push(row.column_name);
   }
   const byName = new Map<string, RpcFunction[]>();
+  const computedFields = new Map<string, Set<string>>();
   for (const raw of functions.rows) {
-    const fn = describeFunction(functionRow.parse(raw));
-    byName.set(fn.name, [...(byName.get(fn.name) ?? []), fn]);
+    const row = functionRow.parse(raw);
+    const fn = describeFunction(row);
+    const key = qualifiedKey(fn.schema, fn.name);
+    byName.set(key, [...(byName.get(key) ?? []), fn]);
+    if (row.row_argument_of !== null) {
+      computedFields.set(row.row_argument_of, (computedFields.get(row.row_argument_of) ?? new Set()).add(fn.name));
+    }
   }
-  return { tables, functions: byName };
+  for (const overloads of byName.values()) overloads.sort((a, b) => a.arguments.length - b.arguments.length);
+  const relationships = await loadRelationships(pool, schemas, tables);
+  const timezones = new Set(zones.rows.map((row) => row.name));
+  return { schemas, tables, functions: byName, relationships, computedFields, timezones };
 }
 
 function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
@@ -136,7 +197,7 @@ function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
   row.arg_types.forEach((type, index) => {
     const mode = modes[index] ?? 'i';
     const name = names[index] ?? '';
-    if (mode === 'i' || mode === 'b' || mode === 'v') inputs.push({ name, type, hasDefault: false });
+    if (mode === 'i' || mode === 'b' || mode === 'v') inputs.push({ name, type, hasDefault: false, variadic: mode === 'v' });
     if (mode === 'o' || mode === 'b' || mode === 't') outputs.push(name);
   });
   // Defaults belong to the last input arguments.
@@ -149,11 +210,14 @@ function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
   else if (row.returns_set) returns = composite ? 'setof-composite' : 'setof-scalar';
   else if (composite) returns = 'composite';
   return {
+    schema: row.schema,
     name: row.name,
     signature: row.signature,
     arguments: inputs,
     returns,
+    returnTypeName: row.return_type_name ?? undefined,
     resultColumns: row.return_columns ?? outputs,
+    volatility: row.volatility === 'i' ? 'immutable' : row.volatility === 's' ? 'stable' : 'volatile',
   };
 }
 
@@ -165,10 +229,13 @@ export class Catalog {
   private loading: Promise<CatalogSnapshot> | undefined;
   private loadedAt = 0;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly schemas: readonly string[] = [DEFAULT_SCHEMA],
+  ) {}
 
   async reload(): Promise<CatalogSnapshot> {
-    this.loading ??= loadCatalog(this.pool).finally(() => {
+    this.loading ??= loadCatalog(this.pool, this.schemas).finally(() => {
       this.loading = undefined;
     });
     this.snapshot = await this.loading;
@@ -176,21 +243,21 @@ export class Catalog {
     return this.snapshot;
   }
 
-  private async current(): Promise<CatalogSnapshot> {
+  async current(): Promise<CatalogSnapshot> {
     return this.snapshot ?? this.reload();
   }
 
-  private async lookup<T>(find: (snapshot: CatalogSnapshot) => T | undefined): Promise<T | undefined> {
-    const found = find(await this.current());
-    if (found !== undefined || Date.now() - this.loadedAt < RELOAD_THROTTLE_MS) return found;
-    return find(await this.reload());
-  }
-
-  table(name: string): Promise<Table | undefined> {
-    return this.lookup((snapshot) => snapshot.tables.get(name));
-  }
-
-  functions(name: string): Promise<RpcFunction[] | undefined> {
-    return this.lookup((snapshot) => snapshot.functions.get(name));
+  /**
+   * The snapshot in which `find` succeeds: the current one, or a reloaded one when it misses
+   * (at most once per RELOAD_THROTTLE_MS, so unknown names cannot make every request reload).
+   */
+  async resolve<T>(find: (snapshot: CatalogSnapshot) => T | undefined): Promise<{ snapshot: CatalogSnapshot; found: T | undefined }> {
+    const snapshot = await this.current();
+    const found = find(snapshot);
+    if (found !== undefined || Date.now() - this.loadedAt < RELOAD_THROTTLE_MS) return { snapshot, found };
+    const reloaded = await this.reload();
+    return { snapshot: reloaded, found: find(reloaded) };
   }
 }
+
+export type { Relationship };

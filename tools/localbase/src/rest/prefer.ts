@@ -1,27 +1,110 @@
-// The `Prefer` header (RFC 7240) as PostgREST reads it; several headers or comma-separated items.
-import type { Resolution } from './sql.ts';
+// The `Prefer` header (RFC 7240) as PostgREST reads it (ApiRequest/Preferences.hs): every Prefer
+// header, split on commas; for each preference the first recognised value wins; anything not
+// recognised is collected, and refused with PGRST122 only under `handling=strict`. `tx=commit`
+// and `tx=rollback` are recognised but not applied: PostgREST's default configuration does not
+// let a request choose how its transaction ends.
+
+export type Resolution = 'merge-duplicates' | 'ignore-duplicates';
+export type Representation = 'full' | 'headers-only' | 'minimal';
+export type CountPreference = 'exact' | 'planned' | 'estimated';
 
 export interface Preferences {
-  returnRepresentation: boolean;
-  count: boolean;
-  resolution: Resolution;
+  resolution: Resolution | undefined;
+  representation: Representation | undefined;
+  count: CountPreference | undefined;
+  missing: 'default' | 'null' | undefined;
+  handling: 'strict' | 'lenient' | undefined;
+  timezone: string | undefined;
+  maxAffected: number | undefined;
+  /** Items neither recognised nor valid, in the order given (PGRST122 lists them). */
+  invalid: string[];
 }
 
-export function parsePrefer(header: string | string[] | undefined): Preferences {
-  const items = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-    .split(',')
-    .map((item) => item.trim().toLowerCase())
-    .filter(Boolean);
-  const resolution = items.find((item) => item.startsWith('resolution='))?.slice('resolution='.length);
+const RESOLUTIONS: Record<string, Resolution> = {
+  'resolution=merge-duplicates': 'merge-duplicates',
+  'resolution=ignore-duplicates': 'ignore-duplicates',
+};
+const REPRESENTATIONS: Record<string, Representation> = {
+  'return=representation': 'full',
+  'return=headers-only': 'headers-only',
+  'return=minimal': 'minimal',
+};
+const COUNTS: Record<string, CountPreference> = { 'count=exact': 'exact', 'count=planned': 'planned', 'count=estimated': 'estimated' };
+const MISSING: Record<string, 'default' | 'null'> = { 'missing=default': 'default', 'missing=null': 'null' };
+const HANDLING: Record<string, 'strict' | 'lenient'> = { 'handling=strict': 'strict', 'handling=lenient': 'lenient' };
+const TRANSACTION = new Set(['tx=commit', 'tx=rollback']);
+
+const RECOGNISED = new Set([
+  ...Object.keys(RESOLUTIONS),
+  ...Object.keys(REPRESENTATIONS),
+  ...Object.keys(COUNTS),
+  ...Object.keys(MISSING),
+  ...Object.keys(HANDLING),
+  ...TRANSACTION,
+]);
+
+/** Haskell's readMaybe for an Int64: digits with an optional minus, nothing else. */
+function readInteger(text: string): number | undefined {
+  return /^-?\d+$/.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * Reads all Prefer headers. `timezones` is the set of names PostgreSQL knows (pg_timezone_names):
+ * an unknown time zone is ignored, and is invalid under strict handling.
+ */
+export function parsePrefer(header: string | string[] | undefined, timezones: ReadonlySet<string>): Preferences {
+  const items = (Array.isArray(header) ? header : header === undefined ? [] : [header])
+    .flatMap((value) => value.split(','))
+    .map((item) => item.trim());
+  const first = <T>(table: Record<string, T>) => {
+    for (const item of items) if (Object.hasOwn(table, item)) return table[item];
+    return undefined;
+  };
+  const prefixed = (prefix: string) => items.find((item) => item.startsWith(prefix))?.slice(prefix.length);
+  const timezone = prefixed('timezone=');
+  const timezoneAccepted = timezone !== undefined && timezones.has(timezone);
+  const maxAffectedText = prefixed('max-affected=');
   return {
-    returnRepresentation: items.includes('return=representation'),
-    // planned and estimated are answered exactly: localbase tables are small.
-    count: items.some((item) => /^count=(exact|planned|estimated)$/.test(item)),
-    resolution: resolution === 'merge-duplicates' || resolution === 'ignore-duplicates' ? resolution : undefined,
+    resolution: first(RESOLUTIONS),
+    representation: first(REPRESENTATIONS),
+    count: first(COUNTS),
+    missing: first(MISSING),
+    handling: first(HANDLING),
+    timezone: timezoneAccepted ? timezone : undefined,
+    maxAffected: maxAffectedText === undefined ? undefined : readInteger(maxAffectedText),
+    invalid: items.filter(
+      (item) =>
+        !RECOGNISED.has(item) && !(item.startsWith('timezone=') && timezoneAccepted) && !item.startsWith('max-affected='),
+    ),
   };
 }
 
-/** supabase-js `.single()` / `.maybeSingle()`-with-single: one object, not an array. */
+export type PreferenceApplication = 'read' | 'insert' | 'update' | 'upsert' | 'delete' | 'call';
+
+/**
+ * The Preference-Applied header: what this kind of request honoured, in PostgREST's order.
+ * `resolutionApplies` is false for an insert into a table without a primary key or on_conflict.
+ */
+export function preferenceApplied(prefs: Preferences, kind: PreferenceApplication, resolutionApplies = true): string | undefined {
+  const values: string[] = [];
+  const strict = prefs.handling === 'strict';
+  if (kind === 'insert' && resolutionApplies && prefs.resolution) values.push(`resolution=${prefs.resolution}`);
+  if ((kind === 'insert' || kind === 'update') && prefs.missing) values.push(`missing=${prefs.missing}`);
+  if (kind !== 'read' && kind !== 'call' && prefs.representation) values.push(representationText(prefs.representation));
+  if (prefs.count) values.push(`count=${prefs.count}`);
+  if (prefs.handling) values.push(`handling=${prefs.handling}`);
+  if (prefs.timezone) values.push(`timezone=${prefs.timezone}`);
+  if ((kind === 'update' || kind === 'delete' || kind === 'call') && strict && prefs.maxAffected !== undefined) {
+    values.push(`max-affected=${prefs.maxAffected}`);
+  }
+  return values.length === 0 ? undefined : values.join(', ');
+}
+
+function representationText(representation: Representation): string {
+  return representation === 'full' ? 'return=representation' : representation === 'minimal' ? 'return=minimal' : 'return=headers-only';
+}
+
+/** supabase-js `.single()`: the vendored object type anywhere in Accept. */
 export function wantsSingleObject(accept: string | undefined): boolean {
-  return (accept ?? '').toLowerCase().includes('application/vnd.pgrst.object+json');
+  return (accept ?? '').toLowerCase().includes('application/vnd.pgrst.object');
 }

@@ -1,16 +1,25 @@
-// Turns parsed requests into SQL. Identifiers come only from catalog entries (quoted), values only
-// as bind parameters; a name the catalog does not know is an error before any SQL exists.
-import { EXPOSED_SCHEMA, type RpcFunction, type Table } from './catalog.ts';
-import { badRequest, PostgrestError, unknownColumn } from './errors.ts';
-import type { Condition, Filter, OrderTerm, ReadQuery } from './parse.ts';
+// Turns read plans, mutations and calls into one SQL statement each, as PostgREST's QueryBuilder
+// writes them: embedded resources are LEFT (or INNER) JOIN LATERAL subqueries, to-one embeds as
+// row_to_json of the joined row, to-many embeds as json_agg over it. Identifiers come only from
+// the catalog or the plan (quoted), values only as bind parameters of unknown type, so PostgreSQL
+// reads each with the type of the column it meets. Casts are the one spliced name, and the parser
+// lets through only the characters of a type name.
+import type { Column } from './catalog.ts';
+import {
+  nodeQualifier,
+  qualified,
+  quoteIdent,
+  SOURCE_CTE,
+  type ReadNode,
+  type ResolvedLogic,
+  type ResolvedOrder,
+  type SelectColumn,
+} from './plan.ts';
+import type { Field, Filter, JsonStep, OpExpr } from './parse.ts';
+import { isToOne, type QualifiedName } from './relationships.ts';
+import type { RpcFunction } from './catalog.ts';
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-export function qualifiedTable(table: Table): string {
-  return `${quoteIdent(EXPOSED_SCHEMA)}.${quoteIdent(table.name)}`;
-}
+export { quoteIdent } from './plan.ts';
 
 /** Bind parameters collected while building one statement. */
 export class Params {
@@ -22,206 +31,444 @@ export class Params {
   }
 }
 
-/** The columns a statement may name: a table's, or a function's result columns. */
-export interface ColumnScope {
-  label: string;
-  has(column: string): boolean;
+/** Column facts the SQL depends on: json columns take arrows directly, tsvector is searched as is. */
+export type ColumnLookup = (relation: QualifiedName, column: string) => Column | undefined;
+
+export interface SqlContext {
+  params: Params;
+  column: ColumnLookup;
 }
 
-export function tableScope(table: Table): ColumnScope {
-  return { label: table.name, has: (column) => table.columns.has(column) };
+// -------------------------------------------------------------------------------------------------
+// Fields, filters, order
+
+function jsonPathSql(steps: JsonStep[], params: Params): string {
+  return steps
+    .map((step) => {
+      const operand = step.operand.kind === 'key' ? params.add(step.operand.value) : `${params.add(step.operand.value)}::int`;
+      return `${step.arrow}${operand}`;
+    })
+    .join('');
 }
 
-export function resultScope(fn: RpcFunction): ColumnScope {
-  const columns = new Set(fn.resultColumns);
-  return { label: fn.name, has: (column) => columns.has(column) };
+function columnSql(qualifier: string, name: string): string {
+  return name === '*' ? `${qualifier}.*` : `${qualifier}.${quoteIdent(name)}`;
 }
 
-function column(scope: ColumnScope, name: string): string {
-  if (!scope.has(name)) throw unknownColumn(name, scope.label);
-  return quoteIdent(name);
-}
-
-const COMPARISONS = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-const IS_VALUES = { null: 'null', not_null: 'not null', true: 'true', false: 'false', unknown: 'unknown' } as const;
-
-function filterSql(filter: Filter, scope: ColumnScope, params: Params): string {
-  const target = column(scope, filter.column);
+/** A column, a JSON path into it (through to_jsonb unless it is json already), or a tsvector of it. */
+function fieldSql(
+  ctx: SqlContext,
+  node: ReadNode | undefined,
+  qualifier: string,
+  field: Field,
+  tsvectorLanguage?: { language: string | undefined },
+): string {
+  const info = node ? ctx.column(node.relation, field.name) : undefined;
   let sql: string;
-  switch (filter.operator) {
-    case 'in':
-      // The parameter's type is inferred from the column (an array of it).
-      sql = `${target} = any(${params.add(filter.value)})`;
-      break;
-    case 'is': {
-      const keyword = IS_VALUES[String(filter.value).toLowerCase() as keyof typeof IS_VALUES];
-      sql = `${target} is ${keyword}`;
-      break;
-    }
-    case 'like':
-    case 'ilike':
-      // PostgREST lets `*` stand for `%` so patterns survive URL encoding.
-      sql = `${target}::text ${filter.operator} ${params.add(String(filter.value).replace(/\*/g, '%'))}`;
-      break;
-    default:
-      sql = `${target} ${COMPARISONS[filter.operator]} ${params.add(filter.value)}`;
+  if (field.jsonPath.length === 0) sql = columnSql(qualifier, field.name);
+  else if (info?.isJson) sql = `${columnSql(qualifier, field.name)}${jsonPathSql(field.jsonPath, ctx.params)}`;
+  else sql = `to_jsonb(${columnSql(qualifier, field.name)})${jsonPathSql(field.jsonPath, ctx.params)}`;
+  if (tsvectorLanguage && !(info?.isTsvector && field.jsonPath.length === 0)) {
+    sql = `to_tsvector(${languageSql(tsvectorLanguage.language, ctx.params)}${sql})`;
   }
-  return filter.negate ? `not (${sql})` : sql;
-}
-
-function conditionSql(condition: Condition, scope: ColumnScope, params: Params): string {
-  if (condition.kind === 'filter') return filterSql(condition, scope, params);
-  const parts = condition.children.map((child) => conditionSql(child, scope, params));
-  const joined = `(${parts.join(` ${condition.join} `)})`;
-  return condition.negate ? `not ${joined}` : joined;
-}
-
-export function whereSql(conditions: Condition[], scope: ColumnScope, params: Params): string {
-  if (conditions.length === 0) return '';
-  return ` where ${conditions.map((condition) => conditionSql(condition, scope, params)).join(' and ')}`;
-}
-
-function orderSql(order: OrderTerm[], scope: ColumnScope): string {
-  if (order.length === 0) return '';
-  const terms = order.map((term) => {
-    const nulls = term.nulls ? ` nulls ${term.nulls}` : '';
-    return `${column(scope, term.column)} ${term.descending ? 'desc' : 'asc'}${nulls}`;
-  });
-  return ` order by ${terms.join(', ')}`;
-}
-
-function pagingSql(query: ReadQuery, params: Params): string {
-  let sql = '';
-  if (query.limit !== undefined) sql += ` limit ${params.add(query.limit)}`;
-  if (query.offset !== undefined) sql += ` offset ${params.add(query.offset)}`;
   return sql;
 }
 
-export function selectListSql(query: ReadQuery, scope: ColumnScope): string {
-  if (!query.select) return '*';
-  return query.select.map((item) => `${column(scope, item.column)} as ${quoteIdent(item.alias)}`).join(', ');
+function languageSql(language: string | undefined, params: Params): string {
+  return language === undefined ? '' : `${params.add(language)}, `;
+}
+
+const SIMPLE_SQL = { neq: '<>', cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-' } as const;
+const QUANTIFIED_SQL = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<', like: 'like', ilike: 'ilike', match: '~', imatch: '~*' } as const;
+const FTS_SQL = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
+const IS_SQL = { null: 'NULL', not_null: 'NOT NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN' } as const;
+
+/** PostgreSQL's array literal of text elements, as PostgREST builds it for `in`. */
+export function arrayLiteral(values: string[]): string {
+  const element = (value: string) => {
+    const clean = value.includes('\0') ? value.slice(0, value.indexOf('\0')) : value;
+    return `"${clean.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  };
+  return `{${values.map(element).join(',')}}`;
+}
+
+function operationSql(ctx: SqlContext, target: string, expr: OpExpr): string {
+  const { params } = ctx;
+  const op = expr.operation;
+  switch (op.kind) {
+    case 'simple':
+      return `${target} ${SIMPLE_SQL[op.operator]} ${params.add(op.value)}`;
+    case 'quantified': {
+      const value = op.operator === 'like' || op.operator === 'ilike' ? op.value.replace(/\*/g, '%') : op.value;
+      const operand = params.add(value);
+      const quantified = op.quantifier === undefined ? operand : `${op.quantifier.toUpperCase()}(${operand})`;
+      return `${target} ${QUANTIFIED_SQL[op.operator]} ${quantified}`;
+    }
+    case 'in':
+      return op.values.length === 1 && op.values[0] === '' ? `${target} = ANY('{}')` : `${target} = ANY (${params.add(arrayLiteral(op.values))})`;
+    case 'is':
+      return `${target} IS ${IS_SQL[op.value]}`;
+    case 'isdistinct':
+      return `${target} IS DISTINCT FROM ${params.add(op.value)}`;
+    case 'fts':
+      return `${target} @@ ${FTS_SQL[op.operator]}(${languageSql(op.language, params)}${params.add(op.value)})`;
+  }
+}
+
+function filterSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: string, filter: Filter): string {
+  const fts = filter.expr.operation.kind === 'fts' ? { language: filter.expr.operation.language } : undefined;
+  const sql = operationSql(ctx, fieldSql(ctx, node, qualifier, filter.field, fts), filter.expr);
+  return filter.expr.negate ? `NOT (${sql})` : sql;
+}
+
+function logicSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: string, logic: ResolvedLogic): string {
+  switch (logic.kind) {
+    case 'filter':
+      return filterSql(ctx, node, qualifier, logic.filter);
+    case 'null-embed':
+      return `${quoteIdent(logic.aggregateAlias)} IS ${logic.negate ? '' : 'NOT '}DISTINCT FROM NULL`;
+    case 'logic': {
+      const joined = `(${logic.children.map((child) => logicSql(ctx, node, qualifier, child)).join(` ${logic.operator.toUpperCase()} `)})`;
+      return logic.negate ? `NOT ${joined}` : joined;
+    }
+  }
+}
+
+function orderTermSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: string, term: ResolvedOrder): string {
+  let target: string;
+  if (term.kind === 'relation') target = fieldSql(ctx, undefined, quoteIdent(term.relation), term.field);
+  else if (term.qualifier !== undefined) target = fieldSql(ctx, undefined, quoteIdent(term.qualifier), term.field);
+  else target = fieldSql(ctx, node, qualifier, term.field);
+  const direction = term.direction === undefined ? '' : ` ${term.direction.toUpperCase()}`;
+  const nulls = term.nulls === undefined ? '' : term.nulls === 'nullsfirst' ? ' NULLS FIRST' : ' NULLS LAST';
+  return `${target}${direction}${nulls}`;
+}
+
+function orderSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: string, order: ResolvedOrder[]): string {
+  return order.length === 0 ? '' : ` ORDER BY ${order.map((term) => orderTermSql(ctx, node, qualifier, term)).join(', ')}`;
+}
+
+function rangeSql(node: ReadNode, params: Params): string {
+  const { offset, limit } = node.range;
+  if (offset === 0 && limit === undefined) return '';
+  return ` LIMIT ${limit === undefined ? 'ALL' : params.add(String(limit))} OFFSET ${params.add(String(offset))}`;
+}
+
+function selectItemSql(ctx: SqlContext, node: ReadNode, qualifier: string, column: SelectColumn): string {
+  let sql = fieldSql(ctx, node, qualifier, column.field);
+  if (column.cast !== undefined) sql = `CAST( ${sql} AS ${column.cast} )`;
+  return column.alias === undefined ? sql : `${sql} AS ${quoteIdent(column.alias)}`;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Reads
+
+function fromSql(node: ReadNode): string {
+  const rel = node.relToParent;
+  let from: string;
+  if (node.source.kind === 'source') from = SOURCE_CTE;
+  else if (rel?.kind === 'computed') from = `${qualified(rel.function)}(${quoteIdent(node.computedArgument as string)}::${qualified(rel.table)})`;
+  else from = qualified(node.relation);
+  if (node.fromAlias !== undefined) from += ` AS ${quoteIdent(node.fromAlias)}`;
+  if (rel?.kind === 'fk' && rel.cardinality.kind === 'm2m') from += `, ${qualified(rel.cardinality.junction.table)}`;
+  return ` FROM ${from}`;
+}
+
+function joinConditionSql(node: ReadNode): string[] {
+  return node.joinConditions.map(({ left, right }) => `${left[0]}.${quoteIdent(left[1])} = ${right[0]}.${quoteIdent(right[1])}`);
+}
+
+function relSelectsSql(node: ReadNode): string[] {
+  return node.relSelect.flatMap((rel) => {
+    const alias = quoteIdent(rel.aggregateAlias);
+    if (rel.kind === 'spread') return rel.columns.map((name) => (name === '*' ? `${alias}.*` : `${alias}.${quoteIdent(name)}`));
+    if (rel.empty) return [];
+    if (rel.mode === 'object') return [`row_to_json(${alias}.*)::jsonb AS ${quoteIdent(rel.name)}`];
+    return [`COALESCE( ${alias}.${alias}, '[]') AS ${quoteIdent(rel.name)}`];
+  });
+}
+
+function joinSql(ctx: SqlContext, child: ReadNode): string {
+  const alias = quoteIdent(child.aggregateAlias);
+  const inner = child.joinType === 'inner';
+  const lateral = (sub: string, condition: string) => ` ${inner ? 'INNER' : 'LEFT'} JOIN LATERAL ( ${sub} ) AS ${alias} ON ${condition}`;
+  const subquery = readQuery(ctx, child);
+  const aggregated = `SELECT json_agg(${alias})::jsonb AS ${alias}`;
+  const condition = inner ? `${alias} IS NOT NULL` : 'TRUE';
+  if (child.spread?.kind === 'to-many') {
+    const arrays = spreadArraysSql(ctx, child);
+    return lateral(`${aggregated}${arrays.length > 0 ? ', ' : ''}${arrays.join(', ')} FROM (${subquery} ) AS ${alias}`, condition);
+  }
+  const toOne = child.relToParent !== undefined && isToOne(child.relToParent);
+  if (child.spread?.kind === 'to-one' || toOne) return lateral(subquery, 'TRUE');
+  return lateral(`${aggregated} FROM (${subquery} ) AS ${alias}`, condition);
+}
+
+/** A to-many spread: one correlated array per lifted column, all in the same order. */
+function spreadArraysSql(ctx: SqlContext, child: ReadNode): string[] {
+  if (child.spread?.kind !== 'to-many') return [];
+  const alias = quoteIdent(child.aggregateAlias);
+  const order = orderSql(ctx, undefined, alias, child.spread.order);
+  const columns = child.select.map((column) => column.alias ?? column.field.name);
+  const nested = child.relSelect.flatMap((rel) => (rel.kind === 'embed' ? [rel.name] : rel.columns));
+  return [...columns, ...nested].map((name) => {
+    const value = name === '*' ? `${alias}.*` : `${alias}.${quoteIdent(name)}`;
+    return `COALESCE(json_agg(${value}${order}),'[]')::jsonb AS ${quoteIdent(name)}`;
+  });
+}
+
+/** The SELECT of one node and, through lateral joins, of everything embedded in it. */
+export function readQuery(ctx: SqlContext, node: ReadNode): string {
+  const qualifier = nodeQualifier(node);
+  const defaultSelect = node.select.length === 0 && node.children.length === 0;
+  const selects = (defaultSelect ? [`${qualifier}.*`] : node.select.map((column) => selectItemSql(ctx, node, qualifier, column)));
+  if (node.spread?.kind === 'to-many') {
+    for (const extra of node.spread.extraSelects) {
+      const source = extra.qualifier === undefined ? qualifier : quoteIdent(extra.qualifier);
+      selects.push(`${fieldSql(ctx, extra.qualifier === undefined ? node : undefined, source, extra.field)} AS ${quoteIdent(extra.alias)}`);
+    }
+  }
+  selects.push(...relSelectsSql(node));
+  const joins = node.children.map((child) => joinSql(ctx, child)).join('');
+  const conditions = [...node.where.map((logic) => logicSql(ctx, node, qualifier, logic)), ...joinConditionSql(node)];
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return `SELECT ${selects.join(', ')}${fromSql(node)}${joins}${where}${orderSql(ctx, node, qualifier, node.order)}${rangeSql(node, ctx.params)}`;
 }
 
 /**
- * A read as one statement answering `total` (rows matching the filters, before paging; only when
- * counted) and `body` (the JSON array, built by Postgres so its types are Postgres's).
+ * Counting the top level: its filters, and an EXISTS for each inner-joined or null-filtered
+ * embed, never the embeds themselves, limits or offsets.
  */
-export function readSql(source: string, query: ReadQuery, scope: ColumnScope, params: Params, withCount: boolean): string {
-  const where = whereSql(query.conditions, scope, params);
-  const total = withCount ? `(select count(*) from ${source}${where})::bigint` : 'null::bigint';
-  const rows = `select ${selectListSql(query, scope)} from ${source}${where}${orderSql(query.order, scope)}${pagingSql(query, params)}`;
-  return `select ${total} as total, count(*)::bigint as returned, coalesce(json_agg(_row), '[]')::text as body from (${rows}) _row`;
+export function countQuery(ctx: SqlContext, node: ReadNode): string {
+  const qualifier = nodeQualifier(node);
+  const countLogic = (logic: ResolvedLogic): string => {
+    if (logic.kind === 'logic') {
+      const joined = `(${logic.children.map(countLogic).join(` ${logic.operator.toUpperCase()} `)})`;
+      return logic.negate ? `NOT ${joined}` : joined;
+    }
+    if (logic.kind === 'null-embed') {
+      const child = node.children.find((candidate) => candidate.aggregateAlias === logic.aggregateAlias);
+      return child ? `${logic.negate ? '' : 'NOT '}EXISTS (${countQuery(ctx, child)} )` : 'TRUE';
+    }
+    return logicSql(ctx, node, qualifier, logic);
+  };
+  const conditions = [
+    ...node.where.map(countLogic),
+    ...joinConditionSql(node),
+    ...node.children.filter((child) => child.joinType === 'inner').map((child) => `EXISTS (${countQuery(ctx, child)} )`),
+  ];
+  return `SELECT 1${fromSql(node)}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`}`;
 }
 
-export interface WriteOptions {
-  returnRepresentation: boolean;
-  query: ReadQuery;
+/**
+ * Filters and logic trees as one condition (joined with AND), qualified by `qualifier`: a
+ * mutation's own WHERE (the table itself) or PUT's check of the body against the URL (pgrst_body).
+ */
+export function conditionsSql(ctx: SqlContext, node: ReadNode, qualifier: string, filters: Filter[], logic: ResolvedLogic[]): string {
+  return [
+    ...filters.map((filter) => filterSql(ctx, node, qualifier, filter)),
+    ...logic.map((tree) => logicSql(ctx, node, qualifier, tree)),
+  ].join(' AND ');
 }
 
-/** Wraps a writing statement: with representation its RETURNING rows become the JSON body. */
-function writeResultSql(statement: string, options: WriteOptions, scope: ColumnScope): string {
-  if (!options.returnRepresentation) return statement;
-  return `with _written as (${statement} returning *)
-    select count(*)::bigint as total, count(*)::bigint as returned, coalesce(json_agg(_row), '[]')::text as body
-    from (select ${selectListSql(options.query, scope)} from _written) _row`;
+// -------------------------------------------------------------------------------------------------
+// Response bodies (PostgREST's media handlers)
+
+export type BodyHandler =
+  | { kind: 'json'; stripNulls: boolean }
+  | { kind: 'single'; stripNulls: boolean }
+  | { kind: 'csv' }
+  | { kind: 'none' };
+
+export type RowShape = 'rows' | 'single-row' | 'scalar' | 'setof-scalar';
+
+export function bodySql(handler: BodyHandler, shape: RowShape = 'rows'): string {
+  const strip = (sql: string, on: boolean) => (on ? `json_strip_nulls(${sql})` : sql);
+  const value = shape === 'scalar' || shape === 'setof-scalar' ? '_postgrest_t.pgrst_scalar' : '_postgrest_t';
+  switch (handler.kind) {
+    case 'none':
+      return `''::text`;
+    case 'csv':
+      return `(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text as k FROM ( SELECT row_to_json(hh) as r from ${SOURCE_CTE} as hh limit 1 ) s ) a) || '\n' || coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), '\n'), '')`;
+    case 'single':
+      return `coalesce(${strip(`json_agg(${value})->0`, handler.stripNulls)}, 'null')::text`;
+    case 'json':
+      if (shape === 'single-row' || shape === 'scalar') return `coalesce(${strip(`json_agg(${value})->0`, handler.stripNulls)}, 'null')::text`;
+      return `coalesce(${strip(`json_agg(${value})`, handler.stripNulls)}, '[]')::text`;
+  }
 }
 
-export type Resolution = 'merge-duplicates' | 'ignore-duplicates' | undefined;
+/** The GUCs a function may set to shape the response (PostgREST's response.headers/status). */
+const RESPONSE_GUCS = `nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status`;
 
-export interface InsertPlan {
-  table: Table;
-  rows: Record<string, unknown>[];
-  /** The columns to write: the `columns` parameter, else every key of the rows. */
+export interface CountPlan {
+  /** The count query, or undefined when not counting in the statement. */
+  query: string | undefined;
+}
+
+/** A read: the plan's query as the source, optionally counted, aggregated into one row. */
+export function readStatement(ctx: SqlContext, node: ReadNode, handler: BodyHandler, count: string | undefined): string {
+  const source = readQuery(ctx, node);
+  const countCte = count === undefined ? '' : `, pgrst_source_count AS (${count})`;
+  const total = count === undefined ? 'null::bigint' : '(SELECT pg_catalog.count(*) FROM pgrst_source_count)';
+  return `WITH ${SOURCE_CTE} AS ( ${source} )${countCte} SELECT ${total} AS total, pg_catalog.count(_postgrest_t) AS returned, ${bodySql(handler)} AS body, ${RESPONSE_GUCS}, null::int AS inserted, null::text[] AS location FROM ( SELECT * FROM ${SOURCE_CTE} ) _postgrest_t`;
+}
+
+/** A write: the mutation as the source; its rows read back through the plan when asked for. */
+export function writeStatement(
+  ctx: SqlContext,
+  mutation: string,
+  node: ReadNode,
+  handler: BodyHandler,
+  options: { countInserted: boolean; locationColumns: string[] | undefined },
+): string {
+  const select = handler.kind === 'none' ? `SELECT * FROM ${SOURCE_CTE}` : readQuery(ctx, node);
+  const inserted = options.countInserted ? `nullif(current_setting('pgrst.inserted', true),'')::int` : 'null::int';
+  const location = options.locationColumns
+    ? `CASE WHEN pg_catalog.count(_postgrest_t) = 1 THEN coalesce((WITH data AS (SELECT row_to_json(_) AS row FROM ${SOURCE_CTE} AS _ LIMIT 1) SELECT array_agg(json_data.key || '=' || coalesce('eq.' || json_data.value, 'is.null')) FROM data CROSS JOIN json_each_text(data.row) AS json_data WHERE json_data.key = ANY(${ctx.params.add(arrayLiteral(options.locationColumns))})), array[]::text[]) ELSE array[]::text[] END`
+    : 'null::text[]';
+  return `WITH ${SOURCE_CTE} AS (${mutation}) SELECT null::bigint AS total, pg_catalog.count(_postgrest_t) AS returned, ${bodySql(handler)} AS body, ${RESPONSE_GUCS}, ${inserted} AS inserted, ${location} AS location FROM (${select}) _postgrest_t`;
+}
+
+/** A call: the function's rows as the source, read through the plan. */
+export function callStatement(ctx: SqlContext, call: string, node: ReadNode, handler: BodyHandler, shape: RowShape, count: string | undefined): string {
+  const countCte = count === undefined ? '' : `, pgrst_source_count AS (${count})`;
+  const total = count === undefined ? 'null::bigint' : '(SELECT pg_catalog.count(*) FROM pgrst_source_count)';
+  const returned = shape === 'single-row' || shape === 'scalar' ? '1' : 'pg_catalog.count(_postgrest_t)';
+  return `WITH ${SOURCE_CTE} AS (${call})${countCte} SELECT ${total} AS total, ${returned}::bigint AS returned, ${bodySql(handler, shape)} AS body, ${RESPONSE_GUCS}, null::int AS inserted, null::text[] AS location FROM (${readQuery(ctx, node)}) _postgrest_t`;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Mutations
+
+export interface BodyColumn {
+  name: string;
+  type: string;
+  defaultSql: string | undefined;
+}
+
+/**
+ * The request body as rows: `json_to_recordset` (or `json_to_record` for an object) with each
+ * column typed as the table declares it. With `missing=default` each element is first merged over
+ * an object of the columns' defaults, so an absent key takes its DEFAULT and a present null stays.
+ */
+export function bodyRowsSql(params: Params, bodyJson: string, columns: BodyColumn[], options: { isObject: boolean; applyDefaults: boolean; limitOne: boolean }): string {
+  const payload = params.add(bodyJson);
+  const typed = columns.map((column) => `${quoteIdent(column.name)} ${column.type}`).join(', ');
+  const names = columns.map((column) => quoteIdent(column.name)).join(', ');
+  const defaults = columns.filter((column) => column.defaultSql !== undefined);
+  const defaultsObject = `jsonb_build_object(${defaults.map((column) => `${literal(column.name)}, ${column.defaultSql}`).join(', ')})`;
+  let from = `FROM (SELECT ${payload}::${options.applyDefaults ? 'jsonb' : 'json'} AS json_data) pgrst_payload, `;
+  let body = 'pgrst_payload.json_data';
+  const prefix = options.applyDefaults ? 'jsonb' : 'json';
+  if (options.applyDefaults) {
+    from += options.isObject
+      ? `LATERAL (SELECT ${defaultsObject} || pgrst_payload.json_data AS val) pgrst_json_defs, `
+      : `LATERAL (SELECT jsonb_agg(${defaultsObject} || elem) AS val from jsonb_array_elements(pgrst_payload.json_data) elem) pgrst_json_defs, `;
+    body = 'pgrst_json_defs.val';
+  }
+  let rows: string;
+  if (columns.length === 0) rows = options.isObject ? '(values(1)) _ ' : `${prefix}_array_elements(${body}) _ `;
+  else rows = `${prefix}_to_record${options.isObject ? '' : 'set'}(${body}) AS _(${typed}) ${options.limitOne ? 'LIMIT 1' : ''}`;
+  return `${from}LATERAL (SELECT ${names} FROM ${rows}) pgrst_body `;
+}
+
+/** A string literal for a name that came from the catalog (never from the request). */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+export function returningSql(table: QualifiedName, columns: string[]): string {
+  if (columns.length === 0) return 'RETURNING 1';
+  return `RETURNING ${columns.map((name) => columnSql(qualified(table), name)).join(', ')}`;
+}
+
+const COUNT_INSERTED = `set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0'`;
+const UNCOUNT_UPDATED = `set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) - 1)::text, true) <> '-1'`;
+
+export interface InsertSql {
+  table: QualifiedName;
   columns: string[];
-  resolution: Resolution;
-  onConflict: string[] | undefined;
+  bodyRows: string;
+  conflict: { resolution: 'merge-duplicates' | 'ignore-duplicates'; columns: string[] } | undefined;
+  /** PUT: the row must match the URL's primary key filters. */
+  putConditions: string | undefined;
+  returning: string[];
 }
 
-function writableColumns(table: Table, columns: string[]): string[] {
-  for (const name of columns) {
-    if (!table.columns.has(name)) {
-      throw new PostgrestError(
-        400,
-        'PGRST204',
-        `Could not find the '${name}' column of '${table.name}' in the schema cache`,
-      );
+export function insertSql(plan: InsertSql): string {
+  const names = plan.columns.map(quoteIdent);
+  const target = qualified(plan.table);
+  const merge = plan.conflict?.resolution === 'merge-duplicates';
+  let sql = `INSERT INTO ${target}${names.length === 0 ? ' ' : `(${names.join(', ')}) `}`;
+  sql += `SELECT ${plan.columns.map((name) => `pgrst_body.${quoteIdent(name)}`).join(', ')} ${plan.bodyRows}`;
+  if (plan.putConditions !== undefined) sql += `WHERE ${COUNT_INSERTED} AND ${plan.putConditions}`;
+  else if (merge) sql += `WHERE ${COUNT_INSERTED}`;
+  if (plan.conflict && plan.conflict.columns.length > 0) {
+    sql += ` ON CONFLICT(${plan.conflict.columns.map(quoteIdent).join(', ')}) `;
+    if (plan.conflict.resolution === 'ignore-duplicates' || names.length === 0) sql += 'DO NOTHING';
+    else {
+      sql += `DO UPDATE SET ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`;
+      if (merge || plan.putConditions !== undefined) sql += ` WHERE ${UNCOUNT_UPDATED}`;
     }
   }
-  return columns.map(quoteIdent);
+  return `${sql} ${returningSql(plan.table, plan.returning)}`;
 }
 
-export function insertSql(plan: InsertPlan, options: WriteOptions, params: Params): string {
-  const target = qualifiedTable(plan.table);
-  const columns = writableColumns(plan.table, plan.columns);
+export function updateSql(table: QualifiedName, columns: string[], bodyRows: string, where: string, returning: string[]): string {
   if (columns.length === 0) {
-    if (plan.rows.length !== 1) throw badRequest('localbase cannot insert several rows without any columns');
-    return writeResultSql(`insert into ${target} default values`, options, tableScope(plan.table));
+    const selected = returning.length === 0 ? 'NULL' : returning.map((name) => columnSql(quoteIdent(table.name), name)).join(', ');
+    return `SELECT ${selected} FROM ${qualified(table)} WHERE false`;
   }
-  // json_populate_recordset gives every value the column's own type, as PostgREST does.
-  let statement = `insert into ${target} (${columns.join(', ')})
-    select ${columns.join(', ')} from json_populate_recordset(null::${target}, ${params.add(JSON.stringify(plan.rows))}::json)`;
-  if (plan.resolution) {
-    const conflictColumns = plan.onConflict ?? plan.table.primaryKey;
-    if (conflictColumns.length === 0) throw badRequest(`an upsert on ${plan.table.name} needs on_conflict: it has no primary key`);
-    const conflict = conflictColumns.map((name) => column(tableScope(plan.table), name)).join(', ');
-    if (plan.resolution === 'ignore-duplicates') {
-      statement += ` on conflict (${conflict}) do nothing`;
-    } else {
-      const assignments = columns.map((name) => `${name} = excluded.${name}`).join(', ');
-      statement += ` on conflict (${conflict}) do update set ${assignments}`;
-    }
-  }
-  return writeResultSql(statement, options, tableScope(plan.table));
+  const assignments = columns.map((name) => `${quoteIdent(name)} = pgrst_body.${quoteIdent(name)}`).join(', ');
+  return `UPDATE ${qualified(table)} SET ${assignments} ${bodyRows}${where} ${returningSql(table, returning)}`;
 }
 
-export function updateSql(table: Table, values: Record<string, unknown>, options: WriteOptions, params: Params): string {
-  const target = qualifiedTable(table);
-  const columns = writableColumns(table, Object.keys(values));
-  if (columns.length === 0) throw badRequest('an update needs at least one column in its body');
-  const source = `select ${columns.join(', ')} from json_populate_record(null::${target}, ${params.add(JSON.stringify(values))}::json)`;
-  const statement = `update ${target} set (${columns.join(', ')}) = (${source})${whereSql(options.query.conditions, tableScope(table), params)}`;
-  return writeResultSql(statement, options, tableScope(table));
+export function deleteSql(table: QualifiedName, where: string, returning: string[]): string {
+  return `DELETE FROM ${qualified(table)} ${where} ${returningSql(table, returning)}`;
 }
 
-export function deleteSql(table: Table, options: WriteOptions, params: Params): string {
-  const statement = `delete from ${qualifiedTable(table)}${whereSql(options.query.conditions, tableScope(table), params)}`;
-  return writeResultSql(statement, options, tableScope(table));
-}
+// -------------------------------------------------------------------------------------------------
+// Calls
+
+export type CallArguments =
+  /** GET (or a form body): values as text, each cast to its argument's type. */
+  | { kind: 'text'; values: Map<string, string[]> }
+  /** A JSON object body: read with json_to_record, each key typed as its argument. */
+  | { kind: 'json'; body: string; names: string[] }
+  /** A function of one unnamed json/jsonb/text/bytea argument gets the whole body. */
+  | { kind: 'whole-body'; body: string | null; type: string };
 
 /**
- * The call expression of one overload with named arguments, each cast to its declared type.
- * Arguments from a JSON body are JSON values; from a GET query they are already Postgres text.
+ * `pgrst_call`: the function's result rows (or its scalar as `pgrst_scalar`), with the columns
+ * the read needs (`returned`: ['*'] for all), as PostgREST selects them.
  */
-export function callSql(fn: RpcFunction, args: Record<string, unknown>, params: Params, argumentsAreText = false): string {
-  const named = fn.arguments
-    .filter((argument) => Object.hasOwn(args, argument.name))
-    .map((argument) => {
-      const value = argumentsAreText ? args[argument.name] : argumentValue(args[argument.name], argument.type);
-      return `${quoteIdent(argument.name)} => ${params.add(value)}::${argument.type}`;
-    });
-  return `${quoteIdent(EXPOSED_SCHEMA)}.${quoteIdent(fn.name)}(${named.join(', ')})`;
-}
-
-function argumentValue(value: unknown, type: string): unknown {
-  if (value === null || value === undefined) return null;
-  if (type === 'json' || type === 'jsonb') return JSON.stringify(value);
-  if (Array.isArray(value)) return type.endsWith('[]') ? value : JSON.stringify(value);
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-export function rpcSql(fn: RpcFunction, call: string, query: ReadQuery, params: Params, withCount: boolean): string {
-  switch (fn.returns) {
-    case 'void':
-      return `select ${call} as _void, null::bigint as total, 1::bigint as returned, null::text as body`;
-    case 'scalar':
-      return `select null::bigint as total, 1::bigint as returned, to_json(${call})::text as body`;
-    case 'composite':
-      return `select null::bigint as total, 1::bigint as returned, to_json(_result)::text as body from ${call} _result`;
-    case 'setof-scalar':
-      return `select null::bigint as total, count(*)::bigint as returned, coalesce(json_agg(_row.value), '[]')::text as body
-        from (select * from ${call} _value${pagingSql(query, params)}) _row(value)`;
-    case 'setof-composite':
-      return readSql(`${call} _result`, query, resultScope(fn), params, withCount);
+export function callSourceSql(params: Params, fn: RpcFunction, args: CallArguments, returned: string[]): string {
+  const scalar = fn.returns === 'scalar' || fn.returns === 'setof-scalar' || fn.returns === 'void';
+  const target = qualified({ schema: fn.schema, name: fn.name });
+  const callIt = (argumentList: string) =>
+    scalar ? `(SELECT ${target}(${argumentList}) pgrst_scalar) pgrst_call` : `${target}(${argumentList}) pgrst_call`;
+  const selected = scalar ? 'pgrst_call.pgrst_scalar' : returned.includes('*') ? 'pgrst_call.*' : returned.map((name) => `pgrst_call.${quoteIdent(name)}`).join(', ');
+  const byName = new Map(fn.arguments.map((argument) => [argument.name, argument]));
+  const variadic = (name: string) => (byName.get(name)?.variadic ? 'VARIADIC ' : '');
+  switch (args.kind) {
+    case 'whole-body':
+      return `SELECT ${selected} FROM ${callIt(`${params.add(args.body)}::${args.type}`)}`;
+    case 'text': {
+      const list = [...args.values].map(([name, values]) => {
+        const argument = byName.get(name);
+        const type = argument?.type ?? 'text';
+        const value = argument?.variadic ? arrayLiteral(values) : (values.at(-1) as string);
+        return `${variadic(name)}${quoteIdent(name)} := ${params.add(value)}::${type}`;
+      });
+      return `SELECT ${selected} FROM ${callIt(list.join(', '))}`;
+    }
+    case 'json': {
+      if (args.names.length === 0) return `SELECT ${selected} FROM ${callIt('')}`;
+      const columns = args.names.map((name) => ({ name, type: byName.get(name)?.type ?? 'text', defaultSql: undefined }));
+      const rows = bodyRowsSql(params, args.body, columns, { isObject: true, applyDefaults: false, limitOne: true });
+      const list = args.names.map((name) => `${variadic(name)}${quoteIdent(name)} := pgrst_body.${quoteIdent(name)}`).join(', ');
+      return `SELECT ${selected} ${rows}, LATERAL ${callIt(list)}`;
+    }
   }
 }

@@ -1,5 +1,6 @@
 // supabase/storage's error body: `{statusCode, code, error, message}`, sent with HTTP 400 unless the
-// logical status is 500 (storage-api's legacy behaviour, which storage-js reads).
+// logical status is 500 (storage-api's legacy behaviour, which storage-js reads). Errors storage-api
+// lets Fastify raise (a request body over Fastify's limit) keep their real status instead.
 import type { FastifyReply } from 'fastify';
 
 export class StorageError extends Error {
@@ -8,13 +9,15 @@ export class StorageError extends Error {
     readonly code: string,
     readonly error: string,
     message: string,
+    /** The HTTP status when it is not storage-api's usual 400/500. */
+    readonly httpStatus?: number,
   ) {
     super(message);
   }
 }
 
 export function sendStorageError(reply: FastifyReply, failure: StorageError): FastifyReply {
-  return reply.status(failure.statusCode === 500 ? 500 : 400).send({
+  return reply.status(failure.httpStatus ?? (failure.statusCode === 500 ? 500 : 400)).send({
     statusCode: String(failure.statusCode),
     code: failure.code,
     error: failure.error,
@@ -29,3 +32,13 @@ export const bucketExists = () => new StorageError(409, 'BucketAlreadyExists', '
 export const accessDenied = (message: string) => new StorageError(403, 'AccessDenied', 'Unauthorized', message);
 export const invalidRequest = (message: string) => new StorageError(400, 'InvalidRequest', 'Bad Request', message);
 export const invalidJwt = (message: string) => new StorageError(403, 'InvalidJWT', 'Unauthorized', message);
+
+/** An object over the bucket's `file_size_limit` (or the overall limit): storage-api's EntityTooLarge. */
+export const entityTooLarge = (limitBytes: number) =>
+  new StorageError(413, 'EntityTooLarge', 'Payload too large', `The object exceeded the maximum allowed size of ${limitBytes} bytes`);
+/** A JSON request body (list, remove, bucket) over the JSON limit: answered 413, as Fastify does in storage-api. */
+export const requestBodyTooLarge = (limitBytes: number) =>
+  new StorageError(413, 'EntityTooLarge', 'Payload too large', `The request body exceeded the maximum allowed size of ${limitBytes} bytes`, 413);
+/** A content type outside the bucket's `allowed_mime_types`: storage-api's InvalidMimeType. */
+export const invalidMimeType = (mimeType: string) =>
+  new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', `mime type ${mimeType} is not supported`);

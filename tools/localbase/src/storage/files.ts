@@ -2,9 +2,16 @@
 // never becomes a path (no traversal); each upload is a new version written to a temp file and
 // renamed into place, so a reader sees the old bytes or the new ones, never half of either.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+
+export interface StagedFile {
+  temp: string;
+  discard(): Promise<void>;
+}
 
 export class ObjectFiles {
   constructor(private readonly root: string) {}
@@ -15,12 +22,27 @@ export class ObjectFiles {
     return path.join(this.root, bucket, `${objectId}.${version}`);
   }
 
-  /** Writes bytes beside their final place; `commit` renames them in, `discard` removes them. */
-  async stage(bytes: Buffer): Promise<{ temp: string; discard(): Promise<void> }> {
+  /**
+   * Streams bytes beside their final place; `commit` renames them in, `discard` removes them.
+   * `accept` sees each chunk first; once it says no, writing stops and the rest of the source is
+   * read and dropped (never destroyed: the source is the request, whose client must still get an
+   * answer on an intact connection).
+   */
+  async stageStream(source: Readable, accept: (chunk: Buffer) => boolean): Promise<StagedFile> {
     const temp = path.join(this.root, '.staging', randomUUID());
     await mkdir(path.dirname(temp), { recursive: true });
-    await writeFile(temp, bytes);
-    return { temp, discard: () => rm(temp, { force: true }) };
+    const staged = { temp, discard: () => rm(temp, { force: true }) };
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+    try {
+      await copyUntilRefused(source, out, accept);
+    } catch (error) {
+      out.destroy();
+      await staged.discard();
+      throw error;
+    }
+    out.end();
+    await finished(out);
+    return staged;
   }
 
   async commit(temp: string, bucketId: string, objectId: string, version: string): Promise<void> {
@@ -36,4 +58,48 @@ export class ObjectFiles {
   async remove(bucketId: string, objectId: string, version: string): Promise<void> {
     await rm(this.file(bucketId, objectId, version), { force: true });
   }
+}
+
+function copyUntilRefused(source: Readable, out: NodeJS.WritableStream, accept: (chunk: Buffer) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let ended = false;
+    const cleanup = () => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+      out.removeListener('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      if (!accept(chunk)) {
+        cleanup();
+        source.resume();
+        resolve();
+        return;
+      }
+      if (!out.write(chunk)) {
+        source.pause();
+        out.once('drain', () => source.resume());
+      }
+    };
+    const onEnd = () => {
+      ended = true;
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      if (ended) return;
+      cleanup();
+      reject(new Error('the upload ended before all of its bytes arrived'));
+    };
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', onError);
+    source.once('close', onClose);
+    out.once('error', onError);
+  });
 }

@@ -21,31 +21,59 @@ const OBJECT_COLUMNS = 'id, bucket_id, name, owner, version, metadata, created_a
 export interface BucketRow {
   id: string;
   public: boolean;
+  /** Bytes; null means only the overall upload limit applies. */
+  fileSizeLimit: number | null;
+  /** `type/subtype` or `type/*`; null or empty means any type. */
+  allowedMimeTypes: string[] | null;
 }
 
+const bucketRow = z.object({
+  id: z.string(),
+  public: z.boolean(),
+  file_size_limit: z.union([z.string(), z.number()]).nullable(),
+  allowed_mime_types: z.array(z.string()).nullable(),
+});
+
 export async function findBucket(client: pg.PoolClient, bucketId: string): Promise<BucketRow | undefined> {
-  const result = await client.query<BucketRow>('select id, coalesce(public, false) as public from storage.buckets where id = $1', [
-    bucketId,
-  ]);
-  return result.rows[0];
+  const result = await client.query(
+    `select id, coalesce(public, false) as public, file_size_limit, allowed_mime_types
+     from storage.buckets where id = $1`,
+    [bucketId],
+  );
+  if (!result.rows[0]) return undefined;
+  const row = bucketRow.parse(result.rows[0]);
+  return {
+    id: row.id,
+    public: row.public,
+    fileSizeLimit: row.file_size_limit === null ? null : Number(row.file_size_limit),
+    allowedMimeTypes: row.allowed_mime_types,
+  };
 }
 
 export async function listBuckets(client: pg.PoolClient): Promise<unknown[]> {
-  const result = await client.query(
+  const result = await client.query<{ file_size_limit: string | null }>(
     `select id, name, owner, public, file_size_limit, allowed_mime_types, created_at, updated_at
      from storage.buckets order by name`,
   );
-  return result.rows;
+  // storage-api reads int8 as a number.
+  return result.rows.map((row) => ({ ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) }));
 }
 
-export async function createBucket(client: pg.PoolClient, bucket: { id: string; name: string; public: boolean; owner: string | null }) {
-  await client.query('insert into storage.buckets (id, name, public, owner, owner_id) values ($1, $2, $3, $4, $5)', [
-    bucket.id,
-    bucket.name,
-    bucket.public,
-    bucket.owner,
-    bucket.owner,
-  ]);
+export interface NewBucket {
+  id: string;
+  name: string;
+  public: boolean;
+  owner: string | null;
+  fileSizeLimit: number | null;
+  allowedMimeTypes: string[] | null;
+}
+
+export async function createBucket(client: pg.PoolClient, bucket: NewBucket) {
+  await client.query(
+    `insert into storage.buckets (id, name, public, owner, owner_id, file_size_limit, allowed_mime_types)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [bucket.id, bucket.name, bucket.public, bucket.owner, bucket.owner, bucket.fileSizeLimit, bucket.allowedMimeTypes],
+  );
 }
 
 export async function findObject(client: pg.PoolClient, bucketId: string, name: string): Promise<ObjectRow | undefined> {

@@ -1,12 +1,21 @@
 // /storage/v1: buckets and objects. Rows live in storage.objects / storage.buckets and are read and
 // written under the caller's role (RLS decides); bytes live under DATA_DIR (files.ts).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
-import { InvalidJsonError, isBodyTooLarge, parseJsonBytes } from '../json-body.ts';
+import {
+  BodyTooLargeError,
+  InvalidJsonError,
+  isBodyTooLarge,
+  isUnsupportedMediaType,
+  JSON_BODY_LIMIT_BYTES,
+  parseJsonText,
+  readStreamWithin,
+} from '../json-body.ts';
 import { JwtError, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import {
@@ -20,15 +29,19 @@ import {
   accessDenied,
   bucketExists,
   bucketNotFound,
+  entityTooLarge,
   invalidJwt,
   invalidRequest,
   objectExists,
   objectNotFound,
+  requestBodyTooLarge,
   sendStorageError,
   StorageError,
 } from './errors.ts';
 import { ObjectFiles } from './files.ts';
 import { folderPrefix, listChildren } from './listing.ts';
+import { servingHeaders } from './serving.ts';
+import { receiveUpload, UPLOAD_LIMIT_BYTES } from './upload.ts';
 import { createBucket, deleteObjects, findBucket, findObject, listBuckets, objectsUnder, writeObject, type ObjectRow } from './objects.ts';
 
 export interface StorageRoutesOptions {
@@ -38,16 +51,28 @@ export interface StorageRoutesOptions {
   root: string;
 }
 
-/** The hosted default upload limit (50 MiB). */
-export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
 const MAX_NAME_LENGTH = 1024;
 
 const objectParams = z.object({ bucket: z.string().min(1), '*': z.string() });
 const bucketParams = z.object({ bucket: z.string().min(1) });
+/** storage-api's file_size_limit: bytes, or a number with a unit (`2MB` is 2,000,000 bytes). */
+const fileSizeLimit = z.union([
+  z.number().int().min(0),
+  z
+    .string()
+    .regex(/^[0-9]+(?:\.[0-9]+)?(gb|mb|kb|b)$/i, 'a size such as 2097152, "500KB" or "2MB"')
+    .transform((text) => {
+      const [, value = '0', unit = 'b'] = /^([0-9.]+)([a-z]+)$/i.exec(text) ?? [];
+      const factor = { gb: 1e9, mb: 1e6, kb: 1e3, b: 1 }[unit.toLowerCase() as 'gb' | 'mb' | 'kb' | 'b'];
+      return Math.round(Number(Number(value).toPrecision(3)) * factor);
+    }),
+]);
 const createBucketBody = z.object({
   id: z.string().min(1).max(100).optional(),
   name: z.string().min(1).max(100),
   public: z.boolean().optional(),
+  file_size_limit: fileSizeLimit.nullable().optional(),
+  allowed_mime_types: z.array(z.string().max(255)).max(100).nullable().optional(),
 });
 const listBody = z.object({
   prefix: z.string().default(''),
@@ -62,9 +87,17 @@ const listBody = z.object({
   search: z.string().default(''),
 });
 const removeBody = z.object({ prefixes: z.array(z.string().min(1)).min(1).max(1000) });
+const downloadQuery = z.object({ download: z.string().optional() });
+
+/** Reads a JSON request body that arrived as a stream (storage parses bodies per route). */
+async function readJson(request: FastifyRequest): Promise<unknown> {
+  const body = request.body as Readable | undefined;
+  if (!body) return undefined;
+  return parseJsonText((await readStreamWithin(body, JSON_BODY_LIMIT_BYTES)).toString('utf8'));
+}
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(parseJsonBytes(value) ?? {});
+  const result = schema.safeParse(value ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
     throw invalidRequest(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
@@ -78,43 +111,27 @@ function objectName(raw: string): string {
   return name;
 }
 
-interface Upload {
-  bytes: Buffer;
-  mimetype: string;
-  cacheControl: string;
-}
-
-async function readUpload(request: FastifyRequest): Promise<Upload> {
-  if (request.isMultipart()) {
-    const part = await request.file({ limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1 } });
-    if (!part) throw invalidRequest('the multipart body has no file part');
-    const bytes = await part.toBuffer();
-    const cacheField = part.fields.cacheControl;
-    const cacheValue = cacheField && !Array.isArray(cacheField) && cacheField.type === 'field' ? String(cacheField.value) : '3600';
-    return { bytes, mimetype: part.mimetype || 'application/octet-stream', cacheControl: `max-age=${cacheValue}` };
-  }
-  const body = request.body;
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-  const mimetype = request.headers['content-type'] ?? 'application/octet-stream';
-  const cacheControl = request.headers['cache-control'] ?? 'max-age=3600';
-  return { bytes, mimetype, cacheControl };
-}
-
 function toStorageError(error: Error & { code?: string; statusCode?: number }): StorageError {
   if (error instanceof StorageError) return error;
+  const fastifyStatus = error.statusCode;
+  const { message } = error;
   if (error instanceof JwtError) return invalidJwt(error.reason === 'expired' ? 'jwt expired' : error.message);
   if (error instanceof MissingApiKeyError) return new StorageError(401, 'InvalidJWT', 'Unauthorized', error.message);
   if (error instanceof SessionEndedError) return invalidJwt(error.message);
   if (error instanceof InvalidJsonError) return invalidRequest(error.message);
   if (error instanceof ConnectionBusyError) return new StorageError(500, 'DatabaseTimeout', 'Internal Server Error', error.message);
-  if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new StorageError(413, 'EntityTooLarge', 'Payload too large', `The object exceeded the maximum allowed size of ${UPLOAD_LIMIT_BYTES} bytes`);
-  }
+  if (error instanceof BodyTooLargeError) return requestBodyTooLarge(error.limitBytes);
+  if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') return entityTooLarge(UPLOAD_LIMIT_BYTES);
+  if (isUnsupportedMediaType(error)) return new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', 'Invalid Content-Type header');
   if (isDatabaseError(error)) {
     if (error.code === '42501') return accessDenied(error.message);
     if (error.code === '23505') return objectExists();
     if (error.code === '23503') return bucketNotFound();
     return new StorageError(400, 'DatabaseError', 'Bad Request', error.message);
+  }
+  // Anything else Fastify refused as the client's fault (a malformed multipart body, a bad length).
+  if (fastifyStatus && fastifyStatus >= 400 && fastifyStatus < 500) {
+    return new StorageError(fastifyStatus, 'InvalidRequest', 'Bad Request', message);
   }
   return new StorageError(500, 'InternalError', 'Internal Server Error', 'localbase storage failed');
 }
@@ -122,10 +139,11 @@ function toStorageError(error: Error & { code?: string; statusCode?: number }): 
 export async function storageRoutes(app: FastifyInstance, options: StorageRoutesOptions): Promise<void> {
   const { pool } = options;
   const files = new ObjectFiles(options.root);
-  // Every body arrives as bytes: an uploaded .json file must be stored byte for byte, so JSON
-  // request bodies (bucket, list, remove) are parsed by the route that expects one.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+  // Every body arrives as the request stream: an upload is checked against its bucket's limits
+  // before any byte is read and then streamed to disk (an uploaded .json file byte for byte), and
+  // JSON request bodies (bucket, list, remove) are read by the route that expects one.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   await app.register(multipart, { limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10 } });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
@@ -143,9 +161,16 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
 
   const caller = (request: FastifyRequest) => resolveCaller(request.headers, options.verifier);
 
-  function sendObject(reply: FastifyReply, row: ObjectRow): FastifyReply {
+  function sendObject(request: FastifyRequest, reply: FastifyReply, row: ObjectRow): FastifyReply {
     const metadata = row.metadata ?? {};
-    reply.header('content-type', typeof metadata.mimetype === 'string' ? metadata.mimetype : 'application/octet-stream');
+    const download = downloadQuery.safeParse(request.query);
+    reply.headers(
+      servingHeaders({
+        mimetype: typeof metadata.mimetype === 'string' ? metadata.mimetype : undefined,
+        name: row.name,
+        download: download.success ? download.data.download : undefined,
+      }),
+    );
     if (typeof metadata.cacheControl === 'string') reply.header('cache-control', metadata.cacheControl);
     if (typeof metadata.eTag === 'string') reply.header('etag', metadata.eTag);
     if (typeof metadata.size === 'number') reply.header('content-length', String(metadata.size));
@@ -167,12 +192,19 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
   });
 
   app.post('/bucket', async (request) => {
-    const body = parse(createBucketBody, request.body);
     const verified = await caller(request);
+    const body = parse(createBucketBody, await readJson(request));
     const id = body.id ?? body.name;
     try {
       await asCaller(request, verified, (client) =>
-        createBucket(client, { id, name: body.name, public: body.public ?? false, owner: verified.claims.sub ?? null }),
+        createBucket(client, {
+          id,
+          name: body.name,
+          public: body.public ?? false,
+          owner: verified.claims.sub ?? null,
+          fileSizeLimit: body.file_size_limit ?? null,
+          allowedMimeTypes: body.allowed_mime_types?.filter((type) => type !== '') ?? null,
+        }),
       );
     } catch (error) {
       if (isDatabaseError(error) && error.code === '23505') throw bucketExists();
@@ -185,16 +217,19 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     const params = parse(objectParams, request.params);
     const name = objectName(params['*']);
     const verified = await caller(request);
-    const content = await readUpload(request);
-    const staged = await files.stage(content.bytes);
+    // As storage-api: the bucket's limits are read as the owner, before the body, so a refused
+    // upload costs no transfer and writes nothing; policies still decide the write itself.
+    const limits = await withOwnerTransaction(pool, (client) => findBucket(client, params.bucket));
+    if (!limits) throw bucketNotFound();
+    const content = await receiveUpload(request, files, limits, name);
     const version = randomUUID();
     const metadata = {
-      eTag: `"${createHash('md5').update(content.bytes).digest('hex')}"`,
-      size: content.bytes.length,
+      eTag: content.eTag,
+      size: content.size,
       mimetype: content.mimetype,
       cacheControl: content.cacheControl,
       lastModified: new Date().toISOString(),
-      contentLength: content.bytes.length,
+      contentLength: content.size,
       httpStatusCode: 200,
     };
     try {
@@ -208,13 +243,13 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
         );
         if (!objectId) throw objectNotFound();
         // Renamed into place before commit: a committed row always has its bytes.
-        await files.commit(staged.temp, params.bucket, objectId, version);
+        await files.commit(content.staged.temp, params.bucket, objectId, version);
         return { id: objectId, previous: before };
       });
       if (previous?.version) await files.remove(previous.bucket_id, previous.id, previous.version);
       return { Id: id, Key: `${params.bucket}/${name}` };
     } finally {
-      await staged.discard();
+      await content.staged.discard();
     }
   }
 
@@ -229,7 +264,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     const verified = await caller(request);
     const row = await asCaller(request, verified, (client) => findObject(client, params.bucket, name));
     if (!row) throw objectNotFound();
-    return sendObject(reply, row);
+    return sendObject(request, reply, row);
   }
 
   app.get('/object/:bucket/*', download);
@@ -245,13 +280,13 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
       return findObject(client, params.bucket, name);
     });
     if (!row) throw objectNotFound();
-    return sendObject(reply, row);
+    return sendObject(request, reply, row);
   });
 
   app.post('/object/list/:bucket', async (request) => {
     const { bucket } = parse(bucketParams, request.params);
-    const body = parse(listBody, request.body);
     const verified = await caller(request);
+    const body = parse(listBody, await readJson(request));
     const rows = await asCaller(request, verified, async (client) => {
       if (!(await findBucket(client, bucket))) throw bucketNotFound();
       return objectsUnder(client, bucket, folderPrefix(body.prefix));
@@ -268,8 +303,8 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
 
   app.delete('/object/:bucket', async (request) => {
     const { bucket } = parse(bucketParams, request.params);
-    const { prefixes } = parse(removeBody, request.body);
     const verified = await caller(request);
+    const { prefixes } = parse(removeBody, await readJson(request));
     const removed = await asCaller(request, verified, (client) =>
       deleteObjects(client, bucket, prefixes.map((prefix) => prefix.replace(/^\/+/, ''))),
     );

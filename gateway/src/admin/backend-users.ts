@@ -1,0 +1,57 @@
+// Accounts as the backend's auth admin API knows them (service role): the whole list, paged, for
+// the pages that name users by e-mail; creating and deleting the temporary accounts of verify's
+// smoke test and the browser proof.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { BackendClient } from '../backend/backend-client.ts';
+
+const authUser = z.object({ id: z.string(), email: z.string().nullish(), created_at: z.string().nullish() }).loose();
+const userPage = z.object({ users: z.array(authUser) }).loose();
+
+export interface AccountSummary {
+  id: string;
+  email: string | null;
+  created_at: string | null;
+}
+
+const PAGE_SIZE = 1000;
+
+export async function listAccounts(backend: BackendClient): Promise<AccountSummary[]> {
+  const accounts: AccountSummary[] = [];
+  for (let page = 1; ; page++) {
+    const { body } = await backend.request(`/auth/v1/admin/users?page=${page}&per_page=${PAGE_SIZE}`, { credential: { serviceRole: true } });
+    const { users } = userPage.parse(body);
+    accounts.push(...users.map((user) => ({ id: user.id, email: user.email?.toLowerCase() ?? null, created_at: user.created_at ?? null })));
+    if (users.length < PAGE_SIZE) return accounts;
+  }
+}
+
+export async function findAccountByEmail(backend: BackendClient, email: string): Promise<AccountSummary | undefined> {
+  const wanted = email.trim().toLowerCase();
+  return (await listAccounts(backend)).find((account) => account.email === wanted);
+}
+
+export interface TemporaryAccount {
+  id: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * A confirmed account with a random password, marked in its metadata so an owner who finds one
+ * left behind (the server stopped mid-run) knows where it came from. The `.invalid` domain can
+ * never receive mail (RFC 2606).
+ */
+export async function createTemporaryAccount(backend: BackendClient, purpose: 'verify' | 'browser-proof'): Promise<TemporaryAccount> {
+  const email = `${purpose}-${randomBytes(6).toString('hex')}@studyhall.invalid`;
+  const password = randomBytes(18).toString('base64url');
+  const { body } = await backend.request('/auth/v1/admin/users', {
+    credential: { serviceRole: true },
+    body: { email, password, email_confirm: true, user_metadata: { studyhall_temporary: purpose } },
+  });
+  return { id: authUser.parse(body).id, email, password };
+}
+
+export async function deleteAccount(backend: BackendClient, userId: string): Promise<void> {
+  await backend.request(`/auth/v1/admin/users/${encodeURIComponent(userId)}`, { method: 'DELETE', credential: { serviceRole: true } });
+}

@@ -1,0 +1,43 @@
+// GET /__admin/browser-proof (a page with a fresh run token), POST /__admin/browser-proof/account
+// (the run's temporary account, for the page's login round trip) and
+// POST /__admin/browser-proof-result (the report; authorised by the run token alone).
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { parseOrThrow } from '../../http-errors.ts';
+import type { AdminContext } from '../admin-context.ts';
+import { sendData } from '../respond.ts';
+import { proofBody } from './proof-page.ts';
+import { proofReportBody } from './proof-runs.ts';
+import { PROOF_SCRIPT } from './proof-script.ts';
+
+const accountBody = z.object({ run_token: z.string().min(43).max(64) });
+
+const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/browser-proof', async (request, reply) => {
+    const run = context.proofs.start(request.adminSession?.subject ?? 'unknown');
+    const reports = context.proofs.reports();
+    return sendData(
+      request,
+      reply,
+      { run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt }, last_reports: reports },
+      () => ({ title: 'Browser proof', current: '/__admin/browser-proof', body: proofBody({ run, reports }), scripts: [PROOF_SCRIPT] }),
+    );
+  });
+
+  app.post('/__admin/browser-proof/account', async (request) => {
+    const { run_token: token } = parseOrThrow(accountBody, request.body);
+    const account = await context.proofs.account(token);
+    return { user_id: account.id, email: account.email, password: account.password };
+  });
+
+  app.post('/__admin/browser-proof-result', { config: { adminAccess: 'run-token' } }, async (request, reply) => {
+    const body = parseOrThrow(proofReportBody, request.body);
+    const report = await context.proofs.finish(body);
+    await context.audit.record({ subject: report.subject, action: 'browser-proof', run_id: report.run_id, ok: report.ok }, (error) =>
+      request.log.error({ err: error }, 'admin audit log failed'),
+    );
+    return reply.code(201).send(report);
+  });
+};
+
+export default browserProofRoutes;

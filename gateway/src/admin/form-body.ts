@@ -1,0 +1,30 @@
+// The console's plain HTML forms post application/x-www-form-urlencoded; this parser (registered
+// only in the admin console's scope) turns them into an object of strings, so every route reads
+// JSON and form bodies through the same zod schemas. Repeated names keep their last value.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { GatewayError } from '../http-errors.ts';
+
+export function installFormBodyParser(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      done(null, Object.fromEntries(new URLSearchParams(text)));
+    } catch {
+      done(new GatewayError(400, 'invalid_request', 'The form body could not be read.'));
+    }
+  });
+}
+
+/** A boolean field: JSON true/false, or a form's "true", "on", "1" (a checked box) and "false", "0", "". */
+export const formBoolean = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  if (['true', 'on', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no', ''].includes(value)) return false;
+  return value;
+}, z.boolean());
+
+/** An optional text field where a form's empty string means "not given". */
+export function optionalField<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+}

@@ -1,0 +1,52 @@
+// Who may unlock the console: the holder of ADMIN_SECRET (compared in constant time), or someone
+// signed in to the backend whose access token the backend itself confirms (/auth/v1/user) and whose
+// e-mail is in ADMIN_EMAIL / ADMIN_EMAILS or who has an `admin` row in user_roles.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
+import { GatewayError } from '../../http-errors.ts';
+
+export const SECRET_SUBJECT = 'secret';
+
+/** Constant time whatever the lengths: both sides are hashed to 32 bytes first. */
+export function secretMatches(given: string, secret: string | undefined): boolean {
+  if (!secret) return false;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(secret));
+}
+
+export function accountSubject(userId: string, email: string): string {
+  return `user:${userId}:${email}`;
+}
+
+/** The user id of an account subject (`user:<id>:<email>`), undefined for the secret. */
+export function subjectUserId(subject: string): string | undefined {
+  return /^user:([0-9a-f-]{36}):/.exec(subject)?.[1];
+}
+
+const backendUser = z.object({ id: z.string(), email: z.string().nullish() }).loose();
+
+export interface AllowedAccount {
+  userId: string;
+  email: string;
+  allowedBy: 'admin_emails' | 'user_roles';
+}
+
+export async function hasAdminRow(backend: BackendClient, userId: string): Promise<boolean> {
+  const rows = await backend.select(`user_roles?select=role&user_id=eq.${encodeURIComponent(userId)}&role=eq.admin`, { serviceRole: true });
+  return rows.length > 0;
+}
+
+export async function verifyBackendSession(backend: BackendClient, accessToken: string, allowedEmails: readonly string[]): Promise<AllowedAccount> {
+  let user: z.infer<typeof backendUser>;
+  try {
+    user = backendUser.parse((await backend.request('/auth/v1/user', { credential: { userToken: accessToken } })).body);
+  } catch (error) {
+    if (error instanceof BackendError && error.status >= 500) throw error;
+    throw new GatewayError(401, 'invalid_token', 'The backend did not accept this session; sign in again.');
+  }
+  const email = user.email?.toLowerCase() ?? '';
+  if (email && allowedEmails.includes(email)) return { userId: user.id, email, allowedBy: 'admin_emails' };
+  if (await hasAdminRow(backend, user.id)) return { userId: user.id, email, allowedBy: 'user_roles' };
+  throw new GatewayError(403, 'not_an_admin', `The account ${email || user.id} may not unlock the admin console: it is not in ADMIN_EMAIL or ADMIN_EMAILS and has no admin row in user_roles.`);
+}

@@ -1,0 +1,94 @@
+// GET, POST /__admin/login (no admin needed; POST spends the shared credential budget of the
+// address, like /__auth/login) and POST /__admin/logout. Success sets the admin cookie through
+// @fastify/cookie's signing and sends a browser on to where it was going.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, adminCookiePayload, readAdminCookie } from '../admin-cookie.ts';
+import type { AdminContext } from '../admin-context.ts';
+import { optionalField } from '../form-body.ts';
+import { sendData, sendPage, wantsHtml } from '../respond.ts';
+import { accountSubject, SECRET_SUBJECT, secretMatches, verifyBackendSession } from './admin-login.ts';
+import { ACCOUNT_LOGIN_SCRIPT, loginBody, type LoginView } from './login-page.ts';
+
+export const DEFAULT_NEXT = '/__admin/verify';
+
+/** Only a path of the console itself: never another site, never a protocol-relative URL. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/__admin\/[A-Za-z0-9/_.?=&%-]*$/.test(value) && !value.startsWith('/__admin/login') ? value : DEFAULT_NEXT;
+}
+
+const loginRequest = z.union([
+  z.object({ secret: z.string().min(1).max(1024), next: optionalField(z.string().max(2048)) }),
+  z.object({ access_token: z.string().min(1).max(8192), next: optionalField(z.string().max(2048)) }),
+]);
+
+const loginQuery = z.object({ next: z.string().max(2048).optional() }).loose();
+
+const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+  const view = (request: FastifyRequest, next: string, error?: string): LoginView => {
+    const session = readAdminCookie(context.gate, request.cookies[ADMIN_COOKIE]);
+    return {
+      next,
+      secretConfigured: Boolean(context.secret),
+      allowedEmails: context.allowedEmails.length,
+      error,
+      signedInAs: session ? (session.subject === SECRET_SUBJECT ? 'the admin secret' : session.subject.split(':').slice(2).join(':')) : undefined,
+    };
+  };
+  const showLogin = (request: FastifyRequest, reply: FastifyReply, next: string, status = 200, error?: string) =>
+    sendPage(request, reply, () => ({ title: 'Unlock', body: loginBody(view(request, next, error)), scripts: [ACCOUNT_LOGIN_SCRIPT] }), status);
+
+  app.get('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
+    const next = safeNext(parseOrThrow(loginQuery, request.query).next);
+    const current = view(request, next);
+    return sendData(request, reply, {
+      ok: true,
+      admin_available: true,
+      methods: { secret: current.secretConfigured, account: true },
+      signed_in: current.signedInAs !== undefined,
+    }, () => ({ title: 'Unlock', body: loginBody(current), scripts: [ACCOUNT_LOGIN_SCRIPT] }));
+  });
+
+  app.post('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
+    const next = safeNext((request.body as { next?: unknown } | undefined)?.next);
+    let subject: string;
+    let method: 'secret' | 'admin_emails' | 'user_roles';
+    try {
+      const body = parseOrThrow(loginRequest, request.body);
+      if ('secret' in body) {
+        if (!context.secret) throw new GatewayError(401, 'secret_login_disabled', 'ADMIN_SECRET is not set on this server; sign in with an allowed account instead.');
+        if (!secretMatches(body.secret, context.secret)) throw new GatewayError(401, 'invalid_admin_secret', 'That is not the admin secret of this server.');
+        subject = SECRET_SUBJECT;
+        method = 'secret';
+      } else {
+        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails);
+        subject = accountSubject(account.userId, account.email);
+        method = account.allowedBy;
+      }
+    } catch (error) {
+      if (error instanceof GatewayError && wantsHtml(request)) return showLogin(request, reply, next, error.statusCode, error.message);
+      throw error;
+    }
+    const issuedAtS = Math.floor(Date.now() / 1000);
+    reply.setCookie(ADMIN_COOKIE, adminCookiePayload(subject, issuedAtS), {
+      signed: true,
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      maxAge: ADMIN_COOKIE_MAX_AGE_S,
+      secure: request.protocol === 'https',
+    });
+    await context.audit.record({ subject, action: 'login', method }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
+    if (wantsHtml(request)) return reply.code(303).header('location', next).send();
+    return { ok: true, subject, method, expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString() };
+  });
+
+  app.post('/__admin/logout', { config: { adminAccess: 'public' } }, async (request, reply) => {
+    reply.clearCookie(ADMIN_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
+    if (wantsHtml(request)) return reply.code(303).header('location', '/__admin/login').send();
+    return { ok: true, signed_out: true };
+  });
+};
+
+export default loginRoutes;

@@ -1,0 +1,135 @@
+// GET /__admin/patch (the patch manager), GET /__admin/patch/<file>.sql (a download),
+// POST /__admin/apply-sql (a served patch or pasted SQL, through the Management API) and
+// GET /__admin/schema (app-complete.sql, the fresh-install schema, as a download).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import type { AdminContext } from '../admin-context.ts';
+import { formBoolean, optionalField } from '../form-body.ts';
+import { sendData, sendPage, wantsHtml } from '../respond.ts';
+import { PROJECT_REF, resolveTarget, runSqlOnProject } from './management-api.ts';
+import { applyResultBody, COPY_SCRIPT, patchBody } from './patch-page.ts';
+import { APPLICABLE_BUNDLES, readExpected, readServedBundles, readServedBundleText, sha256 } from './served-bundles.ts';
+
+/** Pasted SQL: the whole JSON body is capped at 1 MiB; a bundle is read here, never sent. */
+const MAX_SQL_CHARS = 900_000;
+
+const bundleName = z.preprocess((value) => (typeof value === 'string' ? value.replace(/\.sql$/, '') : value), z.enum(APPLICABLE_BUNDLES));
+
+const applyBody = z
+  .object({
+    source: optionalField(z.enum(['bundle', 'sql'])),
+    bundle: optionalField(bundleName),
+    sql: optionalField(z.string().max(MAX_SQL_CHARS)),
+    access_token: z.string().trim().min(1, { message: 'is required (a personal access token)' }).max(1024),
+    project_ref: optionalField(z.string().trim().regex(PROJECT_REF, { message: 'must be a project ref (lower-case letters, digits and dashes)' })),
+    confirm: optionalField(formBoolean),
+  })
+  .transform((body, context) => {
+    // A form names its choice in `source` and sends both fields; JSON sends exactly one of them.
+    const useSql = body.source ? body.source === 'sql' : body.sql !== undefined;
+    const useBundle = body.source ? body.source === 'bundle' : body.bundle !== undefined;
+    if (useSql === useBundle) {
+      context.addIssue({ code: 'custom', message: 'send exactly one of bundle or sql' });
+      return z.NEVER;
+    }
+    if (useSql && !body.sql?.trim()) {
+      context.addIssue({ code: 'custom', path: ['sql'], message: 'is empty' });
+      return z.NEVER;
+    }
+    return { bundle: useBundle ? body.bundle : undefined, sql: useSql ? body.sql : undefined, accessToken: body.access_token, projectRef: body.project_ref, confirm: body.confirm };
+  });
+
+const patchQuery = z.object({ bundle: z.string().max(100).optional() });
+
+function isFormPost(request: FastifyRequest): boolean {
+  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+function sendSql(reply: FastifyReply, file: string, sql: string) {
+  return reply
+    .type('application/sql; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${file}"`)
+    .send(sql);
+}
+
+const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/patch', async (request, reply) => {
+    const { bundle } = parseOrThrow(patchQuery, request.query);
+    const expected = await readExpected();
+    const bundles = await readServedBundles(expected);
+    const data = {
+      management_api_url: context.management.url,
+      project_ref: context.management.projectRef ?? null,
+      patch: expected.patch,
+      bundles: bundles.map(({ sql: _sql, ...bundle }) => ({ ...bundle, download: `/__admin/patch/${bundle.file}` })),
+    };
+    return sendData(request, reply, data, () => ({
+      title: 'Patch',
+      current: '/__admin/patch',
+      body: patchBody({ bundles, management: context.management, chosen: bundle }),
+      scripts: [COPY_SCRIPT],
+    }));
+  });
+
+  app.get('/__admin/patch/:file', async (request, reply) => {
+    const { file } = parseOrThrow(z.object({ file: z.string().regex(/^[a-z0-9-]+\.sql$/) }), request.params);
+    return sendSql(reply, file, await readServedBundleText(file));
+  });
+
+  app.get('/__admin/schema', async (request, reply) => {
+    const file = 'app-complete.sql';
+    const sql = await readServedBundleText(file);
+    if (request.headers.accept?.includes('application/json') && !wantsHtml(request)) {
+      const expected = await readExpected();
+      return { file, version: expected.bundles.find((bundle) => bundle.file === file)?.version ?? null, bytes: Buffer.byteLength(sql), sha256: sha256(sql), sql };
+    }
+    return sendSql(reply, file, sql);
+  });
+
+  app.post('/__admin/apply-sql', async (request, reply) => {
+    const body = parseOrThrow(applyBody, request.body);
+    if (isFormPost(request) && body.confirm !== true) {
+      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms running the SQL on the project; nothing was sent.');
+    }
+    const target = resolveTarget(context.management, body.projectRef);
+    const file = body.bundle ? `${body.bundle}.sql` : undefined;
+    const query = file ? await readServedBundleText(file) : (body.sql ?? '');
+    const what = file ?? `Pasted SQL (${Buffer.byteLength(query)} bytes)`;
+    const answer = await runSqlOnProject(target, body.accessToken, query);
+    const subject = request.adminSession?.subject ?? 'unknown';
+    await context.audit.record(
+      { subject, action: 'apply-sql', ...(file ? { bundle: file } : { sql_sha256: sha256(query), sql_bytes: Buffer.byteLength(query) }), project_ref: target.projectRef, management_api_url: target.url, status: answer.status },
+      (error) => request.log.error({ err: error }, 'admin audit log failed'),
+    );
+    // The API's own status for what the caller can act on (401 wrong token, 400 SQL error, 404
+    // unknown project); a failure of the API itself is this server's 502.
+    const status = answer.ok ? 200 : answer.status >= 400 && answer.status < 500 ? answer.status : 502;
+    const payload = answer.ok
+      ? { ok: true, status: answer.status, result: answer.result, project_ref: target.projectRef, ...(file ? { bundle: file } : {}) }
+      : {
+          ok: false,
+          error: 'management_api_error',
+          message: `The Management API answered ${answer.status}${typeof answer.result === 'object' && answer.result && 'message' in answer.result ? `: ${String((answer.result as { message: unknown }).message)}` : ''}; nothing was applied.`,
+          status: answer.status,
+          result: answer.result,
+          project_ref: target.projectRef,
+        };
+    if (!wantsHtml(request)) return reply.code(status).send(payload);
+    return sendPage(request, reply, () => ({
+      title: 'Apply',
+      current: '/__admin/patch',
+      body: applyResultBody({
+        what,
+        projectRef: target.projectRef,
+        url: target.url,
+        status: answer.status,
+        ok: answer.ok,
+        result: answer.result,
+        retry: `/__admin/patch${file ? `?bundle=${encodeURIComponent(file)}` : ''}#apply`,
+      }),
+    }), status);
+  });
+};
+
+export default patchRoutes;

@@ -1,0 +1,74 @@
+// Admin rows in user_roles: who holds one (with their e-mail), granting by user id or e-mail, and
+// revoking through public.admin_revoke_role, which refuses to remove the last admin row (with
+// none left, no account could unlock the console through user_roles).
+import { z } from 'zod';
+import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { findAccountByEmail, listAccounts } from '../backend-users.ts';
+
+export const ADMIN_ROLE = 'admin';
+
+const roleRow = z.object({ user_id: z.string(), role: z.string(), granted_by: z.string().nullable(), created_at: z.string() });
+
+export interface AdminRow {
+  user_id: string;
+  email: string | null;
+  granted_by: string | null;
+  created_at: string;
+  /** Also allowed by ADMIN_EMAIL / ADMIN_EMAILS (revoking the row leaves that way open). */
+  in_admin_emails: boolean;
+}
+
+export async function listAdminRows(backend: BackendClient, allowedEmails: readonly string[]): Promise<AdminRow[]> {
+  const [rows, accounts] = await Promise.all([
+    backend.select(`user_roles?select=user_id,role,granted_by,created_at&role=eq.${ADMIN_ROLE}&order=created_at.asc`, { serviceRole: true }),
+    listAccounts(backend),
+  ]);
+  const emails = new Map(accounts.map((account) => [account.id, account.email]));
+  return z.array(roleRow).parse(rows).map((row) => {
+    const email = emails.get(row.user_id) ?? null;
+    return { user_id: row.user_id, email, granted_by: row.granted_by, created_at: row.created_at, in_admin_emails: email !== null && allowedEmails.includes(email) };
+  });
+}
+
+export const roleTarget = z.union([
+  z.object({ user_id: z.uuid(), email: z.undefined().optional() }),
+  z.object({ email: z.email().max(254).transform((value) => value.toLowerCase()), user_id: z.undefined().optional() }),
+]);
+export type RoleTarget = z.infer<typeof roleTarget>;
+
+/** The user a request names, which must exist as an account. */
+export async function resolveUser(backend: BackendClient, target: RoleTarget): Promise<{ userId: string; email: string | null }> {
+  if (target.user_id) {
+    const accounts = await listAccounts(backend);
+    const account = accounts.find((item) => item.id === target.user_id);
+    if (!account) throw new GatewayError(404, 'user_not_found', `No account has the id ${target.user_id}.`);
+    return { userId: account.id, email: account.email };
+  }
+  const account = await findAccountByEmail(backend, target.email ?? '');
+  if (!account) throw new GatewayError(404, 'user_not_found', `No account has the e-mail ${target.email}.`);
+  return { userId: account.id, email: account.email };
+}
+
+export async function grantAdmin(backend: BackendClient, userId: string, grantedBy: string | null): Promise<{ created: boolean }> {
+  const { body } = await backend.request(`/rest/v1/user_roles?on_conflict=user_id,role&select=user_id`, {
+    credential: { serviceRole: true },
+    headers: { prefer: 'resolution=ignore-duplicates,return=representation' },
+    body: { user_id: userId, role: ADMIN_ROLE, granted_by: grantedBy },
+  });
+  return { created: z.array(z.unknown()).parse(body).length > 0 };
+}
+
+export async function revokeAdmin(backend: BackendClient, userId: string): Promise<void> {
+  try {
+    await backend.rpc('admin_revoke_role', { p_user_id: userId, p_role: ADMIN_ROLE }, { serviceRole: true });
+  } catch (error) {
+    if (error instanceof BackendError && error.message === 'last_admin') {
+      throw new GatewayError(409, 'last_admin', 'Refused: this is the last admin row in user_roles. Without it no account could unlock the console with a backend login (only ADMIN_SECRET or ADMIN_EMAILS would remain). Grant admin to someone else first.');
+    }
+    if (error instanceof BackendError && error.message === 'role_not_found') {
+      throw new GatewayError(404, 'role_not_found', 'That user has no admin row to revoke.');
+    }
+    throw error;
+  }
+}

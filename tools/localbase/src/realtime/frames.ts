@@ -1,0 +1,93 @@
+// Phoenix's two JSON serializers, which Supabase Realtime speaks side by side on one endpoint and
+// picks by the socket URL's `vsn`:
+// - 2.0.0 (realtime-js from 2.80, and newer Phoenix clients): array frames
+//   `[join_ref, ref, topic, event, payload]`.
+// - 1.0.0 (realtime-js up to 2.79, most clients in other languages; also what a URL without `vsn`
+//   gets): object frames. Clients send `{topic, event, payload, ref, join_ref}` (join_ref may be
+//   missing); the server answers `{topic, event, payload, ref}` only, as Phoenix's V1 serializer
+//   does ("v1 responses must not contain join_ref"). A channel's own pushes that must be matched
+//   to its join (phx_close, phx_error) carry the join's ref as `ref`, which is how a 1.0.0 client
+//   tells a current channel from an outdated one.
+import { z } from 'zod';
+import { jsonDepthExceeds } from '../json-body.ts';
+
+/** A message in either direction, whatever the wire form. */
+export interface Frame {
+  joinRef: string | null;
+  ref: string | null;
+  topic: string;
+  event: string;
+  payload: unknown;
+}
+
+export type SerializerVersion = '1.0.0' | '2.0.0';
+
+export interface FrameCodec {
+  vsn: SerializerVersion;
+  /** The frame, or undefined for text that is not one (ignored, as Phoenix drops it). */
+  decode(text: string): Frame | undefined;
+  encode(frame: Frame): string;
+}
+
+const ref = z.union([z.string(), z.number().transform(String)]).nullable();
+
+const arrayFrame = z.tuple([ref, ref, z.string(), z.string(), z.unknown()]).rest(z.unknown());
+
+const objectFrame = z.object({
+  topic: z.string(),
+  event: z.string(),
+  payload: z.unknown(),
+  ref: ref.optional(),
+  join_ref: ref.optional(),
+});
+
+function parse(text: string): unknown {
+  // Over-deep frames are dropped before JSON.parse, like over-deep request bodies.
+  if (jsonDepthExceeds(text)) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export const serializerV2: FrameCodec = {
+  vsn: '2.0.0',
+  decode(text) {
+    const parsed = arrayFrame.safeParse(parse(text));
+    if (!parsed.success) return undefined;
+    const [joinRef, frameRef, topic, event, payload] = parsed.data;
+    return { joinRef, ref: frameRef, topic, event, payload };
+  },
+  encode: (frame) => JSON.stringify([frame.joinRef, frame.ref, frame.topic, frame.event, frame.payload]),
+};
+
+/** Events whose `ref` names the join they belong to when a 1.0.0 client reads them. */
+const JOIN_SCOPED_EVENTS = new Set(['phx_close', 'phx_error']);
+
+export const serializerV1: FrameCodec = {
+  vsn: '1.0.0',
+  decode(text) {
+    const parsed = objectFrame.safeParse(parse(text));
+    if (!parsed.success) return undefined;
+    const { topic, event, payload } = parsed.data;
+    const frameRef = parsed.data.ref ?? null;
+    // A client without join_ref joins with a plain ref: that ref is the join's.
+    const joinRef = parsed.data.join_ref ?? (event === 'phx_join' ? frameRef : null);
+    return { joinRef, ref: frameRef, topic, event, payload };
+  },
+  encode: (frame) =>
+    JSON.stringify({
+      topic: frame.topic,
+      event: frame.event,
+      payload: frame.payload,
+      ref: frame.ref ?? (JOIN_SCOPED_EVENTS.has(frame.event) ? frame.joinRef : null),
+    }),
+};
+
+/** The codec a socket URL asks for: `vsn=2.0.0`, `vsn=1.0.0` or none (1.0.0); anything else none. */
+export function codecFor(vsn: unknown): FrameCodec | undefined {
+  if (vsn === undefined || vsn === '1.0.0') return serializerV1;
+  if (vsn === '2.0.0') return serializerV2;
+  return undefined;
+}
