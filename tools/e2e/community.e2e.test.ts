@@ -3,16 +3,17 @@
 // invite-only group joined by link (also by a visitor who signs up on the way), live chat both
 // ways within a second, an outsider who finds nothing, a dropped realtime socket that leaves no gap
 // and no duplicate, a removed member losing access; buddies with "not shared" against "nothing yet
-// today" and stealth; the browser's side of start alerts (subscribing with the server's VAPID key,
-// the device token, the service worker's notification and its click); axe on every community
-// screen, light and dark, phone and desktop; and no CSP violation anywhere.
-import { generateKeyPairSync } from 'node:crypto';
+// today" and stealth; start alerts end to end (Bo's device subscribes with the server's VAPID key,
+// Ada starts focusing, a loopback push service decrypts one push naming her, nothing inside Bo's
+// quiet hours, and the service worker shows that push and opens the buddy or group on a click);
+// axe on every community screen, light and dark, phone and desktop; and no CSP violation anywhere.
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { ensureWebDist } from '../../gateway/src/web-dist.ts';
+import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '../../gateway/test/push-receiver.ts';
 import { repoRoot } from '../db/paths.ts';
 import { collectCspViolations, signedInContext, startCspProxy, startStudyhall, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
@@ -67,7 +68,8 @@ async function open(page: Page, route: string): Promise<void> {
 beforeAll(async () => {
   temp = await makeTempDir('community-e2e');
   await ensureWebDist(repoRoot);
-  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
+  // Plain-HTTP push endpoints are allowed for the loopback push service only (WEB_PUSH_ALLOW_HTTP).
+  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') }, { WEB_PUSH_ALLOW_HTTP: '1' });
   proxy = await startCspProxy(studyhall.url);
   app = proxy.url;
   browser = await launchChromium();
@@ -299,35 +301,49 @@ describe('buddies', () => {
   }, 60_000);
 });
 
-describe('start alerts in the browser', () => {
+describe('start alerts, end to end', () => {
+  let receiver: PushReceiver;
+  let device: ReceiverSubscription;
   let vapidKey = '';
   let libraryId = '';
 
-  /** The server's VAPID key, or (on a gateway without push delivery yet) a fresh P-256 key served in its place. */
-  async function serverVapidKey(context: BrowserContext): Promise<string> {
+  beforeAll(async () => {
     const served = await fetch(`${studyhall.url}/api/push/vapid-public-key`);
-    if (served.ok) return ((await served.json()) as { public_key: string }).public_key;
-    const jwk = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'jwk' });
-    const raw = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x ?? '', 'base64url'), Buffer.from(jwk.y ?? '', 'base64url')]);
-    const key = raw.toString('base64url');
-    await context.route('**/api/push/vapid-public-key', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ public_key: key }) }));
-    return key;
+    expect(served.status).toBe(200);
+    vapidKey = ((await served.json()) as { public_key: string }).public_key;
+    // The push service Bo's browser would use, on loopback: it checks the VAPID signature against
+    // the server's key and decrypts each push with the subscription's private key.
+    receiver = await startPushReceiver({ expectedVapidKey: vapidKey });
+    device = receiver.subscribe();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  /** "HH:MM" on Bo's clock (his browser is in UTC+5:30), `hours` from now. */
+  const boClock = (hours: number) => new Date(Date.now() + 330 * 60_000 + hours * 3_600_000).toISOString().slice(11, 16);
+
+  async function saveQuietHours(page: Page, from: string, until: string): Promise<void> {
+    await page.getByLabel('Quiet from').fill(from);
+    await page.getByLabel('until').fill(until);
+    await page.getByRole('button', { name: 'Save quiet hours' }).click();
+    await expect.poll(() => page.getByText(`Quiet from ${from} until ${until}.`).isVisible()).toBe(true);
   }
 
-  it('subscribes this device with the server\'s VAPID key and stores the subscription as a device token', async () => {
+  const pushesToBo = () => receiver.received.filter((push) => push.subscriptionId === device.id);
+
+  it("subscribes Bo's device with the server's VAPID key and stores the subscription as a device token", async () => {
     const page = await pageOf(bo);
     const context = page.context();
-    vapidKey = await serverVapidKey(context);
     await context.grantPermissions(['notifications'], { origin: app });
-    // Chromium cannot reach a push service here (and headless refuses a subscription outright), so
-    // PushManager answers with a subscription to a loopback endpoint; everything else is real.
-    await context.addInitScript(() => {
-      const stored = () => localStorage.getItem('test-push-key');
+    // Headless Chromium has no push service to subscribe with, so PushManager answers with the
+    // loopback receiver's subscription (a real P-256 key and auth secret); everything else is real.
+    await context.addInitScript((token: string) => {
       const subscription = (key: number[]) => ({
-        endpoint: 'http://127.0.0.1:9/push/bo',
-        expirationTime: null,
+        ...JSON.parse(token),
         options: { applicationServerKey: new Uint8Array(key).buffer, userVisibleOnly: true },
-        toJSON: () => ({ endpoint: 'http://127.0.0.1:9/push/bo', expirationTime: null, keys: { p256dh: 'BGhxdGVzdC1wMjU2ZGg', auth: 'dGVzdC1hdXRo' } }),
+        toJSON: () => JSON.parse(token),
         unsubscribe: async () => {
           localStorage.removeItem('test-push-key');
           return true;
@@ -339,31 +355,78 @@ describe('start alerts in the browser', () => {
         return subscription(key) as unknown as PushSubscription;
       };
       PushManager.prototype.getSubscription = async function () {
-        const key = stored();
+        const key = localStorage.getItem('test-push-key');
         return (key ? subscription(JSON.parse(key) as number[]) : null) as unknown as PushSubscription;
       };
-    });
+    }, device.token);
     await open(page, '/buddies');
     await page.getByRole('button', { name: 'Allow notifications on this device' }).click();
     await expect.poll(() => page.getByText('This device receives start alerts.').isVisible()).toBe(true);
     const usedKey = JSON.parse((await page.evaluate(() => localStorage.getItem('test-push-key'))) ?? '[]') as number[];
     expect(Buffer.from(usedKey).toString('base64url')).toBe(vapidKey);
     const tokens = await asStudent<{ token: string }[]>(studyhall.url, bo, '/rest/v1/community_device_tokens?select=token');
-    expect(tokens.map((row) => JSON.parse(row.token) as { endpoint: string })).toEqual([expect.objectContaining({ endpoint: 'http://127.0.0.1:9/push/bo', keys: expect.any(Object) })]);
+    expect(tokens.map((row) => JSON.parse(row.token) as unknown)).toEqual([JSON.parse(device.token)]);
   }, 60_000);
 
   it("rings the bell on Ada's card, with quiet hours in the browser's timezone", async () => {
     const page = await pageOf(bo);
-    await page.getByLabel('Quiet from').fill('22:00');
-    await page.getByLabel('until').fill('07:00');
-    await page.getByRole('button', { name: 'Save quiet hours' }).click();
-    await expect.poll(() => page.getByText('Quiet from 22:00 until 07:00.').isVisible()).toBe(true);
+    const [from, until] = [boClock(2), boClock(3)];
+    await saveQuietHours(page, from, until);
     const bell = page.getByRole('button', { name: 'Alert me when Ada starts studying' });
     expect(await bell.getAttribute('aria-pressed')).toBe('false');
     await bell.click();
     await expect.poll(() => bell.getAttribute('aria-pressed')).toBe('true');
     const alerts = await asStudent<Record<string, unknown>[]>(studyhall.url, bo, '/rest/v1/community_start_alerts?select=target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes');
-    expect(alerts).toEqual([{ target_type: 'buddy', target_id: ada.id, enabled: true, quiet_start: '22:00:00', quiet_end: '07:00:00', timezone_offset_minutes: 330 }]);
+    expect(alerts).toEqual([{ target_type: 'buddy', target_id: ada.id, enabled: true, quiet_start: `${from}:00`, quiet_end: `${until}:00`, timezone_offset_minutes: 330 }]);
+  }, 60_000);
+
+  it("delivers one push naming Ada to Bo's device within 5 s of Ada starting to focus", async () => {
+    const page = await pageOf(ada);
+    await open(page, '/settings/privacy');
+    for (const [name, saved] of [['Take part in the community', 'Saved: Community sharing on.'], ['Share what you are studying now', 'Saved: Share what you are studying now on.']] as const) {
+      await page.getByRole('switch', { name }).click();
+      await expect.poll(() => page.getByRole('status').filter({ hasText: saved }).count()).toBe(1);
+    }
+    await open(page, '/focus');
+    await page.getByLabel('Subject').selectOption({ label: 'New subject…' });
+    await page.getByLabel('New subject').fill('Anatomy');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    expect(pushesToBo()).toEqual([]);
+    const startedAt = Date.now();
+    await page.getByRole('button', { name: 'Start' }).click();
+    const [push] = await receiver.waitForReceived(1, 5000, device.id);
+    expect(push!.receivedAt - startedAt).toBeLessThan(5000);
+    expect(push!.payload).toEqual({
+      type: 'start_alert',
+      actor: { id: ada.id, handle: 'ada' },
+      target_type: 'buddy',
+      target_id: ada.id,
+      started_at: expect.any(String),
+      subject: 'Anatomy',
+      url: '/buddies',
+    });
+    // One, not one per heartbeat.
+    await page.waitForTimeout(2000);
+    expect(pushesToBo()).toHaveLength(1);
+    expect(receiver.rejected).toEqual([]);
+  }, 60_000);
+
+  it("sends nothing inside the quiet hours Bo set in his browser, and again once they are over", async () => {
+    const boPage = await pageOf(bo);
+    const adaPage = await pageOf(ada);
+    await saveQuietHours(boPage, boClock(-1), boClock(1));
+    await adaPage.getByRole('button', { name: 'Pause' }).click();
+    await adaPage.getByRole('button', { name: 'Resume' }).click();
+    await adaPage.waitForTimeout(3000);
+    expect(pushesToBo()).toHaveLength(1);
+    expect(receiver.attempts.get(device.id)).toBe(1);
+
+    // The same step outside the quiet hours does alert: the silence above was the quiet hours.
+    await saveQuietHours(boPage, boClock(2), boClock(3));
+    await adaPage.getByRole('button', { name: 'Pause' }).click();
+    await adaPage.getByRole('button', { name: 'Resume' }).click();
+    await receiver.waitForReceived(2, 5000, device.id);
+    await adaPage.getByRole('button', { name: 'Finish' }).click();
   }, 60_000);
 
   it('shows the pushed start alert from the service worker, and a click opens the buddy or the group', async () => {
@@ -382,12 +445,13 @@ describe('start alerts in the browser', () => {
     await cdp.send('ServiceWorker.enable');
     await expect.poll(() => registrations.some((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`)).toBe(true);
     const registrationId = registrations.find((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`)?.registrationId ?? '';
-    const push = (payload: object) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${app}/`, registrationId, data: JSON.stringify(payload) });
+    const push = (payload: unknown) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${app}/`, registrationId, data: JSON.stringify(payload) });
     const shown = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((item) => ({ title: item.title, url: (item.data as { url: string }).url })));
 
-    await push({ type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'buddy', target_id: ada.id, started_at: new Date().toISOString(), subject: 'Anatomy' });
+    // Exactly what the push service delivered to Bo's device when Ada started.
+    await push(pushesToBo()[0]?.payload);
     await expect.poll(shown).toEqual([{ title: 'ada started studying Anatomy', url: '/buddies' }]);
-    await push({ type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'group', target_id: libraryId, started_at: new Date().toISOString() });
+    await push({ type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'group', target_id: libraryId, started_at: new Date().toISOString(), subject: null, url: `/groups/${libraryId}` });
     await expect.poll(async () => (await shown()).length).toBe(2);
     expect((await shown())[1]).toEqual({ title: 'ada started studying', url: `/groups/${libraryId}` });
 
