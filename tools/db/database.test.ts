@@ -7,7 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockPathFor } from './data-dir-lock.ts';
 import { openDatabase } from './database.ts';
+import { MIGRATIONS_SCHEMA, PLATFORM_TABLE, platformDigest } from './migrate.ts';
 import { repoRoot } from './paths.ts';
+import { readPlatformFiles } from './sql-files.ts';
 
 function runTs(script: string, args: string[], dataDir: string, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
@@ -95,15 +97,33 @@ describe('the embedded database in DATA_DIR', () => {
     }
   }, 120_000);
 
-  it('keeps the migrations\' revokes on a later boot, when the platform stand-in is applied again', async () => {
+  it('skips the platform stand-in on a later boot while its files are unchanged', async () => {
     const database = await openDatabase({ dataDir });
     try {
-      expect(database.migrations.applied).toEqual([]);
+      expect(database.migrations).toMatchObject({ applied: [], platformApplied: false });
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it('applies the platform stand-in again when its files changed, and keeps the migrations\' revokes', async () => {
+    const before = await openDatabase({ dataDir });
+    try {
+      // What a checkout with other platform files would find recorded.
+      await before.pool.query(`update ${MIGRATIONS_SCHEMA}.${PLATFORM_TABLE} set digest = 'an older platform'`);
+    } finally {
+      await before.close();
+    }
+    const database = await openDatabase({ dataDir });
+    try {
+      expect(database.migrations).toMatchObject({ applied: [], platformApplied: true });
       const { rows } = await database.pool.query<{ anon_reads_backups: boolean; anon_writes_tasks: boolean }>(
         `select has_table_privilege('anon', 'public.user_backups', 'select') as anon_reads_backups,
                 has_table_privilege('anon', 'public.user_tasks', 'insert') as anon_writes_tasks`,
       );
       expect(rows[0]).toEqual({ anon_reads_backups: false, anon_writes_tasks: false });
+      const recorded = await database.pool.query(`select digest from ${MIGRATIONS_SCHEMA}.${PLATFORM_TABLE}`);
+      expect(recorded.rows).toEqual([{ digest: platformDigest(await readPlatformFiles()) }]);
     } finally {
       await database.close();
     }

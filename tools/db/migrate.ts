@@ -1,19 +1,22 @@
-// Applies the platform stand-in (idempotent, every boot) and then pending migrations in order,
-// recording applied ones in studyhall_meta.applied_migrations: outside `public`, so the Data API
-// never exposes it, and not the Supabase CLI's supabase_migrations.schema_migrations, whose
-// columns differ.
+// Applies the platform stand-in (idempotent; again only when its files changed) and then pending
+// migrations in order, recording applied ones in studyhall_meta.applied_migrations: outside
+// `public`, so the Data API never exposes it, and not the Supabase CLI's
+// supabase_migrations.schema_migrations, whose columns differ.
+import { createHash } from 'node:crypto';
 import { runner } from 'node-pg-migrate';
 import type pg from 'pg';
 import { migrationsDir } from './paths.ts';
-import { readPlatformFiles } from './sql-files.ts';
+import { readPlatformFiles, type SqlFile } from './sql-files.ts';
 
 export const MIGRATIONS_SCHEMA = 'studyhall_meta';
 export const MIGRATIONS_TABLE = 'applied_migrations';
+/** One row: the digest of the platform files last applied in full. */
+export const PLATFORM_TABLE = 'applied_platform';
 
 type Queryable = pg.PoolClient | pg.Client;
 
-export async function applyPlatform(client: Queryable): Promise<void> {
-  for (const file of await readPlatformFiles()) {
+export async function applyPlatform(client: Queryable, files?: SqlFile[]): Promise<void> {
+  for (const file of files ?? (await readPlatformFiles())) {
     try {
       await client.query('begin');
       await client.query(file.sql);
@@ -27,6 +30,8 @@ export async function applyPlatform(client: Queryable): Promise<void> {
 
 export interface MigrationResult {
   applied: string[];
+  /** Whether the platform stand-in ran (a new database, or its files changed since). */
+  platformApplied?: boolean;
 }
 
 /** Applies pending migrations, each in its own transaction; returns the names it applied. */
@@ -46,8 +51,36 @@ export async function applyMigrations(client: Queryable, log: (line: string) => 
   return { applied: ran.map((migration) => migration.name) };
 }
 
+/** The platform files' names and contents, as one digest. */
+export function platformDigest(files: SqlFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file.name}\0${file.sql}\0`);
+  return hash.digest('hex');
+}
+
+/**
+ * Applies the platform stand-in unless this database already holds exactly these files, applied in
+ * full (their digest is recorded after the last one commits). The files are idempotent, so this
+ * changes nothing but time: re-running them was a third of a warm `npm start`. Returns whether it
+ * applied them.
+ */
+export async function applyPlatformIfChanged(client: Queryable): Promise<boolean> {
+  const files = await readPlatformFiles();
+  const digest = platformDigest(files);
+  const table = `${MIGRATIONS_SCHEMA}.${PLATFORM_TABLE}`;
+  const exists = await client.query<{ found: boolean }>(`select to_regclass($1) is not null as found`, [table]);
+  const recorded = exists.rows[0]?.found ? (await client.query<{ digest: string }>(`select digest from ${table}`)).rows[0]?.digest : undefined;
+  if (recorded === digest) return false;
+  await applyPlatform(client, files);
+  await client.query(`create schema if not exists ${MIGRATIONS_SCHEMA}`);
+  await client.query(`create table if not exists ${table} (digest text not null, applied_at timestamptz not null default now())`);
+  // One statement, so the table never holds zero or two rows.
+  await client.query(`with replaced as (delete from ${table}) insert into ${table} (digest) values ($1)`, [digest]);
+  return true;
+}
+
 /** Platform, then migrations: what every boot and every test database runs. */
 export async function migrateDatabase(client: Queryable, log?: (line: string) => void): Promise<MigrationResult> {
-  await applyPlatform(client);
-  return applyMigrations(client, log);
+  const platformApplied = await applyPlatformIfChanged(client);
+  return { ...(await applyMigrations(client, log)), platformApplied };
 }

@@ -17,8 +17,8 @@ export const repoRoot = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)
 export const platformDir = path.join(repoRoot, 'supabase', 'platform');
 export const migrationsDir = path.join(repoRoot, 'supabase', 'migrations');
 export const bundlesDir = path.join(repoRoot, 'supabase', 'bundles');
-export const pgtapDir = path.join(repoRoot, 'pgtap');
-export const pgtapHelpersFile = path.join(pgtapDir, 'helpers', 'tests-schema.sql');
+/** The pgTAP suite, where `supabase test db` looks for it. */
+export const supabaseTestsDir = path.join(repoRoot, 'supabase', 'tests');
 
 /** DATA_DIR as DESIGN.md defines it: `.data/` in the repository unless configured. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {

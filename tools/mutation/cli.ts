@@ -2,17 +2,18 @@
 // once on a throwaway PostgreSQL 15, derives mutants from the catalog (every policy in public and
 // on storage.objects widened clause by clause and dropped, RLS disabled per table), runs the pgTAP
 // suite against each on a fresh copy, and fails unless every non-equivalent mutant is killed.
+// The suite's first file (supabase/tests/000-setup-tests-hooks.sql) runs once, on the template, so
+// every copy starts with the tests.* helpers committed, as every file after the first does under
+// `supabase test db`; the teardown file is not run (each copy is dropped whole).
 //   --jobs N     mutants run at once (default: the machine's available parallelism)
 //   --only TEXT  run only mutants whose label contains TEXT (for working on one policy's tests)
-import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { pgtapDir } from '../db/paths.ts';
 import { startCluster } from '../pg/cluster.ts';
-import { readCatalog } from './catalog.ts';
+import { runPgtapFile, type PgtapFileRun } from '../pgtap/run-file.ts';
+import { readSuite, type SuiteFile } from '../pgtap/suite.ts';
+import { readCatalog, type Catalog } from './catalog.ts';
 import { mutantsOf } from './mutants.ts';
-import type { SuiteFile } from './order.ts';
 import { checkBaseline, runMutants, type MutantResult } from './run-mutants.ts';
 
 interface Options {
@@ -38,11 +39,6 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-async function readSuite(): Promise<SuiteFile[]> {
-  const names = (await readdir(pgtapDir)).filter((name) => name.endsWith('.test.sql')).sort();
-  return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(pgtapDir, name), 'utf8') })));
-}
-
 function seconds(milliseconds: number): string {
   return `${(milliseconds / 1000).toFixed(1)} s`;
 }
@@ -58,15 +54,30 @@ function describeResult(result: MutantResult): string {
     : `SURVIVED ${result.mutant.label} (all ${cost}, every file passes)`;
 }
 
+/** Installs the tests.* helpers on the template (its copies inherit them) and reads its catalog. */
+async function prepareTemplate(url: string, setupFile: SuiteFile): Promise<{ setup: PgtapFileRun; catalog: Catalog }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const setup = await runPgtapFile(client, setupFile.sql, setupFile.name);
+    return { setup, catalog: await readCatalog(client) };
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<number> {
   const started = performance.now();
   const options = parseOptions(process.argv.slice(2));
-  const files = await readSuite();
-  const cluster = await startCluster({ withTestHelpers: true });
+  const suite = readSuite();
+  const files = suite.tests;
+  const cluster = await startCluster({ withPgtap: true });
   try {
-    const client = new pg.Client({ connectionString: cluster.url });
-    await client.connect();
-    const catalog = await readCatalog(client).finally(() => client.end());
+    const { setup, catalog } = await prepareTemplate(cluster.url, suite.setup);
+    if (!setup.passed) {
+      console.error(`test:mutation: ${suite.setup.name} failed on the template:\n${setup.problems.join('\n')}`);
+      return 1;
+    }
     const all = mutantsOf(catalog).filter((mutant) => !options.only || mutant.label.includes(options.only));
     const equivalent = all.filter((mutant) => mutant.equivalentBecause !== undefined);
     const live = all.filter((mutant) => mutant.equivalentBecause === undefined);

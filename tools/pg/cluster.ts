@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { migrateDatabase } from '../db/migrate.ts';
-import { installTestHelpers } from '../testing/test-database.ts';
+import { installPgtap } from '../testing/test-database.ts';
 
 const run = promisify(execFile);
 
@@ -23,8 +23,9 @@ export interface Cluster {
 }
 
 export interface ClusterOptions {
-  /** Also install pgTAP and the tests.* helpers (what pg_prove and pgTAP-style tests need). */
-  withTestHelpers?: boolean;
+  /** Also install pgTAP, as `supabase test db` does before its run (the tests.* helpers come from
+   *  the suite's first file). */
+  withPgtap?: boolean;
   log?: (line: string) => void;
 }
 
@@ -108,7 +109,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await client.connect();
     try {
       await migrateDatabase(client, options.log);
-      if (options.withTestHelpers) await installTestHelpers(client);
+      if (options.withPgtap) await installPgtap(client);
     } finally {
       await client.end();
     }

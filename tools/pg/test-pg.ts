@@ -1,11 +1,14 @@
-// `npm run test:pg`: the parity run on a real PostgreSQL 15. First every pgtap/*.test.sql through
-// pg_prove on a throwaway cluster, then the vitest files that need Postgres (*.pg.test.ts) or must
-// hold on both engines (*.parity.test.ts, here with STUDYHALL_TEST_PG=1).
+// `npm run test:pg`: the parity run on a real PostgreSQL 15. First the pgTAP suite under
+// supabase/tests the way `supabase test db` runs it (pg_prove -r over the folder, every file on its
+// own connection, the tests.* helpers from the first file) on a throwaway cluster that has only the
+// migrations, then the vitest files that need Postgres (*.pg.test.ts) or must hold on both engines
+// (*.parity.test.ts, here with STUDYHALL_TEST_PG=1).
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { pgtapDir, repoRoot } from '../db/paths.ts';
+import { repoRoot } from '../db/paths.ts';
+import { readSuite } from '../pgtap/suite.ts';
 import { postgresBinDir, startCluster } from './cluster.ts';
+import { supabaseTestDb } from './supabase-test-db.ts';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -16,15 +19,17 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 async function pgProve(): Promise<number> {
-  const files = readdirSync(pgtapDir)
-    .filter((name) => name.endsWith('.test.sql'))
-    .sort()
-    .map((name) => path.join('pgtap', name));
-  const cluster = await startCluster({ withTestHelpers: true });
+  const suite = readSuite();
+  const cluster = await startCluster();
   try {
-    console.log(`test:pg: pg_prove over ${files.length} pgTAP files on PostgreSQL 15 (port ${cluster.port})`);
-    return await run('pg_prove', ['--host', '127.0.0.1', '--port', String(cluster.port), '--username', 'postgres',
-      '--dbname', 'studyhall', '--failures', ...files]);
+    console.log(`test:pg: supabase test db, as the CLI runs it: pg_prove -r supabase/tests (${suite.all.length} files: `
+      + `${suite.setup.name}, ${suite.tests.length} under database/, ${suite.teardown.name}) on PostgreSQL 15 (port ${cluster.port})`);
+    const result = await supabaseTestDb(cluster.url, { extraArgs: ['--failures'] });
+    if (result.dropError) {
+      console.error(`test:pg: after the run, \`drop extension pgtap\` failed, as it would for the CLI: ${result.dropError}`);
+      return 1;
+    }
+    return result.proveExitCode;
   } finally {
     await cluster.stop();
   }

@@ -43,6 +43,12 @@ export async function seedWorld(client: pg.ClientBase): Promise<World> {
   await actAs(client, alice, `select public.record_study_session(now() - interval '1 hour', 25, 'bio', 'Biology', null, null, 5, 1, 0)`);
   await actAs(client, alice, `insert into public.user_tasks (user_id, title) values (auth.uid(), 'Read chapter 3')`);
   await actAs(client, alice, `insert into public.user_backups (user_id, payload) values (auth.uid(), '{"tasks": [1, 2]}')`);
+  // An admin repair archives the backup it replaces (the admin console does it with the service key).
+  await client.query(
+    `select public.admin_replace_current_backup($1, (select id from public.user_backups where user_id = $1 order by created_at desc, id desc limit 1),
+                                                '{"tasks": [1, 2, 3]}', 'matrix', 'repair', 'owner@studyhall.invalid')`,
+    [world.alice],
+  );
 
   // Groups: a private one and a public one of alice's, a message, an invite; carol's request group.
   const [privateGroup] = await actAs<{ id: string }>(client, alice,

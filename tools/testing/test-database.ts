@@ -1,6 +1,8 @@
-// The test database every suite shares: an in-memory PGlite with platform, migrations, pgTAP and
-// the tests.* helpers. The first build is snapshotted (dumpDataDir) under .tmp/, keyed by a hash
-// of every SQL source, so later test processes start from it in about a second.
+// The test database every suite shares: an in-memory PGlite with platform, migrations and pgTAP,
+// what `supabase test db` finds before its first file runs. The tests.* helpers are not here: the
+// suite's first file (supabase/tests/000-setup-tests-hooks.sql) installs them. The first build is
+// snapshotted (dumpDataDir) under .tmp/, keyed by a hash of every SQL source, so later test
+// processes start from it in about a second.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
 import { migrateDatabase } from '../db/migrate.ts';
-import { pgtapHelpersFile, repoRoot } from '../db/paths.ts';
+import { repoRoot } from '../db/paths.ts';
 import { openPglite } from '../db/pglite.ts';
 import { readMigrationFiles, readPlatformFiles } from '../db/sql-files.ts';
 
@@ -20,10 +22,12 @@ export interface TestDatabase {
 
 const snapshotDir = path.join(repoRoot, '.tmp', 'pglite-snapshots');
 
-/** Installs pgTAP and the tests.* helpers: what a test database has beyond a real one. */
-export async function installTestHelpers(client: { query(sql: string): Promise<unknown> }): Promise<void> {
-  await client.query('create extension if not exists pgtap with schema extensions');
-  await client.query(await readFile(pgtapHelpersFile, 'utf8'));
+/** The statement `supabase test db` runs before it starts pg_prove. */
+export const ENABLE_PGTAP = 'create extension if not exists pgtap with schema extensions';
+
+/** Installs pgTAP, as `supabase test db` does: what a test database has beyond a real one. */
+export async function installPgtap(client: { query(sql: string): Promise<unknown> }): Promise<void> {
+  await client.query(ENABLE_PGTAP);
 }
 
 async function sourcesHash(): Promise<string> {
@@ -31,7 +35,7 @@ async function sourcesHash(): Promise<string> {
   for (const file of [...(await readPlatformFiles()), ...(await readMigrationFiles())]) {
     hash.update(file.name).update('\0').update(file.sql).update('\0');
   }
-  hash.update(await readFile(pgtapHelpersFile, 'utf8')).update(installTestHelpers.toString());
+  hash.update(ENABLE_PGTAP);
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -53,7 +57,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     const client = await pool.connect();
     try {
       await migrateDatabase(client);
-      await installTestHelpers(client);
+      await installPgtap(client);
     } finally {
       client.release();
     }

@@ -1,6 +1,6 @@
 // Who is calling: the verified JWT of a request (Authorization, else the apikey), as every API
 // family reads it. A request with neither is refused, as the hosted API gateway refuses it.
-import { JwtError, requestToken, type TokenVerifier, type VerifiedToken } from './jwt.ts';
+import { requestToken, type TokenVerifier, type VerifiedToken } from './jwt.ts';
 
 export class MissingApiKeyError extends Error {
   constructor() {
@@ -16,5 +16,3 @@ export async function resolveCaller(
   if (!token) throw new MissingApiKeyError();
   return verifier.verify(token);
 }
-
-export { JwtError };

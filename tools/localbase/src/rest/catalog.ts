@@ -13,9 +13,6 @@ export interface Column {
   name: string;
   /** format_type() of the column, safe to splice into a cast. */
   type: string;
-  /** The type's name as realtime-js knows it (int4, text, timestamptz, ...). */
-  udtName: string;
-  generated: boolean;
   /** The DEFAULT expression as SQL (pg_get_expr), used by `Prefer: missing=default`. */
   defaultSql: string | undefined;
   /** json and jsonb columns take `->` directly; other types go through to_jsonb() first. */
@@ -44,8 +41,6 @@ export type ReturnShape = 'void' | 'scalar' | 'composite' | 'setof-scalar' | 'se
 export interface RpcFunction {
   schema: string;
   name: string;
-  /** regprocedure text of this overload, e.g. public.f(integer). */
-  signature: string;
   arguments: FunctionArgument[];
   returns: ReturnShape;
   /** For a composite result: the name of its type (a table's name when it returns rows of a table). */
@@ -78,17 +73,14 @@ const columnRow = z.object({
   relkind: z.string(),
   column_name: z.string(),
   type: z.string(),
-  udt_name: z.string(),
   base_type: z.string(),
   default_sql: z.string().nullable(),
-  generated: z.boolean(),
   primary_key: z.boolean(),
 });
 
 const functionRow = z.object({
   schema: z.string(),
   name: z.string(),
-  signature: z.string(),
   arg_names: z.array(z.string().nullable()).nullable(),
   arg_types: z.array(z.string()),
   arg_modes: z.array(z.string()).nullable(),
@@ -107,9 +99,8 @@ const functionRow = z.object({
 const COLUMNS_SQL = `
   select n.nspname as table_schema, c.relname as table_name, c.relkind::text as relkind,
          a.attname as column_name, format_type(a.atttypid, a.atttypmod) as type,
-         t.typname as udt_name, coalesce(bt.typname, t.typname) as base_type,
+         coalesce(bt.typname, t.typname) as base_type,
          pg_get_expr(d.adbin, d.adrelid) as default_sql,
-         a.attgenerated <> '' as generated,
          coalesce(a.attnum = any(i.indkey), false) as primary_key
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
@@ -123,7 +114,7 @@ const COLUMNS_SQL = `
 
 // Arguments: all declared types (proallargtypes) with modes, so OUT/TABLE columns are known too.
 const FUNCTIONS_SQL = `
-  select n.nspname as schema, p.proname as name, p.oid::regprocedure::text as signature,
+  select n.nspname as schema, p.proname as name,
          p.proargnames as arg_names,
          array(select format_type(t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) t) as arg_types,
          p.proargmodes::text[] as arg_modes, p.pronargs::integer as input_count,
@@ -164,8 +155,6 @@ export async function loadCatalog(pool: pg.Pool, schemas: readonly string[]): Pr
     table.columns.set(row.column_name, {
       name: row.column_name,
       type: row.type,
-      udtName: row.udt_name,
-      generated: row.generated,
       defaultSql: row.default_sql ?? undefined,
       isJson: row.base_type === 'json' || row.base_type === 'jsonb',
       isTsvector: row.base_type === 'tsvector',
@@ -212,7 +201,6 @@ function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
   return {
     schema: row.schema,
     name: row.name,
-    signature: row.signature,
     arguments: inputs,
     returns,
     returnTypeName: row.return_type_name ?? undefined,

@@ -97,16 +97,20 @@ function requestSchema(request: FastifyRequest, schemas: readonly string[]): Sch
 
 // -------------------------------------------------------------------------------------------------
 
-/** The error handler's view of who called: an anonymous caller gets 401 where a user gets 403. */
-const CALLER_ROLE = Symbol('callerRole');
-type WithRole = FastifyRequest & { [CALLER_ROLE]?: ApiRole };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called a REST route, once its token is verified: the error handler answers an anonymous caller 401 where a user gets 403. */
+    restCallerRole: ApiRole | null;
+  }
+}
 
 export async function restRoutes(app: FastifyInstance, options: RestRoutesOptions): Promise<void> {
   const { pool, catalog } = options;
   installRestBodyParsers(app);
+  app.decorateRequest('restCallerRole', null);
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    const failure = toPostgrestError(error, (request as WithRole)[CALLER_ROLE] ?? 'anon');
+    const failure = toPostgrestError(error, request.restCallerRole ?? 'anon');
     if (failure.status >= 500) request.log.error({ err: error }, 'rest request failed');
     if (failure.status === 401) {
       reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${failure.message.replace(/"/g, "'")}"`);
@@ -121,7 +125,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
 
   async function caller(request: FastifyRequest): Promise<VerifiedToken> {
     const verified = await resolveCaller(request.headers, options.verifier);
-    (request as WithRole)[CALLER_ROLE] = verified.role;
+    request.restCallerRole = verified.role;
     return verified;
   }
 

@@ -1,7 +1,8 @@
 -- The owner column of the roles table, granted: create invites, decline requests, remove a member,
 -- change a role, delete the group (RPC and direct); a member leaves; service_role sees everything.
+-- Every call that only has to run is followed by a look at the state it leaves.
 begin;
-select plan(13);
+select plan(19);
 
 select tests.create_user('owner');
 select tests.create_user('member');
@@ -32,16 +33,34 @@ select ok(not exists (select 1 from public.group_members where group_id = (selec
 select isnt(public.community_create_invite('group', (select id from oc where name = 'Owner Cells'), 7), null, 'an owner creates an invite');
 select lives_ok($$select public.community_set_member_role((select id from oc where name = 'Owner Cells'), tests.get_user_id('member'), 'owner')$$,
   'an owner changes a member''s role');
+select is((select role from public.group_members where group_id = (select id from oc where name = 'Owner Cells')
+                                                   and user_id = tests.get_user_id('member')),
+  'owner', 'the member is now an owner of the group');
 select lives_ok($$select public.community_remove_member((select id from oc where name = 'Owner Cells'), tests.get_user_id('member'))$$,
   'an owner removes a member');
 select is((select member_count from public.groups where name = 'Owner Cells'), 1, 'removing a member lowers member_count');
 
 select tests.authenticate_as('member');
 select lives_ok($$select public.community_leave_group((select id from oc where name = 'Doomed'))$$, 'a member leaves');
-select lives_ok($$delete from public.groups where name = 'Doomed'$$, 'a member''s direct delete of a group runs but matches nothing');
+select is((select count(*)::int from public.groups where name = 'Doomed'), 1,
+  'the public group stays visible to her after she left');
+select lives_ok($$delete from public.groups where name = 'Doomed'$$, 'a member''s direct delete of a group runs');
+
+select tests.authenticate_as_service_role();
+select is((select count(*)::int from public.groups where name = 'Doomed'), 1,
+  'her delete matched nothing: the group she could see is still there');
+select is((select count(*)::int from public.group_members where group_id = (select id from oc where name = 'Doomed')
+                                                              and user_id = tests.get_user_id('member')),
+  0, 'leaving ended her membership');
 
 select tests.authenticate_as('owner');
 select lives_ok($$select public.community_delete_group((select id from oc where name = 'Doomed'))$$, 'an owner deletes the group');
+
+select tests.authenticate_as_service_role();
+select is((select count(*)::int from public.groups where id = (select id from oc where name = 'Doomed')), 0,
+  'the deleted group is gone');
+select is((select count(*)::int from public.group_members where group_id = (select id from oc where name = 'Doomed')), 0,
+  'and every membership in it with it');
 
 select * from finish();
 rollback;

@@ -1,9 +1,27 @@
--- Test helpers (loaded for tests only, never part of a migration or bundle): act as people.
+-- The first file of the suite: installs the tests.* helpers every other file acts as people with.
 --   tests.create_user('alice')            an auth user alice@test.local (triggers create her rows)
 --   tests.get_user_id('alice')            her id
 --   tests.authenticate_as('alice')        role authenticated with her JWT claims, for this transaction
 --   tests.authenticate_as_service_role()  role service_role (bypasses RLS)
 --   tests.clear_authentication()          role anon, as a signed-out client
+--
+-- `supabase test db` runs `pg_prove -r` over supabase/tests: every .sql file through its own psql
+-- connection, one after another, in the byte order of their paths, so this file (000-...) runs
+-- before database/* and zzz-teardown-tests-hooks.sql runs last. Each test file rolls its own
+-- transaction back, so nothing it does is seen by the next; the helpers are therefore created here
+-- OUTSIDE any transaction and committed, and the teardown file drops them again. Every statement is
+-- idempotent, so a run that was interrupted before the teardown does not break the next one.
+--
+-- Never part of a migration or bundle: a hosted project gets these only while `supabase test db
+-- --linked` runs.
+
+-- Quiet the "already exists, skipping" notices of a rerun (this connection only).
+set client_min_messages = warning;
+
+-- `supabase test db` creates pgTAP itself before pg_prove starts (and drops it afterwards if it
+-- created it); plain `pg_prove -r supabase/tests` on any database relies on this line.
+create extension if not exists pgtap with schema extensions;
+
 create schema if not exists tests;
 grant usage on schema tests to anon, authenticated, service_role;
 
@@ -86,3 +104,27 @@ end
 $$;
 
 grant execute on all functions in schema tests to anon, authenticated, service_role;
+
+reset client_min_messages;
+
+-- A pgTAP file like every other: the helpers above are in place, and visible to the API roles
+-- that the files switch to.
+begin;
+select plan(8);
+
+select has_schema('tests', 'the tests schema exists');
+select has_function('tests', 'create_user', array['text', 'text'], 'tests.create_user(name, email) exists');
+select has_function('tests', 'get_user_id', array['text'], 'tests.get_user_id(name) exists');
+select has_function('tests', 'get_user_email', array['text'], 'tests.get_user_email(name) exists');
+select has_function('tests', 'authenticate_as', array['text'], 'tests.authenticate_as(name) exists');
+select has_function('tests', 'authenticate_as_service_role', array[]::text[], 'tests.authenticate_as_service_role() exists');
+select has_function('tests', 'clear_authentication', array[]::text[], 'tests.clear_authentication() exists');
+select ok(
+  (select bool_and(has_function_privilege(role_name, p.oid, 'execute'))
+     from pg_proc p
+     cross join unnest(array['anon', 'authenticated', 'service_role']) as role_name
+    where p.pronamespace = 'tests'::regnamespace),
+  'anon, authenticated and service_role may call every helper (files switch identities as those roles)');
+
+select * from finish();
+rollback;

@@ -1,0 +1,4 @@
+-- Run by `supabase db reset` after the migrations (see [db.seed] in config.toml). Deliberately
+-- empty: the migrations create everything the app needs, including the storage buckets, and
+-- people come from signing up (a trigger on auth.users creates their rows). Local demo data for
+-- a Supabase CLI stack goes here; it is never part of a migration or bundle.
