@@ -93,9 +93,17 @@ export interface CspProxy {
 export async function startCspProxy(upstream: string): Promise<CspProxy> {
   const target = new URL(upstream);
   let sawUpstreamCsp = false;
+  let ownOrigin = '';
+  // The page is served by this proxy, so its requests name the proxy's origin; the gateway, asked
+  // under its own Host, must see them as the same-origin requests they are (its CSRF guard).
+  const headersFor = (request: http.IncomingMessage) => ({
+    ...request.headers,
+    host: target.host,
+    ...(request.headers.origin === ownOrigin ? { origin: target.origin } : {}),
+  });
   const server = http.createServer((request, response) => {
     const forward = http.request(
-      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host } },
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: headersFor(request) },
       (answer) => {
         const headers = { ...answer.headers };
         if (headers['content-security-policy']) sawUpstreamCsp = true;
@@ -118,7 +126,9 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
       const lines = [`${request.method} ${request.url} HTTP/1.1`];
       for (let index = 0; index < request.rawHeaders.length; index += 2) {
         const name = request.rawHeaders[index] ?? '';
-        lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : request.rawHeaders[index + 1]}`);
+        const value = request.rawHeaders[index + 1] ?? '';
+        const lower = name.toLowerCase();
+        lines.push(`${name}: ${lower === 'host' ? target.host : lower === 'origin' && value === ownOrigin ? target.origin : value}`);
       }
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
@@ -137,8 +147,9 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  ownOrigin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: ownOrigin,
     upstreamSentCsp: () => sawUpstreamCsp,
     dropWebSockets(refuseForMs = 0) {
       refuseUntil = Date.now() + refuseForMs;
