@@ -339,11 +339,13 @@ describe('start alerts, end to end', () => {
     await context.grantPermissions(['notifications'], { origin: app });
     // Headless Chromium has no push service to subscribe with, so PushManager answers with the
     // loopback receiver's subscription (a real P-256 key and auth secret); everything else is real.
-    await context.addInitScript((token: string) => {
+    // A test can replace the subscription later (test-push-token), as a browser may do on its own.
+    await context.addInitScript((first: string) => {
+      const token = () => localStorage.getItem('test-push-token') ?? first;
       const subscription = (key: number[]) => ({
-        ...JSON.parse(token),
+        ...JSON.parse(token()),
         options: { applicationServerKey: new Uint8Array(key).buffer, userVisibleOnly: true },
-        toJSON: () => JSON.parse(token),
+        toJSON: () => JSON.parse(token()),
         unsubscribe: async () => {
           localStorage.removeItem('test-push-key');
           return true;
@@ -472,6 +474,16 @@ describe('start alerts, end to end', () => {
     await page.waitForURL(`${app}/buddies`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Buddies');
     await expect.poll(async () => (await shown()).length).toBe(0);
+  }, 60_000);
+
+  it('registers a subscription the browser replaced, and drops the old one', async () => {
+    const page = await pageOf(bo);
+    const replacement = receiver.subscribe();
+    await page.evaluate((token) => localStorage.setItem('test-push-token', token), replacement.token);
+    await open(page, '/buddies');
+    await expect.poll(() => page.getByText('This device receives start alerts.').isVisible()).toBe(true);
+    await expect.poll(async () => (await asStudent<{ token: string }[]>(studyhall.url, bo, '/rest/v1/community_device_tokens?select=token')).map((row) => JSON.parse(row.token) as unknown))
+      .toEqual([JSON.parse(replacement.token)]);
   }, 60_000);
 });
 
