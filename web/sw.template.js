@@ -61,3 +61,56 @@ self.addEventListener('message', (event) => {
   if (event.data === 'skip-waiting') self.skipWaiting();
   if (event.data === 'version') event.source?.postMessage({ version: APP_VERSION, sha: GIT_SHA, cache: BUILD_CACHE });
 });
+
+// Start alerts (Web Push). The server sends {type: "start_alert", actor: {id, handle}, target_type,
+// target_id, started_at} and possibly a subject; the worker shows "Ada started studying Anatomy".
+// One notification per actor and target (tag), so a second start replaces the first.
+function startAlertNotification(payload) {
+  const actor = (payload && payload.actor) || {};
+  // A student without a handle is "A buddy", or "Someone in your group" for a group alert.
+  const who = actor.display_name || actor.displayName || actor.handle || (payload.target_type === 'group' ? 'Someone in your group' : 'A buddy');
+  const subject = typeof payload.subject === 'string' && payload.subject.trim() ? payload.subject.trim() : typeof payload.subject_name === 'string' && payload.subject_name.trim() ? payload.subject_name.trim() : '';
+  const url = payload.target_type === 'group' ? `/groups/${encodeURIComponent(payload.target_id)}` : '/buddies';
+  return {
+    title: subject ? `${who} started studying ${subject}` : `${who} started studying`,
+    options: {
+      body: payload.target_type === 'group' ? 'In one of your groups. Open it to join in.' : 'Open studyhall to study alongside.',
+      tag: `start-alert:${actor.id || ''}:${payload.target_type || ''}:${payload.target_id || ''}`,
+      icon: '/icon.svg',
+      badge: '/icon.svg',
+      timestamp: Date.parse(payload.started_at) || Date.now(),
+      data: { url, type: 'start_alert' },
+    },
+  };
+}
+
+self.addEventListener('push', (event) => {
+  let payload = null;
+  try {
+    payload = event.data ? event.data.json() : null;
+  } catch {
+    payload = null;
+  }
+  if (!payload || payload.type !== 'start_alert') return;
+  const { title, options } = startAlertNotification(payload);
+  event.waitUntil(self.registration.showNotification(title, options));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data && event.notification.data.url) || '/community', self.location.origin).href;
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
+      // The app's tab, taken to the buddy or group and brought forward; a new window otherwise
+      // (navigate works only on a tab this worker controls).
+      const moved = open ? await open.navigate(target).catch(() => null) : null;
+      if (moved) {
+        await moved.focus().catch(() => undefined);
+        return;
+      }
+      await self.clients.openWindow(target);
+    })(),
+  );
+});

@@ -3,7 +3,7 @@
 // context, and a collector of CSP violations.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { repoRoot } from '../db/paths.ts';
@@ -76,21 +76,34 @@ export interface CspProxy {
   url: string;
   /** Whether the upstream already sent a policy (then the proxy passes it through untouched). */
   upstreamSentCsp: () => boolean;
+  /**
+   * Cuts every WebSocket the proxy carries (realtime), as a dropped network would, and refuses new
+   * ones for `refuseForMs`, so a test can talk while the socket is away.
+   */
+  dropWebSockets(refuseForMs?: number): number;
   close(): Promise<void>;
 }
 
 /**
  * A pass-through HTTP proxy in front of the gateway that adds APP_CSP to HTML answers lacking a
  * Content-Security-Policy, so the app is proven to run under it whether or not the gateway sends
- * it already. Streams (SSE) pass through unbuffered. The browser's Host header is kept, so the
- * gateway sees the origin the page really has (its same-origin guard compares the two).
+ * it already. Streams (SSE) pass through unbuffered; WebSocket upgrades (realtime) are tunnelled
+ * byte for byte, and can be cut on demand.
  */
 export async function startCspProxy(upstream: string): Promise<CspProxy> {
   const target = new URL(upstream);
   let sawUpstreamCsp = false;
+  let ownOrigin = '';
+  // The page is served by this proxy, so its requests name the proxy's origin; the gateway, asked
+  // under its own Host, must see them as the same-origin requests they are (its CSRF guard).
+  const headersFor = (request: http.IncomingMessage) => ({
+    ...request.headers,
+    host: target.host,
+    ...(request.headers.origin === ownOrigin ? { origin: target.origin } : {}),
+  });
   const server = http.createServer((request, response) => {
     const forward = http.request(
-      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: headersFor(request) },
       (answer) => {
         const headers = { ...answer.headers };
         if (headers['content-security-policy']) sawUpstreamCsp = true;
@@ -105,13 +118,49 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
     });
     request.pipe(forward);
   });
+  const tunnels = new Set<Socket>();
+  let refuseUntil = 0;
+  server.on('upgrade', (request: http.IncomingMessage, client: Socket, head: Buffer) => {
+    if (Date.now() < refuseUntil) return client.destroy();
+    const upstream = connect(Number(target.port), target.hostname, () => {
+      const lines = [`${request.method} ${request.url} HTTP/1.1`];
+      for (let index = 0; index < request.rawHeaders.length; index += 2) {
+        const name = request.rawHeaders[index] ?? '';
+        const value = request.rawHeaders[index + 1] ?? '';
+        const lower = name.toLowerCase();
+        lines.push(`${name}: ${lower === 'host' ? target.host : lower === 'origin' && value === ownOrigin ? target.origin : value}`);
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      tunnels.delete(client);
+      tunnels.delete(upstream);
+    };
+    tunnels.add(client);
+    tunnels.add(upstream);
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  ownOrigin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: ownOrigin,
     upstreamSentCsp: () => sawUpstreamCsp,
+    dropWebSockets(refuseForMs = 0) {
+      refuseUntil = Date.now() + refuseForMs;
+      const count = [...tunnels].filter((socket) => !socket.destroyed).length / 2;
+      for (const socket of tunnels) socket.destroy();
+      tunnels.clear();
+      return count;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const socket of tunnels) socket.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

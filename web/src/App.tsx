@@ -13,6 +13,7 @@ import { LocalDataError } from './components/LocalDataError.tsx';
 import { Lazy } from './components/Lazy.tsx';
 
 const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
+const loadInviteWelcome = () => import('./routes/invite/InviteWelcome.tsx');
 const screens = places.map((place) => ({ place, component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType }));
 
 function Home() {
@@ -41,6 +42,17 @@ function Screens() {
   );
 }
 
+/** Signed out: the welcome screen, or an invite's preview above it (the address is kept). */
+function SignedOut() {
+  const { path } = useLocation();
+  const invite = /^\/invite\/([^/]+)$/.exec(path);
+  return invite?.[1] ? (
+    <Lazy load={loadInviteWelcome} props={{ token: decodeURIComponent(invite[1]) }} fallback={<PageSkeleton />} />
+  ) : (
+    <Lazy load={loadWelcome} props={{ initialMode: 'login' as const }} fallback={<PageSkeleton />} />
+  );
+}
+
 export function App() {
   return (
     <LocationProvider>
@@ -50,7 +62,7 @@ export function App() {
           <RestoreOfferHost />
         </Shell>
       ) : (
-        <Lazy load={loadWelcome} props={{}} fallback={<PageSkeleton />} />
+        <SignedOut />
       )}
     </LocationProvider>
   );

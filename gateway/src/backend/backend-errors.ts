@@ -34,6 +34,7 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   connection_not_found: { status: 404 },
   target_not_found: { status: 404 },
   invalid_invite: { status: 404 },
+  invite_not_found: { status: 404 },
   handle_taken: { status: 409 },
   already_buddies: { status: 409 },
   request_pending: { status: 409 },

@@ -81,9 +81,12 @@ select is(
   array[
     '_has_group_role(uuid,uuid,text[])',                     -- user id: answers only about the caller
     '_is_group_member(uuid,uuid)',                           -- user id: answers only about the caller
+    'community_cancel_join_request(uuid)',                   -- group id: the caller's own request only
     'community_create_invite(text,uuid,integer,integer)',    -- target: a group the caller owns, or the caller
     'community_delete_group(uuid)',                          -- group id: owner only
+    'community_get_group_board(uuid)',                       -- group id: members only
     'community_get_group_messages(uuid,integer,timestamp with time zone)', -- group id: members only
+    'community_get_join_requests(uuid)',                     -- group id: owner only
     'community_get_start_alert(text,uuid)',                  -- target: the caller's own alert only
     'community_join_group(uuid)',                            -- group id: a private group is reachable by its link
     'community_leave_group(uuid)',                           -- group id: the caller's membership

@@ -11,7 +11,8 @@ import { Banners } from './Banners.tsx';
 import { MoreIcon } from './icons.tsx';
 
 function isCurrent(place: Place, path: string): boolean {
-  return path === place.path || path.startsWith(`${place.path}/`) || (path === '/' && place.path === '/focus');
+  const under = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+  return under(place.path) || (place.marks ?? []).some(under) || (path === '/' && place.path === '/focus');
 }
 
 function SyncStatus() {

@@ -2,6 +2,7 @@
 // and refreshes the session. Nothing here loads supabase-js before it is needed.
 import { ApiError, requestJson } from '../lib/api.ts';
 import { readStoredAccount } from '../lib/session-storage.ts';
+import { stopPresence } from './presence.ts';
 import { account } from './signals.ts';
 
 interface AuthAnswer {
@@ -61,6 +62,8 @@ export async function requireToken(): Promise<string> {
 }
 
 export async function signOut(): Promise<void> {
+  // Buddies and groups stop seeing this student as studying, while the token still works.
+  await stopPresence().catch(() => undefined);
   try {
     const client = await loadClient();
     await client.auth.signOut({ scope: 'local' });

@@ -13,6 +13,7 @@ import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } 
 import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
+import { startPresence } from './presence.ts';
 
 let openedFor: string | null = null;
 let releaseRelayLock: (() => void) | undefined;
@@ -106,6 +107,7 @@ export async function openAccount(userId: string): Promise<void> {
   clock = setInterval(() => tick(Date.now()), 1000);
   startRelay();
   postSnapshot();
+  startPresence();
   startSyncTriggers();
   await startAutoBackup();
   const pending = await refreshSyncCounts();

@@ -1,5 +1,6 @@
 // Welcome: log in or create an account. A refused login asks the server whether the e-mail has an
 // account at all, so "new here" and "wrong password" get different answers.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, describeError } from '../../lib/api.ts';
 import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
@@ -21,8 +22,17 @@ function validate(email: string, password: string): FieldErrors {
 
 type Problem = { text: string; suggest?: AuthMode } | null;
 
-export default function WelcomePage() {
-  const [mode, setMode] = useState<AuthMode>('login');
+export interface WelcomeProps {
+  initialMode?: AuthMode;
+  /** Shown above the form, e.g. what an invite link leads to. */
+  intro?: ComponentChildren;
+  /** 2 when the intro holds the page's main heading. */
+  headingLevel?: 1 | 2;
+}
+
+export default function WelcomePage({ initialMode = 'login', intro, headingLevel = 1 }: WelcomeProps) {
+  const [mode, setMode] = useState<AuthMode>(initialMode);
+  const Heading = headingLevel === 1 ? 'h1' : 'h2';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -70,7 +80,8 @@ export default function WelcomePage() {
           <img src="/icon.svg" alt="" width="40" height="40" />
           <p class="welcome-name">studyhall</p>
         </div>
-        <h1 class="welcome-title">{mode === 'login' ? 'Welcome back' : 'Create your account'}</h1>
+        {intro}
+        <Heading class="welcome-title">{mode === 'login' ? 'Welcome back' : 'Create your account'}</Heading>
         <p class="muted">
           {mode === 'login'
             ? 'Log in to your timer, tasks and stats. Everything also works offline on this device.'

@@ -169,6 +169,13 @@ export default function SettingsPage() {
         <h1 class="page-title">Settings</h1>
       </div>
       <TimerSettings />
+      <section class="card row-between" aria-labelledby="privacy-link-title">
+        <div>
+          <h2 id="privacy-link-title" class="card-title">Privacy and community</h2>
+          <p class="muted small">Who sees that you are studying, and what buddies and groups see of your day.</p>
+        </div>
+        <a class="button" href="/settings/privacy">Privacy settings</a>
+      </section>
       <SubjectSettings />
       <UpdateSection />
       <AccountSettings />

@@ -1,0 +1,60 @@
+// Shared steps for the community's browser tests and bench: students with a display name and a
+// handle, reads through the Data API as a student (so RLS applies, as in the app), the restore
+// offer a fresh browser may show, and what a page's chat holds.
+import type { Page } from 'playwright-core';
+import { accountSession, type SessionJson } from './app-driver.ts';
+
+export interface Student {
+  name: string;
+  handle: string;
+  email: string;
+  session: SessionJson;
+  id: string;
+}
+
+/** Signs a student up through the gateway and gives them a display name and a handle. */
+export async function student(baseUrl: string, name: string, handle: string): Promise<Student> {
+  const email = `${handle}@example.com`;
+  const session = await accountSession(baseUrl, email, `${handle}-password-1`);
+  const answer = await fetch(`${baseUrl}/__auth/profile`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` },
+    body: JSON.stringify({ display_name: name, handle }),
+  });
+  if (!answer.ok) throw new Error(`setting ${name}'s profile failed: ${answer.status} ${await answer.text()}`);
+  return { name, handle, email, session, id: session.user.id };
+}
+
+let anonKeyCache: string | undefined;
+async function anonKey(baseUrl: string): Promise<string> {
+  anonKeyCache ??= ((await (await fetch(`${baseUrl}/api/client-config`)).json()) as { anon_key: string }).anon_key;
+  return anonKeyCache;
+}
+
+/** A Data API call as the student, through the gateway's /__backend (RLS decides, as in the app). */
+export async function asStudent<T = unknown>(baseUrl: string, who: Student, path: string, init: { method?: string; body?: unknown; prefer?: string } = {}): Promise<T> {
+  const response = await fetch(`${baseUrl}/__backend${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { apikey: await anonKey(baseUrl), authorization: `Bearer ${who.session.access_token}`, 'content-type': 'application/json', ...(init.prefer ? { prefer: init.prefer } : {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** A fresh browser with an account that has a backup is offered it first: start empty instead. */
+export async function dismissRestoreOffer(page: Page): Promise<void> {
+  const offer = page.getByRole('dialog', { name: 'Restore your backup on this device?' });
+  if (await offer.isVisible().catch(() => false)) await offer.getByRole('button', { name: 'Start empty' }).click();
+}
+
+/** The ids of the messages a page's chat shows, top to bottom. */
+export function chatIds(page: Page): Promise<string[]> {
+  return page.locator('.chat-message').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.messageId ?? ''));
+}
+
+/** Resolves once the page's chat shows a message with exactly this text. */
+export function chatShows(page: Page, text: string, timeoutMs: number): Promise<unknown> {
+  return page.waitForFunction((wanted) => [...document.querySelectorAll('.chat-text')].some((node) => node.textContent === wanted), text, { timeout: timeoutMs, polling: 'raf' });
+}

@@ -1,0 +1,70 @@
+// Reporting a group, a member or a message: a reason in the student's words, sent to the server's
+// admins (community_submit_report). The reporter alone can read their report back.
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog } from '../Dialog.tsx';
+import { submitReport, type ReportTarget } from '../../lib/community/groups.ts';
+import { describeCommunityError } from '../../lib/community/words.ts';
+
+export interface ReportSubject {
+  type: ReportTarget;
+  id: string;
+  /** What the dialog names: "the group Night Shift", "Bo", "this message by Bo". */
+  what: string;
+}
+
+export function ReportDialog({ subject, onClose }: { subject: ReportSubject | null; onClose: () => void }) {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setReason('');
+    setError(null);
+    setSent(false);
+  }, [subject?.id]);
+  const send = async (event: Event) => {
+    event.preventDefault();
+    if (!subject) return;
+    if (!reason.trim()) return setError('Say in a few words what is wrong.');
+    setBusy(true);
+    try {
+      await submitReport(subject.type, subject.id, reason.trim());
+      setSent(true);
+      setError(null);
+    } catch (failure) {
+      setError(describeCommunityError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog
+      open={subject !== null}
+      title={sent ? 'Report sent' : `Report ${subject?.what ?? ''}`}
+      onClose={onClose}
+      actions={
+        sent ? (
+          <button type="button" class="button button-primary" onClick={onClose}>Done</button>
+        ) : (
+          <>
+            <button type="button" class="button" onClick={onClose}>Cancel</button>
+            <button type="submit" form="report-form" class="button button-danger" disabled={busy}>{busy ? 'Sending…' : 'Send report'}</button>
+          </>
+        )
+      }
+    >
+      {sent ? (
+        <p role="status">Thank you. The people who run this server will look at it. Nobody else sees who reported.</p>
+      ) : (
+        <form id="report-form" class="stack" onSubmit={(event) => void send(event)} noValidate>
+          <p class="muted">The server's admins read reports. {subject?.type === 'message' ? 'The message itself goes with it.' : ''}</p>
+          <div class="field">
+            <label class="field-label" for="report-reason">What is wrong?</label>
+            <textarea id="report-reason" class="input textarea" rows={4} maxLength={2000} value={reason} onInput={(event) => setReason(event.currentTarget.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? 'report-error' : undefined} />
+            {error && <p id="report-error" class="field-error" role="alert">{error}</p>}
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}

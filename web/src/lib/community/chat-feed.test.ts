@@ -1,0 +1,156 @@
+// The chat feed against a real localbase (the parity database), with the member's connection going
+// through a TCP proxy the test can cut: history in pages of 50, live messages, a socket dropped
+// mid-conversation that reconnects with neither a gap nor a duplicate, and an outsider who is told
+// the chat is not theirs.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import ws from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Localbase } from '../../../../tools/localbase/server.ts';
+import { signedUpClient } from '../../../../tools/localbase/test/clients.ts';
+import { startLocalbaseStack } from '../../../../tools/testing/localbase-stack.ts';
+import { useClientForTests } from './backend.ts';
+import { ChatFeed, PAGE_SIZE, type FeedState } from './chat-feed.ts';
+
+/** A TCP proxy whose connections the test can cut, and refuse for a while. */
+async function cuttableProxy(target: URL) {
+  const open = new Set<net.Socket>();
+  let refusing = false;
+  const server = net.createServer((incoming) => {
+    if (refusing) return incoming.destroy();
+    const outgoing = net.connect(Number(target.port), target.hostname);
+    open.add(incoming);
+    open.add(outgoing);
+    const close = () => {
+      incoming.destroy();
+      outgoing.destroy();
+      open.delete(incoming);
+      open.delete(outgoing);
+    };
+    incoming.on('error', close).on('close', close);
+    outgoing.on('error', close).on('close', close);
+    incoming.pipe(outgoing).pipe(incoming);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut(refuseForMs: number) {
+      refusing = true;
+      for (const socket of open) socket.destroy();
+      setTimeout(() => (refusing = false), refuseForMs);
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of open) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+let localbase: Localbase;
+let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+let owner: Awaited<ReturnType<typeof signedUpClient>>;
+let member: SupabaseClient;
+let outsider: SupabaseClient;
+let groupId: string;
+
+async function signedInThrough(url: string, who: { email: string; password: string }): Promise<SupabaseClient> {
+  const created = createClient(url, localbase.anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: ws as never, reconnectAfterMs: () => 300 },
+  });
+  const { error } = await created.auth.signInWithPassword({ email: who.email, password: who.password });
+  if (error) throw error;
+  return created;
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function send(content: string): Promise<string> {
+  const { data, error } = await owner.client.rpc('community_send_group_message', { p_group_id: groupId, p_content: content });
+  if (error) throw error;
+  return (data as { id: string }).id;
+}
+
+beforeAll(async () => {
+  localbase = await startLocalbaseStack();
+  proxy = await cuttableProxy(new URL(localbase.url));
+  owner = await signedUpClient(localbase, 'owner');
+  const memberAccount = await signedUpClient(localbase, 'member');
+  const outsiderAccount = await signedUpClient(localbase, 'outsider');
+  const created = await owner.client.from('groups').insert({ name: 'Night Shift Anatomy', visibility: 'private', join_policy: 'invite', created_by: owner.id }).select('id').single();
+  if (created.error) throw created.error;
+  groupId = (created.data as { id: string }).id;
+  const invite = await owner.client.rpc('community_create_invite', { p_type: 'group', p_target_id: groupId });
+  const redeemed = await memberAccount.client.rpc('community_redeem_invite', { p_token: invite.data });
+  if (redeemed.error) throw redeemed.error;
+  member = await signedInThrough(proxy.url, memberAccount);
+  outsider = await signedInThrough(localbase.url, outsiderAccount);
+}, 120_000);
+
+afterAll(async () => {
+  useClientForTests(undefined);
+  for (const client of [owner?.client, member, outsider]) await client?.removeAllChannels();
+  await proxy?.close();
+  await localbase?.close();
+});
+
+describe('ChatFeed', () => {
+  it('reads the newest 50, then older pages, oldest first', async () => {
+    for (let index = 1; index <= 120; index++) await send(`history ${index}`);
+    useClientForTests(member);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    expect(feed.current.messages.map((m) => m.content)).toEqual(Array.from({ length: PAGE_SIZE }, (_, i) => `history ${71 + i}`));
+    expect(feed.current.hasOlder).toBe(true);
+    await feed.loadOlder();
+    await feed.loadOlder();
+    expect(feed.current.messages).toHaveLength(120);
+    expect(feed.current.messages[0]?.content).toBe('history 1');
+    expect(feed.current.hasOlder).toBe(false);
+    await feed.stop();
+  });
+
+  it('shows messages live and, after its socket is cut mid-conversation, catches up without a gap or a duplicate', async () => {
+    useClientForTests(member);
+    const states: FeedState[] = [];
+    const feed = new ChatFeed(groupId, (state) => states.push(state));
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    const live = await send('live before the drop');
+    await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'the live message');
+
+    proxy.cut(1500);
+    await until(() => feed.current.status === 'reconnecting', 5000, 'the feed to notice the drop');
+    const during: string[] = [];
+    for (let index = 1; index <= 5; index++) during.push(await send(`during the drop ${index}`));
+    await until(() => during.every((id) => feed.current.messages.some((m) => m.id === id)), 15_000, 'the catch-up');
+    expect(feed.current.status).toBe('live');
+
+    const after = await send('after the reconnect');
+    await until(() => feed.current.messages.some((m) => m.id === after), 2000, 'a live message after the reconnect');
+    const ids = feed.current.messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Exactly what the database holds at the newest end, in its order.
+    const truth = await owner.client.rpc('community_get_group_messages', { p_group_id: groupId, p_limit: 7 });
+    expect(ids.slice(-7)).toEqual((truth.data as { id: string }[]).map((m) => m.id));
+    expect(states.some((state) => state.status === 'reconnecting')).toBe(true);
+    await feed.stop();
+  }, 60_000);
+
+  it('tells an outsider the chat is not theirs, however they ask', async () => {
+    useClientForTests(outsider);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    expect(feed.current.status).toBe('no_access');
+    expect(feed.current.messages).toEqual([]);
+    await expect(feed.send('let me in')).rejects.toMatchObject({ code: 'not_group_member' });
+    await feed.stop();
+  });
+});

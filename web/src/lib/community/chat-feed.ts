@@ -1,0 +1,167 @@
+// One group's live chat: the newest page of history, older pages on demand, new messages over
+// realtime (postgres_changes INSERT on group_chat_messages, which RLS filters per subscriber), and
+// after every (re)subscription a catch-up read of everything since shortly before the newest
+// message held, merged by id, so a dropped socket leaves neither a gap nor a duplicate.
+import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import { z } from 'zod';
+import { client, CommunityError, communityError, rows } from './backend.ts';
+import { catchUpFrom, mergeMessages } from './chat-log.ts';
+import { chatMessage, type ChatMessage } from './schemas.ts';
+
+export const PAGE_SIZE = 50;
+/** Rows per catch-up read; a longer gap is read in several. */
+const CATCH_UP_PAGE = 200;
+
+export type FeedStatus = 'connecting' | 'live' | 'reconnecting' | 'no_access';
+
+export interface FeedState {
+  messages: ChatMessage[];
+  status: FeedStatus;
+  /** Older messages exist beyond the first one held. */
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  /** The last read failed (history or catch-up); the feed keeps retrying on reconnect. */
+  error: CommunityError | null;
+}
+
+export class ChatFeed {
+  private state: FeedState = { messages: [], status: 'connecting', hasOlder: false, loadingOlder: false, error: null };
+  private channel: RealtimeChannel | undefined;
+  private stopped = false;
+  private catchingUp: Promise<void> | undefined;
+  private catchUpAgain = false;
+
+  constructor(
+    readonly groupId: string,
+    private readonly onChange: (state: FeedState) => void,
+  ) {}
+
+  get current(): FeedState {
+    return this.state;
+  }
+
+  private set(next: Partial<FeedState>): void {
+    if (this.stopped) return;
+    this.state = { ...this.state, ...next };
+    this.onChange(this.state);
+  }
+
+  private add(messages: ChatMessage[]): void {
+    const merged = mergeMessages(this.state.messages, messages.filter((message) => message.group_id === this.groupId));
+    if (merged !== this.state.messages) this.set({ messages: merged });
+  }
+
+  async start(): Promise<void> {
+    const sb = await client();
+    if (this.stopped) return;
+    this.channel = sb
+      .channel(`group-chat:${this.groupId}:${Math.random().toString(36).slice(2)}`)
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` }, (payload) => {
+        const parsed = chatMessage.safeParse(payload.new);
+        if (parsed.success) this.add([parsed.data]);
+      })
+      .subscribe((status) => {
+        if (status === 'SUBSCRIBED') {
+          this.set({ status: 'live' });
+          // Whatever was posted while the socket was away (or between the history read and the join).
+          void this.catchUp();
+        } else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT' || status === 'CLOSED') {
+          if (!this.stopped && this.state.status !== 'no_access') this.set({ status: 'reconnecting' });
+        }
+      });
+    await this.catchUp();
+  }
+
+  /** Reads what is missing at the newest end: the newest page when nothing is held yet. */
+  catchUp(): Promise<void> {
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return this.catchingUp;
+    }
+    this.catchingUp = this.readNewest()
+      .then(() => this.set({ error: null }))
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.catchingUp = undefined;
+        if (this.catchUpAgain && !this.stopped) {
+          this.catchUpAgain = false;
+          void this.catchUp();
+        }
+      });
+    return this.catchingUp;
+  }
+
+  private async readNewest(): Promise<void> {
+    const sb = await client();
+    if (this.state.messages.length === 0) {
+      const page = await this.history(sb, null);
+      this.add(page);
+      this.set({ hasOlder: page.length === PAGE_SIZE });
+      return;
+    }
+    let from = catchUpFrom(this.state.messages);
+    for (;;) {
+      const read = await rows(
+        sb.from('group_chat_messages').select('id,group_id,sender_id,content,created_at')
+          .eq('group_id', this.groupId).gte('created_at', from)
+          .order('created_at', { ascending: true }).order('id', { ascending: true })
+          .limit(CATCH_UP_PAGE),
+        chatMessage,
+      );
+      this.add(read);
+      const last = read.at(-1);
+      if (read.length < CATCH_UP_PAGE || !last) return;
+      from = last.created_at;
+    }
+  }
+
+  private async history(sb: SupabaseClient, before: string | null): Promise<ChatMessage[]> {
+    const { data, error, status } = await sb.rpc('community_get_group_messages', { p_group_id: this.groupId, p_limit: PAGE_SIZE, p_before: before });
+    if (error) throw communityError(error, status);
+    const parsed = z.array(chatMessage).safeParse(data);
+    if (!parsed.success) throw new CommunityError('unexpected_answer', 'The chat history was not what this app expects.');
+    return parsed.data;
+  }
+
+  async loadOlder(): Promise<void> {
+    const oldest = this.state.messages[0];
+    if (!oldest || this.state.loadingOlder || !this.state.hasOlder) return;
+    this.set({ loadingOlder: true });
+    try {
+      const page = await this.history(await client(), oldest.created_at);
+      this.add(page);
+      this.set({ hasOlder: page.length === PAGE_SIZE, error: null });
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.set({ loadingOlder: false });
+    }
+  }
+
+  /** Posts a message; it shows at once (the realtime copy of it is merged away by id). */
+  async send(content: string): Promise<ChatMessage> {
+    const { data, error, status } = await (await client()).rpc('community_send_group_message', { p_group_id: this.groupId, p_content: content });
+    if (error) {
+      const failure = communityError(error, status);
+      if (failure.code === 'not_group_member') this.set({ status: 'no_access' });
+      throw failure;
+    }
+    const parsed = chatMessage.safeParse(data);
+    if (!parsed.success) throw new CommunityError('unexpected_answer', 'The sent message came back in a shape this app does not expect.');
+    this.add([parsed.data]);
+    return parsed.data;
+  }
+
+  private fail(error: unknown): void {
+    const failure = error instanceof CommunityError ? error : new CommunityError('unknown', String(error));
+    if (failure.code === 'not_group_member') this.set({ status: 'no_access', error: failure });
+    else this.set({ error: failure });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const channel = this.channel;
+    this.channel = undefined;
+    if (channel) await (await client()).removeChannel(channel);
+  }
+}

@@ -1,0 +1,83 @@
+// The student's community enrollment: consent and the six privacy switches (their own row of
+// community_enrollments, which only they read and write). Each switch comes with the plain
+// statement the privacy screen shows of who sees what.
+import { client, CommunityError, communityError, currentUserId, rows } from './backend.ts';
+import { rememberConsent } from './consent.ts';
+import { enrollment, type Enrollment, type PrivacyKey, type PrivacySwitches } from './schemas.ts';
+
+export interface SwitchText {
+  key: PrivacyKey;
+  label: string;
+  on: string;
+  off: string;
+}
+
+/** In the order the screen lists them; stealth first because it overrides the others. */
+export const SWITCHES: SwitchText[] = [
+  {
+    key: 'stealthMode',
+    label: 'Stealth mode',
+    on: 'You always appear offline to buddies and group members, with no subject or task, even while you study.',
+    off: 'Buddies and group members see whether you are studying, on a break or offline right now.',
+  },
+  {
+    key: 'shareCurrentSubject',
+    label: 'Share what you are studying now',
+    on: 'Buddies and group members see the subject of your running session.',
+    off: 'Your current subject stays on this device.',
+  },
+  {
+    key: 'shareTasks',
+    label: "Share today's tasks",
+    on: "Buddies see today's task list, and buddies and group members see the task you are working on.",
+    off: 'Your tasks stay private: buddies see a lock instead.',
+  },
+  {
+    key: 'shareExactTime',
+    label: 'Share your study time',
+    on: "Buddies and group members see today's minutes; group members also see how long your current session has run.",
+    off: 'Your minutes stay private. Group leaderboards still rank members by points.',
+  },
+  {
+    key: 'shareSubjectBreakdown',
+    label: 'Share minutes per subject',
+    on: "Buddies see today's minutes for each subject.",
+    off: 'Buddies see a lock instead of your subjects.',
+  },
+  {
+    key: 'shareQuestionCounts',
+    label: 'Share question counts',
+    on: "Buddies see how many questions you answered today.",
+    off: 'Buddies see a lock instead of your question counts.',
+  },
+];
+
+export async function readEnrollment(): Promise<Enrollment> {
+  const userId = await currentUserId();
+  if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
+  const found = await rows((await client()).from('community_enrollments').select('consent,consented_at,privacy').eq('user_id', userId).limit(1), enrollment);
+  const row = found[0];
+  if (!row) throw new CommunityError('not_enrolled', 'Your community settings are missing on the server.');
+  rememberConsent(userId, row.consent);
+  return row;
+}
+
+async function updateEnrollment(patch: Record<string, unknown>): Promise<Enrollment> {
+  const userId = await currentUserId();
+  if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
+  const { data, error, status } = await (await client()).from('community_enrollments').update(patch).eq('user_id', userId).select('consent,consented_at,privacy');
+  if (error) throw communityError(error, status);
+  const row = enrollment.array().parse(data ?? [])[0];
+  if (!row) throw new CommunityError('not_enrolled', 'Your community settings are missing on the server.');
+  rememberConsent(userId, row.consent);
+  return row;
+}
+
+export function saveConsent(consent: boolean): Promise<Enrollment> {
+  return updateEnrollment({ consent, consented_at: consent ? new Date().toISOString() : null });
+}
+
+/** Writes all six switches at once: the database refuses a privacy object missing any of them. */
+export function savePrivacy(privacy: PrivacySwitches): Promise<Enrollment> {
+  return updateEnrollment({ privacy });
+}

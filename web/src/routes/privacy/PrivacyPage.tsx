@@ -1,0 +1,138 @@
+// /settings/privacy: taking part in the community, stealth mode and the six switches, each saved
+// the moment it changes, each with a plain statement of who sees what; and a table of what buddies
+// and group members see right now. The database applies these switches to every read.
+import { useState } from 'preact/hooks';
+import { NotShared } from '../../components/community/Presence.tsx';
+import { ErrorNotice } from '../../components/community/Notices.tsx';
+import { Switch } from '../../components/community/Switch.tsx';
+import { useLoad } from '../../components/community/useLoad.ts';
+import { CheckIcon } from '../../components/icons.tsx';
+import { PageSkeleton } from '../../components/Skeleton.tsx';
+import { readEnrollment, saveConsent, savePrivacy, SWITCHES } from '../../lib/community/privacy.ts';
+import type { Enrollment, PrivacyKey, PrivacySwitches } from '../../lib/community/schemas.ts';
+import { describeCommunityError } from '../../lib/community/words.ts';
+import '../../styles/community.css';
+
+interface Row {
+  what: string;
+  buddies: boolean | 'never';
+  groups: boolean | 'never';
+}
+
+/** What others see under the current switches, as the database decides it. */
+export function whoSeesWhat(enrollment: Enrollment): Row[] {
+  const p = enrollment.privacy;
+  const live = enrollment.consent && !p.stealthMode;
+  return [
+    { what: 'Studying, on a break or offline, right now', buddies: live, groups: live },
+    { what: 'The subject you study now', buddies: live && p.shareCurrentSubject, groups: live && p.shareCurrentSubject },
+    { what: 'The task you work on now', buddies: live && p.shareTasks, groups: live && p.shareTasks },
+    { what: 'How long your session has run', buddies: 'never', groups: live && p.shareExactTime },
+    { what: "Today's minutes", buddies: p.shareExactTime, groups: p.shareExactTime },
+    { what: "Today's minutes per subject", buddies: p.shareSubjectBreakdown, groups: 'never' },
+    { what: "Today's question counts", buddies: p.shareQuestionCounts, groups: 'never' },
+    { what: "Today's task list", buddies: p.shareTasks, groups: 'never' },
+  ];
+}
+
+function Cell({ value }: { value: boolean | 'never' }) {
+  if (value === true) return <span class="sees"><CheckIcon size={16} />Sees it</span>;
+  if (value === 'never') return <span class="muted small" title="Never shown to them">—<span class="visually-hidden">never shown</span></span>;
+  return <NotShared />;
+}
+
+export default function PrivacyPage() {
+  document.title = 'Privacy · studyhall';
+  const loaded = useLoad(readEnrollment, []);
+  const [saving, setSaving] = useState<string | null>(null);
+  const [status, setStatus] = useState<string>('');
+  const [error, setError] = useState<string | null>(null);
+
+  const apply = async (label: string, optimistic: Enrollment, save: () => Promise<Enrollment>) => {
+    const before = loaded.data;
+    loaded.set(optimistic);
+    setSaving(label);
+    setError(null);
+    setStatus('');
+    try {
+      loaded.set(await save());
+      setStatus(`Saved: ${label}.`);
+    } catch (failure) {
+      if (before) loaded.set(before);
+      setError(`${label} was not saved. ${describeCommunityError(failure)}`);
+    } finally {
+      setSaving(null);
+    }
+  };
+
+  if (loaded.error && !loaded.data) return <div class="page"><h1 class="page-title">Privacy</h1><ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} /></div>;
+  if (!loaded.data) return <PageSkeleton />;
+  const enrollment = loaded.data;
+  const toggle = (key: PrivacyKey, next: boolean) => {
+    const label = SWITCHES.find((item) => item.key === key)?.label ?? key;
+    const privacy: PrivacySwitches = { ...enrollment.privacy, [key]: next };
+    void apply(`${label} ${next ? 'on' : 'off'}`, { ...enrollment, privacy }, () => savePrivacy(privacy));
+  };
+
+  return (
+    <div class="page privacy-page">
+      <div class="page-head">
+        <div>
+          <p class="small"><a href="/settings">Settings</a> <span aria-hidden="true">›</span> Privacy</p>
+          <h1 class="page-title">Privacy</h1>
+          <p class="page-lead">Who sees what of your studying. Every change is saved at once; the server applies it to everything others read.</p>
+        </div>
+      </div>
+      <p class="visually-hidden" role="status" aria-live="polite">{status}</p>
+      {error && <div class="notice notice-error" role="alert"><p>{error}</p></div>}
+
+      <section class="card stack" aria-labelledby="consent-title">
+        <div class="switch-row">
+          <div class="switch-text">
+            <h2 id="consent-title" class="card-title">Take part in the community</h2>
+            <p id="consent-statement">{enrollment.consent
+              ? 'On: while a focus session runs, this app tells the server you are studying, so your buddies and groups can see it as far as the switches below allow.'
+              : 'Off: your live status is never sent, so you appear offline to everyone. Buddies still see the totals of finished sessions that the switches below share.'}</p>
+            {enrollment.consent && enrollment.consented_at && <p class="small muted">Agreed on {new Date(enrollment.consented_at).toLocaleDateString()}.</p>}
+          </div>
+          <Switch id="consent" label="Take part in the community" checked={enrollment.consent} describedBy="consent-statement" disabled={saving !== null} onChange={(next) => void apply(`Community sharing ${next ? 'on' : 'off'}`, { ...enrollment, consent: next }, () => saveConsent(next))} />
+        </div>
+      </section>
+
+      <section class="card stack" aria-labelledby="switches-title">
+        <h2 id="switches-title" class="card-title">What you share</h2>
+        <ul class="switch-list">
+          {SWITCHES.map((item) => {
+            const on = enrollment.privacy[item.key];
+            const overridden = item.key !== 'stealthMode' && enrollment.privacy.stealthMode && ['shareCurrentSubject', 'shareTasks'].includes(item.key);
+            return (
+              <li key={item.key} class={`switch-row${item.key === 'stealthMode' ? ' is-stealth' : ''}`}>
+                <div class="switch-text">
+                  <h3 class="switch-label" id={`${item.key}-label`}>{item.label}</h3>
+                  <p id={`${item.key}-statement`} class="small">{on ? item.on : item.off}</p>
+                  {overridden && on && <p class="small muted">Stealth mode hides this while you study.</p>}
+                </div>
+                <Switch id={item.key} label={item.label} checked={on} describedBy={`${item.key}-statement`} disabled={saving !== null} onChange={(next) => toggle(item.key, next)} />
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+
+      <section class="card stack" aria-labelledby="summary-title">
+        <h2 id="summary-title" class="card-title">What others see right now</h2>
+        <table class="table who-sees">
+          <thead>
+            <tr><th scope="col">About you</th><th scope="col">Buddies</th><th scope="col">Group members</th></tr>
+          </thead>
+          <tbody>
+            {whoSeesWhat(enrollment).map((row) => (
+              <tr key={row.what}><th scope="row">{row.what}</th><td><Cell value={row.buddies} /></td><td><Cell value={row.groups} /></td></tr>
+            ))}
+          </tbody>
+        </table>
+        <p class="small muted">Always visible to your groups: your name, handle, picture and role. Group leaderboards rank members by points (minutes plus correct answers) whatever the switches say. Strangers see nothing.</p>
+      </section>
+    </div>
+  );
+}
