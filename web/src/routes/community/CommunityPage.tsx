@@ -15,11 +15,11 @@ import { client, currentUserId, rows } from '../../lib/community/backend.ts';
 import { cancelJoinRequest, discoverGroups, joinGroup } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
 import type { DiscoveredGroup } from '../../lib/community/schemas.ts';
-import { describeCommunityError } from '../../lib/community/words.ts';
 import { plural } from '../../lib/format.ts';
 import { CreateGroupDialog } from './CreateGroupDialog.tsx';
 import { policyWord } from '../../components/community/policy-words.ts';
 import '../../styles/community.css';
+import { useAction } from '../../components/community/useAction.ts';
 
 async function pendingGroupIds(): Promise<Set<string>> {
   const userId = await currentUserId();
@@ -30,19 +30,7 @@ async function pendingGroupIds(): Promise<Set<string>> {
 
 function GroupAction({ group, pending, onChange }: { group: DiscoveredGroup; pending: boolean; onChange: (next: { member?: boolean; pending?: boolean }) => void }) {
   const { route } = useLocation();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, act } = useAction();
   let control;
   if (group.is_member) {
     control = <a class="button" href={`/groups/${group.id}`}>Open</a>;

@@ -19,13 +19,13 @@ import { CommunityError } from '../../lib/community/backend.ts';
 import { cancelJoinRequest, joinGroup, leaveGroup, readBoard, readGroup, standingIn, type Standing } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
 import type { GroupRow } from '../../lib/community/schemas.ts';
-import { describeCommunityError } from '../../lib/community/words.ts';
 import { plural } from '../../lib/format.ts';
 import { Board } from './Board.tsx';
 import { Chat } from './Chat.tsx';
 import { ManageGroup } from './ManageGroup.tsx';
 import { Rankings } from './Rankings.tsx';
 import '../../styles/community.css';
+import { useAction } from '../../components/community/useAction.ts';
 
 /** Board and presence refresh: presence is live for two minutes, so this keeps it current. */
 const BOARD_REFRESH_MS = 15_000;
@@ -71,19 +71,7 @@ function GroupHeading({ group, children }: { group: GroupRow; children?: preact.
 }
 
 function OutsideView({ group, standing, onJoined, onStanding, onReport }: { group: GroupRow; standing: Standing; onJoined: () => void; onStanding: (next: Standing) => void; onReport: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, act } = useAction();
   return (
     <div class="page">
       <GroupHeading group={group} />
