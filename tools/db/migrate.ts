@@ -62,8 +62,7 @@ export function platformDigest(files: SqlFile[]): string {
  * Applies the platform stand-in unless this database already holds exactly these files, applied in
  * full (their digest is recorded after the last one commits). The files are idempotent, so this
  * changes nothing but time: re-running them was about a sixth of opening a warm database
- * (tools/bench/platform-skip.bench.ts). Returns whether it
- * applied them.
+ * (tools/bench/platform-skip.bench.ts). Returns whether it applied them.
  */
 export async function applyPlatformIfChanged(client: Queryable): Promise<boolean> {
   const files = await readPlatformFiles();
