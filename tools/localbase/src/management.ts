@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from './json-body.ts';
+import { forgetAllPrepared } from './prepared-statements.ts';
 import { acquireClient } from './request-transaction.ts';
 
 export interface ManagementRoutesOptions {
@@ -33,7 +34,8 @@ function tokenMatches(header: string | undefined, expected: string): boolean {
  * Runs console SQL on a connection of its own. SQL files often change session settings (pg_dump
  * output sets search_path to '' and check_function_bodies off), and those must not leak into the
  * API requests that use the connection next: a Postgres connection is dropped afterwards; PGlite's
- * one session gets its role and search path back.
+ * one session gets its role and search path back, and its prepared statements are renewed, since
+ * the script may have deallocated them.
  */
 async function runAsOwner(pool: pg.Pool, query: string, sharedSession: boolean): Promise<unknown[]> {
   const client = await acquireClient(pool);
@@ -50,6 +52,7 @@ async function runAsOwner(pool: pg.Pool, query: string, sharedSession: boolean):
       await client
         .query('rollback; reset session authorization; reset role; reset check_function_bodies; reset statement_timeout')
         .then(() => client.query("select set_config('search_path', $1, false)", [searchPath]))
+        .then(() => forgetAllPrepared(client))
         .then(() => client.release(), (error: Error) => client.release(error));
     } else {
       client.release(true);

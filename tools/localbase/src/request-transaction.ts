@@ -4,6 +4,7 @@
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
 import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
+import { preparedQuery, trimPrepared } from './prepared-statements.ts';
 
 export interface RequestContext {
   role: ApiRole;
@@ -139,6 +140,7 @@ export async function withRequestTransaction<T>(
   const client = await acquireClient(pool);
   let broken = false;
   try {
+    await trimPrepared(client);
     await pipelined(client, () => beginAndSetup(client, context)).catch(async (error: unknown) => {
       broken = !(await rollBack(client));
       throw sessionEndedOr(error);
@@ -151,7 +153,7 @@ export async function withRequestTransaction<T>(
 
 /**
  * One statement as a whole request transaction in a single round trip: begin, setup, the statement
- * and commit are pipelined. Only for statements whose result needs no further check that could
+ * (prepared, see prepared-statements.ts) and commit are pipelined. Only for statements whose result needs no further check that could
  * still call for a rollback (a write that must return exactly one row does: use
  * withRequestTransaction for it). If the
  * setup or the statement fails, the transaction is already aborted and the pipelined commit rolls
@@ -161,9 +163,10 @@ export async function runRequestStatement(pool: pg.Pool, context: RequestContext
   const client = await acquireClient(pool);
   let broken = false;
   try {
+    await trimPrepared(client);
     const [, , result] = await pipelined(client, () => [
       ...beginAndSetup(client, context),
-      client.query(text, values),
+      client.query(preparedQuery(client, text, values)),
       client.query('commit'),
     ] as const).catch(async (error: unknown) => {
       // Normally the commit has rolled back already; this covers a failure of begin itself.

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MissingApiKeyError, resolveCaller } from '../caller.ts';
 import { InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole, type TokenVerifier, type VerifiedToken } from '../jwt.ts';
+import { preparedQuery } from '../prepared-statements.ts';
 import { ConnectionBusyError, httpRequestContext, runRequestStatement, SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
 import { applyGucs, planRowsOf, send, statementResult, withOptional, type StatementResult } from './answers.ts';
 import { callArguments, columnsForCall, findFunction } from './calls.ts';
@@ -154,7 +155,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     } else {
       result = await withRequestTransaction(pool, context, async (client) => {
         if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
-        const answered = statementResult(await client.query(spec.sql, spec.values));
+        const answered = statementResult(await client.query(preparedQuery(client, spec.sql, spec.values)));
         spec.check?.(answered);
         if (spec.explain) planRows = planRowsOf(await client.query(spec.explain.sql, spec.explain.values));
         return answered;
