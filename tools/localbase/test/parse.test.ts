@@ -126,7 +126,6 @@ describe('sql', () => {
     functions: new Map(),
     relationships: new Map(),
     computedFields: new Map(),
-    timezones: new Set(),
   };
 
   it('quotes names and binds every value, building the filter once', () => {

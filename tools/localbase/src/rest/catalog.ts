@@ -59,8 +59,6 @@ export interface CatalogSnapshot {
   relationships: RelationshipIndex;
   /** Functions of one table's row, usable like columns (`select=full_name`), by `schema.table`. */
   computedFields: Map<string, Set<string>>;
-  /** pg_timezone_names: what `Prefer: timezone=` accepts. */
-  timezones: Set<string>;
 }
 
 export function qualifiedKey(schema: string, name: string): string {
@@ -138,11 +136,7 @@ const FUNCTIONS_SQL = `
   where n.nspname = any($1) and p.prokind = 'f'`;
 
 export async function loadCatalog(pool: pg.Pool, schemas: readonly string[]): Promise<CatalogSnapshot> {
-  const [columns, functions, zones] = await Promise.all([
-    pool.query(COLUMNS_SQL, [schemas]),
-    pool.query(FUNCTIONS_SQL, [schemas]),
-    pool.query<{ name: string }>('select name from pg_timezone_names'),
-  ]);
+  const [columns, functions] = await Promise.all([pool.query(COLUMNS_SQL, [schemas]), pool.query(FUNCTIONS_SQL, [schemas])]);
   const tables = new Map<string, Table>();
   for (const raw of columns.rows) {
     const row = columnRow.parse(raw);
@@ -174,8 +168,13 @@ export async function loadCatalog(pool: pg.Pool, schemas: readonly string[]): Pr
   }
   for (const overloads of byName.values()) overloads.sort((a, b) => a.arguments.length - b.arguments.length);
   const relationships = await loadRelationships(pool, schemas, tables);
-  const timezones = new Set(zones.rows.map((row) => row.name));
-  return { schemas, tables, functions: byName, relationships, computedFields, timezones };
+  return { schemas, tables, functions: byName, relationships, computedFields };
+}
+
+/** pg_timezone_names: what `Prefer: timezone=` accepts. */
+async function loadTimezones(pool: pg.Pool): Promise<ReadonlySet<string>> {
+  const zones = await pool.query<{ name: string }>('select name from pg_timezone_names');
+  return new Set(zones.rows.map((row) => row.name));
 }
 
 function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
@@ -216,6 +215,7 @@ export class Catalog {
   private snapshot: CatalogSnapshot | undefined;
   private loading: Promise<CatalogSnapshot> | undefined;
   private loadedAt = 0;
+  private timezoneNames: Promise<ReadonlySet<string>> | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -229,6 +229,19 @@ export class Catalog {
     this.snapshot = await this.loading;
     this.loadedAt = Date.now();
     return this.snapshot;
+  }
+
+  /**
+   * The time zone names, read on first use rather than with the catalog: pg_timezone_names reads
+   * every zone file, which took longer than the rest of the catalog at boot, and only requests with
+   * `Prefer: timezone=` need it. The names do not change with the schema, so they are never reloaded.
+   */
+  timezones(): Promise<ReadonlySet<string>> {
+    this.timezoneNames ??= loadTimezones(this.pool).catch((error: unknown) => {
+      this.timezoneNames = undefined;
+      throw error;
+    });
+    return this.timezoneNames;
   }
 
   async current(): Promise<CatalogSnapshot> {

@@ -172,6 +172,13 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     };
   }
 
+  /** The request's Prefer headers; the time zone names are read only when one names a time zone. */
+  async function preferencesOf(request: FastifyRequest): Promise<Preferences> {
+    const header = request.headers.prefer;
+    const namesTimezone = (Array.isArray(header) ? header : [header ?? '']).some((value) => value.includes('timezone='));
+    return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set());
+  }
+
   function strictPreferences(prefs: Preferences): void {
     if (prefs.handling === 'strict' && prefs.invalid.length > 0) throw invalidPreferences(prefs.invalid);
   }
@@ -226,7 +233,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const { snapshot, found: table } = await catalog.resolve((s) => s.tables.get(qualifiedKey(choice.schema, name)));
     if (!table) throw unknownTable(snapshot, choice.schema, name);
     if (kind === 'options') return send(reply, { status: 200, headers: { allow: allowedMethods(table), 'access-control-allow-origin': '*' }, body: undefined });
-    const prefs = parsePrefer(request.headers.prefer, snapshot.timezones);
+    const prefs = await preferencesOf(request);
     const relation = { schema: table.schema, name: table.name };
     const plan = buildReadPlan({ snapshot, schema: choice.schema, relation, params, action: kind === 'read' || kind === 'head' ? 'read' : 'mutate', topRange, maxRows: options.maxRows });
     if (kind === 'read' || kind === 'head') {
@@ -366,7 +373,7 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     if (method === 'OPTIONS') {
       return send(reply, { status: 200, headers: { allow: fn.volatility === 'volatile' ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST', 'access-control-allow-origin': '*' }, body: undefined });
     }
-    const prefs = parsePrefer(request.headers.prefer, snapshot.timezones);
+    const prefs = await preferencesOf(request);
     const composite = fn.returns === 'composite' || fn.returns === 'setof-composite';
     const relation = { schema: fn.schema, name: fn.returnTypeName ?? (composite ? 'record' : fn.name) };
     const plan = buildReadPlan({ snapshot, schema: choice.schema, relation, params, action: 'call', topRange, maxRows: options.maxRows });
