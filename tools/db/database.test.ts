@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockPathFor } from './data-dir-lock.ts';
 import { openDatabase } from './database.ts';
-import { MIGRATIONS_SCHEMA, PLATFORM_TABLE, platformDigest } from './migrate.ts';
+import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE, migrationsUpToDate, PLATFORM_TABLE, platformDigest } from './migrate.ts';
 import { repoRoot } from './paths.ts';
 import { readPlatformFiles } from './sql-files.ts';
 
@@ -102,6 +102,38 @@ describe('the embedded database in DATA_DIR', () => {
     try {
       expect(database.migrations).toMatchObject({ applied: [], platformApplied: false });
     } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it('answers "up to date" only when exactly the migration files are recorded, in order', async () => {
+    const database = await openDatabase({ dataDir, migrate: false });
+    const client = await database.pool.connect();
+    const table = `${MIGRATIONS_SCHEMA}.${MIGRATIONS_TABLE}`;
+    try {
+      expect(await migrationsUpToDate(client)).toBe(true);
+      await client.query('begin');
+      // The last migration pending.
+      await client.query(`delete from ${table} where id = (select max(id) from ${table})`);
+      expect(await migrationsUpToDate(client)).toBe(false);
+      await client.query('rollback');
+      await client.query('begin');
+      // One recorded that no file has (a database from a newer checkout).
+      await client.query(`insert into ${table} (name, run_on) values ('29991231000000_from_the_future', now())`);
+      expect(await migrationsUpToDate(client)).toBe(false);
+      await client.query('rollback');
+      await client.query('begin');
+      // The same names in another order.
+      await client.query(`update ${table} set run_on = run_on - interval '1 day' where id = (select max(id) from ${table})`);
+      expect(await migrationsUpToDate(client)).toBe(false);
+      await client.query('rollback');
+      await client.query('begin');
+      await client.query(`alter table ${table} rename to renamed_away`);
+      expect(await migrationsUpToDate(client)).toBe(false);
+      await client.query('rollback');
+      expect(await migrationsUpToDate(client)).toBe(true);
+    } finally {
+      client.release();
       await database.close();
     }
   }, 120_000);
