@@ -4,6 +4,7 @@
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
 import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
+import { installIfChanged } from './installed-sql.ts';
 import { preparedQuery, trimPrepared } from './prepared-statements.ts';
 
 export interface RequestContext {
@@ -97,7 +98,7 @@ grant execute on function _localbase.require_live_session(uuid) to anon, authent
 const SESSION_ENDED_SQLSTATE = 'LB401';
 
 export async function installSessionGuard(pool: pg.Pool): Promise<void> {
-  await pool.query(SESSION_GUARD_SQL);
+  await installIfChanged(pool, { name: 'session-guard', sql: SESSION_GUARD_SQL, tables: [], functions: ['_localbase.require_live_session(uuid)'] });
 }
 
 const SETUP_SQL = `select set_config('role', $1, true),

@@ -4,6 +4,7 @@
 // is drained after each API write and on a short timer, which also catches writes made by others.
 import type pg from 'pg';
 import { z } from 'zod';
+import { installIfChanged } from '../installed-sql.ts';
 
 export const CAPTURE_TRIGGER = 'localbase_realtime_capture';
 
@@ -53,7 +54,12 @@ end
 $$;`;
 
 export async function installCapture(pool: pg.Pool): Promise<void> {
-  await pool.query(INSTALL_SQL);
+  await installIfChanged(pool, {
+    name: 'realtime-capture',
+    sql: INSTALL_SQL,
+    tables: ['_localbase.realtime_changes'],
+    functions: ['_localbase.capture_change()'],
+  });
   await syncCaptureTriggers(pool);
 }
 
