@@ -43,7 +43,8 @@ export interface GatewayOptions {
   logger?: FastifyServerOptions['logger'];
   /** Overrides for tests: per-address budgets, health probe timing, deadlines, log rotation. */
   rateLimits?: Partial<RateLimitSettings>;
-  health?: { probeTimeoutMs?: number; cacheMs?: number };
+  /** Probe timing (tests); measureAtStart for the server that `npm start` runs. */
+  health?: { probeTimeoutMs?: number; cacheMs?: number; measureAtStart?: boolean };
   /** Deadlines of the wrapper routes' backend calls (BACKEND_DEADLINES). */
   backendDeadlines?: Partial<typeof BACKEND_DEADLINES>;
   proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes' | 'jsonBodyLimitBytes'>;

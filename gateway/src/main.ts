@@ -55,7 +55,7 @@ if (config.backend) {
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app, push } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway') });
+const { app, push } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway'), health: { measureAtStart: true } });
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {

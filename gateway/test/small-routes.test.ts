@@ -110,6 +110,31 @@ describe('GET /api/health', () => {
   });
 });
 
+describe('GET /api/health with measureAtStart (npm start)', () => {
+  it('has measured the backend once the server is ready, before anyone asks', async () => {
+    let probes = 0;
+    const backend = http.createServer((request, response) => {
+      if (request.url === '/auth/v1/health') probes++;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+    const started = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { measureAtStart: true } });
+    try {
+      await started.app.ready();
+      for (let waited = 0; probes === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(probes).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const body = (await started.app.inject({ url: '/api/health' })).json();
+      expect(body).toMatchObject({ ok: true, cached: true, backend: { status: 'up' } });
+      expect(probes).toBe(1);
+    } finally {
+      await started.close();
+      backend.close();
+    }
+  });
+});
+
 describe('outside a git checkout (an unpacked copy)', () => {
   it('still answers /api/version, without a SHA, and reports git failures of the update routes as JSON', async () => {
     const temp = await makeTempDir('nogit');

@@ -18,6 +18,11 @@ export interface HealthOptions {
   anonKey: string;
   probeTimeoutMs?: number;
   cacheMs?: number;
+  /**
+   * Measure once as soon as the server is ready, so the first health check (a launcher, a monitor,
+   * the app's status line) finds a measurement instead of waiting for the probe.
+   */
+  measureAtStart?: boolean;
 }
 
 export async function probeBackend(backendUrl: string, anonKey: string, timeoutMs: number): Promise<BackendHealth> {
@@ -73,6 +78,7 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
   const timeoutMs = options.probeTimeoutMs ?? BACKEND_PROBE_TIMEOUT_MS;
   const cache = new HealthCache(() => probeBackend(options.backendUrl, options.anonKey, timeoutMs), options.cacheMs ?? HEALTH_CACHE_MS);
   const startedAt = Date.now();
+  if (options.measureAtStart) app.addHook('onReady', async () => void cache.read());
 
   app.get('/api/health', async (_request, reply) => {
     const { measurement, cached } = await cache.read();
