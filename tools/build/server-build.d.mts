@@ -8,7 +8,10 @@ export interface BuildLayout {
   entryPoints: Record<string, string>;
   /** Files that change the output without being inputs of the bundle. */
   settingsFiles: string[];
+  /** Packages left to load from node_modules at run time; every other import is bundled. */
+  external: string[];
 }
+export const EXTERNAL_PACKAGES: string[];
 export const ENTRY_POINTS: Record<'gateway-main' | 'localbase-main', string>;
 export const serverLayout: BuildLayout;
 export function currentBuildDir(layout?: BuildLayout): Promise<string | undefined>;

@@ -7,9 +7,14 @@
 //
 // Layout: .build/server/<build id>/{gateway-main.js, localbase-main.js, chunk-*.js, meta.json}, and
 // .build/server/CURRENT naming the build in use, replaced atomically, so a second `npm start`
-// building at the same moment never runs half-written files. npm packages stay external (they load
-// from node_modules), and code imported lazily (localbase when BACKEND_URL is set) stays in its own
-// chunk, loaded only when imported.
+// building at the same moment never runs half-written files. Code imported lazily (localbase when
+// BACKEND_URL is set, node-pg-migrate when a migration may be pending) stays in its own chunk, loaded
+// only when imported.
+//
+// npm packages are bundled too, except the few in EXTERNAL_PACKAGES: resolving and loading some
+// 700 package files one by one took about 200 ms of each warm start (Node 20 keeps no compile
+// cache). Bundled packages count for freshness through the lockfiles npm rewrites on every install,
+// not file by file: a hand-edited file under node_modules needs `npm run build:server`.
 //
 //   node tools/build/server-build.mjs            build now
 //   node tools/build/server-build.mjs --if-stale build only when a source is newer than the build
@@ -25,6 +30,32 @@ export const ENTRY_POINTS = {
   'localbase-main': 'tools/localbase/main.ts',
 };
 
+/**
+ * Packages loaded from node_modules at run time rather than bundled: PGlite and its extensions find
+ * their WebAssembly and data files next to their own modules; native or optional modules that some
+ * packages only try to load; the build tools the phone remote's build imports lazily.
+ */
+export const EXTERNAL_PACKAGES = [
+  '@electric-sql/pglite',
+  '@electric-sql/pglite/*',
+  '@electric-sql/pglite-pgtap',
+  'pg-native',
+  'bufferutil',
+  'utf-8-validate',
+  'fsevents',
+  'esbuild',
+  'vite',
+];
+
+/**
+ * Bundled CommonJS packages call require() (for Node's own modules); an ES module has none, so
+ * each output file gets one.
+ */
+const REQUIRE_SHIM = "import { createRequire as __createRequireForBundle } from 'node:module'; const require = __createRequireForBundle(import.meta.url);";
+
+/** Inputs under node_modules: freshness comes from the lockfiles instead (see the top). */
+const PACKAGE_FILE = /(^|\/)node_modules\//;
+
 /** Builds kept besides the current one, so a server that just started can still load its lazy chunk. */
 const KEEP_OLD_BUILDS = 2;
 
@@ -34,6 +65,7 @@ const KEEP_OLD_BUILDS = 2;
  * @property {string} buildRoot      where build folders and CURRENT live
  * @property {Record<string, string>} entryPoints  output name -> source, relative to repoDir
  * @property {string[]} settingsFiles  files that change the output without being inputs of the bundle
+ * @property {string[]} external       packages left to load from node_modules at run time
  */
 
 /** @type {BuildLayout} */
@@ -41,7 +73,8 @@ export const serverLayout = {
   repoDir,
   buildRoot: path.join(repoDir, '.build', 'server'),
   entryPoints: ENTRY_POINTS,
-  settingsFiles: ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json'],
+  settingsFiles: ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'],
+  external: EXTERNAL_PACKAGES,
 };
 
 /** @param {string} file */
@@ -50,6 +83,16 @@ async function mtimeMs(file) {
     (info) => info.mtimeMs,
     () => Number.POSITIVE_INFINITY,
   );
+}
+
+/**
+ * A settings file that is not there changed nothing (an install that wrote no
+ * node_modules/.package-lock.json), unlike a missing input, which the build did read.
+ * @param {string} file
+ */
+async function settingsMtimeMs(file) {
+  const time = await mtimeMs(file);
+  return time === Number.POSITIVE_INFINITY ? 0 : time;
 }
 
 /**
@@ -65,9 +108,9 @@ export async function currentBuildDir(layout = serverLayout) {
 
 /**
  * Why the current build cannot be used (missing, or the first newer source), or undefined when it
- * is fresh. Only the files esbuild read (its metafile) and the settings files are compared, so
- * editing a test or a doc never rebuilds; a new source file matters only once an input imports it,
- * and then that input is newer.
+ * is fresh. Only the files esbuild read (its metafile; package files through the lockfiles) and
+ * the settings files are compared, so editing a test or a doc never rebuilds; a new source file
+ * matters only once an input imports it, and then that input is newer.
  * @param {BuildLayout} layout
  */
 export async function staleReason(layout = serverLayout) {
@@ -75,8 +118,12 @@ export async function staleReason(layout = serverLayout) {
   if (!dir) return 'no build yet';
   /** @type {{ startedAt: number, inputs: Record<string, unknown> }} */
   const meta = JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8'));
-  const sources = [...Object.keys(meta.inputs), ...layout.settingsFiles];
-  const times = await Promise.all(sources.map((file) => mtimeMs(path.join(layout.repoDir, file))));
+  const inputs = Object.keys(meta.inputs).filter((file) => !PACKAGE_FILE.test(file));
+  const sources = [...inputs, ...layout.settingsFiles];
+  const times = await Promise.all([
+    ...inputs.map((file) => mtimeMs(path.join(layout.repoDir, file))),
+    ...layout.settingsFiles.map((file) => settingsMtimeMs(path.join(layout.repoDir, file))),
+  ]);
   // Against the time the build started: a source saved while esbuild ran counts as newer.
   const newer = sources.find((_, index) => (times[index] ?? Number.POSITIVE_INFINITY) > meta.startedAt);
   return newer ? `${newer} changed` : undefined;
@@ -104,7 +151,8 @@ export async function buildServer(layout = serverLayout) {
       format: 'esm',
       platform: 'node',
       target: 'node20.19',
-      packages: 'external',
+      external: layout.external,
+      banner: { js: REQUIRE_SHIM },
       sourcemap: 'linked',
       metafile: true,
       logLevel: 'silent',

@@ -1,12 +1,17 @@
 // The compiled server's build step on a small project of its own: it bundles TypeScript that
-// imports TypeScript and an npm package, runs, rebuilds only when a file it read (or a settings
-// file) is newer, swaps builds atomically through CURRENT and keeps only a few old ones.
+// imports TypeScript and npm packages (one bundled, one left external), runs, rebuilds only when a
+// file it read (or a settings file) is newer, swaps builds atomically through CURRENT and keeps
+// only a few old ones.
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../db/paths.ts';
 import { buildServer, currentBuildDir, ensureServerBuild, staleReason, type BuildLayout } from './server-build.mjs';
+
+const run = promisify(execFile);
 
 let project: string;
 let layout: BuildLayout;
@@ -18,15 +23,26 @@ async function shiftMtime(file: string, seconds: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  // Inside the checkout (.tmp is git-ignored), so the bundle's external `zod` resolves from its node_modules.
+  // Inside the checkout (.tmp is git-ignored), so the npm imports resolve from its node_modules.
   await mkdir(path.join(repoRoot, '.tmp'), { recursive: true });
   project = await mkdtemp(path.join(repoRoot, '.tmp', 'server-build-'));
   await mkdir(path.join(project, 'src'), { recursive: true });
   await writeFile(path.join(project, 'src', 'main.ts'), `import { greeting } from './greeting.ts';\nexport const text: string = greeting('build');\n`);
-  await writeFile(path.join(project, 'src', 'greeting.ts'), `import { z } from 'zod';\nexport const greeting = (name: string) => \`hello \${z.string().parse(name)}\`;\n`);
+  // zod is bundled (ES module); pg is bundled CommonJS that require()s Node's own modules; uqr stays external.
+  await writeFile(
+    path.join(project, 'src', 'greeting.ts'),
+    `import { z } from 'zod';\nimport pg from 'pg';\nimport { encode } from 'uqr';\n` +
+      `export const greeting = (name: string) => \`hello \${z.string().parse(name)}, \${typeof pg.Pool}, \${encode('x').size}\`;\n`,
+  );
   await writeFile(path.join(project, 'src', 'unrelated.ts'), `export const unused = 1;\n`);
   await writeFile(path.join(project, 'settings.json'), '{}\n');
-  layout = { repoDir: project, buildRoot: path.join(project, '.build'), entryPoints: { main: 'src/main.ts' }, settingsFiles: ['settings.json'] };
+  layout = {
+    repoDir: project,
+    buildRoot: path.join(project, '.build'),
+    entryPoints: { main: 'src/main.ts' },
+    settingsFiles: ['settings.json', 'absent-lockfile.json'],
+    external: ['uqr'],
+  };
 });
 
 afterAll(async () => {
@@ -34,19 +50,23 @@ afterAll(async () => {
 });
 
 describe('the server build', () => {
-  it('builds when there is no build, and the output runs with its npm import left external', async () => {
+  it('builds when there is no build, bundling npm packages except the external ones, and the output runs', async () => {
     expect(await staleReason(layout)).toBe('no build yet');
     const lines: string[] = [];
     const dir = await ensureServerBuild((line) => lines.push(line), layout);
     expect(lines).toEqual([expect.stringMatching(/^studyhall: compiled the server into \.build\/[\w-]+ in \d+ ms \(no build yet\)$/)]);
     expect(await currentBuildDir(layout)).toBe(dir);
     const built = await readFile(path.join(dir, 'main.js'), 'utf8');
-    expect(built).toMatch(/from "zod"/);
-    const module = (await import(pathToFileURL(path.join(dir, 'main.js')).href)) as { text: string };
-    expect(module.text).toBe('hello build');
+    expect(built).not.toMatch(/from "zod"/);
+    expect(built).toMatch(/from "uqr"/);
+    // In a node of its own, as npm start runs it: the test runner's module wrapper provides a require().
+    const script = `import(${JSON.stringify(pathToFileURL(path.join(dir, 'main.js')).href)}).then((m) => console.log(m.text))`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
+    expect(stdout.trim()).toBe('hello build, function, 23');
   });
 
   it('is fresh until a file it read or a settings file is newer; other files never rebuild it', async () => {
+    // Fresh although a settings file is absent and the bundled package's files are not compared.
     expect(await staleReason(layout)).toBeUndefined();
     await shiftMtime(path.join(layout.repoDir, 'src', 'unrelated.ts'), 60);
     expect(await staleReason(layout)).toBeUndefined();
