@@ -69,10 +69,14 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);
-    await catalog.reload();
 
     app = Fastify({ logger: options.logger ?? false, bodyLimit: JSON_BODY_LIMIT_BYTES, requestTimeout: REQUEST_TIMEOUT_MS });
     const log = (error: unknown) => app?.log.error({ err: error }, 'localbase background task failed');
+    // The schema cache loads while the rest of the server starts, not before it: only Data API
+    // requests need it, and one that comes first waits for the load in progress (Catalog.current).
+    // On a warm PGlite start it took about 300 ms that auth, storage and health do not wait for.
+    // A failed load is logged and tried again by the first request that needs the cache.
+    catalog.reload().catch(log);
     hub = new RealtimeHub(pool, log);
     const realtime = hub;
     const host = options.host ?? DEFAULT_HOST;
