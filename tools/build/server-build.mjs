@@ -154,6 +154,7 @@ export async function buildServer(layout = serverLayout) {
       external: layout.external,
       banner: { js: REQUIRE_SHIM },
       sourcemap: 'linked',
+      sourcesContent: false,
       metafile: true,
       logLevel: 'silent',
     });
