@@ -74,8 +74,9 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const log = (error: unknown) => app?.log.error({ err: error }, 'localbase background task failed');
     // The schema cache loads while the rest of the server starts, not before it: only Data API
     // requests need it, and one that comes first waits for the load in progress (Catalog.current).
-    // On a warm PGlite start it took about 300 ms that auth, storage and health do not wait for.
-    // A failed load is logged and tried again by the first request that needs the cache.
+    // On PGlite the load shares the one thread and session, so its 300 ms of a warm start overlap
+    // Fastify's setup rather than vanish. A failed load is logged and tried again by the first
+    // request that needs the cache.
     catalog.reload().catch(log);
     hub = new RealtimeHub(pool, log);
     const realtime = hub;

@@ -98,7 +98,12 @@ grant execute on function _localbase.require_live_session(uuid) to anon, authent
 const SESSION_ENDED_SQLSTATE = 'LB401';
 
 export async function installSessionGuard(pool: pg.Pool): Promise<void> {
-  await installIfChanged(pool, { name: 'session-guard', sql: SESSION_GUARD_SQL, tables: [], functions: ['_localbase.require_live_session(uuid)'] });
+  await installIfChanged(pool, {
+    name: 'session-guard',
+    sql: SESSION_GUARD_SQL,
+    tables: [],
+    functions: ['_localbase.require_live_session(uuid)'],
+  });
 }
 
 const SETUP_SQL = `select set_config('role', $1, true),
@@ -154,9 +159,9 @@ export async function withRequestTransaction<T>(
 
 /**
  * One statement as a whole request transaction in a single round trip: begin, setup, the statement
- * (prepared, see prepared-statements.ts) and commit are pipelined. Only for statements whose result needs no further check that could
- * still call for a rollback (a write that must return exactly one row does: use
- * withRequestTransaction for it). If the
+ * (prepared, see prepared-statements.ts) and commit are pipelined. Only for statements whose result
+ * needs no further check that could still call for a rollback (a write that must return exactly one
+ * row does: use withRequestTransaction for it). If the
  * setup or the statement fails, the transaction is already aborted and the pipelined commit rolls
  * it back, so nothing is written.
  */
