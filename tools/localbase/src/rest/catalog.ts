@@ -213,7 +213,9 @@ const RELOAD_THROTTLE_MS = 1000;
 /** The one schema cache of a localbase: lookups, reload on a miss (throttled) or after DDL. */
 export class Catalog {
   private snapshot: CatalogSnapshot | undefined;
+  /** The load running now, and the one queued to start after it. */
   private loading: Promise<CatalogSnapshot> | undefined;
+  private queued: Promise<CatalogSnapshot> | undefined;
   private loadedAt = 0;
   private timezoneNames: Promise<ReadonlySet<string>> | undefined;
 
@@ -222,13 +224,34 @@ export class Catalog {
     readonly schemas: readonly string[] = [DEFAULT_SCHEMA],
   ) {}
 
-  async reload(): Promise<CatalogSnapshot> {
-    this.loading ??= loadCatalog(this.pool, this.schemas).finally(() => {
-      this.loading = undefined;
-    });
-    this.snapshot = await this.loading;
-    this.loadedAt = Date.now();
-    return this.snapshot;
+  /**
+   * A snapshot read after this call: a load already running may have started before a change the
+   * caller just made (DDL through the management API while the boot's load runs), so a call during
+   * one queues the next load. Callers in the meantime share that queued load.
+   */
+  reload(): Promise<CatalogSnapshot> {
+    if (!this.loading) return this.startLoad();
+    this.queued ??= this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.startLoad();
+      });
+    return this.queued;
+  }
+
+  private startLoad(): Promise<CatalogSnapshot> {
+    const load: Promise<CatalogSnapshot> = loadCatalog(this.pool, this.schemas)
+      .then((snapshot) => {
+        this.snapshot = snapshot;
+        this.loadedAt = Date.now();
+        return snapshot;
+      })
+      .finally(() => {
+        if (this.loading === load) this.loading = undefined;
+      });
+    this.loading = load;
+    return load;
   }
 
   /**
@@ -244,8 +267,9 @@ export class Catalog {
     return this.timezoneNames;
   }
 
+  /** The snapshot in use; before the first load has finished, that load (started if none runs). */
   async current(): Promise<CatalogSnapshot> {
-    return this.snapshot ?? this.reload();
+    return this.snapshot ?? this.loading ?? this.reload();
   }
 
   /**
