@@ -57,6 +57,17 @@ describe('small routes', () => {
   });
 });
 
+/** A backend whose health route answers 200 and counts the probes it got. */
+async function countingHealthBackend(): Promise<{ url: string; probes: () => number; close: () => void }> {
+  let probes = 0;
+  const backend = http.createServer((request, response) => {
+    if (request.url === '/auth/v1/health') probes++;
+    response.end('{}');
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`, probes: () => probes, close: () => backend.close() };
+}
+
 describe('GET /api/health', () => {
   it('reports a backend that refuses connections as down, fast, and says when it measured', async () => {
     const started = Date.now();
@@ -87,22 +98,17 @@ describe('GET /api/health', () => {
   });
 
   it('reports a healthy backend as up, and re-measures after the cache expires', async () => {
-    let probes = 0;
-    const backend = http.createServer((request, response) => {
-      if (request.url === '/auth/v1/health') probes++;
-      response.end('{}');
-    });
-    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+    const backend = await countingHealthBackend();
+    const { url } = backend;
     const healthy = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { cacheMs: 100 } });
     try {
       expect((await healthy.app.inject({ url: '/api/health' })).json()).toMatchObject({ ok: true, backend: { status: 'up', http_status: 200 } });
       await healthy.app.inject({ url: '/api/health' });
-      expect(probes).toBe(1);
+      expect(backend.probes()).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 150));
       await healthy.app.inject({ url: '/api/health' }); // stale: answered at once, re-measured behind
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(probes).toBe(2);
+      expect(backend.probes()).toBe(2);
     } finally {
       await healthy.close();
       backend.close();
@@ -112,22 +118,17 @@ describe('GET /api/health', () => {
 
 describe('GET /api/health with measureAtStart (npm start)', () => {
   it('has measured the backend once the server is ready, before anyone asks', async () => {
-    let probes = 0;
-    const backend = http.createServer((request, response) => {
-      if (request.url === '/auth/v1/health') probes++;
-      response.end('{}');
-    });
-    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+    const backend = await countingHealthBackend();
+    const { url } = backend;
     const started = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { measureAtStart: true } });
     try {
       await started.app.ready();
-      for (let waited = 0; probes === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(probes).toBe(1);
+      for (let waited = 0; backend.probes() === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(backend.probes()).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const body = (await started.app.inject({ url: '/api/health' })).json();
       expect(body).toMatchObject({ ok: true, cached: true, backend: { status: 'up' } });
-      expect(probes).toBe(1);
+      expect(backend.probes()).toBe(1);
     } finally {
       await started.close();
       backend.close();
