@@ -1,17 +1,8 @@
 // `npm start` as a child process for the companion's browser tests and benchmark: started on free
 // ports with its own DATA_DIR and LOG_DIR, stopped with SIGTERM, started again on the same ports.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '../../tools/db/paths.ts';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface StudyhallProcess {
   child: ChildProcess;

@@ -8,13 +8,13 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { launchChromium } from '../../tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
+import { freePort } from '../../tools/testing/free-port.ts';
 
 const SECRET = 'e2e-admin-secret-of-good-length';
 const SCREENSHOTS = path.join(repoRoot, '.tmp', 'screenshots', 'admin');
@@ -22,14 +22,6 @@ const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function run(command: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

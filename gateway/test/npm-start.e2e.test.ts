@@ -2,21 +2,13 @@
 // the gateway, the browser gets the app shell and its service worker, a student signs up from the
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { launchChromium } from '../../tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../tools/testing/free-port.ts';
 
 function startStudyhall(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {

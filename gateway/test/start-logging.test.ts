@@ -4,20 +4,12 @@
 // With LOG_LEVEL=debug the terminal shows the requests again, as readable lines, still redacted.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { makeTempDir } from './helpers.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../tools/testing/free-port.ts';
 
 function npmStart(env: Record<string, string>) {
   // Its own process group: stopping it reaches node behind npm, as Ctrl-C in a terminal does.

@@ -18,11 +18,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../db/paths.ts';
+import { freePort } from '../testing/free-port.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -52,14 +52,6 @@ const VARIANTS: Record<string, { command: string[]; cwd: string }> = {
 if (flags.checkout) VARIANTS.checkout = { command: ['npm', 'start', '--silent'], cwd: path.resolve(flags.checkout) };
 const variantNames = flags.variants.split(',').map((name) => name.trim());
 for (const name of variantNames) if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // ---- the server process and its memory -------------------------------------------------------
 

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { openPhone, type Phone } from '../../companion/e2e/phone.ts';
 import { openFocusPage, type FocusPage } from '../../companion/e2e/focus-page.ts';
-import { freePort, startStudyhall, type StudyhallProcess } from '../../companion/e2e/studyhall-process.ts';
+import { startStudyhall, type StudyhallProcess } from '../../companion/e2e/studyhall-process.ts';
+import { freePort } from '../testing/free-port.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { launchChromium } from '../e2e/browser.ts';
 

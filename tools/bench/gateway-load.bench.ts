@@ -15,11 +15,11 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '../db/paths.ts';
 import { keysFile } from '../localbase/src/keys.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { freePort } from '../testing/free-port.ts';
 
 interface CannonResult {
   requests: { average: number; total: number };
@@ -38,14 +38,6 @@ const ACTION_EVERY_MS = 250;
 const PROXY_SECONDS = quick ? 5 : 30;
 const PROXY_RATE = 500;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
@@ -56,7 +48,6 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 // ---- the server under test: npm start ---------------------------------------------------------
 

@@ -3,23 +3,16 @@
 // context, and a collector of CSP violations.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { repoRoot } from '../db/paths.ts';
+import { freePort } from '../testing/free-port.ts';
 
 /** The policy the gateway sends for the web app (the project's shared decision). */
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
   "font-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface RunningStudyhall {
   url: string;

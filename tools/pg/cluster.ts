@@ -4,13 +4,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { migrateDatabase } from '../db/migrate.ts';
 import { installPgtap } from '../testing/test-database.ts';
+import { freePort } from '../testing/free-port.ts';
 
 const run = promisify(execFile);
 
@@ -36,17 +36,6 @@ export function postgresBinDir(): string {
     throw new Error('PostgreSQL 15 server binaries not found (initdb). Run `npm run setup:system`, or set PG_BINDIR.');
   }
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const isRoot = process.getuid?.() === 0;
