@@ -81,6 +81,28 @@ describe('statusForSqlState', () => {
   });
 });
 
+describe('syntax errors in the statement localbase built', () => {
+  const quoting = 'unterminated dollar-quoted string at or near "$a$ ), "public"."groups"."name" FROM "public"."groups" ) SELECT null::bigint AS total"';
+
+  it('never quote the statement: the code and what went wrong stay, the quoted text goes', () => {
+    const error = fromDatabaseError({ code: '42601', message: quoting, position: '54' }, 'anon');
+    expect(error.status).toBe(400);
+    expect(error.body()).toEqual({ code: '42601', details: null, hint: null, message: 'unterminated dollar-quoted string' });
+    expect(fromDatabaseError({ code: '42601', message: 'syntax error at or near "text"', position: '40' }, 'anon').message).toBe('syntax error');
+  });
+
+  it('keep a syntax error raised inside the app\'s own function (no position in the statement sent) as it is', () => {
+    const inFunction = { code: '42601', message: 'syntax error at or near "from"', internalPosition: '8', internalQuery: 'select from from' };
+    expect(fromDatabaseError(inFunction, 'authenticated').message).toBe('syntax error at or near "from"');
+  });
+
+  it('keep other errors that point into the statement, whose messages name only the request\'s own words', () => {
+    const error = fromDatabaseError({ code: '22P02', message: 'invalid input syntax for type integer: "abc"', position: '16' }, 'anon');
+    expect(error.message).toBe('invalid input syntax for type integer: "abc"');
+    expect(fromDatabaseError({ code: '42601', message: 'syntax error at end of input', position: '90' }, 'anon').message).toBe('syntax error at end of input');
+  });
+});
+
 describe('telling database errors from a lost connection', () => {
   it('does not take a socket error whose code looks like a SQLSTATE (EPIPE) for a database error', () => {
     const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });

@@ -103,6 +103,26 @@ describe('select, order', () => {
     for (const select of ['id::text)', 'id::"x"', 'id::text;drop', 'id,(select 1)']) expect(() => parseSelect(select)).toThrow(PostgrestError);
   });
 
+  it('refuses a cast word PostgreSQL would read as a dollar quote, a parameter or a number', () => {
+    const refused = refusedWith(() => parseSelect('id::text $a$,name'));
+    expect(refused.body()).toEqual({
+      code: 'PGRST100',
+      details: 'unexpected "$" expecting letter',
+      hint: null,
+      message: '"failed to parse select parameter (id::text $a$,name)" (line 1, column 10)',
+    });
+    for (const select of ['id::$a$', 'id::text $1', 'id::int 4', 'id::varchar 10', 'id::text, name::int $$']) {
+      expect(refusedWith(() => parseSelect(select)).code).toBe('PGRST100');
+    }
+  });
+
+  it('takes casts of several words and words holding $ or digits after their first letter', () => {
+    const casts = (select: string) => parseSelect(select).map((item) => (item.kind === 'field' ? item.cast : undefined));
+    expect(casts('a::double precision,b::timestamp with time zone,c::int4,d::my$type,e::_text,f::ñame')).toEqual([
+      'double precision', 'timestamp with time zone', 'int4', 'my$type', '_text', 'ñame',
+    ]);
+  });
+
   it('bounds embedding depth', () => {
     const deep = `${'a('.repeat(MAX_NESTING_DEPTH + 1)}id${')'.repeat(MAX_NESTING_DEPTH + 1)}`;
     expect(refusedWith(() => parseSelect(deep)).code).toBe('PGRST100');

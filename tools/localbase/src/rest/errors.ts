@@ -222,6 +222,8 @@ interface DatabaseError {
   message: string;
   detail?: string;
   hint?: string;
+  /** Where in the statement sent the error lies; set only for the top-level statement, never for one run inside a function. */
+  position?: string;
 }
 
 /** An error the database answered with a SQLSTATE (not a Node socket error such as EPIPE, also five capitals). */
@@ -289,7 +291,23 @@ export function statusForSqlState(code: string, role: ApiRole, message = ''): nu
   return 400;
 }
 
-export function fromDatabaseError(error: DatabaseError, role: ApiRole): PostgrestError {
+/** PostgreSQL's lexer and grammar errors: `<what> at or near "<the statement from there on>"`. */
+const QUOTED_STATEMENT = / at or near "[\s\S]*$/;
+
+/**
+ * The statement a request runs is built by localbase, so a syntax error in it (`position` set:
+ * the error lies in the statement sent, not in one a function ran) would quote localbase's SQL
+ * from the error on: PostgreSQL's "at or near" text. The answer keeps the code and what went
+ * wrong, never the quoted text. Errors raised inside the app's own functions carry
+ * `internalPosition` instead and pass through unchanged, as do all other errors.
+ */
+function withoutGeneratedSql(error: DatabaseError): DatabaseError {
+  if (error.position === undefined || !QUOTED_STATEMENT.test(error.message)) return error;
+  return { code: error.code, message: error.message.replace(QUOTED_STATEMENT, '') };
+}
+
+export function fromDatabaseError(raw: DatabaseError, role: ApiRole): PostgrestError {
+  const error = withoutGeneratedSql(raw);
   const code = error.code ?? 'XX000';
   return new PostgrestError(statusForSqlState(code, role, error.message), code, error.message, error.detail ?? null, error.hint ?? null);
 }

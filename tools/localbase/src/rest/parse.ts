@@ -290,12 +290,32 @@ function field(cursor: Cursor): Field {
   return { name, jsonPath: path };
 }
 
-/** A cast or aggregate cast: the characters of a PostgreSQL type name, nothing that could close it. */
+/**
+ * A cast or aggregate cast: the characters of a PostgreSQL type name, nothing that could close it.
+ * The cast is written into the statement as it is, so each of its words must also be a word of a
+ * type name (`double precision`, `timestamp with time zone`): one starting with `$` or a digit
+ * would be read by PostgreSQL as a dollar quote, a parameter or a number, and a dollar quote
+ * swallows the rest of the statement into its error message. PostgREST's grammar takes such a
+ * word and leaves it to PostgreSQL; here it is refused where it stands, before any SQL is built.
+ */
 function typeName(cursor: Cursor): string {
   const start = cursor.position;
   while (!cursor.done && isIdentifierChar(cursor.peek())) cursor.position++;
   if (cursor.position === start) cursor.fail('letter or digit');
-  return cursor.text.slice(start, cursor.position).trim();
+  const end = cursor.position;
+  for (let index = start; index < end; index++) {
+    const wordStart = cursor.text[index] !== ' ' && (index === start || cursor.text[index - 1] === ' ');
+    if (wordStart && !startsTypeWord(cursor.text[index] as string)) {
+      cursor.position = index;
+      cursor.fail('letter');
+    }
+  }
+  return cursor.text.slice(start, end).trim();
+}
+
+/** The first character of an unquoted PostgreSQL identifier: a letter of any script or `_`. */
+function startsTypeWord(char: string): boolean {
+  return char === '_' || /^\p{L}$/u.test(char);
 }
 
 // -------------------------------------------------------------------------------------------------
