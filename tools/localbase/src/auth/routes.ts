@@ -28,6 +28,7 @@ import {
 } from './sessions.ts';
 import {
   deleteUser,
+  dummyPasswordHash,
   findUserByEmail,
   findUserById,
   hashPassword,
@@ -123,6 +124,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const signing: SessionSigning = { jwtSecret: options.jwtSecret, issuer: options.issuer };
 
   installJsonParser(app);
+  // Made now, so that the first sign-in with an unknown e-mail does not pay for it.
+  void dummyPasswordHash();
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
@@ -222,7 +225,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       if (!storableText(email, EMAIL_MAX_CHARS)) throw invalidCredentials();
       const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email));
       // The hash is compared outside any transaction: bcrypt takes ~70 ms and PGlite has one session.
-      if (!found || !(await passwordMatches(body.password, found.encrypted_password))) throw invalidCredentials();
+      // An unknown e-mail is compared too (against a dummy hash), so that it takes as long.
+      const matches = await passwordMatches(body.password, found?.encrypted_password);
+      if (!found || !matches) throw invalidCredentials();
       return withOwnerTransaction(pool, async (client) => {
         await recordSignIn(client, found.id);
         const { sessionId, refreshToken } = await startSession(client, found.id);

@@ -47,8 +47,30 @@ export function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
-export async function passwordMatches(password: string, hash: string | null): Promise<boolean> {
-  return hash !== null && (await bcrypt.compare(password, hash));
+/** A stored hash bcrypt can check: `$2a$`/`$2b$`/`$2y$`, a two-digit cost, 53 characters of salt and digest. */
+const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * A hash of a random password nobody knows, at the cost real passwords are hashed with, made once
+ * per process. Comparing against it costs what comparing against a user's hash costs.
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= bcrypt.hash(randomUUID(), BCRYPT_COST);
+  return dummyHash;
+}
+
+/**
+ * Whether `password` is the account's. Always one bcrypt comparison of the usual cost, whether or
+ * not there is an account (`hash` undefined: no user with that e-mail, or a deleted one) or it has
+ * a password (null: created without one) or a hash bcrypt can read: the time a wrong password
+ * takes must not tell whether the e-mail is registered. Only a real hash can match.
+ */
+export async function passwordMatches(password: string, hash: string | null | undefined): Promise<boolean> {
+  const usable = typeof hash === 'string' && BCRYPT_HASH.test(hash);
+  const matches = await bcrypt.compare(password, usable ? hash : await dummyPasswordHash());
+  return usable && matches;
 }
 
 /** Inserts the user and its e-mail identity; a duplicate e-mail surfaces as 23505 for the caller. */
