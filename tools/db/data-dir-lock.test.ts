@@ -1,11 +1,13 @@
-// The DATA_DIR lock after a crash: a lock whose owner process is gone (SIGKILL) is taken over at
-// once, a live owner still refuses, and a recycled pid or an earlier boot is not taken for the owner.
+// The DATA_DIR lock after a crash: a lock whose owner process is gone (SIGKILL), or is a zombie its
+// parent has not reaped, is taken over at once, a live owner still refuses (also a stopped one),
+// and a recycled pid or an earlier boot is not taken for the owner.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bootIdentity, DataDirLockedError, lockDataDir, lockPathFor, processStartTime, type LockOwner } from './data-dir-lock.ts';
+import { spawnUnreaped, untilState, untilZombie } from '../testing/unreaped-child.ts';
+import { bootIdentity, DataDirLockedError, lockDataDir, lockPathFor, processIsZombie, processStartTime, type LockOwner } from './data-dir-lock.ts';
 import { openDatabase } from './database.ts';
 import { repoRoot } from './paths.ts';
 
@@ -99,6 +101,40 @@ describe('the DATA_DIR lock', () => {
       await database.close();
     }
   }, 300_000);
+
+  it('takes over at once from an owner killed with SIGKILL that lingers as a zombie, and refuses it while it lives', async () => {
+    const holder = spawnUnreaped('tools/db/fixtures/hold-lock.ts', { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' });
+    try {
+      await holder.ready;
+      const { pid, started } = await readOwner(dataDir);
+      expect(pid).not.toBe(holder.parent.pid);
+      expect(processIsZombie(pid)).toBe(false);
+      await expect(lockDataDir(dataDir)).rejects.toBeInstanceOf(DataDirLockedError);
+      // Stopped is alive: a holder paused by SIGSTOP (or a debugger) keeps its lock.
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await untilState(pid, 'T');
+        await expect(lockDataDir(dataDir)).rejects.toBeInstanceOf(DataDirLockedError);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      process.kill(pid, 'SIGKILL');
+      await untilZombie(pid);
+      // Its pid and start time still answer as the lock recorded them; only its state says it is gone.
+      expect(processStartTime(pid)).toBe(started);
+      const unlock = await lockDataDir(dataDir);
+      expect((await readOwner(dataDir)).pid).toBe(process.pid);
+      await unlock();
+      expect(processIsZombie(pid)).toBe(true);
+    } finally {
+      await holder.stop();
+    }
+  }, 60_000);
+
+  it('does not take this process or a pid that does not exist for a zombie', () => {
+    expect(processIsZombie(process.pid)).toBe(false);
+    expect(processIsZombie(2 ** 22 + 1)).toBe(false);
+  });
 
   it('does not take a recycled pid for the owner: same pid, another start time, is stale', async () => {
     const recycled: LockOwner = {

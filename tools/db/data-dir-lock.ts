@@ -1,8 +1,10 @@
 // One process per DATA_DIR: PGlite has a single session and a second writer would corrupt it.
 //
 // The lock is a file naming its owner: pid, the boot it started in and the process's start time.
-// A lock whose owner no longer exists (killed with SIGKILL, power loss) is taken over at once; a
-// recycled pid is not mistaken for the owner because its start time (or the boot) differs.
+// A lock whose owner no longer exists (killed with SIGKILL, power loss), or lingers only as a
+// zombie its parent has not reaped, is taken over at once; a recycled pid is not mistaken for the
+// owner because its start time (or the boot) differs.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -51,12 +53,37 @@ export function bootIdentity(): string {
   return `boot-${Math.round((Date.now() / 1000 - os.uptime()) / 10) * 10}`;
 }
 
-/** Field 22 of /proc/<pid>/stat (start time); the command name (field 2) may hold spaces and ')'. */
-export function processStartTime(pid: number): string | null {
+/** The fields of /proc/<pid>/stat after the command name (field 2, which may hold spaces and ')'). */
+function statFields(pid: number): string[] | null {
   const stat = readText(`/proc/${pid}/stat`);
   if (!stat) return null;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19] ?? null;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Field 22 of /proc/<pid>/stat (start time). */
+export function processStartTime(pid: number): string | null {
+  return statFields(pid)?.[19] ?? null;
+}
+
+/**
+ * Whether the process has exited and only its entry remains (a zombie: its parent has not reaped
+ * it yet). It holds no lock: it will never run again, yet it keeps its pid and start time, and a
+ * signal 0 still reaches it. Right after a SIGKILL that is the normal state for a while, and for
+ * good under a container init that never reaps. Linux: state Z (or X) in /proc/<pid>/stat;
+ * elsewhere `ps` says Z. Unknown (no /proc, no ps): not a zombie, so a live owner is never passed over.
+ */
+export function processIsZombie(pid: number): boolean {
+  const state = statFields(pid)?.[0] ?? psState(pid);
+  return state !== undefined && (state.startsWith('Z') || state.startsWith('X'));
+}
+
+function psState(pid: number): string | undefined {
+  if (process.platform === 'linux' || process.platform === 'win32') return undefined;
+  try {
+    return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2_000 }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function processExists(pid: number): boolean {
@@ -72,7 +99,7 @@ function processExists(pid: number): boolean {
 /** Whether the process that wrote this lock is still running (same boot, same pid, same start). */
 export function ownerIsAlive(owner: LockOwner): boolean {
   if (owner.boot !== bootIdentity()) return false;
-  if (!processExists(owner.pid)) return false;
+  if (!processExists(owner.pid) || processIsZombie(owner.pid)) return false;
   if (owner.started === null) return true;
   const started = processStartTime(owner.pid);
   // No /proc to ask: the pid exists, so it must be taken for the owner.
