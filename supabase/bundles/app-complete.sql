@@ -3860,8 +3860,8 @@ revoke execute on function private.is_valid_handle(text), private.enforce_handle
 -- <<< 20261125100000_security_handles.sql
 
 -- >>> 20261125100100_security_account_email.sql
--- The account e-mail belongs to its account: students cannot change public.users at all or any profile column
--- but the four they edit, a chosen username is never an address, and a buddy request to an e-mail finds its owner.
+-- The account e-mail belongs to its account: students change nothing in public.users and no profile column but
+-- those they edit, a chosen username is never an address, and a buddy request to an e-mail finds its owner.
 -- Rules: docs/database.md#accounts. Idempotent: part of community-patch-v6.sql, applied repeatedly to live projects.
 
 -- Privileges ---------------------------------------------------------------------------------------
@@ -3873,11 +3873,12 @@ drop policy if exists "users rename themselves" on public.users;
 revoke insert, update, delete on public.users from anon, authenticated;
 
 -- user_profiles: the student writes her handle (held by the handle trigger), display name, avatar
--- and profile_data; user_id only on insert (the policies keep it hers); created_at and updated_at
--- are the database's. A table-wide revoke also drops column grants, so this re-applies cleanly.
+-- and profile_data, and names user_id (an upsert sets it again; the policies keep it hers);
+-- created_at and updated_at are the database's. A table-wide revoke also drops column grants, so
+-- this re-applies cleanly.
 revoke insert, update on public.user_profiles from anon, authenticated;
-grant insert (user_id, handle, display_name, avatar_url, profile_data) on public.user_profiles to authenticated;
-grant update (handle, display_name, avatar_url, profile_data) on public.user_profiles to authenticated;
+grant insert (user_id, handle, display_name, avatar_url, profile_data),
+  update (user_id, handle, display_name, avatar_url, profile_data) on public.user_profiles to authenticated;
 
 -- Bootstrap ----------------------------------------------------------------------------------------
 

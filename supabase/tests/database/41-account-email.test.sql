@@ -1,8 +1,8 @@
 -- The account e-mail belongs to its account: a student changes nothing in public.users and only the
--- four profile columns she edits; a chosen username is never an address, so nobody can make another
+-- profile columns she edits; a chosen username is never an address, so nobody can make another
 -- person's sign-up fail; and a buddy request to an e-mail reaches only the account that signs in with it.
 begin;
-select plan(24);
+select plan(25);
 
 select tests.create_user('vic');
 select tests.create_user('mal');
@@ -20,7 +20,7 @@ select throws_ok($$update public.users set updated_at = now() where id = auth.ui
   '42501', null, 'nor any other column of the row');
 select is((select username from public.users where id = auth.uid()), 'mal@test.local', 'her username is still her e-mail');
 
--- user_profiles: the four columns she edits, nothing else ------------------------------------------
+-- user_profiles: the columns she edits, nothing else ----------------------------------------------
 select lives_ok($$update public.user_profiles set display_name = 'Mal', avatar_url = '/__backend/storage/v1/object/public/avatars/x.png',
                   profile_data = '{"bio": "hi"}', handle = 'mal_h' where user_id = auth.uid()$$,
   'she edits her display name, avatar, profile data and handle');
@@ -28,8 +28,10 @@ select throws_ok($$update public.user_profiles set created_at = now() - interval
   '42501', null, 'she cannot rewrite created_at');
 select throws_ok($$update public.user_profiles set updated_at = now() + interval '1 year' where user_id = auth.uid()$$,
   '42501', null, 'nor updated_at');
-select throws_ok($$update public.user_profiles set user_id = auth.uid() where user_id = auth.uid()$$,
-  '42501', null, 'nor user_id, not even to her own id');
+select lives_ok($$update public.user_profiles set user_id = auth.uid() where user_id = auth.uid()$$,
+  'she may name her own user_id, as an upsert does ...');
+select throws_ok(format('update public.user_profiles set user_id = %L where user_id = auth.uid()', tests.get_user_id('vic')),
+  '42501', null, '... but not move her profile to someone else');
 select throws_ok($$insert into public.user_profiles (user_id, created_at) values (auth.uid(), now() - interval '9 years')$$,
   '42501', null, 'an insert naming created_at is refused');
 
