@@ -3788,9 +3788,9 @@ grant execute on function public.community_get_group_board(uuid), public.communi
 -- <<< 20261123131000_community_group_board.sql
 
 -- >>> 20261125100000_security_handles.sql
--- Handles as a database rule on every write path (insert and update, any role): 3 to 24 letters, digits, _ or .
--- (so never an e-mail), unique case-insensitively, and profile_data.community_handle always the same as the column.
--- Rules: docs/database.md#handles. Idempotent: part of community-patch-v6.sql, applied repeatedly to live projects.
+-- Handles as a database rule on every insert and update, by any role: 3-24 letters, digits, _ or .
+-- (never an e-mail), unique case-insensitively, with profile_data.community_handle mirroring the column.
+-- Rules: docs/database.md#handles. Idempotent: part of community-patch-v6.sql.
 
 -- The one definition of a valid handle; community_bootstrap_profile checks the same pattern before
 -- it writes, and the trigger below holds it for every other writer (a PATCH through the Data API,
@@ -3860,9 +3860,9 @@ revoke execute on function private.is_valid_handle(text), private.enforce_handle
 -- <<< 20261125100000_security_handles.sql
 
 -- >>> 20261125100100_security_account_email.sql
--- The account e-mail belongs to its account: students change nothing in public.users and no profile column but
--- those they edit, a chosen username is never an address, and a buddy request to an e-mail finds its owner.
--- Rules: docs/database.md#accounts. Idempotent: part of community-patch-v6.sql, applied repeatedly to live projects.
+-- The account e-mail is its account's: students write no column of public.users and only their own profile
+-- columns, a chosen username is never an address, and a buddy request to an e-mail reaches its owner.
+-- Rules: docs/database.md#accounts and #buddies. Idempotent: part of community-patch-v6.sql.
 
 -- Privileges ---------------------------------------------------------------------------------------
 
@@ -3971,9 +3971,9 @@ revoke execute on function private.ensure_user_rows(uuid), private.find_user_by_
 -- <<< 20261125100100_security_account_email.sql
 
 -- >>> 20261125100200_security_leaderboard_read_policies.sql
--- Leaderboard reads follow the privacy switches: another student's statistics are readable only while she shares both
--- her study time and her question counts and is not in stealth mode. The same two policy names as before.
--- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: part of community-patch-v6.sql and leaderboard-rls-fix.sql.
+-- The two leaderboard read policies, same names, now follow the privacy switches: another student's
+-- statistics are readable only while she shares study time and question counts outside stealth mode.
+-- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: in community-patch-v6 and leaderboard-rls-fix.
 
 -- Why both switches: a leaderboard row holds minutes and correct answers and ranks by their sum
 -- (points), so a row shown with either one withheld would still give it away as points minus the
@@ -4010,8 +4010,8 @@ grant execute on function private.leaderboard_visible_ids() to authenticated;
 -- <<< 20261125100200_security_leaderboard_read_policies.sql
 
 -- >>> 20261125100300_security_group_stats_privacy.sql
--- The group leaderboard and group analytics follow the same privacy rule as the leaderboard read policies:
--- a member counts there for others only while she shares study time and question counts, outside stealth mode.
+-- The group leaderboard and group analytics follow the leaderboard privacy rule: another member counts
+-- there only while she shares study time and question counts outside stealth mode.
 -- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: part of community-patch-v6.sql.
 
 -- Both functions are definers (they read every member's daily_user_stats past RLS), so they apply

@@ -24,9 +24,9 @@ grant select on public.user_stats_summary, public.daily_user_stats to authentica
 -- <<< 20261122209000_leaderboard_read_policies.sql
 
 -- >>> 20261125100200_security_leaderboard_read_policies.sql
--- Leaderboard reads follow the privacy switches: another student's statistics are readable only while she shares both
--- her study time and her question counts and is not in stealth mode. The same two policy names as before.
--- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: part of community-patch-v6.sql and leaderboard-rls-fix.sql.
+-- The two leaderboard read policies, same names, now follow the privacy switches: another student's
+-- statistics are readable only while she shares study time and question counts outside stealth mode.
+-- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: in community-patch-v6 and leaderboard-rls-fix.
 
 -- Why both switches: a leaderboard row holds minutes and correct answers and ranks by their sum
 -- (points), so a row shown with either one withheld would still give it away as points minus the

@@ -1,6 +1,6 @@
--- Handles as a database rule on every write path (insert and update, any role): 3 to 24 letters, digits, _ or .
--- (so never an e-mail), unique case-insensitively, and profile_data.community_handle always the same as the column.
--- Rules: docs/database.md#handles. Idempotent: part of community-patch-v6.sql, applied repeatedly to live projects.
+-- Handles as a database rule on every insert and update, by any role: 3-24 letters, digits, _ or .
+-- (never an e-mail), unique case-insensitively, with profile_data.community_handle mirroring the column.
+-- Rules: docs/database.md#handles. Idempotent: part of community-patch-v6.sql.
 
 -- The one definition of a valid handle; community_bootstrap_profile checks the same pattern before
 -- it writes, and the trigger below holds it for every other writer (a PATCH through the Data API,

@@ -1,6 +1,6 @@
--- The account e-mail belongs to its account: students change nothing in public.users and no profile column but
--- those they edit, a chosen username is never an address, and a buddy request to an e-mail finds its owner.
--- Rules: docs/database.md#accounts. Idempotent: part of community-patch-v6.sql, applied repeatedly to live projects.
+-- The account e-mail is its account's: students write no column of public.users and only their own profile
+-- columns, a chosen username is never an address, and a buddy request to an e-mail reaches its owner.
+-- Rules: docs/database.md#accounts and #buddies. Idempotent: part of community-patch-v6.sql.
 
 -- Privileges ---------------------------------------------------------------------------------------
 

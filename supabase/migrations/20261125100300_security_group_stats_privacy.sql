@@ -1,5 +1,5 @@
--- The group leaderboard and group analytics follow the same privacy rule as the leaderboard read policies:
--- a member counts there for others only while she shares study time and question counts, outside stealth mode.
+-- The group leaderboard and group analytics follow the leaderboard privacy rule: another member counts
+-- there only while she shares study time and question counts outside stealth mode.
 -- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: part of community-patch-v6.sql.
 
 -- Both functions are definers (they read every member's daily_user_stats past RLS), so they apply
