@@ -161,7 +161,7 @@ describe('the leaderboard policies, end to end through the Management API', () =
     ]);
     for (const item of missing) {
       expect(item.category).toBe('rls_recursion');
-      expect(item.detail).toMatch(/^Missing \(defined in \d{14}_leaderboard_read_policies\.sql\)\.$/);
+      expect(item.detail).toMatch(/^Missing \(defined in \d{14}_(security_)?leaderboard_read_policies\.sql\)\.$/);
       expect(item.fix).toEqual({ text: 'Apply leaderboard-rls-fix.sql.', href: '/__admin/patch?bundle=leaderboard-rls-fix.sql#apply', bundle: 'leaderboard-rls-fix.sql' });
     }
     const page = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie, accept: 'text/html' } });

@@ -311,9 +311,21 @@ describe('POST /__leaderboard against localbase', () => {
     const bob = students.bob as Student;
     const board = (await post('/__leaderboard', { period: 'week' }, bob.token)).json();
     expect(board.me).toMatchObject({ user_id: bob.userId, rank: null, points: 0 });
-    // The leaderboard read policies let bob see ada's points, read with his own token.
-    const ada = students.ada as Student;
-    expect(board.entries).toContainEqual(expect.objectContaining({ user_id: ada.userId, is_me: false, points: 35 }));
+  });
+
+  it('shows another student only while she shares study time and question counts', async () => {
+    const [ada, bob] = [students.ada as Student, students.bob as Student];
+    const sharing = async (privacy: Record<string, boolean>) => {
+      await ownerQuery('update public.community_enrollments set privacy = privacy || $2::jsonb where user_id = $1', [ada.userId, JSON.stringify(privacy)]);
+      return ((await post('/__leaderboard', { period: 'week' }, bob.token)).json().entries as Array<{ user_id: string }>)
+        .filter((entry) => entry.user_id === ada.userId);
+    };
+    // The default switches keep question counts private, so ada is not on bob's board ...
+    expect(await sharing({})).toEqual([]);
+    // ... until she shares them: the leaderboard read policies then let bob see her points.
+    expect(await sharing({ shareQuestionCounts: true })).toEqual([expect.objectContaining({ is_me: false, points: 35 })]);
+    expect(await sharing({ stealthMode: true })).toEqual([]);
+    expect(await sharing({ stealthMode: false })).toHaveLength(1);
   });
 
   it('refuses an unknown period with 400', async () => {

@@ -27,6 +27,10 @@
 --   20261123120100_admin_console_operations.sql
 --   20261123130000_community_push_delivery.sql
 --   20261123131000_community_group_board.sql
+--   20261125100000_security_handles.sql
+--   20261125100100_security_account_email.sql
+--   20261125100200_security_leaderboard_read_policies.sql
+--   20261125100300_security_group_stats_privacy.sql
 
 begin;
 
@@ -3783,11 +3787,306 @@ grant execute on function public.community_get_group_board(uuid), public.communi
   to authenticated, service_role;
 -- <<< 20261123131000_community_group_board.sql
 
+-- >>> 20261125100000_security_handles.sql
+-- Handles as a database rule on every insert and update, by any role: 3-24 letters, digits, _ or .
+-- (never an e-mail), unique case-insensitively, with profile_data.community_handle mirroring the column.
+-- Rules: docs/database.md#handles. Idempotent: part of community-patch-v6.sql.
+
+-- The one definition of a valid handle; community_bootstrap_profile checks the same pattern before
+-- it writes, and the trigger below holds it for every other writer (a PATCH through the Data API,
+-- the service role, an admin's SQL).
+create or replace function private.is_valid_handle(p_handle text) returns boolean
+language sql
+immutable
+set search_path = ''
+as $$
+  select p_handle ~ '^[A-Za-z0-9_.]{3,24}$'
+$$;
+
+-- Runs before every insert and update of a profile. Other readers (the buddy overview, the group
+-- board, start alerts) show profile_data.community_handle when the column is empty, so that key is
+-- a handle too: it is made to mirror the column, never a second value a student could set.
+create or replace function private.enforce_handle_rules() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_legacy text := new.profile_data ->> 'community_handle';
+begin
+  -- An older client wrote the handle only into profile_data: it becomes the handle when it is a
+  -- valid one nobody else holds, and is dropped otherwise, so an unrelated write never fails on it.
+  if new.handle is null and (tg_op = 'INSERT' or old.handle is null) and v_legacy is not null
+     and private.is_valid_handle(v_legacy)
+     and not exists (select 1 from public.user_profiles p
+                     where p.handle is not null and lower(p.handle) = lower(v_legacy) and p.user_id <> new.user_id) then
+    new.handle := v_legacy;
+  end if;
+  if new.handle is not null and (tg_op = 'INSERT' or new.handle is distinct from old.handle) then
+    if not private.is_valid_handle(new.handle) then
+      raise exception 'invalid_handle' using errcode = 'P0010',
+        hint = 'a handle is 3 to 24 letters, digits, underscores or dots';
+    end if;
+    -- The unique index on lower(handle) still decides a race; this answers the common case with
+    -- the same code the RPC uses. Definer rights: RLS hides other students' profiles from the caller.
+    if exists (select 1 from public.user_profiles p
+               where p.handle is not null and lower(p.handle) = lower(new.handle) and p.user_id <> new.user_id) then
+      raise exception 'handle_taken' using errcode = 'P0011', hint = 'choose another handle';
+    end if;
+  end if;
+  new.profile_data := case
+    when new.handle is null then new.profile_data - 'community_handle'
+    else new.profile_data || jsonb_build_object('community_handle', new.handle) end;
+  return new;
+end
+$$;
+
+drop trigger if exists trg_enforce_handle_rules on public.user_profiles;
+create trigger trg_enforce_handle_rules before insert or update on public.user_profiles
+  for each row execute function private.enforce_handle_rules();
+
+-- Rows written around the rule before it existed (a handle like an e-mail address, markup, or
+-- thousands of characters) lose that handle: nobody could have chosen it through the app. Then
+-- every remaining row is brought to the mirror rule (a legacy profile_data handle is promoted or
+-- dropped by the trigger). Both statements find nothing to do when the patch is applied again.
+update public.user_profiles set handle = null
+  where handle is not null and not private.is_valid_handle(handle);
+update public.user_profiles set profile_data = profile_data
+  where (handle is null and profile_data ? 'community_handle')
+     or (handle is not null and profile_data ->> 'community_handle' is distinct from handle);
+
+revoke execute on function private.is_valid_handle(text), private.enforce_handle_rules()
+  from public, anon, authenticated;
+-- <<< 20261125100000_security_handles.sql
+
+-- >>> 20261125100100_security_account_email.sql
+-- The account e-mail is its account's: students write no column of public.users and only their own profile
+-- columns, a chosen username is never an address, and a buddy request to an e-mail reaches its owner.
+-- Rules: docs/database.md#accounts and #buddies. Idempotent: part of community-patch-v6.sql.
+
+-- Privileges ---------------------------------------------------------------------------------------
+
+-- users.username is the sign-in e-mail (or a name chosen at sign-up). A student who could rename
+-- herself to someone else's address would receive their buddy requests and make their sign-up fail
+-- as "e-mail taken". The e-mail changes through auth; nothing else in the row is a student's to set.
+drop policy if exists "users rename themselves" on public.users;
+revoke insert, update, delete on public.users from anon, authenticated;
+
+-- user_profiles: the student writes her handle (held by the handle trigger), display name, avatar
+-- and profile_data, and names user_id (an upsert sets it again; the policies keep it hers);
+-- created_at and updated_at are the database's. A table-wide revoke also drops column grants, so
+-- this re-applies cleanly.
+revoke insert, update on public.user_profiles from anon, authenticated;
+grant insert (user_id, handle, display_name, avatar_url, profile_data),
+  update (user_id, handle, display_name, avatar_url, profile_data) on public.user_profiles to authenticated;
+
+-- Bootstrap ----------------------------------------------------------------------------------------
+
+-- As before, with two guards on the username: a name chosen at sign-up (user metadata, which the
+-- signing-up client sets) is kept only if it holds no '@', so nobody takes another person's address
+-- as a name; and if the e-mail itself is somehow held by another row, the account gets its id
+-- rather than failing the sign-up.
+create or replace function private.ensure_user_rows(p_user_id uuid) returns text[]
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_auth auth.users%rowtype;
+  v_username text;
+  v_created text[] := '{}';
+begin
+  select * into v_auth from auth.users where id = p_user_id;
+  if not found then
+    raise exception 'user_not_found' using errcode = 'P0002', hint = 'no auth user has that id';
+  end if;
+
+  if not exists (select 1 from public.users where id = p_user_id) then
+    v_username := nullif(btrim(v_auth.raw_user_meta_data ->> 'username'), '');
+    if v_username is null or strpos(v_username, '@') > 0 or char_length(v_username) > 320
+       or exists (select 1 from public.users where lower(username) = lower(v_username)) then
+      v_username := nullif(lower(v_auth.email), '');
+      if v_username is null or exists (select 1 from public.users where lower(username) = v_username) then
+        v_username := p_user_id::text;
+      end if;
+    end if;
+    insert into public.users (id, username) values (p_user_id, v_username)
+      on conflict (id) do nothing;
+    if found then v_created := array_append(v_created, 'users'); end if;
+  end if;
+
+  insert into public.user_profiles (user_id, display_name)
+    values (p_user_id, nullif(left(btrim(v_auth.raw_user_meta_data ->> 'display_name'), 80), ''))
+    on conflict (user_id) do nothing;
+  if found then v_created := array_append(v_created, 'user_profiles'); end if;
+
+  insert into public.user_settings (user_id) values (p_user_id) on conflict (user_id) do nothing;
+  if found then v_created := array_append(v_created, 'user_settings'); end if;
+
+  insert into public.user_stats_summary (user_id) values (p_user_id) on conflict (user_id) do nothing;
+  if found then v_created := array_append(v_created, 'user_stats_summary'); end if;
+
+  return v_created;
+end
+$$;
+
+-- Buddy lookup -------------------------------------------------------------------------------------
+
+-- An address (anything with an '@') finds only the account that signs in with it, read from auth;
+-- a name finds a handle, then a username chosen at sign-up. A handle never holds an '@' (the handle
+-- rule), and profile_data.community_handle mirrors the handle column, so neither is read here.
+create or replace function private.find_user_by_handle(p_handle text) returns uuid
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case
+    when strpos(btrim(p_handle), '@') > 0 then
+      (select u.id from auth.users a join public.users u on u.id = a.id
+        where lower(a.email) = lower(btrim(p_handle)) and a.deleted_at is null
+        limit 1)
+    else coalesce(
+      (select p.user_id from public.user_profiles p
+        where p.handle is not null and lower(p.handle) = lower(btrim(p_handle)) limit 1),
+      (select u.id from public.users u where lower(u.username) = lower(btrim(p_handle)) limit 1))
+  end
+$$;
+
+-- Existing rows ------------------------------------------------------------------------------------
+
+-- An account whose username is an address other than its own e-mail took it around the rules (a
+-- rename, or sign-up metadata): it gets its id, and then every account whose username is its id
+-- gets its own e-mail back where that is free. Nothing changes when the patch is applied again.
+update public.users u set username = u.id::text
+  from auth.users a
+  where a.id = u.id and strpos(u.username, '@') > 0 and lower(u.username) <> lower(coalesce(a.email, ''));
+update public.users u set username = lower(a.email)
+  from auth.users a
+  where a.id = u.id and u.username = u.id::text and nullif(a.email, '') is not null
+    and not exists (select 1 from public.users o where lower(o.username) = lower(a.email));
+
+revoke execute on function private.ensure_user_rows(uuid), private.find_user_by_handle(text)
+  from public, anon, authenticated;
+-- <<< 20261125100100_security_account_email.sql
+
+-- >>> 20261125100200_security_leaderboard_read_policies.sql
+-- The two leaderboard read policies, same names, now follow the privacy switches: another student's
+-- statistics are readable only while she shares study time and question counts outside stealth mode.
+-- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: in community-patch-v6 and leaderboard-rls-fix.
+
+-- Why both switches: a leaderboard row holds minutes and correct answers and ranks by their sum
+-- (points), so a row shown with either one withheld would still give it away as points minus the
+-- other. Stealth mode hides the student from everyone else's leaderboards altogether.
+--
+-- The students whose statistics others may read. RLS hides every enrollment but the caller's own,
+-- so a definer reads them; policies call it once per statement (`user_id in (select ...)`, a
+-- hashed set) instead of once per row. PL/pgSQL keeps its plan for the session.
+create or replace function private.leaderboard_visible_ids() returns setof uuid
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  return query
+    select e.user_id from public.community_enrollments e
+    where e.privacy @> '{"stealthMode": false, "shareExactTime": true, "shareQuestionCounts": true}'::jsonb;
+end
+$$;
+
+drop policy if exists "authenticated read all summaries for leaderboards" on public.user_stats_summary;
+create policy "authenticated read all summaries for leaderboards" on public.user_stats_summary
+  for select to authenticated using (user_id in (select private.leaderboard_visible_ids()));
+
+drop policy if exists "authenticated read all daily stats for leaderboards" on public.daily_user_stats;
+create policy "authenticated read all daily stats for leaderboards" on public.daily_user_stats
+  for select to authenticated using (user_id in (select private.leaderboard_visible_ids()));
+
+grant select on public.user_stats_summary, public.daily_user_stats to authenticated;
+revoke execute on function private.leaderboard_visible_ids() from public, anon;
+-- Policies run with the caller's rights.
+grant execute on function private.leaderboard_visible_ids() to authenticated;
+-- <<< 20261125100200_security_leaderboard_read_policies.sql
+
+-- >>> 20261125100300_security_group_stats_privacy.sql
+-- The group leaderboard and group analytics follow the leaderboard privacy rule: another member counts
+-- there only while she shares study time and question counts outside stealth mode.
+-- Rules: docs/database.md#leaderboards-and-privacy. Idempotent: part of community-patch-v6.sql.
+
+-- Both functions are definers (they read every member's daily_user_stats past RLS), so they apply
+-- the rule themselves: the caller always sees her own numbers, anyone else only when
+-- private.leaderboard_visible_ids() admits her. A hidden member has no row on the board (ranks
+-- close up) and adds nothing to the analytics, whose totals would otherwise give her minutes away
+-- in a small group.
+
+create or replace function public.get_group_leaderboard(p_group_id uuid, p_limit integer default 50, p_days integer default 7)
+returns table (rank bigint, user_id uuid, display_name text, minutes bigint, correct bigint, points bigint)
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  if (select auth.uid()) is null or not public._is_group_member(p_group_id, (select auth.uid())) then
+    raise exception 'not_group_member' using errcode = 'P0001', hint = 'only members see a group''s leaderboard';
+  end if;
+  return query
+    with totals as (
+      select m.user_id, m.joined_at,
+             coalesce(sum(s.minutes), 0)::bigint as minutes,
+             coalesce(sum(s.correct), 0)::bigint as correct
+      from public.group_members m
+      left join public.daily_user_stats s
+        on s.user_id = m.user_id and s.study_day > current_date - greatest(coalesce(p_days, 7), 1)
+      where m.group_id = p_group_id
+        and (m.user_id = (select auth.uid()) or m.user_id in (select private.leaderboard_visible_ids()))
+      group by m.user_id, m.joined_at
+    )
+    select row_number() over (order by t.minutes + t.correct desc, t.joined_at, t.user_id),
+           t.user_id, coalesce(p.display_name, p.handle, 'a student'), t.minutes, t.correct,
+           t.minutes + t.correct
+    from totals t left join public.user_profiles p on p.user_id = t.user_id
+    order by 1
+    limit least(greatest(coalesce(p_limit, 50), 1), 500);
+end
+$$;
+comment on function public.get_group_leaderboard(uuid, integer, integer) is
+  'rpc: a group''s members ranked by points (minutes + correct answers over p_days), ties by join time; members only; others only as far as they share.';
+
+create or replace function public.get_group_analytics_from_snapshots(p_group_id uuid, p_days integer default 30)
+returns table (study_day date, total_minutes bigint, total_correct bigint, active_members bigint)
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  if (select auth.uid()) is null or not public._is_group_member(p_group_id, (select auth.uid())) then
+    raise exception 'not_group_member' using errcode = 'P0001', hint = 'only members see a group''s analytics';
+  end if;
+  return query
+    select d::date, coalesce(sum(s.minutes), 0)::bigint, coalesce(sum(s.correct), 0)::bigint,
+           count(s.user_id) filter (where s.minutes > 0 or s.sessions > 0)
+    from generate_series(current_date - (least(greatest(coalesce(p_days, 30), 1), 366) - 1), current_date, interval '1 day') d
+    left join public.daily_user_stats s
+      on s.study_day = d::date
+     and s.user_id in (select m.user_id from public.group_members m
+                       where m.group_id = p_group_id
+                         and (m.user_id = (select auth.uid()) or m.user_id in (select private.leaderboard_visible_ids())))
+    group by d
+    order by d;
+end
+$$;
+comment on function public.get_group_analytics_from_snapshots(uuid, integer) is
+  'rpc: per-day totals (minutes, correct answers, active members) of a group over p_days; members only; others only as far as they share.';
+-- <<< 20261125100300_security_group_stats_privacy.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261123131000') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261125100300') on conflict do nothing;
   end if;
 end
 $$;

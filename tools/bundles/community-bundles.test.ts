@@ -131,11 +131,15 @@ describe('community-patch-v6.sql on a project whose buckets have no limits', () 
 });
 
 describe('leaderboard-rls-fix.sql', () => {
-  it('turns an empty leaderboard into a full one on a database without the stats read policies', async () => {
+  it('puts the students who share back on the leaderboard of a database without the stats read policies', async () => {
     const client = await openCompleteInstall();
     await client.query(`insert into auth.users (id, email) values
       ('30000000-0000-4000-8000-000000000001', 'viewer@test.local'),
-      ('30000000-0000-4000-8000-000000000002', 'ranked@test.local')`);
+      ('30000000-0000-4000-8000-000000000002', 'ranked@test.local'),
+      ('30000000-0000-4000-8000-000000000003', 'private@test.local')`);
+    // ranked shares study time and question counts; private keeps the default switches.
+    await client.query(`update public.community_enrollments set privacy = privacy || '{"shareQuestionCounts": true}'
+      where user_id = '30000000-0000-4000-8000-000000000002'`);
     await client.query(`
       drop policy "authenticated read all summaries for leaderboards" on public.user_stats_summary;
       drop policy "authenticated read all daily stats for leaderboards" on public.daily_user_stats;`);
@@ -144,11 +148,21 @@ describe('leaderboard-rls-fix.sql', () => {
 
     await client.query(bundle('leaderboard-rls-fix.sql'));
     expect(await countVisibleSummaries(client, viewer)).toBe(1);
+    await client.query(bundle('leaderboard-rls-fix.sql'));
+    expect(await countVisibleSummaries(client, viewer)).toBe(1);
   }, 180_000);
 
-  it('holds only the stats read policies', () => {
+  it('applies twice on top of app-complete.sql and leaves the catalog unchanged', async () => {
+    const client = await openCompleteInstall();
+    const before = await snapshotCatalog(client);
+    await client.query(bundle('leaderboard-rls-fix.sql'));
+    await client.query(bundle('leaderboard-rls-fix.sql'));
+    expect(await snapshotCatalog(client)).toEqual(before);
+  }, 180_000);
+
+  it('holds only the stats read policies and the helper they call', () => {
     const statements = bundle('leaderboard-rls-fix.sql').match(/^(create|drop|grant|alter|revoke)\b.*$/gim) ?? [];
-    expect(statements.every((line) => /user_stats_summary|daily_user_stats/.test(line)
-      || /^grant select on public\.user_stats_summary/i.test(line))).toBe(true);
+    expect(statements.some((line) => /private\.leaderboard_visible_ids/.test(line))).toBe(true);
+    expect(statements.every((line) => /user_stats_summary|daily_user_stats|private\.leaderboard_visible_ids\(\)/.test(line))).toBe(true);
   });
 });

@@ -2,7 +2,8 @@
 // create, change or delete a victim's rows in one table, in a transaction that is rolled back
 // afterwards. The verdict is decided by re-reading the table as the database owner, never by
 // trusting what the attacker was told:
-//   select  the victim's rows the attacker's query counts (beyond what an allowed rule covers);
+//   select  the victim's rows the attacker's query counts (beyond those the owner finds an allowed
+//           rule covers);
 //   insert  a copy of one of the victim's rows, after the owner removed the original so no unique
 //           key stands in the way: does a row of the victim's exist again?
 //   update  an unfiltered UPDATE (no WHERE, a constant value: PostgreSQL then checks rows against
@@ -109,11 +110,18 @@ interface Attempt {
 
 function selectAttempt(table: TargetTable, victim: string, allowedRows: string): Attempt {
   return {
-    prepare: async () => ({
-      sql: `select count(*) filter (where coalesce(${allowedRows}, false))::int as allowed, count(*)::int as seen
-            from ${tableSql(table)} where ${victimRowsSql(table)}`,
-      params: [victim],
-    }),
+    // Which of the victim's rows the rule allows is decided by the owner, who can read whatever the
+    // rule names (another table, such as the victim's privacy switches, that the attacker cannot).
+    prepare: async (client) => {
+      const { rows } = await client.query<{ allowed: string[] }>(
+        `select coalesce(array_agg(ctid::text), '{}') as allowed from ${tableSql(table)}
+         where ${victimRowsSql(table)} and coalesce(${allowedRows}, false)`, [victim]);
+      return {
+        sql: `select count(*) filter (where ctid::text = any ($2::text[]))::int as allowed, count(*)::int as seen
+              from ${tableSql(table)} where ${victimRowsSql(table)}`,
+        params: [victim, rows[0]?.allowed ?? []],
+      };
+    },
     judge: async (_client, result) => {
       const { seen, allowed } = result.rows[0] as { seen: number; allowed: number };
       return seen === 0 ? { kind: 'nothing' } : { kind: 'reached', rows: seen, allowedRows: allowed };
@@ -177,7 +185,7 @@ function deleteAttempt(table: TargetTable, victim: string): Attempt {
 }
 
 export interface AttackOptions {
-  /** What the victim's rows this role may read under an allowed rule (a condition on the columns). */
+  /** Which of the victim's rows this role may read under an allowed rule (a condition, evaluated as the owner). */
   allowedRows?: string | undefined;
   /** Run as the owner first, inside the rolled-back transaction (the matrix's own tests weaken a rule). */
   setupSql?: string;

@@ -135,6 +135,17 @@ describe('the attack matrix notices a weakened rule', () => {
     expect(violation(outcome, rule)).toMatch(/reached 1 of alice's rows beyond what "public groups are readable/);
   });
 
+  it('alice\'s statistics are out of reach once she hides them, and a policy that still shows them is caught', async () => {
+    const stats = target('daily_user_stats');
+    const rule = allowedRead(stats, attackers[1] as Attacker);
+    const stealth = `update public.community_enrollments set privacy = privacy || '{"stealthMode": true}' where user_id = '${world.alice}';`;
+    expect(await attack(client, stats, 'select', bob(), world.alice, { allowedRows: rule?.rows, setupSql: stealth }))
+      .toEqual({ kind: 'nothing' });
+    const outcome = await attack(client, stats, 'select', bob(), world.alice,
+      { allowedRows: rule?.rows, setupSql: stealth + widen('daily_user_stats', 'SELECT', 'using') });
+    expect(violation(outcome, rule)).toMatch(/reached 1 of alice's rows beyond what "leaderboard stats are readable/);
+  });
+
   it('an error other than a refusal is reported, never taken for one', async () => {
     const outcome = await attack(client, target('user_tasks'), 'update', bob(), world.alice, {
       setupSql: `create function pg_temp.fail() returns trigger language plpgsql as $f$ begin raise exception 'boom'; end $f$;

@@ -36,6 +36,8 @@ export async function seedWorld(client: pg.ClientBase): Promise<World> {
   await actAs(client, alice, `select public.community_bootstrap_profile('alice_matrix')`);
   await actAs(client, carol, `select public.community_bootstrap_profile('carol_matrix')`);
   await actAs(client, alice, `update public.user_settings set day_offset_hours = 4`);
+  // alice shares study time and question counts, so the leaderboard rule has rows to allow.
+  await actAs(client, alice, `update public.community_enrollments set privacy = privacy || '{"shareQuestionCounts": true}'`);
   // Roles are granted by the admin console with the service key.
   await client.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [world.alice]);
 

@@ -1,7 +1,8 @@
 // POST /__leaderboard {period}: rankings for the period and the caller's own rank, read with the
 // caller's JWT only (never the service key), so the read policies on user_stats_summary and
-// daily_user_stats decide who appears. Without them the board shows only the caller (the fix is
-// supabase/bundles/leaderboard-rls-fix.sql).
+// daily_user_stats decide who appears: the caller and the students whose privacy switches let
+// leaderboards show them (docs/database.md#leaderboards-and-privacy). Without the policies the
+// board shows only the caller (the fix is supabase/bundles/leaderboard-rls-fix.sql).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendClient } from '../backend/backend-client.ts';

@@ -1,6 +1,7 @@
 -- Owner-only access to every base table: alice sees and edits her own rows; bob (another user)
 -- and anon (signed out) can neither read nor change them, even knowing her id. The one exception is
--- the statistics pair, which are open to every signed-in reader for leaderboards (never anon; docs/database.md#study-data-and-statistics).
+-- the statistics pair, which signed-in readers see for leaderboards only while alice shares them
+-- (never anon; docs/database.md#leaderboards-and-privacy).
 begin;
 select plan(45);
 
@@ -51,16 +52,16 @@ select is((select count(*)::int from public.users where id = tests.get_user_id('
 select is((select count(*)::int from public.user_profiles where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s profile');
 select is((select count(*)::int from public.user_settings where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s settings');
 select is((select count(*)::int from public.user_roles where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s roles');
-select is((select count(*)::int from public.user_stats_summary where user_id = tests.get_user_id('alice')), 1, 'bob reads alice''s summary: the leaderboard policy opens statistics to signed-in users');
-select is((select count(*)::int from public.daily_user_stats where user_id = tests.get_user_id('alice')), 1, 'bob reads alice''s daily stats for the leaderboard');
+select is((select count(*)::int from public.user_stats_summary where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s summary: by default she does not share question counts');
+select is((select count(*)::int from public.daily_user_stats where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s daily stats either');
 select is((select count(*)::int from public.study_sessions where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s sessions');
 select is((select count(*)::int from public.user_tasks where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s tasks');
 select is((select count(*)::int from public.user_backups where user_id = tests.get_user_id('alice')), 0, 'bob cannot read alice''s backups');
 
 select lives_ok($$update public.user_profiles set display_name = 'hacked' where user_id = tests.get_user_id('alice')$$,
   'bob''s update of alice''s profile runs ...');
-select lives_ok($$update public.users set username = 'hacked' where id = tests.get_user_id('alice')$$,
-  'bob''s rename of alice runs ...');
+select throws_ok($$update public.users set username = 'hacked' where id = tests.get_user_id('alice')$$,
+  '42501', null, 'bob cannot rename alice (nobody but the database renames a users row)');
 select lives_ok($$update public.user_tasks set done = true where user_id = tests.get_user_id('alice')$$,
   'bob''s update of alice''s tasks runs ...');
 select lives_ok($$delete from public.user_backups where user_id = tests.get_user_id('alice')$$,

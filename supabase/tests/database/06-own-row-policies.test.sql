@@ -1,5 +1,6 @@
--- Each own-row write policy on the base tables, granted and denied: alice (the owner) renames
--- herself, edits and deletes her tasks, deletes her backups and creates her profile and settings;
+-- Each own-row write policy on the base tables, granted and denied: alice (the owner) edits and
+-- deletes her tasks, deletes her backups and creates her profile and settings, but cannot rename
+-- her users row (the account e-mail changes through auth only);
 -- bob (another student) and anon change nothing of hers. Bob's writes carry no WHERE clause, as a
 -- client sending an unfiltered PATCH or DELETE with return=minimal would: PostgreSQL then checks
 -- each row against the UPDATE or DELETE policy alone, with no SELECT policy to hide alice's rows.
@@ -32,13 +33,14 @@ select lives_ok($$insert into public.user_profiles (user_id, display_name) value
   'alice creates her own profile');
 select lives_ok($$insert into public.user_settings (user_id, day_offset_hours) values (auth.uid(), 4)$$,
   'alice creates her own settings');
-select lives_ok($$update public.users set username = 'alice.renamed'$$, 'alice renames herself with an unfiltered update');
+select throws_ok($$update public.users set username = 'alice.renamed'$$, '42501', null,
+  'alice cannot rename herself: users.username is the account e-mail');
 select lives_ok($$update public.user_settings set timezone_offset_minutes = 60$$, 'alice edits her settings with an unfiltered update');
 select lives_ok($$update public.user_tasks set done = true$$, 'alice ticks off her tasks with an unfiltered update');
 
 select tests.authenticate_as_service_role();
-select is((select username from public.users where id = tests.get_user_id('alice')), 'alice.renamed',
-  '... and her username is changed');
+select is((select username from public.users where id = tests.get_user_id('alice')), 'alice@test.local',
+  '... and her username is still her e-mail');
 select is((select timezone_offset_minutes::int from public.user_settings where user_id = tests.get_user_id('alice')), 60,
   '... and her settings are changed');
 select is((select done from public.user_tasks where user_id = tests.get_user_id('alice')), true,
@@ -48,7 +50,7 @@ select is((select done from public.user_tasks where user_id = tests.get_user_id(
 
 -- bob's unfiltered writes touch only his own rows ------------------------------------------------
 select tests.authenticate_as('bob');
-select lives_ok($$update public.users set username = 'bob.renamed'$$, 'bob''s unfiltered rename runs ...');
+select throws_ok($$update public.users set username = 'bob.renamed'$$, '42501', null, 'bob''s unfiltered rename is refused');
 select lives_ok($$update public.user_profiles set display_name = 'hacked'$$, 'bob''s unfiltered profile update runs ...');
 select lives_ok($$update public.user_settings set day_offset_hours = 9$$, 'bob''s unfiltered settings update runs ...');
 select lives_ok($$update public.user_tasks set title = 'hijacked', done = false$$, 'bob''s unfiltered task update runs ...');
@@ -56,7 +58,7 @@ select lives_ok($$delete from public.user_tasks$$, 'bob''s unfiltered task delet
 select lives_ok($$delete from public.user_backups$$, 'bob''s unfiltered backup delete runs ...');
 
 select tests.authenticate_as_service_role();
-select is((select username from public.users where id = tests.get_user_id('alice')), 'alice.renamed',
+select is((select username from public.users where id = tests.get_user_id('alice')), 'alice@test.local',
   '... and alice''s username is unchanged');
 select is((select display_name from public.user_profiles where user_id = tests.get_user_id('alice')), 'Alice',
   '... and alice''s profile is unchanged');
@@ -68,8 +70,8 @@ select is((select count(*)::int from public.user_backups where user_id = tests.g
   '... and alice''s backup is still there');
 select is((select username || '/' || (select count(*) from public.user_tasks t where t.user_id = u.id)
                            || '/' || (select count(*) from public.user_backups b where b.user_id = u.id)
-           from public.users u where u.id = tests.get_user_id('bob')), 'bob.renamed/0/0',
-  'while bob''s own rows were renamed and deleted, so the statements did run');
+           from public.users u where u.id = tests.get_user_id('bob')), 'bob@test.local/0/0',
+  'while bob''s own tasks and backups were deleted, so the statements did run');
 
 -- Moving his own row onto alice's id is refused by each WITH CHECK.
 select tests.authenticate_as('bob');

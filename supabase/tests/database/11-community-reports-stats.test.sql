@@ -20,6 +20,9 @@ insert into public.daily_user_stats (user_id, study_day, minutes, sessions, corr
   (tests.get_user_id('member'), current_date, 40, 1, 10),
   (tests.get_user_id('member'), current_date - 1, 20, 1, 0),
   (tests.get_user_id('outsider'), current_date, 500, 3, 0);
+-- Everyone here shares study time and question counts; what the switches hide is proven in
+-- 42-leaderboard-privacy.test.sql.
+update public.community_enrollments set privacy = privacy || '{"shareQuestionCounts": true}';
 
 -- Leaderboard and analytics.
 select tests.authenticate_as('member');

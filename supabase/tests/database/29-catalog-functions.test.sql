@@ -61,10 +61,11 @@ select is(
         order by 1),
   array[
     'private.effective_presence_status(text,timestamp with time zone)',  -- pure; the overview calls it as the caller
+    'private.leaderboard_visible_ids()',                                 -- who chose to be on leaderboards, for the stats policies
     'private.my_group_ids()',                                            -- the caller's own groups, for policies
     'private.slugify(text)'                                              -- pure; the slug trigger runs as the caller
   ],
-  'the API roles execute only these private functions, none of which answers about another user');
+  'the API roles execute only these private functions, none of which answers about another user beyond what they share');
 
 -- Every function the API roles can execute that takes an id. A user's id (uid, p_user_id,
 -- p_other_user, p_new_owner, and p_target_id for buddy and user targets) must never buy an answer

@@ -31,7 +31,8 @@ select throws_ok($$select public.record_study_session('2026-03-10 13:00+00', 60)
 select throws_ok($$insert into public.daily_user_stats (user_id, study_day, minutes) values (auth.uid(), current_date, 5)$$,
   '42501', null, 'stats are never written directly');
 
--- Leaderboards read everyone's statistics.
+-- Leaderboards read the statistics of everyone who shares them (the switches: 42-leaderboard-privacy).
+update public.community_enrollments set privacy = privacy || '{"shareQuestionCounts": true}';
 select tests.authenticate_as('oth');
 select is((select total_minutes from public.user_stats_summary where user_id = tests.get_user_id('stu')), 1440,
   'another signed-in user reads the summary for leaderboards');
