@@ -17,7 +17,7 @@ export const SWITCHES: SwitchText[] = [
   {
     key: 'stealthMode',
     label: 'Stealth mode',
-    on: 'You always appear offline to buddies and group members, with no subject or task, even while you study.',
+    on: 'You always appear offline to buddies and group members, with no subject or task, even while you study, and you are on no leaderboard.',
     off: 'Buddies and group members see whether you are studying, on a break or offline right now.',
   },
   {
@@ -36,7 +36,7 @@ export const SWITCHES: SwitchText[] = [
     key: 'shareExactTime',
     label: 'Share your study time',
     on: "Buddies and group members see today's minutes; group members also see how long your current session has run.",
-    off: 'Your minutes stay private. Group leaderboards still rank members by points.',
+    off: 'Your minutes stay private, and you are on no leaderboard.',
   },
   {
     key: 'shareSubjectBreakdown',
@@ -47,8 +47,8 @@ export const SWITCHES: SwitchText[] = [
   {
     key: 'shareQuestionCounts',
     label: 'Share question counts',
-    on: "Buddies see how many questions you answered today.",
-    off: 'Buddies see a lock instead of your question counts.',
+    on: "Buddies see how many questions you answered today. With your study time shared too, leaderboards rank you by points.",
+    off: 'Buddies see a lock instead of your question counts, and you are on no leaderboard.',
   },
 ];
 

@@ -73,6 +73,7 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
           </tbody>
         </table>
       )}
+      <p class="small muted">Members appear here while they share both their study time and their question counts (<a href="/privacy">Privacy</a>).</p>
     </section>
   );
 }

@@ -23,6 +23,8 @@ interface Row {
 export function whoSeesWhat(enrollment: Enrollment): Row[] {
   const p = enrollment.privacy;
   const live = enrollment.consent && !p.stealthMode;
+  // Points reveal minutes plus correct answers, so leaderboards need both shared.
+  const ranked = !p.stealthMode && p.shareExactTime && p.shareQuestionCounts;
   return [
     { what: 'Studying, on a break or offline, right now', buddies: live, groups: live },
     { what: 'The subject you study now', buddies: live && p.shareCurrentSubject, groups: live && p.shareCurrentSubject },
@@ -32,6 +34,7 @@ export function whoSeesWhat(enrollment: Enrollment): Row[] {
     { what: "Today's minutes per subject", buddies: p.shareSubjectBreakdown, groups: 'never' },
     { what: "Today's question counts", buddies: p.shareQuestionCounts, groups: 'never' },
     { what: "Today's task list", buddies: p.shareTasks, groups: 'never' },
+    { what: 'Your place on leaderboards (points)', buddies: ranked, groups: ranked },
   ];
 }
 
@@ -131,7 +134,7 @@ export default function PrivacyPage() {
             ))}
           </tbody>
         </table>
-        <p class="small muted">Always visible to your groups: your name, handle, picture and role. Group leaderboards rank members by points (minutes plus correct answers) whatever the switches say. Strangers see nothing.</p>
+        <p class="small muted">Always visible to your groups: your name, handle, picture and role. Leaderboards, everyone's and your groups', rank you by points (minutes plus correct answers) only while you share both your study time and your question counts, and never in stealth mode. Strangers see nothing else.</p>
       </section>
     </div>
   );
