@@ -37,8 +37,9 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
   pglite?: PgliteOptions;
   /**
-   * Where PGlite runs: 'worker' (default, every product entry point) or 'main', the server's own
-   * thread, without statement timeouts; kept for measuring the two side by side (tools/bench).
+   * Where PGlite runs: 'worker' (the default, every product entry point) or 'main', the calling
+   * thread, where no statement timeout can stop a statement; kept for measuring the two side by
+   * side (tools/bench). Default: STUDYHALL_PGLITE_THREAD, else 'worker'.
    */
   pgliteThread?: PgliteThread;
   log?: (line: string) => void;
@@ -48,7 +49,7 @@ export type PgliteThread = 'worker' | 'main';
 
 export { MEMORY };
 
-/** Database kinds for the benches: STUDYHALL_PGLITE_THREAD=main picks the in-thread engine. */
+/** For the benches, which start the server as a process: STUDYHALL_PGLITE_THREAD=main runs PGlite on its thread. */
 export function pgliteThreadFromEnv(env: NodeJS.ProcessEnv = process.env): PgliteThread {
   return env.STUDYHALL_PGLITE_THREAD === 'main' ? 'main' : 'worker';
 }
@@ -81,7 +82,7 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
     await unlock();
     throw error;
   }
-  if ((options.pgliteThread ?? 'worker') === 'main') return openInThread(pgdata, unlock, options);
+  if ((options.pgliteThread ?? pgliteThreadFromEnv()) === 'main') return openInThread(pgdata, unlock, options);
   const engine = new PgliteEngine({
     pgdata,
     ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
