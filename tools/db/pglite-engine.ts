@@ -21,6 +21,9 @@ import { wholeMessagesLength } from './pglite-worker-protocol.ts';
 
 export const MEMORY = 'memory://';
 
+/** How long close() waits for PGlite to close cleanly before it ends the thread. */
+export const CLOSE_GRACE_MS = 10_000;
+
 export interface PgliteEngineOptions {
   /** PGlite's directory, or `memory://` (then a temporary directory, removed on close: see start()). */
   pgdata: string;
@@ -77,6 +80,8 @@ function statementTimeoutAnswer(): Buffer {
 export class PgliteEngine {
   #worker: Worker | undefined;
   #ready: Promise<void> | undefined;
+  /** Counts the worker threads started; bytes sent to one are never handed to the next. */
+  #generation = 0;
   #sessions = new Map<number, WorkerSessionStream>();
   #pending: PendingExec[] = [];
   #watchdog: NodeJS.Timeout | undefined;
@@ -110,7 +115,24 @@ export class PgliteEngine {
     await this.#spawn(this.#options.loadDataDir ? await this.#options.loadDataDir.arrayBuffer() : undefined);
   }
 
-  #spawn(loadDataDir?: ArrayBuffer): Promise<void> {
+  /**
+   * Opens PGlite in a new worker thread, once `previous` (the old thread's termination) is over:
+   * two instances must never have the directory open at the same time.
+   */
+  #spawn(loadDataDir?: ArrayBuffer, previous?: Promise<unknown>): Promise<void> {
+    const generation = ++this.#generation;
+    const ready = (async () => {
+      await previous;
+      if (generation !== this.#generation || this.#closing) throw new EngineStoppedError('was closed');
+      await this.#openWorker(loadDataDir);
+    })();
+    // An engine that never opened is reported to whoever waits for it, not opened again in a loop.
+    ready.catch(() => {});
+    this.#ready = ready;
+    return ready;
+  }
+
+  #openWorker(loadDataDir?: ArrayBuffer): Promise<void> {
     const workerUrl = this.#options.workerUrl ?? defaultWorkerUrl();
     const workerData: WorkerOptions = { pgdata: this.#pgdata, ...(loadDataDir ? { loadDataDir } : {}) };
     const worker = new Worker(fileURLToPath(workerUrl), { workerData, transferList: loadDataDir ? [loadDataDir] : [] });
@@ -130,12 +152,9 @@ export class PgliteEngine {
       worker.once('error', (error) => (failure = `: ${error.message}`));
       worker.once('exit', (code) => reject(new Error(`the PGlite worker exited (${code}) before it opened ${this.#pgdata}${failure}`)));
     });
-    // An engine that never opened is reported to whoever waits for it, not opened again in a loop.
-    ready.catch(() => {});
     worker.on('message', (reply: EngineReply) => this.#onReply(worker, reply));
     worker.on('error', (error) => opened && this.#onWorkerGone(worker, `stopped: ${error.message}`));
     worker.on('exit', (code) => opened && this.#onWorkerGone(worker, `exited (${code})`));
-    this.#ready = ready;
     return ready;
   }
 
@@ -152,14 +171,16 @@ export class PgliteEngine {
     this.#pending.push(exec);
     // A copy of exactly these bytes (a Buffer may be a view on a shared pool), handed over without another copy.
     const copy = new Uint8Array(bytes);
-    const worker = this.#worker;
+    const generation = this.#generation;
     const ready = this.#ready;
-    if (!worker || !ready) {
+    if (!ready || this.#closing) {
       stream.destroy(new EngineStoppedError('is not open'));
       return;
     }
     const post = () => {
-      if (this.#worker !== worker) return; // the engine restarted meanwhile: the stream is gone already
+      const worker = this.#worker;
+      // The engine restarted meanwhile: the stream is gone already.
+      if (generation !== this.#generation || !worker) return;
       const request: EngineRequest = { type: 'exec', id: exec.id, session: exec.session, bytes: copy.buffer };
       worker.postMessage(request, [copy.buffer]);
       exec.posted = true;
@@ -229,9 +250,8 @@ export class PgliteEngine {
       }
     }
     this.#sessions.clear();
-    void old?.terminate();
     this.#restarts += 1;
-    this.#spawn().catch((error: unknown) => this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`));
+    this.#spawn(undefined, old?.terminate()).catch((error: unknown) => this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`));
   }
 
   /** Closes PGlite cleanly (a checkpoint, files closed), ends the thread, removes a temporary directory. */
@@ -249,7 +269,11 @@ export class PgliteEngine {
         worker.once('exit', () => resolve());
       });
       worker.postMessage({ type: 'close' } satisfies EngineRequest);
-      await closed;
+      // The close waits behind a statement still running; past the grace period the thread is
+      // ended, and the next open recovers the directory as after a crash (nothing committed is lost).
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
       await worker.terminate();
     }
     for (const stream of this.#sessions.values()) stream.destroy(new EngineStoppedError('was closed'));
