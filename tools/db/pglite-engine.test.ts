@@ -105,14 +105,18 @@ describe('the statement watchdog', () => {
     await client.query('begin');
     await client.query("insert into public.engine_probe (label) values ('interrupted')");
     const started = Date.now();
-    const cut = await client.query('select pg_sleep(30)').then(() => undefined, (error: unknown) => error);
+    const running = client.query('select pg_sleep(30)').then(() => undefined, (error: unknown) => error);
+    // Another caller asks meanwhile: it waits for the connection, then runs on the reopened engine.
+    const queued = pool.query<{ label: string }>('select label from public.engine_probe order by seq');
+    const cut = await running;
     const tookMs = Date.now() - started;
     client.release(true);
+    expect((await queued).rows).toEqual([{ label: 'committed' }]);
     expect(cut).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' });
     expect(tookMs).toBeGreaterThanOrEqual(290);
     expect(tookMs).toBeLessThan(5_000);
     expect(engine.restarts).toBe(1);
-    // The queued caller runs on the reopened engine, which recovered the directory.
+    // The reopened engine recovered the directory: the committed row, not the interrupted one.
     const { rows } = await pool.query<{ label: string }>('select label from public.engine_probe order by seq');
     expect(rows).toEqual([{ label: 'committed' }]);
   }, 120_000);
