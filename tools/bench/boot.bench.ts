@@ -12,7 +12,9 @@
 // Each figure is the median over --runs runs (min-max beside it). With --variants a,b the variants
 // run interleaved run by run, so machine drift hits each alike, and the table ends with ratios.
 // Run: node --import tsx tools/bench/boot.bench.ts [--runs 3] [--rounds 10] [--requests 1000]
-//        [--idle-s 10] [--variants npm-start,compiled,tsx,checkout] [--checkout <dir>]
+//        [--idle-s 10] [--variants npm-start,compiled,tsx,main-thread,checkout] [--checkout <dir>]
+// `main-thread` is the compiled server with PGlite on the server's thread (STUDYHALL_PGLITE_THREAD=main),
+// to weigh the worker thread against it.
 // `checkout` is `npm start` in the folder --checkout names (another commit's worktree, its own
 // `npm ci` done), to measure a change against the code before it in one run.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,12 +43,14 @@ const IDLE_MS = Number(flags['idle-s']) * 1000;
 const CONCURRENCY = 4;
 
 /** How each variant starts the server; `npm-start` is whatever `npm start` runs on this checkout. */
-const VARIANTS: Record<string, { command: string[]; cwd: string }> = {
+const VARIANTS: Record<string, { command: string[]; cwd: string; env?: Record<string, string> }> = {
   'npm-start': { command: ['npm', 'start', '--silent'], cwd: repoRoot },
   // What `npm start` runs without npm in front (the compiled server, built first when stale) ...
   compiled: { command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'], cwd: repoRoot },
   // ... and the TypeScript sources through the tsx loader, as `npm start` ran before it.
   tsx: { command: [process.execPath, '--import', 'tsx', 'gateway/src/main.ts'], cwd: repoRoot },
+  // The compiled server with PGlite on the server's own thread instead of its worker thread.
+  'main-thread': { command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'], cwd: repoRoot, env: { STUDYHALL_PGLITE_THREAD: 'main' } },
 };
 // `npm start` of another checkout (a worktree of an older commit with its own `npm ci`), side by side.
 if (flags.checkout) VARIANTS.checkout = { command: ['npm', 'start', '--silent'], cwd: path.resolve(flags.checkout) };
@@ -101,9 +105,9 @@ interface Server {
 }
 
 function startServer(variant: string, env: Record<string, string>): Server {
-  const { command: [command, ...args], cwd } = VARIANTS[variant]!;
+  const { command: [command, ...args], cwd, env: variantEnv } = VARIANTS[variant]!;
   // Its own process group, so stopping it reaches node even when npm and sh sit in between.
-  const child = spawn(command!, args, { cwd, env: { ...process.env, ...env }, detached: true });
+  const child = spawn(command!, args, { cwd, env: { ...process.env, ...env, ...variantEnv }, detached: true });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

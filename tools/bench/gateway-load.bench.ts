@@ -9,6 +9,7 @@
 // The server's resident memory (VmRSS of its process) is read before, during and after each phase,
 // so "memory stays flat" is a figure, not a belief.
 // Run: node --import tsx tools/bench/gateway-load.bench.ts [--quick]   (quick: 10 s and 5 s)
+//      STUDYHALL_PGLITE_THREAD=main ... runs PGlite on the server's thread instead of its worker.
 // Also prints the machine's load average, since the figures mean little without it.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -65,6 +66,8 @@ const server = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, '
     DATA_DIR: path.join(temp.dir, 'data'),
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
+    // STUDYHALL_PGLITE_THREAD=main runs PGlite on the server's thread, to weigh its worker thread.
+    ...(process.env.STUDYHALL_PGLITE_THREAD ? { STUDYHALL_PGLITE_THREAD: process.env.STUDYHALL_PGLITE_THREAD } : {}),
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });

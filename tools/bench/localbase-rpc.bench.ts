@@ -1,5 +1,6 @@
 // Benchmark: one RPC round trip through supabase-js against localbase, on PGlite and on
-// PostgreSQL 15, beside the same call made directly with `pg` (the floor). Prints round trips per
+// PostgreSQL 15, beside the same call made directly with `pg` (the floor). PGlite runs twice: on
+// the calling thread and in its worker thread (the product's engine). Prints round trips per
 // second, p50 and p99, and the ratios. Not a test: it never fails on a time.
 //   node --import tsx tools/bench/localbase-rpc.bench.ts [--calls 2000] [--concurrency 50]
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,10 +11,10 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import pg from 'pg';
 import ws from 'ws';
 import { z } from 'zod';
-import { openDatabase, type Database } from '../db/database.ts';
+import { MEMORY, openDatabase, type Database } from '../db/database.ts';
 import { startLocalbase } from '../localbase/server.ts';
 import { startCluster } from '../pg/cluster.ts';
-import { openTestDatabase } from '../testing/test-database.ts';
+import { openTestDatabase, testDatabaseSnapshot } from '../testing/test-database.ts';
 
 const options = z
   .object({ calls: z.coerce.number().int().min(10).max(100_000), concurrency: z.coerce.number().int().min(1).max(500) })
@@ -130,6 +131,15 @@ async function main(): Promise<void> {
     console.log(report(await runEngine('PGlite (in-process, pool of 1)', database, embedded.pool)));
   } finally {
     await embedded.close();
+  }
+
+  // PGlite in its worker thread, as the product opens it: the same pool of 1, each protocol
+  // exchange a message to the thread and back.
+  const worker = await openDatabase({ dataDir: MEMORY, migrate: false, pglite: { loadDataDir: await testDatabaseSnapshot() } });
+  try {
+    console.log(report(await runEngine('PGlite (worker thread, pool of 1)', worker, worker.pool)));
+  } finally {
+    await worker.close();
   }
 
   const cluster = await startCluster();

@@ -13,6 +13,8 @@ export interface BuildLayout {
 }
 export const EXTERNAL_PACKAGES: string[];
 export const ENTRY_POINTS: Record<'gateway-main' | 'localbase-main', string>;
+/** Modules the programs start as worker threads, built beside them (not programs to run). */
+export const WORKER_ENTRY_POINTS: Record<'pglite-worker', string>;
 export const serverLayout: BuildLayout;
 export function currentBuildDir(layout?: BuildLayout): Promise<string | undefined>;
 export function staleReason(layout?: BuildLayout): Promise<string | undefined>;

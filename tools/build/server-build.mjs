@@ -31,6 +31,14 @@ export const ENTRY_POINTS = {
 };
 
 /**
+ * Modules the programs start as worker threads, built next to them: PGlite's thread
+ * (tools/db/pglite-engine.ts finds `pglite-worker.js` beside its own chunk). Not programs to run.
+ */
+export const WORKER_ENTRY_POINTS = {
+  'pglite-worker': 'tools/db/pglite-worker.ts',
+};
+
+/**
  * Packages loaded from node_modules at run time rather than bundled: PGlite and its extensions find
  * their WebAssembly and data files next to their own modules; native or optional modules that some
  * packages only try to load; the build tools the phone remote's build imports lazily.
@@ -72,7 +80,7 @@ const KEEP_OLD_BUILDS = 2;
 export const serverLayout = {
   repoDir,
   buildRoot: path.join(repoDir, '.build', 'server'),
-  entryPoints: ENTRY_POINTS,
+  entryPoints: { ...ENTRY_POINTS, ...WORKER_ENTRY_POINTS },
   settingsFiles: ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'],
   external: EXTERNAL_PACKAGES,
 };

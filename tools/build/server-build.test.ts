@@ -1,7 +1,8 @@
 // The compiled server's build step on a small project of its own: it bundles TypeScript that
 // imports TypeScript and npm packages (one bundled, one left external), runs, rebuilds only when a
 // file it read (or a settings file) is newer, swaps builds atomically through CURRENT and keeps
-// only a few old ones.
+// only a few old ones. And the real thing it must get right beyond bundling: PGlite's worker
+// thread, built beside the server, found and started by the bundled engine.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../db/paths.ts';
-import { buildServer, currentBuildDir, ensureServerBuild, staleReason, type BuildLayout } from './server-build.mjs';
+import { buildServer, currentBuildDir, ensureServerBuild, EXTERNAL_PACKAGES, staleReason, WORKER_ENTRY_POINTS, type BuildLayout } from './server-build.mjs';
 
 const run = promisify(execFile);
 
@@ -101,4 +102,28 @@ describe('the server build', () => {
     const folders = (await readdir(layout.buildRoot, { withFileTypes: true })).filter((entry) => entry.isDirectory());
     expect(folders).toHaveLength(3);
   });
+});
+
+describe("PGlite's worker thread in the build", () => {
+  it('is bundled beside the server, and the bundled engine finds it and opens PGlite with it', async () => {
+    const relative = (file: string) => path.relative(project, path.join(repoRoot, file));
+    await writeFile(
+      path.join(project, 'src', 'probe.ts'),
+      `import pg from 'pg';\nimport { enginePoolConfig, PgliteEngine } from ${JSON.stringify(relative('tools/db/pglite-engine.ts').replace(/^/, '../'))};\n` +
+        `const engine = new PgliteEngine({ pgdata: 'memory://' });\nawait engine.start();\n` +
+        `const pool = new pg.Pool(enginePoolConfig(engine));\nconst { rows } = await pool.query('select 40 + 2 as n');\n` +
+        `await pool.end();\nawait engine.close();\nconsole.log(rows[0].n);\n`,
+    );
+    const probeLayout: BuildLayout = {
+      repoDir: project,
+      buildRoot: path.join(project, '.build-probe'),
+      entryPoints: { probe: 'src/probe.ts', ...Object.fromEntries(Object.entries(WORKER_ENTRY_POINTS).map(([name, file]) => [name, relative(file)])) },
+      settingsFiles: [],
+      external: EXTERNAL_PACKAGES,
+    };
+    const dir = await buildServer(probeLayout);
+    expect(await readdir(dir)).toContain('pglite-worker.js');
+    const { stdout } = await run(process.execPath, [path.join(dir, 'probe.js')], { timeout: 150_000 });
+    expect(stdout.trim()).toBe('42');
+  }, 180_000);
 });

@@ -1,5 +1,7 @@
 // The one way studyhall opens its database: PGlite in DATA_DIR (locked to this process), or a real
 // Postgres at DATABASE_URL; either way behind one `pg` Pool, with platform + migrations applied.
+// PGlite runs in a worker thread (pglite-engine.ts), so that a long statement does not stop the
+// server's thread and a statement timeout can be enforced.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -7,7 +9,8 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrateDatabase, type MigrationResult } from './migrate.ts';
-import { openPglite, type PgliteOptions } from './pglite.ts';
+import { MEMORY, PgliteEngine, enginePoolConfig } from './pglite-engine.ts';
+import { openPglite, SEARCH_PATH_SQL, type PgliteOptions } from './pglite.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -18,6 +21,8 @@ export interface Database {
   migrations: MigrationResult;
   /** Where the data lives: the PGlite directory or the DATABASE_URL without its password. */
   location: string;
+  /** PGlite's worker-thread engine, when that is what the pool talks to. */
+  engine?: PgliteEngine;
   close(): Promise<void>;
 }
 
@@ -31,10 +36,23 @@ export interface OpenDatabaseOptions {
   /** Pool size for DATABASE_URL (PGlite is always 1: it has one session). */
   maxConnections?: number;
   pglite?: PgliteOptions;
+  /**
+   * Where PGlite runs: 'worker' (the default, every product entry point) or 'main', the calling
+   * thread, where no statement timeout can stop a statement; kept for measuring the two side by
+   * side (tools/bench). Default: STUDYHALL_PGLITE_THREAD, else 'worker'.
+   */
+  pgliteThread?: PgliteThread;
   log?: (line: string) => void;
 }
 
-export const MEMORY = 'memory://';
+export type PgliteThread = 'worker' | 'main';
+
+export { MEMORY };
+
+/** For the benches, which start the server as a process: STUDYHALL_PGLITE_THREAD=main runs PGlite on its thread. */
+export function pgliteThreadFromEnv(env: NodeJS.ProcessEnv = process.env): PgliteThread {
+  return env.STUDYHALL_PGLITE_THREAD === 'main' ? 'main' : 'worker';
+}
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
@@ -57,13 +75,54 @@ async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): 
 async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Promise<Database> {
   const inMemory = dataDir === MEMORY;
   const unlock = inMemory ? async () => {} : await lockDataDir(dataDir);
+  const pgdata = inMemory ? MEMORY : path.join(dataDir, 'pgdata');
+  try {
+    if (!inMemory) await mkdir(pgdata, { recursive: true });
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+  if ((options.pgliteThread ?? pgliteThreadFromEnv()) === 'main') return openInThread(pgdata, unlock, options);
+  const engine = new PgliteEngine({
+    pgdata,
+    ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  try {
+    await engine.start();
+    const pool = new pg.Pool(enginePoolConfig(engine));
+    pool.on('error', (error) => options.log?.(`pglite pool: ${error.message}`));
+    const migrations = await runMigrations(pool, options).catch(async (error: unknown) => {
+      await pool.end();
+      throw error;
+    });
+    return {
+      kind: 'pglite',
+      pool,
+      migrations,
+      location: pgdata,
+      engine,
+      close: async () => {
+        await pool.end();
+        await engine.close();
+        await unlock();
+      },
+    };
+  } catch (error) {
+    await engine.close().catch(() => {});
+    await unlock();
+    throw error;
+  }
+}
+
+/** PGlite on the calling thread, as before the worker: no statement timeout can stop a statement. */
+async function openInThread(pgdata: string, unlock: () => Promise<void>, options: OpenDatabaseOptions): Promise<Database> {
+  const inMemory = pgdata === MEMORY;
   let pglite: PGlite | undefined;
   try {
-    const pgdata = inMemory ? MEMORY : path.join(dataDir, 'pgdata');
-    if (!inMemory) await mkdir(pgdata, { recursive: true });
     pglite = await openPglite(pgdata, options.pglite);
     // PGlite has one session: the hosted search path is set on it once, here.
-    await pglite.exec('set search_path = "$user", public, extensions');
+    await pglite.exec(SEARCH_PATH_SQL);
     const pool = new pg.Pool(createPgConfig(pglite));
     const migrations = await runMigrations(pool, options);
     const engine = pglite;

@@ -20,6 +20,9 @@ export interface PgliteOptions {
  * table queries at 128 MB and 32 MB have the same median latency (tools/bench/README-boot.md).
  * wal_buffers follows shared_buffers (1/32 of it).
  */
+/** The hosted search path, set on PGlite's one session when it opens (a real Postgres has it per role). */
+export const SEARCH_PATH_SQL = 'set search_path = "$user", public, extensions';
+
 export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '32MB' };
 
 /** Opens PGlite in `dataDir` (a directory, or `memory://`). pgtap is available, never installed. */

@@ -3,6 +3,11 @@
 // suite's first file (supabase/tests/000-setup-tests-hooks.sql) installs them. The first build is
 // snapshotted (dumpDataDir) under .tmp/, keyed by a hash of every SQL source, so later test
 // processes start from it in about a second.
+//
+// It runs PGlite on the test's own thread, not in the product's worker (tools/db/pglite-engine.ts):
+// the suites here need no statement timeout, and the worker would cost each of the hundreds of
+// pgTAP files a message round trip per protocol exchange, and each test process a second copy of
+// the WebAssembly module while it starts (figures: tools/bench/README-statement-timeout.md).
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -45,6 +50,17 @@ async function readSnapshot(file: string): Promise<Blob | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The snapshot of the test database (built first if no test process has yet): a tarball for `loadDataDir`. */
+export async function testDatabaseSnapshot(): Promise<Blob> {
+  const snapshotFile = path.join(snapshotDir, `${await sourcesHash()}.tar.gz`);
+  const existing = await readSnapshot(snapshotFile);
+  if (existing) return existing;
+  await (await openTestDatabase()).close();
+  const built = await readSnapshot(snapshotFile);
+  if (!built) throw new Error(`the test database snapshot ${snapshotFile} was not written`);
+  return built;
 }
 
 export async function openTestDatabase(): Promise<TestDatabase> {

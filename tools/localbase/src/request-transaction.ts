@@ -3,6 +3,7 @@
 // the work, commit or roll back. GET runs read-only. The client is never held across anything that
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
+import { limitStatements } from '../../db/pglite-engine.ts';
 import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
 import { installIfChanged } from './installed-sql.ts';
 import { preparedQuery, trimPrepared } from './prepared-statements.ts';
@@ -17,13 +18,59 @@ export interface RequestContext {
 }
 
 /**
- * One slow query must not hang the server. On PostgreSQL each request's statements get
- * STATEMENT_TIMEOUT (then 57014). PGlite cannot interrupt a running statement (WASM has no timer
- * signal), so there the bound is on waiting: a request that cannot get the session within
- * ACQUIRE_TIMEOUT_MS is answered with ConnectionBusyError instead of queueing forever.
+ * One slow query must not hang the server. Each request's statements get its role's timeout, the
+ * values a hosted Supabase project sets on these roles: anon 3 s, authenticated 8 s, service_role
+ * none (null; the management API and localbase's own work run without one too). On PostgreSQL the
+ * request setup sets `statement_timeout` and Postgres cancels with 57014. PGlite cannot interrupt a
+ * statement from inside (WASM has no timer signal): there the engine's watchdog stops it
+ * (tools/db/pglite-engine.ts) and answers 57014 the same way.
+ * A request that cannot get a connection within ACQUIRE_TIMEOUT_MS is answered with
+ * ConnectionBusyError instead of queueing forever.
  */
-export const STATEMENT_TIMEOUT = '8s';
+export const STATEMENT_TIMEOUTS_MS: Readonly<Record<ApiRole, number | null>> = Object.freeze({
+  anon: 3_000,
+  authenticated: 8_000,
+  service_role: null,
+});
 export const ACQUIRE_TIMEOUT_MS = 10_000;
+
+let activeTimeouts: Readonly<Record<ApiRole, number | null>> = STATEMENT_TIMEOUTS_MS;
+
+export function statementTimeoutFor(role: ApiRole): number | null {
+  return activeTimeouts[role];
+}
+
+/**
+ * For tests only: shorter timeouts, so that a test of the cut does not wait seconds. Returns the
+ * function that puts the production values back.
+ */
+export function overrideStatementTimeoutsForTests(timeouts: Partial<Record<ApiRole, number | null>>): () => void {
+  activeTimeouts = { ...STATEMENT_TIMEOUTS_MS, ...timeouts };
+  return () => {
+    activeTimeouts = STATEMENT_TIMEOUTS_MS;
+  };
+}
+
+/** The `statement_timeout` setting for a timeout in milliseconds: '0' turns it off. */
+function statementTimeoutSetting(timeoutMs: number | null): string {
+  return timeoutMs === null ? '0' : `${timeoutMs}ms`;
+}
+
+/**
+ * Acquires a client for a request of `role`: its statements are limited to the role's timeout on
+ * PGlite's engine (a no-op on PostgreSQL, where the setup's `statement_timeout` does it), until
+ * releaseRequestClient lifts the limit for whatever uses the connection next.
+ */
+async function acquireRequestClient(pool: pg.Pool, role: ApiRole): Promise<pg.PoolClient> {
+  const client = await acquireClient(pool);
+  limitStatements(client, statementTimeoutFor(role));
+  return client;
+}
+
+function releaseRequestClient(client: pg.PoolClient, broken: boolean): void {
+  limitStatements(client, null);
+  client.release(broken);
+}
 
 export class ConnectionBusyError extends Error {
   constructor(waitedMs: number) {
@@ -127,7 +174,7 @@ function beginAndSetup(client: pg.PoolClient, context: RequestContext): [Promise
         context.method,
         context.path,
         JSON.stringify(context.headers),
-        STATEMENT_TIMEOUT,
+        statementTimeoutSetting(statementTimeoutFor(context.role)),
         sessionIdOf(context.claims),
       ],
     }),
@@ -143,7 +190,7 @@ export async function withRequestTransaction<T>(
   context: RequestContext,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await acquireClient(pool);
+  const client = await acquireRequestClient(pool, context.role);
   let broken = false;
   try {
     await trimPrepared(client);
@@ -153,7 +200,7 @@ export async function withRequestTransaction<T>(
     });
     return await commitOrRollback(client, () => work(client), () => (broken = true));
   } finally {
-    client.release(broken);
+    releaseRequestClient(client, broken);
   }
 }
 
@@ -166,7 +213,7 @@ export async function withRequestTransaction<T>(
  * it back, so nothing is written.
  */
 export async function runRequestStatement(pool: pg.Pool, context: RequestContext, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  const client = await acquireClient(pool);
+  const client = await acquireRequestClient(pool, context.role);
   let broken = false;
   try {
     await trimPrepared(client);
@@ -181,7 +228,7 @@ export async function runRequestStatement(pool: pg.Pool, context: RequestContext
     });
     return result;
   } finally {
-    client.release(broken);
+    releaseRequestClient(client, broken);
   }
 }
 
