@@ -4,6 +4,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
+import { ENDED_SESSIONS_FILE } from './admin/ended-sessions.ts';
 import adminConsole from './admin/admin-console.ts';
 import type { AdminTuning } from './admin/admin-context.ts';
 import authRoutes from './auth/auth-routes.ts';
@@ -100,7 +101,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
-  const adminGate = createAdminGate({ enabled: config.admin.enabled, secret: config.admin.secret, serviceRoleKey: options.backend.serviceRoleKey });
+  const adminGate = createAdminGate({
+    enabled: config.admin.enabled,
+    secret: config.admin.secret,
+    serviceRoleKey: options.backend.serviceRoleKey,
+    endedSessionsFile: path.join(config.dataDir, ENDED_SESSIONS_FILE),
+  });
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
