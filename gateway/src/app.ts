@@ -27,6 +27,8 @@ import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
+import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
+import type { Budget } from './security/rate-limits.ts';
 import { BODY_LIMITS } from './security/body-limits.ts';
 import { installJsonBodyParser } from './security/json-body.ts';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
@@ -44,6 +46,8 @@ export interface GatewayOptions {
   logger?: FastifyServerOptions['logger'];
   /** Overrides for tests: per-address budgets, health probe timing, deadlines, log rotation. */
   rateLimits?: Partial<RateLimitSettings>;
+  /** The per-account budget of failed passwords (tests: a clock, other sizes). */
+  accountLogins?: Partial<Budget> & { now?: () => number };
   /** Probe timing (tests); measureAtStart for the server that `npm start` runs. */
   health?: { probeTimeoutMs?: number; cacheMs?: number; measureAtStart?: boolean };
   /** Deadlines of the wrapper routes' backend calls (BACKEND_DEADLINES). */
@@ -101,6 +105,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
+  const { now: accountClock, ...accountBudget } = options.accountLogins ?? {};
+  const accountLogins = new AccountLoginBudget({ ...DEFAULT_ACCOUNT_LOGIN_BUDGET, ...accountBudget }, accountClock);
   const adminGate = createAdminGate({
     enabled: config.admin.enabled,
     secret: config.admin.secret,
@@ -123,7 +129,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });
   await app.register(errorsSink, { logDir: config.logDir, ...(options.errorLog ? { rotation: options.errorLog } : {}) });
   await app.register(pipRoutes, { relay, pairing: config.pipPairing });
-  await app.register(authRoutes, { backend });
+  await app.register(authRoutes, { backend, accountLogins });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
   await app.register(leaderboardRoutes, { backend });
@@ -133,6 +139,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     anonKey: options.backend.anonKey,
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
+    accountLogins,
     ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });

@@ -15,8 +15,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
+import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
-import { decideUrl, pathUnder } from '../security/request-path.ts';
+import { decideUrl, pathUnder, type DecidedUrl } from '../security/request-path.ts';
 import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
@@ -37,6 +38,8 @@ export interface BackendProxyOptions {
   anonKey: string;
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
+  /** The per-account budget of failed passwords, shared with POST /__auth/login. */
+  accountLogins: AccountLoginBudget;
   timeouts?: Partial<typeof PROXY_TIMEOUTS>;
   bodyLimitBytes?: number;
   jsonBodyLimitBytes?: number;
@@ -71,6 +74,24 @@ export function backendRequestHeaders(
 /** The decided path under /__backend of a request (`/auth/v1/token`), or '/' for the prefix itself. */
 export function backendPathOf(request: { url: string }): string {
   return pathUnder(BACKEND_PREFIX, decideUrl(request.url).path) ?? '/';
+}
+
+function isPasswordAttempt(method: string, decided: DecidedUrl): boolean {
+  return method === 'POST' && pathUnder(BACKEND_PREFIX, decided.path) === '/auth/v1/token' && isPasswordGrant(decided.query);
+}
+
+/** The whole (already size-limited) body of a request whose body the proxy would otherwise stream. */
+async function readWhole(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The account a password grant through the proxy names (counted by its outcome). */
+    passwordAccount?: string | undefined;
+  }
 }
 
 const isStoragePath = (pathUnderBackend: string) => pathUnderBackend.startsWith('/storage/v1/');
@@ -127,6 +148,24 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     if (request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function') {
       request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimitOf(request));
     }
+  });
+
+  // A password grant is read whole (it is small) to learn the account it names: a locked account
+  // is refused here, and the backend's answer is counted below. The same bytes are then forwarded.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!isPasswordAttempt(request.method, decideUrl(request.url))) return;
+    const body = request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function' ? await readWhole(request.body as NodeJS.ReadableStream) : Buffer.alloc(0);
+    request.body = body;
+    const account = passwordGrantAccount(body);
+    if (!account) return;
+    const lock = options.accountLogins.lockOf(account);
+    if (lock) return sendAccountLocked(reply, lock);
+    request.passwordAccount = account;
+  });
+
+  // GoTrue answers a wrong password with 400 invalid_grant (localbase: 400 invalid_credentials).
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.passwordAccount && (reply.statusCode === 400 || reply.statusCode === 401)) options.accountLogins.recordFailure(request.passwordAccount);
   });
 
   /**
