@@ -20,6 +20,7 @@ import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/
 import { PushService } from './push/push-service.ts';
 import pushRoutes from './push/push-routes.ts';
 import type { PushWorkerSettings } from './push/push-worker.ts';
+import { systemResolver } from './push/web-push-sender.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
@@ -140,6 +141,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
     accountLogins,
+    pushEndpoints: { resolve: options.push?.resolveHost ?? systemResolver, allowPlainHttpLoopback: options.push?.allowPlainHttp ?? config.pushAllowPlainHttp ?? false },
     ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });

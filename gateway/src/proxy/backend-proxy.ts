@@ -10,6 +10,7 @@
 // (not undici): it hands over a response the backend sends before it has read the whole body, so a
 // backend's own 413 reaches the caller instead of a broken pipe.
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -19,7 +20,9 @@ import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountL
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { decideUrl, pathUnder, type DecidedUrl } from '../security/request-path.ts';
 import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
+import type { EndpointGuard } from '../push/web-push-sender.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
+import { refusedPushRegistration, REGISTER_TOKEN_PATH } from './push-token-check.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
 
 export const BACKEND_PREFIX = '/__backend';
@@ -40,6 +43,8 @@ export interface BackendProxyOptions {
   adminGate: AdminGate;
   /** The per-account budget of failed passwords, shared with POST /__auth/login. */
   accountLogins: AccountLoginBudget;
+  /** Where a registered push endpoint may point (the push worker's own rule). */
+  pushEndpoints: EndpointGuard;
   timeouts?: Partial<typeof PROXY_TIMEOUTS>;
   bodyLimitBytes?: number;
   jsonBodyLimitBytes?: number;
@@ -80,11 +85,19 @@ function isPasswordAttempt(method: string, decided: DecidedUrl): boolean {
   return method === 'POST' && pathUnder(BACKEND_PREFIX, decided.path) === '/auth/v1/token' && isPasswordGrant(decided.query);
 }
 
-/** The whole (already size-limited) body of a request whose body the proxy would otherwise stream. */
-async function readWhole(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/**
+ * Reads the whole (already size-limited) body of a request the proxy would otherwise stream, and
+ * puts the same bytes back as a stream: reply-from forwards a stream as it is (a Buffer it would
+ * re-encode as JSON).
+ */
+async function takeWholeBody(request: FastifyRequest): Promise<Buffer> {
+  const source = request.body as NodeJS.ReadableStream | undefined;
+  if (!source || typeof source.pipe !== 'function') return Buffer.alloc(0);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks);
+  for await (const chunk of source) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  const body = Buffer.concat(chunks);
+  request.body = Readable.from([body]);
+  return body;
 }
 
 declare module 'fastify' {
@@ -154,13 +167,20 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   // is refused here, and the backend's answer is counted below. The same bytes are then forwarded.
   app.addHook('preHandler', async (request, reply) => {
     if (!isPasswordAttempt(request.method, decideUrl(request.url))) return;
-    const body = request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function' ? await readWhole(request.body as NodeJS.ReadableStream) : Buffer.alloc(0);
-    request.body = body;
+    const body = await takeWholeBody(request);
     const account = passwordGrantAccount(body);
     if (!account) return;
     const lock = options.accountLogins.lockOf(account);
     if (lock) return sendAccountLocked(reply, lock);
     request.passwordAccount = account;
+  });
+
+  // A device token registered through the proxy must name a public push endpoint.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || backendPathOf(request) !== REGISTER_TOKEN_PATH) return;
+    const body = await takeWholeBody(request);
+    const refused = await refusedPushRegistration(body, options.pushEndpoints);
+    if (refused) return sendError(reply, 400, 'push_endpoint_refused', `This push endpoint is not allowed: ${refused.replace(/^endpoint_refused: /, '')}.`);
   });
 
   // GoTrue answers a wrong password with 400 invalid_grant (localbase: 400 invalid_credentials).

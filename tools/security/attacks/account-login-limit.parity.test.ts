@@ -84,6 +84,10 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
   it('counts password grants sent straight to /__backend, and /__auth/login then refuses too', async () => {
     const victim = 'proxy-victim@example.com';
     await signUp(victim);
+    // The grant still reaches the backend intact: the right password signs in.
+    const signedIn = await backendGrant({ email: victim, password: `${victim}-password` }, '192.168.7.206');
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    expect(signedIn.json().access_token).toEqual(expect.any(String));
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 12; attempt++) {
       statuses.push((await backendGrant({ email: victim, password: `wrong-${attempt}` }, addresses[attempt % addresses.length] ?? '')).statusCode);
