@@ -63,7 +63,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
         subject = SECRET_SUBJECT;
         method = 'secret';
       } else {
-        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails);
+        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails, Boolean(context.secret));
         subject = accountSubject(account.userId, account.email);
         method = account.allowedBy;
       }
