@@ -32,14 +32,15 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
 
   app.post('/__auth/login', async (request, reply) => {
     const credentials = parseOrThrow(credentialsBody, request.body);
-    const lock = options.accountLogins.lockOf(credentials.username);
-    if (lock) return sendAccountLocked(reply, lock);
+    const attempt = options.accountLogins.begin(credentials.username);
+    if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
     const backend = options.backend.forRoute();
     let session: Awaited<ReturnType<typeof passwordGrant>>;
     try {
       session = await passwordGrant(backend, credentials);
+      attempt.settle(false);
     } catch (error) {
-      if (isWrongPassword(error)) options.accountLogins.recordFailure(credentials.username);
+      attempt.settle(isWrongPassword(error));
       throw error;
     }
     const bootstrap = await ensureSatelliteRows(backend, { token: session.access_token, userId: session.user.id }, credentials.username);

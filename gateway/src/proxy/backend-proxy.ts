@@ -16,7 +16,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
-import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
+import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountLoginBudget, type AttemptSettler } from '../security/account-login-limits.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { decideUrl, pathUnder, type DecidedUrl } from '../security/request-path.ts';
 import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
@@ -102,8 +102,8 @@ async function takeWholeBody(request: FastifyRequest): Promise<Buffer> {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The account a password grant through the proxy names (counted by its outcome). */
-    passwordAccount?: string | undefined;
+    /** Settles the password grant this request carries through the proxy, by the backend's answer. */
+    passwordAttempt?: AttemptSettler | undefined;
   }
 }
 
@@ -170,9 +170,9 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     const body = await takeWholeBody(request);
     const account = passwordGrantAccount(body);
     if (!account) return;
-    const lock = options.accountLogins.lockOf(account);
-    if (lock) return sendAccountLocked(reply, lock);
-    request.passwordAccount = account;
+    const attempt = options.accountLogins.begin(account);
+    if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
+    request.passwordAttempt = attempt.settle;
   });
 
   // A device token registered through the proxy must name a public push endpoint.
@@ -185,7 +185,11 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
 
   // GoTrue answers a wrong password with 400 invalid_grant (localbase: 400 invalid_credentials).
   app.addHook('onResponse', async (request, reply) => {
-    if (request.passwordAccount && (reply.statusCode === 400 || reply.statusCode === 401)) options.accountLogins.recordFailure(request.passwordAccount);
+    request.passwordAttempt?.(reply.statusCode === 400 || reply.statusCode === 401);
+  });
+  // A caller that hangs up before the answer learns nothing from it: the attempt is let go uncounted.
+  app.addHook('onRequestAbort', async (request) => {
+    request.passwordAttempt?.(false);
   });
 
   /**

@@ -3,7 +3,8 @@
 // account's password without end. Both ways to try a password count against the same budget:
 // POST /__auth/login and the password grant sent straight to /__backend/auth/v1/token.
 //
-// A window opens at an account's first failure; after `max` failures in it, every password attempt
+// A window opens at an account's first attempt; after `max` failures in it (attempts still waiting
+// for the backend's answer count as failures until they are known), every password attempt
 // for that account is refused with 429 rate_limited until the window ends, the right password
 // included (otherwise the guessing would simply go on). That is the trade: while someone guesses,
 // the owner is locked out for at most one window too. A successful login resets nothing, so an
@@ -31,42 +32,55 @@ export function accountKey(identifier: unknown): string | undefined {
   return key.length > 0 && key.length <= 320 ? key : undefined;
 }
 
+/** One password attempt in progress: settle it once with its outcome (only a wrong password counts). */
+export type AttemptSettler = (wrongPassword: boolean) => void;
+
 export class AccountLoginBudget {
-  private readonly windows = new Map<string, { failures: number; startedAt: number }>();
+  private readonly windows = new Map<string, { failures: number; inFlight: number; startedAt: number }>();
 
   constructor(
     readonly budget: Budget,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether the account may try a password now; the lock when not. */
-  lockOf(account: string): AccountLock | undefined {
-    const window = this.windows.get(account);
-    if (!window) return undefined;
-    const endsAt = window.startedAt + this.budget.windowMs;
-    const now = this.now();
-    if (now >= endsAt) {
-      this.windows.delete(account);
-      return undefined;
+  /**
+   * Starts a password attempt for an account: the lock when its budget is spent, else the settler
+   * of this attempt. Attempts still waiting for the backend count against the budget too, so a
+   * burst of parallel guesses cannot all pass before the first failure is known.
+   */
+  begin(account: string): { lock: AccountLock } | { settle: AttemptSettler } {
+    const window = this.currentWindow(account);
+    if (window.failures + window.inFlight >= this.budget.max) {
+      const retryAfterS = Math.max(1, Math.ceil((window.startedAt + this.budget.windowMs - this.now()) / 1000));
+      return { lock: { retryAfterS, limit: this.budget.max, windowS: Math.round(this.budget.windowMs / 1000) } };
     }
-    if (window.failures < this.budget.max) return undefined;
-    return { retryAfterS: Math.max(1, Math.ceil((endsAt - now) / 1000)), limit: this.budget.max, windowS: Math.round(this.budget.windowMs / 1000) };
-  }
-
-  recordFailure(account: string): void {
-    const now = this.now();
-    const window = this.windows.get(account);
-    if (window && now < window.startedAt + this.budget.windowMs) {
-      window.failures++;
-      return;
-    }
-    this.windows.delete(account);
-    if (this.windows.size >= MAX_TRACKED_ACCOUNTS) this.forgetEnded(now);
-    this.windows.set(account, { failures: 1, startedAt: now });
+    window.inFlight++;
+    let settled = false;
+    return {
+      settle: (wrongPassword) => {
+        if (settled) return;
+        settled = true;
+        window.inFlight--;
+        // A failure is counted in the window the attempt began in, unless that one has ended.
+        if (wrongPassword) (this.windows.get(account) === window ? window : this.currentWindow(account)).failures++;
+        else if (window.failures === 0 && window.inFlight === 0 && this.windows.get(account) === window) this.windows.delete(account);
+      },
+    };
   }
 
   get trackedAccounts(): number {
     return this.windows.size;
+  }
+
+  private currentWindow(account: string): { failures: number; inFlight: number; startedAt: number } {
+    const now = this.now();
+    const existing = this.windows.get(account);
+    if (existing && now < existing.startedAt + this.budget.windowMs) return existing;
+    this.windows.delete(account);
+    if (this.windows.size >= MAX_TRACKED_ACCOUNTS) this.forgetEnded(now);
+    const fresh = { failures: 0, inFlight: 0, startedAt: now };
+    this.windows.set(account, fresh);
+    return fresh;
   }
 
   private forgetEnded(now: number): void {

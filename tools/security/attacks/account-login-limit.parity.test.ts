@@ -105,4 +105,19 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
     expect((await login(victim, 'wrong-again', addresses[20] ?? '')).statusCode).toBe(401);
     expect((await login(victim, 'wrong-once-more', addresses[21] ?? '')).statusCode).toBe(429);
   });
+
+  it('lets no burst of parallel guesses past the budget before the first failure is known', async () => {
+    const victim = 'burst-victim@example.com';
+    await signUp(victim);
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        index % 2 === 0
+          ? login(victim, `parallel-guess-${index}`, addresses[index % addresses.length] ?? '')
+          : backendGrant({ email: victim, password: `parallel-guess-${index}` }, addresses[index % addresses.length] ?? ''),
+      ),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status !== 429)).toHaveLength(DEFAULT_ACCOUNT_LOGIN_BUDGET.max);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30 - DEFAULT_ACCOUNT_LOGIN_BUDGET.max);
+  });
 });
