@@ -4,6 +4,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '../../tools/db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
+import { ENDED_SESSIONS_FILE } from './admin/ended-sessions.ts';
 import adminConsole from './admin/admin-console.ts';
 import type { AdminTuning } from './admin/admin-context.ts';
 import authRoutes from './auth/auth-routes.ts';
@@ -19,6 +20,7 @@ import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/
 import { PushService } from './push/push-service.ts';
 import pushRoutes from './push/push-routes.ts';
 import type { PushWorkerSettings } from './push/push-worker.ts';
+import { systemResolver } from './push/web-push-sender.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
@@ -26,6 +28,8 @@ import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
+import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
+import type { Budget } from './security/rate-limits.ts';
 import { BODY_LIMITS } from './security/body-limits.ts';
 import { installJsonBodyParser } from './security/json-body.ts';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
@@ -43,6 +47,8 @@ export interface GatewayOptions {
   logger?: FastifyServerOptions['logger'];
   /** Overrides for tests: per-address budgets, health probe timing, deadlines, log rotation. */
   rateLimits?: Partial<RateLimitSettings>;
+  /** The per-account budget of failed passwords (tests: a clock, other sizes). */
+  accountLogins?: Partial<Budget> & { now?: () => number };
   /** Probe timing (tests); measureAtStart for the server that `npm start` runs. */
   health?: { probeTimeoutMs?: number; cacheMs?: number; measureAtStart?: boolean };
   /** Deadlines of the wrapper routes' backend calls (BACKEND_DEADLINES). */
@@ -100,7 +106,14 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
-  const adminGate = createAdminGate({ enabled: config.admin.enabled, secret: config.admin.secret, serviceRoleKey: options.backend.serviceRoleKey });
+  const { now: accountClock, ...accountBudget } = options.accountLogins ?? {};
+  const accountLogins = new AccountLoginBudget({ ...DEFAULT_ACCOUNT_LOGIN_BUDGET, ...accountBudget }, accountClock);
+  const adminGate = createAdminGate({
+    enabled: config.admin.enabled,
+    secret: config.admin.secret,
+    serviceRoleKey: options.backend.serviceRoleKey,
+    endedSessionsFile: path.join(config.dataDir, ENDED_SESSIONS_FILE),
+  });
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
@@ -117,7 +130,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });
   await app.register(errorsSink, { logDir: config.logDir, ...(options.errorLog ? { rotation: options.errorLog } : {}) });
   await app.register(pipRoutes, { relay, pairing: config.pipPairing });
-  await app.register(authRoutes, { backend });
+  await app.register(authRoutes, { backend, accountLogins });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
   await app.register(leaderboardRoutes, { backend });
@@ -127,6 +140,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     anonKey: options.backend.anonKey,
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
+    accountLogins,
+    pushEndpoints: { resolve: options.push?.resolveHost ?? systemResolver, allowPlainHttpLoopback: options.push?.allowPlainHttp ?? config.pushAllowPlainHttp ?? false },
     ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });

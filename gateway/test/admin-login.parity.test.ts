@@ -1,12 +1,15 @@
 // Unlocking the console with a backend session against a real localbase: the browser's access
-// token is checked by the backend itself, then allowed by ADMIN_EMAIL(S) or an admin row in
-// user_roles and refused otherwise; a cookie from a previous boot without ADMIN_SECRET is refused.
+// token is checked by the backend itself, then allowed by an ADMIN_EMAIL(S) account the owner
+// confirmed or an admin row in user_roles and refused otherwise; a cookie from a previous boot
+// without ADMIN_SECRET is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '../../tools/localbase/server.ts';
 import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import { signInWithSecret } from './admin-helpers.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 
 const LISTED = 'listed-admin@example.com';
+const SECRET = 'login-test-admin-secret-123';
 let localbase: Localbase;
 let gateway: TestGateway;
 
@@ -37,7 +40,7 @@ function cookieOf(response: Awaited<ReturnType<typeof unlock>>): string {
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startGateway('login-test-admin-secret-123');
+  gateway = await startGateway(SECRET);
 }, 120_000);
 
 afterAll(async () => {
@@ -46,8 +49,12 @@ afterAll(async () => {
 });
 
 describe('unlocking with a backend session', () => {
-  it('allows an account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS', async () => {
+  it('allows an account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS once the owner confirmed it', async () => {
     const listed = await signUp(gateway, LISTED);
+    expect((await unlock(gateway, listed.token)).json().error).toBe('admin_email_unconfirmed');
+    const owner = await signInWithSecret(gateway.app, SECRET);
+    const confirmed = await gateway.app.inject({ method: 'POST', url: '/__admin/roles/confirm-email', headers: { cookie: owner }, payload: { user_id: listed.userId } });
+    expect(confirmed.statusCode, confirmed.body).toBe(201);
     const response = await unlock(gateway, listed.token);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ ok: true, method: 'admin_emails', subject: `user:${listed.userId}:${LISTED}` });

@@ -288,6 +288,8 @@ describe('with pairing off', () => {
 });
 
 describe('PipPairings', () => {
+  const pairingOf = (result: ReturnType<PipPairings<PipChannel>['pair']>) => ('pairing' in result ? result.pairing : undefined);
+
   function registry(overrides: { maxPairings?: number } = {}) {
     let now = 1_000_000;
     const pairings = new PipPairings(() => new PipChannel(1024, () => 1), { now: () => now, idleTimeoutMs: 60_000, ...overrides });
@@ -297,7 +299,7 @@ describe('PipPairings', () => {
   it('draws codes only from the unambiguous alphabet', () => {
     const { pairings } = registry();
     for (let index = 0; index < 200; index++) {
-      const code = pairings.pair()?.pairing.code ?? '';
+      const code = pairingOf(pairings.pair())?.code ?? '';
       expect(code).toMatch(new RegExp(`^[${PAIRING_CODE_ALPHABET}]{6}$`));
     }
     expect(PAIRING_CODE_ALPHABET).not.toMatch(/[01IOL]/);
@@ -305,8 +307,8 @@ describe('PipPairings', () => {
 
   it('forgets a page idle for the timeout, so its code stops working, but keeps one with an open stream', () => {
     const { pairings, advance } = registry();
-    const idle = pairings.pair()?.pairing;
-    const watched = pairings.pair()?.pairing;
+    const idle = pairingOf(pairings.pair());
+    const watched = pairingOf(pairings.pair());
     if (!idle || !watched) throw new Error('pairing failed');
     // As if the page had its event stream open.
     Object.defineProperty(watched.channel, 'openStreams', { get: () => 1 });
@@ -322,15 +324,15 @@ describe('PipPairings', () => {
 
   it('makes room by forgetting the longest-idle page, and refuses when every page has a stream', () => {
     const { pairings, advance } = registry({ maxPairings: 2 });
-    const oldest = pairings.pair()?.pairing;
+    const oldest = pairingOf(pairings.pair());
     advance(10);
-    const newer = pairings.pair()?.pairing;
+    const newer = pairingOf(pairings.pair());
     advance(10);
-    const third = pairings.pair()?.pairing;
+    const third = pairingOf(pairings.pair());
     expect(third).toBeDefined();
     expect(pairings.byCode(oldest?.code ?? '')).toBeUndefined();
     expect(pairings.byCode(newer?.code ?? '')).toBeDefined();
     for (const pairing of [newer, third]) Object.defineProperty(pairing?.channel, 'openStreams', { get: () => 1 });
-    expect(pairings.pair()).toBeUndefined();
+    expect(pairings.pair()).toEqual({ refused: 'server_full' });
   });
 });

@@ -40,6 +40,8 @@ export async function seedWorld(client: pg.ClientBase): Promise<World> {
   await actAs(client, alice, `update public.community_enrollments set privacy = privacy || '{"shareQuestionCounts": true}'`);
   // Roles are granted by the admin console with the service key.
   await client.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [world.alice]);
+  // The owner confirms an ADMIN_EMAIL account on the console's roles page (with the service key).
+  await client.query(`insert into public.admin_email_confirmations (user_id, email, confirmed_by) values ($1, 'alice@matrix.test', 'secret')`, [world.alice]);
 
   // Study data.
   await actAs(client, alice, `select public.record_study_session(now() - interval '1 hour', 25, 'bio', 'Biology', null, null, 5, 1, 0)`);

@@ -22,6 +22,7 @@ import { html } from './html.ts';
 import loginRoutes from './login/login-routes.ts';
 import patchRoutes from './patch/patch-routes.ts';
 import { sendPage, wantsHtml } from './respond.ts';
+import { adminEmailBootWarning } from './roles/email-confirmations.ts';
 import rolesRoutes from './roles/roles-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
@@ -67,6 +68,8 @@ function backLink(request: FastifyRequest): string {
 const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, options) => {
   const context = createAdminContext(options);
   const { gate } = context;
+  const emailWarning = adminEmailBootWarning(options.config.admin);
+  if (emailWarning) app.log.warn(emailWarning);
 
   await app.register(fastifyCookie, { secret: gate.signer, hook: 'onRequest' });
   installFormBodyParser(app);

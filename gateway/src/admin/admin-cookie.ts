@@ -3,10 +3,12 @@
 // subject and the issue time and is signed with @fastify/cookie's signer (HMAC-SHA256) under
 // ADMIN_SECRET, or under 32 random bytes drawn at boot when no secret is set, so a cookie from a
 // previous boot never verifies. The issue time is checked as well as Max-Age: a browser that
-// keeps the cookie longer, or a copied value, is refused after 12 hours.
+// keeps the cookie longer, or a copied value, is refused after 12 hours. Logging out ends the
+// session on the server at once (ended-sessions.ts): the same value is refused everywhere after it.
 import { randomBytes } from 'node:crypto';
 import { Signer } from '@fastify/cookie';
 import { z } from 'zod';
+import { EndedAdminSessions } from './ended-sessions.ts';
 
 export const ADMIN_COOKIE = 'app_admin';
 export const ADMIN_COOKIE_MAX_AGE_S = 12 * 60 * 60;
@@ -22,9 +24,20 @@ export interface AdminGate {
   signer: Signer;
   /** Whether the key came from ADMIN_SECRET (cookies survive a restart) or was drawn at boot. */
   keySource: 'admin_secret' | 'boot';
+  /** Sessions logged out before their cookie expired. */
+  ended: EndedAdminSessions;
 }
 
-export function createAdminGate(options: { enabled: boolean; secret: string | undefined; serviceRoleKey: string | undefined }): AdminGate {
+/**
+ * endedSessionsFile: where logged-out sessions are remembered across restarts; used only with
+ * ADMIN_SECRET (without it a restart ends every session anyway).
+ */
+export function createAdminGate(options: {
+  enabled: boolean;
+  secret: string | undefined;
+  serviceRoleKey: string | undefined;
+  endedSessionsFile?: string | undefined;
+}): AdminGate {
   const key = options.secret ? Buffer.from(options.secret, 'utf8') : randomBytes(32);
   const notReadyReasons = [
     ...(options.enabled ? [] : ['ENABLE_ADMIN_MODE is not true']),
@@ -35,10 +48,13 @@ export function createAdminGate(options: { enabled: boolean; secret: string | un
     notReadyReasons,
     signer: new Signer(key, 'sha256'),
     keySource: options.secret ? 'admin_secret' : 'boot',
+    ended: new EndedAdminSessions(options.secret ? options.endedSessionsFile : undefined),
   };
 }
 
-const cookiePayload = z.object({ sub: z.string().min(1).max(400), iat: z.number().int() });
+// n: random bytes per login, so two logins of one subject in the same second are two sessions
+// (logging one out leaves the other).
+const cookiePayload = z.object({ sub: z.string().min(1).max(400), iat: z.number().int(), n: z.string().max(64).optional() });
 
 export interface AdminSession {
   subject: string;
@@ -46,9 +62,14 @@ export interface AdminSession {
   expiresAtS: number;
 }
 
-/** The unsigned cookie value: base64url JSON of {sub, iat}. @fastify/cookie appends the signature. */
-export function adminCookiePayload(subject: string, issuedAtS = Math.floor(Date.now() / 1000)): string {
-  return Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS })).toString('base64url');
+/** The unsigned cookie value: base64url JSON of {sub, iat, n}. @fastify/cookie appends the signature. */
+export function adminCookiePayload(subject: string, issuedAtS = Math.floor(Date.now() / 1000), nonce?: string): string {
+  return Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS, ...(nonce ? { n: nonce } : {}) })).toString('base64url');
+}
+
+/** A fresh per-login nonce for adminCookiePayload. */
+export function newSessionNonce(): string {
+  return randomBytes(12).toString('base64url');
 }
 
 /**
@@ -60,7 +81,7 @@ export function signAdminCookie(signing: AdminGate | Buffer | string, subject: s
   return signer.sign(adminCookiePayload(subject, issuedAtS));
 }
 
-/** The session of a valid, unexpired signed value; undefined for anything else. */
+/** The session of a valid, unexpired signed value that was not logged out; undefined for anything else. */
 export function readAdminCookie(gate: AdminGate, signedValue: string | undefined, nowS = Math.floor(Date.now() / 1000)): AdminSession | undefined {
   if (!signedValue) return undefined;
   const unsigned = gate.signer.unsign(signedValue);
@@ -68,6 +89,7 @@ export function readAdminCookie(gate: AdminGate, signedValue: string | undefined
   try {
     const payload = cookiePayload.parse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
     if (payload.iat > nowS + CLOCK_SKEW_S || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
+    if (gate.ended.has(signedValue, nowS)) return undefined;
     return { subject: payload.sub, issuedAtS: payload.iat, expiresAtS: payload.iat + ADMIN_COOKIE_MAX_AGE_S };
   } catch {
     return undefined;
@@ -104,4 +126,9 @@ export function adminSessionFromCookieHeader(gate: AdminGate, cookieHeader: stri
 /** The subject of the admin session in a raw Cookie header (the proxy and /api/update-now use it). */
 export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
   return adminSessionFromCookieHeader(gate, cookieHeader)?.subject;
+}
+
+/** Logs a session out: its signed value is refused from now on, here and after a restart. */
+export function endAdminSession(gate: AdminGate, signedValue: string, session: AdminSession, nowS = Math.floor(Date.now() / 1000)): void {
+  gate.ended.end(signedValue, session.expiresAtS, nowS);
 }

@@ -7,16 +7,27 @@
 // Codes are 6 characters from 31 unambiguous letters and digits (887 million codes); a client that
 // sends wrong codes is locked out for a while, so guessing one is hopeless. A pairing whose page
 // has had no open event stream and posted nothing for idleTimeoutMs is forgotten.
+//
+// Slots are counted per client address too: one address holds at most maxPairingsPerAddress of
+// them, and when it asks for more its own longest-idle pairing gives way (or, when every one of its
+// pages has an open stream, it is told to wait). So one address can fill at most a small share of
+// the server and never makes anyone else's page get pairing_full.
 import { randomBytes, randomInt } from 'node:crypto';
 
 export const PAIRING_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 export const PAIRING_CODE_LENGTH = 6;
+/** Pairings one client address may hold at once (a student's focus tabs on one device). */
+export const MAX_PAIRINGS_PER_ADDRESS = 16;
+/** Retry-After when an address's every pairing has an open stream. */
+export const ADDRESS_FULL_RETRY_AFTER_MS = 30_000;
 
 export interface PipPairingsOptions {
   /** A pairing with no open stream and no state post for this long is forgotten. */
   idleTimeoutMs: number;
   /** At most this many pairings; when full, the longest-idle one without a stream makes room. */
   maxPairings: number;
+  /** At most this many per client address; the address's own longest-idle one makes room. */
+  maxPairingsPerAddress: number;
   /** Wrong codes one client may send per failure window before it is locked out. */
   maxFailedCodes: number;
   failureWindowMs: number;
@@ -26,6 +37,7 @@ export interface PipPairingsOptions {
 export const DEFAULT_PAIRING_OPTIONS: PipPairingsOptions = {
   idleTimeoutMs: 10 * 60_000,
   maxPairings: 1_000,
+  maxPairingsPerAddress: MAX_PAIRINGS_PER_ADDRESS,
   maxFailedCodes: 20,
   failureWindowMs: 10 * 60_000,
   now: Date.now,
@@ -41,7 +53,15 @@ export interface Pairing<Channel extends PairableChannel> {
   token: string;
   channel: Channel;
   lastActiveAt: number;
+  /** The client address that paired the page. */
+  owner: string;
 }
+
+export type PairResult<Channel extends PairableChannel> =
+  | { pairing: Pairing<Channel>; reused: boolean }
+  /** server: every slot holds a page with an open stream; address: every slot of this address does. */
+  | { refused: 'server_full' }
+  | { refused: 'address_full'; retryAfterMs: number };
 
 /** Upper-cases a code as typed ("k7m-2qd", "K7M 2QD") and checks it; undefined when it cannot be one. */
 export function normalizePairingCode(raw: string | undefined): string | undefined {
@@ -63,6 +83,7 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
   private readonly tokens = new Map<string, Pairing<Channel>>();
   private readonly codes = new Map<string, Pairing<Channel>>();
   private readonly failures = new Map<string, { count: number; windowStart: number }>();
+  private readonly byOwner = new Map<string, Set<Pairing<Channel>>>();
 
   constructor(
     private readonly createChannel: () => Channel,
@@ -86,18 +107,27 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     })();
   }
 
+  /** How many pairings a client address holds. */
+  heldBy(owner: string): number {
+    return this.byOwner.get(owner)?.size ?? 0;
+  }
+
   /**
-   * Pairs a focus page. A page that still holds a known token (after a reload) keeps its pairing,
-   * so a phone paired with it stays paired. Undefined when every slot holds a page with an open stream.
+   * Pairs a focus page for the client at `owner` (its address). A page that still holds a known
+   * token (after a reload) keeps its pairing, so a phone paired with it stays paired.
    */
-  pair(existingToken?: string): { pairing: Pairing<Channel>; reused: boolean } | undefined {
+  pair(existingToken?: string, owner = 'unknown'): PairResult<Channel> {
     const existing = existingToken ? this.tokens.get(existingToken) : undefined;
     if (existing) {
       existing.lastActiveAt = this.options.now();
       return { pairing: existing, reused: true };
     }
     this.forgetIdle();
-    if (this.tokens.size >= this.options.maxPairings && !this.evictLongestIdle()) return undefined;
+    const own = this.byOwner.get(owner);
+    if (own && own.size >= this.options.maxPairingsPerAddress && !this.evictLongestIdle(own)) {
+      return { refused: 'address_full', retryAfterMs: ADDRESS_FULL_RETRY_AFTER_MS };
+    }
+    if (this.tokens.size >= this.options.maxPairings && !this.evictLongestIdle(this.tokens.values())) return { refused: 'server_full' };
     let code = newCode();
     while (this.codes.has(code)) code = newCode();
     const pairing: Pairing<Channel> = {
@@ -105,9 +135,12 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
       token: randomBytes(24).toString('base64url'),
       channel: this.createChannel(),
       lastActiveAt: this.options.now(),
+      owner,
     };
     this.tokens.set(pairing.token, pairing);
     this.codes.set(code, pairing);
+    if (own) own.add(pairing);
+    else this.byOwner.set(owner, new Set([pairing]));
     return { pairing, reused: false };
   }
 
@@ -164,11 +197,12 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     this.tokens.clear();
     this.codes.clear();
     this.failures.clear();
+    this.byOwner.clear();
   }
 
-  private evictLongestIdle(): boolean {
+  private evictLongestIdle(candidates: Iterable<Pairing<Channel>>): boolean {
     let oldest: Pairing<Channel> | undefined;
-    for (const pairing of this.tokens.values()) {
+    for (const pairing of candidates) {
       if (pairing.channel.openStreams > 0) continue;
       if (!oldest || pairing.lastActiveAt < oldest.lastActiveAt) oldest = pairing;
     }
@@ -180,5 +214,8 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     pairing.channel.close();
     this.tokens.delete(pairing.token);
     this.codes.delete(pairing.code);
+    const own = this.byOwner.get(pairing.owner);
+    own?.delete(pairing);
+    if (own?.size === 0) this.byOwner.delete(pairing.owner);
   }
 }

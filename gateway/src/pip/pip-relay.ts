@@ -15,6 +15,8 @@ import { idleSnapshot, type PipAction, type TimerSnapshot, type TimerSnapshotInp
 export const SSE_PING_INTERVAL_MS = 15_000;
 export const SLOW_CLIENT_BUFFER_LIMIT = 256 * 1024;
 export const PHONE_GONE_AFTER_MS = 12_000;
+/** Open /__pip/events streams one client address may hold (with pairing on or off). */
+export const MAX_EVENT_STREAMS_PER_ADDRESS = 16;
 
 export interface RelayedAction {
   id: number;
@@ -121,12 +123,14 @@ export class PipRelay {
   readonly pairings: PipPairings<PipChannel>;
   private actionCounter = 1;
   private readonly pingTimer: NodeJS.Timeout;
+  private readonly streamsByAddress = new Map<string, number>();
 
   constructor(
     pingIntervalMs = SSE_PING_INTERVAL_MS,
     bufferLimit = SLOW_CLIENT_BUFFER_LIMIT,
     pairingOptions: Partial<PipPairingsOptions> = {},
     phoneGoneAfterMs = PHONE_GONE_AFTER_MS,
+    readonly maxStreamsPerAddress = MAX_EVENT_STREAMS_PER_ADDRESS,
   ) {
     const nextActionId = () => this.actionCounter++;
     this.shared = new PipChannel(bufferLimit, nextActionId, phoneGoneAfterMs);
@@ -148,6 +152,29 @@ export class PipRelay {
 
   latestSnapshot(): TimerSnapshot {
     return this.shared.latestSnapshot();
+  }
+
+  /**
+   * Takes one of an address's event-stream places; false when it holds maxStreamsPerAddress
+   * already. Every place taken is given back by the returned release, once, when the stream closes.
+   */
+  admitStream(address: string): (() => void) | undefined {
+    const open = this.streamsByAddress.get(address) ?? 0;
+    if (open >= this.maxStreamsPerAddress) return undefined;
+    this.streamsByAddress.set(address, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.streamsByAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.streamsByAddress.set(address, left);
+      else this.streamsByAddress.delete(address);
+    };
+  }
+
+  /** Open event streams of one client address. */
+  streamsOf(address: string): number {
+    return this.streamsByAddress.get(address) ?? 0;
   }
 
   storeSnapshot(input: TimerSnapshotInput): TimerSnapshot {

@@ -16,6 +16,8 @@ export interface PipRoutesOptions {
 }
 
 export const PIP_CODE_HEADER = 'x-pip-code';
+/** Retry-After of an address over its event-stream limit: streams close when their pages do. */
+const STREAM_RETRY_AFTER_S = 10;
 export const PIP_CHANNEL_HEADER = 'x-pip-channel';
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
@@ -90,8 +92,15 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
   app.post('/__pip/pair', { bodyLimit: 1024 }, async (request, reply) => {
     const body = parseOrThrow(pairRequest, request.body);
     if (!pairing) return { pairing: 'off' };
-    const paired = pairings.pair(body?.channel);
-    if (!paired) return sendError(reply, 503, 'pairing_full', 'Every pairing slot holds an open focus page; close one and try again.');
+    const paired = pairings.pair(body?.channel, request.ip);
+    if ('refused' in paired) {
+      if (paired.refused === 'server_full') return sendError(reply, 503, 'pairing_full', 'Every pairing slot holds an open focus page; close one and try again.');
+      const retryAfterS = Math.ceil(paired.retryAfterMs / 1000);
+      reply.header('retry-after', String(retryAfterS));
+      return sendError(reply, 429, 'rate_limited', `This address already has ${pairings.heldBy(request.ip)} focus pages paired, each with an open stream; close one and try again.`, {
+        retry_after_s: retryAfterS,
+      });
+    }
     const { code, token } = paired.pairing;
     return reply.code(paired.reused ? 200 : 201).send({ pairing: 'on', code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
   });
@@ -118,6 +127,15 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     // Refusals are answered before the stream is taken over, as ordinary JSON errors.
     const token = pairing ? parseOrThrow(eventsQuery, request.query).channel : undefined;
     const channel = pageChannel(token);
+    const release = relay.admitStream(request.ip);
+    if (!release) {
+      reply.header('retry-after', String(STREAM_RETRY_AFTER_S));
+      throw new GatewayError(429, 'rate_limited', `This address already has ${relay.maxStreamsPerAddress} open event streams; close a focus page and try again.`, {
+        retry_after_s: STREAM_RETRY_AFTER_S,
+        limit: relay.maxStreamsPerAddress,
+      });
+    }
+    reply.raw.once('close', release);
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {

@@ -10,15 +10,19 @@
 // (not undici): it hands over a response the backend sends before it has read the whole body, so a
 // backend's own 413 reaches the caller instead of a broken pipe.
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
+import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountLoginBudget, type AttemptSettler } from '../security/account-login-limits.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
-import { decideUrl, pathUnder } from '../security/request-path.ts';
+import { decideUrl, pathUnder, type DecidedUrl } from '../security/request-path.ts';
 import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
+import type { EndpointGuard } from '../push/web-push-sender.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
+import { refusedPushRegistration, REGISTER_TOKEN_PATH } from './push-token-check.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
 
 export const BACKEND_PREFIX = '/__backend';
@@ -37,6 +41,10 @@ export interface BackendProxyOptions {
   anonKey: string;
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
+  /** The per-account budget of failed passwords, shared with POST /__auth/login. */
+  accountLogins: AccountLoginBudget;
+  /** Where a registered push endpoint may point (the push worker's own rule). */
+  pushEndpoints: EndpointGuard;
   timeouts?: Partial<typeof PROXY_TIMEOUTS>;
   bodyLimitBytes?: number;
   jsonBodyLimitBytes?: number;
@@ -71,6 +79,32 @@ export function backendRequestHeaders(
 /** The decided path under /__backend of a request (`/auth/v1/token`), or '/' for the prefix itself. */
 export function backendPathOf(request: { url: string }): string {
   return pathUnder(BACKEND_PREFIX, decideUrl(request.url).path) ?? '/';
+}
+
+function isPasswordAttempt(method: string, decided: DecidedUrl): boolean {
+  return method === 'POST' && pathUnder(BACKEND_PREFIX, decided.path) === '/auth/v1/token' && isPasswordGrant(decided.query);
+}
+
+/**
+ * Reads the whole (already size-limited) body of a request the proxy would otherwise stream, and
+ * puts the same bytes back as a stream: reply-from forwards a stream as it is (a Buffer it would
+ * re-encode as JSON).
+ */
+async function takeWholeBody(request: FastifyRequest): Promise<Buffer> {
+  const source = request.body as NodeJS.ReadableStream | undefined;
+  if (!source || typeof source.pipe !== 'function') return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  const body = Buffer.concat(chunks);
+  request.body = Readable.from([body]);
+  return body;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Settles the password grant this request carries through the proxy, by the backend's answer. */
+    passwordAttempt?: AttemptSettler | undefined;
+  }
 }
 
 const isStoragePath = (pathUnderBackend: string) => pathUnderBackend.startsWith('/storage/v1/');
@@ -127,6 +161,35 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     if (request.body && typeof (request.body as NodeJS.ReadableStream).pipe === 'function') {
       request.body = limitBodyStream(request.body as NodeJS.ReadableStream, bodyLimitOf(request));
     }
+  });
+
+  // A password grant is read whole (it is small) to learn the account it names: a locked account
+  // is refused here, and the backend's answer is counted below. The same bytes are then forwarded.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!isPasswordAttempt(request.method, decideUrl(request.url))) return;
+    const body = await takeWholeBody(request);
+    const account = passwordGrantAccount(body);
+    if (!account) return;
+    const attempt = options.accountLogins.begin(account);
+    if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
+    request.passwordAttempt = attempt.settle;
+  });
+
+  // A device token registered through the proxy must name a public push endpoint.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || backendPathOf(request) !== REGISTER_TOKEN_PATH) return;
+    const body = await takeWholeBody(request);
+    const refused = await refusedPushRegistration(body, options.pushEndpoints);
+    if (refused) return sendError(reply, 400, 'push_endpoint_refused', `This push endpoint is not allowed: ${refused.replace(/^endpoint_refused: /, '')}.`);
+  });
+
+  // GoTrue answers a wrong password with 400 invalid_grant (localbase: 400 invalid_credentials).
+  app.addHook('onResponse', async (request, reply) => {
+    request.passwordAttempt?.(reply.statusCode === 400 || reply.statusCode === 401);
+  });
+  // A caller that hangs up before the answer learns nothing from it: the attempt is let go uncounted.
+  app.addHook('onRequestAbort', async (request) => {
+    request.passwordAttempt?.(false);
   });
 
   /**

@@ -10,8 +10,9 @@
 import type { OutboxClient, Claim, ClaimedRow } from './outbox-client.ts';
 import { parsePushToken } from './push-subscription.ts';
 import { startAlertMessage, startAlertPayloadSchema, startAlertTopic } from './start-alert-message.ts';
+import type { HostResolver } from './public-address.ts';
 import type { VapidKeys } from './vapid-keys.ts';
-import { createPushAgent, sendWebPush, VapidSigner } from './web-push-sender.ts';
+import { createPushAgent, sendWebPush, systemResolver, VapidSigner } from './web-push-sender.ts';
 
 export interface PushWorkerSettings {
   /** Rows per claim. */
@@ -35,6 +36,8 @@ export interface PushWorkerSettings {
   retryMaxSeconds: number;
   /** Plain-HTTP endpoints: only for loopback test receivers; browsers always give https. */
   allowPlainHttp: boolean;
+  /** How endpoint hosts are looked up before a connection (tests play DNS with it). */
+  resolveHost: HostResolver;
   /** Settled rows older than keepSettledSeconds are deleted every pruneEveryMs. */
   pruneEveryMs: number;
   keepSettledSeconds: number;
@@ -52,6 +55,7 @@ export const DEFAULT_PUSH_SETTINGS: PushWorkerSettings = {
   retryBaseSeconds: 2,
   retryMaxSeconds: 300,
   allowPlainHttp: false,
+  resolveHost: systemResolver,
   pruneEveryMs: 3600_000,
   keepSettledSeconds: 7 * 86400,
 };
@@ -102,7 +106,7 @@ export class PushWorker {
       // A lease shorter than a batch could let another gateway re-claim rows still being sent.
       throw new Error(`push: leaseSeconds (${this.settings.leaseSeconds}) must exceed a whole batch's worst time (${worstBatchMs} ms)`);
     }
-    this.agent = createPushAgent(this.settings.concurrency);
+    this.agent = createPushAgent(this.settings.concurrency, { resolve: this.settings.resolveHost, allowPlainHttpLoopback: this.settings.allowPlainHttp });
     this.signer = new VapidSigner(vapid);
   }
 

@@ -1,8 +1,15 @@
 // Sends one Web Push message: web-push builds the request (aes128gcm encryption, VAPID signature,
 // TTL and topic headers) and undici sends it, so the endpoint may be plain HTTP (a loopback test
 // receiver) and every request has its own deadline. The answer is classified for the worker.
-import { Agent, request } from 'undici';
+//
+// Every connection goes to a public address only (public-address.ts): the pool's connector looks
+// the endpoint's host up once, refuses it unless every address is public, and connects to the
+// address it checked (the TLS certificate is still verified against the name). A refused endpoint
+// is a permanent failure: retrying would only knock on the same door again.
+import { promises as dns } from 'node:dns';
+import { Agent, buildConnector, request } from 'undici';
 import webpush from 'web-push';
+import { NonPublicEndpointError, resolvePublicAddress, type HostResolver } from './public-address.ts';
 import type { PushSubscriptionJson } from './push-subscription.ts';
 import type { VapidKeys } from './vapid-keys.ts';
 
@@ -58,9 +65,47 @@ export class VapidSigner {
   }
 }
 
-/** One connection pool for all pushes of a worker, with idle sockets closed soon. */
-export function createPushAgent(connectionsPerOrigin: number): Agent {
-  return new Agent({ connections: connectionsPerOrigin, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+/** The system's resolver, every address of a name, in the order the system gives them. */
+export const systemResolver: HostResolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+export interface EndpointGuard {
+  resolve: HostResolver;
+  /** WEB_PUSH_ALLOW_HTTP: plain-HTTP endpoints on loopback are allowed (test receivers only). */
+  allowPlainHttpLoopback: boolean;
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+/** The address a push connection goes to, or a NonPublicEndpointError. */
+export async function endpointAddress(protocol: string, hostname: string, guard: EndpointGuard): Promise<string> {
+  try {
+    return (await resolvePublicAddress(hostname, guard.resolve)).address;
+  } catch (error) {
+    if (!(error instanceof NonPublicEndpointError) || protocol !== 'http:' || !guard.allowPlainHttpLoopback) throw error;
+    const [first] = error.addresses;
+    if (first !== undefined && error.addresses.every((address) => LOOPBACK.test(address))) return first;
+    throw error;
+  }
+}
+
+/** One connection pool for all pushes of a worker, with idle sockets closed soon, connecting only where the guard allows. */
+export function createPushAgent(connectionsPerOrigin: number, guard: EndpointGuard): Agent {
+  const connectDirectly = buildConnector({});
+  const connect: buildConnector.connector = (options, callback) => {
+    endpointAddress(options.protocol, options.hostname, guard).then(
+      // `host` keeps the name, so TLS still sends it (SNI) and checks the certificate against it.
+      (address) => connectDirectly({ ...options, hostname: address }, callback),
+      (error: Error) => callback(error, null),
+    );
+  };
+  return new Agent({ connections: connectionsPerOrigin, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect });
+}
+
+function refusedEndpoint(error: unknown): NonPublicEndpointError | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof NonPublicEndpointError) return current;
+  }
+  return undefined;
 }
 
 /** Retry-After is seconds or an HTTP date; anything else is ignored. */
@@ -100,6 +145,8 @@ export async function sendWebPush(subscription: PushSubscriptionJson, body: stri
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
+    const refused = refusedEndpoint(error);
+    if (refused) return { kind: 'failed', status: undefined, error: refused.message };
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : (error as Error).message;
     return { kind: 'retry', status: undefined, error: `push service unreachable: ${reason}`, retryAfterSeconds: undefined };
   }

@@ -1,10 +1,13 @@
 // Who may unlock the console: the holder of ADMIN_SECRET (compared in constant time), or someone
-// signed in to the backend whose access token the backend itself confirms (/auth/v1/user) and whose
-// e-mail is in ADMIN_EMAIL / ADMIN_EMAILS or who has an `admin` row in user_roles.
+// signed in to the backend whose access token the backend itself confirms (/auth/v1/user) and who
+// has an `admin` row in user_roles, or whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and whose
+// account the owner confirmed (roles/email-confirmations.ts: an address alone proves nothing,
+// since anyone can sign up with one).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
+import { isEmailConfirmed, unconfirmedMessage } from '../roles/email-confirmations.ts';
 
 export const SECRET_SUBJECT = 'secret';
 
@@ -37,7 +40,12 @@ export async function hasAdminRow(backend: BackendClient, userId: string): Promi
   return rows.length > 0;
 }
 
-export async function verifyBackendSession(backend: BackendClient, accessToken: string, allowedEmails: readonly string[]): Promise<AllowedAccount> {
+export async function verifyBackendSession(
+  backend: BackendClient,
+  accessToken: string,
+  allowedEmails: readonly string[],
+  secretConfigured: boolean,
+): Promise<AllowedAccount> {
   let user: z.infer<typeof backendUser>;
   try {
     user = backendUser.parse((await backend.request('/auth/v1/user', { credential: { userToken: accessToken } })).body);
@@ -46,7 +54,9 @@ export async function verifyBackendSession(backend: BackendClient, accessToken: 
     throw new GatewayError(401, 'invalid_token', 'The backend did not accept this session; sign in again.');
   }
   const email = user.email?.toLowerCase() ?? '';
-  if (email && allowedEmails.includes(email)) return { userId: user.id, email, allowedBy: 'admin_emails' };
+  const listed = email !== '' && allowedEmails.includes(email);
+  if (listed && (await isEmailConfirmed(backend, user.id, email))) return { userId: user.id, email, allowedBy: 'admin_emails' };
   if (await hasAdminRow(backend, user.id)) return { userId: user.id, email, allowedBy: 'user_roles' };
+  if (listed) throw new GatewayError(403, 'admin_email_unconfirmed', unconfirmedMessage(email, secretConfigured), { user_id: user.id, email });
   throw new GatewayError(403, 'not_an_admin', `The account ${email || user.id} may not unlock the admin console: it is not in ADMIN_EMAIL or ADMIN_EMAILS and has no admin row in user_roles.`);
 }

@@ -57,7 +57,7 @@ ${
     : html`<p class="muted">ADMIN_SECRET is not set on this server, so only an allowed account can unlock the console.</p>`
 }
 <h2 id="account-heading">With an account of this server</h2>
-<p class="muted">Allowed: ${view.allowedEmails > 0 ? `the ${view.allowedEmails === 1 ? 'address' : `${view.allowedEmails} addresses`} in ADMIN_EMAIL / ADMIN_EMAILS, and ` : ''}accounts with an admin row in user_roles.</p>
+<p class="muted">Allowed: ${view.allowedEmails > 0 ? `the ${view.allowedEmails === 1 ? 'address' : `${view.allowedEmails} addresses`} in ADMIN_EMAIL / ADMIN_EMAILS once the owner has confirmed the account (with ADMIN_SECRET, on the Roles page), and ` : ''}accounts with an admin row in user_roles.</p>
 <form class="stack" id="account-login" aria-labelledby="account-heading">
   <label>E-mail <input type="email" name="email" autocomplete="username" required></label>
   <label>Password <input type="password" name="password" autocomplete="current-password" required></label>

@@ -1,10 +1,11 @@
 // GET, POST /__admin/login (no admin needed; POST spends the shared credential budget of the
 // address, like /__auth/login) and POST /__admin/logout. Success sets the admin cookie through
-// @fastify/cookie's signing and sends a browser on to where it was going.
+// @fastify/cookie's signing and sends a browser on to where it was going; logout ends the session
+// on the server (admin-cookie.ts), so the same cookie value is refused everywhere after it.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
-import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, adminCookiePayload, readAdminCookie } from '../admin-cookie.ts';
+import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, adminCookiePayload, endAdminSession, newSessionNonce, readAdminCookie } from '../admin-cookie.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
@@ -62,7 +63,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
         subject = SECRET_SUBJECT;
         method = 'secret';
       } else {
-        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails);
+        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails, Boolean(context.secret));
         subject = accountSubject(account.userId, account.email);
         method = account.allowedBy;
       }
@@ -71,7 +72,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       throw error;
     }
     const issuedAtS = Math.floor(Date.now() / 1000);
-    reply.setCookie(ADMIN_COOKIE, adminCookiePayload(subject, issuedAtS), {
+    reply.setCookie(ADMIN_COOKIE, adminCookiePayload(subject, issuedAtS, newSessionNonce()), {
       signed: true,
       path: '/',
       httpOnly: true,
@@ -84,7 +85,15 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     return { ok: true, subject, method, expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString() };
   });
 
+  // Clearing the cookie is not enough (a copy of the value would still work until it expires): the
+  // session itself is ended on the server before the answer.
   app.post('/__admin/logout', { config: { adminAccess: 'public' } }, async (request, reply) => {
+    const signedValue = request.cookies[ADMIN_COOKIE];
+    const session = readAdminCookie(context.gate, signedValue);
+    if (signedValue && session) {
+      endAdminSession(context.gate, signedValue, session);
+      await context.audit.record({ subject: session.subject, action: 'logout' }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
+    }
     reply.clearCookie(ADMIN_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
     if (wantsHtml(request)) return reply.code(303).header('location', '/__admin/login').send();
     return { ok: true, signed_out: true };

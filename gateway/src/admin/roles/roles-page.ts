@@ -1,13 +1,48 @@
-// The roles page: who holds an admin row, who is allowed by ADMIN_EMAIL(S), and the grant form.
+// The roles page: who holds an admin row, the ADMIN_EMAIL(S) accounts and their confirmation by
+// the owner, and the grant form.
 import { html, type SafeHtml } from '../html.ts';
 import { formatTime } from '../layout.ts';
+import type { AdminEmailAccount } from './email-confirmations.ts';
 import type { AdminRow } from './roles.ts';
 
-export function rolesBody(view: { rows: AdminRow[]; allowedEmails: readonly string[]; notice?: string | undefined }): SafeHtml {
+export interface RolesView {
+  rows: AdminRow[];
+  allowedEmails: readonly string[];
+  emailAccounts: AdminEmailAccount[];
+  /** Signed in with ADMIN_SECRET: only then can an ADMIN_EMAIL account be confirmed. */
+  canConfirm: boolean;
+  notice?: string | undefined;
+}
+
+function emailAccountsSection(view: RolesView): SafeHtml {
+  const intro = html`<h2>ADMIN_EMAIL accounts</h2>
+<p>An account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'} unlocks the console only once the owner has confirmed it here: anyone can sign up with an address, and this server sends no mail to prove it. A confirmation holds for that account only; an account deleted and registered again must be confirmed again.</p>`;
+  if (view.emailAccounts.length === 0) return html`${intro}<p class="muted">No account has one of these addresses yet.</p>`;
+  return html`${intro}
+${view.canConfirm ? '' : html`<p class="muted">Sign in with ADMIN_SECRET to confirm an account (an account login cannot confirm one).</p>`}
+<div class="scroll"><table class="stack">
+<thead><tr><th scope="col">Account</th><th scope="col">User id</th><th scope="col">Signed up</th><th scope="col">Status</th></tr></thead>
+<tbody>${view.emailAccounts.map(
+    (account) => html`<tr><td data-label="Account">${account.email}</td><td data-label="User id"><code>${account.user_id}</code></td><td data-label="Signed up">${account.created_at ? formatTime(account.created_at) : 'unknown'}</td>
+<td data-label="Status">${
+      account.confirmed
+        ? html`Confirmed ${account.confirmed_at ? formatTime(account.confirmed_at) : ''}`
+        : view.canConfirm
+          ? html`<form method="post" action="/__admin/roles/confirm-email" class="stack">
+  <input type="hidden" name="user_id" value="${account.user_id}">
+  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>This account (signed up ${account.created_at ? formatTime(account.created_at) : 'at an unknown time'}) is mine to trust with the console</span></label>
+  <button class="primary" type="submit">Confirm</button></form>`
+          : html`<span class="muted">Pending: the owner must confirm it</span>`
+    }</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+export function rolesBody(view: RolesView): SafeHtml {
   const last = view.rows.length === 1;
   return html`<h1>Roles</h1>
-<p>An account unlocks the console with a backend login when it has an <code>admin</code> row in <code>user_roles</code> or its e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'}.</p>
+<p>An account unlocks the console with a backend login when it has an <code>admin</code> row in <code>user_roles</code>, or when its e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and the owner has confirmed it (below).</p>
 ${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p>` : ''}
+${emailAccountsSection(view)}
 <h2>Admin rows</h2>
 ${
   view.rows.length === 0

@@ -1,14 +1,18 @@
 // GET /__admin/roles (list), POST (grant) and DELETE (revoke), each body `{"user_id"}` or
 // `{"email"}` with `"role": "admin"`. The page's forms post `account` (an e-mail or an id), and
 // revoke with `_method=DELETE` because an HTML form cannot send DELETE.
+// POST /__admin/roles/confirm-email `{"user_id"}`: the owner, signed in with ADMIN_SECRET,
+// confirms an ADMIN_EMAIL(S) account (email-confirmations.ts); any other session gets 403.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
-import { subjectUserId } from '../login/admin-login.ts';
+import { listAccounts } from '../backend-users.ts';
+import { SECRET_SUBJECT, subjectUserId } from '../login/admin-login.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { rolesBody } from './roles-page.ts';
+import { adminEmailAccounts, confirmAdminEmail, listConfirmations } from './email-confirmations.ts';
 import { grantAdmin, listAdminRows, resolveUser, revokeAdmin, roleTarget } from './roles.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,15 +29,28 @@ const roleRequest = z.preprocess(
   z.intersection(roleTarget, z.object({ role: z.literal('admin', { message: 'must be "admin" (the only role the console manages)' }) })),
 );
 
+const confirmRequest = z.object({ user_id: z.uuid(), confirm: optionalField(formBoolean) }).loose();
+
 const formMethod = z.object({ _method: optionalField(z.enum(['DELETE'])), confirm: optionalField(formBoolean) }).loose();
 
 const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
   const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string, data?: Record<string, unknown>, status = 200) => {
-    const rows = await listAdminRows(context.backend.forRoute(), context.allowedEmails);
-    return sendData(request, reply, { ...data, admins: rows, admin_emails: context.allowedEmails }, () => ({
+    const backend = context.backend.forRoute();
+    const [accounts, confirmations] = await Promise.all([listAccounts(backend), listConfirmations(backend)]);
+    const rows = await listAdminRows(backend, context.allowedEmails, accounts);
+    const emailAccounts = adminEmailAccounts(accounts, confirmations, context.allowedEmails);
+    const canConfirm = request.adminSession?.subject === SECRET_SUBJECT;
+    return sendData(request, reply, {
+      ...data,
+      admins: rows,
+      admin_emails: context.allowedEmails,
+      admin_email_accounts: emailAccounts,
+      pending_admin_emails: emailAccounts.filter((account) => !account.confirmed),
+      can_confirm_admin_emails: canConfirm,
+    }, () => ({
       title: 'Roles',
       current: '/__admin/roles',
-      body: rolesBody({ rows, allowedEmails: context.allowedEmails, notice }),
+      body: rolesBody({ rows, allowedEmails: context.allowedEmails, emailAccounts, canConfirm, notice }),
     }), status);
   };
 
@@ -68,6 +85,22 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   });
 
   app.delete('/__admin/roles', async (request, reply) => revoke(request, reply, request.body));
+
+  app.post('/__admin/roles/confirm-email', async (request, reply) => {
+    if (request.adminSession?.subject !== SECRET_SUBJECT) {
+      throw new GatewayError(403, 'secret_login_required', 'Only the owner confirms an ADMIN_EMAIL account: sign in to the console with ADMIN_SECRET (not with an account) and confirm it on the Roles page.');
+    }
+    const body = parseOrThrow(confirmRequest, request.body ?? {});
+    if (wantsHtml(request) && body.confirm !== true) throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the account; nothing was changed.');
+    const backend = context.backend.forRoute();
+    const user = await resolveUser(backend, { user_id: body.user_id });
+    await confirmAdminEmail(backend, user, context.allowedEmails, SECRET_SUBJECT);
+    await context.audit.record({ subject: SECRET_SUBJECT, action: 'confirm-admin-email', user_id: user.userId }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
+    return show(request, reply, `${user.email ?? user.userId} can now unlock the console with an account login.`, {
+      ok: true,
+      confirmed: { user_id: user.userId, email: user.email },
+    }, 201);
+  });
 };
 
 export default rolesRoutes;

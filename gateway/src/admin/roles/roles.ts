@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
-import { findAccountByEmail, listAccounts } from '../backend-users.ts';
+import { findAccountByEmail, listAccounts, type AccountSummary } from '../backend-users.ts';
 
 export const ADMIN_ROLE = 'admin';
 
@@ -15,16 +15,17 @@ export interface AdminRow {
   email: string | null;
   granted_by: string | null;
   created_at: string;
-  /** Also allowed by ADMIN_EMAIL / ADMIN_EMAILS (revoking the row leaves that way open). */
+  /** Also in ADMIN_EMAIL / ADMIN_EMAILS (once confirmed, revoking the row leaves that way open). */
   in_admin_emails: boolean;
 }
 
-export async function listAdminRows(backend: BackendClient, allowedEmails: readonly string[]): Promise<AdminRow[]> {
-  const [rows, accounts] = await Promise.all([
+/** accounts: the backend's accounts when the caller already listed them. */
+export async function listAdminRows(backend: BackendClient, allowedEmails: readonly string[], accounts?: AccountSummary[]): Promise<AdminRow[]> {
+  const [rows, listed] = await Promise.all([
     backend.select(`user_roles?select=user_id,role,granted_by,created_at&role=eq.${ADMIN_ROLE}&order=created_at.asc`, { serviceRole: true }),
-    listAccounts(backend),
+    accounts ?? listAccounts(backend),
   ]);
-  const emails = new Map(accounts.map((account) => [account.id, account.email]));
+  const emails = new Map(listed.map((account) => [account.id, account.email]));
   return z.array(roleRow).parse(rows).map((row) => {
     const email = emails.get(row.user_id) ?? null;
     return { user_id: row.user_id, email, granted_by: row.granted_by, created_at: row.created_at, in_admin_emails: email !== null && allowedEmails.includes(email) };

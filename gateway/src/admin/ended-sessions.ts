@@ -1,0 +1,67 @@
+// Admin sessions that were logged out before their cookie expired. A signed cookie stays valid on
+// its own until its 12 hours are up, so logging out must be remembered on the server: each ended
+// session is kept (as a digest of its signed value, never the value itself) until the time its
+// cookie would have expired anyway. With ADMIN_SECRET the cookie outlives a restart, so the list
+// does too: it is written to a file in DATA_DIR (mode 0600, replaced whole by a rename, so a crash
+// mid-write leaves the previous list). Without ADMIN_SECRET a restart draws a new key and ends
+// every session by itself, and the list is kept in memory only.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const ENDED_SESSIONS_FILE = 'admin-ended-sessions.json';
+
+const storedList = z.object({ ended: z.array(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/), expires_at_s: z.number().int() })) });
+
+/** The id an ended session is remembered by: a digest of the whole signed cookie value. */
+export function sessionId(signedValue: string): string {
+  return createHash('sha256').update(signedValue, 'utf8').digest('hex');
+}
+
+export class EndedAdminSessions {
+  private readonly ended = new Map<string, number>();
+
+  /** file: where the list survives restarts; undefined keeps it in memory. A file that cannot be read is an error at boot. */
+  constructor(private readonly file: string | undefined) {
+    if (!file) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    // A list that is not ours (hand-edited, truncated) would silently re-open logged-out sessions if ignored.
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const parsed = storedList.safeParse(json);
+    if (!parsed.success) throw new Error(`${file} is not a list of ended admin sessions; remove it to end every admin session instead`);
+    for (const entry of parsed.data.ended) this.ended.set(entry.id, entry.expires_at_s);
+  }
+
+  has(signedValue: string, nowS: number): boolean {
+    const expiresAtS = this.ended.get(sessionId(signedValue));
+    return expiresAtS !== undefined && expiresAtS >= nowS;
+  }
+
+  /** Remembers a logged-out session until its cookie expires; written before the logout answers. */
+  end(signedValue: string, expiresAtS: number, nowS: number): void {
+    for (const [id, at] of this.ended) if (at < nowS) this.ended.delete(id);
+    this.ended.set(sessionId(signedValue), expiresAtS);
+    if (!this.file) return;
+    const list = { ended: [...this.ended].map(([id, at]) => ({ id, expires_at_s: at })) };
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const temporary = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(list)}\n`, { mode: 0o600 });
+    renameSync(temporary, this.file);
+  }
+
+  get size(): number {
+    return this.ended.size;
+  }
+}
