@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { VerifiedToken } from '../src/jwt.ts';
 import type { Frame } from '../src/realtime/frames.ts';
 import { RealtimeHub } from '../src/realtime/hub.ts';
+import { READERS_PER_STATEMENT } from '../src/realtime/visibility.ts';
 
 interface VisibilityRow {
   reader: number;
@@ -93,6 +94,14 @@ describe("the realtime hub's read check", () => {
     ]);
     expect(sent.map((frames) => frames.length)).toEqual([1, 1, 1, 0]);
     expect(logged).toEqual([]);
+  });
+
+  it(`asks about more than ${READERS_PER_STATEMENT} distinct readers ${READERS_PER_STATEMENT} at a time, and keeps each verdict with its reader`, async () => {
+    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, !reader.claims.includes('"odd-'))));
+    const tokens = Array.from({ length: READERS_PER_STATEMENT + 3 }, (_, index) => token(`${index % 2 === 1 ? 'odd' : 'even'}-${index}`));
+    const { sent } = await deliverOnce(database, tokens);
+    expect(database.statements.map((readers) => readers.length)).toEqual([READERS_PER_STATEMENT, 3]);
+    expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index % 2 === 1 ? 0 : 1)));
   });
 
   it('logs an unexpected failure of the statement instead of swallowing it, and withholds the change', async () => {
