@@ -213,6 +213,19 @@ describe('the visibility function', () => {
     expect(after.rows[0]?.who).not.toMatch(/^(anon|authenticated|service_role)$/);
   });
 
+  it('replaces a prepared check a failed call left in the session, and leaves none behind', async () => {
+    const client = await owner.connect();
+    try {
+      await client.query('prepare _localbase_realtime_check as select false');
+      const { rows } = await client.query(call, [JSON.stringify([{ role: 'service_role', claims: '{}', session: null }])]);
+      expect(rows).toEqual([{ reader: 0, visible: true, error_code: null }]);
+      const left = await client.query(`select count(*)::int as n from pg_prepared_statements where name = '_localbase_realtime_check'`);
+      expect(left.rows[0]?.n).toBe(0);
+    } finally {
+      client.release();
+    }
+  });
+
   it.each(['anon', 'authenticated', 'service_role'])('may not be executed by %s', async (role) => {
     const client = await owner.connect();
     try {
