@@ -73,6 +73,7 @@ declare
   v_index bigint;
   v_role text;
   v_session uuid;
+  v_live uuid[];
   v_found boolean;
 begin
   -- A table without a primary key has no row a reader could be asked about: nobody sees it.
@@ -89,6 +90,10 @@ begin
   if exists (select 1 from pg_catalog.pg_prepared_statements p where p.name = '${CHECK_STATEMENT}') then
     deallocate ${CHECK_STATEMENT};
   end if;
+  -- The readers' sessions that still exist, looked up together (as the owner: the API roles cannot
+  -- read auth.sessions).
+  select coalesce(pg_catalog.array_agg(s.id), '{}') into v_live from auth.sessions s
+  where s.id in (select (e.value ->> 'session')::uuid from pg_catalog.jsonb_array_elements(p_readers) e);
   -- The subscriber's own SELECT of the row by primary key, the row's values typed by the table.
   execute pg_catalog.format(
     'prepare ${CHECK_STATEMENT} as select exists (select 1 from %I.%I t, pg_catalog.jsonb_populate_record(null::%I.%I, %L::jsonb) r where %s)',
@@ -108,7 +113,7 @@ begin
         raise exception 'realtime reader role % is not an API role', v_role using errcode = '42501';
       end if;
       v_session := v_reader ->> 'session';
-      if v_session is not null and not exists (select 1 from auth.sessions s where s.id = v_session) then
+      if v_session is not null and not v_session = any (v_live) then
         error_code := '${SESSION_ENDED_CODE}';
         error_message := 'session_ended';
       else
