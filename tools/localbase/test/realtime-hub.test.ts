@@ -22,12 +22,28 @@ interface FakeDatabase {
   statements: { role: string; claims: string }[][];
 }
 
-/** A pool that queues one change and answers the visibility statement with `answer`. */
+/**
+ * A pool that queues one change and answers the visibility statement (sent on a checked-out
+ * connection, pipelined with its transaction) with `answer`.
+ */
 function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => VisibilityRow[] | Error): FakeDatabase {
   let drained = false;
   const statements: FakeDatabase['statements'] = [];
+  const client = {
+    query: async (query: string | { text: string; values?: unknown[] }) => {
+      const { text, values = [] } = typeof query === 'string' ? { text: query } : query;
+      if (!text.includes('_localbase.realtime_visibility')) return { rows: [] };
+      const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
+      statements.push(readers);
+      const rows = answer(readers);
+      if (rows instanceof Error) throw rows;
+      return { rows };
+    },
+    release: () => {},
+    on: () => client,
+  };
   const pool = {
-    query: async (text: string, values: unknown[] = []) => {
+    query: async (text: string) => {
       if (text.includes('delete from _localbase.realtime_changes')) {
         const rows = drained
           ? []
@@ -35,18 +51,10 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
         drained = true;
         return { rows };
       }
-      if (text.includes('_localbase.realtime_visibility')) {
-        const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
-        statements.push(readers);
-        const rows = answer(readers);
-        if (rows instanceof Error) throw rows;
-        return { rows };
-      }
+      if (text.includes('_localbase.realtime_visibility')) throw new Error('the read check runs in a transaction of its own');
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };
     },
-    connect: async () => {
-      throw new Error('the hub checks out no connection of its own');
-    },
+    connect: async () => client,
   } as unknown as pg.Pool;
   return { pool, statements };
 }

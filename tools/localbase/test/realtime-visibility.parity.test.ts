@@ -1,7 +1,9 @@
 // One change, many subscribers: the hub decides who may see the row in one database round trip,
 // however many subscribers there are, and RLS still decides for each of them as a SELECT under its
-// own role and claims would. Counted on the pool the hub is given: every query and every
-// checked-out connection is a round trip. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// own role and claims would. Counted on the pool the hub is given: every query on the pool is a
+// round trip, and so is every checked-out connection, whose statements must then go out together
+// (pipelined): one sent only after another was answered is counted as a round trip of its own.
+// On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,14 +57,38 @@ function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () =
         };
       }
       if (property === 'connect') {
-        return () => {
+        return async () => {
           roundTrips += 1;
-          return target.connect();
+          const client = await target.connect();
+          return countingClient(client);
         };
       }
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
+  /**
+   * A checked-out connection: statements sent while none is waiting for its answer go out in the
+   * same write as the first; one sent after all earlier ones were answered is another round trip.
+   */
+  function countingClient(client: pg.PoolClient): pg.PoolClient {
+    let waiting = 0;
+    let first = true;
+    return new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return (query: string | { text: string; values?: unknown[] }, ...rest: unknown[]) => {
+          if (waiting === 0 && !first) roundTrips += 1;
+          first = false;
+          const config = typeof query === 'string' ? { text: query, values: rest[0] as unknown[] | undefined } : query;
+          if (config.text.includes('_localbase.realtime_visibility')) asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
+          waiting += 1;
+          const answered = (target.query as (...args: unknown[]) => Promise<unknown>)(query, ...rest);
+          return answered.finally(() => (waiting -= 1));
+        };
+      },
+    });
+  }
+
   return {
     pool,
     asked,

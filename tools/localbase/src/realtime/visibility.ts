@@ -6,12 +6,13 @@
 // switch to the API roles; nobody else may execute it.
 //
 // One statement per change instead of one transaction per subscriber: on PGlite every check
-// queues on the single session, so a change to N subscribers cost N transactions and blocked the
-// server's thread N times. The statement still never waits for anything outside the database,
-// so the session is held only while the checks run.
+// queued on the single session, so a change to N subscribers cost N transactions one after the
+// other. The statement runs in one read-only transaction of its own, sent in one round trip, and
+// never waits for anything outside the database, so the session is held only while the checks run.
 import type pg from 'pg';
 import type { Claims } from '../jwt.ts';
 import { installIfChanged } from '../installed-sql.ts';
+import { runOwnerReadStatement } from '../request-transaction.ts';
 import type { Change, TableShape } from './capture.ts';
 
 /** One distinct reader: subscribers with the same role and claims are asked once. */
@@ -35,7 +36,10 @@ export interface ReaderVerdict {
  */
 export const READERS_PER_STATEMENT = 500;
 
-/** Bound on waiting for a lock (a migration holding the table) during the checks, as a request's statement timeout bounded the old per-subscriber check. */
+/**
+ * Bound on waiting for a lock (a migration holding the table) during the checks. The statement as
+ * a whole has the Data API's statement timeout on PostgreSQL; PGlite has neither timer.
+ */
 export const CHECK_LOCK_TIMEOUT = '8s';
 
 /** The session-level name of the prepared check (apart from the Data API's `lb_` statements). */
@@ -156,16 +160,19 @@ const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from
 /**
  * Asks the database, in one statement, which readers may see the change's row; the verdicts come
  * back in the order of `readers`. A failure of the statement itself (the function is gone, a lock
- * wait timed out) rejects, and the caller withholds the change from all of them.
+ * wait or the statement timed out) rejects, and the caller withholds the change from all of them.
  */
 export async function readersVerdicts(pool: pg.Pool, change: Change, shape: TableShape, readers: readonly Reader[]): Promise<ReaderVerdict[]> {
   const payload = readers.map((reader) => ({ role: reader.role, claims: JSON.stringify(reader.claims), session: sessionOf(reader.claims) }));
-  const result = await pool.query<{ reader: number; visible: boolean; error_code: string | null; error_message: string | null }>(
-    VISIBILITY_QUERY,
-    [change.schema_name, change.table_name, shape.primaryKey, JSON.stringify(change.record), JSON.stringify(payload)],
-  );
+  const result = await runOwnerReadStatement(pool, VISIBILITY_QUERY, [
+    change.schema_name,
+    change.table_name,
+    shape.primaryKey,
+    JSON.stringify(change.record),
+    JSON.stringify(payload),
+  ]);
   const verdicts: ReaderVerdict[] = readers.map(() => ({ visible: false, errorCode: null, errorMessage: null }));
-  for (const row of result.rows) {
+  for (const row of result.rows as { reader: number; visible: boolean; error_code: string | null; error_message: string | null }[]) {
     verdicts[row.reader] = { visible: row.visible === true, errorCode: row.error_code, errorMessage: row.error_message };
   }
   return verdicts;
