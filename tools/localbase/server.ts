@@ -16,6 +16,7 @@ import { loadOrCreateKeys } from './src/keys.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
+import { installVisibility } from './src/realtime/visibility.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard } from './src/request-transaction.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
@@ -66,6 +67,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const { pool } = database;
     await installSessionGuard(pool);
     await installCapture(pool);
+    await installVisibility(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);

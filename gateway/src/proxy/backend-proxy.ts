@@ -6,7 +6,8 @@
 // (security/request-path.ts); the raw path is what is forwarded. Every call has a deadline:
 // the backend must start answering within `responseTimeoutMs` of going quiet (504 backend_timeout),
 // storage transfers get the longer `storageIdleTimeoutMs`, and a realtime socket is closed after
-// `socketIdleTimeoutMs` without a message either way. Node's HTTP client carries the requests
+// `socketIdleTimeoutMs` without a message either way (and dropped once more than
+// SOCKET_BACKLOG_BYTES wait to be passed on in either direction). Node's HTTP client carries the requests
 // (not undici): it hands over a response the backend sends before it has read the whole body, so a
 // backend's own 413 reaches the caller instead of a broken pipe.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -135,6 +136,61 @@ function idleSocketCloser(idleMs: number) {
   };
 }
 
+/**
+ * What the proxy may hold for one realtime socket: frames from the client while the backend
+ * connection is still opening (the proxy queues them until it is open), and frames for a client
+ * that does not read them (the proxy writes each one as the backend sends it, whether or not the
+ * client keeps up). Past it the client's socket is dropped, and the backend's with it.
+ */
+export const SOCKET_BACKLOG_BYTES = 16 * 1024 * 1024;
+
+function byteLength(data: unknown): number {
+  if (Array.isArray(data)) return data.reduce((total: number, part: Buffer) => total + part.length, 0);
+  if (data instanceof ArrayBuffer) return data.byteLength;
+  return Buffer.isBuffer(data) ? data.length : 0;
+}
+
+/** Drops a proxied realtime socket whose backlog in either direction passes `maxBytes`. */
+function socketBacklogBound(maxBytes: number) {
+  const queuedWhileOpening = new WeakMap<WebSocket, number>();
+  return {
+    onIncomingMessage: (_context: unknown, source: WebSocket, target: WebSocket, message: { data: unknown }) => {
+      if (target.readyState !== target.CONNECTING) return;
+      const queued = (queuedWhileOpening.get(source) ?? 0) + byteLength(message.data);
+      queuedWhileOpening.set(source, queued);
+      if (queued > maxBytes) source.terminate();
+    },
+    onOutgoingMessage: (_context: unknown, source: WebSocket) => {
+      // No close handshake: it would wait for a client that does not read.
+      if (source.bufferedAmount > maxBytes) source.terminate();
+    },
+  };
+}
+
+function realtimeSocketHooks(idleMs: number, backlogBytes: number) {
+  const idle = idleSocketCloser(idleMs);
+  const backlog = socketBacklogBound(backlogBytes);
+  return {
+    onConnect: (context: unknown, source: WebSocket, target: WebSocket) => {
+      // The client left (or was dropped above) while the backend connection was opening: the
+      // proxy closes only open sockets, so this one would stay, and send what was queued for it.
+      if (source.readyState !== source.OPEN) {
+        target.close(1001, 'client gone');
+        return;
+      }
+      idle.onConnect(context, source);
+    },
+    onIncomingMessage: (context: unknown, source: WebSocket, target: WebSocket, message: { data: unknown }) => {
+      idle.onIncomingMessage(context, source);
+      backlog.onIncomingMessage(context, source, target, message);
+    },
+    onOutgoingMessage: (context: unknown, source: WebSocket) => {
+      idle.onOutgoingMessage(context, source);
+      backlog.onOutgoingMessage(context, source);
+    },
+  };
+}
+
 const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, options) => {
   const timeouts = { ...PROXY_TIMEOUTS, ...options.timeouts };
   const limits = { any: options.bodyLimitBytes ?? BODY_LIMITS.proxy, json: options.jsonBodyLimitBytes ?? BODY_LIMITS.proxyJson };
@@ -248,7 +304,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
         answerFailure(reply as unknown as FastifyReply, error as ProxyFailure);
       },
     },
-    wsHooks: idleSocketCloser(timeouts.socketIdleTimeoutMs),
+    wsHooks: realtimeSocketHooks(timeouts.socketIdleTimeoutMs, SOCKET_BACKLOG_BYTES),
     // http-proxy honours wsClientOptions.rewriteRequestHeaders; its type declarations omit it.
     wsClientOptions,
   });

@@ -233,6 +233,31 @@ export async function runRequestStatement(pool: pg.Pool, context: RequestContext
 }
 
 /**
+ * One read-only statement as the database owner (no role switch: the statement may switch roles
+ * itself, as realtime's read check does), with the request statement timeout, in one round trip:
+ * begin, the timeout, the statement (prepared) and commit are pipelined as in runRequestStatement.
+ */
+export async function runOwnerReadStatement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  const client = await acquireClient(pool);
+  let broken = false;
+  try {
+    await trimPrepared(client);
+    const [, , result] = await pipelined(client, () => [
+      client.query('begin read only'),
+      client.query("select set_config('statement_timeout', $1, true)", [STATEMENT_TIMEOUT]),
+      client.query(preparedQuery(client, text, values)),
+      client.query('commit'),
+    ] as const).catch(async (error: unknown) => {
+      broken = !(await rollBack(client));
+      throw error;
+    });
+    return result;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * Sends the given queries back to back (pg 8.23's pipeline mode, `Client#pipeline`) instead of one
  * round trip each: `begin`, the request setup and, for one-statement requests, the statement and
  * `commit` need no answer from each other. The pools are opened elsewhere without pipelining, so it

@@ -1,15 +1,48 @@
-// The hub's read check under failure: "this subscriber may not read the row" (no grant, an ended
-// session) is an answer and stays quiet, but any other failure is logged before the change is
-// withheld, never swallowed.
+// The hub's read check, without a database: all subscribers of a change are decided in one
+// statement, subscribers with the same role and claims are asked about once, and a failure is
+// handled as before: "this subscriber may not read the row" (no grant, an ended session) is an
+// answer and stays quiet, any other failure is logged before the change is withheld, never swallowed.
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import type { VerifiedToken } from '../src/jwt.ts';
 import type { Frame } from '../src/realtime/frames.ts';
 import { RealtimeHub } from '../src/realtime/hub.ts';
+import { READERS_PER_STATEMENT } from '../src/realtime/visibility.ts';
 
-/** A pool that queues one change and fails the subscriber's read check with `readFailure`. */
-function poolFailingReads(readFailure: Error): pg.Pool {
+interface VisibilityRow {
+  reader: number;
+  visible: boolean;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+interface FakeDatabase {
+  pool: pg.Pool;
+  /** The readers each visibility statement was asked about. */
+  statements: { role: string; claims: string }[][];
+}
+
+/**
+ * A pool that queues one change and answers the visibility statement (sent on a checked-out
+ * connection, pipelined with its transaction) with `answer`.
+ */
+function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => VisibilityRow[] | Error): FakeDatabase {
   let drained = false;
-  return {
+  const statements: FakeDatabase['statements'] = [];
+  const client = {
+    query: async (query: string | { text: string; values?: unknown[] }) => {
+      const { text, values = [] } = typeof query === 'string' ? { text: query } : query;
+      if (!text.includes('_localbase.realtime_visibility')) return { rows: [] };
+      const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
+      statements.push(readers);
+      const rows = answer(readers);
+      if (rows instanceof Error) throw rows;
+      return { rows };
+    },
+    release: () => {},
+    on: () => client,
+  };
+  const pool = {
     query: async (text: string) => {
       if (text.includes('delete from _localbase.realtime_changes')) {
         const rows = drained
@@ -18,43 +51,85 @@ function poolFailingReads(readFailure: Error): pg.Pool {
         drained = true;
         return { rows };
       }
+      if (text.includes('_localbase.realtime_visibility')) throw new Error('the read check runs in a transaction of its own');
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };
     },
-    connect: async () => {
-      throw readFailure;
-    },
+    connect: async () => client,
   } as unknown as pg.Pool;
+  return { pool, statements };
 }
 
-async function deliverOnce(readFailure: Error): Promise<{ logged: unknown[]; sent: Frame[] }> {
+function token(sub: string): VerifiedToken {
+  return { role: 'authenticated', claims: { role: 'authenticated', sub } };
+}
+
+async function deliverOnce(database: FakeDatabase, tokens: VerifiedToken[]): Promise<{ logged: unknown[]; sent: Frame[][] }> {
   const logged: unknown[] = [];
-  const sent: Frame[] = [];
-  const hub = new RealtimeHub(poolFailingReads(readFailure), (error) => logged.push(error));
-  hub.add({
-    topic: 'realtime:notes',
-    joinRef: '1',
-    bindings: [{ id: 1, event: '*', schema: 'public', table: 'notes', filter: undefined }],
-    token: { role: 'authenticated', claims: { role: 'authenticated', sub: 'u' } } as never,
-    joinedAt: new Date(),
-    send: (frame) => sent.push(frame),
-  });
+  const sent: Frame[][] = tokens.map(() => []);
+  const hub = new RealtimeHub(database.pool, (error) => logged.push(error));
+  tokens.forEach((subscriberToken, index) =>
+    hub.add({
+      topic: `realtime:notes-${index}`,
+      joinRef: '1',
+      bindings: [{ id: index + 1, event: '*', schema: 'public', table: 'notes', filter: undefined }],
+      token: subscriberToken,
+      joinedAt: new Date(),
+      send: (frame) => sent[index]?.push(frame),
+    }),
+  );
   await hub.poke();
   hub.stop();
   return { logged, sent };
 }
 
-describe('the realtime hub when a subscriber\'s read check fails', () => {
-  it('logs an unexpected failure instead of swallowing it, and withholds the change', async () => {
-    const failure = new Error('the database went away');
-    const { logged, sent } = await deliverOnce(failure);
-    expect(logged).toEqual([failure]);
-    expect(sent).toEqual([]);
+const seen = (reader: number, visible: boolean, errorCode: string | null = null): VisibilityRow => ({
+  reader,
+  visible,
+  error_code: errorCode,
+  error_message: errorCode ? `failed with ${errorCode}` : null,
+});
+
+describe("the realtime hub's read check", () => {
+  it('asks once for all subscribers, once per distinct role and claims, and delivers by each verdict', async () => {
+    const alice = token('alice');
+    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, reader.claims.includes('alice'))));
+    // Two channels on one token, a third on an equal copy of it, and bob.
+    const { logged, sent } = await deliverOnce(database, [alice, alice, token('alice'), token('bob')]);
+    expect(database.statements).toHaveLength(1);
+    expect(database.statements[0]?.map((reader) => JSON.parse(reader.claims) as { sub: string })).toEqual([
+      { role: 'authenticated', sub: 'alice' },
+      { role: 'authenticated', sub: 'bob' },
+    ]);
+    expect(sent.map((frames) => frames.length)).toEqual([1, 1, 1, 0]);
+    expect(logged).toEqual([]);
   });
 
-  it('stays quiet when the subscriber simply may not read the row (42501)', async () => {
-    const denial = Object.assign(new Error('permission denied for table notes'), { code: '42501' });
-    const { logged, sent } = await deliverOnce(denial);
+  it(`asks about more than ${READERS_PER_STATEMENT} distinct readers ${READERS_PER_STATEMENT} at a time, and keeps each verdict with its reader`, async () => {
+    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, !reader.claims.includes('"odd-'))));
+    const tokens = Array.from({ length: READERS_PER_STATEMENT + 3 }, (_, index) => token(`${index % 2 === 1 ? 'odd' : 'even'}-${index}`));
+    const { sent } = await deliverOnce(database, tokens);
+    expect(database.statements.map((readers) => readers.length)).toEqual([READERS_PER_STATEMENT, 3]);
+    expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index % 2 === 1 ? 0 : 1)));
+  });
+
+  it('logs an unexpected failure of the statement instead of swallowing it, and withholds the change', async () => {
+    const failure = new Error('the database went away');
+    const { logged, sent } = await deliverOnce(fakeDatabase(() => failure), [token('alice')]);
+    expect(logged).toEqual([failure]);
+    expect(sent).toEqual([[]]);
+  });
+
+  it("logs an unexpected failure of one reader's check (a policy that raises), and withholds the change from that reader only", async () => {
+    const database = fakeDatabase((readers) => readers.map((reader, index) => (reader.claims.includes('alice') ? seen(index, false, 'P0001') : seen(index, true))));
+    const { logged, sent } = await deliverOnce(database, [token('alice'), token('bob')]);
+    expect(logged).toEqual([expect.objectContaining({ code: 'P0001', message: 'failed with P0001' })]);
+    expect(sent.map((frames) => frames.length)).toEqual([0, 1]);
+  });
+
+  it('stays quiet when the subscriber simply may not read the row (42501) or its session ended', async () => {
+    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, false, reader.claims.includes('alice') ? '42501' : 'LB401')));
+    const { logged, sent } = await deliverOnce(database, [token('alice'), token('bob')]);
     expect(logged).toEqual([]);
-    expect(sent).toEqual([]);
+    expect(sent).toEqual([[], []]);
   });
 });

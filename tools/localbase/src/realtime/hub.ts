@@ -1,13 +1,14 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
 // state), and delivery. A change goes to a channel only if a binding matches it AND a SELECT of the
-// row by primary key, run under that subscriber's role and claims, finds it: RLS decides.
+// row by primary key, run under that subscriber's role and claims, finds it: RLS decides. The
+// SELECTs of all a change's subscribers run in one statement (visibility.ts), once per distinct
+// role and claims.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
-import { SessionEndedError, withRequestTransaction } from '../request-transaction.ts';
-import { quoteIdent } from '../rest/sql.ts';
 import { drainChanges, tableShape, type Change, type TableShape } from './capture.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
+import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
   id: number;
@@ -132,13 +133,20 @@ export class RealtimeHub {
 
   private async deliver(change: Change): Promise<void> {
     const shape = await this.shapeOf(change);
-    for (const subscription of [...this.subscriptions]) {
+    const readers = new Readers();
+    const deliveries: { subscription: ChannelSubscription; ids: number[]; reader: number }[] = [];
+    for (const subscription of this.subscriptions) {
       if (change.committed_at < subscription.joinedAt) continue;
       const ids = subscription.bindings
         .filter((binding) => bindingMatches(binding, change))
         .map((binding) => binding.id);
-      if (ids.length === 0) continue;
-      if (!(await this.canRead(subscription.token, change, shape))) continue;
+      if (ids.length === 0 || isExpired(subscription.token)) continue;
+      deliveries.push({ subscription, ids, reader: readers.indexOf(subscription.token) });
+    }
+    if (deliveries.length === 0 || shape.primaryKey.length === 0) return;
+    const verdicts = await this.decide(change, shape, readers.list);
+    for (const { subscription, ids, reader } of deliveries) {
+      if (!verdicts[reader]) continue;
       subscription.send({
         joinRef: subscription.joinRef,
         ref: null,
@@ -160,42 +168,70 @@ export class RealtimeHub {
     }
   }
 
-  /** The subscriber's own SELECT of the row: RLS and grants decide, as for the Data API. */
-  private async canRead(token: VerifiedToken, change: Change, shape: TableShape): Promise<boolean> {
-    if (shape.primaryKey.length === 0) return false;
-    const exp = token.claims.exp;
-    if (exp !== undefined && exp * 1000 < Date.now()) return false;
-    const where = shape.primaryKey.map((column, index) => `${quoteIdent(column)} = $${index + 1}`).join(' and ');
-    const values = shape.primaryKey.map((column) => {
-      const value = change.record[column];
-      return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
-    });
-    try {
-      return await withRequestTransaction(
-        this.pool,
-        { role: token.role, claims: token.claims, method: 'GET', path: '/realtime/v1', headers: {}, readOnly: true },
-        async (client) => {
-          const result = await client.query(
-            `select 1 from ${quoteIdent(change.schema_name)}.${quoteIdent(change.table_name)} where ${where}`,
-            values,
-          );
-          return (result.rowCount ?? 0) > 0;
-        },
-      );
-    } catch (error) {
-      // No grant, an ended session, a dropped table or column: this subscriber may not see the
-      // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
-      if (!isExpectedDenial(error)) this.log(error);
-      return false;
+  /**
+   * Whether each reader may see the row: its own SELECT of the row by primary key, under its role
+   * and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
+   * READERS_PER_STATEMENT of them.
+   */
+  private async decide(change: Change, shape: TableShape, readers: readonly Reader[]): Promise<boolean[]> {
+    const decided: boolean[] = [];
+    for (let start = 0; start < readers.length; start += READERS_PER_STATEMENT) {
+      const slice = readers.slice(start, start + READERS_PER_STATEMENT);
+      try {
+        for (const verdict of await readersVerdicts(this.pool, change, shape, slice)) {
+          // No grant, an ended session, a dropped table or column: this reader may not see the
+          // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
+          if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
+            this.log(Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), { code: verdict.errorCode }));
+          }
+          decided.push(verdict.visible);
+        }
+      } catch (error) {
+        if (!isExpectedDenial(error)) this.log(error);
+        decided.push(...slice.map(() => false));
+      }
     }
+    return decided;
   }
 }
 
+/** The distinct (role, claims) of a change's subscribers, each asked once. */
+class Readers {
+  readonly list: Reader[] = [];
+  private readonly indexes = new Map<string, number>();
+
+  indexOf(token: VerifiedToken): number {
+    const key = readerKey(token);
+    let index = this.indexes.get(key);
+    if (index === undefined) {
+      index = this.list.push({ role: token.role, claims: token.claims }) - 1;
+      this.indexes.set(key, index);
+    }
+    return index;
+  }
+}
+
+/** Tokens are kept by their channels and replaced on refresh, so each one's key is computed once. */
+const readerKeys = new WeakMap<VerifiedToken, string>();
+
+function readerKey(token: VerifiedToken): string {
+  let key = readerKeys.get(token);
+  if (key === undefined) {
+    key = JSON.stringify([token.role, token.claims]);
+    readerKeys.set(token, key);
+  }
+  return key;
+}
+
+function isExpired(token: VerifiedToken): boolean {
+  const exp = token.claims.exp;
+  return exp !== undefined && exp * 1000 < Date.now();
+}
+
 /** Errors that mean "this subscriber may not read the row" rather than that something broke. */
-const DENIAL_SQLSTATES = new Set(['42501', '42P01', '42703']);
+const DENIAL_SQLSTATES = new Set(['42501', '42P01', '42703', SESSION_ENDED_CODE]);
 
 function isExpectedDenial(error: unknown): boolean {
-  if (error instanceof SessionEndedError) return true;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && DENIAL_SQLSTATES.has(code);
 }

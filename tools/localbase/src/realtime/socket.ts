@@ -2,7 +2,8 @@
 // heartbeat, phx_join (replying with server-assigned binding ids), access_token, phx_leave, and
 // postgres_changes events carrying `ids`. Broadcast and presence are refused. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
-// are the same for both.
+// are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
+// max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -33,6 +34,31 @@ const versionQuery = z.object({ vsn: z.unknown().optional() }).passthrough();
 /** Largest frame a client may send: joins and tokens are small; this bounds what one frame costs. */
 export const REALTIME_MAX_FRAME_BYTES = 1024 * 1024;
 
+/**
+ * Channels one connection may have joined (or be joining) at once: Supabase Realtime's default
+ * `max_channels_per_client`. Every channel is one more subscription each captured change is
+ * matched against, so without a bound one socket could make every write cost the server work
+ * for thousands of channels. A join past it is refused with Realtime's reply; the socket and its
+ * channels stay as they were.
+ */
+export const REALTIME_MAX_CHANNELS_PER_CLIENT = 100;
+
+/** Realtime's reply to a join past the channel limit (`{:error, :too_many_channels}`). */
+export const TOO_MANY_CHANNELS_REASON = 'ChannelRateLimitReached: Too many channels';
+
+/**
+ * postgres_changes bindings one join may ask for. Hosted Realtime has no documented bound; each
+ * binding is matched against every captured change, and a join of 1 MiB could otherwise carry tens
+ * of thousands of them.
+ */
+export const REALTIME_MAX_BINDINGS_PER_CHANNEL = 100;
+
+/**
+ * Frames waiting to be written to a client that does not read them: past this the socket is
+ * dropped, its channels with it, instead of the server holding every frame it would still send.
+ */
+export const REALTIME_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
 
@@ -49,8 +75,17 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     if (!chosen) return socket.close(1008, 'unsupported serializer version');
     const codec: FrameCodec = chosen;
     const channels = new Map<string, ChannelSubscription>();
+    /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
+    const joining = new Map<string, number>();
+    let closed = false;
     const send = (frame: Frame) => {
-      if (socket.readyState === socket.OPEN) socket.send(codec.encode(frame));
+      if (socket.readyState !== socket.OPEN) return;
+      if (socket.bufferedAmount > REALTIME_MAX_BUFFERED_BYTES) {
+        // A client this far behind gets no close handshake: that would wait for it to read too.
+        socket.terminate();
+        return;
+      }
+      socket.send(codec.encode(frame));
     };
     const reply = (joinRef: string | null, ref: string | null, topic: string, status: 'ok' | 'error', response: object) =>
       send({ joinRef, ref, topic, event: 'phx_reply', payload: { status, response } });
@@ -69,17 +104,57 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       channels.delete(topic);
     }
 
+    /** Channels joined or being joined; a topic counts once however often it is joined. */
+    function channelsHeld(): number {
+      let held = channels.size;
+      for (const topic of joining.keys()) if (!channels.has(topic)) held += 1;
+      return held;
+    }
+
+    /**
+     * Holds the topic's place while its join verifies the token: joins sent back to back all
+     * arrive before the first one is done, and each must see the others. False when it is full.
+     */
+    function reserve(topic: string): boolean {
+      const rejoin = channels.has(topic) || joining.has(topic);
+      if (!rejoin && channelsHeld() >= REALTIME_MAX_CHANNELS_PER_CLIENT) return false;
+      joining.set(topic, (joining.get(topic) ?? 0) + 1);
+      return true;
+    }
+
+    function release(topic: string): void {
+      const count = (joining.get(topic) ?? 1) - 1;
+      if (count > 0) joining.set(topic, count);
+      else joining.delete(topic);
+    }
+
     async function join(joinRef: string | null, ref: string | null, topic: string, payload: unknown): Promise<void> {
       const parsed = joinPayload.safeParse(payload);
       if (!parsed.success) return reply(joinRef, ref, topic, 'error', { reason: 'invalid join payload' });
+      if (parsed.data.config.postgres_changes.length > REALTIME_MAX_BINDINGS_PER_CHANNEL) {
+        return reply(joinRef, ref, topic, 'error', {
+          reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
+        });
+      }
+      if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
+      try {
+        await completeJoin(joinRef, ref, topic, parsed.data);
+      } finally {
+        release(topic);
+      }
+    }
+
+    async function completeJoin(joinRef: string | null, ref: string | null, topic: string, request: z.infer<typeof joinPayload>): Promise<void> {
       let token: VerifiedToken;
       try {
-        token = await verifiedToken(parsed.data.access_token);
+        token = await verifiedToken(request.access_token);
       } catch (error) {
         return reply(joinRef, ref, topic, 'error', { reason: `Invalid JWT: ${(error as Error).message}` });
       }
+      // A socket that closed while the token was verified has left all its channels already.
+      if (closed) return;
       const bindings: Binding[] = [];
-      for (const change of parsed.data.config.postgres_changes) {
+      for (const change of request.config.postgres_changes) {
         const filter = parseRowFilter(change.filter);
         if (filter instanceof Error) return reply(joinRef, ref, topic, 'error', { reason: filter.message });
         bindings.push({ id: hub.assignBindingId(), event: change.event, schema: change.schema, table: change.table, filter });
@@ -89,7 +164,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       channels.set(topic, subscription);
       hub.add(subscription);
       // Echo each binding as the client sent it, plus its id: realtime-js compares them field by field.
-      const echoed = parsed.data.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
+      const echoed = request.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
       reply(joinRef, ref, topic, 'ok', { postgres_changes: echoed });
       if (bindings.length > 0) {
         send({
@@ -140,6 +215,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       handle(text).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
     });
     socket.on('close', () => {
+      closed = true;
       for (const topic of [...channels.keys()]) leave(topic);
     });
   });

@@ -1,0 +1,179 @@
+// Who may see a captured row, decided for all its readers in one statement. Hosted Realtime's
+// walrus does the same in one SQL function call per change: it loops over the subscriptions,
+// switching role and claims for each, and runs a SELECT of the row under them, so RLS and grants
+// decide per subscriber. Here the function lives in localbase's own schema `_localbase`
+// (installed at boot, never in a bundle) and is called by the database owner, which alone may
+// switch to the API roles; nobody else may execute it.
+//
+// One statement per change instead of one transaction per subscriber: on PGlite every check
+// queued on the single session, so a change to N subscribers cost N transactions one after the
+// other. The statement runs in one read-only transaction of its own, sent in one round trip, and
+// never waits for anything outside the database, so the session is held only while the checks run.
+import type pg from 'pg';
+import type { Claims } from '../jwt.ts';
+import { installIfChanged } from '../installed-sql.ts';
+import { runOwnerReadStatement } from '../request-transaction.ts';
+import type { Change, TableShape } from './capture.ts';
+
+/** One distinct reader: subscribers with the same role and claims are asked once. */
+export interface Reader {
+  role: string;
+  claims: Claims;
+}
+
+/** What the database answered for one reader: seen or not, and the error that kept it from reading. */
+export interface ReaderVerdict {
+  visible: boolean;
+  /** SQLSTATE of the error the reader's check raised, null when it ran. */
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/**
+ * Readers per statement. A change to more distinct readers is decided in slices of this size, one
+ * statement each, so that on PGlite other requests get the session between slices instead of
+ * waiting for every check of one change at once.
+ */
+export const READERS_PER_STATEMENT = 500;
+
+/**
+ * Bound on waiting for a lock (a migration holding the table) during the checks. The statement as
+ * a whole has the Data API's statement timeout on PostgreSQL; PGlite has neither timer.
+ */
+export const CHECK_LOCK_TIMEOUT = '8s';
+
+/** The session-level name of the prepared check (apart from the Data API's `lb_` statements). */
+const CHECK_STATEMENT = '_localbase_realtime_check';
+
+/** SQLSTATE of the check the function answers for a reader whose session has ended (see request-transaction.ts). */
+export const SESSION_ENDED_CODE = 'LB401';
+
+// SECURITY INVOKER on purpose: a SECURITY DEFINER function may not switch role. The caller is the
+// owner's pool (no role switch), so `role` starts as the session user and goes back to it after
+// each reader. The role is one of the three API roles whatever the argument says. The search path
+// is not pinned, so policies and the functions they call see what a Data API request sees; every
+// name here is qualified.
+//
+// The check is prepared once per call, with the row inlined, and executed per reader, as walrus
+// does: planning it for every reader cost about three times the check itself on PGlite. A cached
+// plan is re-planned when the role changes (RLS adds the role's policies at planning), so readers
+// are taken role by role; the claims are read when the plan runs (auth.uid() is current_setting),
+// as with the Data API's own prepared statements. A prepared statement outlives a failed
+// transaction, so a leftover one is dropped first.
+//
+// Each reader's check runs in a block of its own (a subtransaction): an error it raises (no grant,
+// a policy function that raises) is that reader's answer, its role and settings are rolled back
+// with the block, and the next reader is checked as before.
+const VISIBILITY_SQL = `
+create schema if not exists _localbase;
+revoke all on schema _localbase from public;
+create or replace function _localbase.realtime_visibility(
+  p_schema text, p_table text, p_primary_key text[], p_record jsonb, p_readers jsonb)
+returns table (reader integer, visible boolean, error_code text, error_message text)
+language plpgsql volatile
+as $$
+declare
+  v_reader jsonb;
+  v_index bigint;
+  v_role text;
+  v_session uuid;
+  v_live uuid[];
+  v_found boolean;
+begin
+  -- A table without a primary key has no row a reader could be asked about: nobody sees it.
+  if coalesce(pg_catalog.array_length(p_primary_key, 1), 0) = 0 then
+    return;
+  end if;
+  -- Nothing a check runs (a policy, a function it calls) may write. The request settings are the
+  -- same for every reader.
+  perform pg_catalog.set_config('transaction_read_only', 'on', true),
+          pg_catalog.set_config('lock_timeout', '${CHECK_LOCK_TIMEOUT}', true),
+          pg_catalog.set_config('request.method', 'GET', true),
+          pg_catalog.set_config('request.path', '/realtime/v1', true),
+          pg_catalog.set_config('request.headers', '{}', true);
+  if exists (select 1 from pg_catalog.pg_prepared_statements p where p.name = '${CHECK_STATEMENT}') then
+    deallocate ${CHECK_STATEMENT};
+  end if;
+  -- The readers' sessions that still exist, looked up together (as the owner: the API roles cannot
+  -- read auth.sessions).
+  select coalesce(pg_catalog.array_agg(s.id), '{}') into v_live from auth.sessions s
+  where s.id in (select (e.value ->> 'session')::uuid from pg_catalog.jsonb_array_elements(p_readers) e);
+  -- The subscriber's own SELECT of the row by primary key, the row's values typed by the table.
+  execute pg_catalog.format(
+    'prepare ${CHECK_STATEMENT} as select exists (select 1 from %I.%I t, pg_catalog.jsonb_populate_record(null::%I.%I, %L::jsonb) r where %s)',
+    p_schema, p_table, p_schema, p_table, p_record,
+    (select pg_catalog.string_agg(pg_catalog.format('t.%I = r.%I', k, k), ' and ') from pg_catalog.unnest(p_primary_key) k));
+  for v_reader, v_index in
+    select e.value, e.ordinality - 1 from pg_catalog.jsonb_array_elements(p_readers) with ordinality e
+    order by e.value ->> 'role', e.ordinality
+  loop
+    reader := v_index;
+    visible := false;
+    error_code := null;
+    error_message := null;
+    begin
+      v_role := v_reader ->> 'role';
+      if v_role is null or v_role not in ('anon', 'authenticated', 'service_role') then
+        raise exception 'realtime reader role % is not an API role', v_role using errcode = '42501';
+      end if;
+      v_session := v_reader ->> 'session';
+      if v_session is not null and not v_session = any (v_live) then
+        error_code := '${SESSION_ENDED_CODE}';
+        error_message := 'session_ended';
+      else
+        perform pg_catalog.set_config('role', v_role, true),
+                pg_catalog.set_config('request.jwt.claims', v_reader ->> 'claims', true);
+        execute 'execute ${CHECK_STATEMENT}' into v_found;
+        visible := coalesce(v_found, false);
+        perform pg_catalog.set_config('role', 'none', true);
+      end if;
+    exception when others then
+      error_code := sqlstate;
+      error_message := sqlerrm;
+    end;
+    return next;
+  end loop;
+  deallocate ${CHECK_STATEMENT};
+end
+$$;
+revoke execute on function _localbase.realtime_visibility(text, text, text[], jsonb, jsonb) from public;`;
+
+export async function installVisibility(pool: pg.Pool): Promise<void> {
+  await installIfChanged(pool, {
+    name: 'realtime-visibility',
+    sql: VISIBILITY_SQL,
+    tables: [],
+    functions: ['_localbase.realtime_visibility(text, text, text[], jsonb, jsonb)'],
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A user token names its session; API keys have none. A malformed id names no live session. */
+function sessionOf(claims: Claims): string | null {
+  if (claims.session_id === undefined) return null;
+  return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
+}
+
+const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from _localbase.realtime_visibility($1, $2, $3, $4, $5)';
+
+/**
+ * Asks the database, in one statement, which readers may see the change's row; the verdicts come
+ * back in the order of `readers`. A failure of the statement itself (the function is gone, a lock
+ * wait or the statement timed out) rejects, and the caller withholds the change from all of them.
+ */
+export async function readersVerdicts(pool: pg.Pool, change: Change, shape: TableShape, readers: readonly Reader[]): Promise<ReaderVerdict[]> {
+  const payload = readers.map((reader) => ({ role: reader.role, claims: JSON.stringify(reader.claims), session: sessionOf(reader.claims) }));
+  const result = await runOwnerReadStatement(pool, VISIBILITY_QUERY, [
+    change.schema_name,
+    change.table_name,
+    shape.primaryKey,
+    JSON.stringify(change.record),
+    JSON.stringify(payload),
+  ]);
+  const verdicts: ReaderVerdict[] = readers.map(() => ({ visible: false, errorCode: null, errorMessage: null }));
+  for (const row of result.rows as { reader: number; visible: boolean; error_code: string | null; error_message: string | null }[]) {
+    verdicts[row.reader] = { visible: row.visible === true, errorCode: row.error_code, errorMessage: row.error_message };
+  }
+  return verdicts;
+}
