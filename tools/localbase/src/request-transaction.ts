@@ -234,17 +234,18 @@ export async function runRequestStatement(pool: pg.Pool, context: RequestContext
 
 /**
  * One read-only statement as the database owner (no role switch: the statement may switch roles
- * itself, as realtime's read check does), with the request statement timeout, in one round trip:
- * begin, the timeout, the statement (prepared) and commit are pipelined as in runRequestStatement.
+ * itself, as realtime's read check does), in one round trip: begin, the timeout, the statement
+ * (prepared) and commit are pipelined as in runRequestStatement. It runs on behalf of signed-in
+ * readers, so it gets the `authenticated` timeout, on PostgreSQL and under PGlite's watchdog alike.
  */
 export async function runOwnerReadStatement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  const client = await acquireClient(pool);
+  const client = await acquireRequestClient(pool, 'authenticated');
   let broken = false;
   try {
     await trimPrepared(client);
     const [, , result] = await pipelined(client, () => [
       client.query('begin read only'),
-      client.query("select set_config('statement_timeout', $1, true)", [STATEMENT_TIMEOUT]),
+      client.query("select set_config('statement_timeout', $1, true)", [statementTimeoutSetting(statementTimeoutFor('authenticated'))]),
       client.query(preparedQuery(client, text, values)),
       client.query('commit'),
     ] as const).catch(async (error: unknown) => {
@@ -253,7 +254,7 @@ export async function runOwnerReadStatement(pool: pg.Pool, text: string, values:
     });
     return result;
   } finally {
-    client.release(broken);
+    releaseRequestClient(client, broken);
   }
 }
 

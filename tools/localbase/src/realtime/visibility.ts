@@ -38,7 +38,7 @@ export const READERS_PER_STATEMENT = 500;
 
 /**
  * Bound on waiting for a lock (a migration holding the table) during the checks. The statement as
- * a whole has the Data API's statement timeout on PostgreSQL; PGlite has neither timer.
+ * a whole has the `authenticated` statement timeout (on PGlite, through the engine's watchdog).
  */
 export const CHECK_LOCK_TIMEOUT = '8s';
 
