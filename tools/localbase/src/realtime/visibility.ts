@@ -50,20 +50,22 @@ export const SESSION_ENDED_CODE = 'LB401';
 
 // SECURITY INVOKER on purpose: a SECURITY DEFINER function may not switch role. The caller is the
 // owner's pool (no role switch), so `role` starts as the session user and goes back to it after
-// each reader. The role is one of the three API roles whatever the argument says. The search path
+// the last reader. The role is one of the three API roles whatever the argument says. The search path
 // is not pinned, so policies and the functions they call see what a Data API request sees; every
 // name here is qualified.
 //
-// The check is prepared once per call, with the row inlined, and executed per reader, as walrus
-// does: planning it for every reader cost about three times the check itself on PGlite. A cached
-// plan is re-planned when the role changes (RLS adds the role's policies at planning), so readers
-// are taken role by role; the claims are read when the plan runs (auth.uid() is current_setting),
-// as with the Data API's own prepared statements. A prepared statement outlives a failed
-// transaction, so a leftover one is dropped first.
+// The check is prepared once per call, with the row's primary key inlined, and executed per
+// reader, as walrus does: planning it for every reader cost about three times the check itself on
+// PGlite. A cached plan is re-planned when the role changes (RLS adds the role's policies at
+// planning), so readers are taken role by role, and the role is switched only when the next
+// reader's differs from the current one; the claims are set for every reader and read when the
+// plan runs (auth.uid() is current_setting), as with the Data API's own prepared statements. A
+// prepared statement outlives a failed transaction, so a leftover one is dropped first.
 //
 // Each reader's check runs in a block of its own (a subtransaction): an error it raises (no grant,
-// a policy function that raises) is that reader's answer, its role and settings are rolled back
-// with the block, and the next reader is checked as before.
+// a policy function that raises) is that reader's answer, the settings and any role switch made in
+// the block are rolled back with it, and the next reader is checked as before (its role switched
+// again, since current_user is then no longer its role).
 const VISIBILITY_SQL = `
 create schema if not exists _localbase;
 revoke all on schema _localbase from public;
