@@ -34,6 +34,8 @@ grant select on public.rt_logged to authenticated;
 grant insert on public.rt_reads to authenticated;
 grant usage on sequence public.rt_reads_id_seq to authenticated;
 create policy "reading writes" on public.rt_logged for select to authenticated using (public.rt_count_read(id));
+create table public.rt_slots (day date, starts timestamptz, tag text, seats numeric, primary key (day, starts, tag));
+grant select on public.rt_slots to service_role;
 alter publication supabase_realtime add table public.rt_notes, public.rt_logged;`;
 
 let database: Database;
@@ -237,6 +239,46 @@ describe('the visibility function', () => {
     ]);
     const after = await owner.query('select current_user as who');
     expect(after.rows[0]?.who).not.toMatch(/^(anon|authenticated|service_role)$/);
+  });
+
+  it('switches the role again for the reader after one whose check failed, so RLS still decides for it', async () => {
+    // The first check fails under authenticated (its sub is no uuid), which rolls its role switch
+    // back: the next reader must not run as the owner, who bypasses RLS.
+    const alice = randomUUID();
+    await owner.query(`insert into public.rt_notes (id, owner, body) values (9001, $1, 'after a failure')`, [alice]);
+    const readers = [
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: 'not-a-uuid' }), session: null },
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: randomUUID() }), session: null },
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: alice }), session: null },
+      { role: 'anon', claims: JSON.stringify({ role: 'anon' }), session: null },
+    ];
+    const { rows } = await owner.query(
+      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 9001}', $1) order by reader`,
+      [JSON.stringify(readers)],
+    );
+    expect(rows).toEqual([
+      { reader: 0, visible: false, error_code: '22P02' },
+      { reader: 1, visible: false, error_code: null },
+      { reader: 2, visible: true, error_code: null },
+      { reader: 3, visible: false, error_code: null },
+    ]);
+  });
+
+  it('finds the row by every column of its primary key, typed by the table', async () => {
+    await owner.query(`insert into public.rt_slots values
+      ('2026-11-25', '2026-11-25 18:00+00', 'o''brien', 1.50), ('2026-11-25', '2026-11-25 18:00+00', 'obrien', 2)`);
+    const check = (record: object) =>
+      owner
+        .query(`select visible from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`, [
+          JSON.stringify(record),
+          JSON.stringify([{ role: 'service_role', claims: '{}', session: null }]),
+        ])
+        .then((result) => result.rows[0]?.visible as boolean);
+    // The same instant written in another zone is the same key; another tag or day is not.
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toBe(true);
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T18:00:00+00:00', tag: "o'brien'; select 1; --", seats: 1.5 })).toBe(false);
+    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: 'obrien', seats: 2 })).toBe(false);
+    expect(await check({ day: '2026-11-25', starts: null, tag: 'obrien', seats: 2 })).toBe(false);
   });
 
   it('replaces a prepared check a failed call left in the session, and leaves none behind', async () => {

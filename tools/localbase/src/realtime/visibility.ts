@@ -50,20 +50,22 @@ export const SESSION_ENDED_CODE = 'LB401';
 
 // SECURITY INVOKER on purpose: a SECURITY DEFINER function may not switch role. The caller is the
 // owner's pool (no role switch), so `role` starts as the session user and goes back to it after
-// each reader. The role is one of the three API roles whatever the argument says. The search path
+// the last reader. The role is one of the three API roles whatever the argument says. The search path
 // is not pinned, so policies and the functions they call see what a Data API request sees; every
 // name here is qualified.
 //
-// The check is prepared once per call, with the row inlined, and executed per reader, as walrus
-// does: planning it for every reader cost about three times the check itself on PGlite. A cached
-// plan is re-planned when the role changes (RLS adds the role's policies at planning), so readers
-// are taken role by role; the claims are read when the plan runs (auth.uid() is current_setting),
-// as with the Data API's own prepared statements. A prepared statement outlives a failed
-// transaction, so a leftover one is dropped first.
+// The check is prepared once per call, with the row's primary key inlined, and executed per
+// reader, as walrus does: planning it for every reader cost about three times the check itself on
+// PGlite. A cached plan is re-planned when the role changes (RLS adds the role's policies at
+// planning), so readers are taken role by role, and the role is switched only when the next
+// reader's differs from the current one; the claims are set for every reader and read when the
+// plan runs (auth.uid() is current_setting), as with the Data API's own prepared statements. A
+// prepared statement outlives a failed transaction, so a leftover one is dropped first.
 //
 // Each reader's check runs in a block of its own (a subtransaction): an error it raises (no grant,
-// a policy function that raises) is that reader's answer, its role and settings are rolled back
-// with the block, and the next reader is checked as before.
+// a policy function that raises) is that reader's answer, the settings and any role switch made in
+// the block are rolled back with it, and the next reader is checked as before (its role switched
+// again, since current_user is then no longer its role).
 const VISIBILITY_SQL = `
 create schema if not exists _localbase;
 revoke all on schema _localbase from public;
@@ -79,6 +81,7 @@ declare
   v_session uuid;
   v_live uuid[];
   v_found boolean;
+  v_key text[];
 begin
   -- A table without a primary key has no row a reader could be asked about: nobody sees it.
   if coalesce(pg_catalog.array_length(p_primary_key, 1), 0) = 0 then
@@ -98,11 +101,19 @@ begin
   -- read auth.sessions).
   select coalesce(pg_catalog.array_agg(s.id), '{}') into v_live from auth.sessions s
   where s.id in (select (e.value ->> 'session')::uuid from pg_catalog.jsonb_array_elements(p_readers) e);
-  -- The subscriber's own SELECT of the row by primary key, the row's values typed by the table.
-  execute pg_catalog.format(
-    'prepare ${CHECK_STATEMENT} as select exists (select 1 from %I.%I t, pg_catalog.jsonb_populate_record(null::%I.%I, %L::jsonb) r where %s)',
-    p_schema, p_table, p_schema, p_table, p_record,
-    (select pg_catalog.string_agg(pg_catalog.format('t.%I = r.%I', k, k), ' and ') from pg_catalog.unnest(p_primary_key) k));
+  -- The subscriber's own SELECT of the row by primary key. The key's values are typed by the table
+  -- once, here, and inlined as constants of the column's type (text output and input of a type
+  -- round-trip exactly): typing the whole row again in every reader's check cost about a third of
+  -- the check.
+  execute pg_catalog.format('select array[%s] from pg_catalog.jsonb_populate_record(null::%I.%I, $1) r',
+    (select pg_catalog.string_agg(pg_catalog.format('r.%I::text', k), ', ' order by n) from pg_catalog.unnest(p_primary_key) with ordinality u(k, n)),
+    p_schema, p_table)
+    using p_record into v_key;
+  execute pg_catalog.format('prepare ${CHECK_STATEMENT} as select exists (select 1 from %I.%I t where %s)',
+    p_schema, p_table,
+    (select pg_catalog.string_agg(pg_catalog.format('t.%I = %L::%s', u.k, v_key[u.n], pg_catalog.format_type(a.atttypid, a.atttypmod)), ' and ' order by u.n)
+     from pg_catalog.unnest(p_primary_key) with ordinality u(k, n)
+     join pg_catalog.pg_attribute a on a.attrelid = pg_catalog.format('%I.%I', p_schema, p_table)::regclass and a.attname = u.k and not a.attisdropped));
   for v_reader, v_index in
     select e.value, e.ordinality - 1 from pg_catalog.jsonb_array_elements(p_readers) with ordinality e
     order by e.value ->> 'role', e.ordinality
@@ -121,11 +132,15 @@ begin
         error_code := '${SESSION_ENDED_CODE}';
         error_message := 'session_ended';
       else
-        perform pg_catalog.set_config('role', v_role, true),
-                pg_catalog.set_config('request.jwt.claims', v_reader ->> 'claims', true);
+        -- The role is switched only when it differs from the current one (readers come role by
+        -- role), not back and forth for each reader; asking current_user, not remembering the
+        -- last switch, also covers a switch undone by a failed block or made by a policy.
+        if current_user operator(pg_catalog.<>) v_role then
+          perform pg_catalog.set_config('role', v_role, true);
+        end if;
+        perform pg_catalog.set_config('request.jwt.claims', v_reader ->> 'claims', true);
         execute 'execute ${CHECK_STATEMENT}' into v_found;
         visible := coalesce(v_found, false);
-        perform pg_catalog.set_config('role', 'none', true);
       end if;
     exception when others then
       error_code := sqlstate;
@@ -133,6 +148,7 @@ begin
     end;
     return next;
   end loop;
+  perform pg_catalog.set_config('role', 'none', true);
   deallocate ${CHECK_STATEMENT};
 end
 $$;
