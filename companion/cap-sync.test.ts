@@ -7,7 +7,7 @@ import { cp, mkdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../gateway/test/helpers.ts';
-import { repoRoot } from '../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { companionPaths, ensureCompanionDist } from './ui/build/ensure-dist.ts';
 
 // What `cap sync` writes and the repository ignores: never copied in, so the sync must make them.

@@ -24,11 +24,11 @@ import { BACKOFF_CAP_LOOPBACK_MS } from './core/poll-schedule.ts';
 import { openFocusPage, type FocusPage } from './e2e/focus-page.ts';
 import { openPhone, type Phone } from './e2e/phone.ts';
 import { startStudyhall, type StudyhallProcess } from './e2e/studyhall-process.ts';
-import { freePort } from '../tools/testing/free-port.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 import { makeTempDir } from '../gateway/test/helpers.ts';
 import { ensureWebDist } from '../gateway/src/web-dist.ts';
-import { launchChromium } from '../tools/e2e/browser.ts';
-import { repoRoot } from '../tools/db/paths.ts';
+import { launchChromium } from '#tools/e2e/browser.ts';
+import { repoRoot } from '#db/paths.ts';
 
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'companion-screenshots');
 const ACTIONS = ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'];

@@ -1,7 +1,7 @@
 // Starts companion/e2e/test-gateway-server.ts as a child process and resolves with its URL.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 
 export interface SpawnedGateway {
   url: string;

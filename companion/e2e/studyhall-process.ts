@@ -2,7 +2,7 @@
 // ports with its own DATA_DIR and LOG_DIR, stopped with SIGTERM, started again on the same ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 
 export interface StudyhallProcess {
   child: ChildProcess;

@@ -2,7 +2,7 @@
 // It starts nothing by itself (main.ts listens); tests build it and use inject() or listen(0).
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
 import { ENDED_SESSIONS_FILE } from './admin/ended-sessions.ts';
 import adminConsole from './admin/admin-console.ts';

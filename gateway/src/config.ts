@@ -1,10 +1,10 @@
 // Every setting of the gateway, read from the environment once at boot and validated (the rules of
-// each variable live in tools/config/env.ts). A bad value stops the server with one line per problem.
-import { defaultLogDir, readEnv, type LogLevel } from '../../tools/config/env.ts';
-import { vapidPrivateKeySchema, vapidPublicKeySchema } from '../../tools/config/vapid-schemas.ts';
+// each variable live in config/env.ts). A bad value stops the server with one line per problem.
+import { defaultLogDir, readEnv, type LogLevel } from '#config/env.ts';
+import { vapidPrivateKeySchema, vapidPublicKeySchema } from '#config/vapid-schemas.ts';
 import { vapidKeysMatch, type VapidKeys } from './push/vapid-keys.ts';
 
-/** The variables `npm start` reads (their rules live in tools/config/env.ts). */
+/** The variables `npm start` reads (their rules live in config/env.ts). */
 const GATEWAY_ENV = [
   'PORT',
   'HOST',

@@ -1,10 +1,10 @@
-// localbase (tools/localbase/server.ts) is loaded lazily: fronting a hosted backend never
+// localbase (localbase/server.ts) is loaded lazily: fronting a hosted backend never
 // loads PGlite.
-import type { Localbase, LocalbaseOptions } from '../../tools/localbase/server.ts';
+import type { Localbase, LocalbaseOptions } from '#localbase';
 
 export type RunningLocalbase = Localbase;
 
 export async function startEmbeddedLocalbase(options: LocalbaseOptions): Promise<RunningLocalbase> {
-  const { startLocalbase } = await import('../../tools/localbase/server.ts');
+  const { startLocalbase } = await import('#localbase');
   return startLocalbase(options);
 }

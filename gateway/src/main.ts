@@ -10,7 +10,7 @@ import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
 import { ensureWebDist } from './web-dist.ts';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
 
 const log = (line: string) => console.log(line);

@@ -11,10 +11,10 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
-import { launchChromium } from '../../tools/e2e/browser.ts';
+import { repoRoot } from '#db/paths.ts';
+import { launchChromium } from '#tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
-import { freePort } from '../../tools/testing/free-port.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 
 const SECRET = 'e2e-admin-secret-of-good-length';
 const SCREENSHOTS = path.join(repoRoot, '.tmp', 'screenshots', 'admin');

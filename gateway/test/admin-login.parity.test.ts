@@ -3,8 +3,8 @@
 // confirmed or an admin row in user_roles and refused otherwise; a cookie from a previous boot
 // without ADMIN_SECRET is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret } from './admin-helpers.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 

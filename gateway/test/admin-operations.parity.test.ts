@@ -3,8 +3,8 @@
 // (apply deletes exactly the preview, nothing without confirm), admin roles (never the last), and
 // the browser proof's report (run token only, single use, 10 minutes, the account deleted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret } from './admin-helpers.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 

@@ -7,10 +7,10 @@ import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLES, bundleVersion } from '../../tools/bundles/build.ts';
-import { readMigrationFiles } from '../../tools/db/sql-files.ts';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import { BUNDLES, bundleVersion } from '#db/bundles/build.ts';
+import { readMigrationFiles } from '#db/sql-files.ts';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret } from './admin-helpers.ts';
 import { makeTempDir, startTestGateway, type TestGateway } from './helpers.ts';
 

@@ -3,8 +3,8 @@
 // restores backups, sets an avatar served from storage; another student never reads them.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 
 let localbase: Localbase;

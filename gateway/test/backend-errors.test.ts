@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { BackendError } from '../src/backend/backend-client.ts';
 import { DATABASE_RAISED_CODES, toGatewayError } from '../src/backend/backend-errors.ts';
 

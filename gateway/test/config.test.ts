@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {

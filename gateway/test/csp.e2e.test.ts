@@ -7,8 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
-import { launchChromium } from '../../tools/e2e/browser.ts';
+import { repoRoot } from '#db/paths.ts';
+import { launchChromium } from '#tools/e2e/browser.ts';
 import { ensureWebDist, webPaths } from '../src/web-dist.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 

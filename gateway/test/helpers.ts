@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { buildGateway, type Gateway, type GatewayOptions } from '../src/app.ts';
 import type { BackendTarget } from '../src/backend/backend-client.ts';
 import type { GatewayConfig } from '../src/config.ts';

@@ -1,9 +1,9 @@
 // Input the database would refuse, through the gateway against a real localbase: each is a 4xx that
 // says what to fix, nothing is half-written, and a year of a student's data fits in one backup.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { JSON_BODY_LIMIT_BYTES } from '../../tools/localbase/src/json-body.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
+import { JSON_BODY_LIMIT_BYTES } from '#contracts/http-limits.ts';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { BODY_LIMITS } from '../src/security/body-limits.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { makeTempDir } from './helpers.ts';
 
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');

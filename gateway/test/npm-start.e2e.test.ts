@@ -5,10 +5,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
-import { launchChromium } from '../../tools/e2e/browser.ts';
+import { repoRoot } from '#db/paths.ts';
+import { launchChromium } from '#tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
-import { freePort } from '../../tools/testing/free-port.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 
 function startStudyhall(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {

@@ -4,8 +4,8 @@
 // never a hang.
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../tools/localbase/server.ts';
-import { startLocalbaseStack } from '../../tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 import { decideUrl } from '../src/security/request-path.ts';
 import { rawRequest } from './raw-http.ts';

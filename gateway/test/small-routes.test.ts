@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { makeTempDir, runGit, startTestGateway, writeFixtureDist, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;

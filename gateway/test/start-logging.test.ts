@@ -7,9 +7,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { makeTempDir } from './helpers.ts';
-import { freePort } from '../../tools/testing/free-port.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 
 function npmStart(env: Record<string, string>) {
   // Its own process group: stopping it reaches node behind npm, as Ctrl-C in a terminal does.

@@ -10,7 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { makeFixtureRepo, makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
 
 let temp: { dir: string; remove(): Promise<void> };

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { ensureWebDist } from '../../gateway/src/web-dist.ts';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { signedInContext, startStudyhall } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';
 import { asStudent, dismissRestoreOffer, student } from '../e2e/community-driver.ts';

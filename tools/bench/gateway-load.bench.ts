@@ -17,8 +17,8 @@ import http from 'node:http';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { repoRoot } from '../db/paths.ts';
-import { keysFile } from '../localbase/src/keys.ts';
+import { repoRoot } from '#db/paths.ts';
+import { keysFile } from '../../localbase/src/keys.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { freePort } from '../testing/free-port.ts';
 

@@ -21,8 +21,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import pg from 'pg';
 import ws from 'ws';
 import { z } from 'zod';
-import { openDatabase } from '../db/database.ts';
-import { startLocalbase } from '../localbase/server.ts';
+import { openDatabase } from '#db/database.ts';
+import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 
 const options = z

@@ -11,8 +11,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import pg from 'pg';
 import ws from 'ws';
 import { z } from 'zod';
-import { MEMORY, openDatabase, type Database } from '../db/database.ts';
-import { startLocalbase } from '../localbase/server.ts';
+import { MEMORY, openDatabase, type Database } from '#db/database.ts';
+import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 import { openTestDatabase, testDatabaseSnapshot } from '../testing/test-database.ts';
 

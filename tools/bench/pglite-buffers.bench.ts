@@ -1,5 +1,5 @@
 // PGlite's buffer pool: Postgres's default shared_buffers (128 MB) against studyhall's (32 MB,
-// tools/db/pglite.ts), side by side in one run, on copies of one migrated database with a few
+// db/pglite.ts), side by side in one run, on copies of one migrated database with a few
 // thousand users (not a test; it prints figures and ratios).
 //   latency  the same query mix (catalog reads as localbase's schema cache does, an RLS-free table
 //            read, a policy count) on both engines in one process, interleaved sample by sample
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase } from '#db/database.ts';
 
 const { values: flags } = parseArgs({
   options: {

@@ -5,8 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../db/database.ts';
-import { MIGRATIONS_SCHEMA, PLATFORM_TABLE } from '../db/migrate.ts';
+import { openDatabase } from '#db/database.ts';
+import { MIGRATIONS_SCHEMA, PLATFORM_TABLE } from '#db/migrate.ts';
 
 const runsIndex = process.argv.indexOf('--runs');
 const runs = runsIndex > 0 ? Number(process.argv[runsIndex + 1]) : 6;

@@ -14,7 +14,7 @@ import { PushWorker, type PushWorkerSettings } from '../../gateway/src/push/push
 import { VapidSigner } from '../../gateway/src/push/web-push-sender.ts';
 import { followStartAlerts, registerDeviceToken, signUpStudent } from '../../gateway/test/push-fixtures.ts';
 import { startPushReceiver, type PushReceiver } from '../../gateway/test/push-receiver.ts';
-import type { Localbase } from '../localbase/server.ts';
+import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 
 const options = z

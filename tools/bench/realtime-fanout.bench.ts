@@ -19,9 +19,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import { openDatabase, type Database } from '../db/database.ts';
-import type { Localbase, LocalbaseOptions } from '../localbase/server.ts';
-import { startLocalbase } from '../localbase/server.ts';
+import { openDatabase, type Database } from '#db/database.ts';
+import type { Localbase, LocalbaseOptions } from '#localbase';
+import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 import { openTestDatabase } from '../testing/test-database.ts';
 
@@ -255,7 +255,7 @@ async function runEngine(engine: string, database: Database, variants: Variant[]
 async function main(): Promise<void> {
   const variants: Variant[] = [{ name: 'this checkout', start: startLocalbase }];
   if (options.compare) {
-    const server = path.resolve(options.compare, 'tools/localbase/server.ts');
+    const server = path.resolve(options.compare, 'localbase/server.ts');
     const compared = (await import(server)) as { startLocalbase: Start };
     variants.push({ name: `compared: ${options.compare}`, start: compared.startLocalbase });
   }

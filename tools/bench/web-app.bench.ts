@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureWebDist } from '../../gateway/src/web-dist.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { accountSession, signedInContext, startStudyhall, type SessionJson } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';
 

@@ -27,15 +27,15 @@ const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..',
 /** The programs in the build, by the name the launcher is given. */
 export const ENTRY_POINTS = {
   'gateway-main': 'gateway/src/main.ts',
-  'localbase-main': 'tools/localbase/main.ts',
+  'localbase-main': 'localbase/main.ts',
 };
 
 /**
  * Modules the programs start as worker threads, built next to them: PGlite's thread
- * (tools/db/pglite-engine.ts finds `pglite-worker.js` beside its own chunk). Not programs to run.
+ * (db/pglite-engine.ts finds `pglite-worker.js` beside its own chunk). Not programs to run.
  */
 export const WORKER_ENTRY_POINTS = {
-  'pglite-worker': 'tools/db/pglite-worker.ts',
+  'pglite-worker': 'db/pglite-worker.ts',
 };
 
 /**

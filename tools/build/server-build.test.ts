@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { buildServer, currentBuildDir, ensureServerBuild, EXTERNAL_PACKAGES, staleReason, WORKER_ENTRY_POINTS, type BuildLayout } from './server-build.mjs';
 
 const run = promisify(execFile);
@@ -109,7 +109,7 @@ describe("PGlite's worker thread in the build", () => {
     const relative = (file: string) => path.relative(project, path.join(repoRoot, file));
     await writeFile(
       path.join(project, 'src', 'probe.ts'),
-      `import pg from 'pg';\nimport { enginePoolConfig, PgliteEngine } from ${JSON.stringify(relative('tools/db/pglite-engine.ts').replace(/^/, '../'))};\n` +
+      `import pg from 'pg';\nimport { enginePoolConfig, PgliteEngine } from ${JSON.stringify(relative('db/pglite-engine.ts').replace(/^/, '../'))};\n` +
         `const engine = new PgliteEngine({ pgdata: 'memory://' });\nawait engine.start();\n` +
         `const pool = new pg.Pool(enginePoolConfig(engine));\nconst { rows } = await pool.query('select 40 + 2 as n');\n` +
         `await pool.end();\nawait engine.close();\nconsole.log(rows[0].n);\n`,

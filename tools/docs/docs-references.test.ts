@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { anchorsOf, describeRepository, findProblems, headingAnchor, proseOf, type SourceFile } from './references.ts';
 
 // Assembled, so this file does not itself name what the scanner refuses.

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { freePort } from '../testing/free-port.ts';
 
 /** The policy the gateway sends for the web app (the project's shared decision). */

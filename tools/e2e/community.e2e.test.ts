@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { ensureWebDist } from '../../gateway/src/web-dist.ts';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '../../gateway/test/push-receiver.ts';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { collectCspViolations, signedInContext, startCspProxy, startStudyhall, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
 import { asStudent, chatIds, chatShows, dismissRestoreOffer, student, type Student } from './community-driver.ts';

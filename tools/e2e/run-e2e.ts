@@ -1,7 +1,7 @@
 // `npm run test:e2e`: the browser tests (*.e2e.test.ts) in Debian's Chromium.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { assertChromium } from './browser.ts';
 
 try {

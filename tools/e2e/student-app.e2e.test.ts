@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../gateway/src/app.ts';
 import { ensureWebDist } from '../../gateway/src/web-dist.ts';
 import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '../../gateway/test/helpers.ts';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import {
   accountSession,
   collectCspViolations,

@@ -10,8 +10,8 @@
 import os from 'node:os';
 import pg from 'pg';
 import { startCluster } from '../pg/cluster.ts';
-import { runPgtapFile, type PgtapFileRun } from '../pgtap/run-file.ts';
-import { readSuite, type SuiteFile } from '../pgtap/suite.ts';
+import { runPgtapFile, type PgtapFileRun } from '#pgtap/run-file.ts';
+import { readSuite, type SuiteFile } from '#pgtap/suite.ts';
 import { readCatalog, type Catalog } from './catalog.ts';
 import { mutantsOf } from './mutants.ts';
 import { checkBaseline, runMutants, type MutantResult } from './run-mutants.ts';

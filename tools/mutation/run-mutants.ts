@@ -3,7 +3,7 @@
 // statement applied, and runs the suite file by file until the first file fails (killed) or every
 // file passes (survived). Copies are dropped as soon as their mutant is judged.
 import pg from 'pg';
-import { runPgtapFile } from '../pgtap/run-file.ts';
+import { runPgtapFile } from '#pgtap/run-file.ts';
 import type { Mutant } from './mutants.ts';
 import { KillerOrder, type SuiteFile } from './order.ts';
 

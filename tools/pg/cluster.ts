@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { migrateDatabase } from '../db/migrate.ts';
+import { migrateDatabase } from '#db/migrate.ts';
 import { installPgtap } from '../testing/test-database.ts';
 import { freePort } from '../testing/free-port.ts';
 

@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, supabaseTestsDir } from '../db/paths.ts';
-import { readSuite } from '../pgtap/suite.ts';
+import { repoRoot, supabaseTestsDir } from '#db/paths.ts';
+import { readSuite } from '#pgtap/suite.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import { supabaseTestDb } from './supabase-test-db.ts';
 

@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import { supabaseTestsDir } from '../db/paths.ts';
+import { supabaseTestsDir } from '#db/paths.ts';
 import { ENABLE_PGTAP } from '../testing/test-database.ts';
 
 export const DISABLE_PGTAP = 'drop extension if exists pgtap';

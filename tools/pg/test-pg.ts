@@ -5,8 +5,8 @@
 // (*.parity.test.ts, here with STUDYHALL_TEST_PG=1).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../db/paths.ts';
-import { readSuite } from '../pgtap/suite.ts';
+import { repoRoot } from '#db/paths.ts';
+import { readSuite } from '#pgtap/suite.ts';
 import { postgresBinDir, startCluster } from './cluster.ts';
 import { supabaseTestDb } from './supabase-test-db.ts';
 

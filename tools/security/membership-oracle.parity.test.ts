@@ -4,8 +4,8 @@
 // group's members and owner. On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../localbase/server.ts';
-import { clientFor, signedUpClient } from '../localbase/test/clients.ts';
+import type { Localbase } from '#localbase';
+import { clientFor, signedUpClient } from '../../localbase/test/clients.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 
 type Student = Awaited<ReturnType<typeof signedUpClient>>;

@@ -4,8 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Database } from '../db/database.ts';
-import { startLocalbase, type Localbase } from '../localbase/server.ts';
+import type { Database } from '#db/database.ts';
+import { startLocalbase, type Localbase } from '#localbase';
 import { openParityDatabase } from './parity-database.ts';
 
 export interface LocalbaseStackOptions {

@@ -1,9 +1,9 @@
 // The database for tests that must hold on both engines (`*.parity.test.ts`): an in-memory PGlite
 // with the schema applied in `npm test`, or, when STUDYHALL_TEST_PG=1 (set by `npm run test:pg`),
-// a fresh PostgreSQL 15 cluster. Either way a tools/db Database whose close() cleans up.
-import type { Database } from '../db/database.ts';
+// a fresh PostgreSQL 15 cluster. Either way a db Database whose close() cleans up.
+import type { Database } from '#db/database.ts';
 import { startCluster } from '../pg/cluster.ts';
-import { MEMORY, openDatabase } from '../db/database.ts';
+import { MEMORY, openDatabase } from '#db/database.ts';
 import { openTestDatabase, testDatabaseSnapshot } from './test-database.ts';
 
 export function parityEngine(): 'postgres' | 'pglite' {

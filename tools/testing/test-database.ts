@@ -4,7 +4,7 @@
 // snapshotted (dumpDataDir) under .tmp/, keyed by a hash of every SQL source, so later test
 // processes start from it in about a second.
 //
-// It runs PGlite on the test's own thread, not in the product's worker (tools/db/pglite-engine.ts):
+// It runs PGlite on the test's own thread, not in the product's worker (db/pglite-engine.ts):
 // the suites here need no statement timeout, and the worker would cost each of the hundreds of
 // pgTAP files a message round trip per protocol exchange, and each test process a second copy of
 // the WebAssembly module while it starts (figures: tools/bench/README-statement-timeout.md).
@@ -14,10 +14,10 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
-import { migrateDatabase } from '../db/migrate.ts';
-import { repoRoot } from '../db/paths.ts';
-import { openPglite } from '../db/pglite.ts';
-import { readMigrationFiles, readPlatformFiles } from '../db/sql-files.ts';
+import { migrateDatabase } from '#db/migrate.ts';
+import { repoRoot } from '#db/paths.ts';
+import { openPglite } from '#db/pglite.ts';
+import { readMigrationFiles, readPlatformFiles } from '#db/sql-files.ts';
 
 export interface TestDatabase {
   pglite: PGlite;

@@ -4,7 +4,7 @@
 // Node's own reaping never reaches it. Linux and other systems with `sh` and `sleep`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { repoRoot } from '../db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 
 export interface UnreapedChild {
   /** The non-reaping parent (`sleep`): the only process Node started, and the one to stop. */

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebDist } from '../../gateway/src/web-dist.ts';
-import { repoRoot } from '../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import { FOCUS_BUDGET_BYTES, formatReport, measureFocusBudget, type BudgetReport } from './budget.ts';
 
 let outDir: string;

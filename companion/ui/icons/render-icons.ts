@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../../../tools/e2e/browser.ts';
+import { launchChromium } from '#tools/e2e/browser.ts';
 
 const iconsDir = path.dirname(fileURLToPath(import.meta.url));
 const pwaDir = path.join(iconsDir, '..', 'public', 'icons');

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type LoggerOptions } from 'pino';
 import { createStream, type RotatingFileStream } from 'rotating-file-stream';
-import type { LogLevel } from '../../../tools/config/env.ts';
+import type { LogLevel } from '#config/env.ts';
 import { redactLogLine } from './redact.ts';
 import { TerminalLines } from './terminal-lines.ts';
 

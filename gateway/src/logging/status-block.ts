@@ -2,7 +2,7 @@
 // network can open (the companion runs there), the backend, and where the log is.
 import os from 'node:os';
 import path from 'node:path';
-import type { LogLevel } from '../../../tools/config/env.ts';
+import type { LogLevel } from '#config/env.ts';
 import type { GatewayConfig } from '../config.ts';
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);

@@ -7,8 +7,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import webpush from 'web-push';
 import { z } from 'zod';
-import { vapidPrivateKeySchema, vapidPublicKeySchema } from '../../../tools/config/vapid-schemas.ts';
-import { writePrivateFile } from '../../../tools/localbase/src/keys.ts';
+import { vapidPrivateKeySchema, vapidPublicKeySchema } from '#config/vapid-schemas.ts';
+import { writePrivateFile } from '#db/private-file.ts';
 
 export interface VapidKeys {
   publicKey: string;

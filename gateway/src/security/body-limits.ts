@@ -1,7 +1,7 @@
 // Request body limits, chosen to agree end to end with what the backend accepts (localbase takes
 // JSON up to 16 MiB and uploads up to 50 MiB): a body the gateway lets through is never refused
 // downstream for its size. Every refusal is 413 `payload_too_large` with `limit_bytes`.
-import { JSON_BODY_LIMIT_BYTES } from '../../../tools/localbase/src/json-body.ts';
+import { JSON_BODY_LIMIT_BYTES } from '#contracts/http-limits.ts';
 
 const MiB = 1024 * 1024;
 

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { repoRoot } from '../../../tools/db/paths.ts';
+import { repoRoot } from '#db/paths.ts';
 import type { UpdatePlan } from './run-update.ts';
 import type { UpdateFiles } from './update-state.ts';
 

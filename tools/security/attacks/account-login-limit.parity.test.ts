@@ -3,7 +3,7 @@
 // budget of failed passwords across all addresses, spent by POST /__auth/login and by password
 // grants sent straight to /__backend/auth/v1/token alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../localbase/server.ts';
+import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
 import { DEFAULT_ACCOUNT_LOGIN_BUDGET } from '../../../gateway/src/security/account-login-limits.ts';

@@ -5,7 +5,7 @@
 // the owner, signed in with ADMIN_SECRET, confirmed that very account (its user id).
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../localbase/server.ts';
+import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { signInWithSecret } from '../../../gateway/test/admin-helpers.ts';
 import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';

@@ -5,7 +5,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
-import type { Localbase } from '../../localbase/server.ts';
+import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 
 export interface Student {

@@ -6,8 +6,8 @@
 // what went wrong without the quoted text. Errors raised by the app's own functions pass through.
 // On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../localbase/server.ts';
-import { managementQuery } from '../../localbase/test/clients.ts';
+import type { Localbase } from '#localbase';
+import { managementQuery } from '../../../localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 
 let localbase: Localbase;

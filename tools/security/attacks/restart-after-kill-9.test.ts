@@ -6,8 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataDirLockedError, lockPathFor, type LockOwner } from '../../db/data-dir-lock.ts';
-import { openDatabase } from '../../db/database.ts';
+import { DataDirLockedError, lockPathFor, type LockOwner } from '#db/data-dir-lock.ts';
+import { openDatabase } from '#db/database.ts';
 import { spawnUnreaped, untilZombie, type UnreapedChild } from '../../testing/unreaped-child.ts';
 
 let dataDir: string;
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 describe('attack: a restart after kill -9 refused while the killed server is an unreaped zombie', () => {
   it('refuses while the server runs, then opens at once once it is killed and left unreaped, data intact', async () => {
-    server = spawnUnreaped('tools/db/fixtures/hold-open.ts', { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' });
+    server = spawnUnreaped('db/fixtures/hold-open.ts', { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' });
     await server.ready;
     await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
     const { pid } = JSON.parse(await readFile(lockPathFor(dataDir), 'utf8')) as LockOwner;

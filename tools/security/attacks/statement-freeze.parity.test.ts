@@ -5,14 +5,14 @@
 // on a hosted project. Through the real stack: the gateway, localbase, and the database as the
 // product opens it (PGlite in its worker thread in `npm test`, PostgreSQL 15 in `npm run test:pg`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../db/database.ts';
-import type { Localbase } from '../../localbase/server.ts';
+import type { Database } from '#db/database.ts';
+import type { Localbase } from '#localbase';
 import {
   overrideStatementTimeoutsForTests,
   STATEMENT_TIMEOUTS_MS,
   withRequestTransaction,
   type RequestContext,
-} from '../../localbase/src/request-transaction.ts';
+} from '../../../localbase/src/request-transaction.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { openProductParityDatabase, parityEngine } from '../../testing/parity-database.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';

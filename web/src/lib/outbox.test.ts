@@ -4,8 +4,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalbaseStack } from '../../../tools/testing/localbase-stack.ts';
-import type { Localbase } from '../../../tools/localbase/server.ts';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
+import type { Localbase } from '#localbase';
 import { BackendWriter } from './backend-writer.ts';
 import type { StudySession, Task } from './model.ts';
 import { MemoryOutboxStore, Outbox } from './outbox.ts';

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundlesDir } from '../../../../tools/db/paths.ts';
-import { BUNDLES } from '../../../../tools/bundles/build.ts';
-import { readExpectedCatalog, type ExpectedCatalog } from '../../../../tools/bundles/expected-catalog.ts';
+import { bundlesDir } from '#db/paths.ts';
+import { BUNDLES } from '#db/bundles/build.ts';
+import { readExpectedCatalog, type ExpectedCatalog } from '#db/bundles/expected-catalog.ts';
 import { GatewayError } from '../../http-errors.ts';
 
 /** The bundles apply-sql may run by name (app-complete.sql is for fresh installs: download it). */

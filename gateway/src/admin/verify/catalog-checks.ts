@@ -10,7 +10,7 @@ import {
   type ExpectedCatalog,
   type ExpectedFunction,
   type FactsFunction,
-} from '../../../../tools/bundles/expected-catalog.ts';
+} from '#db/bundles/expected-catalog.ts';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { check, patchFix, type CategoryId, type Check, type Fix } from './checks.ts';
 

@@ -1,8 +1,8 @@
 // Drift: the bundles this server serves must be exactly what the builder makes from the
 // migrations now (someone edited a bundle, or a migration without `npm run db:bundle`), and the
 // expected catalog must have been generated from those same bundles.
-import { buildBundles } from '../../../../tools/bundles/build.ts';
-import type { ExpectedCatalog } from '../../../../tools/bundles/expected-catalog.ts';
+import { buildBundles } from '#db/bundles/build.ts';
+import type { ExpectedCatalog } from '#db/bundles/expected-catalog.ts';
 import type { ServedBundle } from '../patch/served-bundles.ts';
 import { sha256 } from '../patch/served-bundles.ts';
 import { check, type Check } from './checks.ts';

@@ -1,0 +1,120 @@
+// The environment every studyhall entry point reads, defined once: `npm start` (gateway/src/config.ts),
+// `npm run backend` (localbase/main.ts) and `npm run db:*` (db/cli.ts) each pick the
+// variables they use from `envFields`, so a value means the same thing and is refused with the
+// same sentence wherever it is read. An empty variable counts as unset, as in `DATABASE_URL= npm start`
+// (except UPDATE_INSTALL_COMMAND and UPDATE_BUILD_COMMAND, where empty means "skip this step").
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { defaultDataDir } from '#db/paths.ts';
+import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from './vapid-schemas.ts';
+
+/** pino's levels, quietest last; `silent` logs nothing. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_LOCALBASE_PORT = 54321;
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
+
+const portNumber = z.coerce
+  .number<string | undefined>({ message: 'must be a port number' })
+  .int({ message: 'must be a whole number' })
+  .min(0, { message: 'must be between 0 and 65535' })
+  .max(65535, { message: 'must be between 0 and 65535' });
+const port = (fallback: number) => optionalText.pipe(portNumber.default(fallback));
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const httpUrl = z
+  .url({ message: 'must be an http(s) URL', protocol: /^https?$/ })
+  .transform((value) => value.replace(/\/+$/, ''));
+
+// node-postgres also reads socket paths and options from the URL (`postgres:///db?host=/run/postgresql`).
+const postgresUrl = z.url({ message: 'must be a postgres:// or postgresql:// URL', protocol: /^postgres(ql)?$/ });
+
+const emailList = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean))
+  .pipe(z.array(z.email({ message: 'must be a comma-separated list of e-mail addresses' })));
+
+/** Every variable, with its rule and default. README.md's configuration table describes them. */
+export const envFields = {
+  PORT: port(DEFAULT_PORT),
+  HOST: optionalText.pipe(z.string().default('0.0.0.0')),
+  /** Absolute; `.data/` in the checkout when unset. A relative value is taken from the working directory. */
+  DATA_DIR: optionalText.transform((value) => (value ? path.resolve(value) : defaultDataDir({}))),
+  DATABASE_URL: optionalText.pipe(postgresUrl.optional()),
+  LOCALBASE_PORT: port(DEFAULT_LOCALBASE_PORT),
+  /** Schemas localbase's Data API exposes, comma-separated, the first the default (Supabase's `[api] schemas`). */
+  LOCALBASE_API_SCHEMAS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) => value.split(',').map((schema) => schema.trim()).filter(Boolean))
+      .pipe(z.array(z.string().min(1).max(63), { message: 'must be a comma-separated list of schema names' }).min(1))
+      .optional(),
+  ),
+  /** The most rows one Data API answer carries (Supabase's `[api] max_rows`); unset means no limit. */
+  LOCALBASE_API_MAX_ROWS: optionalText.pipe(z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional()),
+  BACKEND_URL: optionalText.pipe(httpUrl.optional()),
+  BACKEND_ANON_KEY: optionalText,
+  BACKEND_SERVICE_ROLE_KEY: optionalText,
+  /** Unset means the XDG state folder; see `defaultLogDir`. */
+  LOG_DIR: optionalText.transform((value) => (value ? path.resolve(value) : undefined)),
+  LOG_LEVEL: optionalText.pipe(
+    z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
+  ENABLE_ADMIN_MODE: booleanFlag.default(false),
+  ADMIN_SECRET: optionalText.pipe(
+    z.string().min(16, { message: 'must be at least 16 characters (it signs the admin cookie)' }).optional(),
+  ),
+  ADMIN_EMAIL: emailList,
+  ADMIN_EMAILS: emailList,
+  /** The Management API the admin console's apply-sql talks to; unset: api.supabase.com, or localbase's own. */
+  MANAGEMENT_API_URL: optionalText.pipe(httpUrl.optional()),
+  BACKEND_PROJECT_REF: optionalText.pipe(
+    z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' }).optional(),
+  ),
+  OPENAI_API_KEY: optionalText,
+  GEMINI_API_KEY: optionalText,
+  UPDATE_REMOTE: z.string().min(1).default('origin'),
+  UPDATE_BRANCH: optionalText,
+  UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
+  UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
+  UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
+  PIP_PAIRING: z
+    .enum(['on', 'off', 'true', 'false', '1', '0', ''], { message: 'must be on or off' })
+    .default('off')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  /** The Web Push identity for a hosted backend (all three or none); localbase generates its own. */
+  VAPID_PUBLIC_KEY: optionalText.pipe(vapidPublicKeySchema.optional()),
+  VAPID_PRIVATE_KEY: optionalText.pipe(vapidPrivateKeySchema.optional()),
+  VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
+  /** Also push to plain-HTTP loopback endpoints: for test receivers only. */
+  WEB_PUSH_ALLOW_HTTP: booleanFlag.default(false),
+} as const;
+
+export type EnvName = keyof typeof envFields;
+export type EnvValues<Names extends EnvName> = { [Name in Names]: z.output<(typeof envFields)[Name]> };
+export type EnvResult<Names extends EnvName> = { ok: true; value: EnvValues<Names> } | { ok: false; problems: string[] };
+
+/** Reads the named variables from `env`; a bad value is one `NAME: sentence` line in `problems`. */
+export function readEnv<const Names extends EnvName>(env: NodeJS.ProcessEnv, names: readonly Names[]): EnvResult<Names> {
+  const shape = Object.fromEntries(names.map((name) => [name, envFields[name]])) as { [Name in Names]: (typeof envFields)[Name] };
+  const parsed = z.object(shape).safeParse(env);
+  if (parsed.success) return { ok: true, value: parsed.data as EnvValues<Names> };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`) };
+}
+
+/** LOG_DIR when unset: `$XDG_STATE_HOME/studyhall/logs`, else `~/.local/state/studyhall/logs`. */
+export function defaultLogDir(env: NodeJS.ProcessEnv): string {
+  const stateHome = env.XDG_STATE_HOME && env.XDG_STATE_HOME.trim() !== '' ? env.XDG_STATE_HOME : path.join(env.HOME ?? os.homedir(), '.local', 'state');
+  return path.resolve(stateHome, 'studyhall', 'logs');
+}

@@ -1,0 +1,62 @@
+// `npm run backend`: localbase alone, like `supabase start`. Prints the status block, writes the
+// same as DATA_DIR/status.json (0600) and closes the database cleanly on SIGINT/SIGTERM.
+import path from 'node:path';
+import { readEnv } from '#config/env.ts';
+import { closeOnSignals } from '#db/database.ts';
+import { writePrivateFile } from '#db/private-file.ts';
+import { startLocalbase, type Localbase } from './server.ts';
+
+/** The variables `npm run backend` reads (their rules live in config/env.ts). */
+const BACKEND_ENV = ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT', 'LOCALBASE_API_SCHEMAS', 'LOCALBASE_API_MAX_ROWS'] as const;
+
+export function statusOf(localbase: Localbase) {
+  return {
+    api_url: localbase.url,
+    anon_key: localbase.anonKey,
+    service_role_key: localbase.serviceRoleKey,
+    access_token: localbase.accessToken,
+    management_api_url: localbase.url,
+    data_dir: localbase.dataDir,
+    database: localbase.database.location,
+  };
+}
+
+export function statusBlock(status: ReturnType<typeof statusOf>): string {
+  return [
+    'localbase is running.',
+    '',
+    `         API URL: ${status.api_url}`,
+    `        anon key: ${status.anon_key}`,
+    `service_role key: ${status.service_role_key}`,
+    `    access token: ${status.access_token}  (management API: POST ${status.management_api_url}/v1/projects/local/database/query)`,
+    `        data dir: ${status.data_dir}`,
+    `        database: ${status.database}`,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const env = readEnv(process.env, BACKEND_ENV);
+  if (!env.ok) {
+    for (const problem of env.problems) console.error(`localbase: config: ${problem}`);
+    process.exit(1);
+  }
+  const { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOCALBASE_PORT: port } = env.value;
+  const localbase = await startLocalbase({
+    dataDir,
+    databaseUrl,
+    port,
+    schemas: env.value.LOCALBASE_API_SCHEMAS,
+    maxRows: env.value.LOCALBASE_API_MAX_ROWS,
+    logger: { level: 'warn' },
+  });
+  closeOnSignals(() => localbase.close());
+  const status = statusOf(localbase);
+  await writePrivateFile(path.join(dataDir, 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
+  process.stdout.write(statusBlock(status));
+}
+
+main().catch((error: unknown) => {
+  console.error(`localbase: ${(error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,164 @@
+// localbase: the embedded, Supabase-compatible backend. One Fastify server on loopback speaking
+// the subset of Supabase's APIs that docs/localbase.md lists (auth, rest, storage, realtime,
+// management, functions) over one database: PGlite in DATA_DIR, a DATABASE_URL, or a Database the
+// caller already opened.
+import path from 'node:path';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { openDatabase, type Database } from '#db/database.ts';
+import { installApiKeyGate } from './src/api-key.ts';
+import { authRoutes } from './src/auth/routes.ts';
+import { functionsRoutes } from './src/functions.ts';
+import { startHousekeeping } from './src/housekeeping.ts';
+import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
+import { TokenVerifier } from './src/jwt.ts';
+import { loadOrCreateKeys } from './src/keys.ts';
+import { managementRoutes } from './src/management.ts';
+import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
+import { RealtimeHub } from './src/realtime/hub.ts';
+import { installVisibility } from './src/realtime/visibility.ts';
+import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
+import { installSessionGuard } from './src/request-transaction.ts';
+import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
+import { restRoutes } from './src/rest/routes.ts';
+import { storageRoutes } from './src/storage/routes.ts';
+
+export interface LocalbaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  database?: Database;
+  host?: string;
+  port?: number;
+  logger?: boolean | object;
+  /**
+   * Schemas the Data API exposes, the first being the default (PostgREST's db-schemas, Supabase's
+   * `[api] schemas`). Default: public only.
+   */
+  schemas?: readonly string[];
+  /** PostgREST's db-max-rows: the most rows one response carries. Default: no limit. */
+  maxRows?: number;
+}
+
+export interface Localbase {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  accessToken: string;
+  jwtSecret: string;
+  dataDir: string;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 54321;
+export const DEFAULT_HOST = '127.0.0.1';
+/** A request that has not finished by then is answered 503 by Fastify, so one slow query cannot hang a client. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
+  const dataDir = path.resolve(options.dataDir);
+  const keys = await loadOrCreateKeys(dataDir);
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await openDatabase({ dataDir, databaseUrl: options.databaseUrl }));
+  let app: FastifyInstance | undefined;
+  let hub: RealtimeHub | undefined;
+  let stopHousekeeping = () => {};
+  try {
+    const { pool } = database;
+    await installSessionGuard(pool);
+    await installCapture(pool);
+    await installVisibility(pool);
+    const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
+    const catalog = new Catalog(pool, schemas);
+    const verifier = new TokenVerifier(keys.jwtSecret);
+
+    app = Fastify({ logger: options.logger ?? false, bodyLimit: JSON_BODY_LIMIT_BYTES, requestTimeout: REQUEST_TIMEOUT_MS });
+    const log = (error: unknown) => app?.log.error({ err: error }, 'localbase background task failed');
+    // The schema cache loads while the rest of the server starts, not before it: only Data API
+    // requests need it, and one that comes first waits for the load in progress (Catalog.current).
+    // On PGlite the load shares the one thread and session, so its 300 ms of a warm start overlap
+    // Fastify's setup rather than vanish. A failed load is logged and tried again by the first
+    // request that needs the cache.
+    catalog.reload().catch(log);
+    hub = new RealtimeHub(pool, log);
+    const realtime = hub;
+    const host = options.host ?? DEFAULT_HOST;
+    const port = options.port ?? DEFAULT_PORT;
+
+    await app.register(websocket, { options: { maxPayload: REALTIME_MAX_FRAME_BYTES } });
+    // The issuer is only known once listening (port 0), so auth reads it through a function.
+    const listening = { url: `http://${host}:${port}` };
+    // Each API family sits in a scope of its own behind the API-key gate (api-key.ts).
+    const gated = (openRoutes: readonly string[] = []) => ({ keys, openRoutes });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
+    }, { prefix: '/auth/v1' });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(restRoutes, {
+        pool,
+        catalog,
+        verifier,
+        schemas,
+        maxRows: options.maxRows,
+        onWrite: () => void realtime.poke(),
+      });
+    }, { prefix: '/rest/v1' });
+    await app.register(async (scope) => {
+      // Public buckets are read without a key, as <img src> does on a hosted project.
+      installApiKeyGate(scope, gated(['/storage/v1/object/public/:bucket/*']));
+      await scope.register(storageRoutes, { pool, verifier, root: path.join(dataDir, 'storage') });
+    }, { prefix: '/storage/v1' });
+    await app.register(async (scope) => {
+      installApiKeyGate(scope, gated());
+      await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
+    }, { prefix: '/realtime/v1' });
+    await app.register(functionsRoutes, { prefix: '/functions/v1' });
+    await app.register(managementRoutes, {
+      pool,
+      sharedSession: database.kind === 'pglite',
+      accessToken: keys.accessToken,
+      onSchemaMaybeChanged: async () => {
+        await catalog.reload();
+        await syncCaptureTriggers(pool);
+        realtime.forgetShapes();
+        void realtime.poke();
+      },
+    });
+
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const actualPort = typeof address === 'object' && address ? address.port : port;
+    listening.url = `http://${host}:${actualPort}`;
+    realtime.start();
+    stopHousekeeping = startHousekeeping(pool, log);
+
+    const server = app;
+    let closing: Promise<void> | undefined;
+    return {
+      url: listening.url,
+      anonKey: keys.anonKey,
+      serviceRoleKey: keys.serviceRoleKey,
+      accessToken: keys.accessToken,
+      jwtSecret: keys.jwtSecret,
+      dataDir,
+      database,
+      close: () => {
+        closing ??= (async () => {
+          stopHousekeeping();
+          realtime.stop();
+          await server.close();
+          if (ownsDatabase) await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    stopHousekeeping();
+    hub?.stop();
+    await app?.close().catch(() => {});
+    if (ownsDatabase) await database.close().catch(() => {});
+    throw error;
+  }
+}

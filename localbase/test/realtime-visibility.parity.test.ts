@@ -1,0 +1,309 @@
+// One change, many subscribers: the hub decides who may see the row in one database round trip,
+// however many subscribers there are, and RLS still decides for each of them as a SELECT under its
+// own role and claims would. Counted on the pool the hub is given: every query on the pool is a
+// round trip, and so is every checked-out connection, whose statements must then go out together
+// (pipelined): one sent only after another was answered is counted as a round trip of its own.
+// On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '#db/database.ts';
+import { openParityDatabase } from '#tools/testing/parity-database.ts';
+import type { VerifiedToken } from '../src/jwt.ts';
+import { installCapture, syncCaptureTriggers } from '../src/realtime/capture.ts';
+import type { Frame } from '../src/realtime/frames.ts';
+import { RealtimeHub } from '../src/realtime/hub.ts';
+import { installVisibility } from '../src/realtime/visibility.ts';
+import { installSessionGuard } from '../src/request-transaction.ts';
+
+const NOTES_SQL = `
+create table public.rt_notes (id bigint primary key, owner uuid not null, body text not null);
+alter table public.rt_notes enable row level security;
+grant select on public.rt_notes to authenticated, service_role;
+create policy "owners read their notes" on public.rt_notes for select to authenticated using (owner = (select auth.uid()));
+create table public.rt_reads (id bigserial primary key, note bigint);
+create function public.rt_count_read(p_note bigint) returns boolean language plpgsql volatile as $$
+begin
+  insert into public.rt_reads (note) values (p_note);
+  return true;
+end
+$$;
+create table public.rt_logged (id bigint primary key, body text not null);
+alter table public.rt_logged enable row level security;
+grant select on public.rt_logged to authenticated;
+grant insert on public.rt_reads to authenticated;
+grant usage on sequence public.rt_reads_id_seq to authenticated;
+create policy "reading writes" on public.rt_logged for select to authenticated using (public.rt_count_read(id));
+create table public.rt_slots (day date, starts timestamptz, tag text, seats numeric, primary key (day, starts, tag));
+grant select on public.rt_slots to service_role;
+alter publication supabase_realtime add table public.rt_notes, public.rt_logged;`;
+
+let database: Database;
+let owner: pg.Pool;
+
+/** The owner's pool as the hub sees it, counting round trips other than draining the queue. */
+function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () => number; reset: () => void; asked: unknown[] } {
+  let roundTrips = 0;
+  let drains = 0;
+  /** Every reader the visibility statements were asked about. */
+  const asked: unknown[] = [];
+  const pool = new Proxy(owner, {
+    get(target, property, receiver) {
+      if (property === 'query') {
+        return (text: string | { text: string }, ...rest: unknown[]) => {
+          const sql = typeof text === 'string' ? text : text.text;
+          if (sql.includes('delete from _localbase.realtime_changes')) drains += 1;
+          else roundTrips += 1;
+          if (sql.includes('_localbase.realtime_visibility')) asked.push(...(JSON.parse(String((rest[0] as unknown[])[4])) as unknown[]));
+          return (target.query as (...args: unknown[]) => unknown)(text, ...rest);
+        };
+      }
+      if (property === 'connect') {
+        return async () => {
+          roundTrips += 1;
+          const client = await target.connect();
+          return countingClient(client);
+        };
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  /**
+   * A checked-out connection: statements sent while none is waiting for its answer go out in the
+   * same write as the first; one sent after all earlier ones were answered is another round trip.
+   */
+  function countingClient(client: pg.PoolClient): pg.PoolClient {
+    let waiting = 0;
+    let first = true;
+    return new Proxy(client, {
+      get(target, property, receiver) {
+        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+        return (query: string | { text: string; values?: unknown[] }, ...rest: unknown[]) => {
+          if (waiting === 0 && !first) roundTrips += 1;
+          first = false;
+          const config = typeof query === 'string' ? { text: query, values: rest[0] as unknown[] | undefined } : query;
+          if (config.text.includes('_localbase.realtime_visibility')) asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
+          waiting += 1;
+          const answered = (target.query as (...args: unknown[]) => Promise<unknown>)(query, ...rest);
+          return answered.finally(() => (waiting -= 1));
+        };
+      },
+    });
+  }
+
+  return {
+    pool,
+    asked,
+    roundTrips: () => roundTrips,
+    drains: () => drains,
+    reset: () => {
+      roundTrips = 0;
+      drains = 0;
+    },
+  };
+}
+
+function student(id: string, sessionId?: string): VerifiedToken {
+  return { role: 'authenticated', claims: { role: 'authenticated', sub: id, ...(sessionId ? { session_id: sessionId } : {}) } };
+}
+
+interface Subscribed {
+  hub: RealtimeHub;
+  received: Frame[][];
+  logged: unknown[];
+  counter: ReturnType<typeof countingPool>;
+}
+
+function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
+  const counter = countingPool();
+  const logged: unknown[] = [];
+  const received: Frame[][] = tokens.map(() => []);
+  const hub = new RealtimeHub(counter.pool, (error) => logged.push(error));
+  tokens.forEach((token, index) =>
+    hub.add({
+      topic: `realtime:${table}-${index}`,
+      joinRef: String(index),
+      bindings: [{ id: index + 1, event: 'INSERT', schema: 'public', table, filter: undefined }],
+      token,
+      joinedAt: new Date(Date.now() - 1000),
+      send: (frame) => received[index]?.push(frame),
+    }),
+  );
+  return { hub, received, logged, counter };
+}
+
+let nextNote = 1;
+
+/** Inserts a note as the database owner and has the hub deliver it; answers the round trips it took. */
+async function deliverNote(subscribed: Subscribed, noteOwner: string): Promise<number> {
+  await owner.query('insert into public.rt_notes (id, owner, body) values ($1, $2, $3)', [nextNote, noteOwner, `note ${nextNote}`]);
+  nextNote += 1;
+  subscribed.counter.reset();
+  await subscribed.hub.poke();
+  expect(subscribed.counter.drains()).toBeGreaterThan(0);
+  return subscribed.counter.roundTrips();
+}
+
+beforeAll(async () => {
+  database = await openParityDatabase();
+  owner = database.pool;
+  await installSessionGuard(owner);
+  await installCapture(owner);
+  await installVisibility(owner);
+  await owner.query(NOTES_SQL);
+  await syncCaptureTriggers(owner);
+  // Empty the queue of anything written while setting up.
+  await owner.query('delete from _localbase.realtime_changes');
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+describe('the read check of one change to many subscribers', () => {
+  it.each([1, 10, 100])('takes one round trip for %i subscribers, and RLS decides for each', async (count) => {
+    const students = Array.from({ length: count }, () => randomUUID());
+    const subscribed = subscribe(students.map((id) => student(id)), 'rt_notes');
+    try {
+      // The first change also reads the table's shape (cached afterwards).
+      await deliverNote(subscribed, students[0] as string);
+      const roundTrips = await deliverNote(subscribed, students[count - 1] as string);
+      expect(roundTrips).toBe(1);
+      const expected = students.map((_, index) => (index === 0 ? 1 : 0) + (index === count - 1 ? 1 : 0));
+      expect(subscribed.received.map((frames) => frames.length)).toEqual(expected);
+      expect(subscribed.logged).toEqual([]);
+    } finally {
+      subscribed.hub.stop();
+    }
+  });
+
+  it('asks once about subscribers with the same role and claims, and still delivers to each of them', async () => {
+    const alice = randomUUID();
+    const subscribed = subscribe([student(alice), student(alice), student(alice)], 'rt_notes');
+    try {
+      await deliverNote(subscribed, alice);
+      expect(subscribed.counter.asked).toHaveLength(1);
+      expect(subscribed.received.map((frames) => frames.length)).toEqual([1, 1, 1]);
+    } finally {
+      subscribed.hub.stop();
+    }
+  });
+
+  it('gives service_role every row, anon (no grant) and a student whose session ended none, quietly', async () => {
+    const alice = randomUUID();
+    await owner.query(`insert into auth.users (id, aud, role, email) values ($1, 'authenticated', 'authenticated', $2)`, [alice, `${alice}@rt.test`]);
+    const live = randomUUID();
+    await owner.query('insert into auth.sessions (id, user_id) values ($1, $2)', [live, alice]);
+    const subscribed = subscribe(
+      [
+        { role: 'service_role', claims: { role: 'service_role' } },
+        { role: 'anon', claims: { role: 'anon' } },
+        student(alice, randomUUID()),
+        student(alice, live),
+      ],
+      'rt_notes',
+    );
+    try {
+      await deliverNote(subscribed, alice);
+      expect(subscribed.received.map((frames) => frames.length)).toEqual([1, 0, 0, 1]);
+      expect(subscribed.logged).toEqual([]);
+    } finally {
+      subscribed.hub.stop();
+    }
+  });
+
+  it('runs the checks read-only: a policy that writes is refused, logged, and the row withheld', async () => {
+    const alice = randomUUID();
+    const subscribed = subscribe([student(alice)], 'rt_logged');
+    try {
+      await owner.query(`insert into public.rt_logged (id, body) values (1, 'read me')`);
+      await subscribed.hub.poke();
+      expect(subscribed.received).toEqual([[]]);
+      expect(subscribed.logged).toEqual([expect.objectContaining({ code: '25006' })]);
+      const reads = await owner.query('select count(*)::int as n from public.rt_reads');
+      expect(reads.rows[0]?.n).toBe(0);
+    } finally {
+      subscribed.hub.stop();
+    }
+  });
+});
+
+describe('the visibility function', () => {
+  const call = `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 1}', $1)`;
+
+  it('switches only to the API roles, whatever a reader names', async () => {
+    const { rows } = await owner.query(call, [JSON.stringify([{ role: 'postgres', claims: '{}', session: null }, { role: 'service_role', claims: '{}', session: null }])]);
+    expect(rows).toEqual([
+      { reader: 0, visible: false, error_code: '42501' },
+      { reader: 1, visible: true, error_code: null },
+    ]);
+    const after = await owner.query('select current_user as who');
+    expect(after.rows[0]?.who).not.toMatch(/^(anon|authenticated|service_role)$/);
+  });
+
+  it('switches the role again for the reader after one whose check failed, so RLS still decides for it', async () => {
+    // The first check fails under authenticated (its sub is no uuid), which rolls its role switch
+    // back: the next reader must not run as the owner, who bypasses RLS.
+    const alice = randomUUID();
+    await owner.query(`insert into public.rt_notes (id, owner, body) values (9001, $1, 'after a failure')`, [alice]);
+    const readers = [
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: 'not-a-uuid' }), session: null },
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: randomUUID() }), session: null },
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: alice }), session: null },
+      { role: 'anon', claims: JSON.stringify({ role: 'anon' }), session: null },
+    ];
+    const { rows } = await owner.query(
+      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 9001}', $1) order by reader`,
+      [JSON.stringify(readers)],
+    );
+    expect(rows).toEqual([
+      { reader: 0, visible: false, error_code: '22P02' },
+      { reader: 1, visible: false, error_code: null },
+      { reader: 2, visible: true, error_code: null },
+      { reader: 3, visible: false, error_code: null },
+    ]);
+  });
+
+  it('finds the row by every column of its primary key, typed by the table', async () => {
+    await owner.query(`insert into public.rt_slots values
+      ('2026-11-25', '2026-11-25 18:00+00', 'o''brien', 1.50), ('2026-11-25', '2026-11-25 18:00+00', 'obrien', 2)`);
+    const check = (record: object) =>
+      owner
+        .query(`select visible from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`, [
+          JSON.stringify(record),
+          JSON.stringify([{ role: 'service_role', claims: '{}', session: null }]),
+        ])
+        .then((result) => result.rows[0]?.visible as boolean);
+    // The same instant written in another zone is the same key; another tag or day is not.
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toBe(true);
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T18:00:00+00:00', tag: "o'brien'; select 1; --", seats: 1.5 })).toBe(false);
+    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: 'obrien', seats: 2 })).toBe(false);
+    expect(await check({ day: '2026-11-25', starts: null, tag: 'obrien', seats: 2 })).toBe(false);
+  });
+
+  it('replaces a prepared check a failed call left in the session, and leaves none behind', async () => {
+    const client = await owner.connect();
+    try {
+      await client.query('prepare _localbase_realtime_check as select false');
+      const { rows } = await client.query(call, [JSON.stringify([{ role: 'service_role', claims: '{}', session: null }])]);
+      expect(rows).toEqual([{ reader: 0, visible: true, error_code: null }]);
+      const left = await client.query(`select count(*)::int as n from pg_prepared_statements where name = '_localbase_realtime_check'`);
+      expect(left.rows[0]?.n).toBe(0);
+    } finally {
+      client.release();
+    }
+  });
+
+  it.each(['anon', 'authenticated', 'service_role'])('may not be executed by %s', async (role) => {
+    const client = await owner.connect();
+    try {
+      await client.query('begin');
+      await client.query(`set local role ${role}`);
+      const refused = await client.query(call, ['[]']).then(() => undefined, (error: { code?: string }) => error.code);
+      expect(refused).toBe('42501');
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+});
