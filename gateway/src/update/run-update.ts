@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { z } from 'zod';
 import { git } from './git.ts';
-import { releaseUpdateLock, updateFiles, writeUpdateState, type UpdateState } from './update-state.ts';
+import { processIsAlive, releaseUpdateLock, updateFiles, writeUpdateState, type UpdateState } from './update-state.ts';
 
 export const updatePlanSchema = z.object({
   repoDir: z.string(),
@@ -96,15 +96,6 @@ class StopRequest {
   /** Called between steps: a stop request ends the update here. */
   checkpoint(step: string): void {
     if (this.signal) throw new Interrupted(this.signal, step);
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -28,7 +28,8 @@ export function updateFiles(logDir: string): UpdateFiles {
   return { lock: path.join(logDir, 'update.lock'), state: path.join(logDir, 'update.json'), log: path.join(logDir, 'update.log') };
 }
 
-function processIsAlive(pid: number): boolean {
+/** Whether a process with this id exists (one we may not signal still exists). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,6 +8,7 @@ import { plural } from '../lib/format.ts';
 import { signOut } from '../state/auth.ts';
 import { account, profile, syncState } from '../state/signals.ts';
 import { Banners } from './Banners.tsx';
+import { usePopoverDismiss } from './usePopoverDismiss.ts';
 import { MoreIcon } from './icons.tsx';
 
 function isCurrent(place: Place, path: string): boolean {
@@ -37,23 +38,13 @@ function SyncStatus() {
 function MoreMenu({ items, path }: { items: Place[]; path: string }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
   const active = items.some((place) => isCurrent(place, path));
   useEffect(() => setOpen(false), [path]);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !ref.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('pointerdown', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, [open]);
+  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
   return (
     <div class="more" ref={ref}>
-      <button type="button" class={`bar-link${active ? ' is-current' : ''}`} aria-expanded={open} aria-controls="more-menu" onClick={() => setOpen(!open)}>
+      <button type="button" ref={toggle} class={`bar-link${active ? ' is-current' : ''}`} aria-expanded={open} aria-controls="more-menu" onClick={() => setOpen(!open)}>
         <MoreIcon size={22} />
         <span>More</span>
       </button>

@@ -1,5 +1,6 @@
 // Settings: the server address (with a test that asks it for the timer), the pairing code for a
 // server that runs with pairing on, and auto start. In the Android app also the overlay permission.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Companion, ConnectionTest } from '../state/companion.ts';
 import { Sheet } from './Sheet.tsx';
@@ -79,15 +80,9 @@ export function SettingsSheet({ companion, open, onClose }: { companion: Compani
             aria-describedby={serverError ? 'server-url-error' : 'server-url-help'}
             onInput={(event) => setServer((event.target as HTMLInputElement).value)}
           />
-          {serverError ? (
-            <p class="field-error" id="server-url-error" role="alert">
-              {serverError}
-            </p>
-          ) : (
-            <p class="field-help" id="server-url-help">
-              The address studyhall prints when it starts, for example http://192.168.1.20:3000.
-            </p>
-          )}
+          <FieldNote id="server-url" error={serverError}>
+            The address studyhall prints when it starts, for example http://192.168.1.20:3000.
+          </FieldNote>
           <div class="test-row">
             <button type="button" class="button button--secondary" onClick={() => void runTest()} disabled={test === 'testing'}>
               {test === 'testing' ? 'Testing…' : 'Test connection'}
@@ -117,15 +112,9 @@ export function SettingsSheet({ companion, open, onClose }: { companion: Compani
             aria-describedby={codeError ? 'pairing-code-error' : 'pairing-code-help'}
             onInput={(event) => setCode((event.target as HTMLInputElement).value)}
           />
-          {codeError ? (
-            <p class="field-error" id="pairing-code-error" role="alert">
-              {codeError}
-            </p>
-          ) : (
-            <p class="field-help" id="pairing-code-help">
-              Only when the server asks for one: it is shown on the focus page.
-            </p>
-          )}
+          <FieldNote id="pairing-code" error={codeError}>
+            Only when the server asks for one: it is shown on the focus page.
+          </FieldNote>
         </div>
 
         <div class="field field--switch">
@@ -155,5 +144,18 @@ export function SettingsSheet({ companion, open, onClose }: { companion: Compani
         </button>
       </form>
     </Sheet>
+  );
+}
+
+/** Under a field: its error when there is one (announced), else its help; `${id}-error` / `${id}-help`. */
+function FieldNote({ id, error, children }: { id: string; error: string | undefined; children: ComponentChildren }) {
+  return error ? (
+    <p class="field-error" id={`${id}-error`} role="alert">
+      {error}
+    </p>
+  ) : (
+    <p class="field-help" id={`${id}-help`}>
+      {children}
+    </p>
   );
 }

@@ -1,9 +1,9 @@
 // Asks once before something that cannot be undone, naming exactly what will happen; the action
 // button says the action, and a failure is shown inside the dialog.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { Dialog } from '../Dialog.tsx';
-import { describeCommunityError } from '../../lib/community/words.ts';
+import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 
 export interface Confirmation {
   title: string;
@@ -14,20 +14,10 @@ export interface Confirmation {
 }
 
 export function ConfirmDialog({ confirmation, onClose }: { confirmation: Confirmation | null; onClose: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useCommunityAction();
   useEffect(() => setError(null), [confirmation]);
   const go = async () => {
-    if (!confirmation) return;
-    setBusy(true);
-    try {
-      await confirmation.run();
-      onClose();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
+    if (confirmation && (await run(confirmation.run))) onClose();
   };
   return (
     <Dialog

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../Dialog.tsx';
 import { submitReport, type ReportTarget } from '../../lib/community/groups.ts';
-import { describeCommunityError } from '../../lib/community/words.ts';
+import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 
 export interface ReportSubject {
   type: ReportTarget;
@@ -14,9 +14,8 @@ export interface ReportSubject {
 
 export function ReportDialog({ subject, onClose }: { subject: ReportSubject | null; onClose: () => void }) {
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useCommunityAction();
   useEffect(() => {
     setReason('');
     setError(null);
@@ -26,16 +25,7 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
     event.preventDefault();
     if (!subject) return;
     if (!reason.trim()) return setError('Say in a few words what is wrong.');
-    setBusy(true);
-    try {
-      await submitReport(subject.type, subject.id, reason.trim());
-      setSent(true);
-      setError(null);
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
+    if (await run(() => submitReport(subject.type, subject.id, reason.trim()))) setSent(true);
   };
   return (
     <Dialog

@@ -1,6 +1,8 @@
 // A group icon from a picked file: raster images only (the group-icons bucket takes PNG, JPEG,
 // WebP and GIF up to 2 MiB), centre-cropped to a square and resized to 256 px in the browser, so
 // what is uploaded is small whatever the student picked.
+import { drawSquare } from '../square-image.ts';
+
 export const ICON_SIZE = 256;
 export const ICON_LIMIT_BYTES = 2 * 1024 * 1024;
 export const ICON_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
@@ -15,15 +17,8 @@ export async function iconFromFile(file: File): Promise<Blob> {
   } catch {
     throw new IconError('This image could not be read. Try another one.');
   }
-  const side = Math.min(bitmap.width, bitmap.height);
-  const canvas = document.createElement('canvas');
-  canvas.width = ICON_SIZE;
-  canvas.height = ICON_SIZE;
-  const context = canvas.getContext('2d');
-  if (!context) throw new IconError('This browser cannot resize images.');
-  context.imageSmoothingQuality = 'high';
-  context.drawImage(bitmap, (bitmap.width - side) / 2, (bitmap.height - side) / 2, side, side, 0, 0, ICON_SIZE, ICON_SIZE);
-  bitmap.close();
+  const canvas = drawSquare(bitmap, ICON_SIZE);
+  if (!canvas) throw new IconError('This browser cannot resize images.');
   const encode = (type: string, quality?: number) => new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, type, quality));
   const webp = await encode('image/webp', 0.86);
   const blob = webp?.type === 'image/webp' ? webp : await encode('image/png');

@@ -16,6 +16,7 @@ import { inviteLink } from '../../lib/community/groups.ts';
 import { createBuddyInvite } from '../../lib/community/invites.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
 import type { OverviewEntry } from '../../lib/community/schemas.ts';
+import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { BuddyCard } from './BuddyCard.tsx';
 import '../../styles/community.css';
@@ -68,18 +69,9 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
 
 function BuddyInvite() {
   const [link, setLink] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCommunityAction();
   const create = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setLink(inviteLink(await createBuddyInvite(7, 1)));
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => setLink(inviteLink(await createBuddyInvite(7, 1))));
   };
   return (
     <section class="card stack" aria-labelledby="buddy-invite-title">
@@ -99,15 +91,9 @@ function BuddyInvite() {
 }
 
 function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged: () => void }) {
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useCommunityAction();
   const act = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      onChanged();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    }
+    if (await run(work)) onChanged();
   };
   const incoming = entries.filter((entry) => !entry.outgoing);
   const outgoing = entries.filter((entry) => entry.outgoing);

@@ -3,6 +3,7 @@
 // (the server pairs no one, cannot be reached, is full, or another tab holds the remote).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
+import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import { companionLink, formatPairingCode, phoneUrls, type PairingView, type PhonePresence } from '../../lib/pairing.ts';
 import { pairing, retryPairing } from '../../state/focus.ts';
@@ -171,22 +172,7 @@ export function PhoneRemote() {
   const toggle = useRef<HTMLButtonElement>(null);
   const view = pairing.value;
   const status = remoteStatus(view);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent) {
-        if (event.key !== 'Escape') return;
-        setOpen(false);
-        toggle.current?.focus();
-      } else if (!ref.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('pointerdown', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, [open]);
+  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
   return (
     <div class="popover-anchor" ref={ref}>
       <button type="button" ref={toggle} class="button button-quiet" aria-expanded={open} aria-controls="phone-remote" onClick={() => setOpen(!open)}>

@@ -23,22 +23,18 @@ import {
   uploadGroupIcon,
 } from '../../lib/community/groups.ts';
 import type { BoardMember, GroupInvite, GroupRow } from '../../lib/community/schemas.ts';
+import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { dateTime, plural, relativeTime } from '../../lib/format.ts';
 
 function JoinRequests({ group, onAccepted }: { group: GroupRow; onAccepted: () => void }) {
   const requests = useLoad(() => listJoinRequests(group.id), [group.id]);
   useRefresh(() => void requests.reload(), 30_000);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useCommunityAction();
   const answer = async (id: string, accept: boolean) => {
-    setError(null);
-    try {
-      await respondJoinRequest(id, accept);
-      await requests.reload();
-      if (accept) onAccepted();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    }
+    if (!(await run(() => respondJoinRequest(id, accept)))) return;
+    await requests.reload();
+    if (accept) onAccepted();
   };
   const list = requests.data ?? [];
   if (group.join_policy !== 'request' && list.length === 0) return null;
@@ -81,35 +77,24 @@ function Invites({ group }: { group: GroupRow }) {
   const invites = useLoad(() => listInvites(group.id), [group.id]);
   const [days, setDays] = useState('7');
   const [maxUses, setMaxUses] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useCommunityAction();
   const [fresh, setFresh] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const create = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setNotice(null);
-    try {
-      const token = await createGroupInvite(group.id, days === 'never' ? null : Number(days), maxUses === '' ? null : Number(maxUses));
-      setFresh(token);
+    await run(async () => {
+      setFresh(await createGroupInvite(group.id, days === 'never' ? null : Number(days), maxUses === '' ? null : Number(maxUses)));
       await invites.reload();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const revoke = async (token: string) => {
-    setError(null);
-    try {
+    await run(async () => {
       await revokeInvite(token);
       if (fresh === token) setFresh(null);
       setNotice('Invite revoked: its link no longer works.');
       await invites.reload();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    }
+    });
   };
   const now = Date.now();
   return (
@@ -168,15 +153,9 @@ function Invites({ group }: { group: GroupRow }) {
 }
 
 function Members({ group, members, onChanged, confirm }: { group: GroupRow; members: readonly BoardMember[]; onChanged: () => void; confirm: (next: Confirmation) => void }) {
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useCommunityAction();
   const change = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      onChanged();
-    } catch (failure) {
-      setError(describeCommunityError(failure));
-    }
+    if (await run(work)) onChanged();
   };
   const sorted = [...members].sort((a, b) => (a.role === b.role ? nameOf(a).localeCompare(nameOf(b)) : a.role === 'owner' ? -1 : 1));
   return (
