@@ -46,7 +46,7 @@ select is(
 select is(
   array(select p.oid::regprocedure::text
         from pg_proc p
-        where p.proname in ('_is_group_member', '_has_group_role', 'my_group_ids', 'is_group_member', 'has_group_role')
+        where p.proname in ('_is_group_member', '_has_group_role', 'my_group_ids', 'my_group_id_array', 'is_group_member', 'has_group_role')
           and (not p.prosecdef or p.provolatile <> 's'
                or not coalesce(p.proconfig, '{}') @> array['search_path=""'])
         order by 1),
@@ -62,6 +62,7 @@ select is(
   array[
     'private.effective_presence_status(text,timestamp with time zone)',  -- pure; the overview calls it as the caller
     'private.leaderboard_visible_ids()',                                 -- who chose to be on leaderboards, for the stats policies
+    'private.my_group_id_array()',                                       -- the caller's own groups as an array, for the chat read policy
     'private.my_group_ids()',                                            -- the caller's own groups, for policies
     'private.slugify(text)'                                              -- pure; the slug trigger runs as the caller
   ],
