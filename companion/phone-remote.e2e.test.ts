@@ -1,7 +1,7 @@
 // The phone remote and the web app's real /focus page, against a real server (gateway/src/main.ts,
 // as `npm start` runs it, on its own ports and DATA_DIR), in Chromium: each focus page is a desktop
-// context signed in as its own student (companion/e2e/focus-page.ts), each phone a context at
-// 390 x 844 with touch (companion/e2e/phone.ts), both under the web app's Content-Security-Policy,
+// context signed in as its own student (tools/e2e/companion/focus-page.ts), each phone a context at
+// 390 x 844 with touch (tools/e2e/companion/phone.ts), both under the web app's Content-Security-Policy,
 // all driven by role and accessible name.
 //
 // It shows: the phone opens the link of the page's QR code (read from its pixels) and shows the
@@ -21,9 +21,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRemaining } from './core/render-tick.ts';
 import { BACKOFF_CAP_LOOPBACK_MS } from './core/poll-schedule.ts';
-import { openFocusPage, type FocusPage } from './e2e/focus-page.ts';
-import { openPhone, type Phone } from './e2e/phone.ts';
-import { startStudyhall, type StudyhallProcess } from './e2e/studyhall-process.ts';
+import { openFocusPage, type FocusPage } from '#tools/e2e/companion/focus-page.ts';
+import { openPhone, type Phone } from '#tools/e2e/companion/phone.ts';
+import { startStudyhall, type StudyhallProcess } from '#tools/e2e/companion/studyhall-process.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 import { makeTempDir } from '../gateway/test/helpers.ts';
 import { ensureWebDist } from '../gateway/src/web-dist.ts';

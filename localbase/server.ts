@@ -55,6 +55,14 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** A request that has not finished by then is answered 503 by Fastify, so one slow query cannot hang a client. */
 export const REQUEST_TIMEOUT_MS = 15_000;
 
+// What localbase promises besides the server itself: the limits a client meets (docs/localbase.md)
+// and where it keeps its keys. Exported here, its one public entry, for the tests, checks and
+// benches outside localbase that hold it to them.
+export { ACCESS_TOKEN_LIFETIME_SECONDS } from './src/auth/sessions.ts';
+export { keysFile } from './src/keys.ts';
+export { REALTIME_MAX_BINDINGS_PER_CHANNEL, REALTIME_MAX_CHANNELS_PER_CLIENT, TOO_MANY_CHANNELS_REASON } from './src/realtime/socket.ts';
+export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
+
 export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
   const dataDir = path.resolve(options.dataDir);
   const keys = await loadOrCreateKeys(dataDir);

@@ -12,7 +12,7 @@ import backupRoutes from './auth/backup-routes.ts';
 import profileRoutes from './auth/profile-routes.ts';
 import { BackendClient, type BACKEND_DEADLINES, type BackendTarget } from './backend/backend-client.ts';
 import type { GatewayConfig } from './config.ts';
-import { installErrorHandling } from './http-errors.ts';
+import { installErrorHandling } from './error-handler.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';

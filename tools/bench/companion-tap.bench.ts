@@ -7,14 +7,14 @@
 //   2. the same action posted by plain fetch from the phone tab (the relay alone, no remote UI);
 //   3. the remote's tap on a second server with PIP_PAIRING=on.
 // The focus page is the web app's real /focus page, signed in, as in the companion's browser tests
-// (companion/e2e/focus-page.ts); the phone opens the link of its QR code. Target: p99 under 100 ms.
+// (tools/e2e/companion/focus-page.ts); the phone opens the link of its QR code. Target: p99 under 100 ms.
 // Run: node --import tsx tools/bench/companion-tap.bench.ts [--taps N]
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { openPhone, type Phone } from '../../companion/e2e/phone.ts';
-import { openFocusPage, type FocusPage } from '../../companion/e2e/focus-page.ts';
-import { startStudyhall, type StudyhallProcess } from '../../companion/e2e/studyhall-process.ts';
+import { openPhone, type Phone } from '../e2e/companion/phone.ts';
+import { openFocusPage, type FocusPage } from '../e2e/companion/focus-page.ts';
+import { startStudyhall, type StudyhallProcess } from '../e2e/companion/studyhall-process.ts';
 import { freePort } from '../testing/free-port.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { launchChromium } from '../e2e/browser.ts';

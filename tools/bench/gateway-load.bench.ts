@@ -18,7 +18,7 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
-import { keysFile } from '../../localbase/src/keys.ts';
+import { keysFile } from '#localbase';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { freePort } from '../testing/free-port.ts';
 

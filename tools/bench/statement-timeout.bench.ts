@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { buildGateway } from '../../gateway/src/app.ts';
 import { makeFixtureRepo, makeTempDir, testConfig } from '../../gateway/test/helpers.ts';
 import { MEMORY, openDatabase, type Database } from '#db/database.ts';
-import { STATEMENT_TIMEOUTS_MS } from '../../localbase/src/request-transaction.ts';
+import { STATEMENT_TIMEOUTS_MS } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 import { testDatabaseSnapshot } from '../testing/test-database.ts';

@@ -6,8 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { studentContext } from '../../companion/e2e/focus-page.ts';
-import { startStudyhall } from '../../companion/e2e/studyhall-process.ts';
+import { studentContext } from './companion/focus-page.ts';
+import { startStudyhall } from './companion/studyhall-process.ts';
 import { freePort } from '../testing/free-port.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { VIEWPORTS } from './app-driver.ts';

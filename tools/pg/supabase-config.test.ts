@@ -8,8 +8,7 @@ import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { repoRoot } from '#db/paths.ts';
-import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../../localbase/src/auth/sessions.ts';
-import { DEFAULT_PORT as LOCALBASE_PORT } from '#localbase';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, DEFAULT_PORT as LOCALBASE_PORT } from '#localbase';
 import { openTestDatabase } from '../testing/test-database.ts';
 
 const supabaseDir = path.join(repoRoot, 'supabase');

@@ -1,5 +1,5 @@
 // How a backend failure reads to the gateway's caller, decided here and only here: every wrapper
-// throws the BackendError it got and the error handler (http-errors.ts) maps it with
+// throws the BackendError it got and the error handler (error-handler.ts) maps it with
 // `toGatewayError`. The rule: a failure the caller caused is a 4xx that says what to fix; only a
 // backend that is missing, broken or too slow is a 5xx (502 backend_unavailable / backend_error,
 // 504 backend_timeout).

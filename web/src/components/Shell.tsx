@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { places, type Place } from '../routes.ts';
 import { plural } from '../lib/format.ts';
-import { signOut } from '../state/auth.ts';
+import { signOut } from '../state/sign-out.ts';
 import { account, profile, syncState } from '../state/signals.ts';
 import { Banners } from './Banners.tsx';
 import { usePopoverDismiss } from './usePopoverDismiss.ts';

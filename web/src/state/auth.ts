@@ -1,8 +1,9 @@
 // Signing up, logging in and out through the gateway's /__auth routes; supabase-js then keeps
-// and refreshes the session. Nothing here loads supabase-js before it is needed.
+// and refreshes the session. Nothing here loads supabase-js before it is needed. The bottom of the
+// state modules (the outbox and the backups ask it for tokens), so it imports none of them: what
+// else a sign-out does is in sign-out.ts.
 import { ApiError, requestJson } from '../lib/api.ts';
 import { readStoredAccount } from '../lib/session-storage.ts';
-import { stopPresence } from './presence.ts';
 import { account } from './signals.ts';
 
 interface AuthAnswer {
@@ -61,9 +62,8 @@ export async function requireToken(): Promise<string> {
   return token;
 }
 
-export async function signOut(): Promise<void> {
-  // Buddies and groups stop seeing this student as studying, while the token still works.
-  await stopPresence().catch(() => undefined);
+/** Forgets the session on this device; sign-out.ts's signOut says goodbye to the backend first. */
+export async function endSession(): Promise<void> {
   try {
     const client = await loadClient();
     await client.auth.signOut({ scope: 'local' });

@@ -96,7 +96,8 @@ export async function deleteTask(id: string): Promise<void> {
   await enqueue({ kind: 'task-delete', taskId: id });
 }
 
-// Sessions: settled by Finish, recorded through the outbox with record_study_session.
+// Sessions: settled by Finish, recorded through the outbox with record_study_session; the outbox
+// marks each one synced once the backend has it (sync.ts).
 
 export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
   const session: StudySession = { ...fields, id: newId(), studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours), synced: false };
@@ -106,16 +107,6 @@ export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay'
   snapshotSoon();
   await enqueue({ kind: 'session', session });
   return session;
-}
-
-export async function markSessionSynced(id: string): Promise<void> {
-  const database = db.value;
-  if (!database) return;
-  const session = await database.get('sessions', id);
-  if (!session || session.synced) return;
-  const synced = { ...session, synced: true };
-  await database.put('sessions', synced);
-  sessions.value = sessions.value.map((item) => (item.id === id ? synced : item));
 }
 
 // Settings.

@@ -6,8 +6,7 @@ import { clientConfig } from '../lib/client-config.ts';
 import { IdbOutboxStore } from '../lib/db.ts';
 import { Outbox, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
 import { accessToken } from './auth.ts';
-import { markSessionSynced } from './data.ts';
-import { account, db, serverReachable, syncState } from './signals.ts';
+import { account, db, serverReachable, sessions, syncState } from './signals.ts';
 
 let outbox: Outbox | undefined;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -17,6 +16,20 @@ const MAX_BACKOFF_MS = 60_000;
 function webLock<T>(work: () => Promise<T>): Promise<T> {
   if (typeof navigator !== 'undefined' && navigator.locks) return navigator.locks.request('studyhall-outbox', work) as Promise<T>;
   return work();
+}
+
+/**
+ * A session the backend recorded is marked synced in the local data. Done here rather than in
+ * data.ts because data.ts queues its changes into this outbox: the import goes one way.
+ */
+async function markSessionSynced(id: string): Promise<void> {
+  const database = db.value;
+  if (!database) return;
+  const session = await database.get('sessions', id);
+  if (!session || session.synced) return;
+  const synced = { ...session, synced: true };
+  await database.put('sessions', synced);
+  sessions.value = sessions.value.map((item) => (item.id === id ? synced : item));
 }
 
 function currentOutbox(): Outbox | undefined {

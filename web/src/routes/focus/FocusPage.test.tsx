@@ -7,7 +7,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { EventSource as UndiciEventSource } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnTestGateway, type SpawnedGateway } from '../../../../companion/e2e/spawn-test-gateway.ts';
+import { spawnTestGateway, type SpawnedGateway } from '#tools/testing/spawn-test-gateway.ts';
 import { ActionDeduper } from '../../lib/relay.ts';
 import { idleTimer } from '../../lib/timer.ts';
 import { applyPipAction, pairing, snapshotsSettled, startPhoneLink, stopPhoneLink } from '../../state/focus.ts';

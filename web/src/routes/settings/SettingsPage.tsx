@@ -4,7 +4,7 @@ import { Dialog } from '../../components/Dialog.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
-import { signOut } from '../../state/auth.ts';
+import { signOut } from '../../state/sign-out.ts';
 import { deleteSubject, saveSettings } from '../../state/data.ts';
 import { account, sessions, settings, subjects, syncState, tasks } from '../../state/signals.ts';
 import { UpdateSection } from './UpdateSection.tsx';

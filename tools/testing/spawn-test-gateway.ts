@@ -1,4 +1,4 @@
-// Starts companion/e2e/test-gateway-server.ts as a child process and resolves with its URL.
+// Starts tools/testing/test-gateway-server.ts as a child process and resolves with its URL.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
@@ -9,7 +9,7 @@ export interface SpawnedGateway {
 }
 
 export function spawnTestGateway(options: { pairing?: boolean } = {}): Promise<SpawnedGateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'companion', 'e2e', 'test-gateway-server.ts'), ...(options.pairing ? ['--pairing'] : [])], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'tools', 'testing', 'test-gateway-server.ts'), ...(options.pairing ? ['--pairing'] : [])], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

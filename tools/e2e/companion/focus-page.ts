@@ -9,7 +9,7 @@
 // app's Content-Security-Policy (the gateway may not send it yet) and violations are recorded.
 import decodeQR from 'qr/decode.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { accountSession, APP_CSP, collectCspViolations, signedInContext, VIEWPORTS, type CspViolation } from '#tools/e2e/app-driver.ts';
+import { accountSession, APP_CSP, collectCspViolations, signedInContext, VIEWPORTS, type CspViolation } from '../app-driver.ts';
 import { NAME_HELPER } from './phone.ts';
 
 export interface FocusPageOptions {

@@ -1,14 +1,15 @@
-// Renders the companion's PNG icons from the SVGs here with Debian's Chromium: the PWA's icons into
-// companion/ui/public/icons and the Android launcher icons into the app's mipmap folders.
-// Run after changing an SVG: node --import tsx companion/ui/icons/render-icons.ts
+// Renders the companion's PNG icons from its SVGs (companion/ui/icons) with Debian's Chromium: the
+// PWA's icons into companion/ui/public/icons and the Android launcher icons into the app's mipmap
+// folders. Developer tooling, so it lives in tools/ and shares the one Chromium launcher of the
+// browser tests. Run after changing an SVG: node --import tsx tools/icons/render-companion-icons.ts
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchChromium } from '#tools/e2e/browser.ts';
+import { repoRoot } from '#db/paths.ts';
+import { launchChromium } from '../e2e/browser.ts';
 
-const iconsDir = path.dirname(fileURLToPath(import.meta.url));
-const pwaDir = path.join(iconsDir, '..', 'public', 'icons');
-const resDir = path.join(iconsDir, '..', '..', 'android', 'app', 'src', 'main', 'res');
+const iconsDir = path.join(repoRoot, 'companion', 'ui', 'icons');
+const pwaDir = path.join(repoRoot, 'companion', 'ui', 'public', 'icons');
+const resDir = path.join(repoRoot, 'companion', 'android', 'app', 'src', 'main', 'res');
 
 const renders = [
   { svg: 'icon.svg', out: path.join(pwaDir, 'icon-192.png'), size: 192 },
