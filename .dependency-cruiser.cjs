@@ -35,6 +35,13 @@ const LOCALBASE_INTERNAL_READERS = [
       'the attack test shortens the statement timeouts with a hook meant for tests only (it must not ' +
       'be on the public entry) and reads the timeout a request transaction sets, role by role.',
   },
+  {
+    from: '^tools/bench/realtime-check\\.bench\\.ts$',
+    to: ['^localbase/src/realtime/visibility\\.ts$'],
+    why:
+      'the bench times the realtime visibility statement itself, installed on a bare database, to ' +
+      'compare chat read policies without the socket and hub around it.',
+  },
 ];
 
 /**
