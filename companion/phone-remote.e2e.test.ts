@@ -42,8 +42,8 @@ const focusPages: FocusPage[] = [];
 
 beforeAll(async () => {
   temp = await makeTempDir('companion-e2e');
-  // A clean clone has no build yet: build it here so a failure names the build, not a timeout.
-  // The server serves what is built; npm start's launcher would build these first.
+  // The server serves what is built (npm start's launcher builds first), and a clean clone has no
+  // build yet: build both here so a failure names the build, not a timeout.
   await ensureViteBuild(VITE_BUILDS.web);
   await ensureViteBuild(VITE_BUILDS.companion);
   const port = await freePort();
