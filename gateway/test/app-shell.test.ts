@@ -81,6 +81,18 @@ describe('static files cannot escape web/dist', () => {
     },
   );
 
+  it('keeps the build bookkeeping (dotfiles and dot folders) to itself with a JSON 404', async () => {
+    const dist = path.join(gateway.repoDir, 'web', 'dist');
+    await writeFile(path.join(dist, '.build-stamp.json'), '{"startedAt":1}\n');
+    await mkdir(path.join(dist, '.vite'), { recursive: true });
+    await writeFile(path.join(dist, '.vite', 'manifest.json'), '{}\n');
+    for (const url of ['/.build-stamp.json', '/.vite/manifest.json', '/%2Evite/manifest.json']) {
+      const response = await gateway.app.inject({ url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toMatchObject({ error: 'not_found' });
+    }
+  });
+
   it('refuses a symlink inside web/dist that points outside it', async () => {
     const response = await gateway.app.inject({ url: '/assets/leak.txt' });
     expect(response.statusCode).toBe(404);

@@ -85,6 +85,8 @@ const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
     const resolved = await resolveStaticFile(realDistDir, pathname);
     if (resolved.kind === 'refused') return notFound(request, reply);
     if (resolved.kind === 'file') {
+      // Build bookkeeping (the freshness stamp, Vite's manifest) is for the server, not for browsers.
+      if (resolved.relative.split(path.sep).some((segment) => segment.startsWith('.'))) return notFound(request, reply);
       if (resolved.relative === 'index.html') return sendIndex(reply);
       return setContentSecurityPolicy(reply, options.appPolicy).sendFile(resolved.relative);
     }
