@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
-import { companionPaths, ensureCompanionDist } from './ui/build/ensure-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 
 // What `cap sync` writes and the repository ignores: never copied in, so the sync must make them.
 const GENERATED = ['app/build', 'app/src/main/assets', 'app/src/main/res/xml/config.xml', 'capacitor-cordova-android-plugins', '.gradle', 'build'];
@@ -19,7 +19,7 @@ let offline: boolean;
 const copiedAndroid = () => path.join(temp.dir, 'companion', 'android');
 
 beforeAll(async () => {
-  await ensureCompanionDist(repoRoot);
+  await ensureViteBuild(VITE_BUILDS.companion);
   temp = await makeTempDir('cap-sync');
   const sourceAndroid = path.join(repoRoot, 'companion', 'android');
   await cp(sourceAndroid, copiedAndroid(), {
@@ -27,7 +27,7 @@ beforeAll(async () => {
     filter: (source) => !GENERATED.some((generated) => source === path.join(sourceAndroid, generated)),
   });
   await mkdir(path.join(temp.dir, 'companion', 'ui'), { recursive: true });
-  await cp(companionPaths(repoRoot).distDir, path.join(temp.dir, 'companion', 'ui', 'dist'), { recursive: true });
+  await cp(path.join(repoRoot, VITE_BUILDS.companion.outDir), path.join(temp.dir, 'companion', 'ui', 'dist'), { recursive: true });
   for (const file of ['capacitor.config.ts', 'package.json']) await cp(path.join(repoRoot, file), path.join(temp.dir, file));
   await symlink(path.join(repoRoot, 'node_modules'), path.join(temp.dir, 'node_modules'), 'dir');
 

@@ -26,7 +26,7 @@ import { openPhone, type Phone } from '#tools/e2e/companion/phone.ts';
 import { startStudyhall, type StudyhallProcess } from '#tools/e2e/companion/studyhall-process.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 import { makeTempDir } from '../gateway/test/helpers.ts';
-import { ensureWebDist } from '../gateway/src/web-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { launchChromium } from '#tools/e2e/browser.ts';
 import { repoRoot } from '#db/paths.ts';
 
@@ -42,8 +42,10 @@ const focusPages: FocusPage[] = [];
 
 beforeAll(async () => {
   temp = await makeTempDir('companion-e2e');
-  // A clean clone has no build yet: build it here so a failure names the build, not a timeout.
-  await ensureWebDist(repoRoot);
+  // The server serves what is built (npm start's launcher builds first), and a clean clone has no
+  // build yet: build both here so a failure names the build, not a timeout.
+  await ensureViteBuild(VITE_BUILDS.web);
+  await ensureViteBuild(VITE_BUILDS.companion);
   const port = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
   env = {

@@ -1,7 +1,8 @@
 // `npm start`: localbase on 127.0.0.1:LOCALBASE_PORT (unless BACKEND_URL names a hosted backend),
 // then the gateway on HOST:PORT in front of it, in one process. Prints the status block (see
 // status-block.ts); after it the terminal shows only warnings and errors, and the full JSON log
-// goes to LOG_DIR/server.log (logging/server-log.ts).
+// goes to LOG_DIR/server.log (logging/server-log.ts). It serves the web app and the phone remote as
+// built: `npm start`'s launcher (tools/build/start.mjs) builds them first when they are stale.
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
 import { loadConfig } from './config.ts';
@@ -9,9 +10,6 @@ import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contr
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
-import { ensureWebDist } from './web-dist.ts';
-import { repoRoot } from '#db/paths.ts';
-import { ensureCompanionDist } from '../../companion/ui/build/ensure-dist.ts';
 
 const log = (line: string) => console.log(line);
 
@@ -21,10 +19,6 @@ if (!loaded.ok) {
   process.exit(1);
 }
 const config = loaded.config;
-
-await ensureWebDist(repoRoot, log);
-// A failed build of the phone remote must not keep the server down: /companion/ then says it is not built.
-await ensureCompanionDist(repoRoot, log).catch((error: unknown) => console.error(`studyhall: cannot build the phone remote: ${(error as Error).message}`));
 
 let serverLog: Awaited<ReturnType<typeof openServerLog>>;
 try {

@@ -1,8 +1,8 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { makeFixtureRepo, startTestGateway, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;
 
@@ -81,9 +81,45 @@ describe('static files cannot escape web/dist', () => {
     },
   );
 
+  it('keeps the build bookkeeping (dotfiles and dot folders) to itself with a JSON 404', async () => {
+    const dist = path.join(gateway.repoDir, 'web', 'dist');
+    await writeFile(path.join(dist, '.build-stamp.json'), '{"startedAt":1}\n');
+    await mkdir(path.join(dist, '.vite'), { recursive: true });
+    await writeFile(path.join(dist, '.vite', 'manifest.json'), '{}\n');
+    for (const url of ['/.build-stamp.json', '/.vite/manifest.json', '/%2Evite/manifest.json']) {
+      const response = await gateway.app.inject({ url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toMatchObject({ error: 'not_found' });
+    }
+  });
+
   it('refuses a symlink inside web/dist that points outside it', async () => {
     const response = await gateway.app.inject({ url: '/assets/leak.txt' });
     expect(response.statusCode).toBe(404);
     expect(response.body).not.toContain('do not serve');
+  });
+});
+
+describe('before the web app is built', () => {
+  it('starts anyway: pages say how to build it with 503, the API fences still answer JSON 404, the remote is served', async () => {
+    // Inside the first gateway's log folder, which its close() removes.
+    const repoDir = await makeFixtureRepo(path.join(gateway.logDir, 'unbuilt'));
+    await rm(path.join(repoDir, 'web', 'dist'), { recursive: true });
+    const unbuilt = await startTestGateway({ repoDir });
+    try {
+      for (const url of ['/', '/focus']) {
+        const page = await unbuilt.app.inject({ url });
+        expect(page.statusCode, url).toBe(503);
+        expect(page.headers['cache-control']).toBe('no-store');
+        expect(page.body).toContain('npm run build:web');
+      }
+      const api = await unbuilt.app.inject({ url: '/api/nothing' });
+      expect(api.statusCode).toBe(404);
+      expect(api.json()).toMatchObject({ error: 'not_found' });
+      const remote = await unbuilt.app.inject({ url: '/companion/' });
+      expect(remote.body).toContain('npm run build:companion');
+    } finally {
+      await unbuilt.close();
+    }
   });
 });

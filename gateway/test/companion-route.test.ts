@@ -22,7 +22,7 @@ async function writeDist(): Promise<void> {
   await writeFile(path.join(distDir, 'manifest.webmanifest'), '{"name":"studyhall remote"}');
   await writeFile(path.join(distDir, 'assets', 'index-abc123.js'), 'console.log(1);');
   await writeFile(path.join(distDir, 'icons', 'icon-192.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-  await writeFile(path.join(distDir, '.source-fingerprint'), 'abc\n');
+  await writeFile(path.join(distDir, '.build-stamp.json'), '{"startedAt":1}\n');
 }
 
 describe('before the remote is built', () => {
@@ -87,7 +87,7 @@ describe('the built remote', () => {
   it.each([
     '/companion/missing.js',
     '/companion/settings',
-    '/companion/.source-fingerprint',
+    '/companion/.build-stamp.json',
     '/companion/../package.json',
     '/companion/%2e%2e/package.json',
     '/companion/..%2fpackage.json',

@@ -9,7 +9,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
 import { launchChromium } from '#tools/e2e/browser.ts';
-import { ensureWebDist, webPaths } from '../src/web-dist.ts';
+import { webPaths } from '../src/web-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 
 let storage: http.Server;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
   gateway = await startTestGateway({ backend: { url: `http://127.0.0.1:${(storage.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' } });
   // The real build of this checkout, not the fixture's stand-in page.
-  await ensureWebDist(repoRoot);
+  await ensureViteBuild(VITE_BUILDS.web);
   await cp(webPaths(repoRoot).distDir, webPaths(gateway.repoDir).distDir, { recursive: true, force: true });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   browser = await launchChromium();

@@ -113,8 +113,9 @@ describe('backups', () => {
     expect(best.json().backup.payload).toEqual(payload);
   }, 60_000);
 
-  // Runs once localbase takes JSON bodies as large as the gateway's backup limit (16 MiB agreed).
-  it.skipIf(JSON_BODY_LIMIT_BYTES < BODY_LIMITS.backup)('accepts a backup just under the 8 MiB limit end to end', async () => {
+  it('accepts a backup just under the 8 MiB limit end to end', async () => {
+    // The gateway's limit must fit in what localbase takes, or this body would die downstream.
+    expect(BODY_LIMITS.backup).toBeLessThanOrEqual(JSON_BODY_LIMIT_BYTES);
     const payload = { blob: 'x'.repeat(BODY_LIMITS.backup - 64) };
     const response = await post('/__auth/backup', { payload }, ada.token);
     expect(response.statusCode, response.body.slice(0, 300)).toBe(201);

@@ -1,4 +1,5 @@
-// `npm start` on a fresh DATA_DIR, met in Debian's Chromium: the one process boots localbase and
+// `npm start` on a fresh DATA_DIR, met in Debian's Chromium: its launcher brings the builds up to
+// date (the web app, the phone remote, the compiled server), then the one process boots localbase and
 // the gateway, the browser gets the app shell and its service worker, a student signs up from the
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 
 function startStudyhall(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'tools', 'build', 'start.mjs'), 'gateway-main'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
@@ -48,11 +49,12 @@ beforeAll(async () => {
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
   });
-  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose.
-  await studyhall.waitFor('studyhall: logs', 90_000);
+  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose
+  // (after up to three builds when the checkout's are stale).
+  await studyhall.waitFor('studyhall: logs', 210_000);
   browser = await launchChromium();
   page = await browser.newPage();
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -72,6 +74,12 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     await expect.poll(() => page.textContent('h1')).toBe('Welcome back');
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
     expect(scope).toBe(`${appUrl}/`);
+  });
+
+  it('serves the phone remote its launcher built', async () => {
+    const response = await fetch(`${appUrl}/companion/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/html/);
   });
 
   it('answers an unknown API path in JSON, never with the app', async () => {

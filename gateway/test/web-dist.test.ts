@@ -1,10 +1,10 @@
-// Build-on-start: web/dist is rebuilt when it is missing or older than a source of the app, and
-// left alone otherwise; the service worker's precache list comes from Vite's build manifest.
+// The service worker's precache list comes from Vite's build manifest of web/dist (whose freshness
+// tools/build/vite-build.test.ts covers).
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderServiceWorker } from '../src/routes/service-worker.ts';
-import { ensureWebDist, hasWebSources, precacheFiles, webDistIsStale } from '../src/web-dist.ts';
+import { precacheFiles } from '../src/web-dist.ts';
 import { makeTempDir } from './helpers.ts';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -20,42 +20,6 @@ beforeEach(async () => {
   temp = await makeTempDir('webdist');
 });
 afterEach(() => temp.remove());
-
-describe('web/dist freshness', () => {
-  it('calls a checkout without web sources nothing to build, and leaves it alone', async () => {
-    expect(await hasWebSources(temp.dir)).toBe(false);
-    expect(await ensureWebDist(temp.dir)).toBe(false);
-  });
-
-  it('is stale when dist has no index.html', async () => {
-    await write('web/index.html', '<html></html>', 1000);
-    await write('web/vite.config.ts', 'export default {};', 1000);
-    expect(await webDistIsStale(temp.dir)).toBe(true);
-  });
-
-  it('is fresh when the build is newer than every source, and stale once any source changes', async () => {
-    await write('web/index.html', '<html></html>', 1000);
-    await write('web/vite.config.ts', 'export default {};', 1000);
-    await write('web/src/main.tsx', 'render()', 1000);
-    await write('web/src/routes/focus/FocusPage.tsx', 'export default 1', 1000);
-    await utimes(path.join(temp.dir, 'web/src/routes/focus'), 1000, 1000);
-    await utimes(path.join(temp.dir, 'web/src/routes'), 1000, 1000);
-    await utimes(path.join(temp.dir, 'web/src'), 1000, 1000);
-    await write('web/dist/index.html', 'built', 2000);
-    expect(await webDistIsStale(temp.dir)).toBe(false);
-    await write('web/src/routes/focus/FocusPage.tsx', 'export default 2', 3000);
-    expect(await webDistIsStale(temp.dir)).toBe(true);
-  });
-
-  it('is stale when a public file or the Vite config is newer than the build', async () => {
-    await write('web/index.html', '<html></html>', 1000);
-    await write('web/vite.config.ts', 'export default {};', 1000);
-    await write('web/dist/index.html', 'built', 2000);
-    expect(await webDistIsStale(temp.dir)).toBe(false);
-    await write('web/public/icon.svg', '<svg/>', 3000);
-    expect(await webDistIsStale(temp.dir)).toBe(true);
-  });
-});
 
 describe('the precache list', () => {
   it('lists every hashed JS, CSS and asset file of the manifest once, without HTML', async () => {

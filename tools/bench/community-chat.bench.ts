@@ -13,8 +13,7 @@ import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
-import { ensureWebDist } from '../../gateway/src/web-dist.ts';
-import { repoRoot } from '#db/paths.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { signedInContext, startStudyhall } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';
 import { asStudent, dismissRestoreOffer, student } from '../e2e/community-driver.ts';
@@ -64,7 +63,7 @@ function summary(values: number[]): { p50: number; p95: number; max: number } {
 }
 
 const temp = await makeTempDir('chat-bench');
-await ensureWebDist(repoRoot);
+await ensureViteBuild(VITE_BUILDS.web);
 const studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
 const browser = await launchChromium();
 try {

@@ -18,6 +18,7 @@ import { startStudyhall, type StudyhallProcess } from '../e2e/companion/studyhal
 import { freePort } from '../testing/free-port.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { launchChromium } from '../e2e/browser.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 
 const tapsArgument = process.argv.indexOf('--taps');
 const TAPS = tapsArgument === -1 ? 100 : Number(process.argv[tapsArgument + 1]);
@@ -107,6 +108,9 @@ async function serverEnv(temp: string, name: string): Promise<Record<string, str
   };
 }
 
+// The server serves what is built; npm start's launcher would build these first.
+await ensureViteBuild(VITE_BUILDS.web);
+await ensureViteBuild(VITE_BUILDS.companion);
 const temp = await makeTempDir('companion-bench');
 const browser = await launchChromium();
 const setups: Setup[] = [];

@@ -8,9 +8,8 @@
 // Run: node --import tsx tools/bench/web-app.bench.ts [--quick]
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ensureWebDist } from '../../gateway/src/web-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
-import { repoRoot } from '#db/paths.ts';
 import { accountSession, signedInContext, startStudyhall, type SessionJson } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';
 
@@ -104,7 +103,7 @@ async function loads(browser: Browser, url: string, session: SessionJson): Promi
 }
 
 const temp = await makeTempDir('web-bench');
-await ensureWebDist(repoRoot);
+await ensureViteBuild(VITE_BUILDS.web);
 const studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
 const browser = await launchChromium();
 try {

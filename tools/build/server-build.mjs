@@ -21,6 +21,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { newestMtime, staleReasonFor } from './freshness.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -41,7 +42,7 @@ export const WORKER_ENTRY_POINTS = {
 /**
  * Packages loaded from node_modules at run time rather than bundled: PGlite and its extensions find
  * their WebAssembly and data files next to their own modules; native or optional modules that some
- * packages only try to load; the build tools the phone remote's build imports lazily.
+ * packages only try to load.
  */
 export const EXTERNAL_PACKAGES = [
   '@electric-sql/pglite',
@@ -51,8 +52,6 @@ export const EXTERNAL_PACKAGES = [
   'bufferutil',
   'utf-8-validate',
   'fsevents',
-  'esbuild',
-  'vite',
 ];
 
 /**
@@ -85,24 +84,6 @@ export const serverLayout = {
   external: EXTERNAL_PACKAGES,
 };
 
-/** @param {string} file */
-async function mtimeMs(file) {
-  return stat(file).then(
-    (info) => info.mtimeMs,
-    () => Number.POSITIVE_INFINITY,
-  );
-}
-
-/**
- * A settings file that is not there changed nothing (an install that wrote no
- * node_modules/.package-lock.json), unlike a missing input, which the build did read.
- * @param {string} file
- */
-async function settingsMtimeMs(file) {
-  const time = await mtimeMs(file);
-  return time === Number.POSITIVE_INFINITY ? 0 : time;
-}
-
 /**
  * The folder of the build in use, or undefined when there is none.
  * @param {BuildLayout} layout
@@ -111,14 +92,14 @@ export async function currentBuildDir(layout = serverLayout) {
   const id = (await readFile(path.join(layout.buildRoot, 'CURRENT'), 'utf8').catch(() => '')).trim();
   if (!/^[\w-]+$/.test(id)) return undefined;
   const dir = path.join(layout.buildRoot, id);
-  return (await mtimeMs(path.join(dir, 'meta.json'))) === Number.POSITIVE_INFINITY ? undefined : dir;
+  return (await newestMtime(path.join(dir, 'meta.json'))) === undefined ? undefined : dir;
 }
 
 /**
  * Why the current build cannot be used (missing, or the first newer source), or undefined when it
  * is fresh. Only the files esbuild read (its metafile; package files through the lockfiles) and
  * the settings files are compared, so editing a test or a doc never rebuilds; a new source file
- * matters only once an input imports it, and then that input is newer.
+ * matters only once an input imports it, and then that input is newer. The rule is freshness.mjs.
  * @param {BuildLayout} layout
  */
 export async function staleReason(layout = serverLayout) {
@@ -127,14 +108,7 @@ export async function staleReason(layout = serverLayout) {
   /** @type {{ startedAt: number, inputs: Record<string, unknown> }} */
   const meta = JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8'));
   const inputs = Object.keys(meta.inputs).filter((file) => !PACKAGE_FILE.test(file));
-  const sources = [...inputs, ...layout.settingsFiles];
-  const times = await Promise.all([
-    ...inputs.map((file) => mtimeMs(path.join(layout.repoDir, file))),
-    ...layout.settingsFiles.map((file) => settingsMtimeMs(path.join(layout.repoDir, file))),
-  ]);
-  // Against the time the build started: a source saved while esbuild ran counts as newer.
-  const newer = sources.find((_, index) => (times[index] ?? Number.POSITIVE_INFINITY) > meta.startedAt);
-  return newer ? `${newer} changed` : undefined;
+  return staleReasonFor(layout.repoDir, meta.startedAt, { inputs, optional: layout.settingsFiles });
 }
 
 /**
@@ -188,7 +162,7 @@ async function removeOldBuilds(buildRoot, currentId) {
   const builds = await Promise.all(
     entries
       .filter((entry) => entry.isDirectory() && entry.name !== currentId)
-      .map(async (entry) => ({ name: entry.name, time: await mtimeMs(path.join(buildRoot, entry.name)) })),
+      .map(async (entry) => ({ name: entry.name, time: await stat(path.join(buildRoot, entry.name)).then((info) => info.mtimeMs, () => Number.POSITIVE_INFINITY) })),
   );
   builds.sort((a, b) => b.time - a.time);
   for (const old of builds.slice(KEEP_OLD_BUILDS)) await rm(path.join(buildRoot, old.name), { recursive: true, force: true });

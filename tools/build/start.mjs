@@ -1,10 +1,13 @@
 // @ts-check
 // `npm start` / `npm run backend`: run a program of the compiled server (tools/build/server-build.mjs),
-// compiling it first when the build is missing or older than its sources.
+// compiling it first when the build is missing or older than its sources. Before the gateway, the
+// builds it serves are brought up to date the same way (tools/build/vite-build.mjs): the server
+// itself never builds, it serves what is there.
 //   node tools/build/start.mjs gateway-main | localbase-main
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENTRY_POINTS, ensureServerBuild } from './server-build.mjs';
+import { ensureViteBuild, VITE_BUILDS } from './vite-build.mjs';
 
 const program = process.argv[2] ?? '';
 if (!Object.hasOwn(ENTRY_POINTS, program)) {
@@ -12,11 +15,27 @@ if (!Object.hasOwn(ENTRY_POINTS, program)) {
   process.exit(2);
 }
 
+/** @param {string} line */
+const log = (line) => console.log(line);
+/** @param {unknown} error */
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+
+if (program === 'gateway-main') {
+  try {
+    await ensureViteBuild(VITE_BUILDS.web, log);
+  } catch (error) {
+    console.error(`studyhall: cannot build the web app: ${messageOf(error)}`);
+    process.exit(1);
+  }
+  // A failed build of the phone remote must not keep the server down: /companion/ then says it is not built.
+  await ensureViteBuild(VITE_BUILDS.companion, log).catch((error) => console.error(`studyhall: cannot build the phone remote: ${messageOf(error)}`));
+}
+
 let buildDir;
 try {
-  buildDir = await ensureServerBuild((line) => console.log(line));
+  buildDir = await ensureServerBuild(log);
 } catch (error) {
-  console.error(`studyhall: cannot compile the server: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`studyhall: cannot compile the server: ${messageOf(error)}`);
   process.exit(1);
 }
 // Stack traces name the TypeScript sources (the build has linked source maps).

@@ -12,9 +12,8 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
-import { ensureWebDist } from '../../gateway/src/web-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '../../gateway/test/push-receiver.ts';
-import { repoRoot } from '#db/paths.ts';
 import { collectCspViolations, signedInContext, startCspProxy, startStudyhall, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
 import { asStudent, chatIds, chatShows, dismissRestoreOffer, student, type Student } from './community-driver.ts';
@@ -67,7 +66,7 @@ async function open(page: Page, route: string): Promise<void> {
 
 beforeAll(async () => {
   temp = await makeTempDir('community-e2e');
-  await ensureWebDist(repoRoot);
+  await ensureViteBuild(VITE_BUILDS.web);
   // Plain-HTTP push endpoints are allowed for the loopback push service only (WEB_PUSH_ALLOW_HTTP).
   studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') }, { WEB_PUSH_ALLOW_HTTP: '1' });
   proxy = await startCspProxy(studyhall.url);

@@ -12,6 +12,7 @@ import { freePort } from '../testing/free-port.ts';
 import { makeTempDir } from '../../gateway/test/helpers.ts';
 import { VIEWPORTS } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 
 const [outDir] = process.argv.slice(2);
 if (!outDir) {
@@ -19,6 +20,9 @@ if (!outDir) {
   process.exit(2);
 }
 await mkdir(outDir, { recursive: true });
+// The server serves what is built; npm start's launcher would build these first.
+await ensureViteBuild(VITE_BUILDS.web);
+await ensureViteBuild(VITE_BUILDS.companion);
 const temp = await makeTempDir('remote-screens');
 const browser = await launchChromium();
 

@@ -10,7 +10,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../gateway/src/app.ts';
-import { ensureWebDist } from '../../gateway/src/web-dist.ts';
+import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '../../gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
 import {
@@ -67,7 +67,7 @@ async function pipState(): Promise<{ attempts: { correct: number }; phase: strin
 beforeAll(async () => {
   temp = await makeTempDir('student-app');
   // CI runs on a clean clone: build the app here so a failure names the build, not a timeout.
-  await ensureWebDist(repoRoot);
+  await ensureViteBuild(VITE_BUILDS.web);
   studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
   proxy = await startCspProxy(studyhall.url);
   app = proxy.url;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWebDist } from '../../gateway/src/web-dist.ts';
+import { runViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { repoRoot } from '#db/paths.ts';
 import { FOCUS_BUDGET_BYTES, formatReport, measureFocusBudget, type BudgetReport } from './budget.ts';
 
@@ -13,7 +13,7 @@ let report: BudgetReport;
 
 beforeAll(async () => {
   outDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-budget-'));
-  await buildWebDist(repoRoot, outDir);
+  await runViteBuild(VITE_BUILDS.web, repoRoot, outDir);
   report = await measureFocusBudget(outDir);
   console.log(formatReport(report));
 }, 180_000);

@@ -7,7 +7,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
 import { decideUrl } from '../security/request-path.ts';
 import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
@@ -55,8 +55,25 @@ export async function resolveStaticFile(realDistDir: string, rawPathname: string
   return info.isFile() ? { kind: 'file', relative: path.relative(realDistDir, real) } : { kind: 'missing' };
 }
 
+/**
+ * Without web/dist the gateway still starts (its API and the phone remote work) and every page
+ * says how to build the app, rather than the boot failing on a missing folder.
+ */
+function serveNotBuilt(app: FastifyInstance) {
+  app.get('/*', async (request, reply) => {
+    if (isFencedPath(decideUrl(request.url).path)) return notFound(request, reply);
+    return reply
+      .code(503)
+      .type('text/plain; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send('The web app is not built yet. `npm start` builds it before it starts; or run `npm run build:web`.');
+  });
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+}
+
 const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
-  const realDistDir = await realpath(options.distDir);
+  const realDistDir = await realpath(options.distDir).catch(() => undefined);
+  if (realDistDir === undefined) return serveNotBuilt(app);
   await app.register(fastifyStatic, { root: realDistDir, serve: false, index: false });
 
   const sendIndex = (reply: FastifyReply) =>
@@ -68,6 +85,8 @@ const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
     const resolved = await resolveStaticFile(realDistDir, pathname);
     if (resolved.kind === 'refused') return notFound(request, reply);
     if (resolved.kind === 'file') {
+      // Build bookkeeping (the freshness stamp, Vite's manifest) is for the server, not for browsers.
+      if (resolved.relative.split(path.sep).some((segment) => segment.startsWith('.'))) return notFound(request, reply);
       if (resolved.relative === 'index.html') return sendIndex(reply);
       return setContentSecurityPolicy(reply, options.appPolicy).sendFile(resolved.relative);
     }

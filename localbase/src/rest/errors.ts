@@ -107,10 +107,6 @@ export function unknownTable(snapshot: CatalogSnapshot, schema: string, name: st
   );
 }
 
-/** What PostgreSQL answers for an unknown column; raised before any SQL is built. */
-export const unknownColumn = (column: string, qualifier: string) =>
-  new PostgrestError(400, '42703', `column ${qualifier}.${column} does not exist`);
-
 export const columnNotFound = (table: string, column: string) =>
   new PostgrestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`);
 

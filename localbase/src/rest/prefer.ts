@@ -103,8 +103,3 @@ export function preferenceApplied(prefs: Preferences, kind: PreferenceApplicatio
 function representationText(representation: Representation): string {
   return representation === 'full' ? 'return=representation' : representation === 'minimal' ? 'return=minimal' : 'return=headers-only';
 }
-
-/** supabase-js `.single()`: the vendored object type anywhere in Accept. */
-export function wantsSingleObject(accept: string | undefined): boolean {
-  return (accept ?? '').toLowerCase().includes('application/vnd.pgrst.object');
-}

@@ -44,3 +44,20 @@ export function rangeStatus(lower: number, returned: number, total: number | und
   if (returned < total) return 206;
   return 200;
 }
+
+/**
+ * The status and body of a read or a call over rows, from its range: an offset past the rows is
+ * 416 with PostgREST's error body in JSON instead of the rows; otherwise `rangeStatus`.
+ */
+export function rangedAnswer(
+  lower: number,
+  returned: number,
+  total: number | undefined,
+  headers: Record<string, string>,
+  body: string | undefined,
+): { status: number; headers: Record<string, string>; body: string | undefined } {
+  const status = rangeStatus(lower, returned, total);
+  if (status !== 416) return { status, headers, body };
+  const refusal = invalidRange(`An offset of ${lower} was requested, but there are only ${total ?? 0} rows.`);
+  return { status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(refusal.body()) };
+}

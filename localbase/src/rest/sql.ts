@@ -306,11 +306,6 @@ export function bodySql(handler: BodyHandler, shape: RowShape = 'rows'): string 
 /** The GUCs a function may set to shape the response (PostgREST's response.headers/status). */
 const RESPONSE_GUCS = `nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status`;
 
-export interface CountPlan {
-  /** The count query, or undefined when not counting in the statement. */
-  query: string | undefined;
-}
-
 /** A read: the plan's query as the source, optionally counted, aggregated into one row. */
 export function readStatement(ctx: SqlContext, node: ReadNode, handler: BodyHandler, count: string | undefined): string {
   const source = readQuery(ctx, node);

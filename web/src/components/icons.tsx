@@ -57,4 +57,3 @@ export const TrashIcon = (props: IconProps) => (
 export const PlusIcon = (props: IconProps) => <Icon {...props}><path d="M12 5v14" /><path d="M5 12h14" /></Icon>;
 export const DownloadIcon = (props: IconProps) => <Icon {...props}><path d="M12 4v11" /><path d="m7 10 5 5 5-5" /><path d="M5 20h14" /></Icon>;
 export const UploadIcon = (props: IconProps) => <Icon {...props}><path d="M12 20V9" /><path d="m7 14 5-5 5 5" /><path d="M5 4h14" /></Icon>;
-export const InfoIcon = (props: IconProps) => <Icon {...props}><circle cx="12" cy="12" r="9" /><path d="M12 11v5" /><path d="M12 8h.01" /></Icon>;

@@ -24,5 +24,4 @@ export const UserPlusIcon = (props: IconProps) => <Icon {...props}><circle cx="1
 export const DoorIcon = (props: IconProps) => <Icon {...props}><path d="M14 4h5v16h-5" /><path d="M10 16l4-4-4-4" /><path d="M14 12H3" /></Icon>;
 export const GroupIcon = (props: IconProps) => <Icon {...props}><circle cx="9" cy="8" r="3.5" /><path d="M2.5 20a6.5 6.5 0 0 1 13 0" /><path d="M16 4.5a3.5 3.5 0 0 1 0 7" /><path d="M18 14.5a6.5 6.5 0 0 1 3.5 5.5" /></Icon>;
 export const ShieldIcon = (props: IconProps) => <Icon {...props}><path d="M12 3 5 6v6c0 4.5 3 7.5 7 9 4-1.5 7-4.5 7-9V6z" /></Icon>;
-export const ChevronIcon = (props: IconProps) => <Icon {...props}><path d="m9 6 6 6-6 6" /></Icon>;
 export const TrophyIcon = (props: IconProps) => <Icon {...props}><path d="M8 21h8" /><path d="M12 17v4" /><path d="M7 4h10v5a5 5 0 0 1-10 0z" /><path d="M7 6H4a3 3 0 0 0 3 5" /><path d="M17 6h3a3 3 0 0 1-3 5" /></Icon>;

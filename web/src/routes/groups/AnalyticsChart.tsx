@@ -1,13 +1,8 @@
 // Minutes per day for the group (uPlot, loaded with this chart only), in the theme's colours,
 // with the same numbers as a table for screen readers.
-import { useEffect, useRef } from 'preact/hooks';
-import type uPlot from 'uplot';
+import { useRef } from 'preact/hooks';
+import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
 import type { AnalyticsDay } from '../../lib/community/schemas.ts';
-import 'uplot/dist/uPlot.min.css';
-
-function token(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-}
 
 function dayMs(day: string): number {
   const [year, month, date] = day.split('-').map(Number);
@@ -16,50 +11,7 @@ function dayMs(day: string): number {
 
 export default function AnalyticsChart({ days }: { days: AnalyticsDay[] }) {
   const host = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const element = host.current;
-    if (!element) return;
-    let chart: uPlot | undefined;
-    let cancelled = false;
-    const draw = async () => {
-      const { default: UPlot } = await import('uplot');
-      if (cancelled) return;
-      chart?.destroy();
-      const accent = token('--color-accent');
-      const muted = token('--color-text-muted');
-      const grid = token('--color-border');
-      const axis = { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '12px system-ui, sans-serif' };
-      chart = new UPlot(
-        {
-          width: element.clientWidth,
-          height: Number.parseFloat(token('--chart-height')) * 16 || 192,
-          legend: { show: false },
-          cursor: { show: false },
-          // Half a day either side, so the first and last bars are whole rather than cut at the edges.
-          scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, _min, max) => [0, Math.max(max, 30) * 1.1] } },
-          axes: [
-            { ...axis, values: (_u, splits) => splits.map((seconds) => new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })) },
-            { ...axis, size: 56, values: (_u, splits) => splits.map((minutes) => `${Math.round(minutes)}m`) },
-          ],
-          series: [{}, { label: 'Minutes', stroke: accent, fill: accent, width: 0, paths: UPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } }],
-        },
-        [days.map((day) => dayMs(day.study_day) / 1000), days.map((day) => day.total_minutes)],
-        element,
-      );
-    };
-    void draw();
-    const observer = new ResizeObserver(() => chart?.setSize({ width: element.clientWidth, height: chart.height }));
-    observer.observe(element);
-    const scheme = matchMedia('(prefers-color-scheme: dark)');
-    const redraw = () => void draw();
-    scheme.addEventListener('change', redraw);
-    return () => {
-      cancelled = true;
-      observer.disconnect();
-      scheme.removeEventListener('change', redraw);
-      chart?.destroy();
-    };
-  }, [days]);
+  useDayBarsChart(host, () => ({ days: days.map((day) => dayMs(day.study_day) / 1000), minutes: days.map((day) => day.total_minutes), padEnds: true }), [days]);
   return (
     <figure class="activity-chart">
       <div ref={host} class="activity-chart-canvas" aria-hidden="true" />

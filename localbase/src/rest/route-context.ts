@@ -1,0 +1,170 @@
+// What every /rest/v1 handler shares: reading the request (query, headers, schema profile, Prefer),
+// running its one statement as the caller, and the checks and headers a read, a write and a call
+// build the same way. The handlers are table-route.ts (with table-read.ts and table-write.ts) and
+// rpc-route.ts; routes.ts mounts them.
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import { resolveCaller } from '../caller.ts';
+import type { ApiRole, TokenVerifier, VerifiedToken } from '../jwt.ts';
+import { preparedQuery } from '../prepared-statements.ts';
+import { httpRequestContext, runRequestStatement, withRequestTransaction } from '../request-transaction.ts';
+import { planRowsOf, statementResult, type StatementResult } from './answers.ts';
+import { qualifiedKey, type Catalog, type CatalogSnapshot } from './catalog.ts';
+import { invalidPreferences, maxAffectedExceeded, singleRowExpected, unacceptableSchema } from './errors.ts';
+import { contentTypeOf, type Produced } from './negotiate.ts';
+import { parsePrefer, type Preferences } from './prefer.ts';
+import { Params, type SqlContext } from './sql.ts';
+
+export interface RestRoutesOptions {
+  pool: pg.Pool;
+  catalog: Catalog;
+  verifier: TokenVerifier;
+  /** Exposed schemas; the first is the default. */
+  schemas: readonly string[];
+  /** PostgREST's db-max-rows; undefined: no limit. */
+  maxRows?: number | undefined;
+  /** Called after a write committed (realtime looks for new changes). */
+  onWrite: () => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called a REST route, once its token is verified: the error handler answers an anonymous caller 401 where a user gets 403. */
+    restCallerRole: ApiRole | null;
+  }
+}
+
+export const nameParams = z.object({ name: z.string().min(1) });
+
+export function queryOf(request: FastifyRequest): URLSearchParams {
+  const url = request.raw.url ?? '';
+  const mark = url.indexOf('?');
+  return new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+}
+
+export function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export interface SchemaChoice {
+  schema: string;
+  /** Answer with Content-Profile (several schemas exposed, or one named). */
+  negotiated: boolean;
+}
+
+/** Accept-Profile for reads, Content-Profile for writes; 406 PGRST106 for a schema not exposed. */
+export function requestSchema(request: FastifyRequest, schemas: readonly string[]): SchemaChoice {
+  const writes = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(request.method);
+  const profile = header(request, writes ? 'content-profile' : 'accept-profile');
+  if (profile === undefined) return { schema: schemas[0] as string, negotiated: schemas.length !== 1 };
+  if (!schemas.includes(profile)) throw unacceptableSchema(profile, schemas);
+  return { schema: profile, negotiated: true };
+}
+
+/** Checks a statement's result inside its transaction: a throw rolls the request back. */
+export type ResultCheck = (result: StatementResult) => void;
+
+export interface RunSpec {
+  sql: string;
+  values: unknown[];
+  /** EXPLAIN of the count query, for a planned or estimated count. */
+  explain?: { sql: string; values: unknown[] } | undefined;
+  timezone?: string | undefined;
+  check?: ResultCheck | undefined;
+}
+
+/** The pieces bound to the routes' options, made once by restRoutes and handed to each handler. */
+export interface RestContext {
+  options: RestRoutesOptions;
+  /** Verifies the caller's token (and remembers its role for the error handler). */
+  caller(request: FastifyRequest): Promise<VerifiedToken>;
+  /** The request's Prefer headers; the time zone names are read only when one names a time zone. */
+  preferencesOf(request: FastifyRequest): Promise<Preferences>;
+  /**
+   * Runs the statement as the caller. The common case goes to the database in one pipelined round
+   * trip; a time zone, an EXPLAIN, or a check that may have to undo a write keeps the transaction
+   * open for them.
+   */
+  run(request: FastifyRequest, verified: VerifiedToken, spec: RunSpec): Promise<{ result: StatementResult; planRows: number | undefined }>;
+}
+
+export function restContext(options: RestRoutesOptions): RestContext {
+  const { pool, catalog } = options;
+  return {
+    options,
+    async caller(request) {
+      const verified = await resolveCaller(request.headers, options.verifier);
+      request.restCallerRole = verified.role;
+      return verified;
+    },
+    async preferencesOf(request) {
+      const header = request.headers.prefer;
+      const namesTimezone = (Array.isArray(header) ? header : [header ?? '']).some((value) => value.includes('timezone='));
+      return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set());
+    },
+    async run(request, verified, spec) {
+      const context = httpRequestContext(request, verified);
+      let planRows: number | undefined;
+      let result: StatementResult;
+      if (spec.explain === undefined && spec.timezone === undefined && (spec.check === undefined || context.readOnly)) {
+        result = statementResult(await runRequestStatement(pool, context, spec.sql, spec.values));
+        spec.check?.(result);
+      } else {
+        result = await withRequestTransaction(pool, context, async (client) => {
+          if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
+          const answered = statementResult(await client.query(preparedQuery(client, spec.sql, spec.values)));
+          spec.check?.(answered);
+          if (spec.explain) planRows = planRowsOf(await client.query(spec.explain.sql, spec.explain.values));
+          return answered;
+        });
+      }
+      if (!context.readOnly) options.onWrite();
+      return { result, planRows };
+    },
+  };
+}
+
+export function sqlContext(snapshot: CatalogSnapshot): SqlContext {
+  return {
+    params: new Params(),
+    column: (relation, column) => snapshot.tables.get(qualifiedKey(relation.schema, relation.name))?.columns.get(column),
+  };
+}
+
+export function strictPreferences(prefs: Preferences): void {
+  if (prefs.handling === 'strict' && prefs.invalid.length > 0) throw invalidPreferences(prefs.invalid);
+}
+
+/** `Prefer: handling=strict, max-affected=n`: the most rows a write or a call may touch; else undefined. */
+export function strictMaxAffected(prefs: Preferences): number | undefined {
+  return prefs.handling === 'strict' && prefs.maxAffected !== undefined ? prefs.maxAffected : undefined;
+}
+
+/** Fails a statement that touched more rows than `max-affected` allows (strict handling only). */
+export function maxAffectedCheck(prefs: Preferences): ResultCheck | undefined {
+  const max = strictMaxAffected(prefs);
+  return max === undefined ? undefined : (result) => {
+    if (result.returned > max) throw maxAffectedExceeded(result.returned);
+  };
+}
+
+/** Accept: a single object: any other number of rows fails the request, whatever it returns. */
+export function singleCheck(produced: Produced): ResultCheck | undefined {
+  return produced.kind === 'single' ? (result) => {
+    if (result.returned !== 1) throw singleRowExpected(result.returned);
+  } : undefined;
+}
+
+/** The checks that apply, run in order, or undefined when none does (the statement may then run without a held transaction). */
+export function allChecks(...checks: (ResultCheck | undefined)[]): ResultCheck | undefined {
+  const present = checks.filter((check): check is ResultCheck => check !== undefined);
+  return present.length === 0 ? undefined : (result) => present.forEach((check) => check(result));
+}
+
+export function bodyHeaders(produced: Produced, choice: SchemaChoice): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': contentTypeOf(produced) };
+  if (choice.negotiated) headers['content-profile'] = choice.schema;
+  return headers;
+}

@@ -1,0 +1,115 @@
+// @vitest-environment happy-dom
+// The life of a day-bars chart, with uPlot replaced by a recorder: made once the library loads,
+// with the data, width and y range asked for; resized with its container; made again (the old one
+// destroyed) when the colour scheme changes; destroyed with the component, and never made at all
+// when the component is gone before the library loaded.
+import { cleanup, render, waitFor } from '@testing-library/preact';
+import { useRef } from 'preact/hooks';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useDayBarsChart, type DayBars } from './useDayBarsChart.ts';
+
+interface FakeChart {
+  options: { width: number; scales: { x: { range?: (u: unknown, min: number, max: number) => number[] }; y: { range: (u: unknown, min: number, max: number) => number[] } } };
+  data: number[][];
+  height: number;
+  destroyed: boolean;
+  sizes: { width: number; height: number }[];
+}
+
+const charts: FakeChart[] = [];
+
+vi.mock('uplot', () => ({
+  default: class {
+    static paths = { bars: () => 'bars' };
+    options: FakeChart['options'];
+    data: number[][];
+    height = 192;
+    destroyed = false;
+    sizes: FakeChart['sizes'] = [];
+    constructor(options: FakeChart['options'], data: number[][]) {
+      this.options = options;
+      this.data = data;
+      charts.push(this);
+    }
+    setSize(size: { width: number; height: number }) {
+      this.sizes.push(size);
+    }
+    destroy() {
+      this.destroyed = true;
+    }
+  },
+}));
+
+let resize: (() => void) | undefined;
+let disconnected = 0;
+let schemeListeners: Set<() => void>;
+
+beforeEach(() => {
+  charts.length = 0;
+  resize = undefined;
+  disconnected = 0;
+  schemeListeners = new Set();
+  vi.stubGlobal('ResizeObserver', class {
+    constructor(callback: () => void) {
+      resize = callback;
+    }
+    observe() {}
+    disconnect() {
+      disconnected += 1;
+    }
+  });
+  vi.stubGlobal('matchMedia', () => ({
+    addEventListener: (_type: string, listener: () => void) => schemeListeners.add(listener),
+    removeEventListener: (_type: string, listener: () => void) => schemeListeners.delete(listener),
+  }));
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+function Chart({ bars }: { bars: DayBars }) {
+  const host = useRef<HTMLDivElement>(null);
+  useDayBarsChart(host, () => bars, [bars]);
+  return <div ref={host} />;
+}
+
+const week: DayBars = { days: [86_400, 172_800, 259_200], minutes: [20, 0, 45], minTopMinutes: 90 };
+
+describe('a day-bars chart', () => {
+  it('is made with the data, and a y axis reaching the goal (or 30 minutes) with room above', async () => {
+    render(<Chart bars={week} />);
+    await waitFor(() => expect(charts).toHaveLength(1));
+    const chart = charts[0] as FakeChart;
+    expect(chart.data).toEqual([week.days, week.minutes]);
+    expect(chart.options.scales.y.range(null, 0, 45)[1]).toBeCloseTo(99);
+    expect(chart.options.scales.y.range(null, 0, 120)[1]).toBeCloseTo(132);
+    expect(chart.options.scales.x.range).toBeUndefined();
+    render(<Chart bars={{ days: [86_400], minutes: [5], padEnds: true }} />);
+    await waitFor(() => expect(charts).toHaveLength(2));
+    const padded = charts[1] as FakeChart;
+    expect(padded.options.scales.y.range(null, 0, 5)[1]).toBeCloseTo(33);
+    expect(padded.options.scales.x.range?.(null, 86_400, 86_400)).toEqual([43_200, 129_600]);
+  });
+
+  it('follows its container, is made again on a colour scheme change, and is destroyed with the component', async () => {
+    const { unmount } = render(<Chart bars={week} />);
+    await waitFor(() => expect(charts).toHaveLength(1));
+    resize?.();
+    expect(charts[0]?.sizes).toEqual([{ width: 0, height: 192 }]);
+    for (const listener of schemeListeners) listener();
+    await waitFor(() => expect(charts).toHaveLength(2));
+    expect(charts.map((chart) => chart.destroyed)).toEqual([true, false]);
+    unmount();
+    expect(charts.map((chart) => chart.destroyed)).toEqual([true, true]);
+    expect(disconnected).toBe(1);
+    expect(schemeListeners.size).toBe(0);
+  });
+
+  it('is never made when the component is gone before uPlot loaded', async () => {
+    const { unmount } = render(<Chart bars={week} />);
+    unmount();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(charts).toHaveLength(0);
+  });
+});
