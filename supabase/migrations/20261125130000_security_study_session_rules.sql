@@ -42,10 +42,15 @@ begin
   -- The student's users row is the lock (every session references it); no key update does not
   -- block the key-share locks other tables' foreign keys take on it.
   perform 1 from public.users where id = new.user_id for no key update;
-  if exists (select 1 from public.study_sessions s
-             where s.user_id = new.user_id and s.id <> new.id
-               and s.ended_at > new.started_at and s.started_at < new.ended_at
-               and least(s.ended_at, new.ended_at) - greatest(s.started_at, new.started_at) > c_rounding_overlap) then
+  -- Ordered by the index with a limit, so the cached generic plan walks study_sessions_user_ended_idx
+  -- from the new start on; as a bare exists it scanned the table when one student owns most rows.
+  perform 1 from public.study_sessions s
+    where s.user_id = new.user_id and s.id <> new.id
+      and s.ended_at > new.started_at and s.started_at < new.ended_at
+      and least(s.ended_at, new.ended_at) - greatest(s.started_at, new.started_at) > c_rounding_overlap
+    order by s.ended_at
+    limit 1;
+  if found then
     raise exception 'session_overlaps' using errcode = 'P0054',
       hint = 'this session overlaps another session you already recorded';
   end if;
