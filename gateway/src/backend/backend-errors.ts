@@ -44,6 +44,12 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   cannot_remove_self: { status: 400 },
   cannot_demote_self: { status: 400 },
   too_many_minutes: { status: 400 },
+  // A study session that could not have happened: ends in the future, counts more minutes than it
+  // lasted, holds more answers than its minutes allow, or overlaps another of the student's.
+  session_in_future: { status: 400 },
+  minutes_exceed_duration: { status: 400 },
+  too_many_answers: { status: 400 },
+  session_overlaps: { status: 409 },
   invalid_handle: { status: 400 },
   invalid_privacy: { status: 400 },
   invalid_role: { status: 400 },

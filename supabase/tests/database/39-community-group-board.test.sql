@@ -35,10 +35,15 @@ update public.community_enrollments
   set privacy = privacy || '{"shareExactTime": false, "shareCurrentSubject": true}'
   where user_id = tests.get_user_id('eve');
 
+-- Carol's local time is kept six hours from midnight, so her session 40 minutes ago falls on today.
+insert into public.user_settings (user_id, timezone_offset_minutes)
+  values (tests.get_user_id('carol'), case when extract(hour from now() at time zone 'UTC') < 12 then 360 else -360 end)
+  on conflict (user_id) do update set timezone_offset_minutes = excluded.timezone_offset_minutes;
+
 select tests.authenticate_as('carol');
 select public.community_bootstrap_profile('carol_h');
 select public.community_heartbeat('studying', 's1', 'Anatomy', 't1', 'Read chapter 4', now() - interval '25 minutes');
-select public.record_study_session(now(), 40, 's1', 'Anatomy');
+select public.record_study_session(now() - interval '40 minutes', 40, 's1', 'Anatomy');
 select tests.authenticate_as('dave');
 select public.community_heartbeat('studying', 's2', 'Physics', 't2', 'Optics', now() - interval '5 minutes');
 select tests.authenticate_as('eve');

@@ -1,11 +1,14 @@
 // The outbox's writes to the backend's Data API (through /__backend, with the student's token, so
 // row-level security decides). Each write is safe to repeat:
 // - a session is first looked up by its start instant (a student cannot start two sessions in the
-//   same millisecond), and recorded with record_study_session only when it is not there yet;
+//   same millisecond), and recorded with record_study_session only when it is not there yet; a
+//   session the database refuses as implausible fails for good with a sentence for the student
+//   (session-refusals.ts), so the outbox sets it aside instead of retrying it;
 // - a task is upserted by its id (generated on the device), a deleted task deleted by id;
 // - the day settings are a PATCH of the student's own user_settings row.
 import { ApiError, requestJson } from './api.ts';
 import type { OutboxOp, OutboxSender } from './outbox.ts';
+import { sessionRefusal } from './session-refusals.ts';
 
 export interface BackendAccess {
   /** `/__backend` in the app; the backend's own URL in tests. */
@@ -14,6 +17,14 @@ export interface BackendAccess {
   /** The current access token; `refresh` asks for a new one after a 401. */
   token: (refresh: boolean) => Promise<string | null>;
   userId: () => string | null;
+}
+
+interface CallInit {
+  method?: string;
+  body?: unknown;
+  prefer?: string;
+  /** Recognises the answers that refuse this write for good, whatever their status. */
+  refusals?: (error: unknown) => ApiError | null;
 }
 
 export class BackendWriter implements OutboxSender {
@@ -28,12 +39,16 @@ export class BackendWriter implements OutboxSender {
     }
   }
 
-  private async call<T>(path: string, refresh: boolean, init: { method?: string; body?: unknown; prefer?: string } = {}): Promise<T> {
+  private async call<T>(path: string, refresh: boolean, init: CallInit = {}): Promise<T> {
     const token = await this.access.token(refresh);
     if (!token) throw new ApiError(401, 'signed_out', 'Sign in again to sync.');
     const headers: Record<string, string> = { apikey: await this.access.anonKey() };
     if (init.prefer) headers.prefer = init.prefer;
-    return requestJson<T>(`${this.access.baseUrl}${path}`, { method: init.method, body: init.body, token, headers });
+    try {
+      return await requestJson<T>(`${this.access.baseUrl}${path}`, { method: init.method, body: init.body, token, headers });
+    } catch (error) {
+      throw init.refusals?.(error) ?? error;
+    }
   }
 
   private async sendOnce(op: OutboxOp, refresh: boolean): Promise<void> {
@@ -44,6 +59,7 @@ export class BackendWriter implements OutboxSender {
         const found = await this.call<unknown[]>(`/rest/v1/study_sessions?select=id&started_at=eq.${encodeURIComponent(startedAt)}&limit=1`, refresh);
         if (found.length > 0) return;
         await this.call('/rest/v1/rpc/record_study_session', refresh, {
+          refusals: sessionRefusal,
           body: {
             p_started_at: startedAt,
             p_minutes: session.minutes,

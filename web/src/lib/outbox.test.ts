@@ -15,10 +15,11 @@ let localbase: Localbase;
 /**
  * A loopback proxy in front of localbase whose behaviour the test switches: `up` forwards,
  * `down` refuses connections like a stopped server, `lose-answer` forwards the request and then
- * drops the connection before the answer reaches the client.
+ * drops the connection before the answer reaches the client, `hosted-status` forwards and answers
+ * a 400 as 500, the status a hosted project gives every raised code but P0001.
  */
 class Link {
-  mode: 'up' | 'down' | 'lose-answer' = 'up';
+  mode: 'up' | 'down' | 'lose-answer' | 'hosted-status' = 'up';
   /** In `lose-answer` mode, only answers to these paths are lost. */
   losePaths = /./;
   readonly requests: string[] = [];
@@ -40,7 +41,8 @@ class Link {
           answer.on('end', () => request.socket.destroy());
           return;
         }
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        const status = this.mode === 'hosted-status' && answer.statusCode === 400 ? 500 : answer.statusCode;
+        response.writeHead(status ?? 502, answer.headers);
         answer.pipe(response);
       });
       request.pipe(forward);
@@ -205,9 +207,43 @@ describe('the outbox against localbase', () => {
     expect(result).toMatchObject({ sent: 1, failed: 1, pending: 0, stoppedBy: null });
     const [refused] = await outbox.entries();
     expect(refused).toMatchObject({ failed: true, key: `session:${future.id}` });
-    expect(refused?.lastError).toMatch(/invalid_session|a session starts in the past/);
+    expect(refused?.lastError).toBe('This session starts in the future or has an impossible length or answer count, so it was not saved.');
     expect(await rows<{ minutes: number }>('study_sessions?select=minutes', account.token)).toEqual([{ minutes: 20 }]);
     // Never retried by itself.
     expect(await outbox.flush()).toMatchObject({ sent: 0, failed: 1 });
+  });
+
+  it('sets aside a session the database finds implausible, with a sentence the student understands', async () => {
+    const account = await signUp('implausible@example.com');
+    const outbox = outboxFor(link, account);
+    link.mode = 'up';
+    // Finished on a device whose clock runs a quarter of an hour ahead: it ends in the future.
+    const ahead = session(Date.now() - 10 * 60_000, 25);
+    const first = session(Date.now() - 3 * 3_600_000, 60, 30);
+    const overlapping = session(Date.now() - 3 * 3_600_000 + 30 * 60_000, 45);
+    const crammed = session(Date.now() - 5 * 3_600_000, 10, 101);
+    for (const each of [ahead, first, overlapping, crammed]) await outbox.enqueue({ kind: 'session', session: each });
+    expect(await outbox.flush()).toMatchObject({ sent: 1, failed: 3, pending: 0, stoppedBy: null });
+    const refused = Object.fromEntries((await outbox.entries()).map((entry) => [entry.key, entry]));
+    expect(refused[`session:${ahead.id}`]).toMatchObject({ failed: true, lastError: 'This session ends in the future: check the date and time of your device. It was not saved.' });
+    expect(refused[`session:${overlapping.id}`]).toMatchObject({ failed: true, lastError: 'This session overlaps another session you already saved, so it was not saved.' });
+    expect(refused[`session:${crammed.id}`]).toMatchObject({ failed: true, lastError: 'This session has more than 10 answers per minute of study, so it was not saved.' });
+    expect(await rows<{ minutes: number }>('study_sessions?select=minutes', account.token)).toEqual([{ minutes: 60 }]);
+    expect(await outbox.flush()).toMatchObject({ sent: 0, failed: 3, pending: 0, stoppedBy: null });
+  });
+
+  it('does not retry such a session forever when a hosted project answers its refusal with 500', async () => {
+    const account = await signUp('hosted-refusal@example.com');
+    const outbox = outboxFor(link, account);
+    link.mode = 'hosted-status';
+    const ahead = session(Date.now() - 10 * 60_000, 25);
+    const fine = session(Date.now() - 3_600_000, 20);
+    await outbox.enqueue({ kind: 'session', session: ahead });
+    await outbox.enqueue({ kind: 'session', session: fine });
+    expect(await outbox.flush()).toMatchObject({ sent: 1, failed: 1, pending: 0, stoppedBy: null });
+    const [refused] = await outbox.entries();
+    expect(refused).toMatchObject({ key: `session:${ahead.id}`, failed: true, attempts: 1 });
+    expect(refused?.lastError).toMatch(/ends in the future/);
+    link.mode = 'up';
   });
 });
