@@ -102,6 +102,36 @@ describe('relay actions', () => {
     expect(applied.map((action) => action.id)).toEqual([1, 3]);
   });
 
+  it('handles the next event after a handler threw, and reports the error', async () => {
+    const streams: FakeStream[] = [];
+    const applied: number[] = [];
+    const reported: unknown[] = [];
+    const listener = new RelayListener({
+      open: () => {
+        const stream = new FakeStream();
+        streams.push(stream);
+        return stream;
+      },
+      onAction: (action) => {
+        if (action.id === 1) throw new Error('first one fails');
+        applied.push(action.id);
+      },
+    });
+    const report = (error: unknown) => reported.push(error);
+    process.on('uncaughtException', report);
+    try {
+      listener.start();
+      streams[0]!.emit('pip-action', { id: 1, action: 'correct', at: 1 });
+      streams[0]!.emit('pip-action', { id: 2, action: 'correct', at: 2 });
+      await listener.settled();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      process.off('uncaughtException', report);
+    }
+    expect(applied).toEqual([2]);
+    expect(reported).toEqual([new Error('first one fails')]);
+  });
+
   it('stops for good on stop()', async () => {
     const { streams, applied, listener } = listen();
     listener.stop();
