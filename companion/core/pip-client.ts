@@ -4,11 +4,12 @@
 // the browser's own, or the Android app's, which CapacitorHttp routes through the native stack so
 // plain-HTTP servers on the LAN work from the web view.
 import { actionAccepted } from '#contracts/phone-actions.ts';
+import { PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
 import { parseTimerSnapshot, type TimerSnapshot } from '#contracts/timer-snapshot.ts';
 import type { ActionBody } from './actions.ts';
 
 export const REQUEST_TIMEOUT_MS = 4_000;
-export const PAIRING_CODE_HEADER = 'x-pip-code';
+export const PAIRING_CODE_HEADER = PIP_CODE_HEADER;
 
 export interface FetchResponseLike {
   status: number;

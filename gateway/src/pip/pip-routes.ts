@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pipAction, type ActionAccepted } from '#contracts/phone-actions.ts';
+import { CHANNEL_TOKEN_PATTERN, PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
 import { timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
 import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
@@ -16,10 +17,9 @@ export interface PipRoutesOptions {
   pairing?: boolean;
 }
 
-export const PIP_CODE_HEADER = 'x-pip-code';
+export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
 /** Retry-After of an address over its event-stream limit: streams close when their pages do. */
 const STREAM_RETRY_AFTER_S = 10;
-export const PIP_CHANNEL_HEADER = 'x-pip-channel';
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
 // origins; they carry no credentials and no private data, so any origin may call them. That is by
@@ -33,7 +33,7 @@ const companionCors = {
 };
 const pairedCompanionCors = { ...companionCors, 'access-control-allow-headers': `content-type, ${PIP_CODE_HEADER}` };
 
-const channelToken = z.string().min(16).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const channelToken = z.string().regex(CHANNEL_TOKEN_PATTERN);
 const pairRequest = z.strictObject({ channel: channelToken.optional() }).optional();
 const eventsQuery = z.object({ channel: channelToken.optional() });
 
