@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
 import { RelayListener, type EventSourceLike } from '../../web/src/lib/relay.ts';
-import { formatRelayEvent, parseRelayEvent, relayEvents, type RelayedAction, type RelayEventName } from '../relay-events.ts';
-import { timerSnapshot } from '../timer-snapshot.ts';
+import { formatRelayEvent, parseRelayEvent, relayEvents, type RelayedAction, type RelayEventName } from '#contracts/relay-events.ts';
+import { timerSnapshot } from '#contracts/timer-snapshot.ts';
 
 let gateway: TestGateway;
 let baseUrl: string;

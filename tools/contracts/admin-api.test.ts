@@ -2,9 +2,9 @@
 // know would fail), and `npm run verify`'s client signs in and reads the real report. The backend
 // is unreachable here, so verify answers a report full of failures: its shape is what counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchReport, renderReport, signIn } from '../../tools/verify/verify-client.ts';
+import { fetchReport, renderReport, signIn } from '../verify/verify-client.ts';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { adminLoginStatus, adminSignedIn, adminSignedOut, browserProofPage, VERIFY_CATEGORIES, verifyReport } from '../admin-api.ts';
+import { adminLoginStatus, adminSignedIn, adminSignedOut, browserProofPage, VERIFY_CATEGORIES, verifyReport } from '#contracts/admin-api.ts';
 
 const SECRET = 'an-admin-secret-for-the-contract-tests';
 

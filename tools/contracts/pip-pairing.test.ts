@@ -5,7 +5,7 @@ import { createPipClient, type FetchLike } from '../../companion/core/pip-client
 import { normalizePairingCode as phoneReads } from '../../companion/core/pairing-code.ts';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
 import { readPairAnswer } from '../../web/src/lib/pairing.ts';
-import { CHANNEL_TOKEN_PATTERN, isPairingCode, normalizePairingCode, PIP_CHANNEL_HEADER } from '../pip-pairing.ts';
+import { CHANNEL_TOKEN_PATTERN, isPairingCode, normalizePairingCode, PIP_CHANNEL_HEADER } from '#contracts/pip-pairing.ts';
 
 let gateway: TestGateway;
 let baseUrl: string;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionBody } from '../../companion/core/actions.ts';
 import { createPipClient, type FetchLike } from '../../companion/core/pip-client.ts';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { actionAccepted, MAX_TARGET, PIP_ACTIONS, pipAction } from '../phone-actions.ts';
+import { actionAccepted, MAX_TARGET, PIP_ACTIONS, pipAction } from '#contracts/phone-actions.ts';
 
 let gateway: TestGateway;
 let baseUrl: string;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipClient, type FetchLike } from '../../companion/core/pip-client.ts';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { idleSnapshot, snapshotStored, timerSnapshot, timerSnapshotInput, type PostedTimerSnapshot } from '../timer-snapshot.ts';
+import { idleSnapshot, snapshotStored, timerSnapshot, timerSnapshotInput, type PostedTimerSnapshot } from '#contracts/timer-snapshot.ts';
 
 let gateway: TestGateway;
 let baseUrl: string;
