@@ -1,20 +1,18 @@
-// The five remote actions and the body POST /api/pip/action takes for each. A target is a whole
-// number from 1 to 10000 (the server refuses anything else, so the phone says so before sending).
+// The remote's actions and the body POST /api/pip/action takes for each, built and checked with the
+// contract's schema (contracts/phone-actions.ts): a target the server would refuse (anything but a
+// whole number from 1 to 10000) is refused here first, with a sentence.
+import { MAX_TARGET, pipAction, type PipAction, type PipActionName } from '#contracts/phone-actions.ts';
 
-export const PIP_ACTIONS = ['correct', 'incorrect', 'skip', 'undo', 'target'] as const;
-export type PipActionName = (typeof PIP_ACTIONS)[number];
-export const MAX_TARGET = 10_000;
+export { MAX_TARGET, PIP_ACTIONS, type PipActionName } from '#contracts/phone-actions.ts';
 
-export type ActionBody = { action: Exclude<PipActionName, 'target'> } | { action: 'target'; target: number };
+export type ActionBody = PipAction;
 
 export type ActionBodyResult = { ok: true; body: ActionBody } | { ok: false; message: string };
 
 export function actionBody(action: PipActionName, target?: number): ActionBodyResult {
-  if (action !== 'target') return { ok: true, body: { action } };
-  if (target === undefined || !Number.isInteger(target) || target < 1 || target > MAX_TARGET) {
-    return { ok: false, message: `A target is a whole number from 1 to ${MAX_TARGET}.` };
-  }
-  return { ok: true, body: { action, target } };
+  const parsed = pipAction.safeParse(action === 'target' ? { action, target } : { action });
+  if (parsed.success) return { ok: true, body: parsed.data };
+  return { ok: false, message: action === 'target' ? `A target is a whole number from 1 to ${MAX_TARGET}.` : `Unknown action ${action}.` };
 }
 
 /** What the phone says after the server took an action, from the answer's delivered count. */

@@ -3,11 +3,13 @@
 // offline badge), a pairing problem (ask for the code) or a rate limit (wait). fetch is passed in:
 // the browser's own, or the Android app's, which CapacitorHttp routes through the native stack so
 // plain-HTTP servers on the LAN work from the web view.
+import { actionAccepted } from '#contracts/phone-actions.ts';
+import { PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
+import { parseTimerSnapshot, type TimerSnapshot } from '#contracts/timer-snapshot.ts';
 import type { ActionBody } from './actions.ts';
-import { parseSnapshot, type TimerSnapshot } from './snapshot.ts';
 
 export const REQUEST_TIMEOUT_MS = 4_000;
-export const PAIRING_CODE_HEADER = 'x-pip-code';
+export const PAIRING_CODE_HEADER = PIP_CODE_HEADER;
 
 export interface FetchResponseLike {
   status: number;
@@ -29,7 +31,7 @@ export type Failure =
   | { kind: 'refused'; status: number; message: string };
 
 export type StateAnswer = { kind: 'snapshot'; snapshot: TimerSnapshot } | Failure;
-export type ActionAnswer = { kind: 'accepted'; delivered: number; id: number | null } | Failure;
+export type ActionAnswer = { kind: 'accepted'; delivered: number; id: number } | Failure;
 
 export interface PipClient {
   readonly serverUrl: string;
@@ -108,18 +110,16 @@ export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQ
       const result = await request('/api/pip/state', 'GET');
       if ('kind' in result) return result;
       if (result.response.status !== 200) return failureOf(result.response, result.json);
-      const snapshot = parseSnapshot(result.json);
+      const snapshot = parseTimerSnapshot(result.json);
       return snapshot ? { kind: 'snapshot', snapshot } : { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
     },
     async sendAction(body) {
       const result = await request('/api/pip/action', 'POST', JSON.stringify(body));
       if ('kind' in result) return result;
       if (result.response.status !== 202 && result.response.status !== 200) return failureOf(result.response, result.json);
-      const answer = result.json as { accepted?: unknown; delivered?: unknown; id?: unknown } | undefined;
-      if (answer?.accepted !== true || typeof answer.delivered !== 'number') {
-        return { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
-      }
-      return { kind: 'accepted', delivered: answer.delivered, id: typeof answer.id === 'number' ? answer.id : null };
+      const answer = actionAccepted.safeParse(result.json);
+      if (!answer.success) return { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
+      return { kind: 'accepted', delivered: answer.data.delivered, id: answer.data.id };
     },
   };
 }

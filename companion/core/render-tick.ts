@@ -1,7 +1,7 @@
 // The time on screen is recomputed every 40 ms from the snapshot's completionAtMs and the current
 // clock, never counted down locally, so it cannot drift from the focus page however long it runs
 // or however late a poll answers.
-import type { TimerSnapshot } from './snapshot.ts';
+import type { TimerSnapshot } from '#contracts/timer-snapshot.ts';
 
 export const RENDER_TICK_MS = 40;
 

@@ -1,7 +1,8 @@
 // Session detection: while no overlay is shown, the Android app asks for the timer every
 // AUTO_POLL_MS only to notice that a focus session started, and then launches the overlay. It does
 // nothing else with the answers; the overlay's own poll takes over from there.
-import { isSessionRunning, type TimerSnapshot } from './snapshot.ts';
+import type { TimerSnapshot } from '#contracts/timer-snapshot.ts';
+import { isSessionRunning } from './snapshot.ts';
 import type { StateAnswer } from './pip-client.ts';
 
 export const AUTO_POLL_MS = 5_000;

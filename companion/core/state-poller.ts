@@ -3,7 +3,8 @@
 // offline badge shows from the first failure and clears on the first good answer.
 import type { StateAnswer } from './pip-client.ts';
 import { POLL_IDLE_MS, nextPollDelayMs, shouldRequest } from './poll-schedule.ts';
-import { isSessionRunning, type TimerSnapshot } from './snapshot.ts';
+import type { TimerSnapshot } from '#contracts/timer-snapshot.ts';
+import { isSessionRunning } from './snapshot.ts';
 
 export type PollProblem =
   | { kind: 'unreachable'; message: string }

@@ -1,5 +1,5 @@
 // Snapshots for the core tests, shaped as GET /api/pip/state answers them.
-import type { TimerSnapshot } from './snapshot.ts';
+import type { TimerSnapshot } from '#contracts/timer-snapshot.ts';
 
 export function runningSnapshot(completionAtMs: number, overrides: Partial<TimerSnapshot> = {}): TimerSnapshot {
   return {

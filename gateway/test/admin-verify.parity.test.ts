@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyReport, type VerifyReport } from '#contracts/admin-api.ts';
 import { BUNDLES, bundleVersion } from '#db/bundles/build.ts';
 import { readMigrationFiles } from '#db/sql-files.ts';
 import type { Localbase } from '#localbase';
@@ -16,19 +17,6 @@ import { makeTempDir, startTestGateway, type TestGateway } from './helpers.ts';
 
 const SECRET = 'verify-test-admin-secret-123';
 const LEADERBOARD_POLICIES = ['authenticated read all summaries for leaderboards', 'authenticated read all daily stats for leaderboards'];
-
-interface ReportCheck {
-  category: string;
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix: { text: string; href: string | null; bundle: string | null } | null;
-}
-interface Report {
-  ok: boolean;
-  counts: { checks: number; failed: number };
-  categories: Array<{ id: string; name: string; ok: boolean; checks: ReportCheck[] }>;
-}
 
 let localbase: Localbase;
 let gateway: TestGateway;
@@ -40,13 +28,16 @@ async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unkn
   return (await localbase.database.pool.query(sql, params)).rows as T[];
 }
 
-async function verify(): Promise<Report> {
+/** The report as JSON, exactly in the contract's shape (contracts/admin-api.ts). */
+async function verify(): Promise<VerifyReport> {
   const response = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie } });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as Report;
+  const report = verifyReport.parse(response.json());
+  expect(report).toEqual(response.json());
+  return report;
 }
 
-const failing = (report: Report) => report.categories.flatMap((category) => category.checks.filter((item) => !item.ok));
+const failing = (report: VerifyReport) => report.categories.flatMap((category) => category.checks.filter((item) => !item.ok));
 
 async function applySql(body: Record<string, unknown>) {
   return gateway.app.inject({ method: 'POST', url: '/__admin/apply-sql', headers: { cookie }, payload: body });

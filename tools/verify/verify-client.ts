@@ -1,27 +1,7 @@
 // The admin console's verify suite from outside: sign in with ADMIN_SECRET, fetch
-// /__admin/verify as JSON, and render the report as lines (or pass the JSON through).
-import { z } from 'zod';
-
-const check = z.object({
-  category: z.string(),
-  name: z.string(),
-  ok: z.boolean(),
-  detail: z.string(),
-  fix: z.object({ text: z.string(), href: z.string().nullable(), bundle: z.string().nullable() }).nullable(),
-});
-
-export const verifyReport = z
-  .object({
-    ok: z.boolean(),
-    generated_at: z.string(),
-    duration_ms: z.number(),
-    counts: z.object({ checks: z.number(), failed: z.number() }),
-    categories: z.array(z.object({ id: z.string(), name: z.string(), ok: z.boolean(), checks: z.array(check) })),
-    browser_proof: z.object({ last_report: z.object({ ok: z.boolean(), received_at: z.string() }).loose().nullable() }).loose(),
-  })
-  .loose();
-
-export type VerifyReport = z.infer<typeof verifyReport>;
+// /__admin/verify as JSON (parsed with the console's contract, contracts/admin-api.ts), and render
+// the report as lines (or pass the JSON through).
+import { verifyReport, type VerifyReport } from '#contracts/admin-api.ts';
 
 export class VerifyClientError extends Error {}
 

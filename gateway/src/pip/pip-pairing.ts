@@ -13,9 +13,9 @@
 // pages has an open stream, it is told to wait). So one address can fill at most a small share of
 // the server and never makes anyone else's page get pairing_full.
 import { randomBytes, randomInt } from 'node:crypto';
+import { normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH } from '#contracts/pip-pairing.ts';
 
-export const PAIRING_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-export const PAIRING_CODE_LENGTH = 6;
+export { normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH } from '#contracts/pip-pairing.ts';
 /** Pairings one client address may hold at once (a student's focus tabs on one device). */
 export const MAX_PAIRINGS_PER_ADDRESS = 16;
 /** Retry-After when an address's every pairing has an open stream. */
@@ -62,15 +62,6 @@ export type PairResult<Channel extends PairableChannel> =
   /** server: every slot holds a page with an open stream; address: every slot of this address does. */
   | { refused: 'server_full' }
   | { refused: 'address_full'; retryAfterMs: number };
-
-/** Upper-cases a code as typed ("k7m-2qd", "K7M 2QD") and checks it; undefined when it cannot be one. */
-export function normalizePairingCode(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const code = raw.replace(/[\s-]/g, '').toUpperCase();
-  if (code.length !== PAIRING_CODE_LENGTH) return undefined;
-  for (const char of code) if (!PAIRING_CODE_ALPHABET.includes(char)) return undefined;
-  return code;
-}
 
 function newCode(): string {
   let code = '';

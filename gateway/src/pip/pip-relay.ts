@@ -10,24 +10,18 @@
 // 5 s for the Android overlay's watch), so a longer silence means it was closed, locked or left.
 import type { ServerResponse } from 'node:http';
 import { PipPairings, type PipPairingsOptions } from './pip-pairing.ts';
-import { idleSnapshot, type PipAction, type TimerSnapshot, type TimerSnapshotInput } from './pip-schemas.ts';
+import type { PipAction } from '#contracts/phone-actions.ts';
+import { formatRelayEvent, type RelayedAction } from '#contracts/relay-events.ts';
+import { idleSnapshot, type TimerSnapshot, type TimerSnapshotInput } from '#contracts/timer-snapshot.ts';
+
+/** A snapshot the server received: stamped with its own clock. */
+export type StoredSnapshot = TimerSnapshot & { updatedAt: number };
 
 export const SSE_PING_INTERVAL_MS = 15_000;
 export const SLOW_CLIENT_BUFFER_LIMIT = 256 * 1024;
 export const PHONE_GONE_AFTER_MS = 12_000;
 /** Open /__pip/events streams one client address may hold (with pairing on or off). */
 export const MAX_EVENT_STREAMS_PER_ADDRESS = 16;
-
-export interface RelayedAction {
-  id: number;
-  action: PipAction['action'];
-  target?: number;
-  at: number;
-}
-
-export function formatSseEvent(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 /** One snapshot and the streams that listen for its actions. */
 export class PipChannel {
@@ -52,10 +46,10 @@ export class PipChannel {
     clearTimeout(this.phoneTimer);
     this.phoneTimer = setTimeout(() => {
       this.phoneTimer = undefined;
-      this.broadcast(formatSseEvent('phone', { present: false, at: Date.now() }));
+      this.broadcast(formatRelayEvent('phone', { present: false, at: Date.now() }));
     }, this.phoneGoneAfterMs);
     this.phoneTimer.unref();
-    if (arrived) this.broadcast(formatSseEvent('phone', { present: true, at: Date.now() }));
+    if (arrived) this.broadcast(formatRelayEvent('phone', { present: true, at: Date.now() }));
   }
 
   get openStreams(): number {
@@ -66,10 +60,11 @@ export class PipChannel {
     return this.snapshot;
   }
 
-  storeSnapshot(input: TimerSnapshotInput): TimerSnapshot {
+  storeSnapshot(input: TimerSnapshotInput): StoredSnapshot {
     const { updatedAt: _clientClock, ...fields } = input;
-    this.snapshot = { ...fields, updatedAt: Date.now() };
-    return this.snapshot;
+    const stored = { ...fields, updatedAt: Date.now() };
+    this.snapshot = stored;
+    return stored;
   }
 
   subscribe(stream: ServerResponse, onClose: () => void = () => {}): void {
@@ -78,14 +73,14 @@ export class PipChannel {
       this.streams.delete(stream);
       onClose();
     });
-    this.write(stream, formatSseEvent('hello', { snapshot: this.snapshot, at: Date.now() }));
-    if (this.phonePresent) this.write(stream, formatSseEvent('phone', { present: true, at: Date.now() }));
+    this.write(stream, formatRelayEvent('hello', { snapshot: this.snapshot, at: Date.now() }));
+    if (this.phonePresent) this.write(stream, formatRelayEvent('phone', { present: true, at: Date.now() }));
   }
 
   /** Relays one action to every open stream; returns the event and how many streams took it. */
   relayPipAction(action: PipAction): { event: RelayedAction; delivered: number } {
     const event: RelayedAction = { id: this.nextActionId(), ...action, at: Date.now() };
-    return { event, delivered: this.broadcast(formatSseEvent('pip-action', event)) };
+    return { event, delivered: this.broadcast(formatRelayEvent('pip-action', event)) };
   }
 
   broadcast(chunk: string): number {
@@ -177,7 +172,7 @@ export class PipRelay {
     return this.streamsByAddress.get(address) ?? 0;
   }
 
-  storeSnapshot(input: TimerSnapshotInput): TimerSnapshot {
+  storeSnapshot(input: TimerSnapshotInput): StoredSnapshot {
     return this.shared.storeSnapshot(input);
   }
 

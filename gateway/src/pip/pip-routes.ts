@@ -4,10 +4,12 @@
 // request, and a phone names the page's short code (docs in companion/README.md, "Pairing").
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { pipAction, type ActionAccepted } from '#contracts/phone-actions.ts';
+import { CHANNEL_TOKEN_PATTERN, PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
+import { timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
+import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import type { PipChannel, PipRelay } from './pip-relay.ts';
-import { pipAction, timerSnapshotInput } from './pip-schemas.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
@@ -15,10 +17,9 @@ export interface PipRoutesOptions {
   pairing?: boolean;
 }
 
-export const PIP_CODE_HEADER = 'x-pip-code';
+export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
 /** Retry-After of an address over its event-stream limit: streams close when their pages do. */
 const STREAM_RETRY_AFTER_S = 10;
-export const PIP_CHANNEL_HEADER = 'x-pip-channel';
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
 // origins; they carry no credentials and no private data, so any origin may call them. That is by
@@ -32,9 +33,16 @@ const companionCors = {
 };
 const pairedCompanionCors = { ...companionCors, 'access-control-allow-headers': `content-type, ${PIP_CODE_HEADER}` };
 
-const channelToken = z.string().min(16).max(64).regex(/^[A-Za-z0-9_-]+$/);
+const channelToken = z.string().regex(CHANNEL_TOKEN_PATTERN);
 const pairRequest = z.strictObject({ channel: channelToken.optional() }).optional();
 const eventsQuery = z.object({ channel: channelToken.optional() });
+
+/** parseOrThrow for the wire contracts, which are written with zod/mini for the browsers' sake. */
+function parseContract<T>(schema: z.core.$ZodType<T>, value: unknown): T {
+  const result = z.safeParse(schema, value);
+  if (!result.success) throw badRequest(result.error);
+  return result.data;
+}
 
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -107,8 +115,9 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
 
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
     const channel = pageChannel(singleHeader(request, PIP_CHANNEL_HEADER));
-    const snapshot = channel.storeSnapshot(parseOrThrow(timerSnapshotInput, request.body));
-    return { ok: true, updatedAt: snapshot.updatedAt };
+    const snapshot = channel.storeSnapshot(parseContract(timerSnapshotInput, request.body));
+    const stored: SnapshotStored = { ok: true, updatedAt: snapshot.updatedAt };
+    return stored;
   });
 
   app.get('/api/pip/state', async (request, reply) => {
@@ -119,8 +128,9 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
   app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {
     reply.headers(cors);
     const channel = phoneChannel(request, reply);
-    const { event, delivered } = channel.relayPipAction(parseOrThrow(pipAction, request.body));
-    return reply.code(202).send({ accepted: true, delivered, id: event.id });
+    const { event, delivered } = channel.relayPipAction(parseContract(pipAction, request.body));
+    const accepted: ActionAccepted = { accepted: true, delivered, id: event.id };
+    return reply.code(202).send(accepted);
   });
 
   app.get('/__pip/events', (request, reply) => {

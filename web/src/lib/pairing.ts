@@ -7,8 +7,9 @@
 // the page only with the code). The page learns which by pairing, and again whenever the server
 // refuses it (a restart or ten idle minutes forget a pairing).
 
-export const PAIRING_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-const CHANNEL_TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
+import { CHANNEL_TOKEN_PATTERN, isPairingCode } from '#contracts/pip-pairing.ts';
+
+export { isPairingCode, PAIRING_CODE_ALPHABET } from '#contracts/pip-pairing.ts';
 
 /** The pairing the server handed out, or none when it runs with pairing off. */
 export type PairAnswer =
@@ -23,10 +24,6 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-export function isPairingCode(value: unknown): value is string {
-  return typeof value === 'string' && value.length === 6 && [...value].every((char) => PAIRING_CODE_ALPHABET.includes(char));
-}
-
 /** Reads an answer of POST /__pip/pair; `status` 0 means the request never reached the server. */
 export function readPairAnswer(status: number, body: unknown): PairAnswer {
   const fields = record(body);
@@ -35,7 +32,7 @@ export function readPairAnswer(status: number, body: unknown): PairAnswer {
   if (status >= 500) return { kind: 'unreachable' };
   if (status === 400) return { kind: 'bad_request' };
   if (status === 200 && fields.pairing === 'off') return { kind: 'off' };
-  if ((status === 200 || status === 201) && fields.pairing === 'on' && isPairingCode(fields.code) && typeof fields.channel === 'string' && CHANNEL_TOKEN.test(fields.channel)) {
+  if ((status === 200 || status === 201) && fields.pairing === 'on' && isPairingCode(fields.code) && typeof fields.channel === 'string' && CHANNEL_TOKEN_PATTERN.test(fields.channel)) {
     const idle = typeof fields.idleTimeoutMs === 'number' && fields.idleTimeoutMs > 0 ? fields.idleTimeoutMs : 600_000;
     return { kind: 'on', code: fields.code, channel: fields.channel, reused: status === 200, idleTimeoutMs: idle };
   }

@@ -9,6 +9,7 @@
 // one (shown as renewed) when not, or pairing off when the server now runs without it. A stream
 // that comes back after dropping also asks again, since the server may have restarted with the
 // other setting. The states the panel shows are in pairing.ts.
+import { PIP_CHANNEL_HEADER } from '#contracts/pip-pairing.ts';
 import {
   FULL_RETRY_MS,
   isPairingRefusal,
@@ -23,7 +24,7 @@ import {
 import { RelayListener, type EventSourceLike, type RelayedAction } from './relay.ts';
 
 export const CHANNEL_STORAGE_KEY = 'studyhall-pip-channel';
-export const CHANNEL_HEADER = 'x-pip-channel';
+export const CHANNEL_HEADER = PIP_CHANNEL_HEADER;
 /** A stream down for longer than this is shown as lost (a reconnect within it is a blip). */
 export const STREAM_LOST_AFTER_MS = 4_000;
 

@@ -1,7 +1,8 @@
 // Relayed actions are applied once per event id, and a restarted server's new numbering is not
 // mistaken for repeats.
 import { describe, expect, it } from 'vitest';
-import { ActionDeduper, parseRelayedAction, RelayListener, type EventSourceLike, type RelayedAction } from './relay.ts';
+import { parseRelayEvent } from '#contracts/relay-events.ts';
+import { ActionDeduper, RelayListener, type EventSourceLike, type RelayedAction } from './relay.ts';
 
 /** A stand-in for the browser's EventSource that the test feeds by hand. */
 class FakeStream implements EventSourceLike {
@@ -39,8 +40,8 @@ function listen() {
 }
 
 describe('relay actions', () => {
-  it('applies each event id once, whatever arrives twice', () => {
-    const { streams, applied } = listen();
+  it('applies each event id once, whatever arrives twice', async () => {
+    const { streams, applied, listener } = listen();
     const stream = streams[0]!;
     stream.emit('hello', { snapshot: {}, at: 1 });
     stream.emit('pip-action', { id: 1, action: 'correct', at: 10 });
@@ -48,18 +49,20 @@ describe('relay actions', () => {
     stream.emit('pip-action', { id: 2, action: 'skip', at: 11 });
     stream.emit('pip-action', { id: 2, action: 'skip', at: 11 });
     stream.emit('pip-action', { id: 3, action: 'target', target: 20, at: 12 });
+    await listener.settled();
     expect(applied.map((action) => [action.id, action.action])).toEqual([[1, 'correct'], [2, 'skip'], [3, 'target']]);
-    expect(applied[2]?.target).toBe(20);
+    expect(applied[2]).toEqual({ id: 3, action: 'target', target: 20, at: 12 });
   });
 
-  it('ignores malformed events and unknown actions', () => {
-    const { streams, applied } = listen();
+  it('ignores malformed events and unknown actions', async () => {
+    const { streams, applied, listener } = listen();
     const stream = streams[0]!;
     stream.emit('pip-action', { id: 'x', action: 'correct' });
     stream.emit('pip-action', { id: 4, action: 'explode' });
     stream.emit('pip-action', { id: 5, action: 'target' });
+    await listener.settled();
     expect(applied).toEqual([]);
-    expect(parseRelayedAction('not json')).toBeNull();
+    expect(parseRelayEvent('pip-action', 'not json')).toBeNull();
   });
 
   it('accepts a restarted server numbering from 1 again after a new hello', () => {
@@ -82,8 +85,8 @@ describe('relay actions', () => {
     expect(deduper.accept(7)).toBe(false);
   });
 
-  it('opens a new stream after the browser gave up on one, and only that stream applies actions', () => {
-    const { streams, applied, timers } = listen();
+  it('opens a new stream after the browser gave up on one, and only that stream applies actions', async () => {
+    const { streams, applied, timers, listener } = listen();
     const first = streams[0]!;
     first.emit('pip-action', { id: 1, action: 'correct', at: 1 });
     first.readyState = 2;
@@ -95,14 +98,46 @@ describe('relay actions', () => {
     first.emit('pip-action', { id: 2, action: 'incorrect', at: 2 }); // a late event of the old stream
     second.emit('hello', { snapshot: {}, at: 3 });
     second.emit('pip-action', { id: 3, action: 'undo', at: 4 });
+    await listener.settled();
     expect(applied.map((action) => action.id)).toEqual([1, 3]);
   });
 
-  it('stops for good on stop()', () => {
+  it('handles the next event after a handler threw, and reports the error', async () => {
+    const streams: FakeStream[] = [];
+    const applied: number[] = [];
+    const reported: unknown[] = [];
+    const listener = new RelayListener({
+      open: () => {
+        const stream = new FakeStream();
+        streams.push(stream);
+        return stream;
+      },
+      onAction: (action) => {
+        if (action.id === 1) throw new Error('first one fails');
+        applied.push(action.id);
+      },
+    });
+    const report = (error: unknown) => reported.push(error);
+    process.on('uncaughtException', report);
+    try {
+      listener.start();
+      streams[0]!.emit('pip-action', { id: 1, action: 'correct', at: 1 });
+      streams[0]!.emit('pip-action', { id: 2, action: 'correct', at: 2 });
+      await listener.settled();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      process.off('uncaughtException', report);
+    }
+    expect(applied).toEqual([2]);
+    expect(reported).toEqual([new Error('first one fails')]);
+  });
+
+  it('stops for good on stop()', async () => {
     const { streams, applied, listener } = listen();
     listener.stop();
     expect(streams[0]!.closed).toBe(true);
     streams[0]!.emit('pip-action', { id: 1, action: 'correct', at: 1 });
+    await listener.settled();
     expect(applied).toEqual([]);
   });
 });

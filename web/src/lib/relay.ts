@@ -2,41 +2,26 @@
 // Pop-out's) actions and applies each relayed action exactly once by its event id, and it posts
 // the timer snapshot to /__pip/state. The server numbers actions from 1 in each process and never
 // replays them, so an id at or below the highest one seen, arriving first after a fresh `hello`,
-// means the server restarted: its numbering begins again and is accepted.
+// means the server restarted: its numbering begins again and is accepted. The events' names and
+// data are the wire contract in contracts/relay-events.ts.
+import type * as RelayContract from '#contracts/relay-events.ts';
+import type { RelayedAction } from '#contracts/relay-events.ts';
 
-export type PipActionName = 'correct' | 'incorrect' | 'skip' | 'undo' | 'target';
+export type { RelayedAction } from '#contracts/relay-events.ts';
 
-export interface RelayedAction {
-  id: number;
-  action: PipActionName;
-  target?: number;
-  at: number;
-}
+type RelayParsers = Pick<typeof RelayContract, 'parseRelayEvent'>;
+let parsers: Promise<RelayParsers> | undefined;
 
-const ACTIONS = new Set<string>(['correct', 'incorrect', 'skip', 'undo', 'target']);
-
-export function parseRelayedAction(data: string): RelayedAction | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const { id, action, target, at } = value as Record<string, unknown>;
-  if (typeof id !== 'number' || !Number.isInteger(id) || typeof action !== 'string' || !ACTIONS.has(action)) return null;
-  if (action === 'target' && (typeof target !== 'number' || !Number.isInteger(target) || target < 1)) return null;
-  return { id, action: action as PipActionName, ...(typeof target === 'number' ? { target } : {}), at: typeof at === 'number' ? at : 0 };
-}
-
-/** `phone` event data: `{present: boolean, at}`; null when malformed. */
-export function parsePhoneEvent(data: string): boolean | null {
-  try {
-    const value = JSON.parse(data) as { present?: unknown } | null;
-    return typeof value?.present === 'boolean' ? value.present : null;
-  } catch {
-    return null;
-  }
+/**
+ * The contract's parsers, fetched when the first stream opens rather than with the page: they
+ * bring zod, which a cold load of /focus must not wait for (web/scripts/budget.ts).
+ */
+export function loadRelayParsers(): Promise<RelayParsers> {
+  parsers ??= import('#contracts/relay-events.ts').catch((error: unknown) => {
+    parsers = undefined; // offline before the chunk was cached: try again with the next event
+    throw error;
+  });
+  return parsers;
 }
 
 /** Remembers which action ids were applied; answers whether an arriving one is new. */
@@ -108,6 +93,8 @@ const CLOSED = 2;
 export class RelayListener {
   private source: EventSourceLike | undefined;
   private stopped = false;
+  /** Events are handled one after the other, in the order they arrived, once the parsers are here. */
+  private handled: Promise<void> = Promise.resolve();
   readonly deduper = new ActionDeduper();
 
   constructor(private readonly options: RelayListenerOptions) {}
@@ -130,25 +117,46 @@ export class RelayListener {
     this.connect();
   }
 
+  /** Resolves when every event received so far has been handled. */
+  settled(): Promise<void> {
+    return this.handled;
+  }
+
+  private inOrder(handle: (parseRelayEvent: RelayParsers['parseRelayEvent'] | undefined) => void): void {
+    const step = this.handled.then(async () => handle((await loadRelayParsers().catch(() => undefined))?.parseRelayEvent));
+    // A handler that throws is reported as an event listener's error would be, and the next event still runs.
+    this.handled = step.catch((error: unknown) => queueMicrotask(() => {
+      throw error;
+    }));
+  }
+
   private connect(): void {
     if (this.stopped) return;
     const url = typeof this.options.url === 'function' ? this.options.url() : (this.options.url ?? '/__pip/events');
     const source = this.options.open(url);
     this.source = source;
+    void loadRelayParsers().catch(() => {});
+    // Whether an event counts is decided when it arrives (on the stream in use); handling waits its turn.
     source.addEventListener('hello', () => {
       if (source !== this.source) return;
-      this.deduper.streamOpened();
-      this.options.onConnection?.(true);
+      this.inOrder(() => {
+        this.deduper.streamOpened();
+        this.options.onConnection?.(true);
+      });
     });
     source.addEventListener('phone', (event) => {
       if (source !== this.source) return;
-      const present = parsePhoneEvent(event.data);
-      if (present !== null) this.options.onPhone?.(present);
+      this.inOrder((parseRelayEvent) => {
+        const phone = parseRelayEvent?.('phone', event.data);
+        if (phone) this.options.onPhone?.(phone.present);
+      });
     });
     source.addEventListener('pip-action', (event) => {
       if (source !== this.source) return; // a stream being replaced
-      const action = parseRelayedAction(event.data);
-      if (action && this.deduper.accept(action.id)) this.options.onAction(action);
+      this.inOrder((parseRelayEvent) => {
+        const action = parseRelayEvent?.('pip-action', event.data);
+        if (action && this.deduper.accept(action.id)) this.options.onAction(action);
+      });
     });
     source.onerror = () => {
       if (source !== this.source) return;

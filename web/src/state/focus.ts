@@ -3,6 +3,7 @@
 // One tab of a browser holds the link to the phone (phone-link.ts): it pairs, posts the snapshots
 // and applies the phone's actions; the other tabs follow its timer over the tabs channel.
 import { signal } from '@preact/signals';
+import type { PostedTimerSnapshot } from '#contracts/timer-snapshot.ts';
 import { writeKv } from '../lib/db.ts';
 import type { PairingView } from '../lib/pairing.ts';
 import { PhoneLink } from '../lib/phone-link.ts';
@@ -24,16 +25,8 @@ import { recordSession, subjectName } from './data.ts';
 import { account, db, remoteBump, settings, tasks, timer } from './signals.ts';
 import { channel } from './tabs.ts';
 
-export interface TimerSnapshot {
-  phase: 'idle' | 'focus' | 'break';
-  running: boolean;
-  remainingMs: number;
-  completionAtMs: number | null;
-  subject: { id: string; name: string } | null;
-  task: { id: string; title: string } | null;
-  attempts: { correct: number; incorrect: number; skipped: number };
-  target: number | null;
-}
+/** What the page posts to the relay: the contract's snapshot without the server's updatedAt. */
+export type TimerSnapshot = PostedTimerSnapshot;
 
 /** The subject and task chosen for the next or current session (kept with the timer). */
 export interface Selection {

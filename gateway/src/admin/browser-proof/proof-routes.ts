@@ -3,6 +3,7 @@
 // POST /__admin/browser-proof-result (the report; authorised by the run token alone).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { BrowserProofPage } from '#contracts/admin-api.ts';
 import { parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { sendData } from '../respond.ts';
@@ -16,10 +17,11 @@ const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async 
   app.get('/__admin/browser-proof', async (request, reply) => {
     const run = context.proofs.start(request.adminSession?.subject ?? 'unknown');
     const reports = context.proofs.reports();
+    const page: BrowserProofPage = { run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt }, last_reports: reports };
     return sendData(
       request,
       reply,
-      { run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt }, last_reports: reports },
+      page,
       () => ({ title: 'Browser proof', current: '/__admin/browser-proof', body: proofBody({ run, reports }), scripts: [PROOF_SCRIPT] }),
     );
   });

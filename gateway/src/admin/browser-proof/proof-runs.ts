@@ -4,6 +4,7 @@
 // account is deleted when the report arrives, when the run expires, or when the server stops.
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { ProofCheck as ContractProofCheck, ProofReport as ContractProofReport } from '#contracts/admin-api.ts';
 import type { BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
 import { createTemporaryAccount, deleteAccount, type TemporaryAccount } from '../backend-users.ts';
@@ -32,21 +33,10 @@ export const proofReportBody = z.object({
 });
 export type ProofReportBody = z.infer<typeof proofReportBody>;
 
-export interface ProofCheck {
-  name: 'service_worker' | 'indexeddb' | 'login';
-  ok: boolean;
-  detail: string;
-  facts: Record<string, unknown>;
-}
+/** A check of a run as reports carry it (contracts/admin-api.ts), named as this server names them. */
+export type ProofCheck = Omit<ContractProofCheck, 'name'> & { name: 'service_worker' | 'indexeddb' | 'login' };
 
-export interface ProofReport {
-  run_id: string;
-  subject: string;
-  received_at: string;
-  ok: boolean;
-  user_agent: string;
-  checks: ProofCheck[];
-}
+export type ProofReport = Omit<ContractProofReport, 'checks'> & { checks: ProofCheck[] };
 
 const signedInUser = z.object({ last_sign_in_at: z.string().nullish() }).loose();
 

@@ -4,6 +4,7 @@
 // on the server (admin-cookie.ts), so the same cookie value is refused everywhere after it.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { AdminLoginStatus, AdminSignedIn, AdminSignedOut } from '#contracts/admin-api.ts';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, adminCookiePayload, endAdminSession, newSessionNonce, readAdminCookie } from '../admin-cookie.ts';
 import type { AdminContext } from '../admin-context.ts';
@@ -43,12 +44,13 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   app.get('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
     const next = safeNext(parseOrThrow(loginQuery, request.query).next);
     const current = view(request, next);
-    return sendData(request, reply, {
+    const status: AdminLoginStatus = {
       ok: true,
       admin_available: true,
       methods: { secret: current.secretConfigured, account: true },
       signed_in: current.signedInAs !== undefined,
-    }, () => ({ title: 'Unlock', body: loginBody(current), scripts: [ACCOUNT_LOGIN_SCRIPT] }));
+    };
+    return sendData(request, reply, status, () => ({ title: 'Unlock', body: loginBody(current), scripts: [ACCOUNT_LOGIN_SCRIPT] }));
   });
 
   app.post('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
@@ -82,7 +84,8 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     });
     await context.audit.record({ subject, action: 'login', method }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
     if (wantsHtml(request)) return reply.code(303).header('location', next).send();
-    return { ok: true, subject, method, expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString() };
+    const signedIn: AdminSignedIn = { ok: true, subject, method, expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString() };
+    return signedIn;
   });
 
   // Clearing the cookie is not enough (a copy of the value would still work until it expires): the
@@ -96,7 +99,8 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     }
     reply.clearCookie(ADMIN_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
     if (wantsHtml(request)) return reply.code(303).header('location', '/__admin/login').send();
-    return { ok: true, signed_out: true };
+    const signedOut: AdminSignedOut = { ok: true, signed_out: true };
+    return signedOut;
   });
 };
 

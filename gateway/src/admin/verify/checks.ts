@@ -1,42 +1,20 @@
 // The verify report: eight categories, always in this order, each a list of checks
 // `{category, name, ok, detail, fix}`. A failing check that a bundle repairs links to the patch
 // page with that bundle chosen; `fix` is null when there is nothing to apply (or nothing to fix).
-export const CATEGORIES = [
-  { id: 'table_schema', name: 'Table schema' },
-  { id: 'rpc_functions', name: 'RPC function shape' },
-  { id: 'rls_recursion', name: 'RLS recursion safety' },
-  { id: 'edge_interceptors', name: 'Edge-function interceptors' },
-  { id: 'local_endpoints', name: 'Local server endpoints' },
-  { id: 'auth_smoke', name: 'Auth pipeline smoke test' },
-  { id: 'storage_buckets', name: 'Storage buckets and visibility' },
-  { id: 'drift', name: 'Drift' },
-] as const;
+// The report's shape is the wire contract in contracts/admin-api.ts.
+import { VERIFY_CATEGORIES, type VerifyCategoryId, type VerifyCategoryReport, type VerifyCheck, type VerifyFix } from '#contracts/admin-api.ts';
 
-export type CategoryId = (typeof CATEGORIES)[number]['id'];
+export const CATEGORIES = VERIFY_CATEGORIES;
 
-export interface Fix {
-  /** What to do, as a sentence. */
-  text: string;
-  /** Where to do it (the patch page with the bundle chosen), or null when no page helps. */
-  href: string | null;
-  /** The bundle that repairs this, when one does. */
-  bundle: string | null;
-}
+export type CategoryId = VerifyCategoryId;
 
-export interface Check {
-  category: CategoryId;
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix: Fix | null;
-}
+/** What to do, where (the patch page with the bundle chosen, or null), and the bundle that repairs it. */
+export type Fix = VerifyFix;
 
-export interface CategoryReport {
-  id: CategoryId;
-  name: string;
-  ok: boolean;
-  checks: Check[];
-}
+/** A check as the report carries it (contracts/admin-api.ts), its category one this server runs. */
+export type Check = Omit<VerifyCheck, 'category'> & { category: CategoryId };
+
+export type CategoryReport = Omit<VerifyCategoryReport, 'id' | 'checks'> & { id: CategoryId; checks: Check[] };
 
 export function patchFix(bundle: string, text = `Apply ${bundle}.`): Fix {
   return { text, href: `/__admin/patch?bundle=${encodeURIComponent(bundle)}#apply`, bundle };

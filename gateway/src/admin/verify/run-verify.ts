@@ -2,8 +2,9 @@
 // (and `npm run verify`) show. The browser proof's last report rides along, outside the
 // categories: a script cannot run a browser, so it never decides `ok`.
 import type { FastifyInstance } from 'fastify';
-import type { AdminContext } from '../admin-context.ts';
+import type { VerifyReport as WireVerifyReport } from '#contracts/admin-api.ts';
 import type { ProofReport } from '../browser-proof/proof-runs.ts';
+import type { AdminContext } from '../admin-context.ts';
 import { readExpected, readServedBundles } from '../patch/served-bundles.ts';
 import { authSmokeChecks } from './auth-smoke.ts';
 import { bucketChecks, functionChecks, patchVersionCheck, readCatalogFacts, rlsChecks, tableChecks, unreadableCatalogChecks } from './catalog-checks.ts';
@@ -11,14 +12,14 @@ import { groupByCategory, type CategoryReport, type Check } from './checks.ts';
 import { bundleDriftChecks } from './drift-checks.ts';
 import { edgeInterceptorChecks, localEndpointChecks } from './server-checks.ts';
 
-export interface VerifyReport {
-  ok: boolean;
-  generated_at: string;
-  duration_ms: number;
-  counts: { checks: number; failed: number };
+/** The report in the contract's shape (contracts/admin-api.ts), with the categories and proof checks this server runs. */
+export type VerifyReport = Omit<WireVerifyReport, 'categories' | 'browser_proof'> & {
   categories: CategoryReport[];
   browser_proof: { last_report: ProofReport | null; page: string };
-}
+};
+
+// Whatever this server narrows, its report stays one the contract's readers take.
+const _reportIsWireShaped = (report: VerifyReport): WireVerifyReport => report;
 
 export async function runVerify(context: AdminContext, app: FastifyInstance): Promise<VerifyReport> {
   const started = performance.now();
