@@ -1,10 +1,12 @@
 // /realtime/v1/websocket: the Phoenix channel subset realtime-js speaks: heartbeat, phx_join
 // (replying with server-assigned binding ids), access_token, phx_leave, postgres_changes events
-// carrying `ids`, and broadcast between the channels of one topic (topics.ts). Private channels
+// carrying `ids`, broadcast between the channels of one topic (topics.ts) and presence
+// (presence.ts). Private channels
 // (`config.private`, authorized by RLS on realtime.messages in Supabase) are refused. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
 // are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -13,6 +15,7 @@ import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
 import { broadcastRoutes } from './http-broadcast.ts';
+import { PresenceRegistry } from './presence.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, Topics, type TopicMember } from './topics.ts';
 
 export interface RealtimeRoutesOptions {
@@ -30,14 +33,16 @@ const channelConfig = z
   .object({
     postgres_changes: z.array(postgresChange).default([]),
     broadcast: z.object({ self: z.boolean().default(false), ack: z.boolean().default(false) }).passthrough().default({ self: false, ack: false }),
+    presence: z.object({ key: z.string().default(''), enabled: z.boolean().default(false) }).passthrough().default({ key: '', enabled: false }),
     private: z.boolean().default(false),
   })
   .passthrough();
 const joinPayload = z.object({
-  config: channelConfig.default({ postgres_changes: [], broadcast: { self: false, ack: false }, private: false }),
+  config: channelConfig.default({ postgres_changes: [], broadcast: { self: false, ack: false }, presence: { key: '', enabled: false }, private: false }),
   access_token: z.string().optional(),
 });
-const broadcastPayload = z.object({ type: z.literal('broadcast'), event: z.string(), payload: z.unknown() });
+const broadcastPayload = z.object({ type: z.literal('broadcast'), event: z.string(), payload: z.unknown().optional() });
+const presencePayload = z.object({ type: z.literal('presence'), event: z.enum(['track', 'untrack']), payload: z.unknown().optional() });
 const accessTokenPayload = z.object({ access_token: z.string() });
 const connectQuery = z.object({ apikey: z.string().min(1) }).passthrough();
 const versionQuery = z.object({ vsn: z.unknown().optional() }).passthrough();
@@ -84,6 +89,7 @@ interface Channel extends ChannelSubscription, TopicMember {
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
   const topics = new Topics();
+  const presence = new PresenceRegistry(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
   const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -127,7 +133,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       const channel = channels.get(topic);
       if (channel) {
         hub.remove(channel);
+        // Out of the topic first: the leave diff goes to the channels that stay.
         topics.remove(channel);
+        presence.untrack(channel);
       }
       channels.delete(topic);
     }
@@ -201,6 +209,8 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         send,
         broadcastSelf: broadcast.self,
         broadcastAck: broadcast.ack,
+        // An empty key is the channel's own, as Realtime generates one.
+        presence: { key: request.config.presence.key || randomUUID(), enabled: false },
       };
       channels.set(topic, subscription);
       hub.add(subscription);
@@ -217,6 +227,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           payload: { message: 'Subscribed to PostgreSQL', status: 'ok', extension: 'postgres_changes', channel: topic.replace(/^realtime:/, '') },
         });
       }
+      if (request.config.presence.enabled) presence.enable(subscription);
     }
 
     /** A client's broadcast: to the topic's other channels (and itself with `self`), answered with `ack`. */
@@ -245,6 +256,22 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       if (channel.broadcastAck && ref !== null) reply(channel.joinRef, ref, topic, 'ok', {});
     }
 
+    /** track / untrack on a joined channel, answered as Realtime answers them. */
+    function presenceEvent(ref: string | null, topic: string, payload: unknown): void {
+      const channel = channels.get(topic);
+      if (!channel) {
+        if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
+        return;
+      }
+      const parsed = presencePayload.safeParse(payload);
+      const refused = !parsed.success
+        ? 'invalid presence payload'
+        : parsed.data.event === 'track'
+          ? presence.track(channel, parsed.data.payload)
+          : (presence.untrack(channel), undefined);
+      if (ref !== null) reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
+    }
+
     async function handle(frame: Frame): Promise<void> {
       const { ref, topic, event, payload } = frame;
       // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
@@ -258,6 +285,8 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           return reply(joinRef, ref, topic, 'ok', {});
         case 'broadcast':
           return relay(ref, topic, payload);
+        case 'presence':
+          return presenceEvent(ref, topic, payload);
         case 'access_token': {
           const channel = channels.get(topic);
           const parsed = accessTokenPayload.safeParse(payload);

@@ -9,6 +9,8 @@ export interface TopicMember {
   joinRef: string | null;
   /** `config.broadcast.self`: whether the channel gets its own broadcasts back. */
   broadcastSelf: boolean;
+  /** `config.presence`: the key it tracks under, and whether it gets presence state and diffs. */
+  presence: { key: string; enabled: boolean };
   /** Sends in the member's socket's own serializer. */
   send(frame: Frame): void;
 }
