@@ -1,24 +1,36 @@
-// A postgres_changes INSERT subscription for the realtime tests: resolves once the server confirmed
-// the join, keeps every payload it gets, and lets a test await the next one with a deadline.
-import type { RealtimePostgresInsertPayload, SupabaseClient } from '@supabase/supabase-js';
+// A postgres_changes subscription for the realtime tests: resolves once the server confirmed the
+// join, keeps every payload it gets, and lets a test await the next one with a deadline.
+import type { RealtimePostgresChangesPayload, RealtimePostgresInsertPayload, SupabaseClient } from '@supabase/supabase-js';
 
 export type InsertPayload = RealtimePostgresInsertPayload<Record<string, unknown>>;
+export type ChangePayload = RealtimePostgresChangesPayload<Record<string, unknown>>;
 
-export interface Listener {
-  received: InsertPayload[];
+export interface Listener<Payload = InsertPayload> {
+  received: Payload[];
   /** The next payload, or undefined when none arrives within timeoutMs. */
-  next(timeoutMs: number): Promise<InsertPayload | undefined>;
+  next(timeoutMs: number): Promise<Payload | undefined>;
 }
 
-export async function listenForInserts(client: SupabaseClient, table: string, filter: string): Promise<Listener> {
-  const received: InsertPayload[] = [];
-  const waiters: ((payload: InsertPayload) => void)[] = [];
+export function listenForInserts(client: SupabaseClient, table: string, filter: string): Promise<Listener> {
+  return listenForChanges(client, table, filter, 'INSERT') as Promise<Listener>;
+}
+
+/** Subscribes to one event (or `*`) of a table; `filter` may be empty for none. */
+export async function listenForChanges(
+  client: SupabaseClient,
+  table: string,
+  filter: string,
+  event: 'INSERT' | 'UPDATE' | 'DELETE' | '*',
+): Promise<Listener<ChangePayload>> {
+  const received: ChangePayload[] = [];
+  const waiters: ((payload: ChangePayload) => void)[] = [];
+  const binding = filter === '' ? { event, schema: 'public', table } : { event, schema: 'public', table, filter };
   await new Promise<void>((resolve, reject) => {
     client
       .channel(`${table}-${filter}-${Math.random()}`)
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table, filter }, (payload) => {
-        received.push(payload as InsertPayload);
-        waiters.shift()?.(payload as InsertPayload);
+      .on('postgres_changes', binding as { event: '*'; schema: string }, (payload: ChangePayload) => {
+        received.push(payload);
+        waiters.shift()?.(payload);
       })
       .subscribe((status, error) => {
         if (status === 'SUBSCRIBED') resolve();
@@ -29,7 +41,7 @@ export async function listenForInserts(client: SupabaseClient, table: string, fi
     received,
     next: (timeoutMs) =>
       new Promise((resolve) => {
-        const waiter = (payload: InsertPayload) => {
+        const waiter = (payload: ChangePayload) => {
           clearTimeout(timer);
           resolve(payload);
         };

@@ -307,3 +307,50 @@ describe('the visibility function', () => {
     }
   });
 });
+
+describe('a data dir from before UPDATE and DELETE were captured', () => {
+  it('gets the queue column and the trigger on all three events at the next start', async () => {
+    // What the INSERT-only install left: no old_record column, a non-null record, an INSERT trigger.
+    await owner.query(`
+      drop trigger localbase_realtime_capture on public.rt_logged;
+      create trigger localbase_realtime_capture after insert on public.rt_logged for each row execute function _localbase.capture_change();
+      alter table _localbase.realtime_changes drop column old_record;
+      alter table _localbase.realtime_changes alter column record set not null;
+      update _localbase.installed set digest = 'an older install' where name = 'realtime-capture';`);
+    await installCapture(owner);
+    const { rows } = await owner.query(
+      `select tgtype from pg_trigger where tgrelid = 'public.rt_logged'::regclass and tgname = 'localbase_realtime_capture'`,
+    );
+    expect(rows).toEqual([{ tgtype: 1 | 4 | 8 | 16 }]);
+    await owner.query(`insert into public.rt_logged (id, body) values (77, 'before'); update public.rt_logged set body = 'after' where id = 77;
+      delete from public.rt_logged where id = 77`);
+    const queued = await owner.query(`select event, record, old_record from _localbase.realtime_changes where table_name = 'rt_logged' order by id`);
+    await owner.query('delete from _localbase.realtime_changes');
+    expect(queued.rows).toEqual([
+      { event: 'INSERT', record: { id: 77, body: 'before' }, old_record: null },
+      { event: 'UPDATE', record: { id: 77, body: 'after' }, old_record: { id: 77 } },
+      { event: 'DELETE', record: null, old_record: { id: 77 } },
+    ]);
+  });
+
+  it('answers a DELETE by the table grant and the live session, without selecting the row', async () => {
+    const readers = [
+      { role: 'authenticated', claims: '{}', session: null },
+      { role: 'anon', claims: '{}', session: null },
+      { role: 'authenticated', claims: '{}', session: randomUUID() },
+    ];
+    await owner.query('revoke all on public.rt_notes from anon');
+    const { rows } = await owner
+      .query(
+        `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 424242}', $1, false) order by reader`,
+        [JSON.stringify(readers)],
+      )
+      .finally(() => owner.query('grant select on public.rt_notes to anon'));
+    // The row does not exist: authenticated is told yes by its grant, anon (no grant) no, an ended session no.
+    expect(rows).toEqual([
+      { reader: 0, visible: true, error_code: null },
+      { reader: 1, visible: false, error_code: null },
+      { reader: 2, visible: false, error_code: 'LB401' },
+    ]);
+  });
+});

@@ -202,7 +202,7 @@ describe('the Phoenix frames of both serializers', () => {
       socket.close();
     });
 
-    it('echoes bindings with server ids on join, delivers postgres_changes, refuses broadcast and acknowledges leave', async () => {
+    it('echoes bindings with server ids on join, delivers postgres_changes, refuses an unknown event and acknowledges leave', async () => {
       const { socket, reply, send, waitFor } = await rawSocket(vsn);
       const binding = { event: 'INSERT', schema: 'public', table: 'lb_room_messages', filter: `room_id=eq.${roomId}` };
       send('2', '2', 'realtime:raw', 'phx_join', { config: { postgres_changes: [binding] }, access_token: localbase.serviceRoleKey });
@@ -219,7 +219,7 @@ describe('the Phoenix frames of both serializers', () => {
       expect(change.joinRef).toBe(v1 ? undefined : '2');
       expect(change.payload).toMatchObject({ ids: [bindingId], data: { type: 'INSERT', schema: 'public', table: 'lb_room_messages', record: { content: `raw ${vsn}` } } });
 
-      send('2', '3', 'realtime:raw', 'broadcast', { type: 'broadcast', event: 'x', payload: {} });
+      send('2', '3', 'realtime:raw', 'no_such_event', { type: 'no_such_event' });
       expect((await reply('3')).payload.status).toBe('error');
       send('2', '4', 'realtime:raw', 'phx_leave', {});
       expect((await reply('4')).payload.status).toBe('ok');

@@ -1,7 +1,14 @@
-// Where realtime learns about new rows. Hosted Realtime reads the WAL; PGlite has no logical
+// Where realtime learns about changed rows. Hosted Realtime reads the WAL; PGlite has no logical
 // replication, so localbase installs (in its own schema `_localbase`, never in a bundle) an AFTER
-// INSERT trigger on every table of publication supabase_realtime that queues the new row. The queue
-// is drained after each API write and on a short timer, which also catches writes made by others.
+// INSERT OR UPDATE OR DELETE trigger on every table of publication supabase_realtime that queues the
+// change. The queue is drained after each API write and on a short timer, which also catches writes
+// made by others.
+//
+// The old row is queued as the WAL would carry it, by the table's replica identity at the time of
+// the write: its primary key (or replica identity index) columns by default, the whole row with
+// REPLICA IDENTITY FULL. A DELETE from a table with RLS enabled keeps only the primary key even
+// then, as Supabase Realtime does: a deleted row cannot be checked against the subscriber's
+// policies, so nothing but its key may reach them.
 import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
@@ -19,28 +26,59 @@ create table if not exists _localbase.realtime_changes (
   record jsonb not null,
   committed_at timestamptz not null default now()
 );
+-- Data dirs from before UPDATE and DELETE were captured: a DELETE has no new row.
+alter table _localbase.realtime_changes add column if not exists old_record jsonb;
+alter table _localbase.realtime_changes alter column record drop not null;
 -- SECURITY DEFINER: the writer (anon, authenticated) has no access to the queue itself.
 create or replace function _localbase.capture_change() returns trigger
 language plpgsql security definer set search_path = ''
 as $$
+declare
+  v_identity "char";
+  v_rls boolean;
+  v_old jsonb;
+  v_old_record jsonb;
 begin
+  if tg_op <> 'INSERT' then
+    select c.relreplident, c.relrowsecurity into v_identity, v_rls from pg_catalog.pg_class c where c.oid = tg_relid;
+    v_old := pg_catalog.to_jsonb(old);
+    if v_identity = 'f' and not (tg_op = 'DELETE' and v_rls) then
+      v_old_record := v_old;
+    else
+      -- The key the WAL carries: the replica identity index's columns, else the primary key's.
+      select coalesce(pg_catalog.jsonb_object_agg(a.attname, v_old -> a.attname::text), '{}') into v_old_record
+      from pg_catalog.pg_index i
+      join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = any (i.indkey)
+      where i.indrelid = tg_relid
+        and case when v_identity = 'i' and not (tg_op = 'DELETE' and v_rls) then i.indisreplident else i.indisprimary end;
+    end if;
+  end if;
   -- clock_timestamp(), not now(): the time of the write, closer to its commit than the start of
   -- a long transaction (a channel joined in between must still get the row).
-  insert into _localbase.realtime_changes (schema_name, table_name, event, record, committed_at)
-  values (tg_table_schema, tg_table_name, tg_op, to_jsonb(new), clock_timestamp());
+  insert into _localbase.realtime_changes (schema_name, table_name, event, record, old_record, committed_at)
+  values (tg_table_schema, tg_table_name, tg_op,
+          case when tg_op = 'DELETE' then null else pg_catalog.to_jsonb(new) end,
+          v_old_record, clock_timestamp());
   return null;
 end
 $$;
 revoke execute on function _localbase.capture_change() from public;`;
 
-/** Tables of publication supabase_realtime that have no capture trigger yet. */
+/**
+ * pg_trigger.tgtype of the capture trigger: FOR EACH ROW (1), AFTER, on INSERT (4), DELETE (8) and
+ * UPDATE (16). A trigger of that name with another type is an older install's (INSERT only).
+ */
+const CAPTURE_TRIGGER_TYPE = 1 | 4 | 8 | 16;
+
+/** Tables of publication supabase_realtime without the current capture trigger. */
 const UNCAPTURED_TABLES_SQL = `
     select p.schemaname, p.tablename from pg_publication_tables p
     where p.pubname = 'supabase_realtime'
       and not exists (
         select 1 from pg_trigger tg
         where tg.tgrelid = format('%I.%I', p.schemaname, p.tablename)::regclass
-          and tg.tgname = '${CAPTURE_TRIGGER}')`;
+          and tg.tgname = '${CAPTURE_TRIGGER}'
+          and tg.tgtype = ${CAPTURE_TRIGGER_TYPE})`;
 
 // Identifiers come from pg_publication_tables and are quoted by format(%I).
 const SYNC_TRIGGERS_SQL = `
@@ -50,7 +88,8 @@ declare
 begin
   for t in ${UNCAPTURED_TABLES_SQL}
   loop
-    execute format('create trigger ${CAPTURE_TRIGGER} after insert on %I.%I for each row execute function _localbase.capture_change()',
+    execute format('drop trigger if exists ${CAPTURE_TRIGGER} on %I.%I', t.schemaname, t.tablename);
+    execute format('create trigger ${CAPTURE_TRIGGER} after insert or update or delete on %I.%I for each row execute function _localbase.capture_change()',
                    t.schemaname, t.tablename);
   end loop;
 end
@@ -78,8 +117,11 @@ export const changeRow = z.object({
   id: z.union([z.string(), z.number()]),
   schema_name: z.string(),
   table_name: z.string(),
-  event: z.string(),
-  record: z.record(z.string(), z.unknown()),
+  event: z.enum(['INSERT', 'UPDATE', 'DELETE']),
+  /** The new row; null for a DELETE. */
+  record: z.record(z.string(), z.unknown()).nullable(),
+  /** What the replica identity keeps of the old row (UPDATE, DELETE); null for an INSERT. */
+  old_record: z.record(z.string(), z.unknown()).nullable().default(null),
   committed_at: z.coerce.date(),
 });
 export type Change = z.infer<typeof changeRow>;
@@ -91,7 +133,7 @@ export async function drainChanges(pool: pg.Pool): Promise<Change[]> {
   const result = await pool.query(
     `delete from _localbase.realtime_changes
      where id in (select id from _localbase.realtime_changes order by id limit ${DRAIN_BATCH})
-     returning id, schema_name, table_name, event, record, committed_at`,
+     returning id, schema_name, table_name, event, record, old_record, committed_at`,
   );
   return result.rows.map((row) => changeRow.parse(row)).sort((a, b) => Number(a.id) - Number(b.id));
 }

@@ -8,6 +8,8 @@
 //   does ("v1 responses must not contain join_ref"). A channel's own pushes that must be matched
 //   to its join (phx_close, phx_error) carry the join's ref as `ref`, which is how a 1.0.0 client
 //   tells a current channel from an outdated one.
+// Under 2.0.0 realtime-js sends a broadcast as a binary frame of its own ("user broadcast push",
+// decodeBinary); localbase answers and relays in text frames, which every 2.0.0 client reads.
 import { z } from 'zod';
 import { jsonDepthExceeds } from '../json-body.ts';
 
@@ -26,8 +28,13 @@ export interface FrameCodec {
   vsn: SerializerVersion;
   /** The frame, or undefined for text that is not one (ignored, as Phoenix drops it). */
   decode(text: string): Frame | undefined;
+  /** A binary frame, for the serializers that have them; undefined when it is not one. */
+  decodeBinary?(bytes: Buffer): Frame | undefined;
   encode(frame: Frame): string;
 }
+
+/** A broadcast's payload that came as raw bytes (not JSON): relayed by nobody here. */
+export const BINARY_PAYLOAD = Symbol('binary broadcast payload');
 
 const ref = z.union([z.string(), z.number().transform(String)]).nullable();
 
@@ -59,8 +66,44 @@ export const serializerV2: FrameCodec = {
     const [joinRef, frameRef, topic, event, payload] = parsed.data;
     return { joinRef, ref: frameRef, topic, event, payload };
   },
+  decodeBinary: decodeUserBroadcastPush,
   encode: (frame) => JSON.stringify([frame.joinRef, frame.ref, frame.topic, frame.event, frame.payload]),
 };
+
+/** The binary frame kind realtime-js sends a broadcast as, and its payload encodings. */
+const USER_BROADCAST_PUSH = 3;
+const JSON_ENCODING = 1;
+const BINARY_ENCODING = 0;
+
+/**
+ * A user broadcast push: one byte kind, five length bytes (join_ref, ref, topic, event, metadata),
+ * one encoding byte, those five strings, then the payload (JSON text or raw bytes). The metadata
+ * is dropped. Becomes the `broadcast` frame a 1.0.0 client would have sent.
+ */
+function decodeUserBroadcastPush(bytes: Buffer): Frame | undefined {
+  const header = 7;
+  if (bytes.length < header || bytes[0] !== USER_BROADCAST_PUSH) return undefined;
+  const lengths = [bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]] as number[];
+  const encoding = bytes[6];
+  const strings: string[] = [];
+  let offset = header;
+  for (const length of lengths) {
+    if (offset + length > bytes.length) return undefined;
+    strings.push(bytes.subarray(offset, offset + length).toString('utf8'));
+    offset += length;
+  }
+  const [joinRef = '', ref = '', topic = '', event = ''] = strings;
+  let payload: unknown;
+  if (encoding === JSON_ENCODING) {
+    payload = parse(bytes.subarray(offset).toString('utf8'));
+    if (payload === undefined) return undefined;
+  } else if (encoding === BINARY_ENCODING) {
+    payload = BINARY_PAYLOAD;
+  } else {
+    return undefined;
+  }
+  return { joinRef: joinRef || null, ref: ref || null, topic, event: 'broadcast', payload: { type: 'broadcast', event, payload } };
+}
 
 /** Events whose `ref` names the join they belong to when a 1.0.0 client reads them. */
 const JOIN_SCOPED_EVENTS = new Set(['phx_close', 'phx_error']);

@@ -1,6 +1,8 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
-// state), and delivery. A change goes to a channel only if a binding matches it AND a SELECT of the
-// row by primary key, run under that subscriber's role and claims, finds it: RLS decides. The
+// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND a
+// SELECT of the new row by primary key, run under that subscriber's role and claims, finds it: RLS
+// decides. A DELETE's row is gone: it goes to a matching channel whose role may read the table, with
+// only what the replica identity kept of the old row (capture.ts). The
 // SELECTs of all a change's subscribers run in one statement (visibility.ts), once per distinct
 // role and claims.
 import type pg from 'pg';
@@ -160,7 +162,7 @@ export class RealtimeHub {
             commit_timestamp: change.committed_at.toISOString(),
             type: change.event,
             columns: shape.columns,
-            record: change.record,
+            ...changeRecords(change),
             errors: null,
           },
         },
@@ -240,5 +242,19 @@ function bindingMatches(binding: Binding, change: Change): boolean {
   if (binding.event !== '*' && binding.event.toUpperCase() !== change.event) return false;
   if (binding.schema !== '*' && binding.schema !== change.schema_name) return false;
   if (binding.table !== undefined && binding.table !== '*' && binding.table !== change.table_name) return false;
-  return rowMatches(binding.filter, change.record);
+  // A DELETE is matched on what its old record holds: a filter on a column the replica identity
+  // leaves out matches nothing, as in Supabase Realtime.
+  return rowMatches(binding.filter, (change.event === 'DELETE' ? change.old_record : change.record) ?? {});
+}
+
+/** The records Realtime sends per event: the new row, the old one as far as it was kept, or both. */
+function changeRecords(change: Change): { record?: Record<string, unknown>; old_record?: Record<string, unknown> } {
+  switch (change.event) {
+    case 'INSERT':
+      return { record: change.record ?? {} };
+    case 'UPDATE':
+      return { record: change.record ?? {}, old_record: change.old_record ?? {} };
+    case 'DELETE':
+      return { old_record: change.old_record ?? {} };
+  }
 }

@@ -1,16 +1,22 @@
-// /realtime/v1/websocket: the Phoenix channel subset realtime-js needs for postgres_changes:
-// heartbeat, phx_join (replying with server-assigned binding ids), access_token, phx_leave, and
-// postgres_changes events carrying `ids`. Broadcast and presence are refused. Both Phoenix
+// /realtime/v1/websocket: the Phoenix channel subset realtime-js speaks: heartbeat, phx_join
+// (replying with server-assigned binding ids), access_token, phx_leave, postgres_changes events
+// carrying `ids`, broadcast between the channels of one topic (topics.ts) and presence
+// (presence.ts). Private channels
+// (`config.private`, authorized by RLS on realtime.messages in Supabase) are refused. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
 // are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { JwtError, verifyJwt, type VerifiedToken } from '../jwt.ts';
 import { parseRowFilter } from './filter.ts';
-import { codecFor, type Frame, type FrameCodec } from './frames.ts';
+import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
+import { broadcastRoutes } from './http-broadcast.ts';
+import { PresenceRegistry } from './presence.ts';
+import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, Topics, type TopicMember } from './topics.ts';
 
 export interface RealtimeRoutesOptions {
   hub: RealtimeHub;
@@ -23,10 +29,20 @@ const postgresChange = z.object({
   table: z.string().optional(),
   filter: z.string().optional(),
 });
+const channelConfig = z
+  .object({
+    postgres_changes: z.array(postgresChange).default([]),
+    broadcast: z.object({ self: z.boolean().default(false), ack: z.boolean().default(false) }).passthrough().default({ self: false, ack: false }),
+    presence: z.object({ key: z.string().default(''), enabled: z.boolean().default(false) }).passthrough().default({ key: '', enabled: false }),
+    private: z.boolean().default(false),
+  })
+  .passthrough();
 const joinPayload = z.object({
-  config: z.object({ postgres_changes: z.array(postgresChange).default([]) }).passthrough().default({ postgres_changes: [] }),
+  config: channelConfig.default({ postgres_changes: [], broadcast: { self: false, ack: false }, presence: { key: '', enabled: false }, private: false }),
   access_token: z.string().optional(),
 });
+const broadcastPayload = z.object({ type: z.literal('broadcast'), event: z.string(), payload: z.unknown().optional() });
+const presencePayload = z.object({ type: z.literal('presence'), event: z.enum(['track', 'untrack']), payload: z.unknown().optional() });
 const accessTokenPayload = z.object({ access_token: z.string() });
 const connectQuery = z.object({ apikey: z.string().min(1) }).passthrough();
 const versionQuery = z.object({ vsn: z.unknown().optional() }).passthrough();
@@ -59,8 +75,21 @@ export const REALTIME_MAX_BINDINGS_PER_CHANNEL = 100;
  */
 export const REALTIME_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
+/** Realtime's answer to a private join it cannot authorize. */
+export function privateChannelReason(topic: string): string {
+  return `Unauthorized: You do not have permissions to read from this Channel topic: ${topic.replace(/^realtime:/, '')}`;
+}
+
+/** One joined channel: its postgres_changes bindings (hub.ts) and its place in its topic (topics.ts). */
+interface Channel extends ChannelSubscription, TopicMember {
+  /** `config.broadcast.ack`: the sender's broadcasts are answered. */
+  broadcastAck: boolean;
+}
+
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
+  const topics = new Topics();
+  const presence = new PresenceRegistry(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
   const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -70,11 +99,13 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     }
   };
 
+  await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret });
+
   app.get('/websocket', { websocket: true, preValidation: refuseUnknownVersion }, (socket: WebSocket, request: FastifyRequest) => {
     const chosen = codecFor(versionQuery.parse(request.query ?? {}).vsn);
     if (!chosen) return socket.close(1008, 'unsupported serializer version');
     const codec: FrameCodec = chosen;
-    const channels = new Map<string, ChannelSubscription>();
+    const channels = new Map<string, Channel>();
     /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
     const joining = new Map<string, number>();
     let closed = false;
@@ -100,7 +131,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
 
     function leave(topic: string): void {
       const channel = channels.get(topic);
-      if (channel) hub.remove(channel);
+      if (channel) {
+        hub.remove(channel);
+        // Out of the topic first: the leave diff goes to the channels that stay.
+        topics.remove(channel);
+        presence.untrack(channel);
+      }
       channels.delete(topic);
     }
 
@@ -136,6 +172,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
         });
       }
+      // Supabase authorizes a private channel by RLS on realtime.messages, which localbase does not
+      // have: with no policy there, Realtime refuses every such join, and so does localbase.
+      if (parsed.data.config.private) return reply(joinRef, ref, topic, 'error', { reason: privateChannelReason(topic) });
       if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
       try {
         await completeJoin(joinRef, ref, topic, parsed.data);
@@ -160,9 +199,22 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         bindings.push({ id: hub.assignBindingId(), event: change.event, schema: change.schema, table: change.table, filter });
       }
       leave(topic);
-      const subscription: ChannelSubscription = { topic, joinRef, bindings, token, joinedAt: new Date(), send };
+      const { broadcast } = request.config;
+      const subscription: Channel = {
+        topic,
+        joinRef,
+        bindings,
+        token,
+        joinedAt: new Date(),
+        send,
+        broadcastSelf: broadcast.self,
+        broadcastAck: broadcast.ack,
+        // An empty key is the channel's own, as Realtime generates one.
+        presence: { key: request.config.presence.key || randomUUID(), enabled: false },
+      };
       channels.set(topic, subscription);
       hub.add(subscription);
+      topics.add(subscription);
       // Echo each binding as the client sent it, plus its id: realtime-js compares them field by field.
       const echoed = request.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
       reply(joinRef, ref, topic, 'ok', { postgres_changes: echoed });
@@ -175,11 +227,52 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           payload: { message: 'Subscribed to PostgreSQL', status: 'ok', extension: 'postgres_changes', channel: topic.replace(/^realtime:/, '') },
         });
       }
+      if (request.config.presence.enabled) presence.enable(subscription);
     }
 
-    async function handle(raw: string): Promise<void> {
-      const frame = codec.decode(raw);
-      if (!frame) return;
+    /** A client's broadcast: to the topic's other channels (and itself with `self`), answered with `ack`. */
+    function relay(ref: string | null, topic: string, payload: unknown): void {
+      const channel = channels.get(topic);
+      if (!channel) {
+        if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
+        return;
+      }
+      const message = broadcastPayload.safeParse(payload);
+      if (!message.success) {
+        if (ref !== null) reply(channel.joinRef, ref, topic, 'error', { reason: 'invalid broadcast payload' });
+        return;
+      }
+      if (message.data.payload === BINARY_PAYLOAD) {
+        if (ref !== null) reply(channel.joinRef, ref, topic, 'error', { reason: 'localbase realtime relays JSON broadcast payloads only' });
+        return;
+      }
+      if (payloadBytes(message.data.payload) > REALTIME_MAX_BROADCAST_BYTES) {
+        if (ref !== null) {
+          reply(channel.joinRef, ref, topic, 'error', { reason: `Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast` });
+        }
+        return;
+      }
+      topics.broadcast(topic, { type: 'broadcast', event: message.data.event, payload: message.data.payload }, channel);
+      if (channel.broadcastAck && ref !== null) reply(channel.joinRef, ref, topic, 'ok', {});
+    }
+
+    /** track / untrack on a joined channel, answered as Realtime answers them. */
+    function presenceEvent(ref: string | null, topic: string, payload: unknown): void {
+      const channel = channels.get(topic);
+      if (!channel) {
+        if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
+        return;
+      }
+      const parsed = presencePayload.safeParse(payload);
+      const refused = !parsed.success
+        ? 'invalid presence payload'
+        : parsed.data.event === 'track'
+          ? presence.track(channel, parsed.data.payload)
+          : (presence.untrack(channel), undefined);
+      if (ref !== null) reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
+    }
+
+    async function handle(frame: Frame): Promise<void> {
       const { ref, topic, event, payload } = frame;
       // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
       const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
@@ -190,6 +283,10 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         case 'phx_leave':
           leave(topic);
           return reply(joinRef, ref, topic, 'ok', {});
+        case 'broadcast':
+          return relay(ref, topic, payload);
+        case 'presence':
+          return presenceEvent(ref, topic, payload);
         case 'access_token': {
           const channel = channels.get(topic);
           const parsed = accessTokenPayload.safeParse(payload);
@@ -205,14 +302,16 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         }
         default:
           if (ref !== null) {
-            reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}" (postgres_changes only)` });
+            reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}"` });
           }
       }
     }
 
-    socket.on('message', (data) => {
-      const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
-      handle(text).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
+    socket.on('message', (data, isBinary) => {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      const frame = isBinary ? codec.decodeBinary?.(bytes) : codec.decode(bytes.toString('utf8'));
+      if (!frame) return;
+      handle(frame).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
     });
     socket.on('close', () => {
       closed = true;

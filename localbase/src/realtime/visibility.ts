@@ -69,8 +69,10 @@ export const SESSION_ENDED_CODE = 'LB401';
 const VISIBILITY_SQL = `
 create schema if not exists _localbase;
 revoke all on schema _localbase from public;
+-- The five-argument version of an older install would make calls without p_check_row ambiguous.
+drop function if exists _localbase.realtime_visibility(text, text, text[], jsonb, jsonb);
 create or replace function _localbase.realtime_visibility(
-  p_schema text, p_table text, p_primary_key text[], p_record jsonb, p_readers jsonb)
+  p_schema text, p_table text, p_primary_key text[], p_record jsonb, p_readers jsonb, p_check_row boolean default true)
 returns table (reader integer, visible boolean, error_code text, error_message text)
 language plpgsql volatile
 as $$
@@ -101,6 +103,32 @@ begin
   -- read auth.sessions).
   select coalesce(pg_catalog.array_agg(s.id), '{}') into v_live from auth.sessions s
   where s.id in (select (e.value ->> 'session')::uuid from pg_catalog.jsonb_array_elements(p_readers) e);
+  -- A deleted row cannot be selected: the reader needs only a grant to read the table (and a live
+  -- session), as Supabase Realtime sends DELETEs without an RLS check.
+  if not p_check_row then
+    for v_reader, v_index in
+      select e.value, e.ordinality - 1 from pg_catalog.jsonb_array_elements(p_readers) with ordinality e
+    loop
+      reader := v_index;
+      v_role := v_reader ->> 'role';
+      v_session := v_reader ->> 'session';
+      error_code := null;
+      error_message := null;
+      if v_role is null or v_role not in ('anon', 'authenticated', 'service_role') then
+        visible := false;
+        error_code := '42501';
+        error_message := pg_catalog.format('realtime reader role %s is not an API role', v_role);
+      elsif v_session is not null and not v_session = any (v_live) then
+        visible := false;
+        error_code := '${SESSION_ENDED_CODE}';
+        error_message := 'session_ended';
+      else
+        visible := pg_catalog.has_any_column_privilege(v_role, pg_catalog.format('%I.%I', p_schema, p_table)::regclass, 'SELECT');
+      end if;
+      return next;
+    end loop;
+    return;
+  end if;
   -- The subscriber's own SELECT of the row by primary key. The key's values are typed by the table
   -- once, here, and inlined as constants of the column's type (text output and input of a type
   -- round-trip exactly): typing the whole row again in every reader's check cost about a third of
@@ -152,14 +180,14 @@ begin
   deallocate ${CHECK_STATEMENT};
 end
 $$;
-revoke execute on function _localbase.realtime_visibility(text, text, text[], jsonb, jsonb) from public;`;
+revoke execute on function _localbase.realtime_visibility(text, text, text[], jsonb, jsonb, boolean) from public;`;
 
 export async function installVisibility(pool: pg.Pool): Promise<void> {
   await installIfChanged(pool, {
     name: 'realtime-visibility',
     sql: VISIBILITY_SQL,
     tables: [],
-    functions: ['_localbase.realtime_visibility(text, text, text[], jsonb, jsonb)'],
+    functions: ['_localbase.realtime_visibility(text, text, text[], jsonb, jsonb, boolean)'],
   });
 }
 
@@ -171,10 +199,11 @@ function sessionOf(claims: Claims): string | null {
   return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
 }
 
-const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from _localbase.realtime_visibility($1, $2, $3, $4, $5)';
+const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from _localbase.realtime_visibility($1, $2, $3, $4, $5, $6)';
 
 /**
- * Asks the database, in one statement, which readers may see the change's row; the verdicts come
+ * Asks the database, in one statement, which readers may see the change's row (for a DELETE:
+ * which may read the table); the verdicts come
  * back in the order of `readers`. A failure of the statement itself (the function is gone, a lock
  * wait or the statement timed out) rejects, and the caller withholds the change from all of them.
  */
@@ -184,8 +213,10 @@ export async function readersVerdicts(pool: pg.Pool, change: Change, shape: Tabl
     change.schema_name,
     change.table_name,
     shape.primaryKey,
-    JSON.stringify(change.record),
+    // An INSERT or UPDATE is checked on its new row; a DELETE's row is gone (see the function).
+    JSON.stringify(change.event === 'DELETE' ? change.old_record : change.record),
     JSON.stringify(payload),
+    change.event !== 'DELETE',
   ]);
   const verdicts: ReaderVerdict[] = readers.map(() => ({ visible: false, errorCode: null, errorMessage: null }));
   for (const row of result.rows as { reader: number; visible: boolean; error_code: string | null; error_message: string | null }[]) {

@@ -1,0 +1,66 @@
+// Who has joined each topic, for what does not come from the database: broadcast (a client's
+// message relayed to the topic's other channels, as Supabase Realtime relays it) and presence
+// (presence.ts). Channels of all sockets of this server meet here; a topic lives while someone
+// has joined it.
+import type { Frame } from './frames.ts';
+
+export interface TopicMember {
+  topic: string;
+  joinRef: string | null;
+  /** `config.broadcast.self`: whether the channel gets its own broadcasts back. */
+  broadcastSelf: boolean;
+  /** `config.presence`: the key it tracks under, and whether it gets presence state and diffs. */
+  presence: { key: string; enabled: boolean };
+  /** Sends in the member's socket's own serializer. */
+  send(frame: Frame): void;
+}
+
+/**
+ * Largest broadcast payload: Supabase Realtime's limit on its free plan (256 KB). Every message is
+ * copied to every channel of the topic, so the bound is on what one send can multiply.
+ */
+export const REALTIME_MAX_BROADCAST_BYTES = 256 * 1024;
+
+/** What a broadcast carries to its receivers, exactly as Realtime forwards it. */
+export interface BroadcastMessage {
+  type: 'broadcast';
+  event: string;
+  payload: unknown;
+}
+
+export class Topics {
+  private readonly members = new Map<string, Set<TopicMember>>();
+
+  add(member: TopicMember): void {
+    let joined = this.members.get(member.topic);
+    if (!joined) {
+      joined = new Set();
+      this.members.set(member.topic, joined);
+    }
+    joined.add(member);
+  }
+
+  remove(member: TopicMember): void {
+    const joined = this.members.get(member.topic);
+    if (!joined) return;
+    joined.delete(member);
+    if (joined.size === 0) this.members.delete(member.topic);
+  }
+
+  membersOf(topic: string): ReadonlySet<TopicMember> {
+    return this.members.get(topic) ?? new Set();
+  }
+
+  /** Relays a broadcast to the topic's channels: all but the sender, unless it asked for its own. */
+  broadcast(topic: string, message: BroadcastMessage, sender?: TopicMember): void {
+    for (const member of this.membersOf(topic)) {
+      if (member === sender && !member.broadcastSelf) continue;
+      member.send({ joinRef: member.joinRef, ref: null, topic, event: 'broadcast', payload: message });
+    }
+  }
+}
+
+/** The serialized size of a broadcast's payload, to hold it to REALTIME_MAX_BROADCAST_BYTES. */
+export function payloadBytes(payload: unknown): number {
+  return Buffer.byteLength(JSON.stringify(payload) ?? '', 'utf8');
+}
