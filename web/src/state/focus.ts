@@ -139,7 +139,6 @@ export function update(change: (state: TimerState, now: number) => TimerState): 
 
 export const startTimer = () => update(start);
 export const pauseTimer = () => update(pause);
-export const resumeTimer = () => update((state, now) => start(state, now));
 
 export function toggleTimer(): void {
   const state = advance(timer.value, Date.now());
