@@ -132,6 +132,16 @@ const forbidden = [
     to: { pathNot: '^contracts/', dependencyTypesNot: NPM },
   },
   {
+    name: 'cross-part-through-imports-map',
+    comment:
+      'An import that leaves its part goes through the imports map of package.json (#localbase, #db/*, ...), ' +
+      'never through ../../..: the alias names the part it depends on, and moving a file inside a part ' +
+      'does not break another part. Files at the root (capacitor.config.ts) have no part.',
+    severity: 'error',
+    from: { path: '^([^/]+)/' },
+    to: { path: '^[^/]+/', pathNot: ['^$1/', '(^|/)node_modules/'], couldNotResolve: false, dependencyTypesNot: ['aliased-subpath-import', ...NPM, 'core'] },
+  },
+  {
     name: 'not-to-unresolvable',
     comment: 'An import that does not resolve is a broken build, and the rules above could not see where it leads.',
     severity: 'error',

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
 import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 

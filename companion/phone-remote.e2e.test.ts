@@ -25,7 +25,7 @@ import { openFocusPage, type FocusPage } from '#tools/e2e/companion/focus-page.t
 import { openPhone, type Phone } from '#tools/e2e/companion/phone.ts';
 import { startStudyhall, type StudyhallProcess } from '#tools/e2e/companion/studyhall-process.ts';
 import { freePort } from '#tools/testing/free-port.ts';
-import { makeTempDir } from '../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { launchChromium } from '#tools/e2e/browser.ts';
 import { repoRoot } from '#db/paths.ts';

@@ -2,8 +2,8 @@
 // deliveries, pairing refusals, a dead port and a server that never answers.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { openSse } from '../../gateway/test/sse-client.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import { openSse } from '#gateway/test/sse-client.ts';
 import { createPipClient, type FetchLike } from './pip-client.ts';
 
 const nodeFetch: FetchLike = (url, init) => fetch(url, init);

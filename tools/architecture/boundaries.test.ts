@@ -45,23 +45,23 @@ const PLANTED: Record<string, string> = {
   // Browser code and the server.
   'gateway/src/server-only.ts': 'export const serverOnly = 1;\n',
   'web/src/lib/view.ts': 'export const view = 1;\n',
-  'web/src/reads-gateway.ts': "import { serverOnly } from '../../gateway/src/server-only.ts';\nexport const a = serverOnly;\n",
+  'web/src/reads-gateway.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const a = serverOnly;\n",
   'web/src/reads-node.ts': "import { readFileSync } from 'node:fs';\nexport const b = readFileSync;\n",
-  'web/src/reads-gateway.test.ts': "import { serverOnly } from '../../gateway/src/server-only.ts';\nimport { readFileSync } from 'node:fs';\nexport const c = [serverOnly, readFileSync];\n",
-  'companion/ui/src/reads-config.ts': "import type { Env } from '../../../config/env.ts';\nexport type D = Env;\n",
+  'web/src/reads-gateway.test.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nimport { readFileSync } from 'node:fs';\nexport const c = [serverOnly, readFileSync];\n",
+  'companion/ui/src/reads-config.ts': "import type { Env } from '#config/env.ts';\nexport type D = Env;\n",
   'config/env.ts': 'export type Env = { PORT: number };\n',
   'web/scripts/node-script.ts': "import { readFileSync } from 'node:fs';\nexport const e = readFileSync;\n",
 
   // The companion and the web app.
-  'companion/core/reads-web.ts': "import { view } from '../../web/src/lib/view.ts';\nexport const f = view;\n",
-  'companion/core/reads-web.test.ts': "import { view } from '../../web/src/lib/view.ts';\nexport const g = view;\n",
+  'companion/core/reads-web.ts': "import { view } from '#web/src/lib/view.ts';\nexport const f = view;\n",
+  'companion/core/reads-web.test.ts': "import { view } from '#web/src/lib/view.ts';\nexport const g = view;\n",
   'companion/core/reads-contracts.ts': "import { wire } from '#contracts/wire.ts';\nexport const h = wire;\n",
 
   // Product code and tools/.
   'tools/testing/helper.ts': 'export const helper = 1;\n',
   'gateway/src/uses-tools.ts': "import { helper } from '#tools/testing/helper.ts';\nexport const i = helper;\n",
   'gateway/test/uses-tools.ts': "import { helper } from '#tools/testing/helper.ts';\nexport const j = helper;\n",
-  'tools/bench/uses-gateway.bench.ts': "import { serverOnly } from '../../gateway/src/server-only.ts';\nexport const k = serverOnly;\n",
+  'tools/bench/uses-gateway.bench.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const k = serverOnly;\n",
 
   // localbase's public entry and its insides (the two rest files form the one cycle the rules let through).
   'localbase/server.ts': "export { internal } from './src/rest/catalog.ts';\nexport { timeouts } from './src/request-transaction.ts';\n",
@@ -73,19 +73,22 @@ const PLANTED: Record<string, string> = {
   'localbase/src/keys.ts': 'export const keysFile = (dir: string) => `${dir}/keys.json`;\n',
   'localbase/test/clients.ts': "import { internal } from '../src/rest/catalog.ts';\nexport const client = internal;\n",
   'gateway/src/uses-localbase.ts': "import { internal } from '#localbase';\nexport const l = internal;\n",
-  'gateway/src/reaches-localbase.ts': "import { internal } from '../../localbase/src/rest/catalog.ts';\nexport const m = internal;\n",
-  'gateway/src/uses-localbase-test.ts': "import { client } from '../../localbase/test/clients.ts';\nexport const n = client;\n",
-  'gateway/test/uses-localbase-test.ts': "import { client } from '../../localbase/test/clients.ts';\nexport const o = client;\n",
+  'gateway/src/reaches-localbase.ts': "import { internal } from '#localbase/src/rest/catalog.ts';\nexport const m = internal;\n",
+  'gateway/src/uses-localbase-test.ts': "import { client } from '#localbase/test/clients.ts';\nexport const n = client;\n",
+  'gateway/test/uses-localbase-test.ts': "import { client } from '#localbase/test/clients.ts';\nexport const o = client;\n",
   'tools/security/attacks/statement-freeze.parity.test.ts':
-    "import { timeouts } from '../../../localbase/src/request-transaction.ts';\nimport { keysFile } from '../../../localbase/src/keys.ts';\nexport const p = [timeouts, keysFile];\n",
+    "import { timeouts } from '#localbase/src/request-transaction.ts';\nimport { keysFile } from '#localbase/src/keys.ts';\nexport const p = [timeouts, keysFile];\n",
 
   // Cycles, and contracts.
   'gateway/src/cycle-a.ts': "import { b } from './cycle-b.ts';\nexport const a = () => b;\n",
   'gateway/src/cycle-b.ts': "import { a } from './cycle-a.ts';\nexport const b = () => a;\n",
   'contracts/wire.ts': "import { z } from 'zod';\nimport { other } from './other.ts';\nexport const wire = z.object({ other: z.literal(other) });\n",
   'contracts/other.ts': "export const other = 'x';\n",
-  'contracts/reads-gateway.ts': "import { serverOnly } from '../gateway/src/server-only.ts';\nexport const q = serverOnly;\n",
+  'contracts/reads-gateway.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const q = serverOnly;\n",
   'contracts/reads-node.ts': "import path from 'node:path';\nexport const r = path.sep;\n",
+  // An import that leaves its part by climbing instead of through the imports map; its twin uses the alias.
+  'gateway/src/climbs.ts': "import type { Env } from '../../config/env.ts';\nexport type T = Env;\n",
+  'gateway/src/uses-config.ts': "import type { Env } from '#config/env.ts';\nexport type U = Env;\n",
   'gateway/src/broken.ts': "import { gone } from './missing.ts';\nexport const s = gone;\n",
 };
 
@@ -126,6 +129,7 @@ describe('the boundary check on a planted tree', () => {
         'contracts-stand-alone: contracts/reads-gateway.ts -> gateway/src/server-only.ts',
         'contracts-stand-alone: contracts/reads-node.ts -> path',
         'not-to-unresolvable: gateway/src/broken.ts -> ./missing.ts',
+        'cross-part-through-imports-map: gateway/src/climbs.ts -> config/env.ts',
       ].sort(),
     );
   });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { signedInContext, startStudyhall } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';

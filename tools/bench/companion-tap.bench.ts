@@ -16,7 +16,7 @@ import { openPhone, type Phone } from '../e2e/companion/phone.ts';
 import { openFocusPage, type FocusPage } from '../e2e/companion/focus-page.ts';
 import { startStudyhall, type StudyhallProcess } from '../e2e/companion/studyhall-process.ts';
 import { freePort } from '../testing/free-port.ts';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { launchChromium } from '../e2e/browser.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 

@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
 import { keysFile } from '#localbase';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { freePort } from '../testing/free-port.ts';
 
 interface CannonResult {

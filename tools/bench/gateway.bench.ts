@@ -8,9 +8,9 @@
 // Run: node --import tsx tools/bench/gateway.bench.ts [--quick]
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { buildGateway } from '../../gateway/src/app.ts';
+import { buildGateway } from '#gateway/src/app.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
-import { makeFixtureRepo, makeTempDir, testConfig } from '../../gateway/test/helpers.ts';
+import { makeFixtureRepo, makeTempDir, testConfig } from '#gateway/test/helpers.ts';
 
 // autocannon ships no type declarations; this is the subset used here.
 interface CannonOptions {

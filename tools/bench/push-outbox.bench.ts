@@ -8,12 +8,12 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import webpush from 'web-push';
 import { z } from 'zod';
-import { BackendClient } from '../../gateway/src/backend/backend-client.ts';
-import { OutboxClient } from '../../gateway/src/push/outbox-client.ts';
-import { PushWorker, type PushWorkerSettings } from '../../gateway/src/push/push-worker.ts';
-import { VapidSigner } from '../../gateway/src/push/web-push-sender.ts';
-import { followStartAlerts, registerDeviceToken, signUpStudent } from '../../gateway/test/push-fixtures.ts';
-import { startPushReceiver, type PushReceiver } from '../../gateway/test/push-receiver.ts';
+import { BackendClient } from '#gateway/src/backend/backend-client.ts';
+import { OutboxClient } from '#gateway/src/push/outbox-client.ts';
+import { PushWorker, type PushWorkerSettings } from '#gateway/src/push/push-worker.ts';
+import { VapidSigner } from '#gateway/src/push/web-push-sender.ts';
+import { followStartAlerts, registerDeviceToken, signUpStudent } from '#gateway/test/push-fixtures.ts';
+import { startPushReceiver, type PushReceiver } from '#gateway/test/push-receiver.ts';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { z } from 'zod';
-import { installVisibility } from '../../localbase/src/realtime/visibility.ts';
+import { installVisibility } from '#localbase/src/realtime/visibility.ts';
 import { startCluster } from '../pg/cluster.ts';
 import { openTestDatabase } from '../testing/test-database.ts';
 

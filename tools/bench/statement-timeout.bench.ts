@@ -10,8 +10,8 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { buildGateway } from '../../gateway/src/app.ts';
-import { makeFixtureRepo, makeTempDir, testConfig } from '../../gateway/test/helpers.ts';
+import { buildGateway } from '#gateway/src/app.ts';
+import { makeFixtureRepo, makeTempDir, testConfig } from '#gateway/test/helpers.ts';
 import { MEMORY, openDatabase, type Database } from '#db/database.ts';
 import { STATEMENT_TIMEOUTS_MS } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { accountSession, signedInContext, startStudyhall, type SessionJson } from '../e2e/app-driver.ts';
 import { launchChromium } from '../e2e/browser.ts';
 

@@ -3,7 +3,7 @@
 // is unreachable here, so verify answers a report full of failures: its shape is what counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchReport, renderReport, signIn } from '../verify/verify-client.ts';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { adminLoginStatus, adminSignedIn, adminSignedOut, browserProofPage, VERIFY_CATEGORIES, verifyReport } from '#contracts/admin-api.ts';
 
 const SECRET = 'an-admin-secret-for-the-contract-tests';

@@ -1,9 +1,9 @@
 // Every body the companion builds is one the real gateway takes, every one it refuses the gateway
 // refuses too, and the gateway's answer is exactly the contract's shape, read by the companion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionBody } from '../../companion/core/actions.ts';
-import { createPipClient, type FetchLike } from '../../companion/core/pip-client.ts';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
+import { actionBody } from '#companion/core/actions.ts';
+import { createPipClient, type FetchLike } from '#companion/core/pip-client.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { actionAccepted, MAX_TARGET, PIP_ACTIONS, pipAction } from '#contracts/phone-actions.ts';
 
 let gateway: TestGateway;

@@ -1,10 +1,10 @@
 // A pairing the real gateway hands out is one the focus page reads and the phone accepts as typed,
 // and the headers and token rule the gateway checks are the contract's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPipClient, type FetchLike } from '../../companion/core/pip-client.ts';
-import { normalizePairingCode as phoneReads } from '../../companion/core/pairing-code.ts';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { readPairAnswer } from '../../web/src/lib/pairing.ts';
+import { createPipClient, type FetchLike } from '#companion/core/pip-client.ts';
+import { normalizePairingCode as phoneReads } from '#companion/core/pairing-code.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import { readPairAnswer } from '#web/src/lib/pairing.ts';
 import { CHANNEL_TOKEN_PATTERN, isPairingCode, normalizePairingCode, PIP_CHANNEL_HEADER } from '#contracts/pip-pairing.ts';
 
 let gateway: TestGateway;

@@ -1,8 +1,8 @@
 // Every event the real gateway writes on /__pip/events is exactly the contract's shape for its name,
 // and the focus page's listener (web/src/lib/relay.ts) applies the gateway's own frames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
-import { RelayListener, type EventSourceLike } from '../../web/src/lib/relay.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import { RelayListener, type EventSourceLike } from '#web/src/lib/relay.ts';
 import { formatRelayEvent, parseRelayEvent, relayEvents, type RelayedAction, type RelayEventName } from '#contracts/relay-events.ts';
 import { timerSnapshot } from '#contracts/timer-snapshot.ts';
 

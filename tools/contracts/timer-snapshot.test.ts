@@ -2,8 +2,8 @@
 // reader would drop, nothing missing), the companion's client reads it unchanged, and what the
 // gateway refuses from a page the contract refuses too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPipClient, type FetchLike } from '../../companion/core/pip-client.ts';
-import { startTestGateway, type TestGateway } from '../../gateway/test/helpers.ts';
+import { createPipClient, type FetchLike } from '#companion/core/pip-client.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { idleSnapshot, snapshotStored, timerSnapshot, timerSnapshotInput, type PostedTimerSnapshot } from '#contracts/timer-snapshot.ts';
 
 let gateway: TestGateway;

@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { signedInContext, startCspProxy, startStudyhall, VIEWPORTS } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
 import { asStudent, dismissRestoreOffer, student, type Student } from './community-driver.ts';

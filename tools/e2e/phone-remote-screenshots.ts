@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { studentContext } from './companion/focus-page.ts';
 import { startStudyhall } from './companion/studyhall-process.ts';
 import { freePort } from '../testing/free-port.ts';
-import { makeTempDir } from '../../gateway/test/helpers.ts';
+import { makeTempDir } from '#gateway/test/helpers.ts';
 import { VIEWPORTS } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';

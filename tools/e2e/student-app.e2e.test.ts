@@ -9,9 +9,9 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway } from '../../gateway/src/app.ts';
+import { buildGateway } from '#gateway/src/app.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '../../gateway/test/helpers.ts';
+import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '#gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
 import {
   accountSession,

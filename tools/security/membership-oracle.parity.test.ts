@@ -5,7 +5,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
-import { clientFor, signedUpClient } from '../../localbase/test/clients.ts';
+import { clientFor, signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 
 type Student = Awaited<ReturnType<typeof signedUpClient>>;

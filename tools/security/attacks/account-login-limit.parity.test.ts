@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
-import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
-import { DEFAULT_ACCOUNT_LOGIN_BUDGET } from '../../../gateway/src/security/account-login-limits.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import { DEFAULT_ACCOUNT_LOGIN_BUDGET } from '#gateway/src/security/account-login-limits.ts';
 
 let localbase: Localbase;
 let gateway: TestGateway;

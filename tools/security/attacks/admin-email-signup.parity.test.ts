@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
-import { signInWithSecret } from '../../../gateway/test/admin-helpers.ts';
-import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { signInWithSecret } from '#gateway/test/admin-helpers.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 
 const ADMIN_EMAIL = 'owner@studyhall.example';
 const SECRET = 'admin-email-attack-secret-32chars';

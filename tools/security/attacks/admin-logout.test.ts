@@ -6,8 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInWithSecret } from '../../../gateway/test/admin-helpers.ts';
-import { makeTempDir, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { signInWithSecret } from '#gateway/test/admin-helpers.ts';
+import { makeTempDir, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 
 const ADMIN_SECRET = 'logout-attack-admin-secret-32ch!';
 const SERVICE_KEY = 'service-key-of-the-backend';

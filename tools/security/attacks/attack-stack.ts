@@ -4,7 +4,7 @@
 // exactly what a student with her token and curl could send.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 

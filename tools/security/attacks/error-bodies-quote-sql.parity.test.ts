@@ -7,7 +7,7 @@
 // On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
-import { managementQuery } from '../../../localbase/test/clients.ts';
+import { managementQuery } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 
 let localbase: Localbase;

@@ -9,7 +9,7 @@ import bcrypt from 'bcryptjs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
-import { managementQuery, signedUpClient } from '../../../localbase/test/clients.ts';
+import { managementQuery, signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 
 const ROUNDS = 7;

@@ -6,9 +6,9 @@
 // address over its limit gives up its own oldest pairing, or is told to wait (429).
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_PAIRINGS_PER_ADDRESS } from '../../../gateway/src/pip/pip-pairing.ts';
-import { MAX_EVENT_STREAMS_PER_ADDRESS, PipRelay } from '../../../gateway/src/pip/pip-relay.ts';
-import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { MAX_PAIRINGS_PER_ADDRESS } from '#gateway/src/pip/pip-pairing.ts';
+import { MAX_EVENT_STREAMS_PER_ADDRESS, PipRelay } from '#gateway/src/pip/pip-relay.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 
 /** A server small enough to fill in a test: the attack is the same at 1,000 slots. */
 const SLOTS = 40;

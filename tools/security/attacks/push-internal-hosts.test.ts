@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Claim, ClaimedRow, OutboxClient } from '../../../gateway/src/push/outbox-client.ts';
-import type { HostResolver } from '../../../gateway/src/push/public-address.ts';
-import { PushWorker, type PushLog } from '../../../gateway/src/push/push-worker.ts';
-import { startTestGateway } from '../../../gateway/test/helpers.ts';
+import type { Claim, ClaimedRow, OutboxClient } from '#gateway/src/push/outbox-client.ts';
+import type { HostResolver } from '#gateway/src/push/public-address.ts';
+import { PushWorker, type PushLog } from '#gateway/src/push/push-worker.ts';
+import { startTestGateway } from '#gateway/test/helpers.ts';
 
 let listener: tls.Server;
 let port: number;

@@ -9,15 +9,15 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import {
   REALTIME_MAX_BINDINGS_PER_CHANNEL,
   REALTIME_MAX_CHANNELS_PER_CLIENT,
   TOO_MANY_CHANNELS_REASON,
   type Localbase,
 } from '#localbase';
-import { signedUpClient } from '../../../localbase/test/clients.ts';
-import { listenForInserts } from '../../../localbase/test/realtime-listener.ts';
+import { signedUpClient } from '#localbase/test/clients.ts';
+import { listenForInserts } from '#localbase/test/realtime-listener.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 
 const JOINS = 10_000;

@@ -12,10 +12,10 @@ import {
   STATEMENT_TIMEOUTS_MS,
   withRequestTransaction,
   type RequestContext,
-} from '../../../localbase/src/request-transaction.ts';
+} from '#localbase/src/request-transaction.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { openProductParityDatabase, parityEngine } from '../../testing/parity-database.ts';
-import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 
 /** Shorter than the production 8 s so that the test does not wait for it; the cut is the same. */
 const TEST_AUTHENTICATED_TIMEOUT_MS = 1_500;

@@ -5,8 +5,8 @@
 // token it cannot read, and a server that does not answer.
 import { EventSource } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PipRelay } from '../../../gateway/src/pip/pip-relay.ts';
-import { startTestGateway, type TestGateway } from '../../../gateway/test/helpers.ts';
+import { PipRelay } from '#gateway/src/pip/pip-relay.ts';
+import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import type { PairingView } from './pairing.ts';
 import { CHANNEL_STORAGE_KEY, PhoneLink } from './phone-link.ts';
 import type { EventSourceLike, RelayedAction } from './relay.ts';

@@ -5,7 +5,7 @@
 import { cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnTestGateway, type SpawnedGateway } from '#tools/testing/spawn-test-gateway.ts';
-import { openSse } from '../../../../gateway/test/sse-client.ts';
+import { openSse } from '#gateway/test/sse-client.ts';
 import { webPlatform } from '../platform/web.ts';
 import { createCompanion, type Companion } from '../state/companion.ts';
 import { App } from './App.tsx';

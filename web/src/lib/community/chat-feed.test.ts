@@ -8,7 +8,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import ws from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
-import { signedUpClient } from '../../../../localbase/test/clients.ts';
+import { signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { useClientForTests } from './backend.ts';
 import { ChatFeed, PAGE_SIZE, type FeedState } from './chat-feed.ts';
