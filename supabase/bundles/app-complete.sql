@@ -4116,7 +4116,7 @@ grant select, insert, update, delete on public.admin_email_confirmations to serv
 
 -- >>> 20261125120000_community_chat_read_group_array.sql
 -- The chat read policy asks for the caller's groups as one array instead of a set.
--- Rules: docs/database.md#groups-and-chat. Idempotent: part of community-patch-v6.sql.
+-- Rules: docs/database.md#groups. Idempotent: part of community-patch-v6.sql.
 --
 -- Who may read a message does not change: a member of its group. What changes is the cost of
 -- asking, which realtime pays once per subscriber for every chat message (one policy check per
