@@ -85,7 +85,7 @@ const forbidden = [
     name: 'companion-not-to-web',
     comment:
       'The companion is a separate app (its own build, its own Android shell): what it shares with the ' +
-      'web app is the wire format in contracts/, never the web app\'s code. Tests included.',
+      "web app is the wire format in contracts/, never the web app's code. Tests included.",
     severity: 'error',
     from: { path: '^companion/' },
     to: { path: '^web/' },
@@ -139,7 +139,12 @@ const forbidden = [
       'does not break another part. Files at the root (capacitor.config.ts) have no part.',
     severity: 'error',
     from: { path: '^([^/]+)/' },
-    to: { path: '^[^/]+/', pathNot: ['^$1/', '(^|/)node_modules/'], couldNotResolve: false, dependencyTypesNot: ['aliased-subpath-import', ...NPM, 'core'] },
+    to: {
+      path: '^[^/]+/',
+      pathNot: ['^$1/', '(^|/)node_modules/'],
+      couldNotResolve: false,
+      dependencyTypesNot: ['aliased-subpath-import', ...NPM, 'core'],
+    },
   },
   {
     name: 'not-to-unresolvable',

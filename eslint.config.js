@@ -4,7 +4,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.build/', '.tmp/', 'node_modules/', 'web/dist/', '.data/', 'coverage/', 'companion/ui/dist/', 'companion/android/'] },
+  {
+    ignores: [
+      '.build/',
+      '.tmp/',
+      'node_modules/',
+      'web/dist/',
+      '.data/',
+      'coverage/',
+      'companion/ui/dist/',
+      'companion/android/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -24,7 +24,8 @@ function parseXml(text: string) {
 
 const manifest = parseXml(read(mainDir, 'AndroidManifest.xml'));
 const elements = (name: string) => [...manifest.getElementsByTagName(name)];
-const attribute = (element: { getAttribute(name: string): string | null }, name: string) => element.getAttribute(`android:${name}`);
+const attribute = (element: { getAttribute(name: string): string | null }, name: string) =>
+  element.getAttribute(`android:${name}`);
 
 describe('permissions', () => {
   // The permissions the APK asks for: declared ones, less those a tools:node="remove" takes out of the merge.
@@ -61,7 +62,9 @@ describe('permissions', () => {
 
   it("removes only androidx.core's dynamic-receiver permission from the merged manifest", () => {
     const removed = elements('uses-permission').filter((element) => element.getAttribute('tools:node') === 'remove');
-    expect(removed.map((element) => attribute(element, 'name'))).toEqual(['${applicationId}.DYNAMIC_RECEIVER_NOT_EXPORTED_PERMISSION']);
+    expect(removed.map((element) => attribute(element, 'name'))).toEqual([
+      '${applicationId}.DYNAMIC_RECEIVER_NOT_EXPORTED_PERMISSION',
+    ]);
   });
 });
 
@@ -159,7 +162,12 @@ describe('the build', () => {
 
   it('keeps build outputs and copied web assets out of the repository', () => {
     const ignored = read(androidDir, '.gitignore');
-    for (const line of ['build/', 'app/src/main/assets/public', 'capacitor-cordova-android-plugins', 'local.properties']) {
+    for (const line of [
+      'build/',
+      'app/src/main/assets/public',
+      'capacitor-cordova-android-plugins',
+      'local.properties',
+    ]) {
       expect(ignored.split('\n')).toContain(line);
     }
   });

@@ -11,7 +11,14 @@ import { repoRoot } from '#db/paths.ts';
 import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 
 // What `cap sync` writes and the repository ignores: never copied in, so the sync must make them.
-const GENERATED = ['app/build', 'app/src/main/assets', 'app/src/main/res/xml/config.xml', 'capacitor-cordova-android-plugins', '.gradle', 'build'];
+const GENERATED = [
+  'app/build',
+  'app/src/main/assets',
+  'app/src/main/res/xml/config.xml',
+  'capacitor-cordova-android-plugins',
+  '.gradle',
+  'build',
+];
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let result: ReturnType<typeof spawnSync>;
@@ -27,14 +34,19 @@ beforeAll(async () => {
     filter: (source) => !GENERATED.some((generated) => source === path.join(sourceAndroid, generated)),
   });
   await mkdir(path.join(temp.dir, 'companion', 'ui'), { recursive: true });
-  await cp(path.join(repoRoot, VITE_BUILDS.companion.outDir), path.join(temp.dir, 'companion', 'ui', 'dist'), { recursive: true });
-  for (const file of ['capacitor.config.ts', 'package.json']) await cp(path.join(repoRoot, file), path.join(temp.dir, file));
+  await cp(path.join(repoRoot, VITE_BUILDS.companion.outDir), path.join(temp.dir, 'companion', 'ui', 'dist'), {
+    recursive: true,
+  });
+  for (const file of ['capacitor.config.ts', 'package.json'])
+    await cp(path.join(repoRoot, file), path.join(temp.dir, file));
   await symlink(path.join(repoRoot, 'node_modules'), path.join(temp.dir, 'node_modules'), 'dir');
 
   const cli = path.join(repoRoot, 'node_modules', '@capacitor', 'cli', 'bin', 'capacitor');
   // A user and network namespace of its own: only a loopback interface, which is down.
   offline = spawnSync('unshare', ['-rn', 'true']).status === 0;
-  const command = offline ? ['unshare', '-rn', process.execPath, cli, 'sync', 'android'] : [process.execPath, cli, 'sync', 'android'];
+  const command = offline
+    ? ['unshare', '-rn', process.execPath, cli, 'sync', 'android']
+    : [process.execPath, cli, 'sync', 'android'];
   result = spawnSync(command[0] as string, command.slice(1), {
     cwd: temp.dir,
     encoding: 'utf8',
@@ -65,13 +77,21 @@ describe('npx cap sync android', () => {
     expect(config).toMatchObject({ appId: 'app.studyhall.companion', plugins: { CapacitorHttp: { enabled: true } } });
     const plugins = JSON.parse(await readFile(path.join(assets, 'capacitor.plugins.json'), 'utf8'));
     expect(plugins).toEqual([expect.objectContaining({ pkg: '@capacitor/preferences' })]);
-    expect(await readFile(path.join(copiedAndroid(), 'capacitor.settings.gradle'), 'utf8')).toContain(':capacitor-preferences');
+    expect(await readFile(path.join(copiedAndroid(), 'capacitor.settings.gradle'), 'utf8')).toContain(
+      ':capacitor-preferences',
+    );
     expect((await stat(path.join(copiedAndroid(), 'capacitor-cordova-android-plugins'))).isDirectory()).toBe(true);
   });
 
   // capacitor.settings.gradle is rewritten with paths to node_modules, which differ in this copy.
   it('leaves the committed manifest and Gradle files as they are', async () => {
-    for (const file of ['app/src/main/AndroidManifest.xml', 'variables.gradle', 'app/build.gradle', 'app/capacitor.build.gradle', 'settings.gradle']) {
+    for (const file of [
+      'app/src/main/AndroidManifest.xml',
+      'variables.gradle',
+      'app/build.gradle',
+      'app/capacitor.build.gradle',
+      'settings.gradle',
+    ]) {
       const committed = await readFile(path.join(repoRoot, 'companion', 'android', file), 'utf8');
       expect(await readFile(path.join(copiedAndroid(), file), 'utf8'), file).toBe(committed);
     }

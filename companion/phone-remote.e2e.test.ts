@@ -71,7 +71,10 @@ afterAll(async () => {
 function seconds(text: string): number {
   const clock = /(\d+):(\d\d)(?::(\d\d))?/.exec(text);
   if (!clock) throw new Error(`no time in "${text}"`);
-  const parts = clock.slice(1).filter((part) => part !== undefined).map(Number);
+  const parts = clock
+    .slice(1)
+    .filter((part) => part !== undefined)
+    .map(Number);
   return parts.reduce((total, part) => total * 60 + part, 0);
 }
 
@@ -81,7 +84,9 @@ async function phoneSeconds(page: Page): Promise<number> {
 
 /** The page's completionAtMs, as the page posted it, read the way a phone with its code would. */
 async function completionAt(code: string | undefined): Promise<number> {
-  const state = (await (await fetch(`${appUrl}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} })).json()) as { completionAtMs: number | null };
+  const state = (await (
+    await fetch(`${appUrl}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} })
+  ).json()) as { completionAtMs: number | null };
   if (state.completionAtMs === null) throw new Error('the focus page posted no running timer');
   return state.completionAtMs;
 }
@@ -116,7 +121,9 @@ describe('the remote with the focus page (pairing off)', () => {
     const { page } = phone;
     await expect.poll(() => page.locator('.phase').textContent(), { timeout: 5_000 }).toBe('Focus');
     await expect.poll(() => page.locator('.subject-name').textContent()).toBe('Biology');
-    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(
+      1,
+    );
     // The time keeps running from completionAtMs without waiting for a poll.
     const before = await phoneSeconds(page);
     await page.waitForTimeout(1_100);
@@ -147,7 +154,9 @@ describe('the remote with the focus page (pairing off)', () => {
     expect(Date.now() - tapped).toBeLessThan(1_000);
     await expect.poll(() => phone.page.locator('.notice').textContent()).toBe('Sent to the focus page.');
     // The page's new count comes back to the phone with the next poll.
-    await expect.poll(() => phone.page.locator('#count-correct').textContent(), { timeout: 3_000 }).toBe(String(before + 1));
+    await expect
+      .poll(() => phone.page.locator('#count-correct').textContent(), { timeout: 3_000 })
+      .toBe(String(before + 1));
   });
 
   it('sends Incorrect, Skip, Undo and a target the same way', async () => {
@@ -176,7 +185,9 @@ describe('the remote with the focus page (pairing off)', () => {
     expect(await phoneSeconds(page)).toBe(paused);
     await focus.press('Resume');
     await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
-    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(1);
+    expect(Math.abs((await phoneSeconds(page)) - expectedSeconds(await completionAt(undefined)))).toBeLessThanOrEqual(
+      1,
+    );
     const correct = await focus.count('Correct');
     await focus.press('Correct');
     await expect.poll(() => page.locator('#count-correct').textContent(), { timeout: 4_000 }).toBe(String(correct + 1));
@@ -187,7 +198,9 @@ describe('the remote with the focus page (pairing off)', () => {
     await page.getByRole('button', { name: 'Settings' }).tap();
     await expect.poll(() => page.getByRole('textbox', { name: 'Server' }).inputValue()).toBe(appUrl);
     await page.getByRole('button', { name: 'Test connection' }).tap();
-    await expect.poll(() => page.locator('.test-result').textContent(), { timeout: 5_000 }).toMatch(/^Connected in \d+ ms: a session is running\.$/);
+    await expect
+      .poll(() => page.locator('.test-result').textContent(), { timeout: 5_000 })
+      .toMatch(/^Connected in \d+ ms: a session is running\.$/);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'settings-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'settings-dark.png') });
@@ -195,7 +208,9 @@ describe('the remote with the focus page (pairing off)', () => {
     // A browser may only reach the server that served it: another one is refused with a reason.
     await page.getByRole('textbox', { name: 'Server' }).fill('http://192.168.1.20:3000');
     await page.getByRole('button', { name: 'Save' }).tap();
-    await expect.poll(() => page.locator('#server-url-error').textContent()).toMatch(/only reach the server it was opened from/);
+    await expect
+      .poll(() => page.locator('#server-url-error').textContent())
+      .toMatch(/only reach the server it was opened from/);
     await page.getByRole('button', { name: 'Done' }).tap();
     await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
   });
@@ -247,7 +262,11 @@ describe("the Android overlay's page", () => {
       const calls: string[] = [];
       Object.assign(window, {
         __overlayCalls: calls,
-        StudyhallOverlay: { setVisible: (visible: boolean) => calls.push(`visible ${visible}`), openApp: () => calls.push('openApp'), close: () => calls.push('close') },
+        StudyhallOverlay: {
+          setVisible: (visible: boolean) => calls.push(`visible ${visible}`),
+          openApp: () => calls.push('openApp'),
+          close: () => calls.push('close'),
+        },
       });
     });
     try {
@@ -257,7 +276,15 @@ describe("the Android overlay's page", () => {
       await page.goto(`${appUrl}/companion/overlay.html?server=${encodeURIComponent(appUrl)}&code=`);
       // The first look is immediate: hidden while watching, then shown for the running session.
       await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true']);
-      await expect.poll(async () => Math.abs(seconds((await page.locator('.overlay-time').textContent()) ?? '') - expectedSeconds(completionAtMs)), { timeout: 3_000 }).toBeLessThanOrEqual(1);
+      await expect
+        .poll(
+          async () =>
+            Math.abs(
+              seconds((await page.locator('.overlay-time').textContent()) ?? '') - expectedSeconds(completionAtMs),
+            ),
+          { timeout: 3_000 },
+        )
+        .toBeLessThanOrEqual(1);
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'android-overlay.png') });
       await focus.press('Finish');
       await expect.poll(calls, { timeout: 5_000 }).toEqual(['visible false', 'visible true', 'visible false']);
@@ -278,7 +305,9 @@ describe('the installable remote', () => {
       const manifestHref = await page.locator('link[rel="manifest"]').getAttribute('href');
       const manifest = await page.evaluate(async (href) => (await fetch(href ?? '')).json(), manifestHref);
       expect(manifest).toMatchObject({ start_url: './', scope: './', display: 'standalone' });
-      expect(manifest.icons.map((icon: { sizes: string }) => icon.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+      expect(manifest.icons.map((icon: { sizes: string }) => icon.sizes)).toEqual(
+        expect.arrayContaining(['192x192', '512x512']),
+      );
       for (const icon of manifest.icons as Array<{ src: string }>) {
         expect((await page.request.get(`${appUrl}/companion/${icon.src}`)).headers()['content-type']).toBe('image/png');
       }
@@ -333,14 +362,26 @@ describe('PIP_PAIRING=on', () => {
     // The panel follows its button in the focus order: Tab reaches the remote's link inside it.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('#phone-remote') !== null)).toBe(true);
-    for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+    ]) {
       for (const colorScheme of ['light', 'dark'] as const) {
         await page.setViewportSize(viewport);
         await page.emulateMedia({ colorScheme });
         const result = await new AxeBuilder({ page }).include('#phone-remote').analyze();
-        const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-        expect(serious.map((violation) => `${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
-        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `focus-remote-panel-${viewport.width}-${colorScheme}.png`) });
+        const serious = result.violations.filter(
+          (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+        );
+        expect(
+          serious.map(
+            (violation) =>
+              `${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+          ),
+        ).toEqual([]);
+        await page.screenshot({
+          path: path.join(SCREENSHOT_DIR, `focus-remote-panel-${viewport.width}-${colorScheme}.png`),
+        });
       }
     }
     await page.keyboard.press('Escape');
@@ -352,12 +393,16 @@ describe('PIP_PAIRING=on', () => {
     const status = await phoneA.page.evaluate(async () => (await fetch('/api/pip/state')).status);
     expect(status).toBe(401);
     await phoneA.page.getByRole('heading', { name: 'Pair with your focus page' }).waitFor({ timeout: 5_000 });
-    for (const name of ['Correct', 'Incorrect']) expect(await phoneA.page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
+    for (const name of ['Correct', 'Incorrect'])
+      expect(await phoneA.page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
     await phoneA.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'pairing-light.png') });
   });
 
   it('works with the code, and each of two phones sees only its own page', async () => {
-    const withCode = await phoneA.page.evaluate(async (code) => (await fetch('/api/pip/state', { headers: { 'x-pip-code': code } })).status, biology.code ?? '');
+    const withCode = await phoneA.page.evaluate(
+      async (code) => (await fetch('/api/pip/state', { headers: { 'x-pip-code': code } })).status,
+      biology.code ?? '',
+    );
     expect(withCode).toBe(200);
 
     // Typed by hand on one phone, in lower case; the other phone opens the QR code's link.
@@ -368,8 +413,12 @@ describe('PIP_PAIRING=on', () => {
 
     await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
     await expect.poll(() => phoneB.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('History');
-    expect(Math.abs((await phoneSeconds(phoneA.page)) - expectedSeconds(await completionAt(biology.code)))).toBeLessThanOrEqual(1);
-    expect(Math.abs((await phoneSeconds(phoneB.page)) - expectedSeconds(await completionAt(history.code)))).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs((await phoneSeconds(phoneA.page)) - expectedSeconds(await completionAt(biology.code))),
+    ).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs((await phoneSeconds(phoneB.page)) - expectedSeconds(await completionAt(history.code))),
+    ).toBeLessThanOrEqual(1);
     await phoneB.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'remote-paired-dark.png') });
     await (await biology.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
     await (await history.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
@@ -381,8 +430,12 @@ describe('PIP_PAIRING=on', () => {
     await phoneB.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
     await history.waitForCount('Incorrect', 2, 1_000);
 
-    expect([await biology.count('Correct'), await biology.count('Incorrect'), await biology.count('Skip')]).toEqual([1, 0, 0]);
-    expect([await history.count('Correct'), await history.count('Incorrect'), await history.count('Skip')]).toEqual([0, 2, 0]);
+    expect([await biology.count('Correct'), await biology.count('Incorrect'), await biology.count('Skip')]).toEqual([
+      1, 0, 0,
+    ]);
+    expect([await history.count('Correct'), await history.count('Incorrect'), await history.count('Skip')]).toEqual([
+      0, 2, 0,
+    ]);
     await expect.poll(() => phoneA.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('0');
     await expect.poll(() => phoneB.page.locator('#count-incorrect').textContent(), { timeout: 3_000 }).toBe('2');
     await expect.poll(() => phoneB.page.locator('#count-correct').textContent()).toBe('0');
@@ -403,12 +456,18 @@ describe('PIP_PAIRING=on', () => {
     const panel = second.getByRole('region', { name: 'Phone remote' });
     await panel.getByText(/Another studyhall tab in this browser holds the phone remote/).waitFor();
     await panel.getByText('Handled by another tab').waitFor();
-    const correct = Number(await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').textContent());
+    const correct = Number(
+      await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').textContent(),
+    );
     await history.page.close();
     await panel.getByLabel('Pairing code').waitFor({ timeout: 10_000 });
     expect(((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '')).toBe(history.code);
     await phoneB.page.getByRole('button', { name: 'Correct', exact: true }).tap();
-    await second.getByRole('button', { name: 'Correct', exact: true }).locator('.counter-value').filter({ hasText: new RegExp(`^${correct + 1}$`) }).waitFor({ timeout: 2_000 });
+    await second
+      .getByRole('button', { name: 'Correct', exact: true })
+      .locator('.counter-value')
+      .filter({ hasText: new RegExp(`^${correct + 1}$`) })
+      .waitFor({ timeout: 2_000 });
   }, 60_000);
 
   it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
 import { LOG_LEVELS, readEnv } from './env.ts';
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
@@ -27,15 +31,23 @@ describe('readEnv', () => {
 
   it("knows exactly pino's levels", () => {
     expect([...LOG_LEVELS].sort()).toEqual([...Object.keys(pino.levels.values), 'silent'].sort());
-    for (const level of LOG_LEVELS) expect(readEnv({ LOG_LEVEL: level }, ['LOG_LEVEL'])).toEqual({ ok: true, value: { LOG_LEVEL: level } });
+    for (const level of LOG_LEVELS)
+      expect(readEnv({ LOG_LEVEL: level }, ['LOG_LEVEL'])).toEqual({ ok: true, value: { LOG_LEVEL: level } });
     expect(readEnv({ LOG_LEVEL: 'INFO' }, ['LOG_LEVEL']).ok).toBe(false);
   });
 
   it('reports every bad value of the picked variables, one line each', () => {
-    const result = readEnv({ DATA_DIR: '', DATABASE_URL: 'localhost:5432', LOCALBASE_PORT: '-1' }, ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT']);
+    const result = readEnv({ DATA_DIR: '', DATABASE_URL: 'localhost:5432', LOCALBASE_PORT: '-1' }, [
+      'DATA_DIR',
+      'DATABASE_URL',
+      'LOCALBASE_PORT',
+    ]);
     expect(result).toEqual({
       ok: false,
-      problems: ['DATABASE_URL: must be a postgres:// or postgresql:// URL', 'LOCALBASE_PORT: must be between 0 and 65535'],
+      problems: [
+        'DATABASE_URL: must be a postgres:// or postgresql:// URL',
+        'LOCALBASE_PORT: must be between 0 and 65535',
+      ],
     });
   });
 });
@@ -49,8 +61,14 @@ describe('the entry points share the rules', () => {
       run('db/cli.ts', ['migrate'], env),
     ]);
     const sentence = 'config: DATABASE_URL: must be a postgres:// or postgresql:// URL';
-    expect({ code: gateway.code, lines: gateway.stderr.trim().split('\n') }).toEqual({ code: 1, lines: [`studyhall: ${sentence}`] });
-    expect({ code: backend.code, lines: backend.stderr.trim().split('\n') }).toEqual({ code: 1, lines: [`localbase: ${sentence}`] });
+    expect({ code: gateway.code, lines: gateway.stderr.trim().split('\n') }).toEqual({
+      code: 1,
+      lines: [`studyhall: ${sentence}`],
+    });
+    expect({ code: backend.code, lines: backend.stderr.trim().split('\n') }).toEqual({
+      code: 1,
+      lines: [`localbase: ${sentence}`],
+    });
     expect({ code: db.code, lines: db.stderr.trim().split('\n') }).toEqual({ code: 2, lines: [`db: ${sentence}`] });
   }, 60_000);
 

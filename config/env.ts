@@ -42,7 +42,12 @@ const postgresUrl = z.url({ message: 'must be a postgres:// or postgresql:// URL
 const emailList = z
   .string()
   .optional()
-  .transform((value) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean))
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.email({ message: 'must be a comma-separated list of e-mail addresses' })));
 
 /** Every variable, with its rule and default. README.md's configuration table describes them. */
@@ -57,12 +62,19 @@ export const envFields = {
   LOCALBASE_API_SCHEMAS: optionalText.pipe(
     z
       .string()
-      .transform((value) => value.split(',').map((schema) => schema.trim()).filter(Boolean))
+      .transform((value) =>
+        value
+          .split(',')
+          .map((schema) => schema.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().min(1).max(63), { message: 'must be a comma-separated list of schema names' }).min(1))
       .optional(),
   ),
   /** The most rows one Data API answer carries (Supabase's `[api] max_rows`); unset means no limit. */
-  LOCALBASE_API_MAX_ROWS: optionalText.pipe(z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional()),
+  LOCALBASE_API_MAX_ROWS: optionalText.pipe(
+    z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional(),
+  ),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,
@@ -80,7 +92,10 @@ export const envFields = {
   /** The Management API the admin console's apply-sql talks to; unset: api.supabase.com, or localbase's own. */
   MANAGEMENT_API_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_PROJECT_REF: optionalText.pipe(
-    z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' }).optional(),
+    z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'must be a project ref (lower-case letters, digits and dashes)' })
+      .optional(),
   ),
   OPENAI_API_KEY: optionalText,
   GEMINI_API_KEY: optionalText,
@@ -103,18 +118,30 @@ export const envFields = {
 
 export type EnvName = keyof typeof envFields;
 export type EnvValues<Names extends EnvName> = { [Name in Names]: z.output<(typeof envFields)[Name]> };
-export type EnvResult<Names extends EnvName> = { ok: true; value: EnvValues<Names> } | { ok: false; problems: string[] };
+export type EnvResult<Names extends EnvName> =
+  { ok: true; value: EnvValues<Names> } | { ok: false; problems: string[] };
 
 /** Reads the named variables from `env`; a bad value is one `NAME: sentence` line in `problems`. */
-export function readEnv<const Names extends EnvName>(env: NodeJS.ProcessEnv, names: readonly Names[]): EnvResult<Names> {
-  const shape = Object.fromEntries(names.map((name) => [name, envFields[name]])) as { [Name in Names]: (typeof envFields)[Name] };
+export function readEnv<const Names extends EnvName>(
+  env: NodeJS.ProcessEnv,
+  names: readonly Names[],
+): EnvResult<Names> {
+  const shape = Object.fromEntries(names.map((name) => [name, envFields[name]])) as {
+    [Name in Names]: (typeof envFields)[Name];
+  };
   const parsed = z.object(shape).safeParse(env);
   if (parsed.success) return { ok: true, value: parsed.data as EnvValues<Names> };
-  return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`) };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+  };
 }
 
 /** LOG_DIR when unset: `$XDG_STATE_HOME/studyhall/logs`, else `~/.local/state/studyhall/logs`. */
 export function defaultLogDir(env: NodeJS.ProcessEnv): string {
-  const stateHome = env.XDG_STATE_HOME && env.XDG_STATE_HOME.trim() !== '' ? env.XDG_STATE_HOME : path.join(env.HOME ?? os.homedir(), '.local', 'state');
+  const stateHome =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.trim() !== ''
+      ? env.XDG_STATE_HOME
+      : path.join(env.HOME ?? os.homedir(), '.local', 'state');
   return path.resolve(stateHome, 'studyhall', 'logs');
 }

@@ -6,7 +6,10 @@ const base64UrlOfLength = (bytes: number, what: string) =>
   z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, { message: `must be URL-safe base64 without padding (${what})`, abort: true })
-    .refine((value) => Buffer.from(value, 'base64url').length === bytes, { message: `must decode to ${bytes} bytes (${what})`, abort: true });
+    .refine((value) => Buffer.from(value, 'base64url').length === bytes, {
+      message: `must decode to ${bytes} bytes (${what})`,
+      abort: true,
+    });
 
 /** An uncompressed P-256 point, as browsers take it for applicationServerKey. */
 export const vapidPublicKeySchema = base64UrlOfLength(65, 'an uncompressed P-256 public key').refine(

@@ -22,12 +22,28 @@ export type VerifyCategoryId = (typeof VERIFY_CATEGORIES)[number]['id'];
 /** How to repair a failing check: what to do, where (the patch page with the bundle chosen), which bundle. */
 export const verifyFix = z.object({ text: z.string(), href: z.nullable(z.string()), bundle: z.nullable(z.string()) });
 
-export const verifyCheck = z.object({ category: z.string(), name: z.string(), ok: z.boolean(), detail: z.string(), fix: z.nullable(verifyFix) });
+export const verifyCheck = z.object({
+  category: z.string(),
+  name: z.string(),
+  ok: z.boolean(),
+  detail: z.string(),
+  fix: z.nullable(verifyFix),
+});
 
-export const verifyCategoryReport = z.object({ id: z.string(), name: z.string(), ok: z.boolean(), checks: z.array(verifyCheck) });
+export const verifyCategoryReport = z.object({
+  id: z.string(),
+  name: z.string(),
+  ok: z.boolean(),
+  checks: z.array(verifyCheck),
+});
 
 /** One check of a browser proof run: service_worker, indexeddb or login. */
-export const proofCheck = z.object({ name: z.string(), ok: z.boolean(), detail: z.string(), facts: z.record(z.string(), z.unknown()) });
+export const proofCheck = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  detail: z.string(),
+  facts: z.record(z.string(), z.unknown()),
+});
 
 /** A browser's report, as POST /__admin/browser-proof-result answers it and verify carries the latest. */
 export const proofReport = z.object({

@@ -25,6 +25,10 @@ export const pipAction = z.discriminatedUnion('action', [
 export type PipAction = z.infer<typeof pipAction>;
 
 /** The 202 answer: how many open focus-page streams took the action, and its relay id. */
-export const actionAccepted = z.object({ accepted: z.literal(true), delivered: z.int().check(z.minimum(0)), id: z.int().check(z.positive()) });
+export const actionAccepted = z.object({
+  accepted: z.literal(true),
+  delivered: z.int().check(z.minimum(0)),
+  id: z.int().check(z.positive()),
+});
 
 export type ActionAccepted = z.infer<typeof actionAccepted>;

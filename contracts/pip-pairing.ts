@@ -14,7 +14,11 @@ export const PIP_CHANNEL_HEADER = 'x-pip-channel';
 
 /** Whether a value is a code exactly as the server issues it. */
 export function isPairingCode(value: unknown): value is string {
-  return typeof value === 'string' && value.length === PAIRING_CODE_LENGTH && [...value].every((char) => PAIRING_CODE_ALPHABET.includes(char));
+  return (
+    typeof value === 'string' &&
+    value.length === PAIRING_CODE_LENGTH &&
+    [...value].every((char) => PAIRING_CODE_ALPHABET.includes(char))
+  );
 }
 
 /** A code as typed ("k7m-2qd", "K7M 2QD") -> "K7M2QD"; undefined when it cannot be one. */

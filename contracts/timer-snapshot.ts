@@ -10,7 +10,9 @@ import * as z from 'zod/mini';
 /** The longest subject id and name, task id and title a snapshot may carry. */
 export const SNAPSHOT_LIMITS = { subjectId: 100, subjectName: 200, taskId: 100, taskTitle: 500 } as const;
 
-type ObjectOf<Config extends z.core.$ZodObjectConfig> = <Shape extends z.core.$ZodLooseShape>(shape: Shape) => z.ZodMiniObject<Shape, Config>;
+type ObjectOf<Config extends z.core.$ZodObjectConfig> = <Shape extends z.core.$ZodLooseShape>(
+  shape: Shape,
+) => z.ZodMiniObject<Shape, Config>;
 
 const count = z.int().check(z.minimum(0));
 const wholeMs = z.int().check(z.minimum(0));
@@ -22,8 +24,18 @@ function snapshotShape<Config extends z.core.$ZodObjectConfig>(object: ObjectOf<
     remainingMs: wholeMs,
     /** When the running phase ends (ms since the epoch); null while paused. */
     completionAtMs: z.nullable(wholeMs),
-    subject: z.nullable(object({ id: z.string().check(z.maxLength(SNAPSHOT_LIMITS.subjectId)), name: z.string().check(z.maxLength(SNAPSHOT_LIMITS.subjectName)) })),
-    task: z.nullable(object({ id: z.string().check(z.maxLength(SNAPSHOT_LIMITS.taskId)), title: z.string().check(z.maxLength(SNAPSHOT_LIMITS.taskTitle)) })),
+    subject: z.nullable(
+      object({
+        id: z.string().check(z.maxLength(SNAPSHOT_LIMITS.subjectId)),
+        name: z.string().check(z.maxLength(SNAPSHOT_LIMITS.subjectName)),
+      }),
+    ),
+    task: z.nullable(
+      object({
+        id: z.string().check(z.maxLength(SNAPSHOT_LIMITS.taskId)),
+        title: z.string().check(z.maxLength(SNAPSHOT_LIMITS.taskTitle)),
+      }),
+    ),
     attempts: object({ correct: count, incorrect: count, skipped: count }),
     /** A positive number of questions, or null. */
     target: z.nullable(z.int().check(z.positive())),
@@ -31,7 +43,10 @@ function snapshotShape<Config extends z.core.$ZodObjectConfig>(object: ObjectOf<
 }
 
 /** The body of POST /__pip/state. The page may send its own clock; the server stamps its own instead. */
-export const timerSnapshotInput = z.strictObject({ ...snapshotShape(z.strictObject), updatedAt: z.optional(z.unknown()) });
+export const timerSnapshotInput = z.strictObject({
+  ...snapshotShape(z.strictObject),
+  updatedAt: z.optional(z.unknown()),
+});
 
 /** A snapshot as the gateway hands it out: updatedAt is the server's ms when it arrived, null before any post. */
 export const timerSnapshot = z.object({ ...snapshotShape(z.object), updatedAt: z.nullable(wholeMs) });

@@ -43,7 +43,8 @@ async function resetPostgres(databaseUrl: string): Promise<void> {
   await client.connect();
   try {
     await client.query('begin');
-    for (const schema of STUDYHALL_SCHEMAS) await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+    for (const schema of STUDYHALL_SCHEMAS)
+      await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
     await client.query('create schema public');
     await client.query('commit');
   } catch (error) {
@@ -66,7 +67,9 @@ async function main(): Promise<void> {
   if (command === 'reset') {
     if (databaseUrl) {
       if (!process.argv.includes('--yes')) {
-        console.error('db:reset: this drops every studyhall schema at DATABASE_URL; run `npm run db:reset -- --yes` to confirm');
+        console.error(
+          'db:reset: this drops every studyhall schema at DATABASE_URL; run `npm run db:reset -- --yes` to confirm',
+        );
         process.exit(2);
       }
       await resetPostgres(databaseUrl);

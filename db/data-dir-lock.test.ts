@@ -7,7 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnUnreaped, untilState, untilZombie } from '#tools/testing/unreaped-child.ts';
-import { bootIdentity, DataDirLockedError, lockDataDir, lockPathFor, processIsZombie, processStartTime, type LockOwner } from './data-dir-lock.ts';
+import {
+  bootIdentity,
+  DataDirLockedError,
+  lockDataDir,
+  lockPathFor,
+  processIsZombie,
+  processStartTime,
+  type LockOwner,
+} from './data-dir-lock.ts';
 import { openDatabase } from './database.ts';
 import { repoRoot } from './paths.ts';
 
@@ -151,7 +159,13 @@ describe('the DATA_DIR lock', () => {
   });
 
   it('takes over a lock written in an earlier boot even if its pid runs now', async () => {
-    const earlierBoot: LockOwner = { pid: process.pid, boot: 'an-earlier-boot', started: null, token: 'old', hostname: os.hostname() };
+    const earlierBoot: LockOwner = {
+      pid: process.pid,
+      boot: 'an-earlier-boot',
+      started: null,
+      token: 'old',
+      hostname: os.hostname(),
+    };
     await writeFile(lockPathFor(dataDir), JSON.stringify(earlierBoot));
     const unlock = await lockDataDir(dataDir);
     expect((await readOwner(dataDir)).token).not.toBe('old');
@@ -191,11 +205,22 @@ describe('the DATA_DIR lock', () => {
   });
 
   it('lets exactly one of several processes starting at once take over a stale lock', async () => {
-    const dead: LockOwner = { pid: process.pid, boot: bootIdentity(), started: '1', token: 'dead', hostname: os.hostname() };
+    const dead: LockOwner = {
+      pid: process.pid,
+      boot: bootIdentity(),
+      started: '1',
+      token: 'dead',
+      hostname: os.hostname(),
+    };
     await writeFile(lockPathFor(dataDir), JSON.stringify(dead));
     const starters = Array.from({ length: 4 }, () => runFixture('db/fixtures/hold-lock.ts', dataDir));
     const outcomes = await Promise.all(
-      starters.map((child) => ready(child).then(() => 'holds' as const, () => 'refused' as const)),
+      starters.map((child) =>
+        ready(child).then(
+          () => 'holds' as const,
+          () => 'refused' as const,
+        ),
+      ),
     );
     try {
       expect(outcomes.filter((outcome) => outcome === 'holds')).toHaveLength(1);
@@ -208,7 +233,13 @@ describe('the DATA_DIR lock', () => {
 
   it('a release never removes a lock that another process has taken over since', async () => {
     const unlock = await lockDataDir(dataDir);
-    const other: LockOwner = { pid: process.pid, boot: bootIdentity(), started: '1', token: 'other', hostname: os.hostname() };
+    const other: LockOwner = {
+      pid: process.pid,
+      boot: bootIdentity(),
+      started: '1',
+      token: 'other',
+      hostname: os.hostname(),
+    };
     await writeFile(lockPathFor(dataDir), JSON.stringify(other));
     await unlock();
     expect((await readOwner(dataDir)).token).toBe('other');

@@ -14,7 +14,11 @@ import { z } from 'zod';
 
 export class DataDirLockedError extends Error {
   readonly code = 'data_dir_locked';
-  constructor(readonly dataDir: string, readonly lockPath: string, readonly ownerPid?: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly lockPath: string,
+    readonly ownerPid?: number,
+  ) {
     super(
       `DATA_DIR ${dataDir} is in use by another studyhall process${ownerPid ? ` (pid ${ownerPid})` : ''} (lock ${lockPath}). ` +
         'Stop that process, or point DATA_DIR somewhere else.',
@@ -80,7 +84,13 @@ export function processIsZombie(pid: number): boolean {
 function psState(pid: number): string | undefined {
   if (process.platform === 'linux' || process.platform === 'win32') return undefined;
   try {
-    return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2_000 }).trim() || undefined;
+    return (
+      execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 2_000,
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -116,7 +126,11 @@ function ourIdentity(): LockOwner {
   };
 }
 
-type Existing = { kind: 'owner'; owner: LockOwner; text: string } | { kind: 'unreadable'; text: string } | { kind: 'legacy-directory'; ageMs: number } | { kind: 'none' };
+type Existing =
+  | { kind: 'owner'; owner: LockOwner; text: string }
+  | { kind: 'unreadable'; text: string }
+  | { kind: 'legacy-directory'; ageMs: number }
+  | { kind: 'none' };
 
 /**
  * Earlier versions locked with a directory refreshed every 2 s and judged stale after 10 s; such a
@@ -146,7 +160,9 @@ async function readExisting(file: string): Promise<Existing> {
     return { kind: 'owner', owner: lockOwner.parse(JSON.parse(text)), text };
   } catch {
     // Empty or torn: a lock that never got its owner written. Young: its writer may be alive.
-    return Date.now() - info.mtimeMs < UNWRITTEN_GRACE_MS ? { kind: 'unreadable', text } : { kind: 'owner', owner: deadOwner, text };
+    return Date.now() - info.mtimeMs < UNWRITTEN_GRACE_MS
+      ? { kind: 'unreadable', text }
+      : { kind: 'owner', owner: deadOwner, text };
   }
 }
 
@@ -175,7 +191,11 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
  * starting at once after a crash cannot both replace the same stale lock: the one holding the
  * takeover file checks that the lock is still the stale one it judged before replacing it.
  */
-async function takeOver(lockPath: string, staleText: string | undefined, content: string): Promise<'taken' | 'changed'> {
+async function takeOver(
+  lockPath: string,
+  staleText: string | undefined,
+  content: string,
+): Promise<'taken' | 'changed'> {
   const mutexPath = `${lockPath}.takeover`;
   const mutex = JSON.stringify(ourIdentity());
   if (!(await createExclusive(mutexPath, mutex))) {
@@ -186,7 +206,8 @@ async function takeOver(lockPath: string, staleText: string | undefined, content
   try {
     const now = await readExisting(lockPath);
     const sameStale =
-      (staleText === undefined && now.kind === 'legacy-directory') || ((now.kind === 'owner' || now.kind === 'unreadable') && now.text === staleText);
+      (staleText === undefined && now.kind === 'legacy-directory') ||
+      ((now.kind === 'owner' || now.kind === 'unreadable') && now.text === staleText);
     if (!sameStale) return 'changed';
     const temp = `${lockPath}.${process.pid}.${randomUUID()}`;
     await createExclusive(temp, content);

@@ -78,9 +78,13 @@ describe('the embedded database in DATA_DIR', () => {
   }, 120_000);
 
   it('refuses a DATABASE_URL that is not a Postgres URL before touching anything, one line per problem', async () => {
-    const run = await finished(runTs('db/cli.ts', ['migrate'], dataDir, { DATABASE_URL: 'mysql://localhost/studyhall' }));
+    const run = await finished(
+      runTs('db/cli.ts', ['migrate'], dataDir, { DATABASE_URL: 'mysql://localhost/studyhall' }),
+    );
     expect(run.code).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual(['db: config: DATABASE_URL: must be a postgres:// or postgresql:// URL']);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'db: config: DATABASE_URL: must be a postgres:// or postgresql:// URL',
+    ]);
   }, 60_000);
 
   it('starts PGlite with a 32 MB buffer pool given at start, writing no setting into DATA_DIR', async () => {
@@ -124,7 +128,9 @@ describe('the embedded database in DATA_DIR', () => {
       await client.query('rollback');
       await client.query('begin');
       // The same names in another order.
-      await client.query(`update ${table} set run_on = run_on - interval '1 day' where id = (select max(id) from ${table})`);
+      await client.query(
+        `update ${table} set run_on = run_on - interval '1 day' where id = (select max(id) from ${table})`,
+      );
       expect(await migrationsUpToDate(client)).toBe(false);
       await client.query('rollback');
       await client.query('begin');
@@ -138,7 +144,7 @@ describe('the embedded database in DATA_DIR', () => {
     }
   }, 120_000);
 
-  it('applies the platform stand-in again when its files changed, and keeps the migrations\' revokes', async () => {
+  it("applies the platform stand-in again when its files changed, and keeps the migrations' revokes", async () => {
     const before = await openDatabase({ dataDir });
     try {
       // What a checkout with other platform files would find recorded.

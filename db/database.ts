@@ -116,7 +116,11 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
 }
 
 /** PGlite on the calling thread, as before the worker: no statement timeout can stop a statement. */
-async function openInThread(pgdata: string, unlock: () => Promise<void>, options: OpenDatabaseOptions): Promise<Database> {
+async function openInThread(
+  pgdata: string,
+  unlock: () => Promise<void>,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
   const inMemory = pgdata === MEMORY;
   let pglite: PGlite | undefined;
   try {

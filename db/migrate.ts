@@ -49,11 +49,16 @@ export async function migrationsUpToDate(client: Queryable): Promise<boolean> {
     client.query<{ name: string }>(`select name from ${table} order by run_on, id`),
   ]);
   const names = recorded.rows.map((row) => row.name);
-  return names.length === files.length && files.every((file, index) => file.name.replace(/\.sql$/, '') === names[index]);
+  return (
+    names.length === files.length && files.every((file, index) => file.name.replace(/\.sql$/, '') === names[index])
+  );
 }
 
 /** Applies pending migrations, each in its own transaction; returns the names it applied. */
-export async function applyMigrations(client: Queryable, log: (line: string) => void = () => {}): Promise<MigrationResult> {
+export async function applyMigrations(
+  client: Queryable,
+  log: (line: string) => void = () => {},
+): Promise<MigrationResult> {
   if (await migrationsUpToDate(client)) return { applied: [] };
   // Loaded only when there may be something to run: a warm start never needs it.
   const { runner } = await import('node-pg-migrate');
@@ -90,11 +95,15 @@ export async function applyPlatformIfChanged(client: Queryable): Promise<boolean
   const digest = platformDigest(files);
   const table = `${MIGRATIONS_SCHEMA}.${PLATFORM_TABLE}`;
   const exists = await client.query<{ found: boolean }>(`select to_regclass($1) is not null as found`, [table]);
-  const recorded = exists.rows[0]?.found ? (await client.query<{ digest: string }>(`select digest from ${table}`)).rows[0]?.digest : undefined;
+  const recorded = exists.rows[0]?.found
+    ? (await client.query<{ digest: string }>(`select digest from ${table}`)).rows[0]?.digest
+    : undefined;
   if (recorded === digest) return false;
   await applyPlatform(client, files);
   await client.query(`create schema if not exists ${MIGRATIONS_SCHEMA}`);
-  await client.query(`create table if not exists ${table} (digest text not null, applied_at timestamptz not null default now())`);
+  await client.query(
+    `create table if not exists ${table} (digest text not null, applied_at timestamptz not null default now())`,
+  );
   // One statement, so the table never holds zero or two rows.
   await client.query(`with replaced as (delete from ${table}) insert into ${table} (digest) values ($1)`, [digest]);
   return true;

@@ -16,7 +16,10 @@ let pool: pg.Pool;
 
 /** The first open starts from the test database's snapshot; later ones open what is in the directory. */
 async function openEngine(fromSnapshot: boolean): Promise<void> {
-  engine = new PgliteEngine({ pgdata: path.join(dir, 'pgdata'), ...(fromSnapshot ? { loadDataDir: await testDatabaseSnapshot() } : {}) });
+  engine = new PgliteEngine({
+    pgdata: path.join(dir, 'pgdata'),
+    ...(fromSnapshot ? { loadDataDir: await testDatabaseSnapshot() } : {}),
+  });
   await engine.start();
   pool = new pg.Pool(enginePoolConfig(engine));
   pool.on('error', () => {});
@@ -47,7 +50,10 @@ afterAll(async () => {
 
 describe('the worker engine behind a pg Pool', () => {
   it('answers queries with parameters, in the hosted search path', async () => {
-    const { rows } = await pool.query<{ x: number; y: string; path: string }>("select 1 as x, $1::text as y, current_setting('search_path') as path", ['hi']);
+    const { rows } = await pool.query<{ x: number; y: string; path: string }>(
+      "select 1 as x, $1::text as y, current_setting('search_path') as path",
+      ['hi'],
+    );
     expect(rows).toEqual([{ x: 1, y: 'hi', path: '"$user", public, extensions' }]);
   });
 
@@ -60,7 +66,9 @@ describe('the worker engine behind a pg Pool', () => {
   it('serves concurrent callers one after another, in the order they asked', async () => {
     await pool.query('truncate public.engine_probe');
     const labels = Array.from({ length: 20 }, (_, index) => `caller-${index}`);
-    await Promise.all(labels.map((label) => pool.query('insert into public.engine_probe (label) values ($1)', [label])));
+    await Promise.all(
+      labels.map((label) => pool.query('insert into public.engine_probe (label) values ($1)', [label])),
+    );
     const { rows } = await pool.query<{ label: string }>('select label from public.engine_probe order by seq');
     expect(rows.map((row) => row.label)).toEqual(labels);
   });
@@ -105,7 +113,10 @@ describe('the statement watchdog', () => {
     await client.query('begin');
     await client.query("insert into public.engine_probe (label) values ('interrupted')");
     const started = Date.now();
-    const running = client.query('select pg_sleep(30)').then(() => undefined, (error: unknown) => error);
+    const running = client.query('select pg_sleep(30)').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     // Another caller asks meanwhile: it waits for the connection, then runs on the reopened engine.
     const queued = pool.query<{ label: string }>('select label from public.engine_probe order by seq');
     const cut = await running;
@@ -133,7 +144,10 @@ describe('the statement watchdog', () => {
 
 describe('a crash of the worker thread', () => {
   it('is an error for the caller, not a hang, and the engine opens again', async () => {
-    const crashing = new PgliteEngine({ pgdata: 'unused', workerUrl: new URL('./fixtures/crashing-pglite-worker.mjs', import.meta.url) });
+    const crashing = new PgliteEngine({
+      pgdata: 'unused',
+      workerUrl: new URL('./fixtures/crashing-pglite-worker.mjs', import.meta.url),
+    });
     await crashing.start();
     const crashingPool = new pg.Pool(enginePoolConfig(crashing));
     crashingPool.on('error', () => {});

@@ -69,7 +69,10 @@ function statementTimeoutAnswer(): Buffer {
     ['C', '57014'],
     ['M', 'canceling statement due to statement timeout'],
   ];
-  const body = Buffer.concat([...fields.map(([code, value]) => Buffer.from(`${code}${value}\0`, 'utf8')), Buffer.from([0])]);
+  const body = Buffer.concat([
+    ...fields.map(([code, value]) => Buffer.from(`${code}${value}\0`, 'utf8')),
+    Buffer.from([0]),
+  ]);
   const header = Buffer.alloc(5);
   header.write('E', 0, 'latin1');
   header.writeInt32BE(body.length + 4, 1);
@@ -150,7 +153,9 @@ export class PgliteEngine {
       };
       worker.once('message', onFirst);
       worker.once('error', (error) => (failure = `: ${error.message}`));
-      worker.once('exit', (code) => reject(new Error(`the PGlite worker exited (${code}) before it opened ${this.#pgdata}${failure}`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`the PGlite worker exited (${code}) before it opened ${this.#pgdata}${failure}`)),
+      );
     });
     worker.on('message', (reply: EngineReply) => this.#onReply(worker, reply));
     worker.on('error', (error) => opened && this.#onWorkerGone(worker, `stopped: ${error.message}`));
@@ -167,7 +172,12 @@ export class PgliteEngine {
 
   /** @internal Sends a connection's protocol bytes to the worker, once it is ready. */
   send(stream: WorkerSessionStream, bytes: Uint8Array): void {
-    const exec: PendingExec = { id: this.#nextExec++, session: stream.session, timeoutMs: stream.statementTimeoutMs, posted: false };
+    const exec: PendingExec = {
+      id: this.#nextExec++,
+      session: stream.session,
+      timeoutMs: stream.statementTimeoutMs,
+      posted: false,
+    };
     this.#pending.push(exec);
     // A copy of exactly these bytes (a Buffer may be a view on a shared pool), handed over without another copy.
     const copy = new Uint8Array(bytes);
@@ -219,7 +229,9 @@ export class PgliteEngine {
   #timeOut(exec: PendingExec): void {
     if (this.#pending[0] !== exec) return;
     const stream = this.#sessions.get(exec.session);
-    this.#options.log?.(`pglite: a statement ran past its ${exec.timeoutMs} ms statement timeout; reopening the database`);
+    this.#options.log?.(
+      `pglite: a statement ran past its ${exec.timeoutMs} ms statement timeout; reopening the database`,
+    );
     // Its caller gets Postgres's answer for a cancelled statement, then the connection ends: the
     // transaction it was in is gone with the engine, and so is everything the connection prepared.
     stream?.receive(statementTimeoutAnswer());
@@ -251,7 +263,9 @@ export class PgliteEngine {
     }
     this.#sessions.clear();
     this.#restarts += 1;
-    this.#spawn(undefined, old?.terminate()).catch((error: unknown) => this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`));
+    this.#spawn(undefined, old?.terminate()).catch((error: unknown) =>
+      this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`),
+    );
   }
 
   /** Closes PGlite cleanly (a checkpoint, files closed), ends the thread, removes a temporary directory. */

@@ -31,10 +31,16 @@ const serialize = {
   startup: startupPacket,
 };
 
-const text = (bytes: Uint8Array) => [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.')).join('');
+const text = (bytes: Uint8Array) =>
+  [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.')).join('');
 const types = (group: Uint8Array) => {
   const found: string[] = [];
-  for (let offset = 0; offset < group.length; offset += 1 + new DataView(group.buffer, group.byteOffset).getInt32(offset + 1)) found.push(String.fromCharCode(group[offset]!));
+  for (
+    let offset = 0;
+    offset < group.length;
+    offset += 1 + new DataView(group.buffer, group.byteOffset).getInt32(offset + 1)
+  )
+    found.push(String.fromCharCode(group[offset]!));
   return found.join('');
 };
 

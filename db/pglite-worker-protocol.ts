@@ -10,8 +10,7 @@ export interface WorkerOptions {
 
 export type EngineRequest =
   /** Protocol bytes of one connection (`session`): whole messages, answered in `data` replies. */
-  | { type: 'exec'; id: number; session: number; bytes: ArrayBuffer }
-  | { type: 'close' };
+  { type: 'exec'; id: number; session: number; bytes: ArrayBuffer } | { type: 'close' };
 
 export type EngineReply =
   | { type: 'ready' }

@@ -29,7 +29,10 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffer
 export function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<PGlite> {
   return PGlite.create(dataDir, {
     extensions: { pgcrypto, pg_trgm, pgtap },
-    startParams: [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
 }

@@ -15,7 +15,11 @@ export const MIGRATION_NAME = /^(\d{14})_([a-z0-9_]+)\.sql$/;
 async function readSqlDir(dir: string, accept: (name: string) => boolean): Promise<SqlFile[]> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.sql') && accept(name)).sort();
   return Promise.all(
-    names.map(async (name) => ({ name, path: path.join(dir, name), sql: await readFile(path.join(dir, name), 'utf8') })),
+    names.map(async (name) => ({
+      name,
+      path: path.join(dir, name),
+      sql: await readFile(path.join(dir, name), 'utf8'),
+    })),
   );
 }
 
@@ -27,7 +31,9 @@ export async function readMigrationFiles(): Promise<SqlFile[]> {
   const all = await readSqlDir(migrationsDir, () => true);
   const misnamed = all.filter((file) => !MIGRATION_NAME.test(file.name));
   if (misnamed.length > 0) {
-    throw new Error(`migration files must be named <yyyymmddhhmmss>_<name>.sql: ${misnamed.map((f) => f.name).join(', ')}`);
+    throw new Error(
+      `migration files must be named <yyyymmddhhmmss>_<name>.sql: ${misnamed.map((f) => f.name).join(', ')}`,
+    );
   }
   return all;
 }

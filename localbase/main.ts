@@ -7,7 +7,13 @@ import { writePrivateFile } from '#db/private-file.ts';
 import { startLocalbase, type Localbase } from './server.ts';
 
 /** The variables `npm run backend` reads (their rules live in config/env.ts). */
-const BACKEND_ENV = ['DATA_DIR', 'DATABASE_URL', 'LOCALBASE_PORT', 'LOCALBASE_API_SCHEMAS', 'LOCALBASE_API_MAX_ROWS'] as const;
+const BACKEND_ENV = [
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOCALBASE_PORT',
+  'LOCALBASE_API_SCHEMAS',
+  'LOCALBASE_API_MAX_ROWS',
+] as const;
 
 export function statusOf(localbase: Localbase) {
   return {

@@ -60,7 +60,11 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 // benches outside localbase that hold it to them.
 export { ACCESS_TOKEN_LIFETIME_SECONDS } from './src/auth/sessions.ts';
 export { keysFile } from './src/keys.ts';
-export { REALTIME_MAX_BINDINGS_PER_CHANNEL, REALTIME_MAX_CHANNELS_PER_CLIENT, TOO_MANY_CHANNELS_REASON } from './src/realtime/socket.ts';
+export {
+  REALTIME_MAX_BINDINGS_PER_CHANNEL,
+  REALTIME_MAX_CHANNELS_PER_CLIENT,
+  TOO_MANY_CHANNELS_REASON,
+} from './src/realtime/socket.ts';
 export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
 
 export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
@@ -80,7 +84,11 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);
 
-    app = Fastify({ logger: options.logger ?? false, bodyLimit: JSON_BODY_LIMIT_BYTES, requestTimeout: REQUEST_TIMEOUT_MS });
+    app = Fastify({
+      logger: options.logger ?? false,
+      bodyLimit: JSON_BODY_LIMIT_BYTES,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+    });
     const log = (error: unknown) => app?.log.error({ err: error }, 'localbase background task failed');
     // The schema cache loads while the rest of the server starts, not before it: only Data API
     // requests need it, and one that comes first waits for the load in progress (Catalog.current).
@@ -98,30 +106,42 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const listening = { url: `http://${host}:${port}` };
     // Each API family sits in a scope of its own behind the API-key gate (api-key.ts).
     const gated = (openRoutes: readonly string[] = []) => ({ keys, openRoutes });
-    await app.register(async (scope) => {
-      installApiKeyGate(scope, gated());
-      await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
-    }, { prefix: '/auth/v1' });
-    await app.register(async (scope) => {
-      installApiKeyGate(scope, gated());
-      await scope.register(restRoutes, {
-        pool,
-        catalog,
-        verifier,
-        schemas,
-        maxRows: options.maxRows,
-        onWrite: () => void realtime.poke(),
-      });
-    }, { prefix: '/rest/v1' });
-    await app.register(async (scope) => {
-      // Public buckets are read without a key, as <img src> does on a hosted project.
-      installApiKeyGate(scope, gated(['/storage/v1/object/public/:bucket/*']));
-      await scope.register(storageRoutes, { pool, verifier, root: path.join(dataDir, 'storage') });
-    }, { prefix: '/storage/v1' });
-    await app.register(async (scope) => {
-      installApiKeyGate(scope, gated());
-      await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
-    }, { prefix: '/realtime/v1' });
+    await app.register(
+      async (scope) => {
+        installApiKeyGate(scope, gated());
+        await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
+      },
+      { prefix: '/auth/v1' },
+    );
+    await app.register(
+      async (scope) => {
+        installApiKeyGate(scope, gated());
+        await scope.register(restRoutes, {
+          pool,
+          catalog,
+          verifier,
+          schemas,
+          maxRows: options.maxRows,
+          onWrite: () => void realtime.poke(),
+        });
+      },
+      { prefix: '/rest/v1' },
+    );
+    await app.register(
+      async (scope) => {
+        // Public buckets are read without a key, as <img src> does on a hosted project.
+        installApiKeyGate(scope, gated(['/storage/v1/object/public/:bucket/*']));
+        await scope.register(storageRoutes, { pool, verifier, root: path.join(dataDir, 'storage') });
+      },
+      { prefix: '/storage/v1' },
+    );
+    await app.register(
+      async (scope) => {
+        installApiKeyGate(scope, gated());
+        await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
+      },
+      { prefix: '/realtime/v1' },
+    );
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {
       pool,

@@ -39,16 +39,20 @@ describe('pgTAP suite on PGlite', () => {
   });
 
   for (const file of suite.all) {
-    it(file.name, async () => {
-      // A run filtered to some files (vitest -t) still needs the first one, as `supabase test db`
-      // does when it is given single files.
-      if (suite.tests.includes(file) && !(await hasTestsSchema(client))) {
-        const setup = await runPgtapFile(client, suite.setup.sql, suite.setup.name);
-        if (!setup.passed) expect.fail(`${suite.setup.name} failed:\n${setup.problems.join('\n')}`);
-      }
-      const run = await runPgtapFile(client, file.sql, file.name);
-      if (!run.passed) expect.fail(`${file.name} failed:\n${run.problems.join('\n')}`);
-      expect(run.report.results.length).toBeGreaterThan(0);
-    }, 120_000);
+    it(
+      file.name,
+      async () => {
+        // A run filtered to some files (vitest -t) still needs the first one, as `supabase test db`
+        // does when it is given single files.
+        if (suite.tests.includes(file) && !(await hasTestsSchema(client))) {
+          const setup = await runPgtapFile(client, suite.setup.sql, suite.setup.name);
+          if (!setup.passed) expect.fail(`${suite.setup.name} failed:\n${setup.problems.join('\n')}`);
+        }
+        const run = await runPgtapFile(client, file.sql, file.name);
+        if (!run.passed) expect.fail(`${file.name} failed:\n${run.problems.join('\n')}`);
+        expect(run.report.results.length).toBeGreaterThan(0);
+      },
+      120_000,
+    );
   }
 });

@@ -28,7 +28,10 @@ describe('TAP judgement', () => {
   });
 
   it('keeps multi-line diagnostics with the failing result', () => {
-    const report = parseTap(['1..1', 'not ok 1 - wrong\n#   Failed test 1: "wrong"\n#         have: 2\n#         want: 3']);
+    const report = parseTap([
+      '1..1',
+      'not ok 1 - wrong\n#   Failed test 1: "wrong"\n#         have: 2\n#         want: 3',
+    ]);
     expect(report.results[0]?.diagnostics).toHaveLength(3);
   });
 });

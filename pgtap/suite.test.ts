@@ -32,7 +32,11 @@ async function pgtapFilesInRepo(dir = repoRoot): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) found.push(...(await pgtapFilesInRepo(full)));
-    else if (entry.isFile() && entry.name.endsWith('.sql') && /\bselect\s+plan\s*\(/i.test(await readFile(full, 'utf8'))) {
+    else if (
+      entry.isFile() &&
+      entry.name.endsWith('.sql') &&
+      /\bselect\s+plan\s*\(/i.test(await readFile(full, 'utf8'))
+    ) {
       found.push(path.relative(repoRoot, full).split(path.sep).join('/'));
     }
   }
@@ -42,11 +46,24 @@ async function pgtapFilesInRepo(dir = repoRoot): Promise<string[]> {
 describe('the pgTAP suite layout', () => {
   it('lists .sql and .pg files at any depth, in byte order of their paths, as pg_prove -r does', async () => {
     const dir = await tree({
-      'zzz.sql': '', 'database/01-a.test.sql': '', 'database/1.pg': '', 'database/readme.txt': '',
-      'B/x.sql': '', 'a/y.sql': '', '000-x.sql': '', 'Z.sql': '', 'notes.md': '',
+      'zzz.sql': '',
+      'database/01-a.test.sql': '',
+      'database/1.pg': '',
+      'database/readme.txt': '',
+      'B/x.sql': '',
+      'a/y.sql': '',
+      '000-x.sql': '',
+      'Z.sql': '',
+      'notes.md': '',
     });
     expect(listSuiteFiles(dir)).toEqual([
-      '000-x.sql', 'B/x.sql', 'Z.sql', 'a/y.sql', 'database/01-a.test.sql', 'database/1.pg', 'zzz.sql',
+      '000-x.sql',
+      'B/x.sql',
+      'Z.sql',
+      'a/y.sql',
+      'database/01-a.test.sql',
+      'database/1.pg',
+      'zzz.sql',
     ]);
   });
 
@@ -73,7 +90,7 @@ describe('the pgTAP suite layout', () => {
     expect(setup.sql.slice(begin)).toMatch(/select plan\(\d+\);[\s\S]*select \* from finish\(\);\s*rollback;\s*$/);
   });
 
-  it('wraps every test file in its own begin ... rollback, so no file sees another\'s data', () => {
+  it("wraps every test file in its own begin ... rollback, so no file sees another's data", () => {
     for (const file of readSuite().tests) {
       expect(file.sql, file.name).toMatch(/^begin;$/m);
       expect(file.sql.trimEnd(), file.name).toMatch(/\nrollback;$/);
@@ -81,9 +98,11 @@ describe('the pgTAP suite layout', () => {
     }
   });
 
-  it('keeps one copy of each pgTAP file: none outside supabase/tests but the runner\'s own fixtures', async () => {
-    const outside = (await pgtapFilesInRepo()).filter((file) =>
-      !file.startsWith(`${path.relative(repoRoot, supabaseTestsDir)}/`) && !file.startsWith('pgtap/fixtures/'));
+  it("keeps one copy of each pgTAP file: none outside supabase/tests but the runner's own fixtures", async () => {
+    const outside = (await pgtapFilesInRepo()).filter(
+      (file) =>
+        !file.startsWith(`${path.relative(repoRoot, supabaseTestsDir)}/`) && !file.startsWith('pgtap/fixtures/'),
+    );
     expect(outside).toEqual([]);
   });
 });

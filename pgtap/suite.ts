@@ -58,10 +58,14 @@ export function readSuite(dir: string = supabaseTestsDir): Suite {
   const setup = all[0];
   const teardown = all.at(-1);
   if (setup?.name !== SETUP_FILE) {
-    throw new Error(`${SETUP_FILE} must be the first file of ${dir} in pg_prove's order, found ${setup?.name ?? 'none'}`);
+    throw new Error(
+      `${SETUP_FILE} must be the first file of ${dir} in pg_prove's order, found ${setup?.name ?? 'none'}`,
+    );
   }
   if (teardown?.name !== TEARDOWN_FILE || all.length < 2) {
-    throw new Error(`${TEARDOWN_FILE} must be the last file of ${dir} in pg_prove's order, found ${teardown?.name ?? 'none'}`);
+    throw new Error(
+      `${TEARDOWN_FILE} must be the last file of ${dir} in pg_prove's order, found ${teardown?.name ?? 'none'}`,
+    );
   }
   return { all, setup, tests: all.slice(1, -1), teardown };
 }

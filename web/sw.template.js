@@ -68,13 +68,25 @@ self.addEventListener('message', (event) => {
 function startAlertNotification(payload) {
   const actor = (payload && payload.actor) || {};
   // A student without a handle is "A buddy", or "Someone in your group" for a group alert.
-  const who = actor.display_name || actor.displayName || actor.handle || (payload.target_type === 'group' ? 'Someone in your group' : 'A buddy');
-  const subject = typeof payload.subject === 'string' && payload.subject.trim() ? payload.subject.trim() : typeof payload.subject_name === 'string' && payload.subject_name.trim() ? payload.subject_name.trim() : '';
+  const who =
+    actor.display_name ||
+    actor.displayName ||
+    actor.handle ||
+    (payload.target_type === 'group' ? 'Someone in your group' : 'A buddy');
+  const subject =
+    typeof payload.subject === 'string' && payload.subject.trim()
+      ? payload.subject.trim()
+      : typeof payload.subject_name === 'string' && payload.subject_name.trim()
+        ? payload.subject_name.trim()
+        : '';
   const url = payload.target_type === 'group' ? `/groups/${encodeURIComponent(payload.target_id)}` : '/buddies';
   return {
     title: subject ? `${who} started studying ${subject}` : `${who} started studying`,
     options: {
-      body: payload.target_type === 'group' ? 'In one of your groups. Open it to join in.' : 'Open studyhall to study alongside.',
+      body:
+        payload.target_type === 'group'
+          ? 'In one of your groups. Open it to join in.'
+          : 'Open studyhall to study alongside.',
       tag: `start-alert:${actor.id || ''}:${payload.target_type || ''}:${payload.target_id || ''}`,
       icon: '/icon.svg',
       badge: '/icon.svg',
@@ -98,7 +110,8 @@ self.addEventListener('push', (event) => {
 
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  const target = new URL((event.notification.data && event.notification.data.url) || '/community', self.location.origin).href;
+  const target = new URL((event.notification.data && event.notification.data.url) || '/community', self.location.origin)
+    .href;
   event.waitUntil(
     (async () => {
       const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });

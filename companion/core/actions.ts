@@ -12,7 +12,10 @@ export type ActionBodyResult = { ok: true; body: ActionBody } | { ok: false; mes
 export function actionBody(action: PipActionName, target?: number): ActionBodyResult {
   const parsed = pipAction.safeParse(action === 'target' ? { action, target } : { action });
   if (parsed.success) return { ok: true, body: parsed.data };
-  return { ok: false, message: action === 'target' ? `A target is a whole number from 1 to ${MAX_TARGET}.` : `Unknown action ${action}.` };
+  return {
+    ok: false,
+    message: action === 'target' ? `A target is a whole number from 1 to ${MAX_TARGET}.` : `Unknown action ${action}.`,
+  };
 }
 
 /** What the phone says after the server took an action, from the answer's delivered count. */

@@ -14,6 +14,8 @@ describe('the boot rule', () => {
   });
 
   it('starts on a fresh install once the permission is granted, since auto_start defaults to on', () => {
-    expect(shouldStartOverlayOnBoot({ autoStart: autoStartFromStored(null), overlayPermissionGranted: true })).toBe(true);
+    expect(shouldStartOverlayOnBoot({ autoStart: autoStartFromStored(null), overlayPermissionGranted: true })).toBe(
+      true,
+    );
   });
 });

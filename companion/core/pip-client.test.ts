@@ -38,8 +38,15 @@ describe('a server without pairing', () => {
   it('reads the idle snapshot, then the one a focus page posted', async () => {
     const client = createPipClient({ serverUrl: plainUrl, pairingCode: null, fetch: nodeFetch });
     expect(await client.getState()).toMatchObject({ kind: 'snapshot', snapshot: { phase: 'idle', updatedAt: null } });
-    await fetch(`${plainUrl}/__pip/state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(snapshot) });
-    expect(await client.getState()).toMatchObject({ kind: 'snapshot', snapshot: { ...snapshot, updatedAt: expect.any(Number) } });
+    await fetch(`${plainUrl}/__pip/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(snapshot),
+    });
+    expect(await client.getState()).toMatchObject({
+      kind: 'snapshot',
+      snapshot: { ...snapshot, updatedAt: expect.any(Number) },
+    });
   });
 
   it('reports delivered 0 with no page open and 1 with one, and the page gets the action', async () => {
@@ -65,7 +72,13 @@ describe('a server without pairing', () => {
 
 describe('a server with PIP_PAIRING=on', () => {
   it('says a code is needed, that a wrong one is wrong, and works with the right one', async () => {
-    const pairing = await (await fetch(`${pairedUrl}/__pip/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+    const pairing = await (
+      await fetch(`${pairedUrl}/__pip/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json();
     await fetch(`${pairedUrl}/__pip/state`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-pip-channel': pairing.channel },
@@ -73,7 +86,10 @@ describe('a server with PIP_PAIRING=on', () => {
     });
     const without = createPipClient({ serverUrl: pairedUrl, pairingCode: null, fetch: nodeFetch });
     expect(await without.getState()).toMatchObject({ kind: 'pairing', reason: 'pairing_required' });
-    expect(await without.sendAction({ action: 'correct' })).toMatchObject({ kind: 'pairing', reason: 'pairing_required' });
+    expect(await without.sendAction({ action: 'correct' })).toMatchObject({
+      kind: 'pairing',
+      reason: 'pairing_required',
+    });
     const wrong = createPipClient({ serverUrl: pairedUrl, pairingCode: 'ZZZZZZ', fetch: nodeFetch });
     expect(await wrong.getState()).toMatchObject({ kind: 'pairing', reason: 'pairing_code_invalid' });
     const right = createPipClient({ serverUrl: pairedUrl, pairingCode: pairing.code, fetch: nodeFetch });
@@ -93,9 +109,17 @@ describe('an unreachable server', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as net.AddressInfo;
     try {
-      const client = createPipClient({ serverUrl: `http://127.0.0.1:${port}`, pairingCode: null, fetch: nodeFetch, timeoutMs: 300 });
+      const client = createPipClient({
+        serverUrl: `http://127.0.0.1:${port}`,
+        pairingCode: null,
+        fetch: nodeFetch,
+        timeoutMs: 300,
+      });
       const started = Date.now();
-      expect(await client.getState()).toMatchObject({ kind: 'unreachable', message: expect.stringContaining('did not answer') });
+      expect(await client.getState()).toMatchObject({
+        kind: 'unreachable',
+        message: expect.stringContaining('did not answer'),
+      });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       silent.close();

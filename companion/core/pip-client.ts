@@ -19,7 +19,13 @@ export interface FetchResponseLike {
 
 export type FetchLike = (
   url: string,
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal; cache?: 'no-store' },
+  init: {
+    method: 'GET' | 'POST';
+    headers: Record<string, string>;
+    body?: string;
+    signal: AbortSignal;
+    cache?: 'no-store';
+  },
 ) => Promise<FetchResponseLike>;
 
 export type PairingProblem = 'pairing_required' | 'pairing_code_invalid';
@@ -58,13 +64,24 @@ async function readJson(response: FetchResponseLike): Promise<unknown> {
   }
 }
 
-export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQUEST_TIMEOUT_MS }: PipClientOptions): PipClient {
+export function createPipClient({
+  serverUrl,
+  pairingCode,
+  fetch,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+}: PipClientOptions): PipClient {
   const headers: Record<string, string> = pairingCode ? { [PAIRING_CODE_HEADER]: pairingCode } : {};
 
-  async function request(path: string, method: 'GET' | 'POST', body?: string): Promise<{ response: FetchResponseLike; json: unknown } | Failure> {
+  async function request(
+    path: string,
+    method: 'GET' | 'POST',
+    body?: string,
+  ): Promise<{ response: FetchResponseLike; json: unknown } | Failure> {
     const controller = new AbortController();
     // Some fetch implementations (a native bridge) may ignore the signal: the race ends the wait anyway.
-    const timedOut = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout'))));
+    const timedOut = new Promise<never>((_resolve, reject) =>
+      controller.signal.addEventListener('abort', () => reject(new Error('timeout'))),
+    );
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const exchange = (async () => {
@@ -82,7 +99,9 @@ export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQ
     } catch {
       return {
         kind: 'unreachable',
-        message: controller.signal.aborted ? `${serverUrl} did not answer within ${timeoutMs / 1000} s.` : `Cannot reach ${serverUrl}.`,
+        message: controller.signal.aborted
+          ? `${serverUrl} did not answer within ${timeoutMs / 1000} s.`
+          : `Cannot reach ${serverUrl}.`,
       };
     } finally {
       clearTimeout(timer);
@@ -92,16 +111,28 @@ export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQ
   function failureOf(response: FetchResponseLike, json: unknown): Failure {
     const { error, message } = errorOf(json);
     if (response.status === 401 && (error === 'pairing_required' || error === 'pairing_code_invalid')) {
-      return { kind: 'pairing', reason: error, message: message ?? 'This server needs the pairing code of a focus page.' };
+      return {
+        kind: 'pairing',
+        reason: error,
+        message: message ?? 'This server needs the pairing code of a focus page.',
+      };
     }
     if (response.status === 429) {
       const seconds = Number(response.headers.get('retry-after'));
-      return { kind: 'rate_limited', retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000, message: message ?? 'Too many attempts; waiting before trying again.' };
+      return {
+        kind: 'rate_limited',
+        retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000,
+        message: message ?? 'Too many attempts; waiting before trying again.',
+      };
     }
     if (response.status >= 500 || response.status === 404) {
       return { kind: 'unreachable', message: `${serverUrl} answered ${response.status}: is it a studyhall server?` };
     }
-    return { kind: 'refused', status: response.status, message: message ?? `The server refused the request (${response.status}).` };
+    return {
+      kind: 'refused',
+      status: response.status,
+      message: message ?? `The server refused the request (${response.status}).`,
+    };
   }
 
   return {
@@ -111,14 +142,18 @@ export function createPipClient({ serverUrl, pairingCode, fetch, timeoutMs = REQ
       if ('kind' in result) return result;
       if (result.response.status !== 200) return failureOf(result.response, result.json);
       const snapshot = parseTimerSnapshot(result.json);
-      return snapshot ? { kind: 'snapshot', snapshot } : { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
+      return snapshot
+        ? { kind: 'snapshot', snapshot }
+        : { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
     },
     async sendAction(body) {
       const result = await request('/api/pip/action', 'POST', JSON.stringify(body));
       if ('kind' in result) return result;
-      if (result.response.status !== 202 && result.response.status !== 200) return failureOf(result.response, result.json);
+      if (result.response.status !== 202 && result.response.status !== 200)
+        return failureOf(result.response, result.json);
       const answer = actionAccepted.safeParse(result.json);
-      if (!answer.success) return { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
+      if (!answer.success)
+        return { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
       return { kind: 'accepted', delivered: answer.data.delivered, id: answer.data.id };
     },
   };

@@ -22,6 +22,12 @@ export function nextPollDelayMs(state: { running: boolean; consecutiveFailures: 
 }
 
 /** Whether to send a request now: always for loopback, otherwise only when the OS reports a network. */
-export function shouldRequest({ networkAvailable, loopback }: { networkAvailable: boolean; loopback: boolean }): boolean {
+export function shouldRequest({
+  networkAvailable,
+  loopback,
+}: {
+  networkAvailable: boolean;
+  loopback: boolean;
+}): boolean {
   return networkAvailable || loopback;
 }

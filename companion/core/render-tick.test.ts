@@ -21,7 +21,9 @@ describe('remainingMsAt', () => {
   });
 
   it('is the frozen remainingMs when paused or idle', () => {
-    expect(remainingMsAt(runningSnapshot(START + 90_000, { running: false, remainingMs: 42_000 }), START + 5_000)).toBe(42_000);
+    expect(remainingMsAt(runningSnapshot(START + 90_000, { running: false, remainingMs: 42_000 }), START + 5_000)).toBe(
+      42_000,
+    );
     expect(remainingMsAt(idleSnapshot(), START)).toBe(0);
   });
 });

@@ -10,7 +10,8 @@ export type ServerUrlResult = { ok: true; url: string } | { ok: false; message: 
  */
 export function normalizeServerUrl(input: string): ServerUrlResult {
   const typed = input.trim();
-  if (typed === '') return { ok: false, message: 'Enter the address of the studyhall server, for example http://192.168.1.20:3000.' };
+  if (typed === '')
+    return { ok: false, message: 'Enter the address of the studyhall server, for example http://192.168.1.20:3000.' };
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(typed) ? typed : `http://${typed}`;
   let url: URL;
   try {
@@ -21,7 +22,8 @@ export function normalizeServerUrl(input: string): ServerUrlResult {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, message: 'The server address must start with http:// or https://.' };
   }
-  if (url.username || url.password) return { ok: false, message: 'The server address must not contain a user name or password.' };
+  if (url.username || url.password)
+    return { ok: false, message: 'The server address must not contain a user name or password.' };
   if (url.search || url.hash) return { ok: false, message: 'The server address must not contain ? or #.' };
   if (!url.hostname) return { ok: false, message: 'The server address needs a host name or IP address.' };
   return { ok: true, url: `${url.origin}${url.pathname}`.replace(/\/+$/, '') };
@@ -35,5 +37,10 @@ export function isLoopbackServer(serverUrl: string): boolean {
   } catch {
     return false;
   }
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
 }

@@ -4,7 +4,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SERVER_URL, isLoopbackServer, normalizeServerUrl } from './server-url.ts';
 import { autoStartFromStored, loadSettings, saveAutoStart, savePairingCode, saveServerUrl } from './settings.ts';
-import { localSettingsStorage, preferencesSettingsStorage, SETTINGS_GROUP, type KeyValueStore, type PreferencesPlugin } from './settings-storage.ts';
+import {
+  localSettingsStorage,
+  preferencesSettingsStorage,
+  SETTINGS_GROUP,
+  type KeyValueStore,
+  type PreferencesPlugin,
+} from './settings-storage.ts';
 
 function memoryStore(): KeyValueStore & { entries: Map<string, string> } {
   const entries = new Map<string, string>();
@@ -20,7 +26,11 @@ describe('defaults', () => {
   it('uses the loopback server on port 3000 and auto start on when nothing is stored', async () => {
     expect(DEFAULT_SERVER_URL).toBe('http://127.0.0.1:3000');
     expect(SETTINGS_GROUP).toBe('pipapk_settings');
-    expect(await loadSettings(localSettingsStorage(memoryStore()))).toEqual({ serverUrl: DEFAULT_SERVER_URL, autoStart: true, pairingCode: null });
+    expect(await loadSettings(localSettingsStorage(memoryStore()))).toEqual({
+      serverUrl: DEFAULT_SERVER_URL,
+      autoStart: true,
+      pairingCode: null,
+    });
   });
 
   it('lets a browser default to the server that served the page', async () => {
@@ -39,9 +49,15 @@ describe('saving the server URL', () => {
   it('trims a trailing slash (or several) on save', async () => {
     const store = memoryStore();
     const storage = localSettingsStorage(store);
-    expect(await saveServerUrl(storage, 'http://192.168.1.20:3000/')).toEqual({ ok: true, url: 'http://192.168.1.20:3000' });
+    expect(await saveServerUrl(storage, 'http://192.168.1.20:3000/')).toEqual({
+      ok: true,
+      url: 'http://192.168.1.20:3000',
+    });
     expect(store.entries.get('pipapk_settings.server_url')).toBe('http://192.168.1.20:3000');
-    expect(await saveServerUrl(storage, '  https://study.example.org/hall//  ')).toEqual({ ok: true, url: 'https://study.example.org/hall' });
+    expect(await saveServerUrl(storage, '  https://study.example.org/hall//  ')).toEqual({
+      ok: true,
+      url: 'https://study.example.org/hall',
+    });
     expect((await loadSettings(storage)).serverUrl).toBe('https://study.example.org/hall');
   });
 
@@ -109,7 +125,11 @@ describe('the Capacitor Preferences adapter', () => {
     const storage = preferencesSettingsStorage(plugin);
     await saveServerUrl(storage, 'http://10.0.0.5:3000/');
     await saveAutoStart(storage, false);
-    expect(await loadSettings(storage)).toEqual({ serverUrl: 'http://10.0.0.5:3000', autoStart: false, pairingCode: null });
+    expect(await loadSettings(storage)).toEqual({
+      serverUrl: 'http://10.0.0.5:3000',
+      autoStart: false,
+      pairingCode: null,
+    });
     expect(plugin.configure).toHaveBeenCalledTimes(1);
     expect(plugin.configure).toHaveBeenCalledWith({ group: 'pipapk_settings' });
     expect([...values.keys()].sort()).toEqual(['auto_start', 'server_url']);

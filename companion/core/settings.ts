@@ -23,7 +23,10 @@ export function autoStartFromStored(value: string | null): boolean {
   return value !== 'false';
 }
 
-export async function loadSettings(storage: SettingsStorage, defaults: SettingsDefaults = { serverUrl: DEFAULT_SERVER_URL }): Promise<CompanionSettings> {
+export async function loadSettings(
+  storage: SettingsStorage,
+  defaults: SettingsDefaults = { serverUrl: DEFAULT_SERVER_URL },
+): Promise<CompanionSettings> {
   const [storedUrl, storedAutoStart, storedCode] = await Promise.all([
     storage.get(SETTING_KEYS.serverUrl),
     storage.get(SETTING_KEYS.autoStart),

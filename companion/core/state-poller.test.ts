@@ -3,7 +3,13 @@
 // OS reports no network; the offline badge shows from the first failure and clears on a good answer.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StateAnswer } from './pip-client.ts';
-import { backoffDelayMs, BACKOFF_CAP_LOOPBACK_MS, BACKOFF_CAP_REMOTE_MS, POLL_IDLE_MS, POLL_RUNNING_MS } from './poll-schedule.ts';
+import {
+  backoffDelayMs,
+  BACKOFF_CAP_LOOPBACK_MS,
+  BACKOFF_CAP_REMOTE_MS,
+  POLL_IDLE_MS,
+  POLL_RUNNING_MS,
+} from './poll-schedule.ts';
 import { startStatePoller, type PollerView, type StatePoller } from './state-poller.ts';
 import { idleSnapshot, runningSnapshot } from './test-snapshots.ts';
 
@@ -76,8 +82,12 @@ describe('backoff on failure', () => {
   });
 
   it('gives the backoff sequence as a function too', () => {
-    expect([1, 2, 3, 4, 5, 50].map((failures) => backoffDelayMs(failures, true))).toEqual([1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
-    expect([1, 2, 3, 4, 5, 50].map((failures) => backoffDelayMs(failures, false))).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+    expect([1, 2, 3, 4, 5, 50].map((failures) => backoffDelayMs(failures, true))).toEqual([
+      1_000, 2_000, 4_000, 5_000, 5_000, 5_000,
+    ]);
+    expect([1, 2, 3, 4, 5, 50].map((failures) => backoffDelayMs(failures, false))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 8_000, 8_000,
+    ]);
   });
 
   it('goes back to the normal cadence after the first good answer', async () => {

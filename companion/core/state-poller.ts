@@ -44,7 +44,12 @@ export function applyAnswer(view: PollerView, answer: StateAnswer | { kind: 'no_
     case 'snapshot':
       return { ...view, snapshot: answer.snapshot, offline: false, problem: undefined, consecutiveFailures: 0 };
     case 'unreachable':
-      return { ...view, offline: true, problem: { kind: 'unreachable', message: answer.message }, consecutiveFailures: view.consecutiveFailures + 1 };
+      return {
+        ...view,
+        offline: true,
+        problem: { kind: 'unreachable', message: answer.message },
+        consecutiveFailures: view.consecutiveFailures + 1,
+      };
     case 'no_network':
       return {
         ...view,
@@ -53,9 +58,19 @@ export function applyAnswer(view: PollerView, answer: StateAnswer | { kind: 'no_
         consecutiveFailures: view.consecutiveFailures + 1,
       };
     case 'pairing':
-      return { ...view, offline: false, problem: { kind: 'pairing', reason: answer.reason, message: answer.message }, consecutiveFailures: 0 };
+      return {
+        ...view,
+        offline: false,
+        problem: { kind: 'pairing', reason: answer.reason, message: answer.message },
+        consecutiveFailures: 0,
+      };
     case 'rate_limited':
-      return { ...view, offline: false, problem: { kind: 'rate_limited', message: answer.message }, consecutiveFailures: 0 };
+      return {
+        ...view,
+        offline: false,
+        problem: { kind: 'rate_limited', message: answer.message },
+        consecutiveFailures: 0,
+      };
     case 'refused':
       return { ...view, offline: false, problem: { kind: 'refused', message: answer.message }, consecutiveFailures: 0 };
   }
@@ -64,11 +79,27 @@ export function applyAnswer(view: PollerView, answer: StateAnswer | { kind: 'no_
 export function delayAfter(view: PollerView, answer: StateAnswer | { kind: 'no_network' }, loopback: boolean): number {
   if (answer.kind === 'rate_limited') return Math.max(POLL_IDLE_MS, answer.retryAfterMs);
   if (answer.kind === 'pairing' || answer.kind === 'refused') return POLL_IDLE_MS;
-  return nextPollDelayMs({ running: isSessionRunning(view.snapshot), consecutiveFailures: view.consecutiveFailures, loopback });
+  return nextPollDelayMs({
+    running: isSessionRunning(view.snapshot),
+    consecutiveFailures: view.consecutiveFailures,
+    loopback,
+  });
 }
 
-export function startStatePoller({ getState, loopback, networkAvailable, onChange, now = Date.now }: StatePollerOptions): StatePoller {
-  let view: PollerView = { snapshot: undefined, offline: false, problem: undefined, consecutiveFailures: 0, nextPollAt: undefined };
+export function startStatePoller({
+  getState,
+  loopback,
+  networkAvailable,
+  onChange,
+  now = Date.now,
+}: StatePollerOptions): StatePoller {
+  let view: PollerView = {
+    snapshot: undefined,
+    offline: false,
+    problem: undefined,
+    consecutiveFailures: 0,
+    nextPollAt: undefined,
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight = false;
   let pollAgain = false;
@@ -87,7 +118,8 @@ export function startStatePoller({ getState, loopback, networkAvailable, onChang
     inFlight = true;
     let answer: StateAnswer | { kind: 'no_network' };
     if (!shouldRequest({ networkAvailable: networkAvailable(), loopback })) answer = { kind: 'no_network' };
-    else answer = await getState().catch((error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const);
+    else
+      answer = await getState().catch((error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const);
     inFlight = false;
     if (stopped) return;
     view = applyAnswer(view, answer);

@@ -14,7 +14,10 @@ export default defineConfig({
   base: './',
   publicDir: path.join(uiDir, 'public'),
   logLevel: 'warn',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false }), companionServiceWorker(path.join(uiDir, 'public'))],
+  plugins: [
+    preact({ devToolsEnabled: false, prefreshEnabled: false }),
+    companionServiceWorker(path.join(uiDir, 'public')),
+  ],
   build: {
     outDir: path.join(uiDir, 'dist'),
     emptyOutDir: true,
@@ -27,7 +30,8 @@ export default defineConfig({
         [SERVICE_WORKER_ENTRY]: path.join(uiDir, 'src', 'service-worker.ts'),
       },
       output: {
-        entryFileNames: (chunk) => (chunk.name === SERVICE_WORKER_ENTRY ? SERVICE_WORKER_FILE : 'assets/[name]-[hash].js'),
+        entryFileNames: (chunk) =>
+          chunk.name === SERVICE_WORKER_ENTRY ? SERVICE_WORKER_FILE : 'assets/[name]-[hash].js',
       },
     },
   },

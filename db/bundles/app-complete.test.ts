@@ -45,8 +45,11 @@ const PROBES: { section: keyof CatalogSnapshot; sql: string }[] = [
   { section: 'rules', sql: 'create rule probe_rule as on delete to public.user_tasks do instead nothing' },
   { section: 'policies', sql: 'create policy probe on public.user_tasks for select to anon using (false)' },
   { section: 'functions', sql: 'alter function public.app_bootstrap_user() security invoker' },
-  { section: 'triggers', sql: `create function public.probe_trigger() returns trigger language plpgsql as 'begin return new; end';
-                              create trigger probe before insert on public.user_tasks for each row execute function public.probe_trigger()` },
+  {
+    section: 'triggers',
+    sql: `create function public.probe_trigger() returns trigger language plpgsql as 'begin return new; end';
+                              create trigger probe before insert on public.user_tasks for each row execute function public.probe_trigger()`,
+  },
   { section: 'types', sql: `create type public.probe as enum ('a')` },
   { section: 'sequences', sql: 'create sequence public.probe_sequence' },
   { section: 'publications', sql: 'create publication probe_publication' },
@@ -81,7 +84,9 @@ describe('app-complete.sql', () => {
   it('builds the catalog the migrations build, section by section', async () => {
     built = await snapshotCatalog(fromBundle.client);
     for (const section of SNAPSHOT_SECTIONS) {
-      expect(built[section], `${section} differ between app-complete.sql and the migrations`).toEqual(expected[section]);
+      expect(built[section], `${section} differ between app-complete.sql and the migrations`).toEqual(
+        expected[section],
+      );
     }
   }, 120_000);
 
@@ -91,19 +96,28 @@ describe('app-complete.sql', () => {
     expect(expected.policies.length).toBeGreaterThanOrEqual(30);
     expect(expected.functions.filter((line) => line.startsWith('public.community_')).length).toBeGreaterThanOrEqual(20);
     expect(expected.triggers.some((line) => line.startsWith('auth.users '))).toBe(true);
-    expect(expected.buckets.map((line) => line.split(' ')[0])).toEqual(['avatars', 'backups', 'group-icons', 'study-material']);
+    expect(expected.buckets.map((line) => line.split(' ')[0])).toEqual([
+      'avatars',
+      'backups',
+      'group-icons',
+      'study-material',
+    ]);
   });
 
-  it.each(PROBES)('notices a change in $section: $sql', async ({ section, sql }) => {
-    const client = fromBundle.client;
-    await client.query('begin');
-    try {
-      await client.query(sql);
-      expect((await snapshotCatalog(client))[section]).not.toEqual(built[section]);
-    } finally {
-      await client.query('rollback');
-    }
-  }, 60_000);
+  it.each(PROBES)(
+    'notices a change in $section: $sql',
+    async ({ section, sql }) => {
+      const client = fromBundle.client;
+      await client.query('begin');
+      try {
+        await client.query(sql);
+        expect((await snapshotCatalog(client))[section]).not.toEqual(built[section]);
+      } finally {
+        await client.query('rollback');
+      }
+    },
+    60_000,
+  );
 
   it('is back where it was once the probes are rolled back', async () => {
     expect(await snapshotCatalog(fromBundle.client)).toEqual(built);

@@ -25,9 +25,12 @@ export const BUNDLES: BundleDefinition[] = [
   {
     file: 'community-patch-v6.sql',
     purpose:
-      'Every community object, the admin console\'s functions and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.',
+      "Every community object, the admin console's functions and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.",
     // Security fixes (named `_security_`) ride along so a hosted project gets them with one apply.
-    includes: (migration) => migration.name.includes('community') || migration.name.includes('_security_') || /^\d{14}_admin_/.test(migration.name),
+    includes: (migration) =>
+      migration.name.includes('community') ||
+      migration.name.includes('_security_') ||
+      /^\d{14}_admin_/.test(migration.name),
     recordsVersion: true,
   },
   {
@@ -72,7 +75,9 @@ export function renderBundle(definition: BundleDefinition, migrations: SqlFile[]
     'begin;',
     '',
   ];
-  const body = migrations.map((migration) => `-- >>> ${migration.name}\n${migration.sql.trimEnd()}\n-- <<< ${migration.name}\n`);
+  const body = migrations.map(
+    (migration) => `-- >>> ${migration.name}\n${migration.sql.trimEnd()}\n-- <<< ${migration.name}\n`,
+  );
   const record = definition.recordsVersion ? [versionRecord(definition.file, bundleVersion(migrations))] : [];
   return [...header, ...body, ...record, 'commit;', ''].join('\n');
 }

@@ -35,10 +35,14 @@ async function openCompleteInstall(): Promise<pg.PoolClient> {
 async function countVisibleSummaries(client: pg.PoolClient, viewer: string): Promise<number> {
   await client.query('begin');
   try {
-    await client.query(`select set_config('request.jwt.claims', $1, true)`, [JSON.stringify({ sub: viewer, role: 'authenticated' })]);
+    await client.query(`select set_config('request.jwt.claims', $1, true)`, [
+      JSON.stringify({ sub: viewer, role: 'authenticated' }),
+    ]);
     await client.query('set local role authenticated');
     const { rows } = await client.query<{ count: number }>(
-      'select count(*)::int as count from public.user_stats_summary where user_id <> $1', [viewer]);
+      'select count(*)::int as count from public.user_stats_summary where user_id <> $1',
+      [viewer],
+    );
     return rows[0]?.count ?? 0;
   } finally {
     await client.query('rollback');
@@ -85,24 +89,39 @@ describe('community-patch-v6.sql on a project that has the old membership helper
     language sql stable security definer set search_path = ''
     as $$ select exists (select 1 from public.group_members m where m.group_id = gid and m.user_id = uid) $$`;
 
-  async function askAsStranger(client: pg.PoolClient, stranger: string, groupId: string, about: string): Promise<boolean> {
+  async function askAsStranger(
+    client: pg.PoolClient,
+    stranger: string,
+    groupId: string,
+    about: string,
+  ): Promise<boolean> {
     await client.query('begin');
     try {
-      await client.query(`select set_config('request.jwt.claims', $1, true)`, [JSON.stringify({ sub: stranger, role: 'authenticated' })]);
+      await client.query(`select set_config('request.jwt.claims', $1, true)`, [
+        JSON.stringify({ sub: stranger, role: 'authenticated' }),
+      ]);
       await client.query('set local role authenticated');
-      const { rows } = await client.query<{ answer: boolean }>('select public._is_group_member($1, $2) as answer', [groupId, about]);
+      const { rows } = await client.query<{ answer: boolean }>('select public._is_group_member($1, $2) as answer', [
+        groupId,
+        about,
+      ]);
       return rows[0]?.answer ?? false;
     } finally {
       await client.query('rollback');
     }
   }
 
-  it('stops them answering a stranger about someone else\'s private group', async () => {
+  it("stops them answering a stranger about someone else's private group", async () => {
     const client = await openCompleteInstall();
     const [owner, stranger] = ['40000000-0000-4000-8000-000000000001', '40000000-0000-4000-8000-000000000002'];
-    await client.query(`insert into auth.users (id, email) values ($1, 'owner@test.local'), ($2, 'stranger@test.local')`, [owner, stranger]);
+    await client.query(
+      `insert into auth.users (id, email) values ($1, 'owner@test.local'), ($2, 'stranger@test.local')`,
+      [owner, stranger],
+    );
     const { rows } = await client.query<{ id: string }>(
-      `insert into public.groups (name, visibility, created_by) values ('Hidden', 'private', $1) returning id`, [owner]);
+      `insert into public.groups (name, visibility, created_by) values ('Hidden', 'private', $1) returning id`,
+      [owner],
+    );
     const groupId = rows[0]?.id as string;
     await client.query(LEAKY_HELPER);
     expect(await askAsStranger(client, stranger, groupId, owner)).toBe(true);
@@ -119,7 +138,9 @@ describe('community-patch-v6.sql on a project whose buckets have no limits', () 
     await client.query('update storage.buckets set allowed_mime_types = null, file_size_limit = null');
     await client.query(`delete from storage.buckets where id = 'group-icons'`);
     await client.query(bundle('community-patch-v6.sql'));
-    const { rows } = await client.query('select id, public, allowed_mime_types, file_size_limit from storage.buckets order by id');
+    const { rows } = await client.query(
+      'select id, public, allowed_mime_types, file_size_limit from storage.buckets order by id',
+    );
     const images = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
     expect(rows).toEqual([
       { id: 'avatars', public: true, allowed_mime_types: images, file_size_limit: '2097152' },
@@ -163,6 +184,8 @@ describe('leaderboard-rls-fix.sql', () => {
   it('holds only the stats read policies and the helper they call', () => {
     const statements = bundle('leaderboard-rls-fix.sql').match(/^(create|drop|grant|alter|revoke)\b.*$/gim) ?? [];
     expect(statements.some((line) => /private\.leaderboard_visible_ids/.test(line))).toBe(true);
-    expect(statements.every((line) => /user_stats_summary|daily_user_stats|private\.leaderboard_visible_ids\(\)/.test(line))).toBe(true);
+    expect(
+      statements.every((line) => /user_stats_summary|daily_user_stats|private\.leaderboard_visible_ids\(\)/.test(line)),
+    ).toBe(true);
   });
 });

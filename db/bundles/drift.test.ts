@@ -5,7 +5,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundlesDir } from '../paths.ts';
 import { buildBundles } from './build.ts';
-import { EXPECTED_CATALOG_FILE, expectedCatalogPath, readExpectedCatalog, renderExpectedCatalog } from './expected-catalog.ts';
+import {
+  EXPECTED_CATALOG_FILE,
+  expectedCatalogPath,
+  readExpectedCatalog,
+  renderExpectedCatalog,
+} from './expected-catalog.ts';
 import { generateExpectedCatalog } from './generate-expected-catalog.ts';
 
 describe('committed SQL bundles', async () => {

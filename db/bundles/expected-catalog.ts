@@ -79,7 +79,9 @@ const provenance = z.object({ migration: z.string(), bundle: z.string() });
 export const expectedCatalog = z.object({
   generated_by: z.string(),
   patch: z.object({ bundle: z.string(), version: z.string() }),
-  bundles: z.array(z.object({ file: z.string(), version: z.string(), sha256: z.string(), migrations: z.array(z.string()) })),
+  bundles: z.array(
+    z.object({ file: z.string(), version: z.string(), sha256: z.string(), migrations: z.array(z.string()) }),
+  ),
   tables: z.array(
     factsTable
       .extend({

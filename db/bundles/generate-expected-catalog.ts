@@ -79,7 +79,11 @@ interface BundleSpan {
 }
 
 /** The smallest bundle holding one of the defining migrations, and that migration (the newest of them). */
-function provenanceOf(definitions: Definitions, key: string, spans: BundleSpan[]): { migration: string; bundle: string } | undefined {
+function provenanceOf(
+  definitions: Definitions,
+  key: string,
+  spans: BundleSpan[],
+): { migration: string; bundle: string } | undefined {
   const definedIn = definitions.get(key);
   if (!definedIn) return undefined;
   for (const span of spans) {
@@ -96,7 +100,10 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export async function generateExpectedCatalog(bundles: Map<string, string>): Promise<ExpectedCatalog> {
   const migrations = await readMigrationFiles();
   const spans: BundleSpan[] = BUNDLES.filter((definition) => bundles.has(definition.file))
-    .map((definition) => ({ file: definition.file, migrations: new Set(migrations.filter((m) => definition.includes(m)).map((m) => m.name)) }))
+    .map((definition) => ({
+      file: definition.file,
+      migrations: new Set(migrations.filter((m) => definition.includes(m)).map((m) => m.name)),
+    }))
     .sort((a, b) => a.migrations.size - b.migrations.size);
 
   const pglite = await openPglite('memory://');
@@ -113,8 +120,14 @@ export async function generateExpectedCatalog(bundles: Map<string, string>): Pro
     for (const table of facts.tables) {
       const where = origin(`t:${table.schema}.${table.name}`);
       if (!where) continue;
-      const columns = table.columns.map((item) => ({ ...item, ...(origin(`c:${table.schema}.${table.name}.${item.name}`) ?? where) }));
-      const triggers = table.triggers.map((item) => ({ ...item, ...(origin(`g:${table.schema}.${table.name}.${item.name}`) ?? where) }));
+      const columns = table.columns.map((item) => ({
+        ...item,
+        ...(origin(`c:${table.schema}.${table.name}.${item.name}`) ?? where),
+      }));
+      const triggers = table.triggers.map((item) => ({
+        ...item,
+        ...(origin(`g:${table.schema}.${table.name}.${item.name}`) ?? where),
+      }));
       tables.push({ ...table, columns, triggers, ...where });
     }
     const functions: ExpectedCatalog['functions'] = [];
@@ -133,13 +146,20 @@ export async function generateExpectedCatalog(bundles: Map<string, string>): Pro
       if (where) buckets.push({ ...bucket, ...where });
     }
 
-    const patchMigrations = migrations.filter((migration) => spans.find((span) => span.file === PATCH_BUNDLE)?.migrations.has(migration.name));
+    const patchMigrations = migrations.filter((migration) =>
+      spans.find((span) => span.file === PATCH_BUNDLE)?.migrations.has(migration.name),
+    );
     return {
       generated_by: 'npm run db:bundle (db/bundles/generate-expected-catalog.ts); do not edit',
       patch: { bundle: PATCH_BUNDLE, version: bundleVersion(patchMigrations) },
       bundles: BUNDLES.filter((definition) => bundles.has(definition.file)).map((definition) => {
         const held = migrations.filter((migration) => definition.includes(migration));
-        return { file: definition.file, version: bundleVersion(held), sha256: sha256(bundles.get(definition.file) ?? ''), migrations: held.map((m) => m.name) };
+        return {
+          file: definition.file,
+          version: bundleVersion(held),
+          sha256: sha256(bundles.get(definition.file) ?? ''),
+          migrations: held.map((m) => m.name),
+        };
       }),
       tables,
       functions,

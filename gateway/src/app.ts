@@ -89,7 +89,8 @@ export const REDACTED_LOG_PATHS = [
 ];
 
 function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
-  if (!logger || logger === true) return logger === true ? { redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } } : logger;
+  if (!logger || logger === true)
+    return logger === true ? { redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } } : logger;
   return { ...logger, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' } };
 }
 
@@ -97,7 +98,11 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const repoDir = options.repoDir ?? repoRoot;
   const web = webPaths(repoDir);
-  const app = Fastify({ logger: withRedaction(options.logger ?? false), trustProxy: false, bodyLimit: BODY_LIMITS.json });
+  const app = Fastify({
+    logger: withRedaction(options.logger ?? false),
+    trustProxy: false,
+    bodyLimit: BODY_LIMITS.json,
+  });
   installErrorHandling(app);
   // Before any route: these apply to every route family, present and future.
   installJsonBodyParser(app);
@@ -117,7 +122,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
-  const push = new PushService({ config, backend: options.backend, log: app.log, ...(options.push ? { settings: options.push } : {}) });
+  const push = new PushService({
+    config,
+    backend: options.backend,
+    log: app.log,
+    ...(options.push ? { settings: options.push } : {}),
+  });
   app.addHook('preClose', async () => push.stop());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
@@ -128,7 +138,10 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });
-  await app.register(errorsSink, { logDir: config.logDir, ...(options.errorLog ? { rotation: options.errorLog } : {}) });
+  await app.register(errorsSink, {
+    logDir: config.logDir,
+    ...(options.errorLog ? { rotation: options.errorLog } : {}),
+  });
   await app.register(pipRoutes, { relay, pairing: config.pipPairing });
   await app.register(authRoutes, { backend, accountLogins });
   await app.register(profileRoutes, { backend, publicBackendBase });
@@ -141,11 +154,20 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
     accountLogins,
-    pushEndpoints: { resolve: options.push?.resolveHost ?? systemResolver, allowPlainHttpLoopback: options.push?.allowPlainHttp ?? config.pushAllowPlainHttp ?? false },
+    pushEndpoints: {
+      resolve: options.push?.resolveHost ?? systemResolver,
+      allowPlainHttpLoopback: options.push?.allowPlainHttp ?? config.pushAllowPlainHttp ?? false,
+    },
     ...options.proxy,
   });
   await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
-  await app.register(adminConsole, { config, backend: options.backend, gate: adminGate, repoDir, ...(options.admin ? { tuning: options.admin } : {}) });
+  await app.register(adminConsole, {
+    config,
+    backend: options.backend,
+    gate: adminGate,
+    repoDir,
+    ...(options.admin ? { tuning: options.admin } : {}),
+  });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
   return { app, relay, push };

@@ -83,7 +83,8 @@ export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; pr
 function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
   const isSet = (name: string) => Boolean(env[name]?.trim());
   const problems: string[] = [];
-  if (isSet('BACKEND_URL') && !isSet('BACKEND_ANON_KEY')) problems.push('BACKEND_ANON_KEY: is required when BACKEND_URL is set');
+  if (isSet('BACKEND_URL') && !isSet('BACKEND_ANON_KEY'))
+    problems.push('BACKEND_ANON_KEY: is required when BACKEND_URL is set');
   if (!isSet('BACKEND_URL') && (isSet('BACKEND_ANON_KEY') || isSet('BACKEND_SERVICE_ROLE_KEY'))) {
     problems.push('BACKEND_URL: is required when backend keys are set');
   }
@@ -116,7 +117,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,
       backend: value.BACKEND_URL
-        ? { url: value.BACKEND_URL, anonKey: value.BACKEND_ANON_KEY ?? '', serviceRoleKey: value.BACKEND_SERVICE_ROLE_KEY }
+        ? {
+            url: value.BACKEND_URL,
+            anonKey: value.BACKEND_ANON_KEY ?? '',
+            serviceRoleKey: value.BACKEND_SERVICE_ROLE_KEY,
+          }
         : undefined,
       logDir: value.LOG_DIR ?? defaultLogDir(env),
       logLevel: value.LOG_LEVEL,
@@ -137,7 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       },
       pipPairing: value.PIP_PAIRING,
       ...(value.VAPID_PUBLIC_KEY && value.VAPID_PRIVATE_KEY && value.VAPID_SUBJECT
-        ? { vapid: { publicKey: value.VAPID_PUBLIC_KEY, privateKey: value.VAPID_PRIVATE_KEY, subject: value.VAPID_SUBJECT } }
+        ? {
+            vapid: {
+              publicKey: value.VAPID_PUBLIC_KEY,
+              privateKey: value.VAPID_PRIVATE_KEY,
+              subject: value.VAPID_SUBJECT,
+            },
+          }
         : {}),
       pushAllowPlainHttp: value.WEB_PUSH_ALLOW_HTTP,
     },

@@ -10,7 +10,11 @@ import { describeZodError, GatewayError, sendError, sendPayloadTooLarge } from '
 import { BODY_LIMITS } from './security/body-limits.ts';
 
 const fastifyCodeMap: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'This route does not accept that content type.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'This route does not accept that content type.',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The JSON body is empty.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON.' },
 };
@@ -29,7 +33,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     // what the backend answered, so it is the backend's fault, not the caller's.
     if (error instanceof ZodError) {
       request.log.warn({ err: error }, 'backend answered in an unexpected shape');
-      return sendError(reply, 502, 'backend_error', 'The backend answered in an unexpected shape.', { problems: describeZodError(error) });
+      return sendError(reply, 502, 'backend_error', 'The backend answered in an unexpected shape.', {
+        problems: describeZodError(error),
+      });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendPayloadTooLarge(reply, request.routeOptions.bodyLimit ?? BODY_LIMITS.json);

@@ -26,14 +26,23 @@ export function errorBody(code: string, message: string, details: ErrorDetails =
 }
 
 export function sendError(reply: FastifyReply, status: number, code: string, message: string, details?: ErrorDetails) {
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(code, message, details));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(code, message, details));
 }
 
 /** 413 naming the limit, the one shape every size refusal has (gateway routes and proxy alike). */
 export function sendPayloadTooLarge(reply: FastifyReply, limitBytes: number) {
-  return sendError(reply, 413, 'payload_too_large', `The request body is larger than ${describeBytes(limitBytes)}, the most this route accepts.`, {
-    limit_bytes: limitBytes,
-  });
+  return sendError(
+    reply,
+    413,
+    'payload_too_large',
+    `The request body is larger than ${describeBytes(limitBytes)}, the most this route accepts.`,
+    {
+      limit_bytes: limitBytes,
+    },
+  );
 }
 
 /** Turns a zod failure into one readable sentence per problem ("password: too short"). */

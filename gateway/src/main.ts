@@ -42,14 +42,21 @@ if (config.backend) {
       logger: serverLog.loggerOptions('localbase'),
     });
   } catch (error) {
-    console.error(`studyhall: cannot start localbase on 127.0.0.1:${config.localbasePort} with ${config.dataDir}: ${(error as Error).message}`);
+    console.error(
+      `studyhall: cannot start localbase on 127.0.0.1:${config.localbasePort} with ${config.dataDir}: ${(error as Error).message}`,
+    );
     await serverLog.close();
     process.exit(1);
   }
   backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
 }
 
-const { app, push } = await buildGateway({ config, backend, logger: serverLog.loggerOptions('gateway'), health: { measureAtStart: true } });
+const { app, push } = await buildGateway({
+  config,
+  backend,
+  logger: serverLog.loggerOptions('gateway'),
+  health: { measureAtStart: true },
+});
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -59,7 +66,15 @@ try {
   process.exit(1);
 }
 
-log(statusBlock({ config, backendUrl: backend.url, embedded: localbase !== undefined, logFile: serverLog.file, terminalLevel: serverLog.terminalLevel }));
+log(
+  statusBlock({
+    config,
+    backendUrl: backend.url,
+    embedded: localbase !== undefined,
+    logFile: serverLog.file,
+    terminalLevel: serverLog.terminalLevel,
+  }),
+);
 // Start-alert delivery runs beside the server; closing the app (below) stops it first.
 void push.start();
 

@@ -6,7 +6,12 @@ import type { FastifyInstance } from 'fastify';
 
 export const SHUTDOWN_GRACE_MS = 15_000;
 
-export function stopOnSignals(app: FastifyInstance, closeBackend: () => Promise<void>, log: (line: string) => void, graceMs = SHUTDOWN_GRACE_MS): void {
+export function stopOnSignals(
+  app: FastifyInstance,
+  closeBackend: () => Promise<void>,
+  log: (line: string) => void,
+  graceMs = SHUTDOWN_GRACE_MS,
+): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) return;

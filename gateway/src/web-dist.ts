@@ -16,10 +16,16 @@ export interface WebPaths {
 
 export function webPaths(repoDir: string): WebPaths {
   const distDir = path.join(repoDir, 'web', 'dist');
-  return { distDir, swTemplate: path.join(repoDir, 'web', 'sw.template.js'), buildManifest: path.join(distDir, '.vite', 'manifest.json') };
+  return {
+    distDir,
+    swTemplate: path.join(repoDir, 'web', 'sw.template.js'),
+    buildManifest: path.join(distDir, '.vite', 'manifest.json'),
+  };
 }
 
-const manifestEntry = z.object({ file: z.string(), css: z.array(z.string()).optional(), assets: z.array(z.string()).optional() }).loose();
+const manifestEntry = z
+  .object({ file: z.string(), css: z.array(z.string()).optional(), assets: z.array(z.string()).optional() })
+  .loose();
 export const viteManifest = z.record(z.string(), manifestEntry);
 
 /** Every hashed file of the build as a URL path (JS, CSS, assets), sorted; [] without a build. */

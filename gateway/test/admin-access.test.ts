@@ -34,7 +34,9 @@ describe('the html helper', () => {
   it('escapes every interpolated value and keeps raw() and nested html as they are', () => {
     const name = '<img src=x onerror="alert(1)">&\'';
     expect(html`<td>${name}</td>`.text).toBe('<td>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;</td>');
-    expect(html`<ul>${['a<', 'b'].map((item) => html`<li>${item}</li>`)}</ul>`.text).toBe('<ul><li>a&lt;</li><li>b</li></ul>');
+    expect(html`<ul>${['a<', 'b'].map((item) => html`<li>${item}</li>`)}</ul>`.text).toBe(
+      '<ul><li>a&lt;</li><li>b</li></ul>',
+    );
     expect(html`${raw('<b>kept</b>')}${null}${undefined}${false}${0}`.text).toBe('<b>kept</b>0');
     expect(escapeHtml('"x"')).toBe('&quot;x&quot;');
   });
@@ -50,18 +52,43 @@ describe('where apply-sql sends SQL', () => {
   it('defaults to Supabase and the project of a *.supabase.co BACKEND_URL, or to localbase and `local`', () => {
     const hosted = { url: 'https://abcdefghijkl.supabase.co', anonKey: 'anon', serviceRoleKey: 'service' };
     const hostedConfig = testConfig('/tmp/logs', { backend: hosted });
-    expect(managementTarget(hostedConfig, hosted)).toEqual({ url: 'https://api.supabase.com', projectRef: 'abcdefghijkl' });
+    expect(managementTarget(hostedConfig, hosted)).toEqual({
+      url: 'https://api.supabase.com',
+      projectRef: 'abcdefghijkl',
+    });
     const elsewhere = { ...hosted, url: 'https://db.example.org' };
-    expect(managementTarget(testConfig('/tmp/logs', { backend: elsewhere }), elsewhere)).toEqual({ url: 'https://api.supabase.com', projectRef: undefined });
+    expect(managementTarget(testConfig('/tmp/logs', { backend: elsewhere }), elsewhere)).toEqual({
+      url: 'https://api.supabase.com',
+      projectRef: undefined,
+    });
     const localbase = { url: 'http://127.0.0.1:54321', anonKey: 'anon', serviceRoleKey: 'service' };
-    expect(managementTarget(testConfig('/tmp/logs'), localbase)).toEqual({ url: 'http://127.0.0.1:54321', projectRef: 'local' });
-    const configured = testConfig('/tmp/logs', { backend: hosted, admin: { enabled: true, secret: undefined, emails: [], managementApiUrl: 'http://127.0.0.1:9', projectRef: 'other' } });
+    expect(managementTarget(testConfig('/tmp/logs'), localbase)).toEqual({
+      url: 'http://127.0.0.1:54321',
+      projectRef: 'local',
+    });
+    const configured = testConfig('/tmp/logs', {
+      backend: hosted,
+      admin: {
+        enabled: true,
+        secret: undefined,
+        emails: [],
+        managementApiUrl: 'http://127.0.0.1:9',
+        projectRef: 'other',
+      },
+    });
     expect(managementTarget(configured, hosted)).toEqual({ url: 'http://127.0.0.1:9', projectRef: 'other' });
   });
 
   it('reads MANAGEMENT_API_URL and BACKEND_PROJECT_REF from the environment, refusing bad values', () => {
-    const good = loadConfig({ HOME: '/home/x', MANAGEMENT_API_URL: 'https://api.example.com/', BACKEND_PROJECT_REF: 'proj-1' });
-    expect(good.ok && good.config.admin).toMatchObject({ managementApiUrl: 'https://api.example.com', projectRef: 'proj-1' });
+    const good = loadConfig({
+      HOME: '/home/x',
+      MANAGEMENT_API_URL: 'https://api.example.com/',
+      BACKEND_PROJECT_REF: 'proj-1',
+    });
+    expect(good.ok && good.config.admin).toMatchObject({
+      managementApiUrl: 'https://api.example.com',
+      projectRef: 'proj-1',
+    });
     const bad = loadConfig({ HOME: '/home/x', MANAGEMENT_API_URL: 'ftp://x', BACKEND_PROJECT_REF: '../x' });
     expect(bad.ok ? [] : bad.problems).toEqual([
       'MANAGEMENT_API_URL: must be an http(s) URL',
@@ -71,9 +98,19 @@ describe('where apply-sql sends SQL', () => {
 });
 
 describe('admin mode not ready', () => {
-  const notReady: Array<[string, { enabled: boolean; secret: string; emails: string[] }, { url: string; anonKey: string; serviceRoleKey: undefined } | undefined]> = [
+  const notReady: Array<
+    [
+      string,
+      { enabled: boolean; secret: string; emails: string[] },
+      { url: string; anonKey: string; serviceRoleKey: undefined } | undefined,
+    ]
+  > = [
     ['ENABLE_ADMIN_MODE is false', { enabled: false, secret: SECRET, emails: [] }, undefined],
-    ['no service-role key is known', { enabled: true, secret: SECRET, emails: [] }, { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: undefined }],
+    [
+      'no service-role key is known',
+      { enabled: true, secret: SECRET, emails: [] },
+      { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: undefined },
+    ],
   ];
   for (const [label, admin, backend] of notReady) {
     it(`refuses every /__admin/* route with 403 admin_mode_not_ready when ${label}`, async () => {
@@ -84,7 +121,12 @@ describe('admin mode not ready', () => {
         // Even with a cookie signed by the right key.
         const cookie = cookieHeader(signAdminCookie(SECRET, 'secret'));
         for (const route of routes) {
-          const response = await gateway.app.inject({ method: route.method as 'GET', url: route.path, headers: { cookie, accept: 'text/html' }, payload: route.method === 'GET' ? undefined : { secret: SECRET } });
+          const response = await gateway.app.inject({
+            method: route.method as 'GET',
+            url: route.path,
+            headers: { cookie, accept: 'text/html' },
+            payload: route.method === 'GET' ? undefined : { secret: SECRET },
+          });
           expect(response.statusCode, `${route.method} ${route.path}`).toBe(403);
           expect(response.json()).toMatchObject({ error: 'admin_mode_not_ready', admin_available: false });
         }
@@ -99,14 +141,26 @@ describe('admin mode not ready', () => {
 
 describe('admin mode ready', () => {
   it('refuses every route but login, logout and the browser-proof report without a valid cookie', async () => {
-    const open = new Set(['GET /__admin/login', 'POST /__admin/login', 'POST /__admin/logout', 'POST /__admin/browser-proof-result']);
+    const open = new Set([
+      'GET /__admin/login',
+      'POST /__admin/login',
+      'POST /__admin/logout',
+      'POST /__admin/browser-proof-result',
+    ]);
     const forged = cookieHeader(signAdminCookie('a-different-secret-of-enough-length', 'secret'));
-    const expired = cookieHeader(signAdminCookie(SECRET, 'secret', Math.floor(Date.now() / 1000) - ADMIN_COOKIE_MAX_AGE_S - 1));
+    const expired = cookieHeader(
+      signAdminCookie(SECRET, 'secret', Math.floor(Date.now() / 1000) - ADMIN_COOKIE_MAX_AGE_S - 1),
+    );
     const tampered = cookieHeader(`${signAdminCookie(SECRET, 'secret')}x`);
     for (const route of adminRoutes(ready.app)) {
       if (open.has(`${route.method} ${route.path}`)) continue;
       for (const cookie of [undefined, forged, expired, tampered]) {
-        const response = await ready.app.inject({ method: route.method as 'GET', url: route.path, headers: cookie ? { cookie } : {}, payload: route.method === 'GET' ? undefined : {} });
+        const response = await ready.app.inject({
+          method: route.method as 'GET',
+          url: route.path,
+          headers: cookie ? { cookie } : {},
+          payload: route.method === 'GET' ? undefined : {},
+        });
         expect(response.statusCode, `${route.method} ${route.path} with ${cookie ?? 'no cookie'}`).toBe(401);
         expect(response.json().error).toBe('admin_login_required');
       }
@@ -120,7 +174,9 @@ describe('admin mode ready', () => {
   });
 
   it('accepts a cookie signed with ADMIN_SECRET until it is 12 hours old', async () => {
-    const almost = cookieHeader(signAdminCookie(SECRET, 'secret', Math.floor(Date.now() / 1000) - ADMIN_COOKIE_MAX_AGE_S + 60));
+    const almost = cookieHeader(
+      signAdminCookie(SECRET, 'secret', Math.floor(Date.now() / 1000) - ADMIN_COOKIE_MAX_AGE_S + 60),
+    );
     const response = await ready.app.inject({ url: '/__admin/no-such-page', headers: { cookie: almost } });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ error: 'not_found' });
@@ -143,7 +199,12 @@ describe('admin mode ready', () => {
   });
 
   it('marks the cookie Secure when the request came over https', async () => {
-    const response = await ready.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: SECRET }, headers: { 'x-forwarded-proto': 'https' } });
+    const response = await ready.app.inject({
+      method: 'POST',
+      url: '/__admin/login',
+      payload: { secret: SECRET },
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     // trustProxy is off: a header cannot claim https; only a TLS socket can.
     expect(String(response.headers['set-cookie'])).not.toContain('Secure');
   });
@@ -153,11 +214,21 @@ describe('admin mode ready', () => {
       ready.app.inject({
         method: 'POST',
         url: '/__admin/login',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', origin: ORIGIN, host: HOST },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'text/html',
+          origin: ORIGIN,
+          host: HOST,
+        },
         payload: new URLSearchParams({ secret: SECRET, next }).toString(),
       });
     expect((await form('/__admin/roles')).headers.location).toBe('/__admin/roles');
-    for (const next of ['https://evil.example/', '//evil.example/__admin/x', '/__admin/../../x\\y', '/api/update-now']) {
+    for (const next of [
+      'https://evil.example/',
+      '//evil.example/__admin/x',
+      '/__admin/../../x\\y',
+      '/api/update-now',
+    ]) {
       expect((await form(next)).headers.location, next).toBe('/__admin/verify');
     }
     const wrong = await ready.app.inject({
@@ -181,14 +252,28 @@ describe('admin mode ready', () => {
     for (const route of [...posts, { method: 'POST', path: '/api/update-now' }]) {
       for (const headers of crossSite) {
         for (const withCookie of [true, false]) {
-          const response = await ready.app.inject({ method: route.method as 'POST', url: route.path, headers: { ...headers, ...(withCookie ? { cookie } : {}), 'content-type': 'application/x-www-form-urlencoded' }, payload: `secret=${SECRET}` });
+          const response = await ready.app.inject({
+            method: route.method as 'POST',
+            url: route.path,
+            headers: {
+              ...headers,
+              ...(withCookie ? { cookie } : {}),
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            payload: `secret=${SECRET}`,
+          });
           expect(response.statusCode, `${route.method} ${route.path} ${JSON.stringify(headers)}`).toBe(403);
           expect(response.json().error).toBe('csrf_refused');
         }
       }
     }
     // The same POST from this server's own page passes the guard (and fails later, on its body).
-    const sameSite = await ready.app.inject({ method: 'POST', url: '/__admin/apply-sql', headers: { cookie, origin: ORIGIN, host: HOST, 'sec-fetch-site': 'same-origin' }, payload: {} });
+    const sameSite = await ready.app.inject({
+      method: 'POST',
+      url: '/__admin/apply-sql',
+      headers: { cookie, origin: ORIGIN, host: HOST, 'sec-fetch-site': 'same-origin' },
+      payload: {},
+    });
     expect(sameSite.statusCode).toBe(400);
   });
 
@@ -196,7 +281,9 @@ describe('admin mode ready', () => {
     const cookie = await signInWithSecret(ready.app, SECRET);
     const response = await ready.app.inject({ method: 'POST', url: '/__admin/logout', headers: { cookie } });
     expect(response.json()).toEqual({ ok: true, signed_out: true });
-    expect(String(response.headers['set-cookie'])).toMatch(/^app_admin=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    expect(String(response.headers['set-cookie'])).toMatch(
+      /^app_admin=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,
+    );
   });
 
   it("gives every page its own policy: nonce'd inline scripts and styles, no inline script without it", async () => {
@@ -231,11 +318,20 @@ describe('the unlock rate limit', () => {
       rateLimits: { credentials: { max: 3, windowMs: 60_000 } },
     });
     try {
-      const login = () => gateway.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: 'wrong-wrong-wrong' } });
+      const login = () =>
+        gateway.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: 'wrong-wrong-wrong' } });
       expect((await login()).statusCode).toBe(401);
       expect((await login()).statusCode).toBe(401);
       // The third attempt of the window goes to the app's login: same budget.
-      expect((await gateway.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: 'a@example.com', password: 'password-1' } })).statusCode).not.toBe(429);
+      expect(
+        (
+          await gateway.app.inject({
+            method: 'POST',
+            url: '/__auth/login',
+            payload: { username: 'a@example.com', password: 'password-1' },
+          })
+        ).statusCode,
+      ).not.toBe(429);
       const limited = await gateway.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: SECRET } });
       expect(limited.statusCode).toBe(429);
       expect(limited.json().error).toBe('rate_limited');

@@ -23,9 +23,15 @@ const VIEWPORTS = [
   { width: 390, height: 844 },
 ];
 
-function run(command: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, command, { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+    const child = spawn(process.execPath, command, {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -35,7 +41,8 @@ function run(command: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-const verifyCli = (args: string[], secret = SECRET) => run(['--import', 'tsx', path.join(repoRoot, 'tools', 'verify', 'cli.ts'), ...args], { ADMIN_SECRET: secret });
+const verifyCli = (args: string[], secret = SECRET) =>
+  run(['--import', 'tsx', path.join(repoRoot, 'tools', 'verify', 'cli.ts'), ...args], { ADMIN_SECRET: secret });
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let dataDir: string;
@@ -53,7 +60,8 @@ let page: Page;
 async function waitForOutput(text: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!output.includes(text)) {
-    if (studyhall.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+    if (studyhall.exitCode !== null || Date.now() > deadline)
+      throw new Error(`no "${text}" in the output of npm start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -71,7 +79,10 @@ async function screenshots(name: string): Promise<void> {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize(viewport);
       await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${viewport.width}x${viewport.height}-${colorScheme}.png`), fullPage: false });
+      await page.screenshot({
+        path: path.join(SCREENSHOTS, `${name}-${viewport.width}x${viewport.height}-${colorScheme}.png`),
+        fullPage: false,
+      });
     }
   }
   await page.setViewportSize(VIEWPORTS[0] ?? { width: 1280, height: 800 });
@@ -155,17 +166,31 @@ describe('the admin console in Chromium', () => {
   it('runs the browser proof and records its report: service worker, IndexedDB and login round trip all pass', async () => {
     await page.goto('/__admin/browser-proof');
     await page.waitForFunction(() => document.body.dataset.proof !== undefined, undefined, { timeout: 60_000 });
-    const rows = await page.$$eval('tr[data-check]', (items) => items.map((row) => [row.getAttribute('data-check'), row.querySelector('.state')?.textContent]));
-    expect(rows).toEqual([['service_worker', '✓ pass'], ['indexeddb', '✓ pass'], ['login', '✓ pass']]);
+    const rows = await page.$$eval('tr[data-check]', (items) =>
+      items.map((row) => [row.getAttribute('data-check'), row.querySelector('.state')?.textContent]),
+    );
+    expect(rows).toEqual([
+      ['service_worker', '✓ pass'],
+      ['indexeddb', '✓ pass'],
+      ['login', '✓ pass'],
+    ]);
     expect(await page.evaluate(() => document.body.dataset.proof)).toBe('passed');
-    const recorded = await page.evaluate(async () => (await fetch('/__admin/browser-proof', { headers: { accept: 'application/json' } })).json());
+    const recorded = await page.evaluate(async () =>
+      (await fetch('/__admin/browser-proof', { headers: { accept: 'application/json' } })).json(),
+    );
     expect(recorded.last_reports[0]).toMatchObject({ ok: true });
-    expect(recorded.last_reports[0].checks.map((item: { name: string; ok: boolean }) => [item.name, item.ok])).toEqual([['service_worker', true], ['indexeddb', true], ['login', true]]);
+    expect(recorded.last_reports[0].checks.map((item: { name: string; ok: boolean }) => [item.name, item.ok])).toEqual([
+      ['service_worker', true],
+      ['indexeddb', true],
+      ['login', true],
+    ]);
     await page.reload();
     await page.waitForFunction(() => document.body.dataset.proof !== undefined, undefined, { timeout: 60_000 });
     await screenshots('browser-proof');
     // The temporary accounts are gone again.
-    const left = await (await managementQuery(`select count(*)::int as count from auth.users where email like 'browser-proof-%'`)).json();
+    const left = await (
+      await managementQuery(`select count(*)::int as count from auth.users where email like 'browser-proof-%'`)
+    ).json();
     expect(left).toEqual([{ count: 0 }]);
   }, 120_000);
 
@@ -183,12 +208,18 @@ describe('the admin console in Chromium', () => {
   }, 120_000);
 
   it('goes red when a leaderboard policy is dropped, and the page repairs it with the right token only', async () => {
-    const dropped = await managementQuery('drop policy "authenticated read all summaries for leaderboards" on public.user_stats_summary');
+    const dropped = await managementQuery(
+      'drop policy "authenticated read all summaries for leaderboards" on public.user_stats_summary',
+    );
     expect(dropped.status).toBe(201);
     const red = await verifyCli(['--base-url', appUrl]);
     expect(red.code).toBe(1);
-    expect(red.stdout).toContain('✗ Policy "authenticated read all summaries for leaderboards" on public.user_stats_summary: Missing');
-    expect(red.stdout).toContain(`fix: Apply leaderboard-rls-fix.sql. ${appUrl}/__admin/patch?bundle=leaderboard-rls-fix.sql#apply`);
+    expect(red.stdout).toContain(
+      '✗ Policy "authenticated read all summaries for leaderboards" on public.user_stats_summary: Missing',
+    );
+    expect(red.stdout).toContain(
+      `fix: Apply leaderboard-rls-fix.sql. ${appUrl}/__admin/patch?bundle=leaderboard-rls-fix.sql#apply`,
+    );
 
     await page.goto('/__admin/verify');
     await screenshots('verify-red');
@@ -229,13 +260,28 @@ describe('the admin console in Chromium', () => {
     // A student with a rich backup, then a poor one, and two avatars.
     const student = await page.evaluate(async () => {
       const json = { 'content-type': 'application/json' };
-      const signup = await (await fetch('/__auth/signup', { method: 'POST', headers: json, body: JSON.stringify({ username: 'june@example.com', password: 'june-password-1' }) })).json();
+      const signup = await (
+        await fetch('/__auth/signup', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: 'june@example.com', password: 'june-password-1' }),
+        })
+      ).json();
       const auth = { ...json, authorization: `Bearer ${signup.session.access_token}` };
-      const rich = { sessions: Array.from({ length: 14 }, (_, minutes) => ({ minutes })), settings: { theme: 'dark', sound: true } };
+      const rich = {
+        sessions: Array.from({ length: 14 }, (_, minutes) => ({ minutes })),
+        settings: { theme: 'dark', sound: true },
+      };
       await fetch('/__auth/backup', { method: 'POST', headers: auth, body: JSON.stringify({ payload: rich }) });
-      await fetch('/__auth/backup', { method: 'POST', headers: auth, body: JSON.stringify({ payload: { sessions: [] } }) });
-      const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-      for (let index = 0; index < 2; index++) await fetch('/__auth/profile', { method: 'POST', headers: auth, body: JSON.stringify({ avatar_url: png }) });
+      await fetch('/__auth/backup', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ payload: { sessions: [] } }),
+      });
+      const png =
+        'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+      for (let index = 0; index < 2; index++)
+        await fetch('/__auth/profile', { method: 'POST', headers: auth, body: JSON.stringify({ avatar_url: png }) });
       return signup.user.id as string;
     });
     await page.goto('/__admin/roles');

@@ -21,7 +21,10 @@ export function adminRoutes(app: FastifyInstance): RegisteredRoute[] {
     stack.push(match[2] ?? '');
     const path = stack.join('');
     if (!path.startsWith('/__admin')) continue;
-    for (const method of (match[3] ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)) {
       if (method === 'HEAD' || method === 'QUERY' || method === 'TRACE') continue;
       routes.push({ method, path: path.replace(/:file/, 'community-patch-v6.sql').replace(/\*$/, 'no-such-page') });
     }

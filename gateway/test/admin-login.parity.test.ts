@@ -13,7 +13,11 @@ const SECRET = 'login-test-admin-secret-123';
 let localbase: Localbase;
 let gateway: TestGateway;
 
-const backendTarget = () => ({ url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey });
+const backendTarget = () => ({
+  url: localbase.url,
+  anonKey: localbase.anonKey,
+  serviceRoleKey: localbase.serviceRoleKey,
+});
 
 async function startGateway(secret: string | undefined): Promise<TestGateway> {
   return startTestGateway({
@@ -24,7 +28,11 @@ async function startGateway(secret: string | undefined): Promise<TestGateway> {
 }
 
 async function signUp(on: TestGateway, email: string): Promise<{ token: string; userId: string }> {
-  const response = await on.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: email, password: `${email}-password` } });
+  const response = await on.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    payload: { username: email, password: `${email}-password` },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return { token: response.json().session.access_token, userId: response.json().user.id };
 }
@@ -53,11 +61,20 @@ describe('unlocking with a backend session', () => {
     const listed = await signUp(gateway, LISTED);
     expect((await unlock(gateway, listed.token)).json().error).toBe('admin_email_unconfirmed');
     const owner = await signInWithSecret(gateway.app, SECRET);
-    const confirmed = await gateway.app.inject({ method: 'POST', url: '/__admin/roles/confirm-email', headers: { cookie: owner }, payload: { user_id: listed.userId } });
+    const confirmed = await gateway.app.inject({
+      method: 'POST',
+      url: '/__admin/roles/confirm-email',
+      headers: { cookie: owner },
+      payload: { user_id: listed.userId },
+    });
     expect(confirmed.statusCode, confirmed.body).toBe(201);
     const response = await unlock(gateway, listed.token);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toMatchObject({ ok: true, method: 'admin_emails', subject: `user:${listed.userId}:${LISTED}` });
+    expect(response.json()).toMatchObject({
+      ok: true,
+      method: 'admin_emails',
+      subject: `user:${listed.userId}:${LISTED}`,
+    });
     const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: cookieOf(response) } });
     expect(page.statusCode).toBe(200);
   });
@@ -66,9 +83,14 @@ describe('unlocking with a backend session', () => {
     const roled = await signUp(gateway, 'roled@example.com');
     const before = await unlock(gateway, roled.token);
     expect(before.statusCode).toBe(403);
-    expect(before.json()).toMatchObject({ error: 'not_an_admin', message: expect.stringContaining('roled@example.com') });
+    expect(before.json()).toMatchObject({
+      error: 'not_an_admin',
+      message: expect.stringContaining('roled@example.com'),
+    });
     expect(before.headers['set-cookie']).toBeUndefined();
-    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [roled.userId]);
+    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [
+      roled.userId,
+    ]);
     const after = await unlock(gateway, roled.token);
     expect(after.statusCode).toBe(200);
     expect(after.json().method).toBe('user_roles');
@@ -76,31 +98,49 @@ describe('unlocking with a backend session', () => {
 
   it('refuses any other account, a moderator row, a forged token and a signed-out session', async () => {
     const other = await signUp(gateway, 'someone@example.com');
-    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [other.userId]);
+    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [
+      other.userId,
+    ]);
     expect((await unlock(gateway, other.token)).json().error).toBe('not_an_admin');
     const [header, payload] = other.token.split('.');
     const forged = await unlock(gateway, `${header}.${payload}.${'A'.repeat(43)}`);
     expect(forged.statusCode).toBe(401);
     expect(forged.json().error).toBe('invalid_token');
-    const listed = await gateway.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: LISTED, password: `${LISTED}-password` } });
+    const listed = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/login',
+      payload: { username: LISTED, password: `${LISTED}-password` },
+    });
     const token = listed.json().session.access_token;
-    await fetch(`${localbase.url}/auth/v1/logout`, { method: 'POST', headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` } });
+    await fetch(`${localbase.url}/auth/v1/logout`, {
+      method: 'POST',
+      headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
+    });
     const signedOut = await unlock(gateway, token);
     expect(signedOut.statusCode).toBe(401);
     expect(signedOut.json().error).toBe('invalid_token');
   });
 
-  it('unlocks from the login page\'s token form and goes on to the page asked for', async () => {
-    const session = await gateway.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: LISTED, password: `${LISTED}-password` } });
+  it("unlocks from the login page's token form and goes on to the page asked for", async () => {
+    const session = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/login',
+      payload: { username: LISTED, password: `${LISTED}-password` },
+    });
     const response = await gateway.app.inject({
       method: 'POST',
       url: '/__admin/login',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      payload: new URLSearchParams({ access_token: session.json().session.access_token, next: '/__admin/storage' }).toString(),
+      payload: new URLSearchParams({
+        access_token: session.json().session.access_token,
+        next: '/__admin/storage',
+      }).toString(),
     });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/__admin/storage');
-    expect(String(response.headers['set-cookie'])).toMatch(/^app_admin=.+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(String(response.headers['set-cookie'])).toMatch(
+      /^app_admin=.+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
   });
 });
 
@@ -109,13 +149,25 @@ describe('without ADMIN_SECRET', () => {
     const firstBoot = await startGateway(undefined);
     let cookie: string;
     try {
-      const session = await firstBoot.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: LISTED, password: `${LISTED}-password` } });
+      const session = await firstBoot.app.inject({
+        method: 'POST',
+        url: '/__auth/login',
+        payload: { username: LISTED, password: `${LISTED}-password` },
+      });
       const unlocked = await unlock(firstBoot, session.json().session.access_token);
       expect(unlocked.statusCode).toBe(200);
       cookie = cookieOf(unlocked);
       expect((await firstBoot.app.inject({ url: '/__admin/roles', headers: { cookie } })).statusCode).toBe(200);
       // No secret: the secret way is closed.
-      expect((await firstBoot.app.inject({ method: 'POST', url: '/__admin/login', payload: { secret: 'anything-at-all-here' } })).json().error).toBe('secret_login_disabled');
+      expect(
+        (
+          await firstBoot.app.inject({
+            method: 'POST',
+            url: '/__admin/login',
+            payload: { secret: 'anything-at-all-here' },
+          })
+        ).json().error,
+      ).toBe('secret_login_disabled');
     } finally {
       await firstBoot.close();
     }
@@ -126,7 +178,10 @@ describe('without ADMIN_SECRET', () => {
       expect(refused.json().error).toBe('admin_login_required');
       // Nor does it count as an admin anywhere else (the proxy's service key, update-now).
       // Anon may not read user_roles at all; the service key could.
-      const proxied = await secondBoot.app.inject({ url: '/__backend/rest/v1/user_roles?select=user_id', headers: { cookie } });
+      const proxied = await secondBoot.app.inject({
+        url: '/__backend/rest/v1/user_roles?select=user_id',
+        headers: { cookie },
+      });
       expect(proxied.statusCode).toBe(401);
       expect(proxied.json().code).toBe('42501');
     } finally {

@@ -29,30 +29,50 @@ async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unkn
 
 async function signUp(name: string): Promise<Student> {
   const email = `${name}@example.com`;
-  const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: email, password: `${name}-password-1` } });
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    payload: { username: email, password: `${name}-password-1` },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return { email, token: response.json().session.access_token, userId: response.json().user.id };
 }
 
 async function asStudent(student: Student, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) {
-  const response = await gateway.app.inject({ method, url, headers: { authorization: `Bearer ${student.token}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const response = await gateway.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${student.token}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
   expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300);
   return response.body === '' ? null : response.json();
 }
 
 async function admin(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) {
-  return gateway.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  return gateway.app.inject({
+    method,
+    url,
+    headers: { cookie },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 }
 
 /** Everything a repair or cleanup could touch, as text: equal text means byte-identical data. */
 async function dataState(): Promise<string> {
-  const backups = await ownerQuery('select id, user_id, source, app_version, payload::text, richness, size_bytes, created_at from public.user_backups order by id');
+  const backups = await ownerQuery(
+    'select id, user_id, source, app_version, payload::text, richness, size_bytes, created_at from public.user_backups order by id',
+  );
   const archive = await ownerQuery('select * from public.user_backup_archive order by id');
-  const objects = await ownerQuery('select id, bucket_id, name, version, metadata::text, updated_at from storage.objects order by id');
+  const objects = await ownerQuery(
+    'select id, bucket_id, name, version, metadata::text, updated_at from storage.objects order by id',
+  );
   return JSON.stringify({ backups, archive, objects });
 }
 
-const payloadWith = (items: number) => ({ sessions: Array.from({ length: items }, (_, index) => ({ minutes: index + 1 })) });
+const payloadWith = (items: number) => ({
+  sessions: Array.from({ length: items }, (_, index) => ({ minutes: index + 1 })),
+});
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
@@ -89,11 +109,16 @@ describe('sync and backup repair', () => {
   it('lists every candidate with its richness and date, what best picks and why', async () => {
     const sync = (await admin('GET', '/__admin/sync')).json();
     const adaView = sync.users.find((user: { email: string }) => user.email === ada.email);
-    expect(adaView.candidates.map((item: { kind: string; richness: number }) => [item.kind, item.richness])).toEqual([['row', 9], ['row', 1]]);
+    expect(adaView.candidates.map((item: { kind: string; richness: number }) => [item.kind, item.richness])).toEqual([
+      ['row', 9],
+      ['row', 1],
+    ]);
     expect(adaView.best.richness).toBe(9);
     expect(adaView.current.richness).toBe(1);
     expect(adaView.repair_needed).toBe(true);
-    expect(adaView.explanation).toMatch(/^\/__auth\/backup\/best returns row \w{8} \(richness 9, .*\): the richest of 2 backup rows, because richness wins over recency\./);
+    expect(adaView.explanation).toMatch(
+      /^\/__auth\/backup\/best returns row \w{8} \(richness 9, .*\): the richest of 2 backup rows, because richness wins over recency\./,
+    );
     const bobView = sync.users.find((user: { email: string }) => user.email === bob.email);
     expect(bobView.winner).toMatchObject({ kind: 'file', richness: 12 });
     expect(bobView.best).toMatchObject({ kind: 'row', richness: 2 });
@@ -109,13 +134,24 @@ describe('sync and backup repair', () => {
     expect(response.statusCode, response.body).toBe(200);
     const plan = response.json();
     expect(plan).toMatchObject({ dry_run: true, archived_backup_id: null, new_backup_id: null });
-    expect(plan.changes.map((change: { action: string; backup: { richness: number } }) => [change.action, change.backup.richness])).toEqual([['write', 9], ['archive', 1]]);
+    expect(
+      plan.changes.map((change: { action: string; backup: { richness: number } }) => [
+        change.action,
+        change.backup.richness,
+      ]),
+    ).toEqual([
+      ['write', 9],
+      ['archive', 1],
+    ]);
     expect(await dataState()).toBe(before);
   });
 
   it('makes the richest backup current on a real run, and the archived one can be restored', async () => {
     const before = await dataState();
-    const beforeRows = await ownerQuery<{ id: string }>('select id from public.user_backups where user_id = $1 order by id', [ada.userId]);
+    const beforeRows = await ownerQuery<{ id: string }>(
+      'select id from public.user_backups where user_id = $1 order by id',
+      [ada.userId],
+    );
     const response = await admin('POST', '/__admin/sync/repair-user-backup', { user_id: ada.userId, dry_run: false });
     expect(response.statusCode, response.body).toBe(200);
     const result = response.json();
@@ -135,21 +171,31 @@ describe('sync and backup repair', () => {
     expect(after.users[0].repair_needed).toBe(false);
     expect(after.archive.map((item: { id: string }) => item.id)).toEqual([result.archived_backup_id]);
 
-    const restored = await admin('POST', '/__admin/sync/restore-archived-backup', { archive_id: result.archived_backup_id });
+    const restored = await admin('POST', '/__admin/sync/restore-archived-backup', {
+      archive_id: result.archived_backup_id,
+    });
     expect(restored.statusCode, restored.body).toBe(200);
     expect(restored.json()).toMatchObject({ ok: true, removed_backup_id: result.new_backup_id });
     expect(await dataState()).toBe(before);
-    expect(await ownerQuery('select id from public.user_backups where user_id = $1 order by id', [ada.userId])).toEqual(beforeRows);
-    const again = await admin('POST', '/__admin/sync/restore-archived-backup', { archive_id: result.archived_backup_id });
+    expect(await ownerQuery('select id from public.user_backups where user_id = $1 order by id', [ada.userId])).toEqual(
+      beforeRows,
+    );
+    const again = await admin('POST', '/__admin/sync/restore-archived-backup', {
+      archive_id: result.archived_backup_id,
+    });
     expect(again.statusCode).toBe(404);
     expect(again.json().error).toBe('archive_not_found');
   });
 
   it('makes a snapshot file current when it is the richest candidate', async () => {
-    const result = (await admin('POST', '/__admin/sync/repair-user-backup', { user_id: bob.userId, dry_run: false })).json();
+    const result = (
+      await admin('POST', '/__admin/sync/repair-user-backup', { user_id: bob.userId, dry_run: false })
+    ).json();
     expect(result.changes[0].backup.kind).toBe('file');
     expect((await asStudent(bob, 'GET', '/__auth/backup/latest')).backup.payload).toEqual(payloadWith(12));
-    const nothing = (await admin('POST', '/__admin/sync/repair-user-backup', { user_id: bob.userId, dry_run: false })).json();
+    const nothing = (
+      await admin('POST', '/__admin/sync/repair-user-backup', { user_id: bob.userId, dry_run: false })
+    ).json();
     expect(nothing).toMatchObject({ changes: [], explanation: expect.stringContaining('Nothing to repair.') });
   });
 
@@ -170,34 +216,62 @@ describe('sync and backup repair', () => {
 describe('storage cleanup', () => {
   let carol: Student;
   const objectsOf = async (userId: string) =>
-    (await ownerQuery<{ bucket_id: string; name: string }>(`select bucket_id, name from storage.objects where name like $1 || '/%' order by bucket_id, name`, [userId])).map((row) => `${row.bucket_id}/${row.name}`);
+    (
+      await ownerQuery<{ bucket_id: string; name: string }>(
+        `select bucket_id, name from storage.objects where name like $1 || '/%' order by bucket_id, name`,
+        [userId],
+      )
+    ).map((row) => `${row.bucket_id}/${row.name}`);
 
   beforeAll(async () => {
     carol = await signUp('carol');
     for (let index = 0; index < 3; index++) await asStudent(carol, 'POST', '/__auth/profile', { avatar_url: PNG });
-    for (let index = 0; index < 7; index++) await asStudent(carol, 'POST', '/__auth/snapshot', { payload: payloadWith(index + 1) });
+    for (let index = 0; index < 7; index++)
+      await asStudent(carol, 'POST', '/__auth/snapshot', { payload: payloadWith(index + 1) });
   });
 
   it('previews the prunable objects by the stated rule, and deletes exactly those', async () => {
     const page = (await admin('GET', '/__admin/storage')).json();
     expect(page.rule).toContain('except the one their profile shows and the newest one');
     const mine = page.objects.filter((object: { name: string }) => object.name.startsWith(carol.userId));
-    const prunable = mine.filter((object: { prunable: string | null }) => object.prunable).map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`).sort();
-    const avatars = mine.filter((object: { bucket: string }) => object.bucket === 'avatars').map((object: { name: string }) => object.name).sort();
-    const snapshots = mine.filter((object: { bucket: string }) => object.bucket === 'backups').map((object: { name: string }) => object.name).sort();
+    const prunable = mine
+      .filter((object: { prunable: string | null }) => object.prunable)
+      .map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`)
+      .sort();
+    const avatars = mine
+      .filter((object: { bucket: string }) => object.bucket === 'avatars')
+      .map((object: { name: string }) => object.name)
+      .sort();
+    const snapshots = mine
+      .filter((object: { bucket: string }) => object.bucket === 'backups')
+      .map((object: { name: string }) => object.name)
+      .sort();
     expect(avatars).toHaveLength(3);
     expect(snapshots).toHaveLength(7);
     const { profile } = await asStudent(carol, 'GET', '/__auth/profile');
     expect(String(profile.avatar_url)).toContain(avatars[2]);
-    expect(prunable).toEqual([...avatars.slice(0, 2).map((name: string) => `avatars/${name}`), ...snapshots.slice(0, 2).map((name: string) => `backups/${name}`)].sort());
+    expect(prunable).toEqual(
+      [
+        ...avatars.slice(0, 2).map((name: string) => `avatars/${name}`),
+        ...snapshots.slice(0, 2).map((name: string) => `backups/${name}`),
+      ].sort(),
+    );
 
     const preview = (await admin('POST', '/__admin/storage/cleanup-preview', {})).json();
     expect(preview.preview_id).toMatch(/^[\w-]{22}$/);
-    expect(preview.objects.map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`).sort()).toEqual(prunable);
-    expect(preview.bytes).toBe(preview.objects.reduce((sum: number, object: { bytes: number }) => sum + object.bytes, 0));
+    expect(
+      preview.objects.map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`).sort(),
+    ).toEqual(prunable);
+    expect(preview.bytes).toBe(
+      preview.objects.reduce((sum: number, object: { bytes: number }) => sum + object.bytes, 0),
+    );
 
     const before = await dataState();
-    for (const body of [{ preview_id: preview.preview_id }, { preview_id: preview.preview_id, confirm: false }, { preview_id: preview.preview_id, confirm: 'yes please' }]) {
+    for (const body of [
+      { preview_id: preview.preview_id },
+      { preview_id: preview.preview_id, confirm: false },
+      { preview_id: preview.preview_id, confirm: 'yes please' },
+    ]) {
       const refused = await admin('POST', '/__admin/storage/cleanup-apply', body);
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error).toMatch(/^(confirmation_required|invalid_request)$/);
@@ -207,13 +281,24 @@ describe('storage cleanup', () => {
     // Stored after the preview: a newer avatar (which makes the one shown until now prunable too).
     await asStudent(carol, 'POST', '/__auth/profile', { avatar_url: PNG });
     const everythingBefore = await objectsOf(carol.userId);
-    const applied = await admin('POST', '/__admin/storage/cleanup-apply', { preview_id: preview.preview_id, confirm: true });
+    const applied = await admin('POST', '/__admin/storage/cleanup-apply', {
+      preview_id: preview.preview_id,
+      confirm: true,
+    });
     expect(applied.statusCode, applied.body).toBe(200);
-    expect(applied.json().deleted.map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`).sort()).toEqual(prunable);
+    expect(
+      applied
+        .json()
+        .deleted.map((object: { bucket: string; name: string }) => `${object.bucket}/${object.name}`)
+        .sort(),
+    ).toEqual(prunable);
     expect(applied.json().skipped).toEqual([]);
     expect(await objectsOf(carol.userId)).toEqual(everythingBefore.filter((name) => !prunable.includes(name)));
 
-    const reused = await admin('POST', '/__admin/storage/cleanup-apply', { preview_id: preview.preview_id, confirm: true });
+    const reused = await admin('POST', '/__admin/storage/cleanup-apply', {
+      preview_id: preview.preview_id,
+      confirm: true,
+    });
     expect(reused.statusCode).toBe(404);
     expect(reused.json().error).toBe('preview_not_found');
   });
@@ -229,14 +314,19 @@ describe('storage cleanup', () => {
       headers: { apikey: localbase.anonKey, authorization: `Bearer ${carol.token}`, 'content-type': 'image/png' },
       body: Buffer.from(PNG.split(',')[1] ?? '', 'base64'),
     });
-    const applied = (await admin('POST', '/__admin/storage/cleanup-apply', { preview_id: preview.preview_id, confirm: true })).json();
+    const applied = (
+      await admin('POST', '/__admin/storage/cleanup-apply', { preview_id: preview.preview_id, confirm: true })
+    ).json();
     expect(applied.skipped).toEqual([{ bucket: 'avatars', name: target.name, reason: 'replaced since the preview' }]);
     expect(await objectsOf(carol.userId)).toContain(`avatars/${target.name}`);
 
     const stale = (await admin('POST', '/__admin/storage/cleanup-preview', {})).json();
     clockOffsetMs = 31 * 60 * 1000;
     try {
-      const expired = await admin('POST', '/__admin/storage/cleanup-apply', { preview_id: stale.preview_id, confirm: true });
+      const expired = await admin('POST', '/__admin/storage/cleanup-apply', {
+        preview_id: stale.preview_id,
+        confirm: true,
+      });
       expect(expired.statusCode).toBe(410);
       expect(expired.json().error).toBe('preview_expired');
     } finally {
@@ -270,14 +360,23 @@ describe('admin roles', () => {
     expect(revoked.json().admins.map((row: { email: string }) => row.email)).toEqual([dora.email]);
     const last = await admin('DELETE', '/__admin/roles', { email: dora.email, role: 'admin' });
     expect(last.statusCode).toBe(409);
-    expect(last.json()).toMatchObject({ error: 'last_admin', message: expect.stringContaining('Grant admin to someone else first') });
-    expect(await ownerQuery(`select user_id from public.user_roles where role = 'admin'`)).toEqual([{ user_id: dora.userId }]);
+    expect(last.json()).toMatchObject({
+      error: 'last_admin',
+      message: expect.stringContaining('Grant admin to someone else first'),
+    });
+    expect(await ownerQuery(`select user_id from public.user_roles where role = 'admin'`)).toEqual([
+      { user_id: dora.userId },
+    ]);
   });
 
   it('refuses unknown accounts, other roles and a revoke form without confirmation', async () => {
-    expect((await admin('POST', '/__admin/roles', { email: 'nobody@example.com', role: 'admin' })).json().error).toBe('user_not_found');
+    expect((await admin('POST', '/__admin/roles', { email: 'nobody@example.com', role: 'admin' })).json().error).toBe(
+      'user_not_found',
+    );
     expect((await admin('POST', '/__admin/roles', { user_id: eve.userId, role: 'super_admin' })).statusCode).toBe(400);
-    expect((await admin('DELETE', '/__admin/roles', { user_id: eve.userId, role: 'admin' })).json().error).toBe('role_not_found');
+    expect((await admin('DELETE', '/__admin/roles', { user_id: eve.userId, role: 'admin' })).json().error).toBe(
+      'role_not_found',
+    );
     const form = await gateway.app.inject({
       method: 'POST',
       url: '/__admin/roles',
@@ -306,9 +405,12 @@ describe('the browser proof report', () => {
       login: { ok, status: 200, user_matches: ok, detail: 'as claimed' },
     },
   });
-  const post = (body: unknown, headers: Record<string, string> = {}) => gateway.app.inject({ method: 'POST', url: '/__admin/browser-proof-result', headers, payload: body as object });
-  const startRun = async () => (await admin('GET', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
-  const accountExists = async (id: string) => (await ownerQuery('select 1 from auth.users where id = $1', [id])).length === 1;
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    gateway.app.inject({ method: 'POST', url: '/__admin/browser-proof-result', headers, payload: body as object });
+  const startRun = async () =>
+    (await admin('GET', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
+  const accountExists = async (id: string) =>
+    (await ownerQuery('select 1 from auth.users where id = $1', [id])).length === 1;
 
   it('issues a 32-byte base64url token that a report spends without any cookie; the account is deleted', async () => {
     const run = await startRun();
@@ -316,13 +418,19 @@ describe('the browser proof report', () => {
     expect(Date.parse(run.expires_at) - Date.now()).toBeGreaterThan(9 * 60 * 1000);
     const account = (await admin('POST', '/__admin/browser-proof/account', { run_token: run.token })).json();
     expect(await accountExists(account.user_id)).toBe(true);
-    const login = await gateway.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: account.email, password: account.password } });
+    const login = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/login',
+      payload: { username: account.email, password: account.password },
+    });
     expect(login.statusCode).toBe(200);
 
     const recorded = await post(report(run.token));
     expect(recorded.statusCode, recorded.body).toBe(201);
     expect(recorded.json()).toMatchObject({ run_id: run.run_id, ok: true, subject: 'secret' });
-    expect(recorded.json().checks.find((item: { name: string }) => item.name === 'login').facts.backend_confirms_sign_in).toBe(true);
+    expect(
+      recorded.json().checks.find((item: { name: string }) => item.name === 'login').facts.backend_confirms_sign_in,
+    ).toBe(true);
     expect(await accountExists(account.user_id)).toBe(false);
 
     const reused = await post(report(run.token));
@@ -332,12 +440,15 @@ describe('the browser proof report', () => {
     expect((await admin('GET', '/__admin/verify')).json().browser_proof.last_report.run_id).toBe(run.run_id);
   });
 
-  it('does not take the browser\'s word for the login: without a real sign-in the check fails', async () => {
+  it("does not take the browser's word for the login: without a real sign-in the check fails", async () => {
     const run = await startRun();
     await admin('POST', '/__admin/browser-proof/account', { run_token: run.token });
     const recorded = (await post(report(run.token))).json();
     expect(recorded.ok).toBe(false);
-    expect(recorded.checks.find((item: { name: string }) => item.name === 'login')).toMatchObject({ ok: false, detail: expect.stringContaining('does not confirm the sign-in') });
+    expect(recorded.checks.find((item: { name: string }) => item.name === 'login')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('does not confirm the sign-in'),
+    });
   });
 
   it('refuses an unknown or expired token, and deletes the account of an expired run', async () => {

@@ -16,7 +16,10 @@ import { signInWithSecret } from './admin-helpers.ts';
 import { makeTempDir, startTestGateway, type TestGateway } from './helpers.ts';
 
 const SECRET = 'verify-test-admin-secret-123';
-const LEADERBOARD_POLICIES = ['authenticated read all summaries for leaderboards', 'authenticated read all daily stats for leaderboards'];
+const LEADERBOARD_POLICIES = [
+  'authenticated read all summaries for leaderboards',
+  'authenticated read all daily stats for leaderboards',
+];
 
 let localbase: Localbase;
 let gateway: TestGateway;
@@ -37,7 +40,8 @@ async function verify(): Promise<VerifyReport> {
   return report;
 }
 
-const failing = (report: VerifyReport) => report.categories.flatMap((category) => category.checks.filter((item) => !item.ok));
+const failing = (report: VerifyReport) =>
+  report.categories.flatMap((category) => category.checks.filter((item) => !item.ok));
 
 async function applySql(body: Record<string, unknown>) {
   return gateway.app.inject({ method: 'POST', url: '/__admin/apply-sql', headers: { cookie }, payload: body });
@@ -91,20 +95,29 @@ describe('verify on a project built from the migrations', () => {
     expect(failing(report)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.categories.map((category) => category.id)).toEqual([
-      'table_schema', 'rpc_functions', 'rls_recursion', 'edge_interceptors', 'local_endpoints', 'auth_smoke', 'storage_buckets', 'drift',
+      'table_schema',
+      'rpc_functions',
+      'rls_recursion',
+      'edge_interceptors',
+      'local_endpoints',
+      'auth_smoke',
+      'storage_buckets',
+      'drift',
     ]);
     for (const category of report.categories) expect(category.checks.length, category.name).toBeGreaterThan(0);
     const names = report.categories.flatMap((category) => category.checks.map((item) => item.name));
-    expect(names).toEqual(expect.arrayContaining([
-      'public.groups',
-      'Policy "authenticated read all summaries for leaderboards" on public.user_stats_summary',
-      'POST /__backend/functions/v1/finish-session answers 502',
-      'GET /sw.js has every build placeholder substituted',
-      'Delete the temporary user',
-      'Bucket backups',
-      'community-patch-v6.sql equals what the builder makes from the migrations',
-      `Database reports community-patch-v6.sql ${await communityPatchVersion()} or newer`,
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'public.groups',
+        'Policy "authenticated read all summaries for leaderboards" on public.user_stats_summary',
+        'POST /__backend/functions/v1/finish-session answers 502',
+        'GET /sw.js has every build placeholder substituted',
+        'Delete the temporary user',
+        'Bucket backups',
+        'community-patch-v6.sql equals what the builder makes from the migrations',
+        `Database reports community-patch-v6.sql ${await communityPatchVersion()} or newer`,
+      ]),
+    );
     // The smoke test's account is gone again.
     expect(await ownerQuery(`select 1 from auth.users where email like 'verify-%@studyhall.invalid'`)).toEqual([]);
   });
@@ -114,7 +127,9 @@ describe('verify on a project built from the migrations', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     // One table per category (the category is its heading), each row check, status, detail, fix.
-    expect(response.body).toContain('<table class="stack" aria-label="Table schema"><thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>');
+    expect(response.body).toContain(
+      '<table class="stack" aria-label="Table schema"><thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>',
+    );
     expect(response.body).toMatch(/All \d+ checks pass\./);
     expect(response.body).not.toContain('<h2>To do</h2>');
   });
@@ -123,11 +138,19 @@ describe('verify on a project built from the migrations', () => {
 describe('admin_catalog_facts()', () => {
   it('is executable by the service role only', async () => {
     const call = (key: string, token = key) =>
-      fetch(`${localbase.url}/rest/v1/rpc/admin_catalog_facts`, { method: 'POST', headers: { apikey: key, authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      fetch(`${localbase.url}/rest/v1/rpc/admin_catalog_facts`, {
+        method: 'POST',
+        headers: { apikey: key, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
     const anon = await call(localbase.anonKey);
     expect(anon.status).toBe(401);
     expect((await anon.json()).code).toBe('42501');
-    const signup = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: 'facts-reader@example.com', password: 'facts-reader-1' } });
+    const signup = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/signup',
+      payload: { username: 'facts-reader@example.com', password: 'facts-reader-1' },
+    });
     const user = await call(localbase.anonKey, signup.json().session.access_token);
     expect(user.status).toBe(403);
     expect((await user.json()).code).toBe('42501');
@@ -140,8 +163,15 @@ describe('admin_catalog_facts()', () => {
 describe('the leaderboard policies, end to end through the Management API', () => {
   it('turns red without them, stays red with a wrong token, and is all green after apply-sql with leaderboard-rls-fix', async () => {
     const policiesPresent = async () =>
-      (await ownerQuery<{ policyname: string }>(`select policyname from pg_policies where policyname = any($1) order by 1`, [LEADERBOARD_POLICIES])).map((row) => row.policyname);
-    await ownerQuery(`drop policy "${LEADERBOARD_POLICIES[0]}" on public.user_stats_summary; drop policy "${LEADERBOARD_POLICIES[1]}" on public.daily_user_stats;`);
+      (
+        await ownerQuery<{ policyname: string }>(
+          `select policyname from pg_policies where policyname = any($1) order by 1`,
+          [LEADERBOARD_POLICIES],
+        )
+      ).map((row) => row.policyname);
+    await ownerQuery(
+      `drop policy "${LEADERBOARD_POLICIES[0]}" on public.user_stats_summary; drop policy "${LEADERBOARD_POLICIES[1]}" on public.daily_user_stats;`,
+    );
 
     const red = await verify();
     expect(red.ok).toBe(false);
@@ -153,61 +183,111 @@ describe('the leaderboard policies, end to end through the Management API', () =
     for (const item of missing) {
       expect(item.category).toBe('rls_recursion');
       expect(item.detail).toMatch(/^Missing \(defined in \d{14}_(security_)?leaderboard_read_policies\.sql\)\.$/);
-      expect(item.fix).toEqual({ text: 'Apply leaderboard-rls-fix.sql.', href: '/__admin/patch?bundle=leaderboard-rls-fix.sql#apply', bundle: 'leaderboard-rls-fix.sql' });
+      expect(item.fix).toEqual({
+        text: 'Apply leaderboard-rls-fix.sql.',
+        href: '/__admin/patch?bundle=leaderboard-rls-fix.sql#apply',
+        bundle: 'leaderboard-rls-fix.sql',
+      });
     }
     const page = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie, accept: 'text/html' } });
     // Failing checks come first, in a table of category, check, status, detail and fix.
-    expect(page.body).toContain('<h2>To do</h2><div class="scroll"><table class="stack"><thead><tr><th scope="col">Category</th><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>');
-    expect(page.body).toContain('<a href="/__admin/patch?bundle=leaderboard-rls-fix.sql#apply">Apply leaderboard-rls-fix.sql.</a>');
-    const patchPage = await gateway.app.inject({ url: '/__admin/patch?bundle=leaderboard-rls-fix.sql', headers: { cookie, accept: 'text/html' } });
+    expect(page.body).toContain(
+      '<h2>To do</h2><div class="scroll"><table class="stack"><thead><tr><th scope="col">Category</th><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>',
+    );
+    expect(page.body).toContain(
+      '<a href="/__admin/patch?bundle=leaderboard-rls-fix.sql#apply">Apply leaderboard-rls-fix.sql.</a>',
+    );
+    const patchPage = await gateway.app.inject({
+      url: '/__admin/patch?bundle=leaderboard-rls-fix.sql',
+      headers: { cookie, accept: 'text/html' },
+    });
     expect(patchPage.body).toMatch(/<option value="leaderboard-rls-fix" selected>/);
 
     const wrongToken = `sbp_${'0'.repeat(40)}`;
     const refused = await applySql({ bundle: 'leaderboard-rls-fix', access_token: wrongToken });
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toMatchObject({ ok: false, error: 'management_api_error', status: 401, result: { message: 'Unauthorized' }, project_ref: 'local' });
+    expect(refused.json()).toMatchObject({
+      ok: false,
+      error: 'management_api_error',
+      status: 401,
+      result: { message: 'Unauthorized' },
+      project_ref: 'local',
+    });
     expect(await policiesPresent()).toEqual([]);
     expect((await verify()).ok).toBe(false);
 
     const applied = await applySql({ bundle: 'leaderboard-rls-fix', access_token: localbase.accessToken });
     expect(applied.statusCode, applied.body).toBe(200);
-    expect(applied.json()).toEqual({ ok: true, status: 201, result: [], project_ref: 'local', bundle: 'leaderboard-rls-fix.sql' });
+    expect(applied.json()).toEqual({
+      ok: true,
+      status: 201,
+      result: [],
+      project_ref: 'local',
+      bundle: 'leaderboard-rls-fix.sql',
+    });
     expect(applied.body).not.toContain(localbase.accessToken);
     expect(await policiesPresent()).toEqual([...LEADERBOARD_POLICIES].sort());
     const green = await verify();
     expect(failing(green)).toEqual([]);
 
     // The audit log names what was applied and how it went, never the token.
-    const audit = (await readFile(path.join(logs.dir, 'admin-audit.log'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    expect(audit.filter((entry) => entry.action === 'apply-sql').map((entry) => [entry.bundle, entry.status])).toEqual([['leaderboard-rls-fix.sql', 401], ['leaderboard-rls-fix.sql', 201]]);
+    const audit = (await readFile(path.join(logs.dir, 'admin-audit.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(audit.filter((entry) => entry.action === 'apply-sql').map((entry) => [entry.bundle, entry.status])).toEqual([
+      ['leaderboard-rls-fix.sql', 401],
+      ['leaderboard-rls-fix.sql', 201],
+    ]);
 
     // Neither token was written anywhere under LOG_DIR or localbase's DATA_DIR, except that the
     // real one lives in keys.json, where localbase created it.
     await new Promise((resolve) => logStream.write('', resolve));
-    expect((await filesUnder(logs.dir)).map((file) => path.basename(file)).sort()).toEqual(['admin-audit.log', 'gateway.log']);
+    expect((await filesUnder(logs.dir)).map((file) => path.basename(file)).sort()).toEqual([
+      'admin-audit.log',
+      'gateway.log',
+    ]);
     expect((await readFile(path.join(logs.dir, 'gateway.log'), 'utf8')).length).toBeGreaterThan(1000);
     expect(await filesContaining([logs.dir, localbase.dataDir], wrongToken)).toEqual([]);
     expect(await filesContaining([logs.dir, localbase.dataDir], localbase.accessToken)).toEqual(['keys.json']);
   });
 
-  it('answers apply-sql errors in the API\'s own words and refuses what it cannot send', async () => {
+  it("answers apply-sql errors in the API's own words and refuses what it cannot send", async () => {
     const sqlError = await applySql({ sql: 'select * from no_such_table_here', access_token: localbase.accessToken });
     expect(sqlError.statusCode).toBe(400);
-    expect(sqlError.json()).toMatchObject({ ok: false, status: 400, result: { message: expect.stringContaining('no_such_table_here') } });
+    expect(sqlError.json()).toMatchObject({
+      ok: false,
+      status: 400,
+      result: { message: expect.stringContaining('no_such_table_here') },
+    });
     const pasted = await applySql({ sql: 'select 41 + 1 as answer', access_token: localbase.accessToken });
     expect(pasted.json()).toEqual({ ok: true, status: 201, result: [{ answer: 42 }], project_ref: 'local' });
-    const otherProject = await applySql({ sql: 'select 1', access_token: localbase.accessToken, project_ref: 'abcdefghij' });
+    const otherProject = await applySql({
+      sql: 'select 1',
+      access_token: localbase.accessToken,
+      project_ref: 'abcdefghij',
+    });
     expect(otherProject.statusCode).toBe(404);
     expect((await applySql({ bundle: 'app-complete', access_token: localbase.accessToken })).statusCode).toBe(400);
-    expect((await applySql({ bundle: 'leaderboard-rls-fix', sql: 'select 1', access_token: localbase.accessToken })).json().error).toBe('invalid_request');
+    expect(
+      (await applySql({ bundle: 'leaderboard-rls-fix', sql: 'select 1', access_token: localbase.accessToken })).json()
+        .error,
+    ).toBe('invalid_request');
     expect((await applySql({ bundle: 'leaderboard-rls-fix' })).json().error).toBe('invalid_request');
-    expect((await applySql({ sql: 'select 1', access_token: 'x', project_ref: '../../v1/other' })).json().error).toBe('invalid_request');
+    expect((await applySql({ sql: 'select 1', access_token: 'x', project_ref: '../../v1/other' })).json().error).toBe(
+      'invalid_request',
+    );
     // From the page's form, the confirmation box is required.
     const form = await gateway.app.inject({
       method: 'POST',
       url: '/__admin/apply-sql',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ source: 'bundle', bundle: 'leaderboard-rls-fix', access_token: localbase.accessToken, project_ref: 'local' }).toString(),
+      payload: new URLSearchParams({
+        source: 'bundle',
+        bundle: 'leaderboard-rls-fix',
+        access_token: localbase.accessToken,
+        project_ref: 'local',
+      }).toString(),
     });
     expect(form.statusCode).toBe(400);
     expect(form.json().error).toBe('confirmation_required');
@@ -219,7 +299,12 @@ describe('each kind of damage, and the bundle that repairs it', () => {
     await ownerQuery('drop function public.admin_catalog_facts(); drop table public.community_reports cascade;');
     const red = await verify();
     const notApplied = failing(red).filter((item) => item.name === 'admin_catalog_facts()');
-    expect(notApplied.map((item) => item.category).sort()).toEqual(['rls_recursion', 'rpc_functions', 'storage_buckets', 'table_schema']);
+    expect(notApplied.map((item) => item.category).sort()).toEqual([
+      'rls_recursion',
+      'rpc_functions',
+      'storage_buckets',
+      'table_schema',
+    ]);
     for (const item of notApplied) {
       expect(item.detail).toMatch(/^Patch not applied/);
       expect(item.fix?.bundle).toBe('community-patch-v6.sql');
@@ -231,7 +316,9 @@ describe('each kind of damage, and the bundle that repairs it', () => {
     expect(applied.statusCode, applied.body).toBe(200);
     const green = await verify();
     expect(failing(green)).toEqual([]);
-    const version = green.categories.find((category) => category.id === 'drift')?.checks.find((item) => item.name.startsWith('Database reports'));
+    const version = green.categories
+      .find((category) => category.id === 'drift')
+      ?.checks.find((item) => item.name.startsWith('Database reports'));
     expect(version?.detail).toContain(`applied bundles ${await communityPatchVersion()}`);
   });
 
@@ -250,23 +337,36 @@ describe('each kind of damage, and the bundle that repairs it', () => {
         'public.admin_catalog_facts()',
         'public.user_backup_archive',
       ]);
-      expect(problems['No policy reads group_members directly']?.detail).toContain('"members read messages directly" on public.group_chat_messages');
-      expect(problems['public.admin_catalog_facts()']?.detail).toBe('executable by anon, service_role; expected service_role.');
+      expect(problems['No policy reads group_members directly']?.detail).toContain(
+        '"members read messages directly" on public.group_chat_messages',
+      );
+      expect(problems['public.admin_catalog_facts()']?.detail).toBe(
+        'executable by anon, service_role; expected service_role.',
+      );
       // The bucket-limits migration upserts every bucket row, so the live project's patch repairs it.
-      expect(problems['Bucket backups']).toMatchObject({ detail: 'is public, expected private.', fix: { bundle: 'community-patch-v6.sql' } });
-      expect(problems['public.user_backup_archive']).toMatchObject({ detail: expect.stringMatching(/^Missing/), fix: { bundle: 'community-patch-v6.sql' } });
+      expect(problems['Bucket backups']).toMatchObject({
+        detail: 'is public, expected private.',
+        fix: { bundle: 'community-patch-v6.sql' },
+      });
+      expect(problems['public.user_backup_archive']).toMatchObject({
+        detail: expect.stringMatching(/^Missing/),
+        fix: { bundle: 'community-patch-v6.sql' },
+      });
     } finally {
       await ownerQuery(`
         drop policy "members read messages directly" on public.group_chat_messages;
         revoke execute on function public.admin_catalog_facts() from anon;
         update storage.buckets set public = false where id = 'backups';`);
-      expect((await applySql({ bundle: 'community-patch-v6', access_token: localbase.accessToken })).statusCode).toBe(200);
+      expect((await applySql({ bundle: 'community-patch-v6', access_token: localbase.accessToken })).statusCode).toBe(
+        200,
+      );
     }
     expect(failing(await verify())).toEqual([]);
   });
 
-  it('deletes the smoke test\'s temporary user even when a step fails', async () => {
-    const accounts = async () => (await ownerQuery<{ count: number }>('select count(*)::int as count from auth.users'))[0]?.count;
+  it("deletes the smoke test's temporary user even when a step fails", async () => {
+    const accounts = async () =>
+      (await ownerQuery<{ count: number }>('select count(*)::int as count from auth.users'))[0]?.count;
     const before = await accounts();
     await ownerQuery('revoke execute on function public.app_bootstrap_user() from authenticated');
     try {
@@ -284,20 +384,31 @@ describe('each kind of damage, and the bundle that repairs it', () => {
 describe('the patch manager', () => {
   it('lists the served patches with their version and serves them and app-complete.sql as downloads', async () => {
     const page = (await gateway.app.inject({ url: '/__admin/patch', headers: { cookie } })).json();
-    expect(page).toMatchObject({ management_api_url: localbase.url, project_ref: 'local', patch: { bundle: 'community-patch-v6.sql' } });
-    expect(page.bundles.map((bundle: { file: string; applicable: boolean }) => [bundle.file, bundle.applicable])).toEqual([
+    expect(page).toMatchObject({
+      management_api_url: localbase.url,
+      project_ref: 'local',
+      patch: { bundle: 'community-patch-v6.sql' },
+    });
+    expect(
+      page.bundles.map((bundle: { file: string; applicable: boolean }) => [bundle.file, bundle.applicable]),
+    ).toEqual([
       ['app-complete.sql', false],
       ['community-patch-v6.sql', true],
       ['leaderboard-rls-fix.sql', true],
     ]);
-    const served = await readFile(path.join(import.meta.dirname, '..', '..', 'supabase', 'bundles', 'community-patch-v6.sql'), 'utf8');
+    const served = await readFile(
+      path.join(import.meta.dirname, '..', '..', 'supabase', 'bundles', 'community-patch-v6.sql'),
+      'utf8',
+    );
     const download = await gateway.app.inject({ url: '/__admin/patch/community-patch-v6.sql', headers: { cookie } });
     expect(download.headers['content-disposition']).toBe('attachment; filename="community-patch-v6.sql"');
     expect(download.body).toBe(served);
     const schema = await gateway.app.inject({ url: '/__admin/schema', headers: { cookie, accept: 'text/html' } });
     expect(schema.headers['content-disposition']).toBe('attachment; filename="app-complete.sql"');
     expect(schema.body).toMatch(/^-- app-complete\.sql: generated by `npm run db:bundle`/);
-    expect((await gateway.app.inject({ url: '/__admin/patch/../../package.json', headers: { cookie } })).statusCode).not.toBe(200);
+    expect(
+      (await gateway.app.inject({ url: '/__admin/patch/../../package.json', headers: { cookie } })).statusCode,
+    ).not.toBe(200);
     expect((await gateway.app.inject({ url: '/__admin/patch/seed.sql', headers: { cookie } })).statusCode).toBe(404);
   });
 });

@@ -19,13 +19,19 @@ afterAll(() => gateway.close());
 
 /** Sends a request line exactly as written (no client-side path normalisation). */
 async function rawGet(pathAsWritten: string): Promise<{ status: number; body: string }> {
-  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 }).catch(() => `http://127.0.0.1:${(gateway.app.server.address() as net.AddressInfo).port}`);
+  const address = await gateway.app
+    .listen({ host: '127.0.0.1', port: 0 })
+    .catch(() => `http://127.0.0.1:${(gateway.app.server.address() as net.AddressInfo).port}`);
   const port = Number(new URL(address).port);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${pathAsWritten} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`GET ${pathAsWritten} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+    );
     let data = '';
     socket.on('data', (chunk) => (data += chunk.toString('utf8')));
-    socket.on('end', () => resolve({ status: Number(data.split(' ')[1]), body: data.split('\r\n\r\n').slice(1).join('\r\n\r\n') }));
+    socket.on('end', () =>
+      resolve({ status: Number(data.split(' ')[1]), body: data.split('\r\n\r\n').slice(1).join('\r\n\r\n') }),
+    );
     socket.on('error', reject);
   });
 }
@@ -63,7 +69,11 @@ describe('fences', () => {
   );
 
   it('answers unknown methods and POSTs under the fences with JSON 404 as well', async () => {
-    for (const [method, url] of [['POST', '/api/nothing'], ['DELETE', '/__ai/x'], ['POST', '/some/page']] as const) {
+    for (const [method, url] of [
+      ['POST', '/api/nothing'],
+      ['DELETE', '/__ai/x'],
+      ['POST', '/some/page'],
+    ] as const) {
       const response = await gateway.app.inject({ method, url });
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json().error).toBe('not_found');
@@ -72,14 +82,19 @@ describe('fences', () => {
 });
 
 describe('static files cannot escape web/dist', () => {
-  it.each(['/../secret.txt', '/assets/../../secret.txt', '/%2e%2e/secret.txt', '/assets%2f..%2f..%2fsecret.txt', '/..%2fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/assets/..%5c..%5csecret.txt'])(
-    'refuses %s over a real socket',
-    async (url) => {
-      const response = await rawGet(url);
-      expect(response.body).not.toContain('do not serve');
-      expect([400, 404]).toContain(response.status);
-    },
-  );
+  it.each([
+    '/../secret.txt',
+    '/assets/../../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/assets%2f..%2f..%2fsecret.txt',
+    '/..%2fsecret.txt',
+    '/assets/%2e%2e/%2e%2e/secret.txt',
+    '/assets/..%5c..%5csecret.txt',
+  ])('refuses %s over a real socket', async (url) => {
+    const response = await rawGet(url);
+    expect(response.body).not.toContain('do not serve');
+    expect([400, 404]).toContain(response.status);
+  });
 
   it('keeps the build bookkeeping (dotfiles and dot folders) to itself with a JSON 404', async () => {
     const dist = path.join(gateway.repoDir, 'web', 'dist');

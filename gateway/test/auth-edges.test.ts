@@ -23,7 +23,13 @@ beforeAll(async () => {
     if (request.url === '/auth/v1/signup') {
       const user = { id: '11111111-2222-3333-4444-555555555555', email: 'new@example.com' };
       const token = `e30.${Buffer.from(JSON.stringify({ sub: user.id })).toString('base64url')}.sig`;
-      response.end(JSON.stringify(signupAnswer === 'session' ? { access_token: token, refresh_token: 'r', expires_in: 3600, token_type: 'bearer', user } : user));
+      response.end(
+        JSON.stringify(
+          signupAnswer === 'session'
+            ? { access_token: token, refresh_token: 'r', expires_in: 3600, token_type: 'bearer', user }
+            : user,
+        ),
+      );
       return;
     }
     if (request.url === '/rest/v1/rpc/app_bootstrap_user') {
@@ -44,11 +50,17 @@ afterAll(() => backend.close());
 
 describe('a project without a service key', () => {
   it('signs up through the public endpoint and reports that e-mail confirmation is needed', async () => {
-    const gateway = await startTestGateway({ backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined } });
+    const gateway = await startTestGateway({
+      backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined },
+    });
     try {
       seen = [];
       signupAnswer = 'confirm';
-      const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: 'new@example.com', password: 'long-enough' } });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__auth/signup',
+        payload: { username: 'new@example.com', password: 'long-enough' },
+      });
       expect(response.statusCode).toBe(202);
       expect(response.json()).toEqual({ ok: true, session: null, confirmation_required: true });
       expect(seen).toEqual([{ url: '/auth/v1/signup', authorization: 'Bearer anon-key' }]);
@@ -58,13 +70,22 @@ describe('a project without a service key', () => {
   });
 
   it('bootstraps with the new session when the project confirms at once, never with a service key', async () => {
-    const gateway = await startTestGateway({ backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined } });
+    const gateway = await startTestGateway({
+      backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined },
+    });
     try {
       seen = [];
       signupAnswer = 'session';
-      const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: 'new@example.com', password: 'long-enough' } });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__auth/signup',
+        payload: { username: 'new@example.com', password: 'long-enough' },
+      });
       expect(response.statusCode, response.body).toBe(201);
-      expect(response.json().bootstrap).toMatchObject({ created: ['users'], warnings: ['community_profile_unavailable'] });
+      expect(response.json().bootstrap).toMatchObject({
+        created: ['users'],
+        warnings: ['community_profile_unavailable'],
+      });
       const userCalls = seen.filter((call) => call.url.startsWith('/rest/v1/'));
       expect(userCalls.length).toBeGreaterThan(0);
       for (const call of userCalls) expect(call.authorization).toMatch(/^Bearer e30\./);
@@ -74,9 +95,15 @@ describe('a project without a service key', () => {
   });
 
   it('answers /__auth/check with 503 check_unavailable instead of guessing', async () => {
-    const gateway = await startTestGateway({ backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined } });
+    const gateway = await startTestGateway({
+      backend: { url: backendUrl, anonKey: 'anon-key', serviceRoleKey: undefined },
+    });
     try {
-      const response = await gateway.app.inject({ method: 'POST', url: '/__auth/check', payload: { username: 'new@example.com' } });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__auth/check',
+        payload: { username: 'new@example.com' },
+      });
       expect(response.statusCode).toBe(503);
       expect(response.json().error).toBe('check_unavailable');
     } finally {
@@ -91,10 +118,19 @@ describe('a backend that is down', () => {
     const token = `e30.${Buffer.from(JSON.stringify({ sub: '11111111-2222-3333-4444-555555555555' })).toString('base64url')}.sig`;
     try {
       const calls = [
-        gateway.app.inject({ method: 'POST', url: '/__auth/login', payload: { username: 'a@example.com', password: 'long-enough' } }),
+        gateway.app.inject({
+          method: 'POST',
+          url: '/__auth/login',
+          payload: { username: 'a@example.com', password: 'long-enough' },
+        }),
         gateway.app.inject({ method: 'POST', url: '/__auth/check', payload: { username: 'a@example.com' } }),
         gateway.app.inject({ url: '/__auth/backup/best', headers: { authorization: `Bearer ${token}` } }),
-        gateway.app.inject({ method: 'POST', url: '/__leaderboard', headers: { authorization: `Bearer ${token}` }, payload: { period: 'day' } }),
+        gateway.app.inject({
+          method: 'POST',
+          url: '/__leaderboard',
+          headers: { authorization: `Bearer ${token}` },
+          payload: { period: 'day' },
+        }),
       ];
       for (const response of await Promise.all(calls)) {
         expect(response.statusCode).toBe(502);

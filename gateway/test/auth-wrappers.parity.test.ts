@@ -11,7 +11,10 @@ let localbase: Localbase;
 let gateway: TestGateway;
 
 // The smallest valid PNG: 1x1, transparent.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface Student {
   email: string;
@@ -23,7 +26,12 @@ interface Student {
 const students: Record<string, Student> = {};
 
 async function post(url: string, payload: unknown, token?: string) {
-  return gateway.app.inject({ method: 'POST', url, payload: payload as object, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return gateway.app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
 }
 async function get(url: string, token?: string) {
   return gateway.app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -73,7 +81,11 @@ describe('signup, login, check', () => {
     expect(row).toEqual({ users: true, user_profiles: true, user_settings: true, user_stats_summary: true });
     // The enrollment follows from the users row; the handle is proposed from the e-mail and lands
     // in both places a handle is kept: the handle column and profile_data.community_handle.
-    const [community] = await ownerQuery<{ privacy: Record<string, boolean>; handle: string; community_handle: string }>(
+    const [community] = await ownerQuery<{
+      privacy: Record<string, boolean>;
+      handle: string;
+      community_handle: string;
+    }>(
       `select e.privacy, p.handle, p.profile_data ->> 'community_handle' as community_handle
          from public.community_enrollments e join public.user_profiles p using (user_id)
         where e.user_id = $1`,
@@ -85,7 +97,9 @@ describe('signup, login, check', () => {
   });
 
   it('refuses a second signup with the same e-mail (409), a short or long password and a bad e-mail (400)', async () => {
-    expect((await post('/__auth/signup', { username: 'ADA@example.com', password: 'another-pass' })).json()).toMatchObject({ error: 'email_taken' });
+    expect(
+      (await post('/__auth/signup', { username: 'ADA@example.com', password: 'another-pass' })).json(),
+    ).toMatchObject({ error: 'email_taken' });
     for (const body of [
       { username: 'bee@example.com', password: 'seven77' },
       { username: 'bee@example.com', password: 'é'.repeat(37) }, // 74 bytes
@@ -116,8 +130,14 @@ describe('signup, login, check', () => {
   });
 
   it('checks whether an e-mail is registered through the admin API', async () => {
-    expect((await post('/__auth/check', { username: 'Ada@Example.com' })).json()).toEqual({ ok: true, registered: true });
-    expect((await post('/__auth/check', { username: 'nobody@example.com' })).json()).toEqual({ ok: true, registered: false });
+    expect((await post('/__auth/check', { username: 'Ada@Example.com' })).json()).toEqual({
+      ok: true,
+      registered: true,
+    });
+    expect((await post('/__auth/check', { username: 'nobody@example.com' })).json()).toEqual({
+      ok: true,
+      registered: false,
+    });
     expect((await post('/__auth/check', { username: 'nope' })).statusCode).toBe(400);
   });
 });
@@ -147,16 +167,27 @@ describe('bearer-token wrappers', () => {
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode('not-the-secret-not-the-secret-00'));
     const routes: Array<['GET' | 'POST', string]> = [
-      ['GET', '/__auth/bootstrap'], ['GET', '/__auth/backup/best'], ['GET', '/__auth/backup/latest'], ['POST', '/__auth/backup'],
-      ['POST', '/__auth/snapshot'], ['POST', '/__auth/restore-best-backup'], ['POST', '/__auth/import'], ['GET', '/__auth/profile'],
-      ['POST', '/__auth/profile'], ['POST', '/__leaderboard'],
+      ['GET', '/__auth/bootstrap'],
+      ['GET', '/__auth/backup/best'],
+      ['GET', '/__auth/backup/latest'],
+      ['POST', '/__auth/backup'],
+      ['POST', '/__auth/snapshot'],
+      ['POST', '/__auth/restore-best-backup'],
+      ['POST', '/__auth/import'],
+      ['GET', '/__auth/profile'],
+      ['POST', '/__auth/profile'],
+      ['POST', '/__leaderboard'],
     ];
     for (const [method, url] of routes) {
       const missing = await gateway.app.inject({ method, url, payload: method === 'POST' ? {} : undefined });
       expect(missing.statusCode, `${method} ${url}`).toBe(401);
       expect(missing.json().error).toBe('missing_token');
     }
-    for (const [method, url] of [['GET', '/__auth/bootstrap'], ['GET', '/__auth/backup/best'], ['GET', '/__auth/profile']] as const) {
+    for (const [method, url] of [
+      ['GET', '/__auth/bootstrap'],
+      ['GET', '/__auth/backup/best'],
+      ['GET', '/__auth/profile'],
+    ] as const) {
       const response = await gateway.app.inject({ method, url, headers: { authorization: `Bearer ${forged}` } });
       expect(response.statusCode, url).toBe(401);
       expect(response.json().error).toBe('invalid_token');
@@ -165,7 +196,11 @@ describe('bearer-token wrappers', () => {
 });
 
 describe('backups', () => {
-  const rich = { sessions: [{ minutes: 25 }, { minutes: 50 }, { minutes: 10 }], tasks: [{ title: 'Read' }], settings: { theme: 'dark' } };
+  const rich = {
+    sessions: [{ minutes: 25 }, { minutes: 50 }, { minutes: 10 }],
+    tasks: [{ title: 'Read' }],
+    settings: { theme: 'dark' },
+  };
   const poor = { sessions: [{ minutes: 5 }] };
 
   it('answers 404 no_backup before any backup exists', async () => {
@@ -186,11 +221,17 @@ describe('backups', () => {
     const second = await post('/__auth/backup', { payload: poor, source: 'auto' }, ada.token);
     expect(second.json().backup).toMatchObject({ source: 'auto', richness: 1 });
 
-    expect((await get('/__auth/backup/best', ada.token)).json().backup).toMatchObject({ id: first.json().backup.id, payload: rich });
-    expect((await get('/__auth/backup/latest', ada.token)).json().backup).toMatchObject({ id: second.json().backup.id, payload: poor });
+    expect((await get('/__auth/backup/best', ada.token)).json().backup).toMatchObject({
+      id: first.json().backup.id,
+      payload: rich,
+    });
+    expect((await get('/__auth/backup/latest', ada.token)).json().backup).toMatchObject({
+      id: second.json().backup.id,
+      payload: poor,
+    });
   });
 
-  it('refuses a backup whose payload is not an object, or whose source is not the caller\'s to choose', async () => {
+  it("refuses a backup whose payload is not an object, or whose source is not the caller's to choose", async () => {
     const ada = students.ada as Student;
     for (const body of [{ payload: [1, 2] }, { payload: 'x' }, {}, { payload: {}, source: 'restore' }]) {
       expect((await post('/__auth/backup', body, ada.token)).statusCode, JSON.stringify(body)).toBe(400);
@@ -203,7 +244,10 @@ describe('backups', () => {
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().backup.source).toBe('snapshot');
     expect(response.json().object).toMatch(new RegExp(`^backups/${ada.userId}/snapshots/.+\\.json$`));
-    const [object] = await ownerQuery<{ count: string }>("select count(*) from storage.objects where bucket_id = 'backups' and name like $1", [`${ada.userId}/snapshots/%`]);
+    const [object] = await ownerQuery<{ count: string }>(
+      "select count(*) from storage.objects where bucket_id = 'backups' and name like $1",
+      [`${ada.userId}/snapshots/%`],
+    );
     expect(Number(object?.count)).toBe(1);
   });
 
@@ -211,8 +255,15 @@ describe('backups', () => {
     const ada = students.ada as Student;
     const response = await post('/__auth/restore-best-backup', {}, ada.token);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ payload: rich, restored_from: { richness: 5 }, backup: { source: 'restore', richness: 5 } });
-    expect((await get('/__auth/backup/latest', ada.token)).json().backup).toMatchObject({ source: 'restore', payload: rich });
+    expect(response.json()).toMatchObject({
+      payload: rich,
+      restored_from: { richness: 5 },
+      backup: { source: 'restore', richness: 5 },
+    });
+    expect((await get('/__auth/backup/latest', ada.token)).json().backup).toMatchObject({
+      source: 'restore',
+      payload: rich,
+    });
   });
 
   it('imports a payload as a backup with source import', async () => {
@@ -256,12 +307,22 @@ describe('profile and avatar', () => {
 
   it('stores an avatar data URL in the avatars bucket and serves it from storage', async () => {
     const ada = students.ada as Student;
-    const response = await post('/__auth/profile', { display_name: 'Ada L.', avatar_url: `data:image/png;base64,${PNG.toString('base64')}`, profile_data: { motto: 'focus' } }, ada.token);
+    const response = await post(
+      '/__auth/profile',
+      {
+        display_name: 'Ada L.',
+        avatar_url: `data:image/png;base64,${PNG.toString('base64')}`,
+        profile_data: { motto: 'focus' },
+      },
+      ada.token,
+    );
     expect(response.statusCode, response.body).toBe(200);
     const profile = response.json().profile;
     expect(profile.display_name).toBe('Ada L.');
     expect(profile.profile_data).toMatchObject({ motto: 'focus' });
-    expect(profile.avatar_url).toMatch(new RegExp(`^/__backend/storage/v1/object/public/avatars/${ada.userId}/avatar-\\d+\\.png$`));
+    expect(profile.avatar_url).toMatch(
+      new RegExp(`^/__backend/storage/v1/object/public/avatars/${ada.userId}/avatar-\\d+\\.png$`),
+    );
     const served = await gateway.app.inject({ url: profile.avatar_url });
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toContain('image/png');
@@ -273,7 +334,11 @@ describe('profile and avatar', () => {
     const cases: Array<[string, number, string]> = [
       [`data:text/html;base64,${Buffer.from('<script>').toString('base64')}`, 415, 'unsupported_avatar_type'],
       [`data:image/png;base64,${Buffer.from('GIF89a not a png').toString('base64')}`, 400, 'invalid_avatar'],
-      [`data:image/png;base64,${Buffer.concat([PNG, Buffer.alloc(2 * 1024 * 1024)]).toString('base64')}`, 413, 'avatar_too_large'],
+      [
+        `data:image/png;base64,${Buffer.concat([PNG, Buffer.alloc(2 * 1024 * 1024)]).toString('base64')}`,
+        413,
+        'avatar_too_large',
+      ],
     ];
     for (const [avatar, status, code] of cases) {
       const response = await post('/__auth/profile', { avatar_url: avatar }, ada.token);
@@ -286,7 +351,10 @@ describe('profile and avatar', () => {
     const ada = students.ada as Student;
     const response = await post('/__auth/profile', { handle: 'ada_l' }, ada.token);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().profile).toMatchObject({ handle: 'ada_l', profile_data: { community_handle: 'ada_l', motto: 'focus' } });
+    expect(response.json().profile).toMatchObject({
+      handle: 'ada_l',
+      profile_data: { community_handle: 'ada_l', motto: 'focus' },
+    });
     // Logging in again bootstraps what is missing but never replaces a chosen handle.
     const login = await post('/__auth/login', { username: ada.email, password: ada.password });
     expect(login.json().bootstrap).toMatchObject({ created: [], handle: 'ada_l' });
@@ -298,10 +366,21 @@ describe('POST /__leaderboard against localbase', () => {
   it("ranks the period by minutes + correct answers and gives the caller's own rank", async () => {
     const ada = students.ada as Student;
     const today = new Date().toISOString().slice(0, 10);
-    await ownerQuery('insert into public.daily_user_stats (user_id, study_day, minutes, correct) values ($1, $2, 30, 5)', [ada.userId, today]);
-    await ownerQuery('update public.user_stats_summary set total_minutes = 300, total_correct = 40 where user_id = $1', [ada.userId]);
+    await ownerQuery(
+      'insert into public.daily_user_stats (user_id, study_day, minutes, correct) values ($1, $2, 30, 5)',
+      [ada.userId, today],
+    );
+    await ownerQuery(
+      'update public.user_stats_summary set total_minutes = 300, total_correct = 40 where user_id = $1',
+      [ada.userId],
+    );
     const day = (await post('/__leaderboard', { period: 'day' }, ada.token)).json();
-    expect(day).toMatchObject({ ok: true, period: 'day', since: today, me: { user_id: ada.userId, rank: 1, points: 35, minutes: 30, correct: 5, handle: 'ada_l' } });
+    expect(day).toMatchObject({
+      ok: true,
+      period: 'day',
+      since: today,
+      me: { user_id: ada.userId, rank: 1, points: 35, minutes: 30, correct: 5, handle: 'ada_l' },
+    });
     expect(day.entries[0]).toMatchObject({ user_id: ada.userId, is_me: true, points: 35 });
     const all = (await post('/__leaderboard', { period: 'all' }, ada.token)).json();
     expect(all.me).toMatchObject({ rank: 1, points: 340 });
@@ -316,14 +395,20 @@ describe('POST /__leaderboard against localbase', () => {
   it('shows another student only while she shares study time and question counts', async () => {
     const [ada, bob] = [students.ada as Student, students.bob as Student];
     const sharing = async (privacy: Record<string, boolean>) => {
-      await ownerQuery('update public.community_enrollments set privacy = privacy || $2::jsonb where user_id = $1', [ada.userId, JSON.stringify(privacy)]);
-      return ((await post('/__leaderboard', { period: 'week' }, bob.token)).json().entries as Array<{ user_id: string }>)
-        .filter((entry) => entry.user_id === ada.userId);
+      await ownerQuery('update public.community_enrollments set privacy = privacy || $2::jsonb where user_id = $1', [
+        ada.userId,
+        JSON.stringify(privacy),
+      ]);
+      return (
+        (await post('/__leaderboard', { period: 'week' }, bob.token)).json().entries as Array<{ user_id: string }>
+      ).filter((entry) => entry.user_id === ada.userId);
     };
     // The default switches keep question counts private, so ada is not on bob's board ...
     expect(await sharing({})).toEqual([]);
     // ... until she shares them: the leaderboard read policies then let bob see her points.
-    expect(await sharing({ shareQuestionCounts: true })).toEqual([expect.objectContaining({ is_me: false, points: 35 })]);
+    expect(await sharing({ shareQuestionCounts: true })).toEqual([
+      expect.objectContaining({ is_me: false, points: 35 }),
+    ]);
     expect(await sharing({ stealthMode: true })).toEqual([]);
     expect(await sharing({ stealthMode: false })).toHaveLength(1);
   });
@@ -336,10 +421,18 @@ describe('POST /__leaderboard against localbase', () => {
 
 describe('rate limit on signup, login and check (one budget per address)', () => {
   it('answers the 11th signup attempt within a minute from one address with 429 rate_limited and Retry-After', async () => {
-    const limited = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }, ...RELAXED_DEADLINES });
+    const limited = await startTestGateway({
+      backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+      ...RELAXED_DEADLINES,
+    });
     try {
       const attempt = (index: number, remoteAddress = '203.0.113.7') =>
-        limited.app.inject({ method: 'POST', url: '/__auth/signup', remoteAddress, payload: { username: `limit${index}@example.com`, password: 'limit-password' } });
+        limited.app.inject({
+          method: 'POST',
+          url: '/__auth/signup',
+          remoteAddress,
+          payload: { username: `limit${index}@example.com`, password: 'limit-password' },
+        });
       for (let index = 1; index <= 10; index++) {
         expect((await attempt(index)).statusCode, `attempt ${index}`).toBe(201);
       }
@@ -353,7 +446,12 @@ describe('rate limit on signup, login and check (one budget per address)', () =>
       // signup, login and check share one budget per address: the same address cannot log in now,
       // the other one can.
       const login = (remoteAddress: string) =>
-        limited.app.inject({ method: 'POST', url: '/__auth/login', remoteAddress, payload: { username: 'limit1@example.com', password: 'limit-password' } });
+        limited.app.inject({
+          method: 'POST',
+          url: '/__auth/login',
+          remoteAddress,
+          payload: { username: 'limit1@example.com', password: 'limit-password' },
+        });
       expect((await login('203.0.113.7')).statusCode).toBe(429);
       expect((await login('203.0.113.8')).statusCode).toBe(200);
     } finally {

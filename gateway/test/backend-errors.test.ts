@@ -69,11 +69,27 @@ describe('SQLSTATE classes and HTTP statuses', () => {
 
   it('never answers 5xx for a backend 4xx, whatever its code', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 400, max: 499 }), fc.string({ maxLength: 12 }), fc.string(), (status, code, message) => {
-        const mapped = toGatewayError(new BackendError(status, code, message));
-        const unreachable = ['backend_unavailable', 'backend_timeout', 'backend_schema_missing', 'service_key_missing', 'request_timeout'].includes(code) || code === 'PGRST202' || code === 'PGRST205' || code === '42883' || code === '42P01';
-        if (!unreachable) expect(mapped.statusCode).toBeLessThan(500);
-      }),
+      fc.property(
+        fc.integer({ min: 400, max: 499 }),
+        fc.string({ maxLength: 12 }),
+        fc.string(),
+        (status, code, message) => {
+          const mapped = toGatewayError(new BackendError(status, code, message));
+          const unreachable =
+            [
+              'backend_unavailable',
+              'backend_timeout',
+              'backend_schema_missing',
+              'service_key_missing',
+              'request_timeout',
+            ].includes(code) ||
+            code === 'PGRST202' ||
+            code === 'PGRST205' ||
+            code === '42883' ||
+            code === '42P01';
+          if (!unreachable) expect(mapped.statusCode).toBeLessThan(500);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

@@ -34,15 +34,20 @@ export async function silentBackend(): Promise<FaultyBackend> {
 }
 
 /** Answers `{"ok": true}` (or a JSON array for /rest/v1 reads) after `delayMs(url)` milliseconds. */
-export async function slowBackend(delayMs: (url: string) => number): Promise<FaultyBackend & { sockets: WebSocketServer }> {
+export async function slowBackend(
+  delayMs: (url: string) => number,
+): Promise<FaultyBackend & { sockets: WebSocketServer }> {
   let requests = 0;
   const server = http.createServer((request, response) => {
     requests++;
     request.resume();
     request.on('end', () => {
-      const timer = setTimeout(() => {
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      }, delayMs(request.url ?? ''));
+      const timer = setTimeout(
+        () => {
+          response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        },
+        delayMs(request.url ?? ''),
+      );
       response.on('close', () => clearTimeout(timer));
     });
   });

@@ -22,7 +22,9 @@ let gateway: TestGateway;
 let baseUrl: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ rateLimits: { credentials: { max: 1_000, windowMs: 60_000 }, errorReports: { max: 1_000, windowMs: 60_000 } } });
+  gateway = await startTestGateway({
+    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 }, errorReports: { max: 1_000, windowMs: 60_000 } },
+  });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => gateway.close());
@@ -39,12 +41,20 @@ describe('gateway routes', () => {
     ['/__auth/import', BODY_LIMITS.backup],
     ['/__auth/restore-best-backup', BODY_LIMITS.backup],
   ])('POST %s refuses its limit + 1 byte with 413 naming the limit, and accepts the limit', async (url, limit) => {
-    const over = await fetch(`${baseUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: jsonOfSize(limit + 1) });
+    const over = await fetch(`${baseUrl}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: jsonOfSize(limit + 1),
+    });
     expect(over.status).toBe(413);
     const refusal = await over.json();
     expect(refusal).toMatchObject({ error: 'payload_too_large', limit_bytes: limit });
     expect(refusal.message).toContain(`${limit / MiB} MiB`);
-    const at = await fetch(`${baseUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: jsonOfSize(limit) });
+    const at = await fetch(`${baseUrl}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: jsonOfSize(limit),
+    });
     expect(at.status).not.toBe(413);
   });
 
@@ -67,13 +77,20 @@ describe('the proxy', () => {
     // A backend like localbase: Fastify with a 1 MiB JSON limit, which answers 413 before it has
     // read the body and closes the connection.
     upstream = Fastify({ bodyLimit: MiB });
-    upstream.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: 64 * MiB }, (_request, body, done) => done(null, body));
+    upstream.addContentTypeParser(
+      'application/octet-stream',
+      { parseAs: 'buffer', bodyLimit: 64 * MiB },
+      (_request, body, done) => done(null, body),
+    );
     upstream.post('/*', async (request) => {
       seenBodies.push(Buffer.isBuffer(request.body) ? request.body.length : JSON.stringify(request.body).length);
       return { stored: true };
     });
     upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
-    proxied = await startTestGateway({ backend: { url: upstreamUrl, anonKey: 'anon', serviceRoleKey: 'service' }, proxy: { bodyLimitBytes: 3 * MiB, jsonBodyLimitBytes: MiB } });
+    proxied = await startTestGateway({
+      backend: { url: upstreamUrl, anonKey: 'anon', serviceRoleKey: 'service' },
+      proxy: { bodyLimitBytes: 3 * MiB, jsonBodyLimitBytes: MiB },
+    });
     proxiedUrl = await proxied.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
@@ -82,11 +99,19 @@ describe('the proxy', () => {
   });
 
   it('refuses a declared Content-Length over the limit with 413 before forwarding anything', async () => {
-    const gatewayDefault = await rawRequest(baseUrl, { method: 'PUT', path: '/__backend/storage/v1/object/study-material/big.bin', headers: { 'content-length': String(50 * MiB + 1), 'content-type': 'application/octet-stream' } });
+    const gatewayDefault = await rawRequest(baseUrl, {
+      method: 'PUT',
+      path: '/__backend/storage/v1/object/study-material/big.bin',
+      headers: { 'content-length': String(50 * MiB + 1), 'content-type': 'application/octet-stream' },
+    });
     expect(gatewayDefault.status).toBe(413);
     expect(JSON.parse(gatewayDefault.body)).toMatchObject({ error: 'payload_too_large', limit_bytes: 50 * MiB });
     const before = seenBodies.length;
-    const small = await rawRequest(proxiedUrl, { method: 'POST', path: '/__backend/storage/v1/object/x', headers: { 'content-length': String(3 * MiB + 1), 'content-type': 'application/octet-stream' } });
+    const small = await rawRequest(proxiedUrl, {
+      method: 'POST',
+      path: '/__backend/storage/v1/object/x',
+      headers: { 'content-length': String(3 * MiB + 1), 'content-type': 'application/octet-stream' },
+    });
     expect(JSON.parse(small.body)).toMatchObject({ error: 'payload_too_large', limit_bytes: 3 * MiB });
     expect(seenBodies.length).toBe(before);
   });
@@ -101,14 +126,23 @@ describe('the proxy', () => {
         controller.enqueue(chunk);
       },
     });
-    const response = await fetch(`${proxiedUrl}/__backend/storage/v1/object/x`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body, duplex: 'half' } as RequestInit);
+    const response = await fetch(`${proxiedUrl}/__backend/storage/v1/object/x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'payload_too_large', limit_bytes: 3 * MiB });
   });
 
   it("refuses a JSON body over the backend's JSON limit itself, naming it, so the backend never cuts the upload", async () => {
     const before = seenBodies.length;
-    const response = await fetch(`${proxiedUrl}/__backend/rest/v1/user_backups`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ filler: 'x'.repeat(MiB + 1) }) });
+    const response = await fetch(`${proxiedUrl}/__backend/rest/v1/user_backups`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filler: 'x'.repeat(MiB + 1) }),
+    });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'payload_too_large', limit_bytes: MiB });
     expect(seenBodies.length).toBe(before);
@@ -117,11 +151,18 @@ describe('the proxy', () => {
   it("never reports a backend's refusal of a large body as 'the backend did not answer'", async () => {
     // A gateway whose JSON limit is above this backend's: the backend answers 413 before reading
     // and closes; its answer comes through, or the cut upload is named for what it is.
-    const lenient = await startTestGateway({ backend: { url: upstreamUrl, anonKey: 'anon', serviceRoleKey: 'service' }, proxy: { jsonBodyLimitBytes: 3 * MiB } });
+    const lenient = await startTestGateway({
+      backend: { url: upstreamUrl, anonKey: 'anon', serviceRoleKey: 'service' },
+      proxy: { jsonBodyLimitBytes: 3 * MiB },
+    });
     const lenientUrl = await lenient.app.listen({ host: '127.0.0.1', port: 0 });
     try {
       for (const size of [2 * MiB, 2.5 * MiB, 2 * MiB, 2.9 * MiB, 2 * MiB]) {
-        const response = await fetch(`${lenientUrl}/__backend/rest/v1/user_backups`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ filler: 'x'.repeat(size) }) });
+        const response = await fetch(`${lenientUrl}/__backend/rest/v1/user_backups`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ filler: 'x'.repeat(size) }),
+        });
         const body = await response.json();
         if (response.status === 413) expect(body.code, `${size} bytes`).toBe('FST_ERR_CTP_BODY_TOO_LARGE');
         else expect(body, `${size} bytes`).toMatchObject({ error: 'backend_closed_upload' });
@@ -131,17 +172,33 @@ describe('the proxy', () => {
     }
   });
 
-  it("passes through unchanged the 413 of a backend that reads the body before refusing it", async () => {
+  it('passes through unchanged the 413 of a backend that reads the body before refusing it', async () => {
     const reading = http.createServer((request, response) => {
       request.resume();
-      request.on('end', () => response.writeHead(413, { 'content-type': 'application/json' }).end('{"statusCode":"413","error":"Payload too large","message":"The object exceeded the maximum allowed size"}'));
+      request.on('end', () =>
+        response
+          .writeHead(413, { 'content-type': 'application/json' })
+          .end(
+            '{"statusCode":"413","error":"Payload too large","message":"The object exceeded the maximum allowed size"}',
+          ),
+      );
     });
     await new Promise<void>((resolve) => reading.listen(0, '127.0.0.1', resolve));
-    const gatewayForIt = await startTestGateway({ backend: { url: `http://127.0.0.1:${(reading.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' } });
+    const gatewayForIt = await startTestGateway({
+      backend: {
+        url: `http://127.0.0.1:${(reading.address() as AddressInfo).port}`,
+        anonKey: 'a',
+        serviceRoleKey: 's',
+      },
+    });
     const url = await gatewayForIt.app.listen({ host: '127.0.0.1', port: 0 });
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const response = await fetch(`${url}/__backend/storage/v1/object/avatars/u/a.png`, { method: 'POST', headers: { 'content-type': 'image/png' }, body: new Uint8Array(3 * MiB) });
+        const response = await fetch(`${url}/__backend/storage/v1/object/avatars/u/a.png`, {
+          method: 'POST',
+          headers: { 'content-type': 'image/png' },
+          body: new Uint8Array(3 * MiB),
+        });
         expect(response.status).toBe(413);
         expect((await response.json()).message).toBe('The object exceeded the maximum allowed size');
       }
@@ -152,7 +209,11 @@ describe('the proxy', () => {
   });
 
   it('forwards a body within both limits unchanged', async () => {
-    const response = await fetch(`${proxiedUrl}/__backend/rest/v1/user_backups`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ filler: 'x'.repeat(512 * 1024) }) });
+    const response = await fetch(`${proxiedUrl}/__backend/rest/v1/user_backups`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filler: 'x'.repeat(512 * 1024) }),
+    });
     expect(response.status).toBe(200);
     expect(seenBodies.at(-1)).toBe(512 * 1024 + 13);
   });
@@ -162,7 +223,9 @@ describe('a request without a body', () => {
   it('goes through the proxy body counter untouched', async () => {
     const server = http.createServer((_request, response) => response.end('{"ok":true}'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const plain = await startTestGateway({ backend: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' } });
+    const plain = await startTestGateway({
+      backend: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' },
+    });
     try {
       expect((await plain.app.inject({ method: 'DELETE', url: '/__backend/rest/v1/x' })).statusCode).toBe(200);
     } finally {

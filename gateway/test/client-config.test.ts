@@ -7,7 +7,9 @@ import { startTestGateway, type TestGateway } from './helpers.ts';
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ backend: { url: 'http://127.0.0.1:1', anonKey: 'public-anon-key', serviceRoleKey: 'secret-service-key' } });
+  gateway = await startTestGateway({
+    backend: { url: 'http://127.0.0.1:1', anonKey: 'public-anon-key', serviceRoleKey: 'secret-service-key' },
+  });
 });
 afterAll(() => gateway.close());
 
@@ -22,7 +24,10 @@ describe('/api/client-config', () => {
   it('lists one URL per external IPv4 address for a server bound to every interface', () => {
     const interfaces = {
       lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
-      wlan0: [{ address: '192.168.1.20', family: 'IPv4', internal: false }, { address: 'fe80::1', family: 'IPv6', internal: false }],
+      wlan0: [
+        { address: '192.168.1.20', family: 'IPv4', internal: false },
+        { address: 'fe80::1', family: 'IPv6', internal: false },
+      ],
     } as never;
     expect(lanUrls(interfaces, 3000)).toEqual(['http://192.168.1.20:3000']);
   });

@@ -4,7 +4,7 @@ import { repoRoot } from '#db/paths.ts';
 import { loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {
-  it('applies the documented defaults (the README\'s configuration table) to an empty environment', () => {
+  it("applies the documented defaults (the README's configuration table) to an empty environment", () => {
     const result = loadConfig({ HOME: '/home/student' });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
@@ -32,7 +32,11 @@ describe('loadConfig', () => {
       XDG_STATE_HOME: '/state',
     });
     if (!result.ok) throw new Error(result.problems.join('\n'));
-    expect(result.config.backend).toEqual({ url: 'https://project.supabase.co', anonKey: 'anon', serviceRoleKey: 'service' });
+    expect(result.config.backend).toEqual({
+      url: 'https://project.supabase.co',
+      anonKey: 'anon',
+      serviceRoleKey: 'service',
+    });
     expect(result.config.admin.emails).toEqual(['owner@example.com', 'a@example.com']);
     expect(result.config.admin.enabled).toBe(true);
     expect(result.config.ai).toEqual({ openai: true, gemini: false });
@@ -53,7 +57,15 @@ describe('loadConfig', () => {
     if (result.ok) return;
     const fields = result.problems.map((line) => line.split(':')[0]);
     expect(fields).toEqual(
-      expect.arrayContaining(['PORT', 'LOCALBASE_PORT', 'BACKEND_URL', 'ENABLE_ADMIN_MODE', 'ADMIN_SECRET', 'ADMIN_EMAILS.0', 'UPDATE_RESTART']),
+      expect.arrayContaining([
+        'PORT',
+        'LOCALBASE_PORT',
+        'BACKEND_URL',
+        'ENABLE_ADMIN_MODE',
+        'ADMIN_SECRET',
+        'ADMIN_EMAILS.0',
+        'UPDATE_RESTART',
+      ]),
     );
     for (const line of result.problems) expect(line).not.toContain('\n');
   });
@@ -73,13 +85,29 @@ describe('loadConfig: the shared environment rules', () => {
     const debug = loadConfig({ LOG_LEVEL: 'debug' });
     expect(debug.ok && debug.config.logLevel).toBe('debug');
     const verbose = loadConfig({ LOG_LEVEL: 'verbose' });
-    expect(verbose.ok ? [] : verbose.problems).toEqual(['LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent']);
+    expect(verbose.ok ? [] : verbose.problems).toEqual([
+      'LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent',
+    ]);
   });
 
   it('takes an empty variable as unset and resolves relative folders', () => {
-    const result = loadConfig({ PORT: '', HOST: '', LOCALBASE_PORT: ' ', DATA_DIR: '', DATABASE_URL: '', LOG_DIR: 'logs', LOG_LEVEL: '' });
+    const result = loadConfig({
+      PORT: '',
+      HOST: '',
+      LOCALBASE_PORT: ' ',
+      DATA_DIR: '',
+      DATABASE_URL: '',
+      LOG_DIR: 'logs',
+      LOG_LEVEL: '',
+    });
     if (!result.ok) throw new Error(result.problems.join('\n'));
-    expect(result.config).toMatchObject({ port: 3000, host: '0.0.0.0', localbasePort: 54321, databaseUrl: undefined, logLevel: 'info' });
+    expect(result.config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      localbasePort: 54321,
+      databaseUrl: undefined,
+      logLevel: 'info',
+    });
     expect(result.config.dataDir).toBe(path.join(repoRoot, '.data'));
     expect(result.config.logDir).toBe(path.resolve('logs'));
     const relative = loadConfig({ DATA_DIR: 'somewhere/data' });

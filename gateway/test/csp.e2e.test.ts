@@ -27,7 +27,9 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert("stored script ran")</script>');
   });
   await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
-  gateway = await startTestGateway({ backend: { url: `http://127.0.0.1:${(storage.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' } });
+  gateway = await startTestGateway({
+    backend: { url: `http://127.0.0.1:${(storage.address() as AddressInfo).port}`, anonKey: 'a', serviceRoleKey: 's' },
+  });
   // The real build of this checkout, not the fixture's stand-in page.
   await ensureViteBuild(VITE_BUILDS.web);
   await cp(webPaths(repoRoot).distDir, webPaths(gateway.repoDir).distDir, { recursive: true, force: true });
@@ -38,7 +40,9 @@ beforeAll(async () => {
   await page.addInitScript(() => {
     const violations: Array<{ directive: string; blocked: string }> = [];
     Object.assign(window, { cspViolations: violations });
-    document.addEventListener('securitypolicyviolation', (event) => violations.push({ directive: event.violatedDirective, blocked: event.blockedURI }));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      violations.push({ directive: event.violatedDirective, blocked: event.blockedURI }),
+    );
   });
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
@@ -56,7 +60,10 @@ afterAll(async () => {
   storage?.close();
 });
 
-const violations = () => page.evaluate(() => (window as unknown as { cspViolations: Array<{ directive: string; blocked: string }> }).cspViolations);
+const violations = () =>
+  page.evaluate(
+    () => (window as unknown as { cspViolations: Array<{ directive: string; blocked: string }> }).cspViolations,
+  );
 
 describe('the web app under its CSP', () => {
   it('runs with no violation report and no console error', async () => {
@@ -78,7 +85,9 @@ describe('the web app under its CSP', () => {
       script.textContent = 'window.injected = true';
       document.body.append(script);
     });
-    await expect.poll(violations).toEqual([expect.objectContaining({ directive: expect.stringMatching(/^script-src/), blocked: 'inline' })]);
+    await expect
+      .poll(violations)
+      .toEqual([expect.objectContaining({ directive: expect.stringMatching(/^script-src/), blocked: 'inline' })]);
     expect(await page.evaluate(() => (window as unknown as { injected?: boolean }).injected)).toBeUndefined();
     consoleErrors.length = 0;
   });

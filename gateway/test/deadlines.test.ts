@@ -25,7 +25,10 @@ describe('a backend that accepts connections and never answers', () => {
 
   beforeAll(async () => {
     silent = await silentBackend();
-    gateway = await startTestGateway({ backend: { url: silent.url, ...keys }, proxy: { timeouts: { responseTimeoutMs: 1_000, storageIdleTimeoutMs: 2_500 } } });
+    gateway = await startTestGateway({
+      backend: { url: silent.url, ...keys },
+      proxy: { timeouts: { responseTimeoutMs: 1_000, storageIdleTimeoutMs: 2_500 } },
+    });
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
@@ -34,7 +37,9 @@ describe('a backend that accepts connections and never answers', () => {
   });
 
   it('gets 504 backend_timeout from the proxy at its response deadline, not a hang', async () => {
-    const { result: response, ms } = await timed(() => fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const { result: response, ms } = await timed(() =>
+      fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
     expect(response.status).toBe(504);
     expect(await response.json()).toEqual({ error: 'backend_timeout', message: 'The backend did not answer in time.' });
     expect(ms).toBeGreaterThanOrEqual(900);
@@ -42,7 +47,9 @@ describe('a backend that accepts connections and never answers', () => {
   });
 
   it('gives a storage transfer the longer idle deadline, and still ends it', async () => {
-    const { result: response, ms } = await timed(() => fetch(`${baseUrl}/__backend/storage/v1/object/study-material/a/b.pdf`));
+    const { result: response, ms } = await timed(() =>
+      fetch(`${baseUrl}/__backend/storage/v1/object/study-material/a/b.pdf`),
+    );
     expect(response.status).toBe(504);
     expect(ms).toBeGreaterThanOrEqual(2_400);
     expect(ms).toBeLessThan(6_000);
@@ -72,7 +79,9 @@ describe('a backend that accepts connections and never answers', () => {
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
     const controlStarted = performance.now();
-    const controlLateBy = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - controlStarted - 4_000), 4_000));
+    const controlLateBy = new Promise<number>((resolve) =>
+      setTimeout(() => resolve(performance.now() - controlStarted - 4_000), 4_000),
+    );
     const answers = await Promise.all(
       calls.map(([method, url, headers, body]) =>
         timed(() =>
@@ -90,7 +99,9 @@ describe('a backend that accepts connections and never answers', () => {
       const route = `${calls[index]?.[0]} ${calls[index]?.[1]}`;
       expect(result.status, route).toBe(504);
       expect(result.body.error, route).toBe('backend_timeout');
-      expect(ms, `${route} (event loop delayed up to ${Math.round(unscheduledMs)} ms)`).toBeLessThan(5_000 + unscheduledMs);
+      expect(ms, `${route} (event loop delayed up to ${Math.round(unscheduledMs)} ms)`).toBeLessThan(
+        5_000 + unscheduledMs,
+      );
     });
   }, 20_000);
 });
@@ -101,7 +112,9 @@ describe('a backend that answers slowly', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    slow = await slowBackend((url) => (url.startsWith('/storage/') ? 1_500 : url.startsWith('/rest/v1/late') ? 1_500 : 300));
+    slow = await slowBackend((url) =>
+      url.startsWith('/storage/') ? 1_500 : url.startsWith('/rest/v1/late') ? 1_500 : 300,
+    );
     gateway = await startTestGateway({
       backend: { url: slow.url, ...keys },
       proxy: { timeouts: { responseTimeoutMs: 1_000, storageIdleTimeoutMs: 3_000, socketIdleTimeoutMs: 800 } },
@@ -125,10 +138,18 @@ describe('a backend that answers slowly', () => {
   });
 
   it('bounds the calls of one route by its budget, even when each call is in time', async () => {
-    const route = new BackendClient({ url: slow.url, ...keys }, { callDeadlineMs: 1_000, routeBudgetMs: 1_000 }).forRoute();
+    const route = new BackendClient(
+      { url: slow.url, ...keys },
+      { callDeadlineMs: 1_000, routeBudgetMs: 1_000 },
+    ).forRoute();
     const outcomes: string[] = [];
     for (let call = 0; call < 5; call++) {
-      outcomes.push(await route.request('/rest/v1/items', { credential: { anon: true } }).then(() => 'ok', (error: BackendError) => `${error.status} ${error.code}`));
+      outcomes.push(
+        await route.request('/rest/v1/items', { credential: { anon: true } }).then(
+          () => 'ok',
+          (error: BackendError) => `${error.status} ${error.code}`,
+        ),
+      );
     }
     // 300 ms each: at most three fit in the budget of 1 s (fewer on a busy machine); every call after
     // the budget is spent is cut or never starts.
@@ -165,7 +186,14 @@ describe('a backend that refuses connections', () => {
       const proxied = await timed(() => gateway.app.inject({ url: '/__backend/rest/v1/items' }));
       expect(proxied.result.statusCode).toBe(502);
       expect(proxied.result.json().error).toBe('backend_unavailable');
-      const wrapped = await timed(() => gateway.app.inject({ method: 'POST', url: '/__leaderboard', headers: { authorization: `Bearer ${TOKEN}` }, payload: { period: 'day' } }));
+      const wrapped = await timed(() =>
+        gateway.app.inject({
+          method: 'POST',
+          url: '/__leaderboard',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          payload: { period: 'day' },
+        }),
+      );
       expect(wrapped.result.statusCode).toBe(502);
       expect(wrapped.result.json().error).toBe('backend_unavailable');
       expect(Math.max(proxied.ms, wrapped.ms)).toBeLessThan(2_000);

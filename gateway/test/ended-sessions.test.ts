@@ -3,7 +3,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_COOKIE_MAX_AGE_S, createAdminGate, endAdminSession, readAdminCookie, signAdminCookie } from '../src/admin/admin-cookie.ts';
+import {
+  ADMIN_COOKIE_MAX_AGE_S,
+  createAdminGate,
+  endAdminSession,
+  readAdminCookie,
+  signAdminCookie,
+} from '../src/admin/admin-cookie.ts';
 import { EndedAdminSessions } from '../src/admin/ended-sessions.ts';
 import { makeTempDir } from './helpers.ts';
 
@@ -50,7 +56,12 @@ describe('ended admin sessions', () => {
 
   it('keeps the list in memory only without ADMIN_SECRET, and refuses a file that is not a list', async () => {
     const file = await listFile();
-    const gate = createAdminGate({ enabled: true, secret: undefined, serviceRoleKey: 'service', endedSessionsFile: file });
+    const gate = createAdminGate({
+      enabled: true,
+      secret: undefined,
+      serviceRoleKey: 'service',
+      endedSessionsFile: file,
+    });
     const value = signAdminCookie(gate, 'owner');
     const session = readAdminCookie(gate, value);
     if (!session) throw new Error('the cookie should be valid');
@@ -59,6 +70,8 @@ describe('ended admin sessions', () => {
     await expect(readFile(file, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
 
     await writeFile(path.join(path.dirname(file), '..', 'garbage.json'), '{"ended": "everything"}');
-    expect(() => new EndedAdminSessions(path.join(path.dirname(file), '..', 'garbage.json'))).toThrow(/not a list of ended admin sessions/);
+    expect(() => new EndedAdminSessions(path.join(path.dirname(file), '..', 'garbage.json'))).toThrow(
+      /not a list of ended admin sessions/,
+    );
   });
 });

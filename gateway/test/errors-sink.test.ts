@@ -30,7 +30,11 @@ describe('POST /__errors', () => {
   it('refuses 1 MB + 1 byte with 413 over a real socket and writes nothing', async () => {
     const body = reportOfSize(ERRORS_BODY_LIMIT + 1);
     expect(Buffer.byteLength(body)).toBe(1024 * 1024 + 1);
-    const response = await fetch(`${baseUrl}/__errors`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(`${baseUrl}/__errors`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'payload_too_large' });
     await expect(stat(logFile)).rejects.toThrow();
@@ -38,7 +42,11 @@ describe('POST /__errors', () => {
 
   it('accepts exactly 1 MB and appends it as one JSON line', async () => {
     const body = reportOfSize(ERRORS_BODY_LIMIT);
-    const response = await fetch(`${baseUrl}/__errors`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(`${baseUrl}/__errors`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(response.status).toBe(202);
     const lines = await readLines();
     expect(lines).toHaveLength(1);
@@ -69,14 +77,24 @@ describe('POST /__errors', () => {
   });
 
   it('accepts a sendBeacon text/plain report', async () => {
-    const response = await gateway.app.inject({ method: 'POST', url: '/__errors', headers: { 'content-type': 'text/plain' }, payload: '{"message":"beacon"}' });
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/__errors',
+      headers: { 'content-type': 'text/plain' },
+      payload: '{"message":"beacon"}',
+    });
     expect(response.statusCode).toBe(202);
     expect((await readLines()).at(-1)).toContain('"beacon"');
   });
 
   it('refuses a body that is not a JSON object with the JSON error body', async () => {
     for (const payload of ['[1,2]', '"text"', '{not json']) {
-      const response = await gateway.app.inject({ method: 'POST', url: '/__errors', headers: { 'content-type': 'application/json' }, payload });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__errors',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
       expect(response.statusCode, payload).toBe(400);
       expect(response.json().error).toMatch(/invalid_(request|json)/);
     }
@@ -88,14 +106,22 @@ describe('a neighbour filling the disk', () => {
     const limited = await startTestGateway({ rateLimits: { errorReports: { max: 5, windowMs: 60_000 } } });
     try {
       const report = (remoteAddress: string, index: number) =>
-        limited.app.inject({ method: 'POST', url: '/__errors', remoteAddress, payload: { message: `report ${index}` } });
+        limited.app.inject({
+          method: 'POST',
+          url: '/__errors',
+          remoteAddress,
+          payload: { message: `report ${index}` },
+        });
       for (let index = 1; index <= 5; index++) expect((await report('192.168.1.30', index)).statusCode).toBe(202);
       const sixth = await report('192.168.1.30', 6);
       expect(sixth.statusCode).toBe(429);
       expect(sixth.json()).toMatchObject({ error: 'rate_limited', limit: 5 });
       expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
       // The same spelled differently is the same budget.
-      expect((await limited.app.inject({ method: 'POST', url: '/__ERRORS', remoteAddress: '192.168.1.30', payload: {} })).statusCode).toBeGreaterThanOrEqual(400);
+      expect(
+        (await limited.app.inject({ method: 'POST', url: '/__ERRORS', remoteAddress: '192.168.1.30', payload: {} }))
+          .statusCode,
+      ).toBeGreaterThanOrEqual(400);
       expect((await report('192.168.1.31', 7)).statusCode).toBe(202);
       const text = await readFile(path.join(limited.logDir, BROWSER_ERRORS_LOG), 'utf8');
       expect(text).not.toContain('report 6');
@@ -106,10 +132,17 @@ describe('a neighbour filling the disk', () => {
   });
 
   it('rotates the log by size and keeps only a few old files, every line whole', async () => {
-    const rotating = await startTestGateway({ errorLog: { maxBytes: 20_000, keepFiles: 2 }, rateLimits: { errorReports: { max: 1_000, windowMs: 60_000 } } });
+    const rotating = await startTestGateway({
+      errorLog: { maxBytes: 20_000, keepFiles: 2 },
+      rateLimits: { errorReports: { max: 1_000, windowMs: 60_000 } },
+    });
     try {
       for (let index = 0; index < 120; index++) {
-        const response = await rotating.app.inject({ method: 'POST', url: '/__errors', payload: { index, stack: 's'.repeat(1_000) } });
+        const response = await rotating.app.inject({
+          method: 'POST',
+          url: '/__errors',
+          payload: { index, stack: 's'.repeat(1_000) },
+        });
         expect(response.statusCode).toBe(202);
       }
       const file = path.join(rotating.logDir, BROWSER_ERRORS_LOG);
@@ -142,7 +175,11 @@ describe('a neighbour filling the disk', () => {
       await mkdir(full.logDir, { recursive: true });
       await symlink('/dev/full', file); // every write to /dev/full fails with ENOSPC
       for (let attempt = 0; attempt < 3; attempt++) {
-        const response = await full.app.inject({ method: 'POST', url: '/__errors', payload: { message: `lost ${attempt}` } });
+        const response = await full.app.inject({
+          method: 'POST',
+          url: '/__errors',
+          payload: { message: `lost ${attempt}` },
+        });
         expect(response.statusCode).toBe(503);
         expect(response.json()).toMatchObject({ error: 'error_log_unavailable' });
       }
@@ -152,7 +189,9 @@ describe('a neighbour filling the disk', () => {
       expect(failures[0]).toContain('ENOSPC');
       // Space again: reports are kept, and the recovery is logged.
       await rm(file);
-      expect((await full.app.inject({ method: 'POST', url: '/__errors', payload: { message: 'kept' } })).statusCode).toBe(202);
+      expect(
+        (await full.app.inject({ method: 'POST', url: '/__errors', payload: { message: 'kept' } })).statusCode,
+      ).toBe(202);
       expect(await readFile(file, 'utf8')).toContain('"kept"');
       expect(logLines.some((line) => line.includes('writable again'))).toBe(true);
     } finally {

@@ -16,7 +16,11 @@ export const RELAXED_DEADLINES = {
 } as const;
 
 /** Nothing listens on port 1: connections are refused at once. */
-export const DEAD_BACKEND: BackendTarget = { url: 'http://127.0.0.1:1', anonKey: 'anon-key', serviceRoleKey: 'service-key' };
+export const DEAD_BACKEND: BackendTarget = {
+  url: 'http://127.0.0.1:1',
+  anonKey: 'anon-key',
+  serviceRoleKey: 'service-key',
+};
 
 export async function makeTempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `studyhall-${prefix}-`));
@@ -33,7 +37,10 @@ export function runGit(cwd: string, ...args: string[]): string {
  */
 export async function writeFixtureDist(dir: string): Promise<void> {
   await mkdir(path.join(dir, 'web', 'dist'), { recursive: true });
-  await writeFile(path.join(dir, 'web', 'dist', 'index.html'), '<!doctype html>\n<html lang="en"><head><title>studyhall</title></head><body><div id="app"></div></body></html>\n');
+  await writeFile(
+    path.join(dir, 'web', 'dist', 'index.html'),
+    '<!doctype html>\n<html lang="en"><head><title>studyhall</title></head><body><div id="app"></div></body></html>\n',
+  );
 }
 
 /** A small git checkout shaped like studyhall: package.json, web/public, web/sw.template.js, web/dist. */

@@ -12,10 +12,18 @@ let gateway: TestGateway;
 let ada: { token: string; userId: string };
 
 async function post(url: string, payload: unknown, token?: string) {
-  return gateway.app.inject({ method: 'POST', url, payload: payload as object, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return gateway.app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
 }
 async function backupCount(userId: string): Promise<number> {
-  const { rows } = await localbase.database.pool.query('select count(*)::int as n from public.user_backups where user_id = $1', [userId]);
+  const { rows } = await localbase.database.pool.query(
+    'select count(*)::int as n from public.user_backups where user_id = $1',
+    [userId],
+  );
   return (rows[0] as { n: number }).n;
 }
 
@@ -27,7 +35,12 @@ async function signUp(name: string) {
 
 /** What a student's app holds after a year of daily study: sessions, tasks, subjects, settings. */
 function aYearOfStudy(): Record<string, unknown> {
-  const subjects = Array.from({ length: 12 }, (_, index) => ({ id: `subject-${index}`, name: `Subject ${index}`, color: '#3366ff', targetMinutesPerWeek: 300 }));
+  const subjects = Array.from({ length: 12 }, (_, index) => ({
+    id: `subject-${index}`,
+    name: `Subject ${index}`,
+    color: '#3366ff',
+    targetMinutesPerWeek: 300,
+  }));
   const sessions = [];
   for (let day = 0; day < 365; day++) {
     for (let session = 0; session < 6; session++) {
@@ -44,8 +57,19 @@ function aYearOfStudy(): Record<string, unknown> {
       });
     }
   }
-  const tasks = Array.from({ length: 400 }, (_, index) => ({ id: `task-${index}`, title: `Task ${index}: read, summarise, practise`, subjectId: `subject-${index % 12}`, done: index % 3 === 0 }));
-  return { version: 3, subjects, sessions, tasks, settings: { dayOffsetHours: 4, theme: 'dark', focusMinutes: 45, breakMinutes: 10 } };
+  const tasks = Array.from({ length: 400 }, (_, index) => ({
+    id: `task-${index}`,
+    title: `Task ${index}: read, summarise, practise`,
+    subjectId: `subject-${index % 12}`,
+    done: index % 3 === 0,
+  }));
+  return {
+    version: 3,
+    subjects,
+    sessions,
+    tasks,
+    settings: { dayOffsetHours: 4, theme: 'dark', focusMinutes: 45, breakMinutes: 10 },
+  };
 }
 
 beforeAll(async () => {
@@ -109,7 +133,10 @@ describe('backups', () => {
     expect(size).toBeLessThan(BODY_LIMITS.backup);
     const stored = await post('/__auth/backup', { payload }, ada.token);
     expect(stored.statusCode, stored.body.slice(0, 300)).toBe(201);
-    const best = await gateway.app.inject({ url: '/__auth/backup/latest', headers: { authorization: `Bearer ${ada.token}` } });
+    const best = await gateway.app.inject({
+      url: '/__auth/backup/latest',
+      headers: { authorization: `Bearer ${ada.token}` },
+    });
     expect(best.json().backup.payload).toEqual(payload);
   }, 60_000);
 
@@ -128,7 +155,10 @@ describe('profiles', () => {
     const response = await post('/__auth/profile', { handle: 'ada', display_name: 'Not Ada' }, bea.token);
     expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ error: 'handle_taken', backend_code: 'P0011' });
-    const profile = await gateway.app.inject({ url: '/__auth/profile', headers: { authorization: `Bearer ${bea.token}` } });
+    const profile = await gateway.app.inject({
+      url: '/__auth/profile',
+      headers: { authorization: `Bearer ${bea.token}` },
+    });
     expect(profile.json().profile).toMatchObject({ handle: 'bea', display_name: null });
   });
 

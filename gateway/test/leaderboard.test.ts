@@ -13,7 +13,9 @@ describe('periods', () => {
     expect(currentStudyDay(at0130Utc, utc)).toBe('2026-03-11');
     expect(currentStudyDay(at0130Utc, { day_offset_hours: 4, timezone_offset_minutes: 0 })).toBe('2026-03-10');
     expect(currentStudyDay(at0130Utc, { day_offset_hours: 0, timezone_offset_minutes: -120 })).toBe('2026-03-10');
-    expect(currentStudyDay(Date.parse('2026-03-11T23:30:00Z'), { day_offset_hours: 0, timezone_offset_minutes: 60 })).toBe('2026-03-12');
+    expect(
+      currentStudyDay(Date.parse('2026-03-11T23:30:00Z'), { day_offset_hours: 0, timezone_offset_minutes: 60 }),
+    ).toBe('2026-03-12');
   });
 
   it('starts a week on Monday, a month on the 1st, and "all" nowhere', () => {
@@ -61,7 +63,12 @@ describe('POST /__leaderboard credentials', () => {
     const token = `e30.${Buffer.from(JSON.stringify({ sub: '11111111-2222-3333-4444-555555555555' })).toString('base64url')}.sig`;
     try {
       for (const period of ['day', 'all']) {
-        const response = await gateway.app.inject({ method: 'POST', url: '/__leaderboard', headers: { authorization: `Bearer ${token}` }, payload: { period } });
+        const response = await gateway.app.inject({
+          method: 'POST',
+          url: '/__leaderboard',
+          headers: { authorization: `Bearer ${token}` },
+          payload: { period },
+        });
         expect(response.statusCode, response.body).toBe(200);
         expect(response.json().me).toMatchObject({ rank: null, points: 0 });
       }

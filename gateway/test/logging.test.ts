@@ -15,18 +15,35 @@ const jwt = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoiYW5vbiJ9.c2lnbmF0d
 describe('redactLogLine', () => {
   it('redacts credential headers at any depth, single values and arrays', () => {
     const line = JSON.stringify({
-      req: { headers: { authorization: 'Bearer opaque-token', apikey: 'opaque-key', cookie: 'sb=1', host: 'example.com' } },
+      req: {
+        headers: { authorization: 'Bearer opaque-token', apikey: 'opaque-key', cookie: 'sb=1', host: 'example.com' },
+      },
       res: { headers: { 'set-cookie': ['a=1; HttpOnly', 'b="2"'], 'content-type': 'application/json' } },
       nested: { deeper: { Authorization: 'Basic dXNlcjpwYXNz', password: 'hunter2', refresh_token: 'r-1', token: 42 } },
     });
     const redacted = JSON.parse(redactLogLine(line));
-    expect(redacted.req.headers).toEqual({ authorization: '[redacted]', apikey: '[redacted]', cookie: '[redacted]', host: 'example.com' });
+    expect(redacted.req.headers).toEqual({
+      authorization: '[redacted]',
+      apikey: '[redacted]',
+      cookie: '[redacted]',
+      host: 'example.com',
+    });
     expect(redacted.res.headers).toEqual({ 'set-cookie': '[redacted]', 'content-type': 'application/json' });
-    expect(redacted.nested.deeper).toEqual({ Authorization: '[redacted]', password: '[redacted]', refresh_token: '[redacted]', token: '[redacted]' });
+    expect(redacted.nested.deeper).toEqual({
+      Authorization: '[redacted]',
+      password: '[redacted]',
+      refresh_token: '[redacted]',
+      token: '[redacted]',
+    });
   });
 
   it('redacts tokens in query strings and keeps the rest of the URL', () => {
-    const line = JSON.stringify({ req: { url: '/realtime/v1/websocket?apikey=abc&vsn=1.0.0&access_token=def#x', other: '/verify?type=signup&token=t0k&redirect_to=/home' } });
+    const line = JSON.stringify({
+      req: {
+        url: '/realtime/v1/websocket?apikey=abc&vsn=1.0.0&access_token=def#x',
+        other: '/verify?type=signup&token=t0k&redirect_to=/home',
+      },
+    });
     expect(JSON.parse(redactLogLine(line)).req).toEqual({
       url: '/realtime/v1/websocket?apikey=[redacted]&vsn=1.0.0&access_token=[redacted]#x',
       other: '/verify?type=signup&token=[redacted]&redirect_to=/home',
@@ -40,7 +57,12 @@ describe('redactLogLine', () => {
   });
 
   it('leaves a line without secrets as it was', () => {
-    const line = JSON.stringify({ level: 30, msg: 'request completed', req: { url: '/api/health?tokenish=1&page=2' }, responseTime: 1.5 });
+    const line = JSON.stringify({
+      level: 30,
+      msg: 'request completed',
+      req: { url: '/api/health?tokenish=1&page=2' },
+      responseTime: 1.5,
+    });
     expect(redactLogLine(line)).toBe(line);
   });
 });
@@ -50,26 +72,97 @@ describe('TerminalLines', () => {
 
   it('joins a request pair into one line and drops the incoming half', () => {
     const lines = new TerminalLines();
-    expect(lines.format(JSON.stringify({ level: 30, time: at, name: 'gateway', reqId: 'req-1', req: { method: 'GET', url: '/api/health' }, msg: 'incoming request' }))).toBeUndefined();
-    expect(lines.format(JSON.stringify({ level: 30, time: at, name: 'gateway', reqId: 'req-1', res: { statusCode: 200 }, responseTime: 2.6, msg: 'request completed' }))).toBe(
-      '09:05:07 INFO  gateway   GET /api/health 200 3 ms',
-    );
+    expect(
+      lines.format(
+        JSON.stringify({
+          level: 30,
+          time: at,
+          name: 'gateway',
+          reqId: 'req-1',
+          req: { method: 'GET', url: '/api/health' },
+          msg: 'incoming request',
+        }),
+      ),
+    ).toBeUndefined();
+    expect(
+      lines.format(
+        JSON.stringify({
+          level: 30,
+          time: at,
+          name: 'gateway',
+          reqId: 'req-1',
+          res: { statusCode: 200 },
+          responseTime: 2.6,
+          msg: 'request completed',
+        }),
+      ),
+    ).toBe('09:05:07 INFO  gateway   GET /api/health 200 3 ms');
   });
 
   it('keeps requests of two loggers apart when their ids repeat', () => {
     const lines = new TerminalLines();
-    lines.format(JSON.stringify({ level: 30, time: at, name: 'gateway', reqId: 'req-1', req: { method: 'POST', url: '/__auth/signup' }, msg: 'incoming request' }));
-    lines.format(JSON.stringify({ level: 30, time: at, name: 'localbase', reqId: 'req-1', req: { method: 'POST', url: '/auth/v1/signup' }, msg: 'incoming request' }));
-    expect(lines.format(JSON.stringify({ level: 30, time: at, name: 'localbase', reqId: 'req-1', res: { statusCode: 200 }, msg: 'request completed' }))).toBe(
-      '09:05:07 INFO  localbase POST /auth/v1/signup 200',
+    lines.format(
+      JSON.stringify({
+        level: 30,
+        time: at,
+        name: 'gateway',
+        reqId: 'req-1',
+        req: { method: 'POST', url: '/__auth/signup' },
+        msg: 'incoming request',
+      }),
     );
+    lines.format(
+      JSON.stringify({
+        level: 30,
+        time: at,
+        name: 'localbase',
+        reqId: 'req-1',
+        req: { method: 'POST', url: '/auth/v1/signup' },
+        msg: 'incoming request',
+      }),
+    );
+    expect(
+      lines.format(
+        JSON.stringify({
+          level: 30,
+          time: at,
+          name: 'localbase',
+          reqId: 'req-1',
+          res: { statusCode: 200 },
+          msg: 'request completed',
+        }),
+      ),
+    ).toBe('09:05:07 INFO  localbase POST /auth/v1/signup 200');
   });
 
   it('shows a warning with its error and the request it belongs to, on one line', () => {
     const lines = new TerminalLines();
-    lines.format(JSON.stringify({ level: 30, time: at, name: 'gateway', reqId: 'req-9', req: { method: 'GET', url: '/__backend/rest/v1/groups' }, msg: 'incoming request' }));
-    const warning = { level: 40, time: at, name: 'gateway', reqId: 'req-9', err: { type: 'Error', message: 'connect ECONNREFUSED\n127.0.0.1:54321', code: 'ECONNREFUSED', stack: 'Error: ...\n    at x' }, msg: 'backend request failed' };
-    expect(lines.format(JSON.stringify(warning))).toBe('09:05:07 WARN  gateway   backend request failed: connect ECONNREFUSED 127.0.0.1:54321 [ECONNREFUSED] (GET /__backend/rest/v1/groups)');
+    lines.format(
+      JSON.stringify({
+        level: 30,
+        time: at,
+        name: 'gateway',
+        reqId: 'req-9',
+        req: { method: 'GET', url: '/__backend/rest/v1/groups' },
+        msg: 'incoming request',
+      }),
+    );
+    const warning = {
+      level: 40,
+      time: at,
+      name: 'gateway',
+      reqId: 'req-9',
+      err: {
+        type: 'Error',
+        message: 'connect ECONNREFUSED\n127.0.0.1:54321',
+        code: 'ECONNREFUSED',
+        stack: 'Error: ...\n    at x',
+      },
+      msg: 'backend request failed',
+    };
+    expect(lines.format(JSON.stringify(warning))).toBe(
+      '09:05:07 WARN  gateway   backend request failed: connect ECONNREFUSED 127.0.0.1:54321 [ECONNREFUSED] (GET /__backend/rest/v1/groups)',
+    );
   });
 
   it('passes a line that is not JSON through', () => {
@@ -89,10 +182,19 @@ describe('terminalLevelFor', () => {
 });
 
 describe('statusBlock', () => {
-  const base = { backendUrl: 'http://127.0.0.1:54321', embedded: true, logFile: '/logs/server.log', terminalLevel: 'warn' as const };
+  const base = {
+    backendUrl: 'http://127.0.0.1:54321',
+    embedded: true,
+    logFile: '/logs/server.log',
+    terminalLevel: 'warn' as const,
+  };
 
   it('names the LAN address a phone can open when listening on every interface', () => {
-    const text = statusBlock({ ...base, config: { host: '0.0.0.0', port: 3000, logDir: '/logs' }, lan: '192.168.1.20' });
+    const text = statusBlock({
+      ...base,
+      config: { host: '0.0.0.0', port: 3000, logDir: '/logs' },
+      lan: '192.168.1.20',
+    });
     expect(text.split('\n')).toEqual([
       'studyhall: app     http://127.0.0.1:3000 (listening on 0.0.0.0)',
       'studyhall: phone   http://192.168.1.20:3000 (this machine on the local network)',
@@ -102,16 +204,23 @@ describe('statusBlock', () => {
   });
 
   it('says so when there is no network, and has no phone line for a single address', () => {
-    expect(statusBlock({ ...base, config: { host: '0.0.0.0', port: 3000, logDir: '/logs' }, lan: undefined })).toContain(
-      'studyhall: phone   no network address found',
-    );
-    expect(statusBlock({ ...base, config: { host: '127.0.0.1', port: 3000, logDir: '/logs' }, lan: '10.0.0.2' })).not.toContain('phone');
+    expect(
+      statusBlock({ ...base, config: { host: '0.0.0.0', port: 3000, logDir: '/logs' }, lan: undefined }),
+    ).toContain('studyhall: phone   no network address found');
+    expect(
+      statusBlock({ ...base, config: { host: '127.0.0.1', port: 3000, logDir: '/logs' }, lan: '10.0.0.2' }),
+    ).not.toContain('phone');
   });
 
   it('picks the first IPv4 address that is not loopback', () => {
-    const address = (family: 'IPv4' | 'IPv6', value: string, internal: boolean) => ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as never;
+    const address = (family: 'IPv4' | 'IPv6', value: string, internal: boolean) =>
+      ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as never;
     expect(
-      lanAddress({ lo: [address('IPv4', '127.0.0.1', true)], eth0: [address('IPv6', 'fe80::1', false), address('IPv4', '192.168.1.20', false)], wlan0: [address('IPv4', '10.0.0.2', false)] }),
+      lanAddress({
+        lo: [address('IPv4', '127.0.0.1', true)],
+        eth0: [address('IPv6', 'fe80::1', false), address('IPv4', '192.168.1.20', false)],
+        wlan0: [address('IPv4', '10.0.0.2', false)],
+      }),
     ).toBe('192.168.1.20');
     expect(lanAddress({ lo: [address('IPv4', '127.0.0.1', true)] })).toBeUndefined();
   });
@@ -122,9 +231,16 @@ describe('openServerLog', () => {
     const temp = await makeTempDir('server-log');
     try {
       const shown: string[] = [];
-      const serverLog = await openServerLog({ logDir: temp.dir, level: 'info', rotateSize: '2K', keepRotated: 2, terminal: { write: (text) => shown.push(text) } });
+      const serverLog = await openServerLog({
+        logDir: temp.dir,
+        level: 'info',
+        rotateSize: '2K',
+        keepRotated: 2,
+        terminal: { write: (text) => shown.push(text) },
+      });
       const logger = pino(serverLog.loggerOptions('gateway'), serverLog.loggerOptions('gateway').stream);
-      for (let index = 0; index < 60; index += 1) logger.info({ req: { url: `/api/health?apikey=${jwt}&n=${index}` } }, 'incoming request');
+      for (let index = 0; index < 60; index += 1)
+        logger.info({ req: { url: `/api/health?apikey=${jwt}&n=${index}` } }, 'incoming request');
       logger.warn({ err: new Error(`refused ${jwt}`) }, 'backend request failed');
       await serverLog.close();
 
@@ -132,7 +248,10 @@ describe('openServerLog', () => {
       expect(files).toEqual(['server.log', 'server.log.1', 'server.log.2']);
       for (const file of files) expect((await stat(path.join(temp.dir, file))).mode & 0o777).toBe(0o600);
       const current = await readFile(path.join(temp.dir, 'server.log'), 'utf8');
-      const entries = current.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; name: string });
+      const entries = current
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; name: string });
       expect(entries.at(-1)).toMatchObject({ msg: 'backend request failed', name: 'gateway' });
       expect(current).toContain('apikey=[redacted]&n=59');
       expect(current).not.toContain(jwt);

@@ -11,7 +11,10 @@ import { makeTempDir } from './helpers.ts';
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');
 
 function startMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -44,7 +47,14 @@ describe('npm start (gateway/src/main.ts)', () => {
     const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
     const temp = await makeTempDir('main');
     const port = 40_000 + Math.floor(Math.random() * 20_000);
-    const main = startMain({ PORT: String(port), HOST: '127.0.0.1', BACKEND_URL: backendUrl, BACKEND_ANON_KEY: 'anon', LOG_DIR: temp.dir, LOG_LEVEL: 'warn' });
+    const main = startMain({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BACKEND_URL: backendUrl,
+      BACKEND_ANON_KEY: 'anon',
+      LOG_DIR: temp.dir,
+      LOG_LEVEL: 'warn',
+    });
     try {
       await main.waitFor(`studyhall: logs    ${temp.dir}`);
       expect(main.output()).toContain(`studyhall: app     http://127.0.0.1:${port} (listening on 127.0.0.1)\n`);

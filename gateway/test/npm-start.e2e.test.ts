@@ -23,7 +23,8 @@ function startStudyhall(env: Record<string, string>) {
   const waitFor = async (text: string, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     while (!output.includes(text)) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`no "${text}" in the output of npm start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
@@ -105,12 +106,17 @@ describe('npm start with the embedded localbase, in Chromium', () => {
         body: JSON.stringify({ username: 'mira@example.com', password: 'mira-password-1' }),
       });
       const session = (await signup.json()).session;
-      const bootstrap = await fetch('/__auth/bootstrap', { headers: { authorization: `Bearer ${session.access_token}` } });
+      const bootstrap = await fetch('/__auth/bootstrap', {
+        headers: { authorization: `Bearer ${session.access_token}` },
+      });
       return { signup: signup.status, bootstrap: bootstrap.status, bundle: await bootstrap.json() };
     });
     expect(result.signup).toBe(201);
     expect(result.bootstrap).toBe(200);
-    expect(result.bundle).toMatchObject({ profile: { handle: 'mira' }, enrollment: { privacy: { shareExactTime: true } } });
+    expect(result.bundle).toMatchObject({
+      profile: { handle: 'mira' },
+      enrollment: { privacy: { shareExactTime: true } },
+    });
   });
 
   it("delivers the phone's timer action to the page's event stream", async () => {
@@ -127,9 +133,9 @@ describe('npm start with the embedded localbase, in Chromium', () => {
       body: JSON.stringify({ action: 'target', target: 12 }),
     });
     expect(sent.status).toBeLessThan(300);
-    await expect.poll(() => page.evaluate(() => (window as unknown as { pipReceived: unknown[] }).pipReceived)).toEqual([
-      expect.objectContaining({ action: 'target', target: 12 }),
-    ]);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { pipReceived: unknown[] }).pipReceived))
+      .toEqual([expect.objectContaining({ action: 'target', target: 12 })]);
   });
 
   it('stops cleanly on SIGTERM, releasing DATA_DIR', async () => {

@@ -36,7 +36,11 @@ interface FocusPage {
 }
 
 async function pair(body: unknown = {}): Promise<Response> {
-  return fetch(`${baseUrl}/__pip/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${baseUrl}/__pip/pair`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** What a focus page does: pair, open its event stream, post its snapshot. */
@@ -93,7 +97,11 @@ describe('pairing a focus page', () => {
 
   it('refuses state posts and event streams without a channel or with an unknown one', async () => {
     const body = JSON.stringify(snapshotFor('Biology', 0));
-    const withoutChannel = await fetch(`${baseUrl}/__pip/state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const withoutChannel = await fetch(`${baseUrl}/__pip/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(withoutChannel.status).toBe(401);
     expect((await withoutChannel.json()).error).toBe('pairing_required');
     const unknownChannel = await fetch(`${baseUrl}/__pip/state`, {
@@ -131,7 +139,11 @@ describe('phones with PIP_PAIRING=on', () => {
     const preflight = await gateway.app.inject({
       method: 'OPTIONS',
       url: '/api/pip/state',
-      headers: { origin: 'https://localhost', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-pip-code' },
+      headers: {
+        origin: 'https://localhost',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-pip-code',
+      },
     });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toBe('content-type, x-pip-code');
@@ -161,7 +173,11 @@ describe('phones with PIP_PAIRING=on', () => {
       const historyAnswer = await sentToHistory.json();
       expect(historyAnswer).toMatchObject({ accepted: true, delivered: 1 });
       // History's next action is its own: Biology's correct never reached it.
-      expect((await history.events.next('pip-action')).data).toMatchObject({ id: historyAnswer.id, action: 'target', target: 40 });
+      expect((await history.events.next('pip-action')).data).toMatchObject({
+        id: historyAnswer.id,
+        action: 'target',
+        target: 40,
+      });
       expect(history.events.events.filter((event) => event.event === 'pip-action')).toEqual([]);
       expect(biology.events.events.filter((event) => event.event === 'pip-action')).toEqual([]);
 
@@ -198,7 +214,10 @@ describe('phones with PIP_PAIRING=on', () => {
   });
 
   it('locks out an address after too many wrong codes, even for a right one, and says when to retry', async () => {
-    const strict = await startTestGateway({ config: { pipPairing: true }, relay: new PipRelay(60_000, 256 * 1024, { maxFailedCodes: 3 }) });
+    const strict = await startTestGateway({
+      config: { pipPairing: true },
+      relay: new PipRelay(60_000, 256 * 1024, { maxFailedCodes: 3 }),
+    });
     try {
       const paired = (await strict.app.inject({ method: 'POST', url: '/__pip/pair', payload: {} })).json();
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -215,11 +234,21 @@ describe('phones with PIP_PAIRING=on', () => {
   });
 });
 
-describe('phone presence on the page\'s stream', () => {
+describe("phone presence on the page's stream", () => {
   it('tells a paired page when its phone arrives and when it has gone quiet, and no other page', async () => {
-    const quick = await startTestGateway({ config: { pipPairing: true }, relay: new PipRelay(60_000, 256 * 1024, {}, 300) });
+    const quick = await startTestGateway({
+      config: { pipPairing: true },
+      relay: new PipRelay(60_000, 256 * 1024, {}, 300),
+    });
     const url = await quick.app.listen({ host: '127.0.0.1', port: 0 });
-    const pairOn = async () => (await (await fetch(`${url}/__pip/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { code: string; channel: string };
+    const pairOn = async () =>
+      (await (
+        await fetch(`${url}/__pip/pair`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as { code: string; channel: string };
     const mine = await pairOn();
     const other = await pairOn();
     const myStream = await openSse(`${url}/__pip/events?channel=${mine.channel}`);
@@ -254,7 +283,11 @@ describe('phone presence on the page\'s stream', () => {
     const stream = await openSse(`${url}/__pip/events`);
     try {
       await stream.next('hello');
-      await fetch(`${url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"skip"}' });
+      await fetch(`${url}/api/pip/action`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"action":"skip"}',
+      });
       expect((await stream.next('phone')).data).toMatchObject({ present: true });
       expect((await stream.next('pip-action')).data).toMatchObject({ action: 'skip' });
       expect((await stream.next('phone', 3_000)).data).toMatchObject({ present: false });
@@ -288,11 +321,16 @@ describe('with pairing off', () => {
 });
 
 describe('PipPairings', () => {
-  const pairingOf = (result: ReturnType<PipPairings<PipChannel>['pair']>) => ('pairing' in result ? result.pairing : undefined);
+  const pairingOf = (result: ReturnType<PipPairings<PipChannel>['pair']>) =>
+    'pairing' in result ? result.pairing : undefined;
 
   function registry(overrides: { maxPairings?: number } = {}) {
     let now = 1_000_000;
-    const pairings = new PipPairings(() => new PipChannel(1024, () => 1), { now: () => now, idleTimeoutMs: 60_000, ...overrides });
+    const pairings = new PipPairings(() => new PipChannel(1024, () => 1), {
+      now: () => now,
+      idleTimeoutMs: 60_000,
+      ...overrides,
+    });
     return { pairings, advance: (ms: number) => (now += ms) };
   }
 

@@ -39,8 +39,15 @@ describe('timer snapshot', () => {
       const response = await fresh.app.inject({ url: '/api/pip/state' });
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.json()).toEqual({
-        phase: 'idle', running: false, remainingMs: 0, completionAtMs: null, subject: null, task: null,
-        attempts: { correct: 0, incorrect: 0, skipped: 0 }, target: null, updatedAt: null,
+        phase: 'idle',
+        running: false,
+        remainingMs: 0,
+        completionAtMs: null,
+        subject: null,
+        task: null,
+        attempts: { correct: 0, incorrect: 0, skipped: 0 },
+        target: null,
+        updatedAt: null,
       });
     } finally {
       await fresh.close();
@@ -49,7 +56,11 @@ describe('timer snapshot', () => {
 
   it('keeps the latest posted snapshot, stamped with the server time', async () => {
     const before = Date.now();
-    const posted = await gateway.app.inject({ method: 'POST', url: '/__pip/state', payload: { ...snapshot, updatedAt: 'client clock' } });
+    const posted = await gateway.app.inject({
+      method: 'POST',
+      url: '/__pip/state',
+      payload: { ...snapshot, updatedAt: 'client clock' },
+    });
     expect(posted.statusCode).toBe(200);
     const latest = (await gateway.app.inject({ url: '/api/pip/state' })).json();
     expect(latest).toMatchObject(snapshot);
@@ -74,7 +85,11 @@ describe('PiP actions', () => {
   it('accepts and drops an action when no focus page is open', async () => {
     const fresh = await startTestGateway();
     try {
-      const response = await fresh.app.inject({ method: 'POST', url: '/api/pip/action', payload: { action: 'correct' } });
+      const response = await fresh.app.inject({
+        method: 'POST',
+        url: '/api/pip/action',
+        payload: { action: 'correct' },
+      });
       expect(response.statusCode).toBe(202);
       expect(response.json()).toMatchObject({ accepted: true, delivered: 0 });
     } finally {
@@ -168,18 +183,35 @@ describe('the companion across origins', () => {
     const preflight = await gateway.app.inject({
       method: 'OPTIONS',
       url: '/api/pip/action',
-      headers: { origin: 'http://localhost', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'http://localhost',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(preflight.statusCode).toBe(204);
-    expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type' });
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type',
+    });
     const state = await gateway.app.inject({ url: '/api/pip/state', headers: { origin: 'http://localhost' } });
     expect(state.headers['access-control-allow-origin']).toBe('*');
-    const action = await gateway.app.inject({ method: 'POST', url: '/api/pip/action', headers: { origin: 'http://localhost' }, payload: { action: 'skip' } });
+    const action = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/pip/action',
+      headers: { origin: 'http://localhost' },
+      payload: { action: 'skip' },
+    });
     expect(action.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('does not open the browser-side relay routes to other origins', async () => {
-    const state = await gateway.app.inject({ method: 'POST', url: '/__pip/state', headers: { origin: 'http://evil.example' }, payload: {} });
+    const state = await gateway.app.inject({
+      method: 'POST',
+      url: '/__pip/state',
+      headers: { origin: 'http://evil.example' },
+      payload: {},
+    });
     expect(state.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -26,7 +26,10 @@ beforeAll(async () => {
     body: JSON.stringify({ query: PINGS_SQL }),
   });
   if (response.status !== 201) throw new Error(await response.text());
-  gateway = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }, ...RELAXED_DEADLINES });
+  gateway = await startTestGateway({
+    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+    ...RELAXED_DEADLINES,
+  });
   const gatewayUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   client = createClient(`${gatewayUrl}/__backend`, localbase.anonKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },

@@ -33,7 +33,12 @@ beforeAll(async () => {
         releaseStream = () => response.end('second chunk\n');
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, x-upstream-hop', 'x-upstream-hop': 'secret', 'keep-alive': 'timeout=5' });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        connection: 'keep-alive, x-upstream-hop',
+        'x-upstream-hop': 'secret',
+        'keep-alive': 'timeout=5',
+      });
       response.end(JSON.stringify({ method: request.method, url: request.url, body }));
     });
   });
@@ -90,23 +95,28 @@ describe('/__backend/* proxy', () => {
 
   it('strips hop-by-hop headers and cookies in both directions', async () => {
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = http.request(`${baseUrl}/__backend/rest/v1/items`, {
-        headers: {
-          connection: 'keep-alive, x-client-hop',
-          'x-client-hop': 'private',
-          'keep-alive': 'timeout=5',
-          'proxy-authorization': 'Basic c2VjcmV0',
-          te: 'gzip',
-          cookie: `${adminCookie('another-secret-of-sufficient-len')}; theme=dark`,
-          'x-end-to-end': 'kept',
+      const request = http.request(
+        `${baseUrl}/__backend/rest/v1/items`,
+        {
+          headers: {
+            connection: 'keep-alive, x-client-hop',
+            'x-client-hop': 'private',
+            'keep-alive': 'timeout=5',
+            'proxy-authorization': 'Basic c2VjcmV0',
+            te: 'gzip',
+            cookie: `${adminCookie('another-secret-of-sufficient-len')}; theme=dark`,
+            'x-end-to-end': 'kept',
+          },
         },
-      }, resolve);
+        resolve,
+      );
       request.on('error', reject);
       request.end();
     });
     response.resume();
     const headers = seen[0]?.headers ?? {};
-    for (const name of ['x-client-hop', 'proxy-authorization', 'te', 'cookie']) expect(headers[name], name).toBeUndefined();
+    for (const name of ['x-client-hop', 'proxy-authorization', 'te', 'cookie'])
+      expect(headers[name], name).toBeUndefined();
     expect(headers['keep-alive']).toBeUndefined();
     expect(headers['x-end-to-end']).toBe('kept');
     expect(response.headers['x-upstream-hop']).toBeUndefined();
@@ -115,10 +125,20 @@ describe('/__backend/* proxy', () => {
   });
 
   it('uses the service key for a caller with a valid admin cookie, and only then', async () => {
-    await fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { cookie: adminCookie(), authorization: 'Bearer user-jwt' } });
-    await fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { cookie: adminCookie('a-forged-secret-that-is-long-too'), authorization: 'Bearer user-jwt' } });
-    await fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { cookie: `${ADMIN_COOKIE}=garbage`, authorization: 'Bearer user-jwt' } });
-    expect(seen.map((request) => request.headers.authorization)).toEqual(['Bearer service-key', 'Bearer user-jwt', 'Bearer user-jwt']);
+    await fetch(`${baseUrl}/__backend/rest/v1/items`, {
+      headers: { cookie: adminCookie(), authorization: 'Bearer user-jwt' },
+    });
+    await fetch(`${baseUrl}/__backend/rest/v1/items`, {
+      headers: { cookie: adminCookie('a-forged-secret-that-is-long-too'), authorization: 'Bearer user-jwt' },
+    });
+    await fetch(`${baseUrl}/__backend/rest/v1/items`, {
+      headers: { cookie: `${ADMIN_COOKIE}=garbage`, authorization: 'Bearer user-jwt' },
+    });
+    expect(seen.map((request) => request.headers.authorization)).toEqual([
+      'Bearer service-key',
+      'Bearer user-jwt',
+      'Bearer user-jwt',
+    ]);
     expect(seen[0]?.headers.apikey).toBe('service-key');
   });
 
@@ -128,7 +148,10 @@ describe('/__backend/* proxy', () => {
       config: { admin: { enabled: false, secret: ADMIN_SECRET, emails: [] } },
     });
     try {
-      await disabled.app.inject({ url: '/__backend/rest/v1/items', headers: { cookie: adminCookie(), authorization: 'Bearer user-jwt' } });
+      await disabled.app.inject({
+        url: '/__backend/rest/v1/items',
+        headers: { cookie: adminCookie(), authorization: 'Bearer user-jwt' },
+      });
       expect(seen[0]?.headers.authorization).toBe('Bearer user-jwt');
     } finally {
       await disabled.close();
@@ -142,14 +165,18 @@ describe('/__backend/* proxy', () => {
     expect(new TextDecoder().decode(first.value)).toBe('first chunk\n');
     releaseStream();
     let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += new TextDecoder().decode(chunk.value);
     expect(rest).toBe('second chunk\n');
   });
 
   it('upgrades a WebSocket for realtime and relays messages both ways', async () => {
-    const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?apikey=anon-key&vsn=1.0.0`);
+    const socket = new WebSocket(
+      `${baseUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?apikey=anon-key&vsn=1.0.0`,
+    );
     const messages: string[] = [];
-    const nextMessage = () => new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+    const nextMessage = () =>
+      new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
     const hello = JSON.parse(await nextMessage());
     expect(hello).toEqual({ hello: true, url: '/realtime/v1/websocket?apikey=anon-key&vsn=1.0.0', apikey: 'anon-key' });
     socket.send('phx_join');
@@ -163,7 +190,11 @@ describe('edge-function interceptions', () => {
   it.each(['get-leaderboard', 'leaderboard', 'group-analytics', 'analytics', 'finish-session'])(
     '/functions/v1/%s answers 502 edge_function_disabled without touching the backend',
     async (name) => {
-      const response = await gateway.app.inject({ method: 'POST', url: `/__backend/functions/v1/${name}`, payload: {} });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: `/__backend/functions/v1/${name}`,
+        payload: {},
+      });
       expect(response.statusCode).toBe(502);
       expect(response.json()).toMatchObject({ error: 'edge_function_disabled' });
       expect(seen).toHaveLength(0);
@@ -173,7 +204,11 @@ describe('edge-function interceptions', () => {
   it.each(['create-checkout-session', 'customer-portal', 'stripe-payment-intent', 'billing-portal-link'])(
     '/functions/v1/%s answers an inert 200 stub without touching the backend',
     async (name) => {
-      const response = await gateway.app.inject({ method: 'POST', url: `/__backend/functions/v1/${name}`, payload: {} });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: `/__backend/functions/v1/${name}`,
+        payload: {},
+      });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ ok: true, stub: true, url: null });
       expect(seen).toHaveLength(0);
@@ -181,7 +216,11 @@ describe('edge-function interceptions', () => {
   );
 
   it('forwards every other edge function', async () => {
-    const response = await gateway.app.inject({ method: 'POST', url: '/__backend/functions/v1/send-reminder', payload: {} });
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/__backend/functions/v1/send-reminder',
+      payload: {},
+    });
     expect(response.statusCode).toBe(200);
     expect(seen[0]?.url).toBe('/functions/v1/send-reminder');
   });
@@ -190,17 +229,40 @@ describe('edge-function interceptions', () => {
 describe('credential attempts through the proxy', () => {
   it('limits password grants and signups to 10 per minute per address, not refreshes or data calls', async () => {
     const fromOneAddress = { remoteAddress: '198.51.100.4' };
-    const grant = () => gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=password', payload: { email: 'a@example.com', password: 'x' }, ...fromOneAddress });
+    const grant = () =>
+      gateway.app.inject({
+        method: 'POST',
+        url: '/__backend/auth/v1/token?grant_type=password',
+        payload: { email: 'a@example.com', password: 'x' },
+        ...fromOneAddress,
+      });
     for (let attempt = 1; attempt <= 10; attempt++) expect((await grant()).statusCode, `attempt ${attempt}`).toBe(200);
     const eleventh = await grant();
     expect(eleventh.statusCode).toBe(429);
     expect(eleventh.json()).toMatchObject({ error: 'rate_limited' });
-    expect((await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/signup', payload: {}, ...fromOneAddress })).statusCode).toBe(429);
+    expect(
+      (await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/signup', payload: {}, ...fromOneAddress }))
+        .statusCode,
+    ).toBe(429);
     expect(seen).toHaveLength(10);
-    const refresh = await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=refresh_token', payload: {}, ...fromOneAddress });
+    const refresh = await gateway.app.inject({
+      method: 'POST',
+      url: '/__backend/auth/v1/token?grant_type=refresh_token',
+      payload: {},
+      ...fromOneAddress,
+    });
     expect(refresh.statusCode).toBe(200);
     expect((await gateway.app.inject({ url: '/__backend/rest/v1/items', ...fromOneAddress })).statusCode).toBe(200);
-    expect((await gateway.app.inject({ method: 'POST', url: '/__backend/auth/v1/token?grant_type=password', payload: {}, remoteAddress: '198.51.100.5' })).statusCode).toBe(200);
+    expect(
+      (
+        await gateway.app.inject({
+          method: 'POST',
+          url: '/__backend/auth/v1/token?grant_type=password',
+          payload: {},
+          remoteAddress: '198.51.100.5',
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 });
 

@@ -26,9 +26,18 @@ import {
 import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
 
 const generated = webpush.generateVAPIDKeys();
-const vapid: VapidKeys = { publicKey: generated.publicKey, privateKey: generated.privateKey, subject: 'mailto:push-tests@example.com' };
+const vapid: VapidKeys = {
+  publicKey: generated.publicKey,
+  privateKey: generated.privateKey,
+  subject: 'mailto:push-tests@example.com',
+};
 // Short polls and backoff so retries show within seconds; plain HTTP for the loopback receiver.
-const fastPush: Partial<PushWorkerSettings> = { pollIntervalMs: 100, retryBaseSeconds: 1, retryMaxSeconds: 2, allowPlainHttp: true };
+const fastPush: Partial<PushWorkerSettings> = {
+  pollIntervalMs: 100,
+  retryBaseSeconds: 1,
+  retryMaxSeconds: 2,
+  allowPlainHttp: true,
+};
 
 let localbase: Localbase;
 let receiver: PushReceiver;
@@ -100,17 +109,23 @@ describe('start alert delivery', () => {
     // Exactly one: nothing more arrives, and the row is settled as sent.
     await settle();
     expect(receiver.received.filter((item) => item.subscriptionId === device.id)).toHaveLength(1);
-    const rows = await eventually(() => readOutbox(service, device.token), (found) => found[0]?.delivered_at != null, 3000, 'row marked sent');
+    const rows = await eventually(
+      () => readOutbox(service, device.token),
+      (found) => found[0]?.delivered_at != null,
+      3000,
+      'row marked sent',
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ attempts: 1, failed_at: null, claim_id: null });
     expect(receiver.rejected).toEqual([]);
   });
 
-  it('sends nothing inside Bo\'s quiet hours', async () => {
+  it("sends nothing inside Bo's quiet hours", async () => {
     const device = receiver.subscribe();
     await registerDeviceToken(bo, device.token);
     const now = new Date();
-    const hhmm = (date: Date) => `${String(date.getUTCHours()).padStart(2, '0')}:${String(date.getUTCMinutes()).padStart(2, '0')}`;
+    const hhmm = (date: Date) =>
+      `${String(date.getUTCHours()).padStart(2, '0')}:${String(date.getUTCMinutes()).padStart(2, '0')}`;
     const { error } = await bo.client.rpc('community_sync_quiet_hours', {
       p_quiet_start: hhmm(new Date(now.getTime() - 3600_000)),
       p_quiet_end: hhmm(new Date(now.getTime() + 3600_000)),
@@ -123,7 +138,11 @@ describe('start alert delivery', () => {
       expect(receiver.attempts.get(device.id)).toBeUndefined();
       expect(await readOutbox(service, device.token)).toEqual([]);
     } finally {
-      await bo.client.rpc('community_sync_quiet_hours', { p_quiet_start: null, p_quiet_end: null, p_timezone_offset_minutes: 0 });
+      await bo.client.rpc('community_sync_quiet_hours', {
+        p_quiet_start: null,
+        p_quiet_end: null,
+        p_timezone_offset_minutes: 0,
+      });
     }
   });
 
@@ -132,7 +151,12 @@ describe('start alert delivery', () => {
     await registerDeviceToken(bo, device.token);
     receiver.script(device.id, [{ status: 410 }]);
     await startStudying(ada);
-    const [row] = await eventually(() => readOutbox(service, device.token), (found) => found[0]?.failed_at != null, 5000, 'row given up');
+    const [row] = await eventually(
+      () => readOutbox(service, device.token),
+      (found) => found[0]?.failed_at != null,
+      5000,
+      'row given up',
+    );
     expect(row!.last_error).toMatch(/^push service answered 410/);
     expect(await deviceTokens(bo)).not.toContain(device.token);
     expect(receiver.attempts.get(device.id)).toBe(1);
@@ -149,7 +173,12 @@ describe('start alert delivery', () => {
     receiver.script(device.id, [{ status: 500 }, { status: 503, headers: { 'retry-after': '1' } }]);
     await startStudying(ada);
     await receiver.waitForReceived(1, 15_000, device.id);
-    const [row] = await eventually(() => readOutbox(service, device.token), (found) => found[0]?.delivered_at != null, 3000, 'row marked sent');
+    const [row] = await eventually(
+      () => readOutbox(service, device.token),
+      (found) => found[0]?.delivered_at != null,
+      3000,
+      'row marked sent',
+    );
     expect(row).toMatchObject({ attempts: 3, failed_at: null });
     expect(receiver.attempts.get(device.id)).toBe(3);
     expect(receiver.received.filter((item) => item.subscriptionId === device.id)).toHaveLength(1);
@@ -160,7 +189,12 @@ describe('start alert delivery', () => {
     const expired = JSON.stringify({ ...JSON.parse(device.token), expirationTime: Date.now() - 60_000 });
     await registerDeviceToken(bo, expired);
     await startStudying(ada);
-    const [row] = await eventually(() => readOutbox(service, expired), (found) => found[0]?.failed_at != null, 5000, 'row given up');
+    const [row] = await eventually(
+      () => readOutbox(service, expired),
+      (found) => found[0]?.failed_at != null,
+      5000,
+      'row given up',
+    );
     expect(row!.last_error).toMatch(/^subscription_expired: /);
     expect(await deviceTokens(bo)).not.toContain(expired);
     expect(receiver.attempts.get(device.id)).toBeUndefined();
@@ -170,14 +204,27 @@ describe('start alert delivery', () => {
     const token = `not-a-subscription-${Date.now()}`;
     await registerDeviceToken(bo, token);
     await startStudying(ada);
-    const [row] = await eventually(() => readOutbox(service, token), (found) => found[0]?.failed_at != null, 5000, 'row given up');
+    const [row] = await eventually(
+      () => readOutbox(service, token),
+      (found) => found[0]?.failed_at != null,
+      5000,
+      'row given up',
+    );
     expect(row!.last_error).toMatch(/^invalid_subscription: /);
     expect(row!.attempts).toBe(1);
     // A plain-HTTP endpoint off loopback is refused the same way, before any request.
-    const offLoopback = JSON.stringify({ ...JSON.parse(receiver.subscribe().token), endpoint: 'http://10.255.255.1/push/1' });
+    const offLoopback = JSON.stringify({
+      ...JSON.parse(receiver.subscribe().token),
+      endpoint: 'http://10.255.255.1/push/1',
+    });
     await registerDeviceToken(bo, offLoopback);
     await startStudying(ada);
-    const [refused] = await eventually(() => readOutbox(service, offLoopback), (found) => found[0]?.failed_at != null, 5000, 'row given up');
+    const [refused] = await eventually(
+      () => readOutbox(service, offLoopback),
+      (found) => found[0]?.failed_at != null,
+      5000,
+      'row given up',
+    );
     expect(refused!.last_error).toBe('invalid_subscription: endpoint: must be an https URL');
   });
 
@@ -194,17 +241,31 @@ describe('start alert delivery', () => {
     const first = await startGateway(shared);
     const second = await startGateway(shared);
     await Promise.all([first.push.start(), second.push.start()]);
-    receiver.script(device.id, Array.from({ length: 120 }, () => ({ status: 201, delayMs: 10 })));
+    receiver.script(
+      device.id,
+      Array.from({ length: 120 }, () => ({ status: 201, delayMs: 10 })),
+    );
     const total = 120;
     const rows = Array.from({ length: total }, (_, index) => ({
       recipient_id: cy.id,
       token: device.token,
-      payload: { type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'buddy', target_id: ada.id, started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString() },
+      payload: {
+        type: 'start_alert',
+        actor: { id: ada.id, handle: 'ada' },
+        target_type: 'buddy',
+        target_id: ada.id,
+        started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+      },
     }));
     const { error } = await service.from('community_notification_outbox').insert(rows);
     expect(error).toBeNull();
     const fromCy = () => receiver.received.filter((item) => item.subscriptionId === device.id);
-    await eventually(async () => fromCy().length, (count) => count >= total, 30_000, 'all rows delivered');
+    await eventually(
+      async () => fromCy().length,
+      (count) => count >= total,
+      30_000,
+      'all rows delivered',
+    );
     await settle(1000);
     const startedAts = fromCy().map((item) => (item.payload as { started_at: string }).started_at);
     expect(startedAts).toHaveLength(total);

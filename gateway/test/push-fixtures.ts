@@ -25,7 +25,10 @@ async function call<T>(promise: PromiseLike<{ data: T; error: unknown }>, what: 
 
 export async function signUpStudent(backendUrl: string, anonKey: string, handle: string): Promise<Student> {
   const client = createClient(backendUrl, anonKey, CLIENT_OPTIONS);
-  const signedUp = await call(client.auth.signUp({ email: `${handle}-${Date.now()}@example.com`, password: `${handle}-password-1` }), 'sign up');
+  const signedUp = await call(
+    client.auth.signUp({ email: `${handle}-${Date.now()}@example.com`, password: `${handle}-password-1` }),
+    'sign up',
+  );
   const id = signedUp.user?.id;
   if (!id) throw new Error('sign up returned no user');
   await call(client.rpc('community_bootstrap_profile', { p_handle: handle }), 'bootstrap profile');
@@ -34,9 +37,18 @@ export async function signUpStudent(backendUrl: string, anonKey: string, handle:
 
 /** `follower` becomes `actor`'s buddy and asks for a start alert when `actor` starts studying. */
 export async function followStartAlerts(follower: Student, actor: Student): Promise<void> {
-  const connection = await call(follower.client.rpc('community_request_buddy', { p_handle: actor.handle }), 'request buddy');
-  await call(actor.client.rpc('community_respond_buddy', { p_connection_id: connection, p_accept: true }), 'accept buddy');
-  await call(follower.client.rpc('community_set_start_alert', { p_target_type: 'buddy', p_target_id: actor.id }), 'set start alert');
+  const connection = await call(
+    follower.client.rpc('community_request_buddy', { p_handle: actor.handle }),
+    'request buddy',
+  );
+  await call(
+    actor.client.rpc('community_respond_buddy', { p_connection_id: connection, p_accept: true }),
+    'accept buddy',
+  );
+  await call(
+    follower.client.rpc('community_set_start_alert', { p_target_type: 'buddy', p_target_id: actor.id }),
+    'set start alert',
+  );
 }
 
 export async function registerDeviceToken(student: Student, token: string): Promise<void> {
@@ -45,14 +57,23 @@ export async function registerDeviceToken(student: Student, token: string): Prom
 
 export async function deviceTokens(student: Student): Promise<string[]> {
   const rows = await call(student.client.from('community_device_tokens').select('token'), 'read device tokens');
-  return z.array(z.object({ token: z.string() })).parse(rows).map((row) => row.token);
+  return z
+    .array(z.object({ token: z.string() }))
+    .parse(rows)
+    .map((row) => row.token);
 }
 
 export async function shareCurrentSubject(student: Student): Promise<void> {
-  const rows = await call(student.client.from('community_enrollments').select('privacy').eq('user_id', student.id), 'read privacy');
+  const rows = await call(
+    student.client.from('community_enrollments').select('privacy').eq('user_id', student.id),
+    'read privacy',
+  );
   const privacy = z.array(z.object({ privacy: z.record(z.string(), z.boolean()) })).parse(rows)[0]?.privacy;
   await call(
-    student.client.from('community_enrollments').update({ privacy: { ...privacy, shareCurrentSubject: true } }).eq('user_id', student.id),
+    student.client
+      .from('community_enrollments')
+      .update({ privacy: { ...privacy, shareCurrentSubject: true } })
+      .eq('user_id', student.id),
     'share current subject',
   );
 }
@@ -60,7 +81,14 @@ export async function shareCurrentSubject(student: Student): Promise<void> {
 /** Leaves studying (break) and enters it again: one studying transition, so one alert per token. */
 export async function startStudying(student: Student, subject = 'Anatomy'): Promise<void> {
   await call(student.client.rpc('community_heartbeat', { p_state: 'break' }), 'heartbeat break');
-  await call(student.client.rpc('community_heartbeat', { p_state: 'studying', p_subject_id: 'subject-1', p_subject_name: subject }), 'heartbeat studying');
+  await call(
+    student.client.rpc('community_heartbeat', {
+      p_state: 'studying',
+      p_subject_id: 'subject-1',
+      p_subject_name: subject,
+    }),
+    'heartbeat studying',
+  );
 }
 
 export const outboxRowSchema = z.object({
@@ -88,12 +116,18 @@ export function serviceClient(backendUrl: string, serviceRoleKey: string): Supab
 }
 
 /** Polls until check() holds, or fails with the last value seen. */
-export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last seen ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs} ms; last seen ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -73,13 +73,22 @@ async function readBody(request: http.IncomingMessage): Promise<Buffer> {
 }
 
 /** Checks `Authorization: vapid t=<JWT>, k=<public key>` the way a push service does (RFC 8292). */
-async function verifyVapid(header: string | undefined, expectedKey: string, audience: string): Promise<string | undefined> {
+async function verifyVapid(
+  header: string | undefined,
+  expectedKey: string,
+  audience: string,
+): Promise<string | undefined> {
   const match = /^vapid t=([^,\s]+),\s*k=([A-Za-z0-9_-]+)$/.exec(header ?? '');
   if (!match) return 'no vapid authorization';
   const [, token, key] = match as unknown as [string, string, string];
   if (key !== expectedKey) return 'signed with another application server key';
   const point = Buffer.from(key, 'base64url');
-  const jwk = { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') };
+  const jwk = {
+    kty: 'EC',
+    crv: 'P-256',
+    x: point.subarray(1, 33).toString('base64url'),
+    y: point.subarray(33, 65).toString('base64url'),
+  };
   try {
     const { payload } = await jwtVerify(token, await importJWK(jwk, 'ES256'), { audience, algorithms: ['ES256'] });
     if (typeof payload.sub !== 'string' || !/^(mailto:|https:)/.test(payload.sub)) return 'no contact subject';
@@ -127,7 +136,11 @@ export async function startPushReceiver(options: PushReceiverOptions): Promise<P
         const vapidProblem = await verifyVapid(request.headers.authorization, options.expectedVapidKey, origin);
         if (vapidProblem) return reject(403, vapidProblem);
         try {
-          payload = JSON.parse(ece.decrypt(body, { version: 'aes128gcm', privateKey: subscriber.ecdh, authSecret: subscriber.auth }).toString('utf8'));
+          payload = JSON.parse(
+            ece
+              .decrypt(body, { version: 'aes128gcm', privateKey: subscriber.ecdh, authSecret: subscriber.auth })
+              .toString('utf8'),
+          );
         } catch (error) {
           return reject(400, `cannot decrypt: ${(error as Error).message}`);
         }
@@ -177,7 +190,8 @@ export async function startPushReceiver(options: PushReceiverOptions): Promise<P
       subscriber.script.push(...answers);
     },
     waitForReceived(count, timeoutMs, subscriptionId) {
-      const matching = () => received.filter((push) => subscriptionId === undefined || push.subscriptionId === subscriptionId);
+      const matching = () =>
+        received.filter((push) => subscriptionId === undefined || push.subscriptionId === subscriptionId);
       if (matching().length >= count) return Promise.resolve(matching());
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {

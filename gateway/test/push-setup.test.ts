@@ -36,9 +36,17 @@ describe('VAPID settings', () => {
   const keys = webpush.generateVAPIDKeys();
 
   it('reads a complete, matching VAPID_* triple', () => {
-    const result = loadConfig({ VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: keys.privateKey, VAPID_SUBJECT: 'mailto:owner@example.org' });
+    const result = loadConfig({
+      VAPID_PUBLIC_KEY: keys.publicKey,
+      VAPID_PRIVATE_KEY: keys.privateKey,
+      VAPID_SUBJECT: 'mailto:owner@example.org',
+    });
     if (!result.ok) throw new Error(result.problems.join('\n'));
-    expect(result.config.vapid).toEqual({ publicKey: keys.publicKey, privateKey: keys.privateKey, subject: 'mailto:owner@example.org' });
+    expect(result.config.vapid).toEqual({
+      publicKey: keys.publicKey,
+      privateKey: keys.privateKey,
+      subject: 'mailto:owner@example.org',
+    });
     expect(result.config.pushAllowPlainHttp).toBe(false);
   });
 
@@ -49,21 +57,45 @@ describe('VAPID settings', () => {
 
   it('refuses some of the three without the others, naming the missing ones', () => {
     const result = loadConfig({ VAPID_PUBLIC_KEY: keys.publicKey });
-    expect(result).toEqual({ ok: false, problems: ['VAPID_PRIVATE_KEY, VAPID_SUBJECT: set all three VAPID variables or none'] });
+    expect(result).toEqual({
+      ok: false,
+      problems: ['VAPID_PRIVATE_KEY, VAPID_SUBJECT: set all three VAPID variables or none'],
+    });
   });
 
   it('refuses malformed keys, a private key of another pair and subjects push services reject', () => {
     const other = webpush.generateVAPIDKeys();
-    expect(loadConfig({ VAPID_PUBLIC_KEY: 'abc', VAPID_PRIVATE_KEY: keys.privateKey, VAPID_SUBJECT: 'mailto:a@example.org' })).toEqual({
+    expect(
+      loadConfig({
+        VAPID_PUBLIC_KEY: 'abc',
+        VAPID_PRIVATE_KEY: keys.privateKey,
+        VAPID_SUBJECT: 'mailto:a@example.org',
+      }),
+    ).toEqual({
       ok: false,
       problems: ['VAPID_PUBLIC_KEY: must decode to 65 bytes (an uncompressed P-256 public key)'],
     });
-    expect(loadConfig({ VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: other.privateKey, VAPID_SUBJECT: 'mailto:a@example.org' })).toEqual({
+    expect(
+      loadConfig({
+        VAPID_PUBLIC_KEY: keys.publicKey,
+        VAPID_PRIVATE_KEY: other.privateKey,
+        VAPID_SUBJECT: 'mailto:a@example.org',
+      }),
+    ).toEqual({
       ok: false,
       problems: ['VAPID_PRIVATE_KEY: is not the private key of VAPID_PUBLIC_KEY'],
     });
-    for (const subject of ['mailto:owner@localhost', 'https://push.invalid', 'http://example.org', 'owner@example.org']) {
-      const result = loadConfig({ VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: keys.privateKey, VAPID_SUBJECT: subject });
+    for (const subject of [
+      'mailto:owner@localhost',
+      'https://push.invalid',
+      'http://example.org',
+      'owner@example.org',
+    ]) {
+      const result = loadConfig({
+        VAPID_PUBLIC_KEY: keys.publicKey,
+        VAPID_PRIVATE_KEY: keys.privateKey,
+        VAPID_SUBJECT: subject,
+      });
       expect(result.ok, subject).toBe(false);
       expect(!result.ok && result.problems[0]).toMatch(/^VAPID_SUBJECT: /);
     }
@@ -101,18 +133,25 @@ describe('GET /api/push/vapid-public-key', () => {
     const first = await started.app.inject({ method: 'GET', url: '/api/push/vapid-public-key' });
     expect(first.statusCode).toBe(200);
     expect(first.headers['cache-control']).toBe('no-cache');
-    const stored = JSON.parse(await readFile(vapidKeysFile(path.join(started.logDir, 'data')), 'utf8')) as { publicKey: string };
+    const stored = JSON.parse(await readFile(vapidKeysFile(path.join(started.logDir, 'data')), 'utf8')) as {
+      publicKey: string;
+    };
     expect(first.json()).toEqual({ public_key: stored.publicKey });
-    expect((await started.app.inject({ method: 'GET', url: '/api/push/vapid-public-key' })).json()).toEqual(first.json());
+    expect((await started.app.inject({ method: 'GET', url: '/api/push/vapid-public-key' })).json()).toEqual(
+      first.json(),
+    );
   });
 
   it('answers 503 for a hosted backend without VAPID_*', async () => {
-    const started = await gateway({ config: { backend: { url: 'https://project.example.org', anonKey: 'anon', serviceRoleKey: 'service' } } });
+    const started = await gateway({
+      config: { backend: { url: 'https://project.example.org', anonKey: 'anon', serviceRoleKey: 'service' } },
+    });
     const response = await started.app.inject({ method: 'GET', url: '/api/push/vapid-public-key' });
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({
       error: 'push_unavailable',
-      message: 'Web Push is not available on this server: a hosted backend needs VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT for Web Push.',
+      message:
+        'Web Push is not available on this server: a hosted backend needs VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT for Web Push.',
     });
   });
 });
@@ -122,12 +161,20 @@ describe('whether the worker runs', () => {
     const temp = await makeTempDir('push-service');
     cleanups.push(temp.remove);
     const log = capturingLog();
-    const service = new PushService({ config: testConfig(temp.dir), backend: { ...DEAD_BACKEND, serviceRoleKey: undefined }, log });
+    const service = new PushService({
+      config: testConfig(temp.dir),
+      backend: { ...DEAD_BACKEND, serviceRoleKey: undefined },
+      log,
+    });
     await service.start();
     await service.start();
     expect(service.activeWorker).toBeUndefined();
     expect(log.lines).toEqual([
-      { level: 'warn', message: 'push: start alerts are not delivered: the delivery needs the service key (set BACKEND_SERVICE_ROLE_KEY)' },
+      {
+        level: 'warn',
+        message:
+          'push: start alerts are not delivered: the delivery needs the service key (set BACKEND_SERVICE_ROLE_KEY)',
+      },
     ]);
     await service.stop();
   });
@@ -136,19 +183,28 @@ describe('whether the worker runs', () => {
     const temp = await makeTempDir('push-service');
     cleanups.push(temp.remove);
     const log = capturingLog();
-    const config = testConfig(temp.dir, { backend: { url: 'https://project.example.org', anonKey: 'anon', serviceRoleKey: 'service' } });
+    const config = testConfig(temp.dir, {
+      backend: { url: 'https://project.example.org', anonKey: 'anon', serviceRoleKey: 'service' },
+    });
     const service = new PushService({ config, backend: DEAD_BACKEND, log });
     await service.start();
     expect(service.activeWorker).toBeUndefined();
     expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]!.message).toMatch(/^push: start alerts are not delivered: a hosted backend needs VAPID_PUBLIC_KEY/);
+    expect(log.lines[0]!.message).toMatch(
+      /^push: start alerts are not delivered: a hosted backend needs VAPID_PUBLIC_KEY/,
+    );
   });
 
   it('runs with localbase keys and the service key, and stops when asked', async () => {
     const temp = await makeTempDir('push-service');
     cleanups.push(temp.remove);
     const log = capturingLog();
-    const service = new PushService({ config: testConfig(temp.dir), backend: DEAD_BACKEND, log, settings: { pollIntervalMs: 50 } });
+    const service = new PushService({
+      config: testConfig(temp.dir),
+      backend: DEAD_BACKEND,
+      log,
+      settings: { pollIntervalMs: 50 },
+    });
     await service.start();
     expect(service.activeWorker).toBeDefined();
     expect(log.lines[0]).toEqual({ level: 'info', message: 'push: delivering start alerts' });
@@ -161,30 +217,51 @@ describe('whether the worker runs', () => {
 
 describe('device tokens', () => {
   const keys = { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') };
-  const token = (endpoint: string, extra: object = {}) => JSON.stringify({ endpoint, expirationTime: null, keys, ...extra });
+  const token = (endpoint: string, extra: object = {}) =>
+    JSON.stringify({ endpoint, expirationTime: null, keys, ...extra });
 
   it('accepts a browser subscription with an https endpoint', () => {
-    expect(parsePushToken(token('https://fcm.googleapis.com/fcm/send/abc'), { allowPlainHttp: false })).toMatchObject({ ok: true });
+    expect(parsePushToken(token('https://fcm.googleapis.com/fcm/send/abc'), { allowPlainHttp: false })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('refuses tokens that are not subscriptions, with the reason', () => {
-    expect(parsePushToken('ExponentPushToken[abc]', { allowPlainHttp: false })).toEqual({ ok: false, reason: 'the token is not JSON (not a Web Push subscription)' });
-    expect(parsePushToken(JSON.stringify({ endpoint: 'https://push.example.org/1', keys: { p256dh: 'AAAA', auth: keys.auth } }), { allowPlainHttp: false }))
-      .toEqual({ ok: false, reason: 'keys.p256dh: must be 65 bytes' });
+    expect(parsePushToken('ExponentPushToken[abc]', { allowPlainHttp: false })).toEqual({
+      ok: false,
+      reason: 'the token is not JSON (not a Web Push subscription)',
+    });
+    expect(
+      parsePushToken(
+        JSON.stringify({ endpoint: 'https://push.example.org/1', keys: { p256dh: 'AAAA', auth: keys.auth } }),
+        { allowPlainHttp: false },
+      ),
+    ).toEqual({ ok: false, reason: 'keys.p256dh: must be 65 bytes' });
   });
 
   it('refuses plain HTTP, and off loopback even when plain HTTP is allowed', () => {
-    expect(parsePushToken(token('http://127.0.0.1:9000/push/1'), { allowPlainHttp: false })).toEqual({ ok: false, reason: 'endpoint: must be an https URL' });
+    expect(parsePushToken(token('http://127.0.0.1:9000/push/1'), { allowPlainHttp: false })).toEqual({
+      ok: false,
+      reason: 'endpoint: must be an https URL',
+    });
     expect(parsePushToken(token('http://127.0.0.1:9000/push/1'), { allowPlainHttp: true })).toMatchObject({ ok: true });
-    expect(parsePushToken(token('http://192.168.1.10/push/1'), { allowPlainHttp: true })).toEqual({ ok: false, reason: 'endpoint: must be an https URL' });
+    expect(parsePushToken(token('http://192.168.1.10/push/1'), { allowPlainHttp: true })).toEqual({
+      ok: false,
+      reason: 'endpoint: must be an https URL',
+    });
   });
 
   it('backs off exponentially with jitter, within the cap, and honours a longer Retry-After', () => {
-    const worker = new PushWorker(new OutboxClient(new BackendClient(DEAD_BACKEND)), { publicKey: '', privateKey: '', subject: '' }, capturingLog(), {
-      retryBaseSeconds: 2,
-      retryMaxSeconds: 300,
-      maxAgeSeconds: 3600,
-    });
+    const worker = new PushWorker(
+      new OutboxClient(new BackendClient(DEAD_BACKEND)),
+      { publicKey: '', privateKey: '', subject: '' },
+      capturingLog(),
+      {
+        retryBaseSeconds: 2,
+        retryMaxSeconds: 300,
+        maxAgeSeconds: 3600,
+      },
+    );
     for (let round = 0; round < 50; round += 1) {
       expect(worker.retryDelaySeconds(1, undefined)).toBeGreaterThanOrEqual(2);
       expect(worker.retryDelaySeconds(1, undefined)).toBeLessThanOrEqual(3);
@@ -206,7 +283,11 @@ describe('device tokens', () => {
     expect(signer.authorization('https://fcm.googleapis.com/fcm/send/other')).toBe(fcm);
     const mozilla = signer.authorization('https://updates.push.services.mozilla.com/wpush/v2/x');
     expect(mozilla).not.toBe(fcm);
-    const claims = (header: string) => JSON.parse(Buffer.from(/t=([^.]+)\.([^.]+)\./.exec(header)![2]!, 'base64url').toString()) as { aud: string; exp: number };
+    const claims = (header: string) =>
+      JSON.parse(Buffer.from(/t=([^.]+)\.([^.]+)\./.exec(header)![2]!, 'base64url').toString()) as {
+        aud: string;
+        exp: number;
+      };
     expect(claims(fcm)).toMatchObject({ aud: 'https://fcm.googleapis.com', exp: now + 12 * 3600 });
     expect(claims(mozilla).aud).toBe('https://updates.push.services.mozilla.com');
     now += 10 * 3600;

@@ -10,7 +10,14 @@ import { repoRoot } from '#db/paths.ts';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { makeTempDir } from './helpers.ts';
-import { eventually, followStartAlerts, readOutbox, registerDeviceToken, serviceClient, signUpStudent } from './push-fixtures.ts';
+import {
+  eventually,
+  followStartAlerts,
+  readOutbox,
+  registerDeviceToken,
+  serviceClient,
+  signUpStudent,
+} from './push-fixtures.ts';
 import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
 
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');
@@ -39,11 +46,20 @@ describe('SIGTERM while sending start alerts', () => {
     await registerDeviceToken(bo, device.token);
     // The worker sends 16 at a time (its default); each answer takes 2 s.
     const queued = 40;
-    receiver.script(device.id, Array.from({ length: queued }, () => ({ status: 201, delayMs: 2000 })));
+    receiver.script(
+      device.id,
+      Array.from({ length: queued }, () => ({ status: 201, delayMs: 2000 })),
+    );
     const rows = Array.from({ length: queued }, (_, index) => ({
       recipient_id: bo.id,
       token: device.token,
-      payload: { type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'buddy', target_id: ada.id, started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString() },
+      payload: {
+        type: 'start_alert',
+        actor: { id: ada.id, handle: 'ada' },
+        target_type: 'buddy',
+        target_id: ada.id,
+        started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+      },
     }));
     expect((await service.from('community_notification_outbox').insert(rows)).error).toBeNull();
 
@@ -73,7 +89,12 @@ describe('SIGTERM while sending start alerts', () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await eventually(async () => receiver.attempts.get(device.id) ?? 0, (count) => count >= 16, 30_000, 'pushes on the wire');
+      await eventually(
+        async () => receiver.attempts.get(device.id) ?? 0,
+        (count) => count >= 16,
+        30_000,
+        'pushes on the wire',
+      );
       const signalledAt = Date.now();
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -20,17 +20,32 @@ export interface RawRequest {
 
 export function rawRequest(baseUrl: string, request: RawRequest): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
+  const body =
+    request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
   const headers: Record<string, string> = { host: `${hostname}:${port}`, connection: 'close', ...request.headers };
   if (body && headers['content-length'] === undefined) headers['content-length'] = String(body.length);
-  const head = [`${request.method ?? 'GET'} ${request.path} HTTP/1.1`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+  const head = [
+    `${request.method ?? 'GET'} ${request.path} HTTP/1.1`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port), ...(request.localAddress ? { localAddress: request.localAddress } : {}) }, () => {
-      socket.write(head);
-      if (body) socket.write(body);
-    });
+    const socket = net.connect(
+      {
+        host: hostname.replace(/^\[|\]$/g, ''),
+        port: Number(port),
+        ...(request.localAddress ? { localAddress: request.localAddress } : {}),
+      },
+      () => {
+        socket.write(head);
+        if (body) socket.write(body);
+      },
+    );
     const chunks: Buffer[] = [];
-    socket.setTimeout(request.timeoutMs ?? 15_000, () => socket.destroy(new Error(`no complete answer to ${request.method ?? 'GET'} ${request.path}`)));
+    socket.setTimeout(request.timeoutMs ?? 15_000, () =>
+      socket.destroy(new Error(`no complete answer to ${request.method ?? 'GET'} ${request.path}`)),
+    );
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('end', () => {

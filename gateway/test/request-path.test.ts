@@ -29,7 +29,13 @@ describe('the decided path', () => {
 });
 
 describe('generated spellings', () => {
-  const paths = fc.constantFrom('/api/x', '/__backend/auth/v1/token', '/__auth/login', '/__backend/functions/v1/leaderboard', '/__errors');
+  const paths = fc.constantFrom(
+    '/api/x',
+    '/__backend/auth/v1/token',
+    '/__auth/login',
+    '/__backend/functions/v1/leaderboard',
+    '/__errors',
+  );
   it.prop([paths.chain((path) => spellingsOf(path).map((spelled) => [path, spelled] as const))], { numRuns: 500 })(
     'every spelling of a path decides as that path',
     ([path, spelled]) => {
@@ -37,11 +43,14 @@ describe('generated spellings', () => {
     },
   );
 
-  it.prop([fc.string({ unit: 'binary' })], { numRuns: 1000 })('never throws, and always gives an absolute path without // or dot segments', (raw) => {
-    const { path } = decideUrl(`/${raw}`);
-    expect(path.startsWith('/')).toBe(true);
-    expect(path).not.toMatch(/\/\/|(^|\/)\.\.?(\/|$)/);
-  });
+  it.prop([fc.string({ unit: 'binary' })], { numRuns: 1000 })(
+    'never throws, and always gives an absolute path without // or dot segments',
+    (raw) => {
+      const { path } = decideUrl(`/${raw}`);
+      expect(path.startsWith('/')).toBe(true);
+      expect(path).not.toMatch(/\/\/|(^|\/)\.\.?(\/|$)/);
+    },
+  );
 
   it('pathUnder gives the rest under a prefix, and nothing for a look-alike', () => {
     expect(pathUnder('/__backend', '/__backend/auth/v1/token')).toBe('/auth/v1/token');

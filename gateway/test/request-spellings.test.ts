@@ -18,12 +18,22 @@ beforeAll(async () => {
   upstream = http.createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      reached.push({ method: request.method ?? '', url: request.url ?? '', path: lenientReading((request.url ?? '').split('?')[0] ?? '') });
+      reached.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        path: lenientReading((request.url ?? '').split('?')[0] ?? ''),
+      });
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  gateway = await startTestGateway({ backend: { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, anonKey: 'anon', serviceRoleKey: 'service' } });
+  gateway = await startTestGateway({
+    backend: {
+      url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      anonKey: 'anon',
+      serviceRoleKey: 'service',
+    },
+  });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
@@ -36,17 +46,31 @@ beforeEach(() => {
 });
 
 describe('fences over a raw socket', () => {
-  it.each(['/%61pi/x', '/%5f%5fai/x', '/API/x', '//api/x', '/x/../api/x', '/Api', '/__AI', '/%5F%5Fnothing-here', '/api%2fnothing', '/%2e/api/x'])(
-    'GET %s is a JSON 404, never the app',
-    async (path) => {
-      const response = await rawRequest(baseUrl, { path });
-      expect(response.status).toBe(404);
-      expect(isJsonError(response), response.body.slice(0, 80)).toBe(true);
-    },
-  );
+  it.each([
+    '/%61pi/x',
+    '/%5f%5fai/x',
+    '/API/x',
+    '//api/x',
+    '/x/../api/x',
+    '/Api',
+    '/__AI',
+    '/%5F%5Fnothing-here',
+    '/api%2fnothing',
+    '/%2e/api/x',
+  ])('GET %s is a JSON 404, never the app', async (path) => {
+    const response = await rawRequest(baseUrl, { path });
+    expect(response.status).toBe(404);
+    expect(isJsonError(response), response.body.slice(0, 80)).toBe(true);
+  });
 
   it('never serves the app for any generated spelling of an /api or /__ path', async () => {
-    const fenced = fc.constantFrom('/api/no-such-route', '/__ai/chat', '/__nothing/here', '/api/pip/nope', '/__aianything');
+    const fenced = fc.constantFrom(
+      '/api/no-such-route',
+      '/__ai/chat',
+      '/__nothing/here',
+      '/api/pip/nope',
+      '/__aianything',
+    );
     await fc.assert(
       fc.asyncProperty(fenced.chain(spellingsOf), async (path) => {
         const response = await rawRequest(baseUrl, { path });
@@ -78,7 +102,17 @@ describe('the credential rate limit over a raw socket', () => {
     const localAddress = `127.0.1.${++addressCounter}`;
     const answers: number[] = [];
     for (let attempt = 0; attempt < 12; attempt++) {
-      answers.push((await rawRequest(baseUrl, { method, path, localAddress, headers: { 'content-type': 'application/json' }, body: '{}' })).status);
+      answers.push(
+        (
+          await rawRequest(baseUrl, {
+            method,
+            path,
+            localAddress,
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      );
     }
     expect(answers.slice(0, 10).every((status) => status !== 429)).toBe(true);
     expect(answers.slice(10)).toEqual([429, 429]);
@@ -94,7 +128,13 @@ describe('the credential rate limit over a raw socket', () => {
     const samples = fc.sample(attempt, { numRuns: 60, seed: 9 });
     const statuses: number[] = [];
     for (const path of samples) {
-      const response = await rawRequest(baseUrl, { method: 'POST', path, localAddress: '127.0.2.1', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const response = await rawRequest(baseUrl, {
+        method: 'POST',
+        path,
+        localAddress: '127.0.2.1',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       statuses.push(response.status);
       expect(response.status, path).toBeLessThan(500);
     }
@@ -105,28 +145,57 @@ describe('the credential rate limit over a raw socket', () => {
 
   it('never limits refreshing a session or reading data', async () => {
     for (let attempt = 0; attempt < 15; attempt++) {
-      expect((await rawRequest(baseUrl, { method: 'POST', path: '/__backend/auth/v1/token?grant_type=refresh_token', localAddress: '127.0.3.1', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
-      expect((await rawRequest(baseUrl, { path: '/__backend/rest/v1/items', localAddress: '127.0.3.1' })).status).toBe(200);
+      expect(
+        (
+          await rawRequest(baseUrl, {
+            method: 'POST',
+            path: '/__backend/auth/v1/token?grant_type=refresh_token',
+            localAddress: '127.0.3.1',
+            body: '{}',
+            headers: { 'content-type': 'application/json' },
+          })
+        ).status,
+      ).toBe(200);
+      expect((await rawRequest(baseUrl, { path: '/__backend/rest/v1/items', localAddress: '127.0.3.1' })).status).toBe(
+        200,
+      );
     }
   });
 });
 
 describe("the proxy's intercepts over a raw socket", () => {
-  it.each(['/__backend/functions/v1/%6ceaderboard', '/__backend/functions/v1/LEADERBOARD', '/%5f%5fbackend/functions/v1/analytics', '/__backend/functions/v1/./finish-session', '/__backend/functions/v1/group-%61nalytics'])(
-    'POST %s is answered 502 edge_function_disabled and never forwarded',
-    async (path) => {
-      const response = await rawRequest(baseUrl, { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
-      expect(response.status).toBe(502);
-      expect(JSON.parse(response.body).error).toBe('edge_function_disabled');
-      expect(reached).toEqual([]);
-    },
-  );
+  it.each([
+    '/__backend/functions/v1/%6ceaderboard',
+    '/__backend/functions/v1/LEADERBOARD',
+    '/%5f%5fbackend/functions/v1/analytics',
+    '/__backend/functions/v1/./finish-session',
+    '/__backend/functions/v1/group-%61nalytics',
+  ])('POST %s is answered 502 edge_function_disabled and never forwarded', async (path) => {
+    const response = await rawRequest(baseUrl, {
+      method: 'POST',
+      path,
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(502);
+    expect(JSON.parse(response.body).error).toBe('edge_function_disabled');
+    expect(reached).toEqual([]);
+  });
 
   it('answers every generated spelling of a disabled function without forwarding it', async () => {
-    const disabled = fc.constantFrom('/__backend/functions/v1/leaderboard', '/__backend/functions/v1/analytics', '/__backend/functions/v1/finish-session');
+    const disabled = fc.constantFrom(
+      '/__backend/functions/v1/leaderboard',
+      '/__backend/functions/v1/analytics',
+      '/__backend/functions/v1/finish-session',
+    );
     await fc.assert(
       fc.asyncProperty(disabled.chain(spellingsOf), async (path) => {
-        const response = await rawRequest(baseUrl, { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
+        const response = await rawRequest(baseUrl, {
+          method: 'POST',
+          path,
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(response.status, path).not.toBe(200);
         expect(isJsonError(response), path).toBe(true);
       }),
@@ -135,10 +204,18 @@ describe("the proxy's intercepts over a raw socket", () => {
     expect(reached.filter((entry) => /leaderboard|analytics|finish-session/.test(entry.path))).toEqual([]);
   });
 
-  it.each(['/__backend/functions/v1/customer-%70ortal', '/__backend/functions/v1/CREATE-CHECKOUT-SESSION'])('POST %s gets the inert payment stub', async (path) => {
-    const response = await rawRequest(baseUrl, { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
-    expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toMatchObject({ stub: true });
-    expect(reached).toEqual([]);
-  });
+  it.each(['/__backend/functions/v1/customer-%70ortal', '/__backend/functions/v1/CREATE-CHECKOUT-SESSION'])(
+    'POST %s gets the inert payment stub',
+    async (path) => {
+      const response = await rawRequest(baseUrl, {
+        method: 'POST',
+        path,
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toMatchObject({ stub: true });
+      expect(reached).toEqual([]);
+    },
+  );
 });

@@ -28,7 +28,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   gateway = await startTestGateway({
-    backend: { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, anonKey: 'anon', serviceRoleKey: 'service' },
+    backend: {
+      url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      anonKey: 'anon',
+      serviceRoleKey: 'service',
+    },
     config: { admin: { enabled: true, secret: ADMIN_SECRET, emails: [] } },
   });
   // A route the admin console will add later: covered by the guard without opting in.
@@ -47,24 +51,26 @@ beforeEach(() => {
   reached = [];
 });
 
-const updateNow = (headers: Record<string, string>, query = '') => rawRequest(baseUrl, { method: 'POST', path: `/api/update-now${query}`, headers });
+const updateNow = (headers: Record<string, string>, query = '') =>
+  rawRequest(baseUrl, { method: 'POST', path: `/api/update-now${query}`, headers });
 const errorOf = (response: RawResponse) => (JSON.parse(response.body) as { error: string }).error;
 
 describe('POST /api/update-now from this computer', () => {
-  it.each([
-    ['localhost:PORT'],
-    ['127.0.0.1:PORT'],
-    ['[::1]:PORT'],
-    ['localhost'],
-    ['LocalHost:PORT'],
-  ])('is authorised with Host %s and no Origin (a program on this computer)', async (host) => {
-    const response = await updateNow({ host: host.replace('PORT', port) });
-    expect(response.status).toBe(409);
-    expect(errorOf(response)).toBe('confirmation_required');
-  });
+  it.each([['localhost:PORT'], ['127.0.0.1:PORT'], ['[::1]:PORT'], ['localhost'], ['LocalHost:PORT']])(
+    'is authorised with Host %s and no Origin (a program on this computer)',
+    async (host) => {
+      const response = await updateNow({ host: host.replace('PORT', port) });
+      expect(response.status).toBe(409);
+      expect(errorOf(response)).toBe('confirmation_required');
+    },
+  );
 
   it('is authorised from the app itself: Origin of this server, Sec-Fetch-Site same-origin', async () => {
-    const response = await updateNow({ host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
+    const response = await updateNow({
+      host: `127.0.0.1:${port}`,
+      origin: `http://127.0.0.1:${port}`,
+      'sec-fetch-site': 'same-origin',
+    });
     expect(errorOf(response)).toBe('confirmation_required');
   });
 
@@ -86,15 +92,20 @@ describe('POST /api/update-now from this computer', () => {
     expect(JSON.parse(response.body)).toMatchObject({ error: 'forbidden', admin_available: true });
   });
 
-  it.each(['evil.example', 'evil.example:PORT', '192.168.1.20:PORT', 'localhost.evil.example:PORT', '127.0.0.1.nip.io:PORT', 'localhost@evil.example', '0.0.0.0:PORT'])(
-    'is refused for a foreign Host %s (DNS rebinding), even when the Origin matches it',
-    async (host) => {
-      const withPort = host.replace('PORT', port);
-      const response = await updateNow({ host: withPort, origin: `http://${withPort}` });
-      expect(response.status).toBe(403);
-      expect(errorOf(response)).toMatch(/^(forbidden|csrf_refused)$/);
-    },
-  );
+  it.each([
+    'evil.example',
+    'evil.example:PORT',
+    '192.168.1.20:PORT',
+    'localhost.evil.example:PORT',
+    '127.0.0.1.nip.io:PORT',
+    'localhost@evil.example',
+    '0.0.0.0:PORT',
+  ])('is refused for a foreign Host %s (DNS rebinding), even when the Origin matches it', async (host) => {
+    const withPort = host.replace('PORT', port);
+    const response = await updateNow({ host: withPort, origin: `http://${withPort}` });
+    expect(response.status).toBe(403);
+    expect(errorOf(response)).toMatch(/^(forbidden|csrf_refused)$/);
+  });
 
   it.each([
     [{ origin: 'https://evil.example' }],
@@ -105,7 +116,9 @@ describe('POST /api/update-now from this computer', () => {
     [{ 'sec-fetch-site': 'same-site' }],
     [{ origin: 'http://localhost:PORT', 'sec-fetch-site': 'cross-site' }],
   ])('is refused 403 csrf_refused for a page of another site: %j', async (headers) => {
-    const withPort = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace('PORT', port)]));
+    const withPort = Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name, value.replace('PORT', port)]),
+    );
     const response = await updateNow({ host: `localhost:${port}`, ...withPort });
     expect(response.status).toBe(403);
     expect(errorOf(response)).toBe('csrf_refused');
@@ -119,7 +132,8 @@ describe('POST /api/update-now from this computer', () => {
   });
 
   it('reports those callers as not authorised in /api/update-status', async () => {
-    const status = async (headers: Record<string, string>) => JSON.parse((await rawRequest(baseUrl, { path: '/api/update-status', headers })).body).authorized;
+    const status = async (headers: Record<string, string>) =>
+      JSON.parse((await rawRequest(baseUrl, { path: '/api/update-status', headers })).body).authorized;
     expect(await status({})).toBe(true);
     expect(await status({ 'x-real-ip': '127.0.0.1' })).toBe(false);
     expect(await status({ host: `evil.example:${port}` })).toBe(false);
@@ -128,53 +142,99 @@ describe('POST /api/update-now from this computer', () => {
 });
 
 describe('the admin cookie', () => {
-  it('authorises update-now from a LAN address only from this server\'s own pages', async () => {
+  it("authorises update-now from a LAN address only from this server's own pages", async () => {
     const lan = { remoteAddress: '192.168.1.20', headers: { cookie: adminCookie, host: '192.168.1.5:3000' } };
-    const sameOrigin = await gateway.app.inject({ method: 'POST', url: '/api/update-now', ...lan, headers: { ...lan.headers, origin: 'http://192.168.1.5:3000' } });
+    const sameOrigin = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/update-now',
+      ...lan,
+      headers: { ...lan.headers, origin: 'http://192.168.1.5:3000' },
+    });
     expect(sameOrigin.json().error).toBe('confirmation_required');
-    const crossSite = await gateway.app.inject({ method: 'POST', url: '/api/update-now', ...lan, headers: { ...lan.headers, origin: 'https://evil.example' } });
+    const crossSite = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/update-now',
+      ...lan,
+      headers: { ...lan.headers, origin: 'https://evil.example' },
+    });
     expect(crossSite.statusCode).toBe(403);
     expect(crossSite.json().error).toBe('csrf_refused');
   });
 
   it('never turns a cross-site request through the proxy into a service-role call, for any method', async () => {
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
-      const response = await rawRequest(baseUrl, { method, path: '/__backend/rest/v1/rpc/anything', headers: { cookie: adminCookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const response = await rawRequest(baseUrl, {
+        method,
+        path: '/__backend/rest/v1/rpc/anything',
+        headers: { cookie: adminCookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       expect(response.status, method).toBe(403);
       expect(errorOf(response)).toBe('csrf_refused');
     }
     expect(reached).toEqual([]);
   });
 
-  it('uses the service key for the same request from this server\'s own page', async () => {
-    const response = await rawRequest(baseUrl, { path: '/__backend/rest/v1/items', headers: { cookie: adminCookie, origin: baseUrl, 'sec-fetch-site': 'same-origin' } });
+  it("uses the service key for the same request from this server's own page", async () => {
+    const response = await rawRequest(baseUrl, {
+      path: '/__backend/rest/v1/items',
+      headers: { cookie: adminCookie, origin: baseUrl, 'sec-fetch-site': 'same-origin' },
+    });
     expect(response.status).toBe(200);
     expect(reached).toEqual([{ url: '/rest/v1/items', authorization: 'Bearer service' }]);
   });
 
   it('guards every state-changing route, including ones added after the guard', async () => {
     for (const url of ['/__admin-later/action', '/__admin/apply-sql', '/__auth/login', '/__pip/state']) {
-      const response = await rawRequest(baseUrl, { method: 'POST', path: url, headers: { cookie: adminCookie, origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+      const response = await rawRequest(baseUrl, {
+        method: 'POST',
+        path: url,
+        headers: { cookie: adminCookie, origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(response.status, url).toBe(403);
       expect(errorOf(response), url).toBe('csrf_refused');
     }
-    const fromTheApp = await rawRequest(baseUrl, { method: 'POST', path: '/__admin-later/action', headers: { cookie: adminCookie, origin: baseUrl, 'content-type': 'application/json' }, body: '{}' });
+    const fromTheApp = await rawRequest(baseUrl, {
+      method: 'POST',
+      path: '/__admin-later/action',
+      headers: { cookie: adminCookie, origin: baseUrl, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(JSON.parse(fromTheApp.body)).toEqual({ ok: true, acted: true });
   });
 });
 
 describe('requests no ambient credential rides on', () => {
   it('forwards a cross-site request with a bearer token or none (the token is not ambient)', async () => {
-    const bearer = await rawRequest(baseUrl, { method: 'POST', path: '/__backend/rest/v1/items', headers: { authorization: 'Bearer user-jwt', origin: 'https://elsewhere.example', 'content-type': 'application/json' }, body: '{}' });
+    const bearer = await rawRequest(baseUrl, {
+      method: 'POST',
+      path: '/__backend/rest/v1/items',
+      headers: {
+        authorization: 'Bearer user-jwt',
+        origin: 'https://elsewhere.example',
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
     expect(bearer.status).toBe(200);
     expect(reached.at(-1)?.authorization).toBe('Bearer user-jwt');
   });
 
   it('keeps the phone remote open across origins (CORS, no credentials)', async () => {
-    const preflight = await rawRequest(baseUrl, { method: 'OPTIONS', path: '/api/pip/action', headers: { origin: 'capacitor://localhost' } });
+    const preflight = await rawRequest(baseUrl, {
+      method: 'OPTIONS',
+      path: '/api/pip/action',
+      headers: { origin: 'capacitor://localhost' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
-    const action = await rawRequest(baseUrl, { method: 'POST', path: '/api/pip/action', headers: { origin: 'capacitor://localhost', 'content-type': 'application/json' }, body: '{"action":"correct"}' });
+    const action = await rawRequest(baseUrl, {
+      method: 'POST',
+      path: '/api/pip/action',
+      headers: { origin: 'capacitor://localhost', 'content-type': 'application/json' },
+      body: '{"action":"correct"}',
+    });
     expect(action.status).toBe(202);
   });
 });

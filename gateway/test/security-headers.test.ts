@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newNonce, setContentSecurityPolicy, withScriptNonce, appPolicyDirectives } from '../src/security/security-headers.ts';
+import {
+  newNonce,
+  setContentSecurityPolicy,
+  withScriptNonce,
+  appPolicyDirectives,
+} from '../src/security/security-headers.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 import { rawRequest } from './raw-http.ts';
 
@@ -19,10 +24,13 @@ const API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 /** What the stand-in storage serves at /storage/v1/object/public/files/<name>. */
 const OBJECTS: Record<string, { type?: string; disposition?: string; body: string }> = {
   'page.html': { type: 'text/html; charset=utf-8', body: '<script>alert(document.cookie)</script>' },
-  'drawing.svg': { type: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' },
+  'drawing.svg': {
+    type: 'image/svg+xml',
+    body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+  },
   'page.xhtml': { type: 'application/xhtml+xml', body: '<html xmlns="http://www.w3.org/1999/xhtml"/>' },
   'named.html': { type: 'text/html', disposition: 'inline; filename="named.html"', body: '<p>x</p>' },
-  'untyped': { body: '<script>1</script>' },
+  untyped: { body: '<script>1</script>' },
   'photo.png': { type: 'image/png', body: 'png bytes' },
   'photo.jpg': { type: 'IMAGE/JPEG', body: 'jpeg bytes' },
   'anim.gif': { type: 'image/gif', body: 'gif bytes' },
@@ -40,7 +48,7 @@ beforeAll(async () => {
     const name = decodeURIComponent((request.url ?? '').split('/').pop() ?? '');
     const object = OBJECTS[name];
     if (!object) return response.writeHead(200, { 'content-type': 'application/json' }).end('[]');
-    const headers: Record<string, string> = { 'content-security-policy': "default-src *" };
+    const headers: Record<string, string> = { 'content-security-policy': 'default-src *' };
     if (object.type) headers['content-type'] = object.type;
     if (object.disposition) headers['content-disposition'] = object.disposition;
     response.writeHead(200, headers).end(object.body);
@@ -72,18 +80,26 @@ function expectBaseHeaders(headers: Record<string, unknown>, what: string) {
 }
 
 describe('the app and its files', () => {
-  it.each(['/', '/focus', '/community/groups/1', '/index.html', '/assets/app.js', '/sw.js'])('GET %s carries the app policy', async (url) => {
-    const response = await gateway.app.inject({ url });
-    expect(response.statusCode).toBe(200);
-    expectBaseHeaders(response.headers, url);
-    expect(response.headers['content-security-policy']).toBe(APP_POLICY);
-  });
+  it.each(['/', '/focus', '/community/groups/1', '/index.html', '/assets/app.js', '/sw.js'])(
+    'GET %s carries the app policy',
+    async (url) => {
+      const response = await gateway.app.inject({ url });
+      expect(response.statusCode).toBe(200);
+      expectBaseHeaders(response.headers, url);
+      expect(response.headers['content-security-policy']).toBe(APP_POLICY);
+    },
+  );
 
   it('adds a hosted backend to img-src, and nothing else', async () => {
-    const hosted = await startTestGateway({ backend: { url: upstreamUrl, anonKey: 'a', serviceRoleKey: 's' }, config: { backend: { url: 'https://abcd.supabase.co', anonKey: 'a', serviceRoleKey: 's' } } });
+    const hosted = await startTestGateway({
+      backend: { url: upstreamUrl, anonKey: 'a', serviceRoleKey: 's' },
+      config: { backend: { url: 'https://abcd.supabase.co', anonKey: 'a', serviceRoleKey: 's' } },
+    });
     try {
       const policy = (await hosted.app.inject({ url: '/' })).headers['content-security-policy'];
-      expect(policy).toBe(APP_POLICY.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https://abcd.supabase.co"));
+      expect(policy).toBe(
+        APP_POLICY.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https://abcd.supabase.co"),
+      );
     } finally {
       await hosted.close();
     }
@@ -130,7 +146,9 @@ describe('JSON routes, errors and streams', () => {
     const nonceOf = (policy: unknown) => /'nonce-([^']+)'/.exec(String(policy))?.[1];
     expect(nonceOf(first.headers['content-security-policy'])).toBeDefined();
     expect(first.body).toContain(`nonce="${nonceOf(first.headers['content-security-policy'])}"`);
-    expect(nonceOf(first.headers['content-security-policy'])).not.toBe(nonceOf(second.headers['content-security-policy']));
+    expect(nonceOf(first.headers['content-security-policy'])).not.toBe(
+      nonceOf(second.headers['content-security-policy']),
+    );
     expectBaseHeaders(first.headers, 'nonce page');
   });
 });
@@ -138,28 +156,38 @@ describe('JSON routes, errors and streams', () => {
 describe('storage objects through /__backend', () => {
   const objectUrl = (name: string) => `/__backend/storage/v1/object/public/files/${encodeURIComponent(name)}`;
 
-  it.each(['page.html', 'drawing.svg', 'page.xhtml', 'untyped', 'notes.pdf'])('%s is sandboxed, never sniffed, and downloaded', async (name) => {
-    const response = await rawRequest(baseUrl, { path: objectUrl(name) });
-    expect(response.status).toBe(200);
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
-    expect(response.headers['content-disposition']).toMatch(/^attachment/);
-  });
+  it.each(['page.html', 'drawing.svg', 'page.xhtml', 'untyped', 'notes.pdf'])(
+    '%s is sandboxed, never sniffed, and downloaded',
+    async (name) => {
+      const response = await rawRequest(baseUrl, { path: objectUrl(name) });
+      expect(response.status).toBe(200);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
+      expect(response.headers['content-disposition']).toMatch(/^attachment/);
+    },
+  );
 
   it('keeps the file name when it turns an inline object into an attachment', async () => {
     const response = await rawRequest(baseUrl, { path: objectUrl('named.html') });
     expect(response.headers['content-disposition']).toBe('attachment; filename="named.html"');
   });
 
-  it.each(['photo.png', 'photo.jpg', 'anim.gif', 'pic.webp'])('%s, a raster image, is shown inline, still sandboxed and never sniffed', async (name) => {
-    const response = await rawRequest(baseUrl, { path: objectUrl(name) });
-    expect(response.headers['content-disposition']).toBeUndefined();
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
-  });
+  it.each(['photo.png', 'photo.jpg', 'anim.gif', 'pic.webp'])(
+    '%s, a raster image, is shown inline, still sandboxed and never sniffed',
+    async (name) => {
+      const response = await rawRequest(baseUrl, { path: objectUrl(name) });
+      expect(response.headers['content-disposition']).toBeUndefined();
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
+    },
+  );
 
   it('applies whatever the spelling of the storage path', async () => {
-    for (const spelled of ['/__backend/STORAGE/v1/object/public/files/page.html', '/__backend/%73torage/v1/object/public/files/page.html', '/__backend/storage/v1/./object/public/files/page.html']) {
+    for (const spelled of [
+      '/__backend/STORAGE/v1/object/public/files/page.html',
+      '/__backend/%73torage/v1/object/public/files/page.html',
+      '/__backend/storage/v1/./object/public/files/page.html',
+    ]) {
       const response = await rawRequest(baseUrl, { path: spelled });
       if (response.status === 200) expect(response.headers['content-disposition'], spelled).toMatch(/^attachment/);
       else expect(response.headers['content-type'], spelled).toMatch(/application\/json/);

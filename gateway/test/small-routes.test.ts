@@ -65,7 +65,11 @@ async function countingHealthBackend(): Promise<{ url: string; probes: () => num
     response.end('{}');
   });
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`, probes: () => probes, close: () => backend.close() };
+  return {
+    url: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+    probes: () => probes,
+    close: () => backend.close(),
+  };
 }
 
 describe('GET /api/health', () => {
@@ -74,7 +78,13 @@ describe('GET /api/health', () => {
     const response = await gateway.app.inject({ url: '/api/health' });
     expect(Date.now() - started).toBeLessThan(1_000);
     const body = response.json();
-    expect(body).toMatchObject({ ok: false, server: { status: 'up' }, backend: { status: 'down' }, cached: false, max_age_s: 15 });
+    expect(body).toMatchObject({
+      ok: false,
+      server: { status: 'up' },
+      backend: { status: 'down' },
+      cached: false,
+      max_age_s: 15,
+    });
     expect(Date.parse(body.measured_at)).toBeGreaterThan(started - 1);
     const again = (await gateway.app.inject({ url: '/api/health' })).json();
     expect(again).toMatchObject({ cached: true, measured_at: body.measured_at });
@@ -84,7 +94,10 @@ describe('GET /api/health', () => {
     const silent = http.createServer(() => {}); // accepts, never answers
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const slow = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { probeTimeoutMs: 300 } });
+    const slow = await startTestGateway({
+      backend: { url, anonKey: 'anon', serviceRoleKey: undefined },
+      health: { probeTimeoutMs: 300 },
+    });
     try {
       const started = Date.now();
       const body = (await slow.app.inject({ url: '/api/health' })).json();
@@ -100,9 +113,15 @@ describe('GET /api/health', () => {
   it('reports a healthy backend as up, and re-measures after the cache expires', async () => {
     const backend = await countingHealthBackend();
     const { url } = backend;
-    const healthy = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { cacheMs: 100 } });
+    const healthy = await startTestGateway({
+      backend: { url, anonKey: 'anon', serviceRoleKey: undefined },
+      health: { cacheMs: 100 },
+    });
     try {
-      expect((await healthy.app.inject({ url: '/api/health' })).json()).toMatchObject({ ok: true, backend: { status: 'up', http_status: 200 } });
+      expect((await healthy.app.inject({ url: '/api/health' })).json()).toMatchObject({
+        ok: true,
+        backend: { status: 'up', http_status: 200 },
+      });
       await healthy.app.inject({ url: '/api/health' });
       expect(backend.probes()).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -120,10 +139,14 @@ describe('GET /api/health with measureAtStart (npm start)', () => {
   it('has measured the backend once the server is ready, before anyone asks', async () => {
     const backend = await countingHealthBackend();
     const { url } = backend;
-    const started = await startTestGateway({ backend: { url, anonKey: 'anon', serviceRoleKey: undefined }, health: { measureAtStart: true } });
+    const started = await startTestGateway({
+      backend: { url, anonKey: 'anon', serviceRoleKey: undefined },
+      health: { measureAtStart: true },
+    });
     try {
       await started.app.ready();
-      for (let waited = 0; backend.probes() === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let waited = 0; backend.probes() === 0 && waited < 5_000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(backend.probes()).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const body = (await started.app.inject({ url: '/api/health' })).json();
@@ -140,12 +163,20 @@ describe('outside a git checkout (an unpacked copy)', () => {
   it('still answers /api/version, without a SHA, and reports git failures of the update routes as JSON', async () => {
     const temp = await makeTempDir('nogit');
     try {
-      await cp(path.join(repoRoot, 'web'), path.join(temp.dir, 'web'), { recursive: true, filter: (source) => !source.includes(`${path.sep}dist`) });
+      await cp(path.join(repoRoot, 'web'), path.join(temp.dir, 'web'), {
+        recursive: true,
+        filter: (source) => !source.includes(`${path.sep}dist`),
+      });
       await writeFile(path.join(temp.dir, 'package.json'), '{"name":"copy","version":"2.0.0"}\n');
       await writeFixtureDist(temp.dir);
       const copy = await startTestGateway({ repoDir: temp.dir });
       try {
-        expect((await copy.app.inject({ url: '/api/version' })).json()).toEqual({ version: '2.0.0', git_sha: null, commit_message: null, pwa_cache: 'studyhall-v2.0.0-dev' });
+        expect((await copy.app.inject({ url: '/api/version' })).json()).toEqual({
+          version: '2.0.0',
+          git_sha: null,
+          commit_message: null,
+          pwa_cache: 'studyhall-v2.0.0-dev',
+        });
         expect((await copy.app.inject({ url: '/sw.js' })).body).toContain("const GIT_SHA = 'unknown';");
         const status = await copy.app.inject({ url: '/api/update-status' });
         expect(status.statusCode).toBe(500);

@@ -22,7 +22,9 @@ const separatorSpelling: fc.Arbitrary<string> = fc.oneof(
 /** Spellings of `path` (which starts with `/`); the first slash is always a plain one. */
 export function spellingsOf(path: string): fc.Arbitrary<string> {
   const segments = path.slice(1).split('/');
-  const spelledSegments = segments.map((segment) => fc.tuple(...[...segment].map(characterSpelling)).map((parts) => parts.join('')));
+  const spelledSegments = segments.map((segment) =>
+    fc.tuple(...[...segment].map(characterSpelling)).map((parts) => parts.join('')),
+  );
   const separators = segments.slice(1).map(() => separatorSpelling);
   return fc.tuple(fc.tuple(...spelledSegments), fc.tuple(...separators)).map(([spelled, seps]) => {
     let out = `/${spelled[0] ?? ''}`;

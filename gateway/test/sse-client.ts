@@ -41,7 +41,10 @@ export function openSse(url: string): Promise<SseClient> {
           const queued = events.findIndex((candidate) => candidate.event === event);
           if (queued !== -1) return Promise.resolve(events.splice(queued, 1)[0] as SseEvent);
           return new Promise((resolveEvent, rejectEvent) => {
-            const timer = setTimeout(() => rejectEvent(new Error(`no ${event} event within ${timeoutMs} ms`)), timeoutMs);
+            const timer = setTimeout(
+              () => rejectEvent(new Error(`no ${event} event within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
             waiters.push({ event, resolve: (value) => (clearTimeout(timer), resolveEvent(value)) });
           });
         },

@@ -28,7 +28,8 @@ function npmStart(env: Record<string, string>) {
     waitFor: async (text: string, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       while (!output.includes(text)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`no "${text}" in the output of npm start:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -59,9 +60,17 @@ interface Secrets {
 async function exercise(appUrl: string, dataDir: string, email: string): Promise<Secrets> {
   const password = `pw-${Math.random().toString(36).slice(2)}-long`;
   const credentials = JSON.stringify({ username: email, password });
-  const signup = await fetch(`${appUrl}/__auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials });
+  const signup = await fetch(`${appUrl}/__auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: credentials,
+  });
   expect(signup.status).toBe(201);
-  const login = await fetch(`${appUrl}/__auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials });
+  const login = await fetch(`${appUrl}/__auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: credentials,
+  });
   expect(login.status).toBe(200);
   const { session } = (await login.json()) as { session: { access_token: string; refresh_token: string } };
   const { anonKey } = JSON.parse(await readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { anonKey: string };
@@ -72,7 +81,9 @@ async function exercise(appUrl: string, dataDir: string, email: string): Promise
     headers: { authorization: `Bearer ${session.access_token}`, apikey: anonKey, cookie: `sb-session=${cookie}` },
   });
   expect(read.status).toBe(200);
-  expect((await fetch(`${appUrl}/api/health?token=${queryToken}&refresh_token=${session.refresh_token}`)).status).toBe(200);
+  expect((await fetch(`${appUrl}/api/health?token=${queryToken}&refresh_token=${session.refresh_token}`)).status).toBe(
+    200,
+  );
   expect((await fetch(`${appUrl}/api/version`)).status).toBe(200);
 
   // realtime-js puts the apikey (and older clients the access token) in the WebSocket URL.
@@ -85,7 +96,14 @@ async function exercise(appUrl: string, dataDir: string, email: string): Promise
   socket.close();
   // Let the last lines reach server.log.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  return { anonKey, accessToken: session.access_token, refreshToken: session.refresh_token, password, cookie, queryToken };
+  return {
+    anonKey,
+    accessToken: session.access_token,
+    refreshToken: session.refresh_token,
+    password,
+    cookie,
+    queryToken,
+  };
 }
 
 function expectNoSecret(text: string, secrets: Secrets): void {
@@ -134,14 +152,22 @@ describe('npm start speaks to a person', () => {
 
       const terminal = studyhall.output();
       expect(terminal).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
-      expect(terminal).toContain(`studyhall: logs    ${env.LOG_DIR} (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)`);
+      expect(terminal).toContain(
+        `studyhall: logs    ${env.LOG_DIR} (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)`,
+      );
       expect(terminal.split('\n').filter(isJsonObject)).toEqual([]);
       expect(terminal).not.toMatch(/incoming request|request completed|\/__auth\/signup|\/rest\/v1/);
       expectNoSecret(terminal, secrets);
 
       const log = await readFile(path.join(env.LOG_DIR!, 'server.log'), 'utf8');
-      const entries = log.trim().split('\n').map((line) => JSON.parse(line) as { name?: string; msg?: string; req?: { url?: string } });
-      const urls = (name: string) => entries.filter((entry) => entry.name === name && entry.msg === 'incoming request').map((entry) => entry.req?.url);
+      const entries = log
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { name?: string; msg?: string; req?: { url?: string } });
+      const urls = (name: string) =>
+        entries
+          .filter((entry) => entry.name === name && entry.msg === 'incoming request')
+          .map((entry) => entry.req?.url);
       expect(urls('gateway')).toEqual(
         expect.arrayContaining([
           '/__auth/signup',
@@ -153,7 +179,10 @@ describe('npm start speaks to a person', () => {
       );
       // localbase, running in the same process, logs through the same redaction.
       expect(urls('localbase')).toEqual(
-        expect.arrayContaining(['/auth/v1/token?grant_type=password', '/realtime/v1/websocket?apikey=[redacted]&access_token=[redacted]&vsn=1.0.0']),
+        expect.arrayContaining([
+          '/auth/v1/token?grant_type=password',
+          '/realtime/v1/websocket?apikey=[redacted]&access_token=[redacted]&vsn=1.0.0',
+        ]),
       );
       expectNoSecret(log, secrets);
     } finally {
@@ -170,8 +199,12 @@ describe('npm start speaks to a person', () => {
 
       const terminal = studyhall.output();
       expect(terminal).toMatch(/^\d\d:\d\d:\d\d INFO {2}gateway {3}POST \/__auth\/signup 201 \d+ ms$/m);
-      expect(terminal).toMatch(/^\d\d:\d\d:\d\d INFO {2}gateway {3}GET \/api\/health\?token=\[redacted\]&refresh_token=\[redacted\] 200 \d+ ms$/m);
-      expect(terminal).toMatch(/^\d\d:\d\d:\d\d INFO {2}localbase POST \/auth\/v1\/token\?grant_type=password 200 \d+ ms$/m);
+      expect(terminal).toMatch(
+        /^\d\d:\d\d:\d\d INFO {2}gateway {3}GET \/api\/health\?token=\[redacted\]&refresh_token=\[redacted\] 200 \d+ ms$/m,
+      );
+      expect(terminal).toMatch(
+        /^\d\d:\d\d:\d\d INFO {2}localbase POST \/auth\/v1\/token\?grant_type=password 200 \d+ ms$/m,
+      );
       expect(terminal.split('\n').filter(isJsonObject)).toEqual([]);
       expectNoSecret(terminal, secrets);
     } finally {

@@ -17,7 +17,10 @@ beforeAll(async () => {
   repoDir = await makeFixtureRepo(path.join(temp.dir, 'checkout'));
   // `npm start` of this checkout just leaves a mark that it ran.
   const start = `node -e "require('fs').writeFileSync('restarted.txt', String(process.pid))"`;
-  await writeFile(path.join(repoDir, 'package.json'), `${JSON.stringify({ name: 'fixture', version: '1.2.3', scripts: { start } }, null, 2)}\n`);
+  await writeFile(
+    path.join(repoDir, 'package.json'),
+    `${JSON.stringify({ name: 'fixture', version: '1.2.3', scripts: { start } }, null, 2)}\n`,
+  );
   await writeFile(path.join(repoDir, '.gitignore'), 'web/dist/\nrestarted.txt\n');
   runGit(repoDir, 'commit', '--quiet', '-am', 'Add a start script');
   runGit(repoDir, 'remote', 'add', 'origin', bare);
@@ -28,7 +31,9 @@ afterAll(() => temp.remove());
 describe('runUpdate with restart self', () => {
   it('stops the running gateway, then starts npm start in the checkout', async () => {
     const fakeGateway = spawn('sleep', ['60']);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => fakeGateway.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      fakeGateway.on('exit', (_code, signal) => resolve(signal)),
+    );
     const logDir = path.join(temp.dir, 'logs');
     await mkdir(logDir, { recursive: true });
     const state = await runUpdate({
@@ -47,8 +52,16 @@ describe('runUpdate with restart self', () => {
     expect(await exited).toBe('SIGTERM');
     const marker = path.join(repoDir, 'restarted.txt');
     const deadline = Date.now() + 15_000;
-    while (!(await stat(marker).then(() => true, () => false))) {
-      if (Date.now() > deadline) throw new Error(`npm start did not run: ${await readFile(path.join(logDir, 'studyhall.log'), 'utf8').catch(() => '')}`);
+    while (
+      !(await stat(marker).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `npm start did not run: ${await readFile(path.join(logDir, 'studyhall.log'), 'utf8').catch(() => '')}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(Number(await readFile(marker, 'utf8'))).toBeGreaterThan(0);
@@ -59,7 +72,16 @@ describe('runUpdate with restart self', () => {
     await mkdir(logDir, { recursive: true });
     await writeFile(path.join(logDir, 'update.lock'), String(process.pid));
     const state = await runUpdate({
-      repoDir, logDir, remote: 'nowhere', branch: 'main', stash: false, installCommand: '', buildCommand: '', restart: 'none', gatewayPid: process.pid, fromSha: null,
+      repoDir,
+      logDir,
+      remote: 'nowhere',
+      branch: 'main',
+      stash: false,
+      installCommand: '',
+      buildCommand: '',
+      restart: 'none',
+      gatewayPid: process.pid,
+      fromSha: null,
     });
     expect(state).toMatchObject({ state: 'failed', step: 'pull' });
     expect(state.error).toContain('nowhere');

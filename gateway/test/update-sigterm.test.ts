@@ -17,7 +17,11 @@ let temp: { dir: string; remove(): Promise<void> };
 let repoDir: string;
 let devDir: string;
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -55,7 +59,15 @@ async function pushRemoteCommit(message: string): Promise<string> {
 function gatewayOn(installCommand: string): Promise<TestGateway> {
   return startTestGateway({
     repoDir,
-    config: { update: { remote: 'origin', branch: undefined, installCommand, buildCommand: 'echo build-step-ran', restart: 'none' } },
+    config: {
+      update: {
+        remote: 'origin',
+        branch: undefined,
+        installCommand,
+        buildCommand: 'echo build-step-ran',
+        restart: 'none',
+      },
+    },
     backend: { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: 'service' },
   });
 }
@@ -117,7 +129,11 @@ describe('SIGTERM to the updater', () => {
       expect(Date.now() - stoppedAt).toBeLessThan(10_000);
       expect(state).toMatchObject({ state: 'interrupted', step: 'install', to_sha: remoteSha });
       expect(state.error).toMatch(/SIGTERM during install.*run the update again/);
-      await waitFor('the updater and its commands to be gone', () => !isAlive(runnerPid) && !isAlive(shellPid) && !isAlive(backgroundPid), 10_000);
+      await waitFor(
+        'the updater and its commands to be gone',
+        () => !isAlive(runnerPid) && !isAlive(shellPid) && !isAlive(backgroundPid),
+        10_000,
+      );
       await expectCleanCheckoutAt(remoteSha);
       expect(await readFile(path.join(gateway.logDir, 'update.log'), 'utf8')).not.toContain('build-step-ran');
     } finally {
@@ -166,7 +182,16 @@ describe('SIGTERM to the gateway while an update runs', () => {
     const remoteSha = await pushRemoteCommit('A third commit');
     const logDir = path.join(temp.dir, 'gateway-process-logs');
     const options = { repoDir, logDir, backendUrl: 'http://127.0.0.1:1', installCommand: 'sleep 2', restart: 'self' };
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'test', 'fixtures', 'gateway-process.ts'), JSON.stringify(options)], { cwd: repoRoot });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'gateway', 'test', 'fixtures', 'gateway-process.ts'),
+        JSON.stringify(options),
+      ],
+      { cwd: repoRoot },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -183,7 +208,9 @@ describe('SIGTERM to the gateway while an update runs', () => {
     expect(output).toContain('SIGTERM, stopping');
 
     expect(await finishedState(logDir)).toMatchObject({ state: 'succeeded', to_sha: remoteSha, error: null });
-    expect(await readFile(path.join(logDir, 'update.log'), 'utf8')).toContain('has already stopped; not starting it again');
+    expect(await readFile(path.join(logDir, 'update.log'), 'utf8')).toContain(
+      'has already stopped; not starting it again',
+    );
     expect(await exists(path.join(logDir, 'studyhall.log'))).toBe(false);
     await expectCleanCheckoutAt(remoteSha);
   }, 60_000);

@@ -49,7 +49,14 @@ function gatewayFor(settings: Partial<UpdateSettings> = {}) {
     repoDir,
     config: {
       admin: { enabled: true, secret: ADMIN_SECRET, emails: [] },
-      update: { remote: 'origin', branch: undefined, installCommand: 'echo install-step-ran', buildCommand: 'echo build-step-ran', restart: 'none', ...settings },
+      update: {
+        remote: 'origin',
+        branch: undefined,
+        installCommand: 'echo install-step-ran',
+        buildCommand: 'echo build-step-ran',
+        restart: 'none',
+        ...settings,
+      },
     },
     backend: { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: 'service' },
   });
@@ -90,10 +97,15 @@ describe('loopback detection', () => {
   it('over real sockets: a loopback connection is authorised, the same with x-forwarded-for is not', async () => {
     const baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
     const plain = await (await fetch(`${baseUrl}/api/update-status`)).json();
-    const forwarded = await (await fetch(`${baseUrl}/api/update-status`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).json();
+    const forwarded = await (
+      await fetch(`${baseUrl}/api/update-status`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+    ).json();
     expect(plain.authorized).toBe(true);
     expect(forwarded.authorized).toBe(false);
-    const refused = await fetch(`${baseUrl}/api/update-now`, { method: 'POST', headers: { 'x-forwarded-proto': 'https' } });
+    const refused = await fetch(`${baseUrl}/api/update-now`, {
+      method: 'POST',
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: 'forbidden', admin_available: true });
   });
@@ -108,24 +120,34 @@ describe('loopback detection', () => {
       }
       const port = (v6.app.server.address() as { port: number }).port;
       expect((await (await fetch(`http://[::1]:${port}/api/update-status`)).json()).authorized).toBe(true);
-      expect((await (await fetch(`http://[::1]:${port}/api/update-status`, { headers: { 'x-forwarded-host': 'example.com' } })).json()).authorized).toBe(false);
+      expect(
+        (
+          await (
+            await fetch(`http://[::1]:${port}/api/update-status`, { headers: { 'x-forwarded-host': 'example.com' } })
+          ).json()
+        ).authorized,
+      ).toBe(false);
     } finally {
       await v6.close();
     }
   });
 
-  const lanAddress = Object.values(os.networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+  const lanAddress = Object.values(os.networkInterfaces())
+    .flat()
+    .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
   it.skipIf(!lanAddress)('over a real socket from a LAN address: not authorised', async () => {
     const lan = await gatewayFor();
     try {
       await lan.app.listen({ host: '0.0.0.0', port: 0 });
       const port = (lan.app.server.address() as { port: number }).port;
       const body = await new Promise<string>((resolve, reject) => {
-        http.get({ host: lanAddress, port, path: '/api/update-status', localAddress: lanAddress }, (response) => {
-          let text = '';
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve(text));
-        }).on('error', reject);
+        http
+          .get({ host: lanAddress, port, path: '/api/update-status', localAddress: lanAddress }, (response) => {
+            let text = '';
+            response.on('data', (chunk) => (text += chunk));
+            response.on('end', () => resolve(text));
+          })
+          .on('error', reject);
       });
       expect(JSON.parse(body).authorized).toBe(false);
     } finally {
@@ -137,10 +159,24 @@ describe('loopback detection', () => {
 describe('update status and check', () => {
   it('reports a clean checkout, its branch and who may update', async () => {
     const local = (await gateway.app.inject({ url: '/api/update-status' })).json();
-    expect(local).toMatchObject({ ok: true, authorized: true, admin_available: true, dirty: false, dirty_count: 0, dirty_files: [], branch: 'main' });
+    expect(local).toMatchObject({
+      ok: true,
+      authorized: true,
+      admin_available: true,
+      dirty: false,
+      dirty_count: 0,
+      dirty_files: [],
+      branch: 'main',
+    });
     const lan = (await gateway.app.inject({ url: '/api/update-status', remoteAddress: LAN })).json();
     expect(lan.authorized).toBe(false);
-    const admin = (await gateway.app.inject({ url: '/api/update-status', remoteAddress: LAN, headers: { cookie: `${ADMIN_COOKIE}=${signAdminCookie(Buffer.from(ADMIN_SECRET), 'owner')}` } })).json();
+    const admin = (
+      await gateway.app.inject({
+        url: '/api/update-status',
+        remoteAddress: LAN,
+        headers: { cookie: `${ADMIN_COOKIE}=${signAdminCookie(Buffer.from(ADMIN_SECRET), 'owner')}` },
+      })
+    ).json();
     expect(admin.authorized).toBe(true);
   });
 
@@ -198,7 +234,10 @@ describe('POST /api/update-now', () => {
     const status = await waitForUpdate(gateway.app);
     expect(status.last_update).toMatchObject({ state: 'succeeded', to_sha: remoteSha, error: null });
     expect(status.last_update.stash).toMatch(/^studyhall-update /);
-    expect((await gateway.app.inject({ url: '/api/version' })).json()).toMatchObject({ git_sha: remoteSha, version: '1.3.0' });
+    expect((await gateway.app.inject({ url: '/api/version' })).json()).toMatchObject({
+      git_sha: remoteSha,
+      version: '1.3.0',
+    });
     // Kept, not discarded: the stash holds both the edit and the untracked file.
     expect(runGit(repoDir, 'stash', 'list')).toContain(status.last_update.stash);
     expect(runGit(repoDir, 'show', 'stash@{0}:package.json')).toContain('"local":"edit"');

@@ -5,7 +5,5 @@ export async function functionsRoutes(app: FastifyInstance): Promise<void> {
   // Any body is accepted and ignored: the answer does not depend on it.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
-  app.all('/*', async (_request, reply) =>
-    reply.status(404).send({ error: 'function_not_found' }),
-  );
+  app.all('/*', async (_request, reply) => reply.status(404).send({ error: 'function_not_found' }));
 }

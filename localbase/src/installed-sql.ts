@@ -27,7 +27,9 @@ function digestOf(installation: Installation): string {
  * PGlite a failed pool.query ends the one shared connection.
  */
 async function isCurrent(pool: pg.Pool, installation: Installation, digest: string): Promise<boolean> {
-  const recorded = await pool.query<{ found: boolean }>(`select to_regclass('_localbase.installed') is not null as found`);
+  const recorded = await pool.query<{ found: boolean }>(
+    `select to_regclass('_localbase.installed') is not null as found`,
+  );
   if (!recorded.rows[0]?.found) return false;
   const { rows } = await pool.query<{ current: boolean }>(
     `select i.digest = $2

@@ -50,10 +50,15 @@ async function runAsOwner(pool: pg.Pool, query: string, sharedSession: boolean):
   } finally {
     if (sharedSession) {
       await client
-        .query('rollback; reset session authorization; reset role; reset check_function_bodies; reset statement_timeout')
+        .query(
+          'rollback; reset session authorization; reset role; reset check_function_bodies; reset statement_timeout',
+        )
         .then(() => client.query("select set_config('search_path', $1, false)", [searchPath]))
         .then(() => forgetAllPrepared(client))
-        .then(() => client.release(), (error: Error) => client.release(error));
+        .then(
+          () => client.release(),
+          (error: Error) => client.release(error),
+        );
     } else {
       client.release(true);
     }
@@ -64,7 +69,10 @@ export async function managementRoutes(app: FastifyInstance, options: Management
   installJsonParser(app);
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof InvalidJsonError) return reply.status(400).send({ message: error.message });
-    if (isBodyTooLarge(error)) return reply.status(413).send({ message: `request body is larger than the limit of ${JSON_BODY_LIMIT_BYTES} bytes` });
+    if (isBodyTooLarge(error))
+      return reply
+        .status(413)
+        .send({ message: `request body is larger than the limit of ${JSON_BODY_LIMIT_BYTES} bytes` });
     request.log.error({ err: error }, 'management request failed');
     return reply.status(500).send({ message: 'localbase failed to run the query' });
   });
@@ -77,7 +85,8 @@ export async function managementRoutes(app: FastifyInstance, options: Management
       return reply.status(401).send({ message: 'Unauthorized' });
     }
     const { ref } = refParams.parse(request.params);
-    if (ref !== LOCAL_PROJECT_REF) return reply.status(404).send({ message: `project ${ref} not found (localbase serves "${LOCAL_PROJECT_REF}")` });
+    if (ref !== LOCAL_PROJECT_REF)
+      return reply.status(404).send({ message: `project ${ref} not found (localbase serves "${LOCAL_PROJECT_REF}")` });
     const body = queryBody.safeParse(request.body);
     if (!body.success) return reply.status(400).send({ message: 'body must be {"query": "<sql>"}' });
     let rows: unknown[];

@@ -22,7 +22,9 @@ interface NamedStatementTracking {
 /** Per connection: the names prepared on it, least recently used first (a Map keeps insertion order). */
 const preparedNames = new WeakMap<object, Map<string, true>>();
 
-function trackingOf(client: pg.ClientBase): { connection: NamedStatementTracking; names: Map<string, true> } | undefined {
+function trackingOf(
+  client: pg.ClientBase,
+): { connection: NamedStatementTracking; names: Map<string, true> } | undefined {
   const connection = (client as unknown as { connection?: Partial<NamedStatementTracking> }).connection;
   if (typeof connection?.parsedStatements !== 'object' || connection.parsedStatements === null) return undefined;
   let names = preparedNames.get(connection);
@@ -64,7 +66,10 @@ export async function trimPrepared(client: pg.ClientBase): Promise<void> {
   const excess = [...tracking.names.keys()].slice(0, tracking.names.size - MAX_PREPARED_PER_CONNECTION);
   for (const name of excess) {
     tracking.names.delete(name);
-    const deallocated = await client.query(`deallocate "${name}"`).then(() => true, () => false);
+    const deallocated = await client.query(`deallocate "${name}"`).then(
+      () => true,
+      () => false,
+    );
     if (deallocated) delete tracking.connection.parsedStatements[name];
   }
 }
@@ -79,5 +84,6 @@ export async function forgetAllPrepared(client: pg.ClientBase): Promise<void> {
   const tracking = trackingOf(client);
   if (!tracking) return;
   tracking.names.clear();
-  for (const name of Object.keys(tracking.connection.parsedStatements)) delete tracking.connection.parsedStatements[name];
+  for (const name of Object.keys(tracking.connection.parsedStatements))
+    delete tracking.connection.parsedStatements[name];
 }

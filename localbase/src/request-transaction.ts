@@ -96,7 +96,10 @@ function guardAgainstConnectionErrors(client: pg.PoolClient): pg.PoolClient {
 }
 
 /** pool.connect() with a deadline; a connection that arrives too late goes straight back. */
-export async function acquireClient(pool: Pick<pg.Pool, 'connect'>, timeoutMs = ACQUIRE_TIMEOUT_MS): Promise<pg.PoolClient> {
+export async function acquireClient(
+  pool: Pick<pg.Pool, 'connect'>,
+  timeoutMs = ACQUIRE_TIMEOUT_MS,
+): Promise<pg.PoolClient> {
   const pending = pool.connect().then(guardAgainstConnectionErrors);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
@@ -105,7 +108,10 @@ export async function acquireClient(pool: Pick<pg.Pool, 'connect'>, timeoutMs = 
   try {
     return await Promise.race([pending, deadline]);
   } catch (error) {
-    pending.then((client) => client.release(), () => {});
+    pending.then(
+      (client) => client.release(),
+      () => {},
+    );
     throw error;
   } finally {
     clearTimeout(timer);
@@ -161,7 +167,10 @@ const SETUP_SQL = `select set_config('role', $1, true),
   set_config('statement_timeout', $6, true),
   _localbase.require_live_session($7::uuid)`;
 
-function beginAndSetup(client: pg.PoolClient, context: RequestContext): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
+function beginAndSetup(
+  client: pg.PoolClient,
+  context: RequestContext,
+): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
   return [
     client.query(context.readOnly ? 'begin read only' : 'begin'),
     // Named, so each connection parses and plans it once.
@@ -198,7 +207,11 @@ export async function withRequestTransaction<T>(
       broken = !(await rollBack(client));
       throw sessionEndedOr(error);
     });
-    return await commitOrRollback(client, () => work(client), () => (broken = true));
+    return await commitOrRollback(
+      client,
+      () => work(client),
+      () => (broken = true),
+    );
   } finally {
     releaseRequestClient(client, broken);
   }
@@ -212,16 +225,25 @@ export async function withRequestTransaction<T>(
  * setup or the statement fails, the transaction is already aborted and the pipelined commit rolls
  * it back, so nothing is written.
  */
-export async function runRequestStatement(pool: pg.Pool, context: RequestContext, text: string, values: unknown[]): Promise<pg.QueryResult> {
+export async function runRequestStatement(
+  pool: pg.Pool,
+  context: RequestContext,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult> {
   const client = await acquireRequestClient(pool, context.role);
   let broken = false;
   try {
     await trimPrepared(client);
-    const [, , result] = await pipelined(client, () => [
-      ...beginAndSetup(client, context),
-      client.query(preparedQuery(client, text, values)),
-      client.query('commit'),
-    ] as const).catch(async (error: unknown) => {
+    const [, , result] = await pipelined(
+      client,
+      () =>
+        [
+          ...beginAndSetup(client, context),
+          client.query(preparedQuery(client, text, values)),
+          client.query('commit'),
+        ] as const,
+    ).catch(async (error: unknown) => {
       // Normally the commit has rolled back already; this covers a failure of begin itself.
       broken = !(await rollBack(client));
       throw sessionEndedOr(error);
@@ -243,12 +265,18 @@ export async function runOwnerReadStatement(pool: pg.Pool, text: string, values:
   let broken = false;
   try {
     await trimPrepared(client);
-    const [, , result] = await pipelined(client, () => [
-      client.query('begin read only'),
-      client.query("select set_config('statement_timeout', $1, true)", [statementTimeoutSetting(statementTimeoutFor('authenticated'))]),
-      client.query(preparedQuery(client, text, values)),
-      client.query('commit'),
-    ] as const).catch(async (error: unknown) => {
+    const [, , result] = await pipelined(
+      client,
+      () =>
+        [
+          client.query('begin read only'),
+          client.query("select set_config('statement_timeout', $1, true)", [
+            statementTimeoutSetting(statementTimeoutFor('authenticated')),
+          ]),
+          client.query(preparedQuery(client, text, values)),
+          client.query('commit'),
+        ] as const,
+    ).catch(async (error: unknown) => {
       broken = !(await rollBack(client));
       throw error;
     });
@@ -265,13 +293,17 @@ export async function runOwnerReadStatement(pool: pg.Pool, text: string, values:
  * is switched on for these queries only, and off again once all are answered, before anything else
  * is sent on the connection. A one-statement request costs one round trip instead of three.
  */
-async function pipelined<T extends readonly Promise<unknown>[]>(client: pg.PoolClient, send: () => T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+async function pipelined<T extends readonly Promise<unknown>[]>(
+  client: pg.PoolClient,
+  send: () => T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
   const pipelineable = client as unknown as { pipeline?: boolean };
   const previous = pipelineable.pipeline;
   pipelineable.pipeline = true;
   // pg writes each protocol message to the socket as it is queued; corking the socket while the
   // queries are queued makes them one write (one system call, one wake-up of the database).
-  const socket = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  const socket = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } })
+    .connection?.stream;
   try {
     socket?.cork?.();
     let pending: T;
@@ -284,7 +316,9 @@ async function pipelined<T extends readonly Promise<unknown>[]>(client: pg.PoolC
     const settled = await Promise.allSettled(pending);
     const failure = settled.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
-    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as { [K in keyof T]: Awaited<T[K]> };
+    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
+      [K in keyof T]: Awaited<T[K]>;
+    };
   } finally {
     pipelineable.pipeline = previous;
   }
@@ -330,7 +364,11 @@ export async function withOwnerTransaction<T>(pool: pg.Pool, work: (client: pg.P
   let broken = false;
   try {
     await client.query('begin');
-    return await commitOrRollback(client, () => work(client), () => (broken = true));
+    return await commitOrRollback(
+      client,
+      () => work(client),
+      () => (broken = true),
+    );
   } finally {
     client.release(broken);
   }

@@ -20,7 +20,9 @@ beforeAll(async () => {
   user = await signedUpClient(localbase, 'keyholder');
   userToken = (await user.client.auth.getSession()).data.session?.access_token as string;
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const uploaded = await user.client.storage.from('avatars').upload(`${user.id}/a.png`, new Blob([png], { type: 'image/png' }));
+  const uploaded = await user.client.storage
+    .from('avatars')
+    .upload(`${user.id}/a.png`, new Blob([png], { type: 'image/png' }));
   expect(uploaded.error).toBeNull();
 });
 
@@ -31,7 +33,11 @@ afterAll(async () => {
 async function call(path: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}) {
   const response = await fetch(`${localbase.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type'), body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: text === '' ? undefined : (JSON.parse(text) as unknown),
+  };
 }
 
 const routes: [string, string, { method?: string; body?: string }][] = [
@@ -40,7 +46,11 @@ const routes: [string, string, { method?: string; body?: string }][] = [
   ['rest, unknown path', '/rest/v1/a/b/c', {}],
   ['auth', '/auth/v1/user', {}],
   ['auth health', '/auth/v1/health', {}],
-  ['auth sign-up', '/auth/v1/signup', { method: 'POST', body: '{"email":"nokey@example.com","password":"secret-secret"}' }],
+  [
+    'auth sign-up',
+    '/auth/v1/signup',
+    { method: 'POST', body: '{"email":"nokey@example.com","password":"secret-secret"}' },
+  ],
   ['storage', '/storage/v1/bucket', {}],
   ['storage object', '/storage/v1/object/avatars/x.png', {}],
 ];
@@ -51,29 +61,51 @@ describe('without a key', () => {
     expect(bare.status).toBe(401);
     expect(bare.body).toEqual(NO_KEY);
     expect(bare.type).toBe('application/json; charset=utf-8');
-    const bearerOnly = await call(path, { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, init);
+    const bearerOnly = await call(
+      path,
+      { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+      init,
+    );
     expect(bearerOnly.status).toBe(401);
     expect(bearerOnly.body).toEqual(NO_KEY);
   });
 
   it('writes nothing when refused', async () => {
-    await call('/auth/v1/signup', { 'content-type': 'application/json' }, { method: 'POST', body: '{"email":"nokey@example.com","password":"secret-secret"}' });
-    const response = await managementQuery(localbase, "select count(*)::int as n from auth.users where email = 'nokey@example.com'");
+    await call(
+      '/auth/v1/signup',
+      { 'content-type': 'application/json' },
+      { method: 'POST', body: '{"email":"nokey@example.com","password":"secret-secret"}' },
+    );
+    const response = await managementQuery(
+      localbase,
+      "select count(*)::int as n from auth.users where email = 'nokey@example.com'",
+    );
     expect(await response.json()).toEqual([{ n: 0 }]);
   });
 });
 
-describe('with a key that is not the project\'s', () => {
-  it.each(routes)('%s answers 401 Invalid API key, for garbage and for a valid user token alike', async (_name, path, init) => {
-    for (const key of ['not-a-key', userToken]) {
-      const refused = await call(path, { apikey: key, authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, init);
-      expect(refused.status).toBe(401);
-      expect(refused.body).toEqual(BAD_KEY);
-    }
-    const inQuery = await call(`${path}${path.includes('?') ? '&' : '?'}apikey=not-a-key`, { 'content-type': 'application/json' }, init);
-    expect(inQuery.status).toBe(401);
-    expect(inQuery.body).toEqual(BAD_KEY);
-  });
+describe("with a key that is not the project's", () => {
+  it.each(routes)(
+    '%s answers 401 Invalid API key, for garbage and for a valid user token alike',
+    async (_name, path, init) => {
+      for (const key of ['not-a-key', userToken]) {
+        const refused = await call(
+          path,
+          { apikey: key, authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+          init,
+        );
+        expect(refused.status).toBe(401);
+        expect(refused.body).toEqual(BAD_KEY);
+      }
+      const inQuery = await call(
+        `${path}${path.includes('?') ? '&' : '?'}apikey=not-a-key`,
+        { 'content-type': 'application/json' },
+        init,
+      );
+      expect(inQuery.status).toBe(401);
+      expect(inQuery.body).toEqual(BAD_KEY);
+    },
+  );
 });
 
 describe('the realtime socket URL', () => {
@@ -103,10 +135,20 @@ describe('the realtime socket URL', () => {
 
 describe('what passes', () => {
   it('the anon and service_role keys, in the header or the URL', async () => {
-    expect((await call('/rest/v1/users?select=id', { apikey: localbase.anonKey, authorization: `Bearer ${userToken}` })).status).toBe(200);
+    expect(
+      (await call('/rest/v1/users?select=id', { apikey: localbase.anonKey, authorization: `Bearer ${userToken}` }))
+        .status,
+    ).toBe(200);
     expect((await call(`/rest/v1/users?select=id&apikey=${localbase.serviceRoleKey}`, {})).status).toBe(200);
     expect((await call('/auth/v1/health', { apikey: localbase.anonKey })).status).toBe(200);
-    expect((await call('/storage/v1/bucket', { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}` })).status).toBe(200);
+    expect(
+      (
+        await call('/storage/v1/bucket', {
+          apikey: localbase.serviceRoleKey,
+          authorization: `Bearer ${localbase.serviceRoleKey}`,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('supabase-js, which always sends the key', async () => {

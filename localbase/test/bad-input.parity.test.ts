@@ -31,7 +31,10 @@ function sign(claims: Record<string, unknown>, secret: string, expiresIn: string
 }
 
 function userClaims(): Record<string, unknown> {
-  return JSON.parse(Buffer.from(userToken.split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+  return JSON.parse(Buffer.from(userToken.split('.')[1] as string, 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 async function backupCount(): Promise<number> {
@@ -39,7 +42,10 @@ async function backupCount(): Promise<number> {
   return ((await response.json()) as { n: number }[])[0]?.n ?? -1;
 }
 
-async function rest(path: string, init: { method?: string; token?: string; body?: string; headers?: Record<string, string> } = {}) {
+async function rest(
+  path: string,
+  init: { method?: string; token?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${localbase.url}/rest/v1/${path}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -72,7 +78,11 @@ describe('malformed and oversized bodies', () => {
   it('answers malformed JSON on auth with a GoTrue error body', async () => {
     const response = await fetch(`${localbase.url}/auth/v1/signup`, {
       method: 'POST',
-      headers: { apikey: localbase.anonKey, 'content-type': 'application/json', 'x-supabase-api-version': '2024-01-01' },
+      headers: {
+        apikey: localbase.anonKey,
+        'content-type': 'application/json',
+        'x-supabase-api-version': '2024-01-01',
+      },
       body: '{"email":',
     });
     expect(response.status).toBe(400);
@@ -87,13 +97,20 @@ describe('malformed and oversized bodies', () => {
       body: JSON.stringify({ email: user.email, password: 'wrong-password' }),
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
+    expect(await response.json()).toEqual({
+      code: 400,
+      error_code: 'invalid_credentials',
+      msg: 'Invalid login credentials',
+    });
   });
 
   it(`refuses a JSON body over ${JSON_BODY_LIMIT_BYTES} bytes with 413 PT413 and writes nothing`, async () => {
     const before = await backupCount();
     const payload = { blob: 'x'.repeat(JSON_BODY_LIMIT_BYTES) };
-    const { status, body } = await rest('user_backups', { method: 'POST', body: JSON.stringify({ user_id: user.id, payload }) });
+    const { status, body } = await rest('user_backups', {
+      method: 'POST',
+      body: JSON.stringify({ user_id: user.id, payload }),
+    });
     expect(status).toBe(413);
     expectPostgrestError(body, 'PT413');
     expect(await backupCount()).toBe(before);
@@ -114,7 +131,9 @@ describe('filters and names from the request', () => {
   });
 
   it('answers an unknown column with 400 and never builds SQL from it', async () => {
-    const { status, body } = await rest(`user_backups?${encodeURIComponent('id"; drop table public.user_backups; --')}=eq.1`);
+    const { status, body } = await rest(
+      `user_backups?${encodeURIComponent('id"; drop table public.user_backups; --')}=eq.1`,
+    );
     expect(status).toBe(400);
     expect(body.code).toBe('42703');
     const { status: selectStatus } = await rest(`user_backups?select=${encodeURIComponent('id,(select 1)')}`);
@@ -124,7 +143,10 @@ describe('filters and names from the request', () => {
 
   it('refuses a write with an unknown column (400 PGRST204) and writes nothing', async () => {
     const before = await backupCount();
-    const { status, body } = await rest('user_backups', { method: 'POST', body: JSON.stringify({ user_id: user.id, payload: {}, evil: 1 }) });
+    const { status, body } = await rest('user_backups', {
+      method: 'POST',
+      body: JSON.stringify({ user_id: user.id, payload: {}, evil: 1 }),
+    });
     expect(status).toBe(400);
     expect(body.code).toBe('PGRST204');
     expect(await backupCount()).toBe(before);
@@ -139,17 +161,29 @@ describe('filters and names from the request', () => {
 
 describe('tokens', () => {
   const write = (token: string) =>
-    rest('user_backups', { method: 'POST', token, body: JSON.stringify({ user_id: user.id, payload: { forged: true } }) });
+    rest('user_backups', {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ user_id: user.id, payload: { forged: true } }),
+    });
 
   it('refuses an expired token (401 PGRST303) on rest, 403 bad_jwt on auth, and writes nothing', async () => {
     const before = await backupCount();
-    const expired = await sign({ ...userClaims(), exp: undefined }, localbase.jwtSecret, Math.floor(Date.now() / 1000) - 120);
+    const expired = await sign(
+      { ...userClaims(), exp: undefined },
+      localbase.jwtSecret,
+      Math.floor(Date.now() / 1000) - 120,
+    );
     const { status, body } = await write(expired);
     expect(status).toBe(401);
     expectPostgrestError(body, 'PGRST303');
     expect(body.message).toBe('JWT expired');
     const auth = await fetch(`${localbase.url}/auth/v1/user`, {
-      headers: { apikey: localbase.anonKey, authorization: `Bearer ${expired}`, 'x-supabase-api-version': '2024-01-01' },
+      headers: {
+        apikey: localbase.anonKey,
+        authorization: `Bearer ${expired}`,
+        'x-supabase-api-version': '2024-01-01',
+      },
     });
     expect(auth.status).toBe(403);
     expect(((await auth.json()) as { code: string }).code).toBe('bad_jwt');
@@ -171,7 +205,9 @@ describe('tokens', () => {
     const { status, body } = await write(unsigned);
     expect(status).toBe(401);
     expect(body.code).toBe('PGRST301');
-    const storage = await fetch(`${localbase.url}/storage/v1/bucket`, { headers: { apikey: localbase.anonKey, authorization: `Bearer ${unsigned}` } });
+    const storage = await fetch(`${localbase.url}/storage/v1/bucket`, {
+      headers: { apikey: localbase.anonKey, authorization: `Bearer ${unsigned}` },
+    });
     expect(storage.status).toBe(400);
     expect(await storage.json()).toMatchObject({ statusCode: '403', error: 'Unauthorized' });
     expect(await backupCount()).toBe(before);
@@ -195,11 +231,17 @@ describe('tokens', () => {
 
   it('refuses a realtime join with a forged token', async () => {
     const { WebSocket } = await import('ws');
-    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=2.0.0`);
+    const socket = new WebSocket(
+      `${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=2.0.0`,
+    );
     await new Promise((resolve) => socket.once('open', resolve));
     const forged = await sign({ role: 'authenticated', sub: user.id }, 'another-secret-another-secret-another');
-    socket.send(JSON.stringify(['1', '1', 'realtime:x', 'phx_join', { config: { postgres_changes: [] }, access_token: forged }]));
-    const reply = await new Promise<unknown[]>((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)) as unknown[])));
+    socket.send(
+      JSON.stringify(['1', '1', 'realtime:x', 'phx_join', { config: { postgres_changes: [] }, access_token: forged }]),
+    );
+    const reply = await new Promise<unknown[]>((resolve) =>
+      socket.once('message', (data) => resolve(JSON.parse(String(data)) as unknown[])),
+    );
     socket.close();
     expect(reply[3]).toBe('phx_reply');
     expect(reply[4]).toMatchObject({ status: 'error' });

@@ -29,17 +29,26 @@ export const REALTIME_CLIENTS: ClientFlavour[] = [
   {
     name: 'pinned supabase-js asking for serializer 1.0.0',
     serializer: '1.0.0',
-    create: (url, key) => createClient(url, key, { ...clientOptions, realtime: { transport: ws as never, vsn: '1.0.0' } }),
+    create: (url, key) =>
+      createClient(url, key, { ...clientOptions, realtime: { transport: ws as never, vsn: '1.0.0' } }),
   },
   {
     name: 'supabase-js 2.79.0 (serializer 1.0.0)',
     serializer: '1.0.0',
     // Its types are an older copy of the same API; the tests use only what both have.
-    create: (url, key) => createClient279(url, key, { ...clientOptions, realtime: { transport: ws as never } }) as unknown as SupabaseClient,
+    create: (url, key) =>
+      createClient279(url, key, {
+        ...clientOptions,
+        realtime: { transport: ws as never },
+      }) as unknown as SupabaseClient,
   },
 ];
 
-export function clientFor(localbase: Localbase, key: string = localbase.anonKey, flavour: ClientFlavour = PINNED_CLIENT): SupabaseClient {
+export function clientFor(
+  localbase: Localbase,
+  key: string = localbase.anonKey,
+  flavour: ClientFlavour = PINNED_CLIENT,
+): SupabaseClient {
   return flavour.create(localbase.url, key);
 }
 
@@ -61,7 +70,11 @@ export async function signedUpClient(
 }
 
 /** Runs SQL as the database owner through the management API, as the admin console does. */
-export async function managementQuery(localbase: Localbase, query: string, token = localbase.accessToken): Promise<Response> {
+export async function managementQuery(
+  localbase: Localbase,
+  query: string,
+  token = localbase.accessToken,
+): Promise<Response> {
   return fetch(`${localbase.url}/v1/projects/local/database/query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

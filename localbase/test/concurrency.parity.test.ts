@@ -27,7 +27,9 @@ describe(`${CLIENTS} concurrent clients`, () => {
   it('each writes and reads its own rows at the same time, and sees only its own', async () => {
     const results = await Promise.all(
       people.map(async (person, index) => {
-        const written = await person.client.from('user_tasks').insert({ user_id: person.id, title: `task of ${index}` });
+        const written = await person.client
+          .from('user_tasks')
+          .insert({ user_id: person.id, title: `task of ${index}` });
         const read = await person.client.from('user_tasks').select('title, user_id');
         return { written: written.status, read: read.data, error: read.error };
       }),

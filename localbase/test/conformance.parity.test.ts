@@ -58,7 +58,10 @@ describe('auth', () => {
     const refreshed = await client.auth.refreshSession();
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session?.refresh_token).not.toBe(spent);
-    await managementQuery(localbase, `update auth.refresh_tokens set updated_at = now() - interval '1 minute' where token = '${spent}'`);
+    await managementQuery(
+      localbase,
+      `update auth.refresh_tokens set updated_at = now() - interval '1 minute' where token = '${spent}'`,
+    );
     const reused = await clientFor(localbase).auth.refreshSession({ refresh_token: spent });
     expect(reused.error?.code).toBe('refresh_token_already_used');
     const unknown = await clientFor(localbase).auth.refreshSession({ refresh_token: 'never-issued' });
@@ -91,7 +94,10 @@ describe('auth', () => {
       body: JSON.stringify({ user_id: carol.id, title: 'written after logout' }),
     });
     expect(write.status).toBe(401);
-    const { count } = await service.from('user_tasks').select('*', { count: 'exact', head: true }).eq('user_id', carol.id);
+    const { count } = await service
+      .from('user_tasks')
+      .select('*', { count: 'exact', head: true })
+      .eq('user_id', carol.id);
     expect(count).toBe(0);
   });
 
@@ -176,8 +182,12 @@ describe('data API under RLS', () => {
     expect(table.error?.code).toBe('PGRST205');
   });
 
-  it('updates own settings; B updating A\'s settings changes nothing', async () => {
-    const own = await alice.client.from('user_settings').update({ day_offset_hours: 4 }).eq('user_id', alice.id).select('day_offset_hours');
+  it("updates own settings; B updating A's settings changes nothing", async () => {
+    const own = await alice.client
+      .from('user_settings')
+      .update({ day_offset_hours: 4 })
+      .eq('user_id', alice.id)
+      .select('day_offset_hours');
     expect(own.data).toEqual([{ day_offset_hours: 4 }]);
     const other = await bob.client.from('user_settings').update({ day_offset_hours: 9 }).eq('user_id', alice.id);
     expect(other.error).toBeNull();
@@ -188,7 +198,11 @@ describe('data API under RLS', () => {
   it('a user cannot grant themselves a role (403), while service_role bypasses RLS', async () => {
     const self = await alice.client.from('user_roles').insert({ user_id: alice.id, role: 'admin' });
     expect(self.status).toBe(403);
-    const granted = await service.from('user_roles').insert({ user_id: alice.id, role: 'moderator' }).select('role').single();
+    const granted = await service
+      .from('user_roles')
+      .insert({ user_id: alice.id, role: 'moderator' })
+      .select('role')
+      .single();
     expect(granted.data).toEqual({ role: 'moderator' });
     expect((await alice.client.from('user_roles').select('role')).data).toEqual([{ role: 'moderator' }]);
     expect((await bob.client.from('user_roles').select('role')).data).toEqual([]);
@@ -206,9 +220,18 @@ describe('data API under RLS', () => {
     expect(open.data).toEqual([{ title: 'rest' }, { title: 'write' }]);
     const notLike = await alice.client.from('user_tasks').select('title').not('title', 'like', 're*').order('title');
     expect(notLike.data).toEqual([{ title: 'write' }]);
-    const either = await alice.client.from('user_tasks').select('title').or('title.eq.read,task_day.is.null').order('title', { ascending: false });
+    const either = await alice.client
+      .from('user_tasks')
+      .select('title')
+      .or('title.eq.read,task_day.is.null')
+      .order('title', { ascending: false });
     expect(either.data).toEqual([{ title: 'revise' }, { title: 'rest' }, { title: 'read' }]);
-    const listed = await alice.client.from('user_tasks').select('title', { count: 'exact' }).in('title', ['read', 'rest', 'write']).order('title').range(1, 2);
+    const listed = await alice.client
+      .from('user_tasks')
+      .select('title', { count: 'exact' })
+      .in('title', ['read', 'rest', 'write'])
+      .order('title')
+      .range(1, 2);
     expect(listed.count).toBe(3);
     expect(listed.data).toEqual([{ title: 'rest' }, { title: 'write' }]);
     const counted = await alice.client.from('user_tasks').select('*', { count: 'exact', head: true }).eq('done', true);
@@ -220,16 +243,28 @@ describe('data API under RLS', () => {
     expect(many.status).toBe(406);
     expect(many.error?.code).toBe('PGRST116');
     // A write asked to return a single row that touches several is refused and rolled back.
-    const both = await alice.client.from('user_tasks').update({ title: 'renamed' }).in('title', ['read', 'rest']).select('title').single();
+    const both = await alice.client
+      .from('user_tasks')
+      .update({ title: 'renamed' })
+      .in('title', ['read', 'rest'])
+      .select('title')
+      .single();
     expect(both.status).toBe(406);
     const unchanged = await alice.client.from('user_tasks').select('title').eq('title', 'renamed');
     expect(unchanged.data).toEqual([]);
   });
 
   it('upserts on a conflict column and deletes with a filter', async () => {
-    const first = await alice.client.from('user_profiles').upsert({ user_id: alice.id, handle: 'ally' }, { onConflict: 'user_id' }).select('handle').single();
+    const first = await alice.client
+      .from('user_profiles')
+      .upsert({ user_id: alice.id, handle: 'ally' }, { onConflict: 'user_id' })
+      .select('handle')
+      .single();
     expect(first.data).toEqual({ handle: 'ally' });
-    const again = await alice.client.from('user_profiles').upsert({ user_id: alice.id, handle: 'alice' }).select('handle');
+    const again = await alice.client
+      .from('user_profiles')
+      .upsert({ user_id: alice.id, handle: 'alice' })
+      .select('handle');
     expect(again.data).toEqual([{ handle: 'alice' }]);
     const removed = await alice.client.from('user_tasks').delete().eq('title', 'rest').select('title');
     expect(removed.data).toEqual([{ title: 'rest' }]);
@@ -257,13 +292,17 @@ describe('storage', () => {
   });
 
   it("refuses an upload into another user's folder, and overwrites only with upsert", async () => {
-    const foreign = await bob.client.storage.from('avatars').upload(`${alice.id}/evil.png`, new Blob([png], { type: 'image/png' }));
+    const foreign = await bob.client.storage
+      .from('avatars')
+      .upload(`${alice.id}/evil.png`, new Blob([png], { type: 'image/png' }));
     expect(foreign.error).not.toBeNull();
     expect((foreign.error as { statusCode?: string }).statusCode).toBe('403');
     const path = `${alice.id}/avatar.png`;
     const duplicate = await alice.client.storage.from('avatars').upload(path, new Blob([png], { type: 'image/png' }));
     expect((duplicate.error as { statusCode?: string } | null)?.statusCode).toBe('409');
-    const replaced = await alice.client.storage.from('avatars').upload(path, new Blob([new Uint8Array([9])], { type: 'image/png' }), { upsert: true });
+    const replaced = await alice.client.storage
+      .from('avatars')
+      .upload(path, new Blob([new Uint8Array([9])], { type: 'image/png' }), { upsert: true });
     expect(replaced.error).toBeNull();
     const downloaded = await alice.client.storage.from('avatars').download(path);
     expect(new Uint8Array(await (downloaded.data as Blob).arrayBuffer())).toEqual(new Uint8Array([9]));
@@ -271,7 +310,9 @@ describe('storage', () => {
 
   it('keeps private files private: the owner lists and reads them, another user sees nothing', async () => {
     const path = `${alice.id}/notes/week1.txt`;
-    const uploaded = await alice.client.storage.from('study-material').upload(path, 'photosynthesis', { contentType: 'text/plain' });
+    const uploaded = await alice.client.storage
+      .from('study-material')
+      .upload(path, 'photosynthesis', { contentType: 'text/plain' });
     expect(uploaded.error).toBeNull();
     const folders = await alice.client.storage.from('study-material').list(alice.id);
     expect(folders.data?.map((entry) => [entry.name, entry.id])).toEqual([['notes', null]]);
@@ -305,7 +346,12 @@ describe('storage', () => {
 
   it('lists buckets for anyone and refuses bucket creation to a user', async () => {
     const buckets = await anon.storage.listBuckets();
-    expect(buckets.data?.map((bucket) => bucket.id).sort()).toEqual(['avatars', 'backups', 'group-icons', 'study-material']);
+    expect(buckets.data?.map((bucket) => bucket.id).sort()).toEqual([
+      'avatars',
+      'backups',
+      'group-icons',
+      'study-material',
+    ]);
     const created = await alice.client.storage.createBucket('mine');
     expect((created.error as { statusCode?: string } | null)?.statusCode).toBe('403');
   });
@@ -326,12 +372,18 @@ describe('management API and functions', () => {
   });
 
   it("does not let a console script's session settings leak into later API requests", async () => {
-    const script = "select pg_catalog.set_config('search_path', '', false); set role anon; set check_function_bodies = false; select 1 as done";
+    const script =
+      "select pg_catalog.set_config('search_path', '', false); set role anon; set check_function_bodies = false; select 1 as done";
     for (let attempt = 0; attempt < 3; attempt++) {
       expect((await managementQuery(localbase, script)).status).toBe(201);
     }
-    const after = await managementQuery(localbase, "select current_user as who, current_setting('search_path') as path");
-    expect(await after.json()).toEqual([{ who: expect.not.stringMatching(/^anon$/), path: expect.stringContaining('public') }]);
+    const after = await managementQuery(
+      localbase,
+      "select current_user as who, current_setting('search_path') as path",
+    );
+    expect(await after.json()).toEqual([
+      { who: expect.not.stringMatching(/^anon$/), path: expect.stringContaining('public') },
+    ]);
     const read = await alice.client.from('user_backups').select('id');
     expect(read.error).toBeNull();
     expect(read.data).toHaveLength(1);

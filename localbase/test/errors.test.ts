@@ -65,41 +65,72 @@ describe('statusForSqlState', () => {
 
   it('tells the special messages PostgREST tells apart', () => {
     expect(statusForSqlState('21000', 'authenticated', 'UPDATE requires a WHERE clause')).toBe(400);
-    expect(statusForSqlState('21000', 'authenticated', 'more than one row returned by a subquery used as an expression')).toBe(500);
+    expect(
+      statusForSqlState('21000', 'authenticated', 'more than one row returned by a subquery used as an expression'),
+    ).toBe(500);
     expect(statusForSqlState('22023', 'authenticated', 'role "x" does not exist')).toBe(401);
     expect(statusForSqlState('22023', 'authenticated', 'invalid value for parameter')).toBe(400);
   });
 
-  it.each(['P0002', 'P0004', 'P0011', 'P0063', 'P0999'])('answers this project\'s own %s with 400 (PostgREST would say 500)', (code) => {
-    expect(statusForSqlState(code, 'authenticated')).toBe(400);
-  });
+  it.each(['P0002', 'P0004', 'P0011', 'P0063', 'P0999'])(
+    "answers this project's own %s with 400 (PostgREST would say 500)",
+    (code) => {
+      expect(statusForSqlState(code, 'authenticated')).toBe(400);
+    },
+  );
 
-  it('keeps the database error in PostgREST\'s body', () => {
-    const error = fromDatabaseError({ code: 'P0011', message: 'handle_taken', hint: 'choose another handle' }, 'authenticated');
+  it("keeps the database error in PostgREST's body", () => {
+    const error = fromDatabaseError(
+      { code: 'P0011', message: 'handle_taken', hint: 'choose another handle' },
+      'authenticated',
+    );
     expect(error.status).toBe(400);
-    expect(error.body()).toEqual({ code: 'P0011', details: null, hint: 'choose another handle', message: 'handle_taken' });
+    expect(error.body()).toEqual({
+      code: 'P0011',
+      details: null,
+      hint: 'choose another handle',
+      message: 'handle_taken',
+    });
   });
 });
 
 describe('syntax errors in the statement localbase built', () => {
-  const quoting = 'unterminated dollar-quoted string at or near "$a$ ), "public"."groups"."name" FROM "public"."groups" ) SELECT null::bigint AS total"';
+  const quoting =
+    'unterminated dollar-quoted string at or near "$a$ ), "public"."groups"."name" FROM "public"."groups" ) SELECT null::bigint AS total"';
 
   it('never quote the statement: the code and what went wrong stay, the quoted text goes', () => {
     const error = fromDatabaseError({ code: '42601', message: quoting, position: '54' }, 'anon');
     expect(error.status).toBe(400);
-    expect(error.body()).toEqual({ code: '42601', details: null, hint: null, message: 'unterminated dollar-quoted string' });
-    expect(fromDatabaseError({ code: '42601', message: 'syntax error at or near "text"', position: '40' }, 'anon').message).toBe('syntax error');
+    expect(error.body()).toEqual({
+      code: '42601',
+      details: null,
+      hint: null,
+      message: 'unterminated dollar-quoted string',
+    });
+    expect(
+      fromDatabaseError({ code: '42601', message: 'syntax error at or near "text"', position: '40' }, 'anon').message,
+    ).toBe('syntax error');
   });
 
-  it('keep a syntax error raised inside the app\'s own function (no position in the statement sent) as it is', () => {
-    const inFunction = { code: '42601', message: 'syntax error at or near "from"', internalPosition: '8', internalQuery: 'select from from' };
+  it("keep a syntax error raised inside the app's own function (no position in the statement sent) as it is", () => {
+    const inFunction = {
+      code: '42601',
+      message: 'syntax error at or near "from"',
+      internalPosition: '8',
+      internalQuery: 'select from from',
+    };
     expect(fromDatabaseError(inFunction, 'authenticated').message).toBe('syntax error at or near "from"');
   });
 
-  it('keep other errors that point into the statement, whose messages name only the request\'s own words', () => {
-    const error = fromDatabaseError({ code: '22P02', message: 'invalid input syntax for type integer: "abc"', position: '16' }, 'anon');
+  it("keep other errors that point into the statement, whose messages name only the request's own words", () => {
+    const error = fromDatabaseError(
+      { code: '22P02', message: 'invalid input syntax for type integer: "abc"', position: '16' },
+      'anon',
+    );
     expect(error.message).toBe('invalid input syntax for type integer: "abc"');
-    expect(fromDatabaseError({ code: '42601', message: 'syntax error at end of input', position: '90' }, 'anon').message).toBe('syntax error at end of input');
+    expect(
+      fromDatabaseError({ code: '42601', message: 'syntax error at end of input', position: '90' }, 'anon').message,
+    ).toBe('syntax error at end of input');
   });
 });
 
@@ -110,10 +141,16 @@ describe('telling database errors from a lost connection', () => {
     expect(isConnectionLost(epipe)).toBe(true);
   });
 
-  it('knows pg\'s words for a connection that ended', () => {
+  it("knows pg's words for a connection that ended", () => {
     expect(isConnectionLost(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isConnectionLost(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
     expect(isConnectionLost({ code: '23505', message: 'duplicate key value violates unique constraint' })).toBe(false);
-    expect(isDatabaseError({ code: '57P01', message: 'terminating connection due to administrator command', severity: 'FATAL' })).toBe(true);
+    expect(
+      isDatabaseError({
+        code: '57P01',
+        message: 'terminating connection due to administrator command',
+        severity: 'FATAL',
+      }),
+    ).toBe(true);
   });
 });

@@ -60,12 +60,15 @@ function postRaw(path: string, body: Buffer, options: { chunked: boolean; extra?
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
     // In 1 MiB pieces, as a slow client or a proxy streams it.
-    for (let offset = 0; offset < body.length; offset += 1024 * 1024) request.write(body.subarray(offset, offset + 1024 * 1024));
+    for (let offset = 0; offset < body.length; offset += 1024 * 1024)
+      request.write(body.subarray(offset, offset + 1024 * 1024));
     request.end();
   });
 }
@@ -82,7 +85,9 @@ describe('body sizes', () => {
   it(`takes a backup just under the ${JSON_BODY_LIMIT_BYTES}-byte JSON limit`, async () => {
     const before = await backupCount();
     const blob = 'x'.repeat(JSON_BODY_LIMIT_BYTES - 1024);
-    const { status } = await send('/rest/v1/user_backups', JSON.stringify({ user_id: user.id, payload: { blob } }), { prefer: 'return=minimal' });
+    const { status } = await send('/rest/v1/user_backups', JSON.stringify({ user_id: user.id, payload: { blob } }), {
+      prefer: 'return=minimal',
+    });
     expect(status).toBe(201);
     expect(await backupCount()).toBe(before + 1);
   }, 120_000);
@@ -90,25 +95,49 @@ describe('body sizes', () => {
   it.each([
     ['with a Content-Length', false],
     ['chunked', true],
-  ])('refuses a body over the limit %s with 413 naming it, on an intact connection, and writes nothing', async (_how, chunked) => {
-    const before = await backupCount();
-    const body = Buffer.from(JSON.stringify({ user_id: user.id, payload: { blob: 'x'.repeat(JSON_BODY_LIMIT_BYTES + 10) } }));
-    const rest = await postRaw('/rest/v1/user_backups', body, { chunked });
-    expect(rest.status).toBe(413);
-    expect(rest.body).toEqual({ code: 'PT413', details: null, hint: null, message: expect.stringContaining(String(JSON_BODY_LIMIT_BYTES)) });
-    expect(await backupCount()).toBe(before);
+  ])(
+    'refuses a body over the limit %s with 413 naming it, on an intact connection, and writes nothing',
+    async (_how, chunked) => {
+      const before = await backupCount();
+      const body = Buffer.from(
+        JSON.stringify({ user_id: user.id, payload: { blob: 'x'.repeat(JSON_BODY_LIMIT_BYTES + 10) } }),
+      );
+      const rest = await postRaw('/rest/v1/user_backups', body, { chunked });
+      expect(rest.status).toBe(413);
+      expect(rest.body).toEqual({
+        code: 'PT413',
+        details: null,
+        hint: null,
+        message: expect.stringContaining(String(JSON_BODY_LIMIT_BYTES)),
+      });
+      expect(await backupCount()).toBe(before);
 
-    const auth = await postRaw('/auth/v1/signup', body, { chunked, extra: auth2024 });
-    expect(auth).toEqual({ status: 413, body: { code: 'request_entity_too_large', message: `Request body too large (max ${JSON_BODY_LIMIT_BYTES} bytes)` } });
+      const auth = await postRaw('/auth/v1/signup', body, { chunked, extra: auth2024 });
+      expect(auth).toEqual({
+        status: 413,
+        body: {
+          code: 'request_entity_too_large',
+          message: `Request body too large (max ${JSON_BODY_LIMIT_BYTES} bytes)`,
+        },
+      });
 
-    const storage = await postRaw('/storage/v1/object/list/study-material', body, { chunked });
-    expect(storage.status).toBe(413);
-    expect(storage.body).toMatchObject({ statusCode: '413', code: 'EntityTooLarge', message: expect.stringContaining(String(JSON_BODY_LIMIT_BYTES)) });
+      const storage = await postRaw('/storage/v1/object/list/study-material', body, { chunked });
+      expect(storage.status).toBe(413);
+      expect(storage.body).toMatchObject({
+        statusCode: '413',
+        code: 'EntityTooLarge',
+        message: expect.stringContaining(String(JSON_BODY_LIMIT_BYTES)),
+      });
 
-    const management = await postRaw('/v1/projects/local/database/query', body, { chunked, extra: { authorization: `Bearer ${localbase.accessToken}` } });
-    expect(management.status).toBe(413);
-    expect(management.body.message).toContain(String(JSON_BODY_LIMIT_BYTES));
-  }, 120_000);
+      const management = await postRaw('/v1/projects/local/database/query', body, {
+        chunked,
+        extra: { authorization: `Bearer ${localbase.accessToken}` },
+      });
+      expect(management.status).toBe(413);
+      expect(management.body.message).toContain(String(JSON_BODY_LIMIT_BYTES));
+    },
+    120_000,
+  );
 });
 
 describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
@@ -123,14 +152,26 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
     ] as const) {
       const { status, body } = await send(path, `{"user_id":"${user.id}","payload":${deep}}`, {}, method);
       expect(status, path).toBe(400);
-      expect(body).toEqual({ code: 'PGRST102', details: expect.stringContaining(String(MAX_JSON_DEPTH)), hint: null, message: 'Empty or invalid json' });
+      expect(body).toEqual({
+        code: 'PGRST102',
+        details: expect.stringContaining(String(MAX_JSON_DEPTH)),
+        hint: null,
+        message: 'Empty or invalid json',
+      });
     }
     expect(await backupCount()).toBe(before);
   });
 
-  it('is a 400 bad_json on auth, in GoTrue\'s shape', async () => {
-    const signup = await send('/auth/v1/signup', `{"email":"deep@example.com","password":"123456","data":{"x":${nestedObject(10_000)}}}`, auth2024);
-    expect(signup).toEqual({ status: 400, body: { code: 'bad_json', message: expect.stringMatching(/^Could not parse request body as JSON: .*256/) } });
+  it("is a 400 bad_json on auth, in GoTrue's shape", async () => {
+    const signup = await send(
+      '/auth/v1/signup',
+      `{"email":"deep@example.com","password":"123456","data":{"x":${nestedObject(10_000)}}}`,
+      auth2024,
+    );
+    expect(signup).toEqual({
+      status: 400,
+      body: { code: 'bad_json', message: expect.stringMatching(/^Could not parse request body as JSON: .*256/) },
+    });
     const login = await send('/auth/v1/token?grant_type=password', `{"email":${deep}}`, auth2024);
     expect(login.status).toBe(400);
     expect(await count(`select count(*)::int as n from auth.users where email = 'deep@example.com'`)).toBe(0);
@@ -138,7 +179,15 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
 
   it('is a 400 InvalidRequest on storage and a 400 on the management API', async () => {
     const list = await send('/storage/v1/object/list/study-material', `{"prefix":${deep}}`);
-    expect(list).toEqual({ status: 400, body: { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message: expect.stringContaining('256') } });
+    expect(list).toEqual({
+      status: 400,
+      body: {
+        statusCode: '400',
+        code: 'InvalidRequest',
+        error: 'Bad Request',
+        message: expect.stringContaining('256'),
+      },
+    });
     const management = await fetch(`${localbase.url}/v1/projects/local/database/query`, {
       method: 'POST',
       headers: { authorization: `Bearer ${localbase.accessToken}`, 'content-type': 'application/json' },
@@ -149,11 +198,20 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
 
   it(`keeps exactly ${MAX_JSON_DEPTH} levels (a row, its payload and what is inside), and brackets in strings do not count`, async () => {
     const inner = nestedObject(MAX_JSON_DEPTH - 2);
-    const accepted = await send('/rest/v1/user_backups', `{"user_id":"${user.id}","payload":${inner}}`, { prefer: 'return=minimal' });
+    const accepted = await send('/rest/v1/user_backups', `{"user_id":"${user.id}","payload":${inner}}`, {
+      prefer: 'return=minimal',
+    });
     expect(accepted.status).toBe(201);
-    const tooDeep = await send('/rest/v1/user_backups', `{"user_id":"${user.id}","payload":${nestedObject(MAX_JSON_DEPTH)}}`);
+    const tooDeep = await send(
+      '/rest/v1/user_backups',
+      `{"user_id":"${user.id}","payload":${nestedObject(MAX_JSON_DEPTH)}}`,
+    );
     expect(tooDeep.status).toBe(400);
-    const brackets = await send('/rest/v1/user_backups', JSON.stringify({ user_id: user.id, payload: { note: '['.repeat(5000) + '{'.repeat(5000) } }), { prefer: 'return=minimal' });
+    const brackets = await send(
+      '/rest/v1/user_backups',
+      JSON.stringify({ user_id: user.id, payload: { note: '['.repeat(5000) + '{'.repeat(5000) } }),
+      { prefer: 'return=minimal' },
+    );
     expect(brackets.status).toBe(201);
   });
 
@@ -168,28 +226,51 @@ describe('values validated before the database sees them', () => {
     const email = `${'a'.repeat(288)}@example.com`;
     expect(email).toHaveLength(300);
     const signup = await send('/auth/v1/signup', JSON.stringify({ email, password: 'secret-enough' }), auth2024);
-    expect(signup).toEqual({ status: 400, body: { code: 'validation_failed', message: 'An email address is too long' } });
+    expect(signup).toEqual({
+      status: 400,
+      body: { code: 'validation_failed', message: 'An email address is too long' },
+    });
     const admin = await fetch(`${localbase.url}/auth/v1/admin/users`, {
       method: 'POST',
-      headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}`, 'content-type': 'application/json' },
+      headers: {
+        apikey: localbase.serviceRoleKey,
+        authorization: `Bearer ${localbase.serviceRoleKey}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ email, password: 'secret-enough' }),
     });
     expect(admin.status).toBe(400);
-    const login = await send('/auth/v1/token?grant_type=password', JSON.stringify({ email, password: 'secret-enough' }), auth2024);
+    const login = await send(
+      '/auth/v1/token?grant_type=password',
+      JSON.stringify({ email, password: 'secret-enough' }),
+      auth2024,
+    );
     expect(login).toEqual({ status: 400, body: { code: 'invalid_credentials', message: 'Invalid login credentials' } });
     expect(await count(`select count(*)::int as n from auth.users where length(email) > 255`)).toBe(0);
   });
 
   it('answers NUL characters and over-long tokens in auth with 400, never 500', async () => {
-    const nulMetadata = await send('/auth/v1/signup', JSON.stringify({ email: 'nul@example.com', password: 'secret-enough', data: { bio: 'a\u0000b' } }), auth2024);
+    const nulMetadata = await send(
+      '/auth/v1/signup',
+      JSON.stringify({ email: 'nul@example.com', password: 'secret-enough', data: { bio: 'a\u0000b' } }),
+      auth2024,
+    );
     expect(nulMetadata.status).toBe(400);
     expect(nulMetadata.body.code).toBe('validation_failed');
     expect(await count(`select count(*)::int as n from auth.users where email = 'nul@example.com'`)).toBe(0);
     for (const refreshToken of ['a\u0000b', 'x'.repeat(300)]) {
-      const refresh = await send('/auth/v1/token?grant_type=refresh_token', JSON.stringify({ refresh_token: refreshToken }), auth2024);
+      const refresh = await send(
+        '/auth/v1/token?grant_type=refresh_token',
+        JSON.stringify({ refresh_token: refreshToken }),
+        auth2024,
+      );
       expect(refresh).toEqual({ status: 400, body: { code: 'refresh_token_not_found', message: expect.any(String) } });
     }
-    const nulLogin = await send('/auth/v1/token?grant_type=password', JSON.stringify({ email: 'a\u0000@example.com', password: 'x' }), auth2024);
+    const nulLogin = await send(
+      '/auth/v1/token?grant_type=password',
+      JSON.stringify({ email: 'a\u0000@example.com', password: 'x' }),
+      auth2024,
+    );
     expect(nulLogin.status).toBe(400);
     const page = await fetch(`${localbase.url}/auth/v1/admin/users?page=1e300`, {
       headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}`, ...auth2024 },
@@ -201,7 +282,10 @@ describe('values validated before the database sees them', () => {
 describe('database client errors are 4xx on the data API', () => {
   it('answers a NUL character in a JSON string written to jsonb with 400 (22P05), writing nothing', async () => {
     const before = await backupCount();
-    const { status, body } = await send('/rest/v1/user_backups', JSON.stringify({ user_id: user.id, payload: { note: 'a\u0000b' } }));
+    const { status, body } = await send(
+      '/rest/v1/user_backups',
+      JSON.stringify({ user_id: user.id, payload: { note: 'a\u0000b' } }),
+    );
     expect(status).toBe(400);
     expect(body.code).toBe('22P05');
     expect(await backupCount()).toBe(before);
@@ -213,18 +297,32 @@ describe('database client errors are 4xx on the data API', () => {
     expect(outOfRange).toMatchObject({ status: 400, body: { code: '22003' } });
     const check = await send(settings, JSON.stringify({ day_offset_hours: 30 }), {}, 'PATCH');
     expect(check).toMatchObject({ status: 400, body: { code: '23514' } });
-    const text = await send(`/rest/v1/user_profiles?user_id=eq.${user.id}`, JSON.stringify({ display_name: 'a\u0000b' }), {}, 'PATCH');
+    const text = await send(
+      `/rest/v1/user_profiles?user_id=eq.${user.id}`,
+      JSON.stringify({ display_name: 'a\u0000b' }),
+      {},
+      'PATCH',
+    );
     expect(text.status).toBe(400);
     expect(text.body.code).toMatch(/^22/);
   });
 
-  it('answers the project\'s own raised codes (P0010 invalid handle, P0011 handle taken) with 400', async () => {
+  it("answers the project's own raised codes (P0010 invalid handle, P0011 handle taken) with 400", async () => {
     const other = await signedUpClient(localbase, 'handle-owner');
     const taken = await other.client.rpc('community_bootstrap_profile', { p_handle: 'taken_handle' });
     expect(taken.error).toBeNull();
-    const invalid = await send('/rest/v1/rpc/community_bootstrap_profile', JSON.stringify({ p_handle: 'no spaces allowed' }));
+    const invalid = await send(
+      '/rest/v1/rpc/community_bootstrap_profile',
+      JSON.stringify({ p_handle: 'no spaces allowed' }),
+    );
     expect(invalid).toMatchObject({ status: 400, body: { code: 'P0010', message: 'invalid_handle' } });
-    const duplicate = await send('/rest/v1/rpc/community_bootstrap_profile', JSON.stringify({ p_handle: 'taken_handle' }));
-    expect(duplicate).toMatchObject({ status: 400, body: { code: 'P0011', message: 'handle_taken', hint: 'choose another handle' } });
+    const duplicate = await send(
+      '/rest/v1/rpc/community_bootstrap_profile',
+      JSON.stringify({ p_handle: 'taken_handle' }),
+    );
+    expect(duplicate).toMatchObject({
+      status: 400,
+      body: { code: 'P0011', message: 'handle_taken', hint: 'choose another handle' },
+    });
   });
 });

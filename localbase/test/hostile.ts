@@ -21,16 +21,24 @@ export interface Answer {
 
 export async function call(url: string, init: RequestInit): Promise<Answer> {
   const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_DEADLINE_MS) });
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    text: await response.text(),
+  };
 }
 
 const errorShapes: Record<Family, (body: Record<string, unknown>) => boolean> = {
-  rest: (body) => typeof body.code === 'string' && typeof body.message === 'string' && 'details' in body && 'hint' in body,
+  rest: (body) =>
+    typeof body.code === 'string' && typeof body.message === 'string' && 'details' in body && 'hint' in body,
   auth: (body) =>
     (typeof body.code === 'string' && typeof body.message === 'string') ||
     (typeof body.code === 'number' && typeof body.error_code === 'string' && typeof body.msg === 'string'),
   storage: (body) =>
-    typeof body.statusCode === 'string' && typeof body.code === 'string' && typeof body.error === 'string' && typeof body.message === 'string',
+    typeof body.statusCode === 'string' &&
+    typeof body.code === 'string' &&
+    typeof body.error === 'string' &&
+    typeof body.message === 'string',
 };
 
 /** The API gateway's refusal of a missing or unknown API key, the same in front of every family. */
@@ -52,7 +60,10 @@ export function expectApiAnswer(family: Family, answer: Answer, what: string): v
     throw new Error(`${what} -> ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`);
   }
   const fields = body as Record<string, unknown>;
-  expect(errorShapes[family](fields) || isApiKeyRefusal(answer.status, fields), `${what} -> ${answer.status} ${answer.text.slice(0, 300)}`).toBe(true);
+  expect(
+    errorShapes[family](fields) || isApiKeyRefusal(answer.status, fields),
+    `${what} -> ${answer.status} ${answer.text.slice(0, 300)}`,
+  ).toBe(true);
 }
 
 /** Strings from every corner of unicode, lone surrogates and NUL included. */
@@ -60,7 +71,21 @@ export const oddText = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary' }),
   fc.string({ unit: 'grapheme' }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', '\u202e', '\ufeff', '%00', '\\u0000', '😀'.repeat(50), '"', "'", '\\', ''),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    '\u202e',
+    '\ufeff',
+    '%00',
+    '\\u0000',
+    '😀'.repeat(50),
+    '"',
+    "'",
+    '\\',
+    '',
+  ),
 );
 
 /** JSON text nested past the parser's limit, or just inside it. */
@@ -70,17 +95,33 @@ const deepJson = fc
 
 /** Objects whose keys are the ones that poison naive JavaScript: written as text, as an attacker sends them. */
 const prototypeJson = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'), fc.jsonValue({ maxDepth: 2 }))
+  .tuple(
+    fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'),
+    fc.jsonValue({ maxDepth: 2 }),
+  )
   .map(([key, value]) => `{"${key}":${JSON.stringify(value) ?? 'null'},"constructor":{"prototype":{"polluted":true}}}`);
 
 const hugeJson = fc.integer({ min: 100_000, max: 2_000_000 }).map((size) => JSON.stringify({ blob: 'x'.repeat(size) }));
 
-const numbersJson = fc.constantFrom('1e308', '-1e308', '1e-400', '123456789012345678901234567890', '-0', '[1e999]', '{"n": 9007199254740993}');
+const numbersJson = fc.constantFrom(
+  '1e308',
+  '-1e308',
+  '1e-400',
+  '123456789012345678901234567890',
+  '-0',
+  '[1e999]',
+  '{"n": 9007199254740993}',
+);
 
 /** Text of a JSON body: ordinary values, deep, huge, prototype keys, odd numbers, or not JSON at all. */
 export const hostileJsonText = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value) ?? 'null') },
-  { weight: 2, arbitrary: fc.dictionary(oddText, fc.oneof(oddText, fc.jsonValue({ maxDepth: 2 }))).map((value) => JSON.stringify(value)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .dictionary(oddText, fc.oneof(oddText, fc.jsonValue({ maxDepth: 2 })))
+      .map((value) => JSON.stringify(value)),
+  },
   { weight: 1, arbitrary: deepJson },
   { weight: 1, arbitrary: prototypeJson },
   { weight: 1, arbitrary: hugeJson },
@@ -89,14 +130,19 @@ export const hostileJsonText = fc.oneof(
 );
 
 /** Printable ASCII only: what a header may carry (fetch refuses anything else before sending). */
-export const headerText = fc.string({ unit: 'binary-ascii', maxLength: 80 }).map((text) => text.replace(/[^\x20-\x7e]/g, '').trim());
+export const headerText = fc
+  .string({ unit: 'binary-ascii', maxLength: 80 })
+  .map((text) => text.replace(/[^\x20-\x7e]/g, '').trim());
 
 /** Percent-encodes every byte of the UTF-8 text except unreserved characters and, when asked, '/'. */
 export function encodePath(text: string, keepSlash = true): string {
   let out = '';
   for (const byte of new TextEncoder().encode(text)) {
     const char = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-._~]/.test(char) || (keepSlash && char === '/') ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out +=
+      /[A-Za-z0-9\-._~]/.test(char) || (keepSlash && char === '/')
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }

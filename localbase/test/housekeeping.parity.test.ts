@@ -17,7 +17,9 @@ afterAll(async () => {
 
 describe('expireStalePresence', () => {
   it('runs the sweep function when it exists, and reports when it does not', async () => {
-    const exists = await database.pool.query("select to_regprocedure('public.expire_stale_presence()') is not null as found");
+    const exists = await database.pool.query(
+      "select to_regprocedure('public.expire_stale_presence()') is not null as found",
+    );
     if (!exists.rows[0]?.found) {
       expect(await expireStalePresence(database.pool)).toBe(false);
       await database.pool.query(`

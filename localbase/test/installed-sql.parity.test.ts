@@ -26,7 +26,10 @@ const probe = (answer: number): Installation => ({
 });
 
 async function probeAnswer(): Promise<number> {
-  return (await database.pool.query<{ answer: number }>('select _localbase.install_probe() as answer')).rows[0]?.answer ?? Number.NaN;
+  return (
+    (await database.pool.query<{ answer: number }>('select _localbase.install_probe() as answer')).rows[0]?.answer ??
+    Number.NaN
+  );
 }
 
 describe('installIfChanged', () => {
@@ -48,7 +51,9 @@ describe('installIfChanged', () => {
     expect(await probeAnswer()).toBe(2);
     await database.pool.query('drop table _localbase.install_probe_rows');
     expect(await installIfChanged(database.pool, probe(2))).toBe(true);
-    const { rows } = await database.pool.query<{ found: boolean }>(`select to_regclass('_localbase.install_probe_rows') is not null as found`);
+    const { rows } = await database.pool.query<{ found: boolean }>(
+      `select to_regclass('_localbase.install_probe_rows') is not null as found`,
+    );
     expect(rows[0]?.found).toBe(true);
   });
 
@@ -56,7 +61,9 @@ describe('installIfChanged', () => {
     await database.pool.query('drop schema _localbase cascade');
     expect(await installIfChanged(database.pool, probe(3))).toBe(true);
     await installSessionGuard(database.pool);
-    const { rows } = await database.pool.query<{ found: boolean }>(`select to_regprocedure('_localbase.require_live_session(uuid)') is not null as found`);
+    const { rows } = await database.pool.query<{ found: boolean }>(
+      `select to_regprocedure('_localbase.require_live_session(uuid)') is not null as found`,
+    );
     expect(rows[0]?.found).toBe(true);
   });
 });

@@ -58,7 +58,13 @@ describe('npm run backend', () => {
   it('prints the status block, writes status.json with mode 0600, serves, and exits 0 on SIGTERM; keys survive a restart', async () => {
     const first = await startBackend();
     const status = statusSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'status.json'), 'utf8')));
-    for (const value of [status.api_url, status.anon_key, status.service_role_key, status.access_token, status.data_dir]) {
+    for (const value of [
+      status.api_url,
+      status.anon_key,
+      status.service_role_key,
+      status.access_token,
+      status.data_dir,
+    ]) {
       expect(first.output).toContain(value);
     }
     expect((await stat(path.join(dataDir, 'status.json'))).mode & 0o777).toBe(0o600);

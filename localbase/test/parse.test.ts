@@ -3,7 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot } from '../src/rest/catalog.ts';
 import { PostgrestError } from '../src/rest/errors.ts';
-import { MAX_NESTING_DEPTH, parseFilterValue, parseLogic, parseOrder, parseQueryParams, parseSelect } from '../src/rest/parse.ts';
+import {
+  MAX_NESTING_DEPTH,
+  parseFilterValue,
+  parseLogic,
+  parseOrder,
+  parseQueryParams,
+  parseSelect,
+} from '../src/rest/parse.ts';
 import { buildReadPlan } from '../src/rest/plan.ts';
 import { Params, readStatement } from '../src/rest/sql.ts';
 
@@ -19,11 +26,27 @@ function refusedWith(run: () => unknown): PostgrestError {
 
 describe('filters', () => {
   it('reads operators with not., modifiers, languages and quoted in-lists', () => {
-    expect(parseFilterValue('not.ilike.*bio*')).toEqual({ negate: true, operation: { kind: 'quantified', operator: 'ilike', quantifier: undefined, value: '*bio*' } });
-    expect(parseFilterValue('in.(a,"b,c","d\\"e")')).toEqual({ negate: false, operation: { kind: 'in', values: ['a', 'b,c', 'd"e'] } });
+    expect(parseFilterValue('not.ilike.*bio*')).toEqual({
+      negate: true,
+      operation: { kind: 'quantified', operator: 'ilike', quantifier: undefined, value: '*bio*' },
+    });
+    expect(parseFilterValue('in.(a,"b,c","d\\"e")')).toEqual({
+      negate: false,
+      operation: { kind: 'in', values: ['a', 'b,c', 'd"e'] },
+    });
     expect(parseFilterValue('is.TRUE')).toEqual({ negate: false, operation: { kind: 'is', value: 'true' } });
-    expect(parseFilterValue('like(any).{O*,P*}').operation).toEqual({ kind: 'quantified', operator: 'like', quantifier: 'any', value: '{O*,P*}' });
-    expect(parseFilterValue('not.phfts(english).The Fat Cats').operation).toEqual({ kind: 'fts', operator: 'phfts', language: 'english', value: 'The Fat Cats' });
+    expect(parseFilterValue('like(any).{O*,P*}').operation).toEqual({
+      kind: 'quantified',
+      operator: 'like',
+      quantifier: 'any',
+      value: '{O*,P*}',
+    });
+    expect(parseFilterValue('not.phfts(english).The Fat Cats').operation).toEqual({
+      kind: 'fts',
+      operator: 'phfts',
+      language: 'english',
+      value: 'The Fat Cats',
+    });
     expect(parseFilterValue('isdistinct.5').operation).toEqual({ kind: 'isdistinct', value: '5' });
     for (const operator of ['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj', 'neq']) {
       expect(parseFilterValue(`${operator}.x`).operation).toEqual({ kind: 'simple', operator, value: 'x' });
@@ -38,19 +61,30 @@ describe('filters', () => {
       details: 'unexpected "n" expecting "not" or operator (eq, gt, ...)',
       hint: null,
     });
-    for (const value of ['eq', 'is.maybe', 'in.a,b', 'fts().x']) expect(() => parseFilterValue(value)).toThrow(PostgrestError);
+    for (const value of ['eq', 'is.maybe', 'in.a,b', 'fts().x'])
+      expect(() => parseFilterValue(value)).toThrow(PostgrestError);
   });
 });
 
 describe('logic trees', () => {
   it('reads nested trees with not. at any level and embed paths', () => {
-    const { path, tree } = parseLogic('actors.not.or', '(first_name.eq.a,and(age.is.null,not.or(id.gt.1,last_name.like.x*)))');
+    const { path, tree } = parseLogic(
+      'actors.not.or',
+      '(first_name.eq.a,and(age.is.null,not.or(id.gt.1,last_name.like.x*)))',
+    );
     expect(path).toEqual(['actors']);
     expect(tree).toMatchObject({
       kind: 'logic',
       negate: true,
       operator: 'or',
-      children: [{ kind: 'filter' }, { kind: 'logic', operator: 'and', children: [{ kind: 'filter' }, { kind: 'logic', negate: true, operator: 'or' }] }],
+      children: [
+        { kind: 'filter' },
+        {
+          kind: 'logic',
+          operator: 'and',
+          children: [{ kind: 'filter' }, { kind: 'logic', negate: true, operator: 'or' }],
+        },
+      ],
     });
   });
 
@@ -71,10 +105,23 @@ describe('logic trees', () => {
 describe('select, order', () => {
   it('reads fields, aliases, casts, JSON paths, embeds with hints, join types and spreads', () => {
     expect(parseSelect('id::text,n:data->a->>b,dir:directors!director_id!inner(*),...roles(character)')).toEqual([
-      { kind: 'field', field: { name: 'id', jsonPath: [] }, cast: 'text', alias: undefined, aggregate: undefined, aggregateCast: undefined },
       {
         kind: 'field',
-        field: { name: 'data', jsonPath: [{ arrow: '->', operand: { kind: 'key', value: 'a' } }, { arrow: '->>', operand: { kind: 'key', value: 'b' } }] },
+        field: { name: 'id', jsonPath: [] },
+        cast: 'text',
+        alias: undefined,
+        aggregate: undefined,
+        aggregateCast: undefined,
+      },
+      {
+        kind: 'field',
+        field: {
+          name: 'data',
+          jsonPath: [
+            { arrow: '->', operand: { kind: 'key', value: 'a' } },
+            { arrow: '->>', operand: { kind: 'key', value: 'b' } },
+          ],
+        },
         cast: undefined,
         alias: 'n',
         aggregate: undefined,
@@ -86,7 +133,16 @@ describe('select, order', () => {
         alias: 'dir',
         hint: 'director_id',
         joinType: 'inner',
-        children: [{ kind: 'field', field: { name: '*', jsonPath: [] }, cast: undefined, alias: undefined, aggregate: undefined, aggregateCast: undefined }],
+        children: [
+          {
+            kind: 'field',
+            field: { name: '*', jsonPath: [] },
+            cast: undefined,
+            alias: undefined,
+            aggregate: undefined,
+            aggregateCast: undefined,
+          },
+        ],
       },
       {
         kind: 'spread',
@@ -94,13 +150,23 @@ describe('select, order', () => {
         alias: undefined,
         hint: undefined,
         joinType: undefined,
-        children: [{ kind: 'field', field: { name: 'character', jsonPath: [] }, cast: undefined, alias: undefined, aggregate: undefined, aggregateCast: undefined }],
+        children: [
+          {
+            kind: 'field',
+            field: { name: 'character', jsonPath: [] },
+            cast: undefined,
+            alias: undefined,
+            aggregate: undefined,
+            aggregateCast: undefined,
+          },
+        ],
       },
     ]);
   });
 
   it('refuses a cast that is not a type name', () => {
-    for (const select of ['id::text)', 'id::"x"', 'id::text;drop', 'id,(select 1)']) expect(() => parseSelect(select)).toThrow(PostgrestError);
+    for (const select of ['id::text)', 'id::"x"', 'id::text;drop', 'id,(select 1)'])
+      expect(() => parseSelect(select)).toThrow(PostgrestError);
   });
 
   it('refuses a cast word PostgreSQL would read as a dollar quote, a parameter or a number', () => {
@@ -117,9 +183,15 @@ describe('select, order', () => {
   });
 
   it('takes casts of several words and words holding $ or digits after their first letter', () => {
-    const casts = (select: string) => parseSelect(select).map((item) => (item.kind === 'field' ? item.cast : undefined));
+    const casts = (select: string) =>
+      parseSelect(select).map((item) => (item.kind === 'field' ? item.cast : undefined));
     expect(casts('a::double precision,b::timestamp with time zone,c::int4,d::my$type,e::_text,f::ñame')).toEqual([
-      'double precision', 'timestamp with time zone', 'int4', 'my$type', '_text', 'ñame',
+      'double precision',
+      'timestamp with time zone',
+      'int4',
+      'my$type',
+      '_text',
+      'ñame',
     ]);
   });
 
@@ -132,10 +204,23 @@ describe('select, order', () => {
     expect(parseOrder('title.desc.nullslast,id,data->>a.asc,clients(name).desc')).toEqual([
       { kind: 'field', field: { name: 'title', jsonPath: [] }, direction: 'desc', nulls: 'nullslast' },
       { kind: 'field', field: { name: 'id', jsonPath: [] }, direction: undefined, nulls: undefined },
-      { kind: 'field', field: { name: 'data', jsonPath: [{ arrow: '->>', operand: { kind: 'key', value: 'a' } }] }, direction: 'asc', nulls: undefined },
-      { kind: 'relation', relation: 'clients', field: { name: 'name', jsonPath: [] }, direction: 'desc', nulls: undefined },
+      {
+        kind: 'field',
+        field: { name: 'data', jsonPath: [{ arrow: '->>', operand: { kind: 'key', value: 'a' } }] },
+        direction: 'asc',
+        nulls: undefined,
+      },
+      {
+        kind: 'relation',
+        relation: 'clients',
+        field: { name: 'name', jsonPath: [] },
+        direction: 'desc',
+        nulls: undefined,
+      },
     ]);
-    expect(refusedWith(() => parseOrder('title.sideways')).details).toContain('expecting "asc", "desc", "nullsfirst" or "nullslast"');
+    expect(refusedWith(() => parseOrder('title.sideways')).details).toContain(
+      'expecting "asc", "desc", "nullsfirst" or "nullslast"',
+    );
   });
 });
 
@@ -149,7 +234,11 @@ describe('sql', () => {
   };
 
   it('quotes names and binds every value, building the filter once', () => {
-    const params = parseQueryParams(new URLSearchParams('select=title&title=eq.x%27;drop&or=(done.is.true,task_day.in.(1,2))&order=title.desc&limit=5'));
+    const params = parseQueryParams(
+      new URLSearchParams(
+        'select=title&title=eq.x%27;drop&or=(done.is.true,task_day.in.(1,2))&order=title.desc&limit=5',
+      ),
+    );
     const plan = buildReadPlan({
       snapshot,
       schema: 'public',
@@ -160,7 +249,12 @@ describe('sql', () => {
       maxRows: undefined,
     });
     const bind = new Params();
-    const sql = readStatement({ params: bind, column: () => undefined }, plan, { kind: 'json', stripNulls: false }, undefined);
+    const sql = readStatement(
+      { params: bind, column: () => undefined },
+      plan,
+      { kind: 'json', stripNulls: false },
+      undefined,
+    );
     expect(sql).toContain('"public"."user_tasks"."title" = $');
     expect(sql).toContain('("public"."user_tasks"."done" IS TRUE OR "public"."user_tasks"."task_day" = ANY ($');
     expect(sql).toContain('ORDER BY "public"."user_tasks"."title" DESC LIMIT $');

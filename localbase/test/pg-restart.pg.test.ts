@@ -81,7 +81,10 @@ async function insertBackup(marker: string): Promise<WriteOutcome> {
 }
 
 async function storedMarkers(): Promise<Set<string>> {
-  const response = await managementQuery(localbase, `select payload->>'marker' as marker from public.user_backups where user_id = '${userId}'`);
+  const response = await managementQuery(
+    localbase,
+    `select payload->>'marker' as marker from public.user_backups where user_id = '${userId}'`,
+  );
   expect(response.status).toBe(201);
   return new Set(((await response.json()) as { marker: string }[]).map((row) => row.marker));
 }
@@ -113,9 +116,21 @@ describe.each([
   it('recovers without a localbase restart and loses no acknowledged write', async () => {
     const writers = startWriters(mode, 6);
     // Let the writers get going, so the restart lands in the middle of transactions.
-    while (writers.outcomes.filter((outcome) => outcome.status === 201).length < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (writers.outcomes.filter((outcome) => outcome.status === 201).length < 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     // -l as at start: without it the new server keeps pg_ctl's output pipes open and pg_ctl never returns.
-    await pgCtl(['-D', cluster.dataDir, '-l', path.join(path.dirname(cluster.dataDir), 'server.log'), '-m', mode, '-w', '-t', '60', 'restart']);
+    await pgCtl([
+      '-D',
+      cluster.dataDir,
+      '-l',
+      path.join(path.dirname(cluster.dataDir), 'server.log'),
+      '-m',
+      mode,
+      '-w',
+      '-t',
+      '60',
+      'restart',
+    ]);
     // Writes keep going across the restart and for a while after it.
     const afterRestart = writers.outcomes.length;
     while (writers.outcomes.length < afterRestart + 30) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -130,7 +145,8 @@ describe.each([
     // The restart did land on requests in flight, and whatever it caught was answered as a
     // server-side failure (503 while the connection is lost), never as a client error.
     expect(refused.length, 'requests the restart caught').toBeGreaterThan(0);
-    for (const outcome of refused) expect(outcome.status === 0 || outcome.status >= 500, `${outcome.marker}: ${outcome.status}`).toBe(true);
+    for (const outcome of refused)
+      expect(outcome.status === 0 || outcome.status >= 500, `${outcome.marker}: ${outcome.status}`).toBe(true);
 
     // Once PostgreSQL is back, every request succeeds: the pool has replaced its dead connections.
     const later = await Promise.all(Array.from({ length: 20 }, (_, index) => insertBackup(`${mode}-after-${index}`)));
@@ -139,7 +155,9 @@ describe.each([
       headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
     });
     expect(read.status).toBe(200);
-    const auth = await fetch(`${localbase.url}/auth/v1/user`, { headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` } });
+    const auth = await fetch(`${localbase.url}/auth/v1/user`, {
+      headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
+    });
     expect(auth.status).toBe(200);
   }, 180_000);
 });

@@ -18,7 +18,13 @@ export async function startFixtureStack(options: { maxRows?: number } = {}): Pro
   const database = await openParityDatabase();
   let localbase: Localbase | undefined;
   try {
-    localbase = await startLocalbase({ dataDir, database, port: 0, schemas: FIXTURE_SCHEMAS, maxRows: options.maxRows });
+    localbase = await startLocalbase({
+      dataDir,
+      database,
+      port: 0,
+      schemas: FIXTURE_SCHEMAS,
+      maxRows: options.maxRows,
+    });
     const loaded = await managementQuery(localbase, await readFile(FIXTURE, 'utf8'));
     if (loaded.status !== 201) throw new Error(`fixture failed to load: ${await loaded.text()}`);
     const running = localbase;

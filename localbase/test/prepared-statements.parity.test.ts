@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import { openParityDatabase } from '#tools/testing/parity-database.ts';
 import { startLocalbase, type Localbase } from '../server.ts';
-import { forgetAllPrepared, MAX_PREPARED_PER_CONNECTION, preparedName, preparedQuery, trimPrepared } from '../src/prepared-statements.ts';
+import {
+  forgetAllPrepared,
+  MAX_PREPARED_PER_CONNECTION,
+  preparedName,
+  preparedQuery,
+  trimPrepared,
+} from '../src/prepared-statements.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
 
 let database: Database;
@@ -29,7 +35,9 @@ afterAll(async () => {
 });
 
 async function preparedOnSession(client: pg.PoolClient): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(`select name from pg_prepared_statements where name like 'lb\\_%' order by name`);
+  const { rows } = await client.query<{ name: string }>(
+    `select name from pg_prepared_statements where name like 'lb\\_%' order by name`,
+  );
   return rows.map((row) => row.name);
 }
 

@@ -27,26 +27,61 @@ afterAll(async () => {
 
 const email = fc.oneof(
   fc.emailAddress(),
-  fc.tuple(fc.integer({ min: 200, max: 400 }), fc.constantFrom('@example.com', '@x')).map(([length, domain]) => 'a'.repeat(length) + domain),
+  fc
+    .tuple(fc.integer({ min: 200, max: 400 }), fc.constantFrom('@example.com', '@x'))
+    .map(([length, domain]) => 'a'.repeat(length) + domain),
   oddText,
   fc.jsonValue({ maxDepth: 2 }),
 );
-const password = fc.oneof(fc.string({ minLength: 6, maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 200 }), fc.jsonValue({ maxDepth: 1 }), fc.constant('x'.repeat(100_000)));
-const credentials = fc.record(
-  {
-    email,
-    password,
-    data: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(oddText, oddText)),
-    refresh_token: fc.oneof(oddText, fc.constantFrom('x'.repeat(300), 'a\u0000b')),
-    gotrue_meta_security: fc.jsonValue({ maxDepth: 2 }),
-  },
-  { requiredKeys: [] },
-).map((body) => JSON.stringify(body));
+const password = fc.oneof(
+  fc.string({ minLength: 6, maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.jsonValue({ maxDepth: 1 }),
+  fc.constant('x'.repeat(100_000)),
+);
+const credentials = fc
+  .record(
+    {
+      email,
+      password,
+      data: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(oddText, oddText)),
+      refresh_token: fc.oneof(oddText, fc.constantFrom('x'.repeat(300), 'a\u0000b')),
+      gotrue_meta_security: fc.jsonValue({ maxDepth: 2 }),
+    },
+    { requiredKeys: [] },
+  )
+  .map((body) => JSON.stringify(body));
 const body = fc.oneof(credentials, hostileJsonText);
 
 const route = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('signup', 'token?grant_type=password', 'token?grant_type=refresh_token', 'logout', 'logout?scope=others', 'user', 'admin/users', 'admin/users?page=2&per_page=1', 'health') },
-  { weight: 1, arbitrary: fc.constantFrom('token', 'token?grant_type=pkce', 'logout?scope=everyone', 'admin/users?page=-1', 'admin/users?per_page=1e9', 'recover', 'verify', 'otp', 'admin/users/not-a-uuid') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      'signup',
+      'token?grant_type=password',
+      'token?grant_type=refresh_token',
+      'logout',
+      'logout?scope=others',
+      'user',
+      'admin/users',
+      'admin/users?page=2&per_page=1',
+      'health',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'token',
+      'token?grant_type=pkce',
+      'logout?scope=everyone',
+      'admin/users?page=-1',
+      'admin/users?per_page=1e9',
+      'recover',
+      'verify',
+      'otp',
+      'admin/users/not-a-uuid',
+    ),
+  },
   { weight: 1, arbitrary: oddText.map((text) => encodePath(text)) },
 );
 const bearer = fc.oneof(
@@ -58,7 +93,9 @@ function headersFor(who: string, apiVersion: boolean, contentType: string): Reco
   const headers: Record<string, string> = { apikey: localbase.anonKey };
   if (contentType !== '') headers['content-type'] = contentType;
   if (apiVersion) headers['x-supabase-api-version'] = '2024-01-01';
-  const token = { none: undefined, user: userToken, service_role: localbase.serviceRoleKey, anon: localbase.anonKey }[who as 'none'];
+  const token = { none: undefined, user: userToken, service_role: localbase.serviceRoleKey, anon: localbase.anonKey }[
+    who as 'none'
+  ];
   if (token) headers.authorization = `Bearer ${token}`;
   if (who.startsWith('raw:') && who.length > 4) headers.authorization = who.slice(4);
   return headers;
@@ -67,9 +104,19 @@ function headersFor(who: string, apiVersion: boolean, contentType: string): Reco
 const timeout = 30 * RUNS * 150 + 60_000;
 
 describe('auth under arbitrary input', () => {
-  test.prop([fc.constantFrom('POST', 'GET', 'PUT', 'DELETE'), route, body, bearer, fc.boolean(), fc.constantFrom('application/json', 'text/plain', '')], {
-    numRuns: RUNS * 3,
-  })(
+  test.prop(
+    [
+      fc.constantFrom('POST', 'GET', 'PUT', 'DELETE'),
+      route,
+      body,
+      bearer,
+      fc.boolean(),
+      fc.constantFrom('application/json', 'text/plain', ''),
+    ],
+    {
+      numRuns: RUNS * 3,
+    },
+  )(
     'answers any request with a success or a GoTrue error, never a 5xx',
     async (method, path, text, who, apiVersion, contentType) => {
       // Never end the session the later requests sign in with.

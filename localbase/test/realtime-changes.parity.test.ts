@@ -88,8 +88,12 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     for (const person of [alice, bob, carol]) await person?.client.removeAllChannels();
   });
 
-  const listen = (client: SupabaseClient, table: string, event: 'UPDATE' | 'DELETE' | '*', filter = ''): Promise<Listener<ChangePayload>> =>
-    listenForChanges(client, table, filter, event);
+  const listen = (
+    client: SupabaseClient,
+    table: string,
+    event: 'UPDATE' | 'DELETE' | '*',
+    filter = '',
+  ): Promise<Listener<ChangePayload>> => listenForChanges(client, table, filter, event);
 
   it("delivers a member's UPDATE to another member with the new row and the old key, and nothing to a non-member", async () => {
     const id = await seed('ev_docs', team);
@@ -204,7 +208,8 @@ it('delivers INSERT, UPDATE and DELETE of one row to a "*" binding, in order', a
   await sql(`insert into public.ev_docs (id, team, title) values (9001, 'star', 'first')`);
   await sql(`update public.ev_docs set title = 'second' where id = 9001`);
   await sql(`delete from public.ev_docs where id = 9001`);
-  for (let waited = 0; listens.received.length < 3 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; listens.received.length < 3 && waited < 5000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   expect(listens.received.map((payload) => [payload.eventType, payload.new, payload.old])).toEqual([
     ['INSERT', { id: 9001, team: 'star', title: 'first', secret: null }, {}],
     ['UPDATE', { id: 9001, team: 'star', title: 'second', secret: null }, { id: 9001 }],

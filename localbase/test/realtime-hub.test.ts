@@ -47,11 +47,21 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
       if (text.includes('delete from _localbase.realtime_changes')) {
         const rows = drained
           ? []
-          : [{ id: 1, schema_name: 'public', table_name: 'notes', event: 'INSERT', record: { id: 7 }, committed_at: new Date(Date.now() + 60_000) }];
+          : [
+              {
+                id: 1,
+                schema_name: 'public',
+                table_name: 'notes',
+                event: 'INSERT',
+                record: { id: 7 },
+                committed_at: new Date(Date.now() + 60_000),
+              },
+            ];
         drained = true;
         return { rows };
       }
-      if (text.includes('_localbase.realtime_visibility')) throw new Error('the read check runs in a transaction of its own');
+      if (text.includes('_localbase.realtime_visibility'))
+        throw new Error('the read check runs in a transaction of its own');
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };
     },
     connect: async () => client,
@@ -63,7 +73,10 @@ function token(sub: string): VerifiedToken {
   return { role: 'authenticated', claims: { role: 'authenticated', sub } };
 }
 
-async function deliverOnce(database: FakeDatabase, tokens: VerifiedToken[]): Promise<{ logged: unknown[]; sent: Frame[][] }> {
+async function deliverOnce(
+  database: FakeDatabase,
+  tokens: VerifiedToken[],
+): Promise<{ logged: unknown[]; sent: Frame[][] }> {
   const logged: unknown[] = [];
   const sent: Frame[][] = tokens.map(() => []);
   const hub = new RealtimeHub(database.pool, (error) => logged.push(error));
@@ -92,7 +105,9 @@ const seen = (reader: number, visible: boolean, errorCode: string | null = null)
 describe("the realtime hub's read check", () => {
   it('asks once for all subscribers, once per distinct role and claims, and delivers by each verdict', async () => {
     const alice = token('alice');
-    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, reader.claims.includes('alice'))));
+    const database = fakeDatabase((readers) =>
+      readers.map((reader, index) => seen(index, reader.claims.includes('alice'))),
+    );
     // Two channels on one token, a third on an equal copy of it, and bob.
     const { logged, sent } = await deliverOnce(database, [alice, alice, token('alice'), token('bob')]);
     expect(database.statements).toHaveLength(1);
@@ -105,8 +120,12 @@ describe("the realtime hub's read check", () => {
   });
 
   it(`asks about more than ${READERS_PER_STATEMENT} distinct readers ${READERS_PER_STATEMENT} at a time, and keeps each verdict with its reader`, async () => {
-    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, !reader.claims.includes('"odd-'))));
-    const tokens = Array.from({ length: READERS_PER_STATEMENT + 3 }, (_, index) => token(`${index % 2 === 1 ? 'odd' : 'even'}-${index}`));
+    const database = fakeDatabase((readers) =>
+      readers.map((reader, index) => seen(index, !reader.claims.includes('"odd-'))),
+    );
+    const tokens = Array.from({ length: READERS_PER_STATEMENT + 3 }, (_, index) =>
+      token(`${index % 2 === 1 ? 'odd' : 'even'}-${index}`),
+    );
     const { sent } = await deliverOnce(database, tokens);
     expect(database.statements.map((readers) => readers.length)).toEqual([READERS_PER_STATEMENT, 3]);
     expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index % 2 === 1 ? 0 : 1)));
@@ -114,20 +133,29 @@ describe("the realtime hub's read check", () => {
 
   it('logs an unexpected failure of the statement instead of swallowing it, and withholds the change', async () => {
     const failure = new Error('the database went away');
-    const { logged, sent } = await deliverOnce(fakeDatabase(() => failure), [token('alice')]);
+    const { logged, sent } = await deliverOnce(
+      fakeDatabase(() => failure),
+      [token('alice')],
+    );
     expect(logged).toEqual([failure]);
     expect(sent).toEqual([[]]);
   });
 
   it("logs an unexpected failure of one reader's check (a policy that raises), and withholds the change from that reader only", async () => {
-    const database = fakeDatabase((readers) => readers.map((reader, index) => (reader.claims.includes('alice') ? seen(index, false, 'P0001') : seen(index, true))));
+    const database = fakeDatabase((readers) =>
+      readers.map((reader, index) =>
+        reader.claims.includes('alice') ? seen(index, false, 'P0001') : seen(index, true),
+      ),
+    );
     const { logged, sent } = await deliverOnce(database, [token('alice'), token('bob')]);
     expect(logged).toEqual([expect.objectContaining({ code: 'P0001', message: 'failed with P0001' })]);
     expect(sent.map((frames) => frames.length)).toEqual([0, 1]);
   });
 
   it('stays quiet when the subscriber simply may not read the row (42501) or its session ended', async () => {
-    const database = fakeDatabase((readers) => readers.map((reader, index) => seen(index, false, reader.claims.includes('alice') ? '42501' : 'LB401')));
+    const database = fakeDatabase((readers) =>
+      readers.map((reader, index) => seen(index, false, reader.claims.includes('alice') ? '42501' : 'LB401')),
+    );
     const { logged, sent } = await deliverOnce(database, [token('alice'), token('bob')]);
     expect(logged).toEqual([]);
     expect(sent).toEqual([[], []]);

@@ -1,6 +1,10 @@
 // A postgres_changes subscription for the realtime tests: resolves once the server confirmed the
 // join, keeps every payload it gets, and lets a test await the next one with a deadline.
-import type { RealtimePostgresChangesPayload, RealtimePostgresInsertPayload, SupabaseClient } from '@supabase/supabase-js';
+import type {
+  RealtimePostgresChangesPayload,
+  RealtimePostgresInsertPayload,
+  SupabaseClient,
+} from '@supabase/supabase-js';
 
 export type InsertPayload = RealtimePostgresInsertPayload<Record<string, unknown>>;
 export type ChangePayload = RealtimePostgresChangesPayload<Record<string, unknown>>;

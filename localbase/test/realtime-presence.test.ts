@@ -6,14 +6,22 @@ import { PresenceRegistry, REALTIME_MAX_PRESENCES_PER_TOPIC } from '../src/realt
 import { Topics, type TopicMember } from '../src/realtime/topics.ts';
 
 function member(topic: string, key: string, frames: Frame[] = []): TopicMember {
-  return { topic, joinRef: '1', broadcastSelf: false, presence: { key, enabled: false }, send: (frame) => frames.push(frame) };
+  return {
+    topic,
+    joinRef: '1',
+    broadcastSelf: false,
+    presence: { key, enabled: false },
+    send: (frame) => frames.push(frame),
+  };
 }
 
 describe('PresenceRegistry', () => {
   it(`refuses a track past ${REALTIME_MAX_PRESENCES_PER_TOPIC} entries in a topic, but not a re-track nor another topic`, () => {
     const topics = new Topics();
     const presence = new PresenceRegistry(topics);
-    const members = Array.from({ length: REALTIME_MAX_PRESENCES_PER_TOPIC }, (_, index) => member('realtime:full', `k${index}`));
+    const members = Array.from({ length: REALTIME_MAX_PRESENCES_PER_TOPIC }, (_, index) =>
+      member('realtime:full', `k${index}`),
+    );
     for (const each of members) {
       topics.add(each);
       expect(presence.track(each, { n: 1 })).toBeUndefined();
@@ -46,7 +54,10 @@ describe('PresenceRegistry', () => {
     topics.remove(tracker);
     presence.untrack(tracker);
     expect(watcherFrames.map((frame) => frame.event)).toEqual(['presence_state', 'presence_diff', 'presence_diff']);
-    expect(watcherFrames[2]?.payload).toEqual({ joins: {}, leaves: { tracker: { metas: [{ status: 'here', phx_ref: expect.any(String) }] } } });
+    expect(watcherFrames[2]?.payload).toEqual({
+      joins: {},
+      leaves: { tracker: { metas: [{ status: 'here', phx_ref: expect.any(String) }] } },
+    });
     expect(bystanderFrames).toEqual([]);
     expect(presence.state('realtime:t')).toEqual({});
   });

@@ -51,7 +51,10 @@ afterEach(async () => {
   await app.close();
 });
 
-async function open(): Promise<{ socket: WebSocket; frames: { event: string; ref: string | null; payload: { status?: string } }[] }> {
+async function open(): Promise<{
+  socket: WebSocket;
+  frames: { event: string; ref: string | null; payload: { status?: string } }[];
+}> {
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const frames: { event: string; ref: string | null; payload: { status?: string } }[] = [];
@@ -67,11 +70,23 @@ async function until(done: () => boolean, what: string): Promise<void> {
 }
 
 const join = (topic: string, ref: string, accessToken?: string) =>
-  JSON.stringify({ topic, event: 'phx_join', ref, join_ref: ref, payload: { config: { postgres_changes: [{ event: '*', schema: '*' }] }, ...(accessToken ? { access_token: accessToken } : {}) } });
+  JSON.stringify({
+    topic,
+    event: 'phx_join',
+    ref,
+    join_ref: ref,
+    payload: {
+      config: { postgres_changes: [{ event: '*', schema: '*' }] },
+      ...(accessToken ? { access_token: accessToken } : {}),
+    },
+  });
 
 describe('a realtime socket', () => {
   it('leaves no channel subscribed when it closes while its joins are still verifying their tokens', async () => {
-    const token = await signJwt({ role: 'authenticated', sub: 'student', exp: Math.floor(Date.now() / 1000) + 3600 }, SECRET);
+    const token = await signJwt(
+      { role: 'authenticated', sub: 'student', exp: Math.floor(Date.now() / 1000) + 3600 },
+      SECRET,
+    );
     const { socket, frames } = await open();
     verification.delayMs = 300;
     try {
@@ -104,10 +119,18 @@ describe('a realtime socket', () => {
     const [channel] = subscribed;
     // The client stops reading: what the server sends piles up in its socket.
     (socket as unknown as { _socket: { pause(): void } })._socket.pause();
-    const closed = new Promise<void>((resolve) => app.websocketServer.clients.forEach((server) => server.once('close', () => resolve())));
+    const closed = new Promise<void>((resolve) =>
+      app.websocketServer.clients.forEach((server) => server.once('close', () => resolve())),
+    );
     const record = { body: 'x'.repeat(1024 * 1024) };
     for (let sent = 0; sent < 2 * REALTIME_MAX_BUFFERED_BYTES && subscribed.size > 0; sent += record.body.length) {
-      channel?.send({ joinRef: '1', ref: null, topic: 'realtime:slow', event: 'postgres_changes', payload: { data: { record } } });
+      channel?.send({
+        joinRef: '1',
+        ref: null,
+        topic: 'realtime:slow',
+        event: 'postgres_changes',
+        payload: { data: { record } },
+      });
       // Let the server's socket write what the kernel takes, as between two deliveries.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -123,10 +146,19 @@ describe('a realtime socket', () => {
     const record = { body: 'x'.repeat(1024 * 1024) };
     const count = (2 * REALTIME_MAX_BUFFERED_BYTES) / record.body.length;
     for (let sent = 0; sent < count; sent += 1) {
-      channel?.send({ joinRef: '1', ref: null, topic: 'realtime:reader', event: 'postgres_changes', payload: { data: { record } } });
+      channel?.send({
+        joinRef: '1',
+        ref: null,
+        topic: 'realtime:reader',
+        event: 'postgres_changes',
+        payload: { data: { record } },
+      });
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await until(() => frames.filter((frame) => frame.event === 'postgres_changes').length === count, 'every frame read');
+    await until(
+      () => frames.filter((frame) => frame.event === 'postgres_changes').length === count,
+      'every frame read',
+    );
     expect(socket.readyState).toBe(WebSocket.OPEN);
     expect(subscribed.size).toBe(1);
     socket.close();

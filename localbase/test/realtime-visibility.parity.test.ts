@@ -42,7 +42,13 @@ let database: Database;
 let owner: pg.Pool;
 
 /** The owner's pool as the hub sees it, counting round trips other than draining the queue. */
-function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () => number; reset: () => void; asked: unknown[] } {
+function countingPool(): {
+  pool: pg.Pool;
+  roundTrips: () => number;
+  drains: () => number;
+  reset: () => void;
+  asked: unknown[];
+} {
   let roundTrips = 0;
   let drains = 0;
   /** Every reader the visibility statements were asked about. */
@@ -54,7 +60,8 @@ function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () =
           const sql = typeof text === 'string' ? text : text.text;
           if (sql.includes('delete from _localbase.realtime_changes')) drains += 1;
           else roundTrips += 1;
-          if (sql.includes('_localbase.realtime_visibility')) asked.push(...(JSON.parse(String((rest[0] as unknown[])[4])) as unknown[]));
+          if (sql.includes('_localbase.realtime_visibility'))
+            asked.push(...(JSON.parse(String((rest[0] as unknown[])[4])) as unknown[]));
           return (target.query as (...args: unknown[]) => unknown)(text, ...rest);
         };
       }
@@ -82,7 +89,8 @@ function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () =
           if (waiting === 0 && !first) roundTrips += 1;
           first = false;
           const config = typeof query === 'string' ? { text: query, values: rest[0] as unknown[] | undefined } : query;
-          if (config.text.includes('_localbase.realtime_visibility')) asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
+          if (config.text.includes('_localbase.realtime_visibility'))
+            asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
           waiting += 1;
           const answered = (target.query as (...args: unknown[]) => Promise<unknown>)(query, ...rest);
           return answered.finally(() => (waiting -= 1));
@@ -104,7 +112,10 @@ function countingPool(): { pool: pg.Pool; roundTrips: () => number; drains: () =
 }
 
 function student(id: string, sessionId?: string): VerifiedToken {
-  return { role: 'authenticated', claims: { role: 'authenticated', sub: id, ...(sessionId ? { session_id: sessionId } : {}) } };
+  return {
+    role: 'authenticated',
+    claims: { role: 'authenticated', sub: id, ...(sessionId ? { session_id: sessionId } : {}) },
+  };
 }
 
 interface Subscribed {
@@ -136,7 +147,11 @@ let nextNote = 1;
 
 /** Inserts a note as the database owner and has the hub deliver it; answers the round trips it took. */
 async function deliverNote(subscribed: Subscribed, noteOwner: string): Promise<number> {
-  await owner.query('insert into public.rt_notes (id, owner, body) values ($1, $2, $3)', [nextNote, noteOwner, `note ${nextNote}`]);
+  await owner.query('insert into public.rt_notes (id, owner, body) values ($1, $2, $3)', [
+    nextNote,
+    noteOwner,
+    `note ${nextNote}`,
+  ]);
   nextNote += 1;
   subscribed.counter.reset();
   await subscribed.hub.poke();
@@ -163,7 +178,10 @@ afterAll(async () => {
 describe('the read check of one change to many subscribers', () => {
   it.each([1, 10, 100])('takes one round trip for %i subscribers, and RLS decides for each', async (count) => {
     const students = Array.from({ length: count }, () => randomUUID());
-    const subscribed = subscribe(students.map((id) => student(id)), 'rt_notes');
+    const subscribed = subscribe(
+      students.map((id) => student(id)),
+      'rt_notes',
+    );
     try {
       // The first change also reads the table's shape (cached afterwards).
       await deliverNote(subscribed, students[0] as string);
@@ -191,7 +209,10 @@ describe('the read check of one change to many subscribers', () => {
 
   it('gives service_role every row, anon (no grant) and a student whose session ended none, quietly', async () => {
     const alice = randomUUID();
-    await owner.query(`insert into auth.users (id, aud, role, email) values ($1, 'authenticated', 'authenticated', $2)`, [alice, `${alice}@rt.test`]);
+    await owner.query(
+      `insert into auth.users (id, aud, role, email) values ($1, 'authenticated', 'authenticated', $2)`,
+      [alice, `${alice}@rt.test`],
+    );
     const live = randomUUID();
     await owner.query('insert into auth.sessions (id, user_id) values ($1, $2)', [live, alice]);
     const subscribed = subscribe(
@@ -232,7 +253,12 @@ describe('the visibility function', () => {
   const call = `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 1}', $1)`;
 
   it('switches only to the API roles, whatever a reader names', async () => {
-    const { rows } = await owner.query(call, [JSON.stringify([{ role: 'postgres', claims: '{}', session: null }, { role: 'service_role', claims: '{}', session: null }])]);
+    const { rows } = await owner.query(call, [
+      JSON.stringify([
+        { role: 'postgres', claims: '{}', session: null },
+        { role: 'service_role', claims: '{}', session: null },
+      ]),
+    ]);
     expect(rows).toEqual([
       { reader: 0, visible: false, error_code: '42501' },
       { reader: 1, visible: true, error_code: null },
@@ -269,15 +295,26 @@ describe('the visibility function', () => {
       ('2026-11-25', '2026-11-25 18:00+00', 'o''brien', 1.50), ('2026-11-25', '2026-11-25 18:00+00', 'obrien', 2)`);
     const check = (record: object) =>
       owner
-        .query(`select visible from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`, [
-          JSON.stringify(record),
-          JSON.stringify([{ role: 'service_role', claims: '{}', session: null }]),
-        ])
+        .query(
+          `select visible from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`,
+          [JSON.stringify(record), JSON.stringify([{ role: 'service_role', claims: '{}', session: null }])],
+        )
         .then((result) => result.rows[0]?.visible as boolean);
     // The same instant written in another zone is the same key; another tag or day is not.
-    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toBe(true);
-    expect(await check({ day: '2026-11-25', starts: '2026-11-25T18:00:00+00:00', tag: "o'brien'; select 1; --", seats: 1.5 })).toBe(false);
-    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: 'obrien', seats: 2 })).toBe(false);
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toBe(
+      true,
+    );
+    expect(
+      await check({
+        day: '2026-11-25',
+        starts: '2026-11-25T18:00:00+00:00',
+        tag: "o'brien'; select 1; --",
+        seats: 1.5,
+      }),
+    ).toBe(false);
+    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: 'obrien', seats: 2 })).toBe(
+      false,
+    );
     expect(await check({ day: '2026-11-25', starts: null, tag: 'obrien', seats: 2 })).toBe(false);
   });
 
@@ -285,9 +322,13 @@ describe('the visibility function', () => {
     const client = await owner.connect();
     try {
       await client.query('prepare _localbase_realtime_check as select false');
-      const { rows } = await client.query(call, [JSON.stringify([{ role: 'service_role', claims: '{}', session: null }])]);
+      const { rows } = await client.query(call, [
+        JSON.stringify([{ role: 'service_role', claims: '{}', session: null }]),
+      ]);
       expect(rows).toEqual([{ reader: 0, visible: true, error_code: null }]);
-      const left = await client.query(`select count(*)::int as n from pg_prepared_statements where name = '_localbase_realtime_check'`);
+      const left = await client.query(
+        `select count(*)::int as n from pg_prepared_statements where name = '_localbase_realtime_check'`,
+      );
       expect(left.rows[0]?.n).toBe(0);
     } finally {
       client.release();
@@ -299,7 +340,10 @@ describe('the visibility function', () => {
     try {
       await client.query('begin');
       await client.query(`set local role ${role}`);
-      const refused = await client.query(call, ['[]']).then(() => undefined, (error: { code?: string }) => error.code);
+      const refused = await client.query(call, ['[]']).then(
+        () => undefined,
+        (error: { code?: string }) => error.code,
+      );
       expect(refused).toBe('42501');
     } finally {
       await client.query('rollback');
@@ -324,7 +368,9 @@ describe('a data dir from before UPDATE and DELETE were captured', () => {
     expect(rows).toEqual([{ tgtype: 1 | 4 | 8 | 16 }]);
     await owner.query(`insert into public.rt_logged (id, body) values (77, 'before'); update public.rt_logged set body = 'after' where id = 77;
       delete from public.rt_logged where id = 77`);
-    const queued = await owner.query(`select event, record, old_record from _localbase.realtime_changes where table_name = 'rt_logged' order by id`);
+    const queued = await owner.query(
+      `select event, record, old_record from _localbase.realtime_changes where table_name = 'rt_logged' order by id`,
+    );
     await owner.query('delete from _localbase.realtime_changes');
     expect(queued.rows).toEqual([
       { event: 'INSERT', record: { id: 77, body: 'before' }, old_record: null },

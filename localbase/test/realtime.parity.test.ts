@@ -53,87 +53,109 @@ function listen(client: SupabaseClient, room: string): Promise<Listener> {
   return listenForInserts(client, 'lb_room_messages', `room_id=eq.${room}`);
 }
 
-describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const))('with %s', (_name, flavour: ClientFlavour) => {
-  let alice: Awaited<ReturnType<typeof signedUpClient>>;
-  let bob: Awaited<ReturnType<typeof signedUpClient>>;
-  let carol: Awaited<ReturnType<typeof signedUpClient>>;
-  let roomId: string;
-  let otherRoomId: string;
+describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const))(
+  'with %s',
+  (_name, flavour: ClientFlavour) => {
+    let alice: Awaited<ReturnType<typeof signedUpClient>>;
+    let bob: Awaited<ReturnType<typeof signedUpClient>>;
+    let carol: Awaited<ReturnType<typeof signedUpClient>>;
+    let roomId: string;
+    let otherRoomId: string;
 
-  beforeAll(async () => {
-    [alice, bob, carol] = await Promise.all([
-      signedUpClient(localbase, 'alice', flavour),
-      signedUpClient(localbase, 'bob', flavour),
-      signedUpClient(localbase, 'carol', flavour),
-    ]);
-    const rooms = (await sql("insert into public.lb_rooms (name) values ('biology'), ('history') returning id")) as { id: string }[];
-    roomId = rooms[0]?.id as string;
-    otherRoomId = rooms[1]?.id as string;
-    await sql(`insert into public.lb_room_members (room_id, user_id) values
+    beforeAll(async () => {
+      [alice, bob, carol] = await Promise.all([
+        signedUpClient(localbase, 'alice', flavour),
+        signedUpClient(localbase, 'bob', flavour),
+        signedUpClient(localbase, 'carol', flavour),
+      ]);
+      const rooms = (await sql("insert into public.lb_rooms (name) values ('biology'), ('history') returning id")) as {
+        id: string;
+      }[];
+      roomId = rooms[0]?.id as string;
+      otherRoomId = rooms[1]?.id as string;
+      await sql(`insert into public.lb_room_members (room_id, user_id) values
       ('${roomId}', '${alice.id}'), ('${roomId}', '${bob.id}'), ('${otherRoomId}', '${bob.id}')`);
-  });
-
-  afterAll(async () => {
-    for (const person of [alice, bob, carol]) await person?.client.removeAllChannels();
-  });
-
-  describe('realtime postgres_changes', () => {
-    // Latency is a benchmark's business (tools/bench/); the deadline only keeps a lost event from hanging the test.
-    it("delivers a member's message to another member live, and nothing to a non-member on the same filter", async () => {
-      const aliceListens = await listen(alice.client, roomId);
-      const carolListens = await listen(carol.client, roomId);
-      const arrival = aliceListens.next(5000);
-      const sent = await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'meet at 5?' }).select('id').single();
-      expect(sent.error).toBeNull();
-      const payload = await arrival;
-      expect(payload?.eventType).toBe('INSERT');
-      expect(payload?.new).toMatchObject({ id: sent.data?.id, room_id: roomId, sender_id: bob.id, content: 'meet at 5?' });
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(carolListens.received).toEqual([]);
     });
 
-    it('a non-member cannot post into the room, so nothing is delivered', async () => {
-      const aliceListens = await listen(alice.client, roomId);
-      const refused = await carol.client.from('lb_room_messages').insert({ room_id: roomId, content: 'let me in' });
-      expect(refused.status).toBe(403);
-      expect(await aliceListens.next(600)).toBeUndefined();
+    afterAll(async () => {
+      for (const person of [alice, bob, carol]) await person?.client.removeAllChannels();
     });
 
-    it("does not deliver another room's messages to a subscriber filtered on this room", async () => {
-      const aliceListens = await listen(alice.client, roomId);
-      const elsewhere = await bob.client.from('lb_room_messages').insert({ room_id: otherRoomId, content: 'history homework' });
-      expect(elsewhere.error).toBeNull();
-      expect(await aliceListens.next(600)).toBeUndefined();
+    describe('realtime postgres_changes', () => {
+      // Latency is a benchmark's business (tools/bench/); the deadline only keeps a lost event from hanging the test.
+      it("delivers a member's message to another member live, and nothing to a non-member on the same filter", async () => {
+        const aliceListens = await listen(alice.client, roomId);
+        const carolListens = await listen(carol.client, roomId);
+        const arrival = aliceListens.next(5000);
+        const sent = await bob.client
+          .from('lb_room_messages')
+          .insert({ room_id: roomId, content: 'meet at 5?' })
+          .select('id')
+          .single();
+        expect(sent.error).toBeNull();
+        const payload = await arrival;
+        expect(payload?.eventType).toBe('INSERT');
+        expect(payload?.new).toMatchObject({
+          id: sent.data?.id,
+          room_id: roomId,
+          sender_id: bob.id,
+          content: 'meet at 5?',
+        });
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        expect(carolListens.received).toEqual([]);
+      });
+
+      it('a non-member cannot post into the room, so nothing is delivered', async () => {
+        const aliceListens = await listen(alice.client, roomId);
+        const refused = await carol.client.from('lb_room_messages').insert({ room_id: roomId, content: 'let me in' });
+        expect(refused.status).toBe(403);
+        expect(await aliceListens.next(600)).toBeUndefined();
+      });
+
+      it("does not deliver another room's messages to a subscriber filtered on this room", async () => {
+        const aliceListens = await listen(alice.client, roomId);
+        const elsewhere = await bob.client
+          .from('lb_room_messages')
+          .insert({ room_id: otherRoomId, content: 'history homework' });
+        expect(elsewhere.error).toBeNull();
+        expect(await aliceListens.next(600)).toBeUndefined();
+      });
+
+      it('delivers rows written outside the API too (here by the database owner)', async () => {
+        const aliceListens = await listen(alice.client, roomId);
+        const arrival = aliceListens.next(5000);
+        await sql(
+          `insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', '${bob.id}', 'from the console')`,
+        );
+        expect((await arrival)?.new).toMatchObject({ content: 'from the console' });
+      });
     });
 
-    it('delivers rows written outside the API too (here by the database owner)', async () => {
-      const aliceListens = await listen(alice.client, roomId);
-      const arrival = aliceListens.next(5000);
-      await sql(`insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', '${bob.id}', 'from the console')`);
-      expect((await arrival)?.new).toMatchObject({ content: 'from the console' });
+    describe('a late subscriber', () => {
+      it('does not receive rows written before it joined, even if the queue still held them', async () => {
+        for (const person of [alice, bob, carol]) await removeAllChannelsAndSettle(person.client);
+        // Nobody listens now, so this row waits in the queue for the idle drain.
+        const early = await bob.client
+          .from('lb_room_messages')
+          .insert({ room_id: roomId, content: 'before anyone listened' });
+        expect(early.error).toBeNull();
+        const aliceListens = await listen(alice.client, roomId);
+        expect(await aliceListens.next(700)).toBeUndefined();
+        const arrival = aliceListens.next(5000);
+        await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'after' });
+        expect((await arrival)?.new).toMatchObject({ content: 'after' });
+      });
     });
-  });
-
-  describe('a late subscriber', () => {
-    it('does not receive rows written before it joined, even if the queue still held them', async () => {
-      for (const person of [alice, bob, carol]) await removeAllChannelsAndSettle(person.client);
-      // Nobody listens now, so this row waits in the queue for the idle drain.
-      const early = await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'before anyone listened' });
-      expect(early.error).toBeNull();
-      const aliceListens = await listen(alice.client, roomId);
-      expect(await aliceListens.next(700)).toBeUndefined();
-      const arrival = aliceListens.next(5000);
-      await bob.client.from('lb_room_messages').insert({ room_id: roomId, content: 'after' });
-      expect((await arrival)?.new).toMatchObject({ content: 'after' });
-    });
-  });
-});
+  },
+);
 
 describe('the Phoenix frames of both serializers', () => {
   let roomId: string;
 
   beforeAll(async () => {
-    const rooms = (await sql("insert into public.lb_rooms (name) values ('raw frames') returning id")) as { id: string }[];
+    const rooms = (await sql("insert into public.lb_rooms (name) values ('raw frames') returning id")) as {
+      id: string;
+    }[];
     roomId = rooms[0]?.id as string;
   });
 
@@ -153,17 +175,38 @@ describe('the Phoenix frames of both serializers', () => {
    */
   async function rawSocket(vsn: '1.0.0' | '2.0.0' | 'none') {
     const query = vsn === 'none' ? '' : `&vsn=${vsn}`;
-    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}${query}`);
+    const socket = new WebSocket(
+      `${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}${query}`,
+    );
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     const frames: Seen[] = [];
     socket.on('message', (data) => {
       const raw = JSON.parse(String(data)) as unknown;
       if (Array.isArray(raw)) {
-        const [joinRef, ref, topic, event, payload] = raw as [string | null, string | null, string, string, Record<string, unknown>];
+        const [joinRef, ref, topic, event, payload] = raw as [
+          string | null,
+          string | null,
+          string,
+          string,
+          Record<string, unknown>,
+        ];
         frames.push({ joinRef, ref, topic, event, payload, raw });
       } else {
-        const frame = raw as { topic: string; event: string; payload: Record<string, unknown>; ref: string | null; join_ref?: string };
-        frames.push({ joinRef: frame.join_ref, ref: frame.ref, topic: frame.topic, event: frame.event, payload: frame.payload, raw });
+        const frame = raw as {
+          topic: string;
+          event: string;
+          payload: Record<string, unknown>;
+          ref: string | null;
+          join_ref?: string;
+        };
+        frames.push({
+          joinRef: frame.join_ref,
+          ref: frame.ref,
+          topic: frame.topic,
+          event: frame.event,
+          payload: frame.payload,
+          raw,
+        });
       }
     });
     const waitFor = async (matches: (frame: Seen) => boolean, what: string) => {
@@ -174,9 +217,17 @@ describe('the Phoenix frames of both serializers', () => {
       }
       throw new Error(`no ${what}`);
     };
-    const reply = (ref: string) => waitFor((frame) => frame.ref === ref && frame.event === 'phx_reply', `reply to ref ${ref}`);
+    const reply = (ref: string) =>
+      waitFor((frame) => frame.ref === ref && frame.event === 'phx_reply', `reply to ref ${ref}`);
     /** Sends one message in this socket's serializer; 1.0.0 clients may or may not send join_ref. */
-    const send = (joinRef: string | null, ref: string | null, topic: string, event: string, payload: unknown, withJoinRef = true) =>
+    const send = (
+      joinRef: string | null,
+      ref: string | null,
+      topic: string,
+      event: string,
+      payload: unknown,
+      withJoinRef = true,
+    ) =>
       socket.send(
         JSON.stringify(
           vsn === '2.0.0'
@@ -205,19 +256,30 @@ describe('the Phoenix frames of both serializers', () => {
     it('echoes bindings with server ids on join, delivers postgres_changes, refuses an unknown event and acknowledges leave', async () => {
       const { socket, reply, send, waitFor } = await rawSocket(vsn);
       const binding = { event: 'INSERT', schema: 'public', table: 'lb_room_messages', filter: `room_id=eq.${roomId}` };
-      send('2', '2', 'realtime:raw', 'phx_join', { config: { postgres_changes: [binding] }, access_token: localbase.serviceRoleKey });
+      send('2', '2', 'realtime:raw', 'phx_join', {
+        config: { postgres_changes: [binding] },
+        access_token: localbase.serviceRoleKey,
+      });
       const joined = await reply('2');
-      expect(joined.payload).toEqual({ status: 'ok', response: { postgres_changes: [{ ...binding, id: expect.any(Number) }] } });
+      expect(joined.payload).toEqual({
+        status: 'ok',
+        response: { postgres_changes: [{ ...binding, id: expect.any(Number) }] },
+      });
       expect(joined.joinRef).toBe(v1 ? undefined : '2');
       const bindingId = (joined.payload.response as { postgres_changes: { id: number }[] }).postgres_changes[0]?.id;
       await waitFor((frame) => frame.event === 'system', 'system message');
 
-      await sql(`insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', gen_random_uuid(), 'raw ${vsn}')`);
+      await sql(
+        `insert into public.lb_room_messages (room_id, sender_id, content) values ('${roomId}', gen_random_uuid(), 'raw ${vsn}')`,
+      );
       const change = await waitFor((frame) => frame.event === 'postgres_changes', 'postgres_changes event');
       expect(change.topic).toBe('realtime:raw');
       expect(change.ref).toBeNull();
       expect(change.joinRef).toBe(v1 ? undefined : '2');
-      expect(change.payload).toMatchObject({ ids: [bindingId], data: { type: 'INSERT', schema: 'public', table: 'lb_room_messages', record: { content: `raw ${vsn}` } } });
+      expect(change.payload).toMatchObject({
+        ids: [bindingId],
+        data: { type: 'INSERT', schema: 'public', table: 'lb_room_messages', record: { content: `raw ${vsn}` } },
+      });
 
       send('2', '3', 'realtime:raw', 'no_such_event', { type: 'no_such_event' });
       expect((await reply('3')).payload.status).toBe('error');
@@ -228,7 +290,9 @@ describe('the Phoenix frames of both serializers', () => {
 
     it('refuses a join with a filter realtime does not understand, and an invalid token', async () => {
       const { socket, reply, send } = await rawSocket(vsn);
-      send('1', '1', 'realtime:bad', 'phx_join', { config: { postgres_changes: [{ event: 'INSERT', schema: 'public', filter: 'room_id=like.x' }] } });
+      send('1', '1', 'realtime:bad', 'phx_join', {
+        config: { postgres_changes: [{ event: 'INSERT', schema: 'public', filter: 'room_id=like.x' }] },
+      });
       expect((await reply('1')).payload.status).toBe('error');
       send('5', '5', 'realtime:forged', 'phx_join', { config: { postgres_changes: [] }, access_token: 'not-a-jwt' });
       expect((await reply('5')).payload.status).toBe('error');
@@ -242,19 +306,30 @@ describe('the Phoenix frames of both serializers', () => {
       expect((await reply('7')).payload.status).toBe('ok');
       send('7', '8', 'realtime:closing', 'access_token', { access_token: 'expired.or.forged' }, false);
       const closed = await waitFor((frame) => frame.event === 'phx_close', 'phx_close');
-      expect(closed.raw).toEqual(v1 ? { topic: 'realtime:closing', event: 'phx_close', payload: {}, ref: '7' } : ['7', null, 'realtime:closing', 'phx_close', {}]);
+      expect(closed.raw).toEqual(
+        v1
+          ? { topic: 'realtime:closing', event: 'phx_close', payload: {}, ref: '7' }
+          : ['7', null, 'realtime:closing', 'phx_close', {}],
+      );
       socket.close();
     });
   });
 
   it('refuses an unknown serializer version before the upgrade (403), as Phoenix does', async () => {
-    const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=3.0.0`);
-    const status = await new Promise<number>((resolve) => socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)));
+    const socket = new WebSocket(
+      `${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=3.0.0`,
+    );
+    const status = await new Promise<number>((resolve) =>
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)),
+    );
     expect(status).toBe(403);
   });
 
   it('refuses the upgrade of a socket opened without a valid apikey (401, as the API gateway does)', async () => {
-    for (const [query, message] of [['apikey=forged&vsn=2.0.0', 'Invalid API key'], ['vsn=2.0.0', 'No API key found in request']] as const) {
+    for (const [query, message] of [
+      ['apikey=forged&vsn=2.0.0', 'Invalid API key'],
+      ['vsn=2.0.0', 'No API key found in request'],
+    ] as const) {
       const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?${query}`);
       const refusal = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         socket.once('open', () => reject(new Error('the socket opened')));

@@ -70,7 +70,7 @@ async function storageStatus(accessToken: string): Promise<number> {
     headers: { apikey: localbase.anonKey, authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ prefix: '' }),
   });
-  return (await response.json() as { statusCode?: string }).statusCode === '403' ? 403 : response.status;
+  return ((await response.json()) as { statusCode?: string }).statusCode === '403' ? 403 : response.status;
 }
 
 describe('reuse of a rotated refresh token', () => {
@@ -85,7 +85,10 @@ describe('reuse of a rotated refresh token', () => {
 
     await ageSpentToken(first.refresh_token);
     const reuse = await refresh(first.refresh_token);
-    expect(reuse).toEqual({ status: 400, body: { code: 'refresh_token_already_used', message: 'Invalid Refresh Token: Already Used' } });
+    expect(reuse).toEqual({
+      status: 400,
+      body: { code: 'refresh_token_already_used', message: 'Invalid Refresh Token: Already Used' },
+    });
 
     // The refresh token the owner (or the thief) holds now is dead, and so are the access tokens.
     const newer = await refresh(second.refresh_token);
@@ -100,7 +103,7 @@ describe('reuse of a rotated refresh token', () => {
     expect((await refresh(first.refresh_token)).body.code).toBe('refresh_token_not_found');
   });
 
-  it('leaves the user\'s other sessions alone', async () => {
+  it("leaves the user's other sessions alone", async () => {
     const user = await signedUpClient(localbase, 'two-devices');
     const phone = await login(user.email, user.password);
     const laptop = await login(user.email, user.password);

@@ -10,10 +10,18 @@ describe('acquireClient', () => {
     let released = false;
     let arrive: (client: pg.PoolClient) => void = () => {};
     const pool = {
-      connect: () => new Promise<pg.PoolClient>((resolve) => { arrive = resolve; }),
+      connect: () =>
+        new Promise<pg.PoolClient>((resolve) => {
+          arrive = resolve;
+        }),
     } as unknown as Pick<pg.Pool, 'connect'>;
     await expect(acquireClient(pool, 30)).rejects.toBeInstanceOf(ConnectionBusyError);
-    arrive({ on: () => {}, release: () => { released = true; } } as unknown as pg.PoolClient);
+    arrive({
+      on: () => {},
+      release: () => {
+        released = true;
+      },
+    } as unknown as pg.PoolClient);
     await new Promise((resolve) => setImmediate(resolve));
     expect(released).toBe(true);
   });
@@ -29,7 +37,9 @@ describe('acquireClient', () => {
     const pool = { connect: async () => client } as unknown as Pick<pg.Pool, 'connect'>;
     const acquired = await acquireClient(pool, 1000);
     // An EventEmitter throws on an 'error' nobody listens to; the process would die of it.
-    expect(() => acquired.emit('error', new Error('terminating connection due to administrator command'))).not.toThrow();
+    expect(() =>
+      acquired.emit('error', new Error('terminating connection due to administrator command')),
+    ).not.toThrow();
     await acquireClient(pool, 1000);
     expect(acquired.listenerCount('error')).toBe(1);
   });

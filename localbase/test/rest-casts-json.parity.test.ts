@@ -47,7 +47,11 @@ describe('casts', () => {
 
 describe('JSON paths', () => {
   it('selects with -> and ->>, named after the last key (the docs answer shape)', async () => {
-    const { data } = await db.from('people').select('id,json_data->>blood_type,json_data->phones').in('id', [1, 2]).order('id');
+    const { data } = await db
+      .from('people')
+      .select('id,json_data->>blood_type,json_data->phones')
+      .in('id', [1, 2])
+      .order('id');
     expect(data).toEqual([
       { id: 1, blood_type: 'A-', phones: [{ number: '917-929-5745' }] },
       { id: 2, blood_type: 'O+', phones: [] },
@@ -57,7 +61,11 @@ describe('JSON paths', () => {
   });
 
   it('filters on ->> as text and on -> as JSON (the docs examples)', async () => {
-    const text = await db.from('people').select('id,json_data->blood_type').eq('json_data->>blood_type', 'A-').order('id');
+    const text = await db
+      .from('people')
+      .select('id,json_data->blood_type')
+      .eq('json_data->>blood_type', 'A-')
+      .order('id');
     expect(text.data).toEqual([
       { id: 1, blood_type: 'A-' },
       { id: 3, blood_type: 'A-' },
@@ -70,7 +78,11 @@ describe('JSON paths', () => {
   });
 
   it('orders by a JSON path (the docs example)', async () => {
-    const { data } = await db.from('people').select('id,json_data->age').not('json_data', 'is', null).order('json_data->>age', { ascending: false });
+    const { data } = await db
+      .from('people')
+      .select('id,json_data->age')
+      .not('json_data', 'is', null)
+      .order('json_data->>age', { ascending: false });
     expect(data).toEqual([
       { id: 2, age: 25 },
       { id: 3, age: 15 },
@@ -79,7 +91,10 @@ describe('JSON paths', () => {
   });
 
   it('reads composite fields and array elements through to_jsonb (the docs answer)', async () => {
-    const { status, json } = await rest(localbase, 'countries?select=id,location->>lat,location->>long,primary_language:languages->0&location->lat=gte.19');
+    const { status, json } = await rest(
+      localbase,
+      'countries?select=id,location->>lat,location->>long,primary_language:languages->0&location->lat=gte.19',
+    );
     expect(status).toBe(200);
     expect(json).toEqual([{ id: 5, lat: '19.741755', long: '-155.844437', primary_language: 'en' }]);
     const ordered = await rest(localbase, 'countries?select=name&order=location->>lat');

@@ -16,7 +16,10 @@ beforeAll(async () => {
   localbase = await startFixtureStack();
   db = clientFor(localbase);
   // 300 generated rows, analysed, so the planner's estimate is known and close.
-  const seeded = await managementQuery(localbase, 'create table public.big as select g as id from generate_series(1, 300) g; analyze public.big;');
+  const seeded = await managementQuery(
+    localbase,
+    'create table public.big as select g as id from generate_series(1, 300) g; analyze public.big;',
+  );
   expect(seeded.status).toBe(201);
 });
 
@@ -36,7 +39,9 @@ describe('count=exact', () => {
     const all = await db.from('films').select('id', { count: 'exact' });
     expect(all.status).toBe(200);
     expect(all.count).toBe(5);
-    const page = await rest(localbase, 'films?select=id&order=id&limit=2&offset=1', { headers: { prefer: 'count=exact' } });
+    const page = await rest(localbase, 'films?select=id&order=id&limit=2&offset=1', {
+      headers: { prefer: 'count=exact' },
+    });
     expect(page.status).toBe(206);
     expect(page.headers.get('content-range')).toBe('1-2/5');
     expect(page.headers.get('preference-applied')).toBe('count=exact');
@@ -46,7 +51,10 @@ describe('count=exact', () => {
   });
 
   it('counts rows matching the filters and !inner embeds, not the embedded rows', async () => {
-    const { count, data } = await db.from('films').select('title,roles!inner(character)', { count: 'exact' }).eq('roles.character', 'The Wolf');
+    const { count, data } = await db
+      .from('films')
+      .select('title,roles!inner(character)', { count: 'exact' })
+      .eq('roles.character', 'The Wolf');
     expect(count).toBe(1);
     expect(data).toHaveLength(1);
     const none = await rest(localbase, 'films?id=gt.100', { headers: { prefer: 'count=exact' } });
@@ -82,7 +90,9 @@ describe('ranges without a count', () => {
   });
 
   it('reads the Range header, intersected with limit and offset', async () => {
-    const ranged = await rest(localbase, 'films?select=id&order=id', { headers: { range: '1-3', 'range-unit': 'items' } });
+    const ranged = await rest(localbase, 'films?select=id&order=id', {
+      headers: { range: '1-3', 'range-unit': 'items' },
+    });
     expect(ranged.json).toEqual([{ id: 2 }, { id: 3 }, { id: 4 }]);
     expect(ranged.headers.get('content-range')).toBe('1-3/*');
     const both = await rest(localbase, 'films?select=id&order=id&limit=2', { headers: { range: '1-' } });
@@ -93,7 +103,10 @@ describe('ranges without a count', () => {
   it('refuses a negative limit (416 PGRST103) and ignores one that is not a number', async () => {
     const negative = await rest(localbase, 'films?limit=-1');
     expect(negative.status).toBe(416);
-    expect(negative.json).toMatchObject({ code: 'PGRST103', details: 'Limit should be greater than or equal to zero.' });
+    expect(negative.json).toMatchObject({
+      code: 'PGRST103',
+      details: 'Limit should be greater than or equal to zero.',
+    });
     const ignored = await rest(localbase, 'films?select=id&limit=abc');
     expect(ignored.status).toBe(200);
     expect(ignored.json).toHaveLength(5);
@@ -120,12 +133,21 @@ describe('count=planned and count=estimated', () => {
 
   it('estimated with db-max-rows: exact below it, the estimate above it', async () => {
     capped = await startFixtureStack({ maxRows: 100 });
-    expect((await managementQuery(capped, 'create table public.big as select g as id from generate_series(1, 300) g; analyze public.big;')).status).toBe(201);
+    expect(
+      (
+        await managementQuery(
+          capped,
+          'create table public.big as select g as id from generate_series(1, 300) g; analyze public.big;',
+        )
+      ).status,
+    ).toBe(201);
     const client = clientFor(capped);
     const small = await client.from('big').select('id', { count: 'estimated' }).lte('id', 40);
     expect(small.count).toBe(40);
     const response = await managementQuery(capped, 'explain (format json) select 1 from public.big');
-    const estimate = ((await response.json()) as { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[])[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] as number;
+    const estimate = ((await response.json()) as { 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }[])[0]?.[
+      'QUERY PLAN'
+    ][0].Plan['Plan Rows'] as number;
     const large = await client.from('big').select('id', { count: 'estimated' });
     expect(large.count).toBe(Math.max(101, estimate));
     // db-max-rows also caps every answer.

@@ -24,14 +24,22 @@ describe('arguments', () => {
     expect((await db.rpc('add_them', { a: 1, b: 2 })).data).toBe(3);
     expect((await db.rpc('add_them', { a: 1 })).data).toBe(11);
     expect((await db.rpc('add_them', { a: 5 }, { get: true })).data).toBe(15);
-    const form = await rest(localbase, 'rpc/add_them', { method: 'POST', body: 'a=2&b=3', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await rest(localbase, 'rpc/add_them', {
+      method: 'POST',
+      body: 'a=2&b=3',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.json).toBe(5);
   });
 
   it('gives the whole body to a function of one unnamed json or text parameter', async () => {
     const echoed = await rest(localbase, 'rpc/echo_json', { method: 'POST', body: '[1, {"a": 2}]' });
     expect(echoed.json).toEqual([1, { a: 2 }]);
-    const shouted = await rest(localbase, 'rpc/shout', { method: 'POST', body: 'quiet words', headers: { 'content-type': 'text/plain' } });
+    const shouted = await rest(localbase, 'rpc/shout', {
+      method: 'POST',
+      body: 'quiet words',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(shouted.json).toBe('QUIET WORDS');
   });
 
@@ -48,7 +56,8 @@ describe('arguments', () => {
       code: 'PGRST203',
       details: null,
       hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
-      message: 'Could not choose the best candidate function between: public.describe(p => integer), public.describe(p => text)',
+      message:
+        'Could not choose the best candidate function between: public.describe(p => integer), public.describe(p => text)',
     });
   });
 
@@ -57,14 +66,16 @@ describe('arguments', () => {
     expect(wrongArgument.status).toBe(404);
     expect(wrongArgument.json).toEqual({
       code: 'PGRST202',
-      details: 'Searched for the function public.add_them with parameter b or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+      details:
+        'Searched for the function public.add_them with parameter b or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
       hint: 'Perhaps you meant to call the function public.add_them(a, b)',
       message: 'Could not find the function public.add_them(b) in the schema cache',
     });
     const unknown = await rest(localbase, 'rpc/film_cout');
     expect(unknown.json).toEqual({
       code: 'PGRST202',
-      details: 'Searched for the function public.film_cout without parameters, but no matches were found in the schema cache.',
+      details:
+        'Searched for the function public.film_cout without parameters, but no matches were found in the schema cache.',
       hint: 'Perhaps you meant to call the function public.film_count',
       message: 'Could not find the function public.film_cout without parameters in the schema cache',
     });
@@ -74,7 +85,10 @@ describe('arguments', () => {
 describe('results', () => {
   it('scalar, one row, set of scalars, set of rows, nothing (204)', async () => {
     expect((await db.rpc('film_count')).data).toBe(5);
-    expect((await db.rpc('film_by_id', { p_id: 2 })).data).toMatchObject({ id: 2, title: 'The Dickson Experimental Sound Film' });
+    expect((await db.rpc('film_by_id', { p_id: 2 })).data).toMatchObject({
+      id: 2,
+      title: 'The Dickson Experimental Sound Film',
+    });
     expect((await db.rpc('film_titles')).data).toHaveLength(5);
     const rows = await db.rpc('getallfilms').select('id').gt('year', 1990).order('id');
     expect(rows.data).toEqual([{ id: 4 }, { id: 5 }]);

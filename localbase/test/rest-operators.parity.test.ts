@@ -31,7 +31,9 @@ async function idsOf(query: string): Promise<number[]> {
 
 type PeopleQuery = ReturnType<ReturnType<SupabaseClient['from']>['select']>;
 
-async function clientIds(build: (query: PeopleQuery) => PromiseLike<{ data: unknown; error: unknown }>): Promise<number[]> {
+async function clientIds(
+  build: (query: PeopleQuery) => PromiseLike<{ data: unknown; error: unknown }>,
+): Promise<number[]> {
   const { data, error } = await build(db.from('people').select('id'));
   expect(error).toBeNull();
   return (data as { id: number }[]).map((row) => row.id).sort((a, b) => a - b);
@@ -111,9 +113,15 @@ describe('array and range operators', () => {
 describe('full-text search', () => {
   it('fts, plfts, phfts and wfts with a language, on a tsvector column', async () => {
     expect(await clientIds((q) => q.textSearch('my_tsv', 'fat & cats', { config: 'english' }))).toEqual([1, 4]);
-    expect(await clientIds((q) => q.textSearch('my_tsv', 'The Fat Cats', { config: 'english', type: 'plain' }))).toEqual([1, 4]);
-    expect(await clientIds((q) => q.textSearch('my_tsv', 'fat cats', { config: 'english', type: 'phrase' }))).toEqual([1]);
-    expect(await clientIds((q) => q.textSearch('my_tsv', 'amusant', { config: 'french', type: 'websearch' }))).toEqual([2]);
+    expect(
+      await clientIds((q) => q.textSearch('my_tsv', 'The Fat Cats', { config: 'english', type: 'plain' })),
+    ).toEqual([1, 4]);
+    expect(await clientIds((q) => q.textSearch('my_tsv', 'fat cats', { config: 'english', type: 'phrase' }))).toEqual([
+      1,
+    ]);
+    expect(await clientIds((q) => q.textSearch('my_tsv', 'amusant', { config: 'french', type: 'websearch' }))).toEqual([
+      2,
+    ]);
     expect(await idsOf('my_tsv=not.phfts(english).fat cats')).toEqual([2, 4]);
   });
 
@@ -147,13 +155,19 @@ describe('modifiers and logic trees', () => {
     expect(await idsOf(`or=(${nest(64)})`)).toEqual([1]);
     const refused = await rest(localbase, `people?or=(${nest(65)})`);
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ code: 'PGRST100', details: expect.stringContaining('more than 64 nested levels') });
+    expect(refused.json).toMatchObject({
+      code: 'PGRST100',
+      details: expect.stringContaining('more than 64 nested levels'),
+    });
   });
 
   it('answers 2,500 nested levels with 400 PGRST100, not a server error', async () => {
     const refused = await rest(localbase, `people?or=(${'or('.repeat(2500)}id.eq.1${')'.repeat(2500)})`);
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ code: 'PGRST100', message: expect.stringContaining('failed to parse logic tree') });
+    expect(refused.json).toMatchObject({
+      code: 'PGRST100',
+      message: expect.stringContaining('failed to parse logic tree'),
+    });
     expect((await rest(localbase, 'people?select=id&id=eq.1')).status).toBe(200);
   });
 

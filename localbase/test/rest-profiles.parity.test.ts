@@ -23,18 +23,35 @@ afterAll(async () => {
 
 describe('a second exposed schema', () => {
   it('reads, embeds and filters in it through Accept-Profile', async () => {
-    const { data, error } = await db.schema('archive').from('reviews').select('film_title,stars,critics(name)').eq('stars', 4).order('id');
+    const { data, error } = await db
+      .schema('archive')
+      .from('reviews')
+      .select('film_title,stars,critics(name)')
+      .eq('stars', 4)
+      .order('id');
     expect(error).toBeNull();
     expect(data).toEqual([
       { film_title: 'The Haunted Castle', stars: 4, critics: { name: 'Pauline Kael' } },
       { film_title: 'Reservoir Dogs', stars: 4, critics: { name: 'Roger Ebert' } },
     ]);
-    const reverse = await db.schema('archive').from('critics').select('name,reviews(film_title)').eq('id', 2).order('id', { referencedTable: 'reviews' });
-    expect(reverse.data).toEqual([{ name: 'Roger Ebert', reviews: [{ film_title: 'Pulp Fiction' }, { film_title: 'Reservoir Dogs' }] }]);
+    const reverse = await db
+      .schema('archive')
+      .from('critics')
+      .select('name,reviews(film_title)')
+      .eq('id', 2)
+      .order('id', { referencedTable: 'reviews' });
+    expect(reverse.data).toEqual([
+      { name: 'Roger Ebert', reviews: [{ film_title: 'Pulp Fiction' }, { film_title: 'Reservoir Dogs' }] },
+    ]);
   });
 
   it('writes in it through Content-Profile, and names the schema in the answer', async () => {
-    const inserted = await db.schema('archive').from('critics').insert({ id: 3, name: 'Manohla Dargis' }).select().single();
+    const inserted = await db
+      .schema('archive')
+      .from('critics')
+      .insert({ id: 3, name: 'Manohla Dargis' })
+      .select()
+      .single();
     expect(inserted.data).toEqual({ id: 3, name: 'Manohla Dargis' });
     const raw = await rest(localbase, 'critics?id=eq.3', {
       method: 'PATCH',
@@ -52,11 +69,16 @@ describe('a second exposed schema', () => {
     expect(response.headers.get('content-profile')).toBe('public');
     const missing = await rest(localbase, 'reviews');
     expect(missing.status).toBe(404);
-    expect(missing.json).toMatchObject({ code: 'PGRST205', message: "Could not find the table 'public.reviews' in the schema cache" });
+    expect(missing.json).toMatchObject({
+      code: 'PGRST205',
+      message: "Could not find the table 'public.reviews' in the schema cache",
+    });
   });
 
   it('does not embed across schemas (each schema has its own relationships)', async () => {
-    const { status, json } = await rest(localbase, 'critics?select=name,films(title)', { headers: { 'accept-profile': 'archive' } });
+    const { status, json } = await rest(localbase, 'critics?select=name,films(title)', {
+      headers: { 'accept-profile': 'archive' },
+    });
     expect(status).toBe(400);
     expect(json).toMatchObject({ code: 'PGRST200' });
   });
@@ -64,7 +86,12 @@ describe('a second exposed schema', () => {
   it('refuses a schema that is not exposed (406 PGRST106), reading and writing', async () => {
     const read = await rest(localbase, 'users', { headers: { 'accept-profile': 'auth' } });
     expect(read.status).toBe(406);
-    expect(read.json).toEqual({ code: 'PGRST106', details: null, hint: 'Only the following schemas are exposed: public, archive', message: 'Invalid schema: auth' });
+    expect(read.json).toEqual({
+      code: 'PGRST106',
+      details: null,
+      hint: 'Only the following schemas are exposed: public, archive',
+      message: 'Invalid schema: auth',
+    });
     const write = await db.schema('private').from('anything').insert({ a: 1 });
     expect(write.status).toBe(406);
     expect(write.error?.code).toBe('PGRST106');

@@ -16,7 +16,11 @@ let privateGroup: string;
 let openGroup: string;
 
 async function createGroup(client: SupabaseClient, name: string, visibility: 'public' | 'private'): Promise<string> {
-  const { data, error } = await client.from('groups').insert({ name, visibility, join_policy: 'open' }).select('id').single();
+  const { data, error } = await client
+    .from('groups')
+    .insert({ name, visibility, join_policy: 'open' })
+    .select('id')
+    .single();
   if (error || !data) throw new Error(`group ${name}: ${error?.message}`);
   return (data as { id: string }).id;
 }
@@ -40,7 +44,10 @@ afterAll(async () => {
 
 describe('embedding group_members into groups', () => {
   it('a member sees their groups with all members; a private group they are not in is absent', async () => {
-    const { data, error } = await member.client.from('groups').select('id,name,group_members(user_id,role)').order('name');
+    const { data, error } = await member.client
+      .from('groups')
+      .select('id,name,group_members(user_id,role)')
+      .order('name');
     expect(error).toBeNull();
     const groups = data as { id: string; name: string; group_members: { user_id: string; role: string }[] }[];
     expect(groups.map((group) => group.id)).not.toContain(privateGroup);
@@ -48,12 +55,18 @@ describe('embedding group_members into groups', () => {
     expect(open?.group_members.map((row) => row.user_id).sort()).toEqual([owner.id, member.id].sort());
   });
 
-  it("an outsider sees a public group but none of its members, and nothing of the private one", async () => {
-    const { data } = await outsider.client.from('groups').select('id,group_members(user_id)').in('id', [openGroup, privateGroup]);
+  it('an outsider sees a public group but none of its members, and nothing of the private one', async () => {
+    const { data } = await outsider.client
+      .from('groups')
+      .select('id,group_members(user_id)')
+      .in('id', [openGroup, privateGroup]);
     expect(data).toEqual([{ id: openGroup, group_members: [] }]);
     const inner = await outsider.client.from('groups').select('id,group_members!inner(user_id)');
     expect(inner.data).toEqual([]);
-    const spread = await outsider.client.from('groups').select('id,...group_members(members:user_id)').eq('id', openGroup);
+    const spread = await outsider.client
+      .from('groups')
+      .select('id,...group_members(members:user_id)')
+      .eq('id', openGroup);
     expect(spread.data).toEqual([{ id: openGroup, members: [] }]);
   });
 
@@ -64,16 +77,29 @@ describe('embedding group_members into groups', () => {
       expect(rows.flatMap((row) => row.group_members.map((m) => m.group_id))).not.toContain(privateGroup);
       const byId = await client.from('group_members').select('user_id,groups(name)').eq('group_id', privateGroup);
       expect(byId.data).toEqual([]);
-      const embeddedFilter = await client.from('groups').select('id,group_members(user_id)').eq('group_members.group_id', privateGroup);
-      expect((embeddedFilter.data as { group_members: unknown[] }[]).every((group) => group.group_members.length === 0)).toBe(true);
-      const counted = await client.from('group_members').select('*', { count: 'exact', head: true }).eq('group_id', privateGroup);
+      const embeddedFilter = await client
+        .from('groups')
+        .select('id,group_members(user_id)')
+        .eq('group_members.group_id', privateGroup);
+      expect(
+        (embeddedFilter.data as { group_members: unknown[] }[]).every((group) => group.group_members.length === 0),
+      ).toBe(true);
+      const counted = await client
+        .from('group_members')
+        .select('*', { count: 'exact', head: true })
+        .eq('group_id', privateGroup);
       expect(counted.count).toBe(0);
     }
   });
 
   it('the owner sees both groups with their members', async () => {
-    const { data } = await owner.client.from('groups').select('id,group_members(user_id)').in('id', [openGroup, privateGroup]);
-    const byId = new Map((data as { id: string; group_members: unknown[] }[]).map((group) => [group.id, group.group_members.length]));
+    const { data } = await owner.client
+      .from('groups')
+      .select('id,group_members(user_id)')
+      .in('id', [openGroup, privateGroup]);
+    const byId = new Map(
+      (data as { id: string; group_members: unknown[] }[]).map((group) => [group.id, group.group_members.length]),
+    );
     expect(byId.get(openGroup)).toBe(2);
     expect(byId.get(privateGroup)).toBe(2);
   });

@@ -21,13 +21,26 @@ afterAll(async () => {
 
 describe('spread', () => {
   it('spreads a to-one embed into the parent (the docs answer)', async () => {
-    const { data, error } = await db.from('films').select('title,...directors(director_first_name:first_name,director_last_name:last_name)').like('title', '*Workers*');
+    const { data, error } = await db
+      .from('films')
+      .select('title,...directors(director_first_name:first_name,director_last_name:last_name)')
+      .like('title', '*Workers*');
     expect(error).toBeNull();
-    expect(data).toEqual([{ title: 'Workers Leaving The Lumière Factory In Lyon', director_first_name: 'Louis', director_last_name: 'Lumière' }]);
+    expect(data).toEqual([
+      {
+        title: 'Workers Leaving The Lumière Factory In Lyon',
+        director_first_name: 'Louis',
+        director_last_name: 'Lumière',
+      },
+    ]);
   });
 
   it('spreads a to-one embed next to an aliased top-level column', async () => {
-    const { data } = await db.from('films').select('film_id:id,...technical_specs(camera,runtime)').in('id', [1, 4]).order('id');
+    const { data } = await db
+      .from('films')
+      .select('film_id:id,...technical_specs(camera,runtime)')
+      .in('id', [1, 4])
+      .order('id');
     expect(data).toEqual([
       { film_id: 1, camera: null, runtime: null },
       { film_id: 4, camera: 'Arriflex 35-III', runtime: '02:29:00' },
@@ -40,7 +53,9 @@ describe('spread', () => {
       .select('first_name,...films(film_titles:title,film_years:year)')
       .like('first_name', 'Quentin*')
       .order('year', { referencedTable: 'films' });
-    expect(data).toEqual([{ first_name: 'Quentin', film_titles: ['Reservoir Dogs', 'Pulp Fiction'], film_years: [1992, 1994] }]);
+    expect(data).toEqual([
+      { first_name: 'Quentin', film_titles: ['Reservoir Dogs', 'Pulp Fiction'], film_years: [1992, 1994] },
+    ]);
     const empty = await db.from('directors').select('id,...films(title)').eq('id', 1);
     expect(empty.data).toEqual([{ id: 1, title: ['The Dickson Experimental Sound Film'] }]);
   });
@@ -48,7 +63,9 @@ describe('spread', () => {
   it('nests spreads: to-one inside to-many, and to-many inside to-many (the docs answer)', async () => {
     const { data } = await db
       .from('directors')
-      .select('first_name,...films(film_titles:title,film_years:year,...technical_specs(film_runtimes:runtime),...roles(film_characters:character))')
+      .select(
+        'first_name,...films(film_titles:title,film_years:year,...technical_specs(film_runtimes:runtime),...roles(film_characters:character))',
+      )
       .like('first_name', 'Quentin*')
       .order('year', { referencedTable: 'films' })
       .order('character', { referencedTable: 'films.roles' });
@@ -67,12 +84,21 @@ describe('spread', () => {
   });
 
   it('spreads the target of a junction into the junction rows (the docs answer)', async () => {
-    const { data } = await db.from('films').select('title,actors:roles(character,...actors(first_name,last_name))').eq('id', 3);
-    expect(data).toEqual([{ title: 'The Haunted Castle', actors: [{ character: 'Woman', first_name: 'Jehanne', last_name: "d'Alcy" }] }]);
+    const { data } = await db
+      .from('films')
+      .select('title,actors:roles(character,...actors(first_name,last_name))')
+      .eq('id', 3);
+    expect(data).toEqual([
+      { title: 'The Haunted Castle', actors: [{ character: 'Woman', first_name: 'Jehanne', last_name: "d'Alcy" }] },
+    ]);
   });
 
   it('spreads with a hint and !inner', async () => {
-    const { data } = await db.from('orders').select('name,...addresses!shipping!inner(ship_to:name)').eq('addresses.city', 'Dearborn').order('id');
+    const { data } = await db
+      .from('orders')
+      .select('name,...addresses!shipping!inner(ship_to:name)')
+      .eq('addresses.city', 'Dearborn')
+      .order('id');
     expect(data).toEqual([
       { name: 'Personal Water Filter', ship_to: '30 Glenlake Dr.Dearborn, MI 48124' },
       { name: 'Coffee Machine', ship_to: '32 Glenlake Dr.Dearborn, MI 48124' },
@@ -82,6 +108,9 @@ describe('spread', () => {
   it('refuses an alias on a spread (400 PGRST100)', async () => {
     const { status, json } = await rest(localbase, 'films?select=title,d:...directors(last_name)');
     expect(status).toBe(400);
-    expect(json).toMatchObject({ code: 'PGRST100', message: expect.stringContaining('failed to parse select parameter') });
+    expect(json).toMatchObject({
+      code: 'PGRST100',
+      message: expect.stringContaining('failed to parse select parameter'),
+    });
   });
 });

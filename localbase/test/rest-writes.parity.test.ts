@@ -30,7 +30,9 @@ const json = (body: unknown) => JSON.stringify(body);
 
 /** supabase-js offers .maxAffected() only to clients typed for PostgREST 13+; this one is untyped. */
 function maxAffected(builder: unknown, rows: number): PromiseLike<{ status: number; error: { code: string } | null }> {
-  return (builder as { maxAffected(rows: number): PromiseLike<{ status: number; error: { code: string } | null }> }).maxAffected(rows);
+  return (
+    builder as { maxAffected(rows: number): PromiseLike<{ status: number; error: { code: string } | null }> }
+  ).maxAffected(rows);
 }
 
 describe('inserts and upserts', () => {
@@ -39,24 +41,47 @@ describe('inserts and upserts', () => {
     expect(plain.status).toBe(201);
     expect(plain.text).toBe('');
     expect(plain.headers.get('content-range')).toBe('*/*');
-    const counted = await rest(localbase, 'counters', { method: 'POST', body: json([{ name: 'fourth' }, { name: 'fifth' }]), headers: { prefer: 'count=exact' } });
+    const counted = await rest(localbase, 'counters', {
+      method: 'POST',
+      body: json([{ name: 'fourth' }, { name: 'fifth' }]),
+      headers: { prefer: 'count=exact' },
+    });
     expect(counted.headers.get('content-range')).toBe('*/2');
   });
 
   it('upserts: 201 when a row was inserted, 200 when every row was only updated', async () => {
-    const mixed = await db.from('counters').upsert([{ id: 1, name: 'first', value: 10 }, { id: 50, name: 'fiftieth', value: 50 }]).select('id,value');
+    const mixed = await db
+      .from('counters')
+      .upsert([
+        { id: 1, name: 'first', value: 10 },
+        { id: 50, name: 'fiftieth', value: 50 },
+      ])
+      .select('id,value');
     expect(mixed.status).toBe(201);
-    expect(mixed.data).toEqual([{ id: 1, value: 10 }, { id: 50, value: 50 }]);
+    expect(mixed.data).toEqual([
+      { id: 1, value: 10 },
+      { id: 50, value: 50 },
+    ]);
     const updatedOnly = await db.from('counters').upsert({ id: 1, name: 'first', value: 11 }).select('value');
     expect(updatedOnly.status).toBe(200);
     expect(updatedOnly.data).toEqual([{ value: 11 }]);
-    const minimal = await rest(localbase, 'counters', { method: 'POST', body: json({ id: 1, name: 'first', value: 12 }), headers: { prefer: 'resolution=merge-duplicates' } });
+    const minimal = await rest(localbase, 'counters', {
+      method: 'POST',
+      body: json({ id: 1, name: 'first', value: 12 }),
+      headers: { prefer: 'resolution=merge-duplicates' },
+    });
     expect(minimal.status).toBe(200);
     expect(minimal.headers.get('preference-applied')).toBe('resolution=merge-duplicates');
-    const byName = await db.from('counters').upsert({ name: 'second', value: 22 }, { onConflict: 'name' }).select('id,value');
+    const byName = await db
+      .from('counters')
+      .upsert({ name: 'second', value: 22 }, { onConflict: 'name' })
+      .select('id,value');
     expect(byName.status).toBe(200);
     expect(byName.data).toEqual([{ id: 2, value: 22 }]);
-    const ignored = await db.from('counters').upsert({ id: 2, name: 'second', value: 99 }, { ignoreDuplicates: true }).select('id');
+    const ignored = await db
+      .from('counters')
+      .upsert({ id: 2, name: 'second', value: 99 }, { ignoreDuplicates: true })
+      .select('id');
     expect(ignored.status).toBe(201);
     expect(ignored.data).toEqual([]);
     expect((await counters()).find((row) => row.id === 2)?.value).toBe(22);
@@ -69,30 +94,63 @@ describe('inserts and upserts', () => {
       headers: { prefer: 'missing=default, return=representation' },
     });
     expect(status).toBe(201);
-    expect((rows as { name: string; value: number; note: string | null }[]).map(({ name, value, note }) => ({ name, value, note }))).toEqual([
+    expect(
+      (rows as { name: string; value: number; note: string | null }[]).map(({ name, value, note }) => ({
+        name,
+        value,
+        note,
+      })),
+    ).toEqual([
       { name: 'defaulted', value: 100, note: 'none' },
       { name: 'given', value: 15, note: null },
     ]);
-    const viaClient = await db.from('counters').insert([{ name: 'client-a' }, { name: 'client-b', value: 7 }], { defaultToNull: false }).select('name,value,note');
-    expect(viaClient.data).toEqual([{ name: 'client-a', value: 100, note: 'none' }, { name: 'client-b', value: 7, note: 'none' }]);
-    const nulls = await db.from('counters').insert([{ name: 'null-a' }, { name: 'null-b', value: 7 }]).select('name,value');
-    expect(nulls.data).toEqual([{ name: 'null-a', value: null }, { name: 'null-b', value: 7 }]);
+    const viaClient = await db
+      .from('counters')
+      .insert([{ name: 'client-a' }, { name: 'client-b', value: 7 }], { defaultToNull: false })
+      .select('name,value,note');
+    expect(viaClient.data).toEqual([
+      { name: 'client-a', value: 100, note: 'none' },
+      { name: 'client-b', value: 7, note: 'none' },
+    ]);
+    const nulls = await db
+      .from('counters')
+      .insert([{ name: 'null-a' }, { name: 'null-b', value: 7 }])
+      .select('name,value');
+    expect(nulls.data).toEqual([
+      { name: 'null-a', value: null },
+      { name: 'null-b', value: 7 },
+    ]);
   });
 
   it('refuses a bulk body with differing keys unless columns names them (400 PGRST102)', async () => {
-    const { status, json: body } = await rest(localbase, 'counters', { method: 'POST', body: json([{ name: 'x' }, { value: 1 }]) });
+    const { status, json: body } = await rest(localbase, 'counters', {
+      method: 'POST',
+      body: json([{ name: 'x' }, { value: 1 }]),
+    });
     expect(status).toBe(400);
     expect(body).toEqual({ code: 'PGRST102', details: null, hint: null, message: 'All object keys must match' });
   });
 
-  it("refuses a column the table does not have (400 PGRST204)", async () => {
-    const { status, json: body } = await rest(localbase, 'counters', { method: 'POST', body: json({ name: 'x', colour: 'red' }) });
+  it('refuses a column the table does not have (400 PGRST204)', async () => {
+    const { status, json: body } = await rest(localbase, 'counters', {
+      method: 'POST',
+      body: json({ name: 'x', colour: 'red' }),
+    });
     expect(status).toBe(400);
-    expect(body).toEqual({ code: 'PGRST204', details: null, hint: null, message: "Could not find the 'colour' column of 'counters' in the schema cache" });
+    expect(body).toEqual({
+      code: 'PGRST204',
+      details: null,
+      hint: null,
+      message: "Could not find the 'colour' column of 'counters' in the schema cache",
+    });
   });
 
   it('return=headers-only answers a Location for the new row', async () => {
-    const { status, headers, text } = await rest(localbase, 'counters', { method: 'POST', body: json({ id: 77, name: 'located' }), headers: { prefer: 'return=headers-only' } });
+    const { status, headers, text } = await rest(localbase, 'counters', {
+      method: 'POST',
+      body: json({ id: 77, name: 'located' }),
+      headers: { prefer: 'return=headers-only' },
+    });
     expect(status).toBe(201);
     expect(text).toBe('');
     expect(headers.get('location')).toBe('/counters?id=eq.77');
@@ -115,22 +173,42 @@ describe('inserts and upserts', () => {
 
 describe('PUT', () => {
   it('upserts one row by its primary key: 201 inserted, 200 replaced', async () => {
-    const created = await rest(localbase, 'counters?id=eq.300', { method: 'PUT', body: json({ id: 300, name: 'put', value: 1 }), headers: { prefer: 'return=representation' } });
+    const created = await rest(localbase, 'counters?id=eq.300', {
+      method: 'PUT',
+      body: json({ id: 300, name: 'put', value: 1 }),
+      headers: { prefer: 'return=representation' },
+    });
     expect(created.status).toBe(201);
-    const replaced = await rest(localbase, 'counters?id=eq.300', { method: 'PUT', body: json({ id: 300, name: 'put', value: 2 }), headers: { prefer: 'return=representation' } });
+    const replaced = await rest(localbase, 'counters?id=eq.300', {
+      method: 'PUT',
+      body: json({ id: 300, name: 'put', value: 2 }),
+      headers: { prefer: 'return=representation' },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.json).toEqual([{ id: 300, name: 'put', value: 2, note: 'none' }]);
   });
 
   it('refuses filters other than eq on the whole primary key (405 PGRST105), a mismatch (400 PGRST115), and limits (400 PGRST114)', async () => {
-    const wrongFilter = await rest(localbase, 'counters?name=eq.put', { method: 'PUT', body: json({ id: 300, name: 'put' }) });
+    const wrongFilter = await rest(localbase, 'counters?name=eq.put', {
+      method: 'PUT',
+      body: json({ id: 300, name: 'put' }),
+    });
     expect(wrongFilter.status).toBe(405);
     expect(wrongFilter.json).toMatchObject({ code: 'PGRST105' });
-    const mismatch = await rest(localbase, 'counters?id=eq.301', { method: 'PUT', body: json({ id: 302, name: 'other' }) });
+    const mismatch = await rest(localbase, 'counters?id=eq.301', {
+      method: 'PUT',
+      body: json({ id: 302, name: 'other' }),
+    });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.json).toMatchObject({ code: 'PGRST115', message: 'Payload values do not match URL in primary key column(s)' });
+    expect(mismatch.json).toMatchObject({
+      code: 'PGRST115',
+      message: 'Payload values do not match URL in primary key column(s)',
+    });
     expect((await counters()).some((row) => row.id === 301 || row.id === 302)).toBe(false);
-    const limited = await rest(localbase, 'counters?id=eq.300&limit=1', { method: 'PUT', body: json({ id: 300, name: 'put' }) });
+    const limited = await rest(localbase, 'counters?id=eq.300&limit=1', {
+      method: 'PUT',
+      body: json({ id: 300, name: 'put' }),
+    });
     expect(limited.status).toBe(400);
     expect(limited.json).toMatchObject({ code: 'PGRST114' });
   });
@@ -165,18 +243,30 @@ describe('max-affected with handling=strict', () => {
   });
 
   it('ignores max-affected without strict handling, as PostgREST does', async () => {
-    const { status } = await rest(localbase, 'counters?id=gt.0', { method: 'PATCH', body: json({ note: 'lenient' }), headers: { prefer: 'max-affected=1' } });
+    const { status } = await rest(localbase, 'counters?id=gt.0', {
+      method: 'PATCH',
+      body: json({ note: 'lenient' }),
+      headers: { prefer: 'max-affected=1' },
+    });
     expect(status).toBe(204);
     expect((await counters()).every((row) => row.note === 'lenient')).toBe(true);
   });
 
   it('counts the rows a function returns, and refuses it on a function returning one value (PGRST128)', async () => {
     const before = await counters();
-    const refused = await rest(localbase, 'rpc/delete_counters', { method: 'POST', body: json({ p_below: 1000 }), headers: { prefer: 'handling=strict, max-affected=1' } });
+    const refused = await rest(localbase, 'rpc/delete_counters', {
+      method: 'POST',
+      body: json({ p_below: 1000 }),
+      headers: { prefer: 'handling=strict, max-affected=1' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: 'PGRST124', details: `The query affects ${before.length} rows` });
     expect(await counters()).toEqual(before);
-    const single = await rest(localbase, 'rpc/film_count', { method: 'POST', body: '{}', headers: { prefer: 'handling=strict, max-affected=1' } });
+    const single = await rest(localbase, 'rpc/film_count', {
+      method: 'POST',
+      body: '{}',
+      headers: { prefer: 'handling=strict, max-affected=1' },
+    });
     expect(single.status).toBe(400);
     expect(single.json).toEqual({
       code: 'PGRST128',
@@ -191,20 +281,30 @@ describe('preferences', () => {
   it('refuses unknown preferences under handling=strict (the docs answer) and ignores them otherwise', async () => {
     const strict = await rest(localbase, 'films?select=id', { headers: { prefer: 'handling=strict, foo, bar' } });
     expect(strict.status).toBe(400);
-    expect(strict.json).toEqual({ code: 'PGRST122', message: 'Invalid preferences given with handling=strict', details: 'Invalid preferences: foo, bar', hint: null });
+    expect(strict.json).toEqual({
+      code: 'PGRST122',
+      message: 'Invalid preferences given with handling=strict',
+      details: 'Invalid preferences: foo, bar',
+      hint: null,
+    });
     const lenient = await rest(localbase, 'films?select=id', { headers: { prefer: 'handling=lenient, foo, bar' } });
     expect(lenient.status).toBe(200);
     expect(lenient.headers.get('preference-applied')).toBe('handling=lenient');
   });
 
   it('applies a known time zone, ignores an unknown one (the docs behaviour)', async () => {
-    await managementQuery(localbase, "create table public.moments (id int primary key, t timestamptz); insert into public.moments values (1, '2023-10-18 12:37:59.611+00');");
+    await managementQuery(
+      localbase,
+      "create table public.moments (id int primary key, t timestamptz); insert into public.moments values (1, '2023-10-18 12:37:59.611+00');",
+    );
     const zoned = await rest(localbase, 'moments?select=t', { headers: { prefer: 'timezone=America/Los_Angeles' } });
     expect(zoned.json).toEqual([{ t: '2023-10-18T05:37:59.611-07:00' }]);
     expect(zoned.headers.get('preference-applied')).toBe('timezone=America/Los_Angeles');
     const unknown = await rest(localbase, 'moments?select=t', { headers: { prefer: 'timezone=Jupiter/Red_Spot' } });
     expect(unknown.headers.get('preference-applied')).toBeNull();
-    const strict = await rest(localbase, 'moments?select=t', { headers: { prefer: 'handling=strict, timezone=Jupiter/Red_Spot' } });
+    const strict = await rest(localbase, 'moments?select=t', {
+      headers: { prefer: 'handling=strict, timezone=Jupiter/Red_Spot' },
+    });
     expect(strict.status).toBe(400);
   });
 });
@@ -214,7 +314,12 @@ describe('off, as in PostgREST', () => {
     for (const select of ['count()', 'value.sum()', 'id,value.avg()']) {
       const { status, json: body } = await rest(localbase, `counters?select=${select}`);
       expect(status).toBe(400);
-      expect(body).toEqual({ code: 'PGRST123', details: null, hint: null, message: 'Use of aggregate functions is not allowed' });
+      expect(body).toEqual({
+        code: 'PGRST123',
+        details: null,
+        hint: null,
+        message: 'Use of aggregate functions is not allowed',
+      });
     }
   });
 

@@ -23,7 +23,14 @@ function unserialisable(): Record<string, unknown> {
   return value;
 }
 
-const anon = { role: 'anon' as const, claims: { role: 'anon' as const }, method: 'GET', path: '/', headers: {}, readOnly: true };
+const anon = {
+  role: 'anon' as const,
+  claims: { role: 'anon' as const },
+  method: 'GET',
+  path: '/',
+  headers: {},
+  readOnly: true,
+};
 
 describe('a statement that fails while its parameters are serialised', () => {
   it('is rolled back, and the next owner transaction runs', async () => {
@@ -33,7 +40,10 @@ describe('a statement that fails while its parameters are serialised', () => {
         await client.query('select $1::jsonb', [unserialisable()]);
       }),
     ).rejects.toThrow(/circular/i);
-    const rows = await withOwnerTransaction(database.pool, async (client) => (await client.query('select 1 as one')).rows);
+    const rows = await withOwnerTransaction(
+      database.pool,
+      async (client) => (await client.query('select 1 as one')).rows,
+    );
     expect(rows).toEqual([{ one: 1 }]);
   });
 
@@ -41,7 +51,11 @@ describe('a statement that fails while its parameters are serialised', () => {
     await expect(
       withRequestTransaction(database.pool, anon, (client) => client.query('select $1::jsonb', [unserialisable()])),
     ).rejects.toThrow(/circular/i);
-    const rows = await withRequestTransaction(database.pool, anon, async (client) => (await client.query(`select current_user as who`)).rows);
+    const rows = await withRequestTransaction(
+      database.pool,
+      anon,
+      async (client) => (await client.query(`select current_user as who`)).rows,
+    );
     expect(rows).toEqual([{ who: 'anon' }]);
   });
 });

@@ -45,9 +45,11 @@ const PLANTED: Record<string, string> = {
   // Browser code and the server.
   'gateway/src/server-only.ts': 'export const serverOnly = 1;\n',
   'web/src/lib/view.ts': 'export const view = 1;\n',
-  'web/src/reads-gateway.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const a = serverOnly;\n",
+  'web/src/reads-gateway.ts':
+    "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const a = serverOnly;\n",
   'web/src/reads-node.ts': "import { readFileSync } from 'node:fs';\nexport const b = readFileSync;\n",
-  'web/src/reads-gateway.test.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nimport { readFileSync } from 'node:fs';\nexport const c = [serverOnly, readFileSync];\n",
+  'web/src/reads-gateway.test.ts':
+    "import { serverOnly } from '#gateway/src/server-only.ts';\nimport { readFileSync } from 'node:fs';\nexport const c = [serverOnly, readFileSync];\n",
   'companion/ui/src/reads-config.ts': "import type { Env } from '#config/env.ts';\nexport type D = Env;\n",
   'config/env.ts': 'export type Env = { PORT: number };\n',
   'web/scripts/node-script.ts': "import { readFileSync } from 'node:fs';\nexport const e = readFileSync;\n",
@@ -61,30 +63,39 @@ const PLANTED: Record<string, string> = {
   'tools/testing/helper.ts': 'export const helper = 1;\n',
   'gateway/src/uses-tools.ts': "import { helper } from '#tools/testing/helper.ts';\nexport const i = helper;\n",
   'gateway/test/uses-tools.ts': "import { helper } from '#tools/testing/helper.ts';\nexport const j = helper;\n",
-  'tools/bench/uses-gateway.bench.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const k = serverOnly;\n",
+  'tools/bench/uses-gateway.bench.ts':
+    "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const k = serverOnly;\n",
 
   // localbase's public entry and its insides (the two rest files form the one cycle the rules let through).
-  'localbase/server.ts': "export { internal } from './src/rest/catalog.ts';\nexport { timeouts } from './src/request-transaction.ts';\n",
+  'localbase/server.ts':
+    "export { internal } from './src/rest/catalog.ts';\nexport { timeouts } from './src/request-transaction.ts';\n",
   'localbase/src/rest/catalog.ts':
     "import type { Relationship } from './relationships.ts';\nimport { extra } from './extra.ts';\nexport const internal = extra;\nexport type Table = { relationship?: Relationship };\n",
-  'localbase/src/rest/relationships.ts': "import type { Table } from './catalog.ts';\nexport type Relationship = { table?: Table };\n",
-  'localbase/src/rest/extra.ts': "import { internal } from './catalog.ts';\nexport const extra = 1;\nexport const again = () => internal;\n",
+  'localbase/src/rest/relationships.ts':
+    "import type { Table } from './catalog.ts';\nexport type Relationship = { table?: Table };\n",
+  'localbase/src/rest/extra.ts':
+    "import { internal } from './catalog.ts';\nexport const extra = 1;\nexport const again = () => internal;\n",
   'localbase/src/request-transaction.ts': 'export const timeouts = { anon: 3000 };\n',
   'localbase/src/keys.ts': 'export const keysFile = (dir: string) => `${dir}/keys.json`;\n',
   'localbase/test/clients.ts': "import { internal } from '../src/rest/catalog.ts';\nexport const client = internal;\n",
   'gateway/src/uses-localbase.ts': "import { internal } from '#localbase';\nexport const l = internal;\n",
-  'gateway/src/reaches-localbase.ts': "import { internal } from '#localbase/src/rest/catalog.ts';\nexport const m = internal;\n",
-  'gateway/src/uses-localbase-test.ts': "import { client } from '#localbase/test/clients.ts';\nexport const n = client;\n",
-  'gateway/test/uses-localbase-test.ts': "import { client } from '#localbase/test/clients.ts';\nexport const o = client;\n",
+  'gateway/src/reaches-localbase.ts':
+    "import { internal } from '#localbase/src/rest/catalog.ts';\nexport const m = internal;\n",
+  'gateway/src/uses-localbase-test.ts':
+    "import { client } from '#localbase/test/clients.ts';\nexport const n = client;\n",
+  'gateway/test/uses-localbase-test.ts':
+    "import { client } from '#localbase/test/clients.ts';\nexport const o = client;\n",
   'tools/security/attacks/statement-freeze.parity.test.ts':
     "import { timeouts } from '#localbase/src/request-transaction.ts';\nimport { keysFile } from '#localbase/src/keys.ts';\nexport const p = [timeouts, keysFile];\n",
 
   // Cycles, and contracts.
   'gateway/src/cycle-a.ts': "import { b } from './cycle-b.ts';\nexport const a = () => b;\n",
   'gateway/src/cycle-b.ts': "import { a } from './cycle-a.ts';\nexport const b = () => a;\n",
-  'contracts/wire.ts': "import { z } from 'zod';\nimport { other } from './other.ts';\nexport const wire = z.object({ other: z.literal(other) });\n",
+  'contracts/wire.ts':
+    "import { z } from 'zod';\nimport { other } from './other.ts';\nexport const wire = z.object({ other: z.literal(other) });\n",
   'contracts/other.ts': "export const other = 'x';\n",
-  'contracts/reads-gateway.ts': "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const q = serverOnly;\n",
+  'contracts/reads-gateway.ts':
+    "import { serverOnly } from '#gateway/src/server-only.ts';\nexport const q = serverOnly;\n",
   'contracts/reads-node.ts': "import path from 'node:path';\nexport const r = path.sep;\n",
   // An import that leaves its part by climbing instead of through the imports map; its twin uses the alias.
   'gateway/src/climbs.ts': "import type { Env } from '../../config/env.ts';\nexport type T = Env;\n",
@@ -135,21 +146,34 @@ describe('the boundary check on a planted tree', () => {
   });
 
   it('resolves the package.json aliases and npm packages, so no rule is blind to them', () => {
-    const resolved = (source: string) => result.modules.find((module) => module.source === source)?.dependencies.map((dependency) => dependency.resolved);
+    const resolved = (source: string) =>
+      result.modules.find((module) => module.source === source)?.dependencies.map((dependency) => dependency.resolved);
     expect(resolved('gateway/src/uses-localbase.ts')).toEqual(['localbase/server.ts']);
     expect(resolved('companion/core/reads-contracts.ts')).toEqual(['contracts/wire.ts']);
-    expect(resolved('contracts/wire.ts')).toEqual(expect.arrayContaining(['contracts/other.ts', expect.stringMatching(/^node_modules\/zod\//)]));
+    expect(resolved('contracts/wire.ts')).toEqual(
+      expect.arrayContaining(['contracts/other.ts', expect.stringMatching(/^node_modules\/zod\//)]),
+    );
   });
 });
 
 describe('the boundary check on the repository', () => {
-  it('finds no violation', async () => {
-    const result = await cruise(repoRoot);
-    expect(described(result.summary.violations)).toEqual([]);
-    // It did cruise the parts: the gateway, localbase, the web app, the companion and the tools.
-    const sources = result.modules.map((module) => module.source);
-    for (const file of ['gateway/src/app.ts', 'localbase/server.ts', 'web/src/state/signals.ts', 'companion/core/pip-client.ts', 'tools/e2e/browser.ts']) {
-      expect(sources).toContain(file);
-    }
-  }, CRUISE_TIMEOUT_MS);
+  it(
+    'finds no violation',
+    async () => {
+      const result = await cruise(repoRoot);
+      expect(described(result.summary.violations)).toEqual([]);
+      // It did cruise the parts: the gateway, localbase, the web app, the companion and the tools.
+      const sources = result.modules.map((module) => module.source);
+      for (const file of [
+        'gateway/src/app.ts',
+        'localbase/server.ts',
+        'web/src/state/signals.ts',
+        'companion/core/pip-client.ts',
+        'tools/e2e/browser.ts',
+      ]) {
+        expect(sources).toContain(file);
+      }
+    },
+    CRUISE_TIMEOUT_MS,
+  );
 });

@@ -50,18 +50,25 @@ const VARIANTS: Record<string, { command: string[]; cwd: string; env?: Record<st
   // ... and the TypeScript sources through the tsx loader, as `npm start` ran before it.
   tsx: { command: [process.execPath, '--import', 'tsx', 'gateway/src/main.ts'], cwd: repoRoot },
   // The compiled server with PGlite on the server's own thread instead of its worker thread.
-  'main-thread': { command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'], cwd: repoRoot, env: { STUDYHALL_PGLITE_THREAD: 'main' } },
+  'main-thread': {
+    command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
+    cwd: repoRoot,
+    env: { STUDYHALL_PGLITE_THREAD: 'main' },
+  },
 };
 // `npm start` of another checkout (a worktree of an older commit with its own `npm ci`), side by side.
 if (flags.checkout) VARIANTS.checkout = { command: ['npm', 'start', '--silent'], cwd: path.resolve(flags.checkout) };
 const variantNames = flags.variants.split(',').map((name) => name.trim());
-for (const name of variantNames) if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
+for (const name of variantNames)
+  if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
 
 // ---- the server process and its memory -------------------------------------------------------
 
 async function childrenOf(pid: number): Promise<number[]> {
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-  const lists = await Promise.all(tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')));
+  const lists = await Promise.all(
+    tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')),
+  );
   return lists.flatMap((list) => list.trim().split(/\s+/).filter(Boolean).map(Number));
 }
 
@@ -105,7 +112,11 @@ interface Server {
 }
 
 function startServer(variant: string, env: Record<string, string>): Server {
-  const { command: [command, ...args], cwd, env: variantEnv } = VARIANTS[variant]!;
+  const {
+    command: [command, ...args],
+    cwd,
+    env: variantEnv,
+  } = VARIANTS[variant]!;
   // Its own process group, so stopping it reaches node even when npm and sh sit in between.
   const child = spawn(command!, args, { cwd, env: { ...process.env, ...env, ...variantEnv }, detached: true });
   let output = '';
@@ -129,10 +140,15 @@ function startServer(variant: string, env: Record<string, string>): Server {
 async function untilHealthy(server: Server, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}):\n${server.output()}`);
+    if (server.child.exitCode !== null)
+      throw new Error(`the server exited (${server.child.exitCode}):\n${server.output()}`);
     if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutMs} ms:\n${server.output()}`);
     const health = await request(server.baseUrl, 'GET', '/api/health').catch(() => undefined);
-    if (health?.status === 200 && (JSON.parse(health.body) as { backend?: { status?: string } }).backend?.status === 'up') return;
+    if (
+      health?.status === 200 &&
+      (JSON.parse(health.body) as { backend?: { status?: string } }).backend?.status === 'up'
+    )
+      return;
     await sleep(20);
   }
 }
@@ -196,15 +212,28 @@ function block(): { expect: number; step: Step }[] {
   add(20, 200, (base) => request(base, 'GET', '/api/pip/state'));
   add(10, 202, (base) => request(base, 'POST', '/api/pip/action', { body: { action: 'correct' } }));
   add(14, 200, (base, session) =>
-    request(base, 'GET', '/__backend/rest/v1/user_tasks?select=*&order=created_at.desc&limit=20', { headers: { authorization: `Bearer ${session.token}` } }),
+    request(base, 'GET', '/__backend/rest/v1/user_tasks?select=*&order=created_at.desc&limit=20', {
+      headers: { authorization: `Bearer ${session.token}` },
+    }),
   );
-  add(14, 200, (base, session) => request(base, 'GET', '/__backend/rest/v1/user_profiles?select=*', { headers: { authorization: `Bearer ${session.token}` } }));
+  add(14, 200, (base, session) =>
+    request(base, 'GET', '/__backend/rest/v1/user_profiles?select=*', {
+      headers: { authorization: `Bearer ${session.token}` },
+    }),
+  );
   return steps;
 }
 
-async function signupAndLogin(baseUrl: string, session: { token: string }, counts: { signup: number; login: number }): Promise<Answer[]> {
+async function signupAndLogin(
+  baseUrl: string,
+  session: { token: string },
+  counts: { signup: number; login: number },
+): Promise<Answer[]> {
   const localAddress = nextClientAddress();
-  const credentials = { username: `bench${Date.now().toString(36)}${clientCounter}@example.com`, password: 'bench-password-1' };
+  const credentials = {
+    username: `bench${Date.now().toString(36)}${clientCounter}@example.com`,
+    password: 'bench-password-1',
+  };
   const signup = await request(baseUrl, 'POST', '/__auth/signup', { body: credentials, localAddress });
   if (signup.status !== 201) return [signup];
   counts.signup += 1;
@@ -223,7 +252,8 @@ async function mixedRound(baseUrl: string, session: { token: string }): Promise<
   const failures: string[] = [];
   for (let index = 0; index < blocks; index += 1) {
     for (const answer of await signupAndLogin(baseUrl, session, counts)) {
-      if (answer.status !== 200 && answer.status !== 201) failures.push(`auth ${answer.status}: ${answer.body.slice(0, 200)}`);
+      if (answer.status !== 200 && answer.status !== 201)
+        failures.push(`auth ${answer.status}: ${answer.body.slice(0, 200)}`);
     }
     const steps = block();
     let next = 0;
@@ -231,7 +261,8 @@ async function mixedRound(baseUrl: string, session: { token: string }): Promise<
       while (next < steps.length) {
         const { expect, step } = steps[next++]!;
         const answer = await step(baseUrl, session);
-        if (answer.status !== expect) failures.push(`${answer.status} (expected ${expect}): ${answer.body.slice(0, 200)}`);
+        if (answer.status !== expect)
+          failures.push(`${answer.status} (expected ${expect}): ${answer.body.slice(0, 200)}`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -279,7 +310,10 @@ async function oneRun(variant: string): Promise<RunFigures> {
     try {
       // As anon: any answer below 500 came through the schema cache (a refusal is checked after the table lookup).
       const firstRest = await request(server.baseUrl, 'GET', '/__backend/rest/v1/groups?select=id&limit=1');
-      if (firstRest.status >= 500) throw new Error(`first Data API read failed: ${firstRest.status} ${firstRest.body.slice(0, 300)}\n${server.output()}`);
+      if (firstRest.status >= 500)
+        throw new Error(
+          `first Data API read failed: ${firstRest.status} ${firstRest.body.slice(0, 300)}\n${server.output()}`,
+        );
       const warmFirstRestMs = performance.now() - warm.started;
       await sleep(IDLE_MS);
       const idleMb = await serverRssMb(server.child.pid!);
@@ -291,7 +325,16 @@ async function oneRun(variant: string): Promise<RunFigures> {
         await mixedRound(server.baseUrl, session);
         roundsMb.push(await serverRssMb(server.child.pid!));
       }
-      return { coldMs: cold.ms, warmMs: warm.ms, warmFirstRestMs, coldCpuS: cold.cpuS, warmCpuS: warm.cpuS, idleMb, mixedMb, roundsMb };
+      return {
+        coldMs: cold.ms,
+        warmMs: warm.ms,
+        warmFirstRestMs,
+        coldCpuS: cold.cpuS,
+        warmCpuS: warm.cpuS,
+        idleMb,
+        mixedMb,
+        roundsMb,
+      };
     } finally {
       await server.stop();
     }
@@ -312,21 +355,60 @@ const spread = (values: number[], digits: number) =>
 const cell = (values: number[], digits: number) => `${median(values).toFixed(digits)}${spread(values, digits)}`;
 
 function printTable(results: Map<string, RunFigures[]>): void {
-  const rows: string[][] = [['variant', 'cold ms', 'warm ms', 'warm, first REST ms', 'cold CPU s', 'warm CPU s', 'idle RSS MB', 'RSS after 1k MB', `leak: RSS after each of ${ROUNDS} rounds (median MB)`, `growth r2->r${ROUNDS} MB`, 'growth, last half MB']];
+  const rows: string[][] = [
+    [
+      'variant',
+      'cold ms',
+      'warm ms',
+      'warm, first REST ms',
+      'cold CPU s',
+      'warm CPU s',
+      'idle RSS MB',
+      'RSS after 1k MB',
+      `leak: RSS after each of ${ROUNDS} rounds (median MB)`,
+      `growth r2->r${ROUNDS} MB`,
+      'growth, last half MB',
+    ],
+  ];
   for (const [variant, runs] of results) {
     const perRound = Array.from({ length: ROUNDS }, (_, round) => median(runs.map((run) => run.roundsMb[round]!)));
-    const growth = runs.map((run) => run.roundsMb[run.roundsMb.length - 1]! - run.roundsMb[Math.min(1, run.roundsMb.length - 1)]!);
+    const growth = runs.map(
+      (run) => run.roundsMb[run.roundsMb.length - 1]! - run.roundsMb[Math.min(1, run.roundsMb.length - 1)]!,
+    );
     // Warm-up (JIT, caches, PGlite pages read once) settles in the first rounds; a leak keeps growing.
-    const lateGrowth = runs.map((run) => run.roundsMb[run.roundsMb.length - 1]! - run.roundsMb[Math.floor(run.roundsMb.length / 2)]!);
+    const lateGrowth = runs.map(
+      (run) => run.roundsMb[run.roundsMb.length - 1]! - run.roundsMb[Math.floor(run.roundsMb.length / 2)]!,
+    );
     rows.push([
       variant,
-      cell(runs.map((run) => run.coldMs), 0),
-      cell(runs.map((run) => run.warmMs), 0),
-      cell(runs.map((run) => run.warmFirstRestMs), 0),
-      cell(runs.map((run) => run.coldCpuS), 2),
-      cell(runs.map((run) => run.warmCpuS), 2),
-      cell(runs.map((run) => run.idleMb), 0),
-      cell(runs.map((run) => run.mixedMb), 0),
+      cell(
+        runs.map((run) => run.coldMs),
+        0,
+      ),
+      cell(
+        runs.map((run) => run.warmMs),
+        0,
+      ),
+      cell(
+        runs.map((run) => run.warmFirstRestMs),
+        0,
+      ),
+      cell(
+        runs.map((run) => run.coldCpuS),
+        2,
+      ),
+      cell(
+        runs.map((run) => run.warmCpuS),
+        2,
+      ),
+      cell(
+        runs.map((run) => run.idleMb),
+        0,
+      ),
+      cell(
+        runs.map((run) => run.mixedMb),
+        0,
+      ),
       perRound.map((mb) => mb.toFixed(0)).join(' '),
       cell(growth, 0),
       cell(lateGrowth, 0),
@@ -349,7 +431,9 @@ function printTable(results: Map<string, RunFigures[]>): void {
 }
 
 async function main(): Promise<void> {
-  console.log(`boot bench: ${RUNS} run(s) per variant, ${REQUESTS} mixed requests, ${ROUNDS} leak rounds, idle ${IDLE_MS / 1000} s, ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(
+    `boot bench: ${RUNS} run(s) per variant, ${REQUESTS} mixed requests, ${ROUNDS} leak rounds, idle ${IDLE_MS / 1000} s, ${os.cpus().length} cores, Node ${process.version}`,
+  );
   const results = new Map<string, RunFigures[]>(variantNames.map((name) => [name, []]));
   for (let run = 0; run < RUNS; run += 1) {
     for (const variant of variantNames) {

@@ -20,7 +20,10 @@ import { asStudent, dismissRestoreOffer, student } from '../e2e/community-driver
 
 const options = z
   .object({ messages: z.coerce.number().int().min(10).max(2000), warmup: z.coerce.number().int().min(0).max(100) })
-  .parse(parseArgs({ options: { messages: { type: 'string', default: '100' }, warmup: { type: 'string', default: '10' } } }).values);
+  .parse(
+    parseArgs({ options: { messages: { type: 'string', default: '100' }, warmup: { type: 'string', default: '10' } } })
+      .values,
+  );
 
 declare global {
   interface Window {
@@ -46,10 +49,15 @@ async function instrument(page: Page): Promise<void> {
     };
     note();
     new MutationObserver(note).observe(document.body, { childList: true, subtree: true, characterData: true });
-    document.addEventListener('keydown', (event) => {
-      const target = event.target as HTMLTextAreaElement | null;
-      if (event.key === 'Enter' && !event.shiftKey && target?.matches('textarea')) window.__chatSent[target.value] = now();
-    }, { capture: true });
+    document.addEventListener(
+      'keydown',
+      (event) => {
+        const target = event.target as HTMLTextAreaElement | null;
+        if (event.key === 'Enter' && !event.shiftKey && target?.matches('textarea'))
+          window.__chatSent[target.value] = now();
+      },
+      { capture: true },
+    );
   });
 }
 
@@ -74,12 +82,17 @@ try {
     prefer: 'return=representation',
   });
   const groupId = group?.id ?? '';
-  const token = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', { body: { p_type: 'group', p_target_id: groupId } });
+  const token = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', {
+    body: { p_type: 'group', p_target_id: groupId },
+  });
   await asStudent(studyhall.url, bo, '/rest/v1/rpc/community_redeem_invite', { body: { p_token: token } });
 
   const pages: Page[] = [];
   for (const who of [ada, bo]) {
-    const context = await signedInContext(browser, who.session, { viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
+    const context = await signedInContext(browser, who.session, {
+      viewport: { width: 1280, height: 800 },
+      reducedMotion: 'reduce',
+    });
     const page = await context.newPage();
     await page.goto(`${studyhall.url}/groups/${groupId}`);
     await dismissRestoreOffer(page);
@@ -90,7 +103,12 @@ try {
   const [adaPage, boPage] = pages as [Page, Page];
 
   /** Sends `count` messages from one page to the other, one at a time; the latencies in ms. */
-  async function run(from: Page, to: Page, label: string, count: number): Promise<{ delivered: number[]; own: number[] }> {
+  async function run(
+    from: Page,
+    to: Page,
+    label: string,
+    count: number,
+  ): Promise<{ delivered: number[]; own: number[] }> {
     const delivered: number[] = [];
     const own: number[] = [];
     const box = from.getByRole('textbox', { name: 'Message' });
@@ -103,7 +121,8 @@ try {
       const sent = await from.evaluate((wanted) => window.__chatSent[wanted], text);
       const seenThere = await to.evaluate((wanted) => window.__chatSeen[wanted], text);
       const seenHere = await from.evaluate((wanted) => window.__chatSeen[wanted], text);
-      if (sent === undefined || seenThere === undefined || seenHere === undefined) throw new Error(`no timing for "${text}"`);
+      if (sent === undefined || seenThere === undefined || seenHere === undefined)
+        throw new Error(`no timing for "${text}"`);
       delivered.push(seenThere - sent);
       own.push(seenHere - sent);
     }
@@ -118,14 +137,22 @@ try {
     const figures = summary(values);
     return `p50 ${figures.p50.toFixed(1)} ms, p95 ${figures.p95.toFixed(1)} ms, max ${figures.max.toFixed(1)} ms`;
   };
-  console.log(`chat, ${options.messages} messages each way after ${options.warmup} to warm up (embedded backend, Debian Chromium), load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `chat, ${options.messages} messages each way after ${options.warmup} to warm up (embedded backend, Debian Chromium), load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(`  Ada -> shown to Bo:   ${format(adaToBo.delivered)}`);
   console.log(`  Bo -> shown to Ada:   ${format(boToAda.delivered)}`);
   console.log(`  sender's own copy:    ${format([...adaToBo.own, ...boToAda.own])}`);
   const both = [...adaToBo.delivered, ...boToAda.delivered];
   const ownBoth = [...adaToBo.own, ...boToAda.own];
-  console.log(`  delivery / own copy:  p50 ${(summary(both).p50 / summary(ownBoth).p50).toFixed(2)}x, p95 ${(summary(both).p95 / summary(ownBoth).p95).toFixed(2)}x`);
-  console.log(`  target: p95 < 150 ms to the other page -> ${summary(both).p95 < 150 ? 'met' : 'missed'} (${summary(both).p95.toFixed(1)} ms over ${both.length})`);
+  console.log(
+    `  delivery / own copy:  p50 ${(summary(both).p50 / summary(ownBoth).p50).toFixed(2)}x, p95 ${(summary(both).p95 / summary(ownBoth).p95).toFixed(2)}x`,
+  );
+  console.log(
+    `  target: p95 < 150 ms to the other page -> ${summary(both).p95 < 150 ? 'met' : 'missed'} (${summary(both).p95.toFixed(1)} ms over ${both.length})`,
+  );
 } finally {
   await browser.close();
   await studyhall.stop();

@@ -52,12 +52,20 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 /** Times `sql` inside a transaction acting as `role` with the member's claims; ms per statement. */
-async function timeQuery(client: pg.PoolClient, role: string, userId: string, sql: string, params: unknown[]): Promise<Figures> {
+async function timeQuery(
+  client: pg.PoolClient,
+  role: string,
+  userId: string,
+  sql: string,
+  params: unknown[],
+): Promise<Figures> {
   const latencies: number[] = [];
   for (let run = 0; run < options.runs + 20; run++) {
     await client.query('begin');
-    await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`,
-      [role, JSON.stringify({ sub: userId, role })]);
+    await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+      role,
+      JSON.stringify({ sub: userId, role }),
+    ]);
     const started = performance.now();
     await client.query(sql, params);
     const elapsed = performance.now() - started;
@@ -78,22 +86,33 @@ try {
   try {
     const member = '00000000-0000-4000-8000-000000000001';
     const { rows } = await client.query<{ group_id: string }>(
-      `select group_id from public.group_members where user_id = $1 limit 1`, [member]);
+      `select group_id from public.group_members where user_id = $1 limit 1`,
+      [member],
+    );
     const groupId = z.string().uuid().parse(rows[0]?.group_id);
     const queries: [string, string, unknown[]][] = [
       ['discovery, search "anatomy"', `select * from public.community_discover_groups('anatomy', 20, 0)`, []],
       // A term only one group matches: the ordered walk finds no early stop; the trigram indexes' case.
-      ['discovery, search "group 9999 anatomy"', `select * from public.community_discover_groups('group 9999 anatomy', 20, 0)`, []],
+      [
+        'discovery, search "group 9999 anatomy"',
+        `select * from public.community_discover_groups('group 9999 anatomy', 20, 0)`,
+        [],
+      ],
       ['messages via RPC, newest 50', `select * from public.community_get_group_messages($1, 50)`, [groupId]],
-      ['messages via table + RLS, newest 50',
-        `select * from public.group_chat_messages where group_id = $1 order by created_at desc, id desc limit 50`, [groupId]],
+      [
+        'messages via table + RLS, newest 50',
+        `select * from public.group_chat_messages where group_id = $1 order by created_at desc, id desc limit 50`,
+        [groupId],
+      ],
     ];
     for (const [label, sql, params] of queries) {
       const asMember = await timeQuery(client, 'authenticated', member, sql, params);
       const asService = await timeQuery(client, 'service_role', member, sql, params);
-      console.log(`${label}: member median ${asMember.median.toFixed(2)} ms, p95 ${asMember.p95.toFixed(2)} ms; ` +
-        `service_role median ${asService.median.toFixed(2)} ms, p95 ${asService.p95.toFixed(2)} ms; ` +
-        `RLS overhead ${(asMember.median / asService.median).toFixed(2)}x`);
+      console.log(
+        `${label}: member median ${asMember.median.toFixed(2)} ms, p95 ${asMember.p95.toFixed(2)} ms; ` +
+          `service_role median ${asService.median.toFixed(2)} ms, p95 ${asService.p95.toFixed(2)} ms; ` +
+          `RLS overhead ${(asMember.median / asService.median).toFixed(2)}x`,
+      );
     }
   } finally {
     client.release();

@@ -10,7 +10,10 @@ import { openTestDatabase } from '../testing/test-database.ts';
 
 const options = z
   .object({ calls: z.coerce.number().int().min(10).max(10_000), sweeps: z.coerce.number().int().min(1).max(50) })
-  .parse(parseArgs({ options: { calls: { type: 'string', default: '200' }, sweeps: { type: 'string', default: '5' } } }).values);
+  .parse(
+    parseArgs({ options: { calls: { type: 'string', default: '200' }, sweeps: { type: 'string', default: '5' } } })
+      .values,
+  );
 
 const VIEWER = '00000000-0000-4000-8000-000000000000';
 const BUDDIES = 200;
@@ -55,7 +58,8 @@ interface Stats {
 
 function summarise(latencies: number[]): Stats {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (fraction: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+  const at = (fraction: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
   return { median: at(0.5), p95: at(0.95) };
 }
 
@@ -70,18 +74,23 @@ async function benchmark(label: string, client: pg.PoolClient): Promise<void> {
   await client.query(SEED_SQL);
   console.log(`${label}: seeded ${PRESENCE_ROWS} users in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
-  await client.query(`select set_config('request.jwt.claims', $1, false)`, [JSON.stringify({ sub: VIEWER, role: 'authenticated' })]);
+  await client.query(`select set_config('request.jwt.claims', $1, false)`, [
+    JSON.stringify({ sub: VIEWER, role: 'authenticated' }),
+  ]);
   await client.query('set role authenticated');
   const check = await client.query<{ n: number }>('select jsonb_array_length(public.community_get_overview()) as n');
-  if (check.rows[0]?.n !== BUDDIES) throw new Error(`overview returned ${check.rows[0]?.n} entries, expected ${BUDDIES}`);
+  if (check.rows[0]?.n !== BUDDIES)
+    throw new Error(`overview returned ${check.rows[0]?.n} entries, expected ${BUDDIES}`);
   const overview: number[] = [];
   for (let i = 0; i < 10; i++) await client.query('select public.community_get_overview()');
-  for (let i = 0; i < options.calls; i++) overview.push(await timeOnce(() => client.query('select public.community_get_overview()')));
+  for (let i = 0; i < options.calls; i++)
+    overview.push(await timeOnce(() => client.query('select public.community_get_overview()')));
   await client.query('reset role');
 
   const idle: number[] = [];
   await client.query('select public.expire_stale_presence()');
-  for (let i = 0; i < options.calls; i++) idle.push(await timeOnce(() => client.query('select public.expire_stale_presence()')));
+  for (let i = 0; i < options.calls; i++)
+    idle.push(await timeOnce(() => client.query('select public.expire_stale_presence()')));
 
   const stale: number[] = [];
   for (let i = 0; i < options.sweeps; i++) {

@@ -38,7 +38,11 @@ async function watchCounter(focus: FocusPage): Promise<void> {
     const stamps: number[] = [];
     const counter = document.getElementById('count-correct');
     if (!counter) throw new Error('no counter on the focus page');
-    new MutationObserver(() => stamps.push(performance.timeOrigin + performance.now())).observe(counter, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => stamps.push(performance.timeOrigin + performance.now())).observe(counter, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
     Object.assign(window, { __updates: stamps });
   });
 }
@@ -48,12 +52,16 @@ async function stampTaps(phone: Page): Promise<void> {
     const stamps: number[] = [];
     // Capture phase, when the finger lifts: a button acts on release (the click follows touchend), so
     // this is where the remote's latency starts; how long the finger rests is the student's, not ours.
-    document.addEventListener('touchend', () => stamps.push(performance.timeOrigin + performance.now()), { capture: true, passive: true });
+    document.addEventListener('touchend', () => stamps.push(performance.timeOrigin + performance.now()), {
+      capture: true,
+      passive: true,
+    });
     Object.assign(window, { __taps: stamps });
   });
 }
 
-const read = (page: Page, name: string) => page.evaluate((key) => (window as unknown as Record<string, number[]>)[key] ?? [], name);
+const read = (page: Page, name: string) =>
+  page.evaluate((key) => (window as unknown as Record<string, number[]>)[key] ?? [], name);
 
 interface Setup {
   studyhall: StudyhallProcess;
@@ -66,7 +74,10 @@ async function setUp(browser: Browser, env: Record<string, string>, pairing: boo
   const studyhall = startStudyhall(pairing ? { ...env, PIP_PAIRING: 'on' } : env);
   await studyhall.ready;
   const appUrl = `http://127.0.0.1:${env.PORT}`;
-  const focus = await openFocusPage(browser, appUrl, { email: `bench-${pairing ? 'on' : 'off'}@example.com`, subject: 'Benchmark' });
+  const focus = await openFocusPage(browser, appUrl, {
+    email: `bench-${pairing ? 'on' : 'off'}@example.com`,
+    subject: 'Benchmark',
+  });
   await watchCounter(focus);
   const phone = await openPhone(browser, focus.qrLink);
   await phone.page.locator('.subject-name').waitFor({ timeout: 10_000 });
@@ -75,7 +86,11 @@ async function setUp(browser: Browser, env: Record<string, string>, pairing: boo
 }
 
 /** One action until the focus page's counter moved; the latency from the action's own stamp. */
-async function once(focus: FocusPage, act: () => Promise<unknown>, stampsFrom: () => Promise<number[]>): Promise<number> {
+async function once(
+  focus: FocusPage,
+  act: () => Promise<unknown>,
+  stampsFrom: () => Promise<number[]>,
+): Promise<number> {
   const before = await focus.count('Correct');
   await act();
   await focus.waitForCount('Correct', before + 1, 5_000);
@@ -88,13 +103,19 @@ function plainPost(page: Page): Promise<void> {
   return page.evaluate(() => {
     const stamps = ((window as unknown as { __posts?: number[] }).__posts ??= []);
     stamps.push(performance.timeOrigin + performance.now());
-    void fetch('/api/pip/action', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"correct"}' });
+    void fetch('/api/pip/action', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action":"correct"}',
+    });
   });
 }
 
 function report(label: string, values: number[]): number[] {
   const sorted = [...values].sort((a, b) => a - b);
-  console.log(`${label}: ${sorted.length} taps, p50 ${fmt(percentile(sorted, 50))}, p99 ${fmt(percentile(sorted, 99))}, max ${fmt(sorted.at(-1) ?? Number.NaN)}`);
+  console.log(
+    `${label}: ${sorted.length} taps, p50 ${fmt(percentile(sorted, 50))}, p99 ${fmt(percentile(sorted, 99))}, max ${fmt(sorted.at(-1) ?? Number.NaN)}`,
+  );
   return sorted;
 }
 
@@ -121,17 +142,34 @@ try {
   const on = await setUp(browser, await serverEnv(temp.dir, 'on'), true);
   setups.push(on);
   // Tail latencies here follow what else the machine runs: say how busy it was.
-  console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`);
+  console.log(
+    `machine: ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min)`,
+  );
 
   const tapOff: number[] = [];
   const postOff: number[] = [];
   const tapOn: number[] = [];
   for (let round = 0; round < WARMUP + TAPS; round++) {
-    const tapped = await once(off.focus, () => off.correct.tap(), () => read(off.phone.page, '__taps'));
+    const tapped = await once(
+      off.focus,
+      () => off.correct.tap(),
+      () => read(off.phone.page, '__taps'),
+    );
     await pause();
-    const posted = await once(off.focus, () => plainPost(off.phone.page), () => read(off.phone.page, '__posts'));
+    const posted = await once(
+      off.focus,
+      () => plainPost(off.phone.page),
+      () => read(off.phone.page, '__posts'),
+    );
     await pause();
-    const paired = await once(on.focus, () => on.correct.tap(), () => read(on.phone.page, '__taps'));
+    const paired = await once(
+      on.focus,
+      () => on.correct.tap(),
+      () => read(on.phone.page, '__taps'),
+    );
     await pause();
     if (round < WARMUP) continue;
     tapOff.push(tapped);
@@ -143,10 +181,17 @@ try {
   const b = report('plain fetch POST -> focus page DOM (relay alone)', postOff);
   const c = report('remote tap -> focus page DOM (PIP_PAIRING=on)', tapOn);
   const ratio = (x: number[], y: number[], p: number) => (percentile(x, p) / percentile(y, p)).toFixed(2);
-  console.log(`ratios: remote tap / plain POST p50 ${ratio(a, b, 50)}, p99 ${ratio(a, b, 99)}; pairing on / off p50 ${ratio(c, a, 50)}, p99 ${ratio(c, a, 99)}`);
+  console.log(
+    `ratios: remote tap / plain POST p50 ${ratio(a, b, 50)}, p99 ${ratio(a, b, 99)}; pairing on / off p50 ${ratio(c, a, 50)}, p99 ${ratio(c, a, 99)}`,
+  );
   const worst = Math.max(percentile(a, 99), percentile(c, 99));
   console.log(`target p99 < 100 ms: ${worst < 100 ? 'met' : 'NOT met'} (worst p99 ${fmt(worst)})`);
-  console.log(`machine after: load average ${os.loadavg().map((load) => load.toFixed(1)).join(' / ')}`);
+  console.log(
+    `machine after: load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' / ')}`,
+  );
   for (const { phone } of setups) {
     const problems = await phone.problems();
     if (problems.length > 0) console.log(`problems on a phone: ${problems.join('; ')}`);

@@ -30,7 +30,9 @@ interface CannonResult {
   non2xx: number;
   duration: number;
 }
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  options: Record<string, unknown>,
+) => Promise<CannonResult>;
 
 const quick = process.argv.includes('--quick');
 const STREAMS = 1_000;
@@ -80,7 +82,12 @@ while (!serverOutput.includes('studyhall: logs')) {
   await sleep(200);
 }
 const pid = server.pid as number;
-console.log(`npm start up (pid ${pid}) on ${baseUrl}; RSS ${(await rssMiB(pid)).toFixed(1)} MiB at boot; load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+console.log(
+  `npm start up (pid ${pid}) on ${baseUrl}; RSS ${(await rssMiB(pid)).toFixed(1)} MiB at boot; load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} on ${os.cpus().length} cores`,
+);
 
 try {
   // ---- 1. 1,000 event streams ----------------------------------------------------------------
@@ -133,19 +140,29 @@ try {
 
   const rssBeforeStreams = await rssMiB(pid);
   for (let start = 0; start < STREAMS; start += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, STREAMS - start) }, (_, offset) => openStream(start + offset)));
+    await Promise.all(
+      Array.from({ length: Math.min(100, STREAMS - start) }, (_, offset) => openStream(start + offset)),
+    );
   }
   const rssStreamsOpen = await rssMiB(pid);
-  console.log(`${STREAMS} streams open; RSS ${rssBeforeStreams.toFixed(1)} MiB before, ${rssStreamsOpen.toFixed(1)} MiB with them open`);
+  console.log(
+    `${STREAMS} streams open; RSS ${rssBeforeStreams.toFixed(1)} MiB before, ${rssStreamsOpen.toFixed(1)} MiB with them open`,
+  );
 
   const postAction = (sequence: number) =>
     new Promise<void>((resolve, reject) => {
       sentAt.set(sequence, performance.now());
-      const request = http.request(`${baseUrl}/api/pip/action`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-        let body = '';
-        response.on('data', (chunk) => (body += chunk));
-        response.on('end', () => (response.statusCode === 202 ? resolve() : reject(new Error(`action: HTTP ${response.statusCode} ${body}`))));
-      });
+      const request = http.request(
+        `${baseUrl}/api/pip/action`,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () =>
+            response.statusCode === 202 ? resolve() : reject(new Error(`action: HTTP ${response.statusCode} ${body}`)),
+          );
+        },
+      );
       request.on('error', reject);
       request.end(JSON.stringify({ action: 'target', target: sequence }));
     });
@@ -157,7 +174,10 @@ try {
   let nextSample = Date.now() + 10_000;
   while (Date.now() < phase1End) {
     const tick = Date.now();
-    await postAction(actions + actionErrors + 1).then(() => actions++, () => actionErrors++);
+    await postAction(actions + actionErrors + 1).then(
+      () => actions++,
+      () => actionErrors++,
+    );
     if (Date.now() >= nextSample) {
       rssSamples.push(await rssMiB(pid));
       nextSample += 10_000;
@@ -176,14 +196,20 @@ try {
     `SSE: ${STREAMS} streams x ${SSE_SECONDS} s, ${actions} actions (1 per ${ACTION_EVERY_MS} ms), ${latencies.length} deliveries timed, ` +
       `missing ${missing}, stream errors ${streamErrors}, streams dropped ${streamsClosed}, action errors ${actionErrors}`,
   );
-  console.log(`SSE: action -> event p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(2)} ms`);
+  console.log(
+    `SSE: action -> event p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(2)} ms`,
+  );
   console.log(
     `SSE: RSS ${rssStreamsOpen.toFixed(1)} MiB at start, ${rssEndStreams.toFixed(1)} MiB at end ` +
       `(samples ${rssSamples.map((value) => value.toFixed(0)).join(', ')}), ${rssAfterStreams.toFixed(1)} MiB 2 s after the streams closed`,
   );
 
   // ---- 2. the proxy at 500 requests per second ------------------------------------------------
-  const signup = await fetch(`${baseUrl}/__auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'load@example.com', password: 'load-password-1' }) });
+  const signup = await fetch(`${baseUrl}/__auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'load@example.com', password: 'load-password-1' }),
+  });
   if (signup.status !== 201) throw new Error(`signup: HTTP ${signup.status} ${await signup.text()}`);
   const session = (await signup.json()) as { session: { access_token: string }; user: { id: string } };
   const authorization = { authorization: `Bearer ${session.session.access_token}` };
@@ -195,24 +221,49 @@ try {
   // here), then through the proxy; then the proxy path without the database, twice, to see whether
   // memory grows with requests served.
   const targets = [
-    { name: `GET ${read.split('?')[0]} straight to localbase (no gateway)`, url: `${localbaseUrl}${read}`, headers: { ...authorization, apikey: anonKey } },
-    { name: `GET /__backend${read.split('?')[0]} (a student token, a database read)`, url: `${baseUrl}/__backend${read}`, headers: authorization },
-    { name: 'GET /__backend/auth/v1/health (the proxy path without the database), run 1', url: `${baseUrl}/__backend/auth/v1/health`, headers: {} },
+    {
+      name: `GET ${read.split('?')[0]} straight to localbase (no gateway)`,
+      url: `${localbaseUrl}${read}`,
+      headers: { ...authorization, apikey: anonKey },
+    },
+    {
+      name: `GET /__backend${read.split('?')[0]} (a student token, a database read)`,
+      url: `${baseUrl}/__backend${read}`,
+      headers: authorization,
+    },
+    {
+      name: 'GET /__backend/auth/v1/health (the proxy path without the database), run 1',
+      url: `${baseUrl}/__backend/auth/v1/health`,
+      headers: {},
+    },
     { name: 'GET /__backend/auth/v1/health, run 2', url: `${baseUrl}/__backend/auth/v1/health`, headers: {} },
   ];
   for (const target of targets) {
     await autocannon({ url: target.url, duration: 2, connections: 10, headers: target.headers }); // warm-up
     const rssBefore = await rssMiB(pid);
-    const result = await autocannon({ url: target.url, duration: PROXY_SECONDS, connections: 50, overallRate: PROXY_RATE, headers: target.headers });
+    const result = await autocannon({
+      url: target.url,
+      duration: PROXY_SECONDS,
+      connections: 50,
+      overallRate: PROXY_RATE,
+      headers: target.headers,
+    });
     const rssAfter = await rssMiB(pid);
     console.log(
       `proxy: ${target.name} at ${PROXY_RATE} req/s for ${PROXY_SECONDS} s: ${result.requests.total} requests, ` +
         `${(result.requests.total / result.duration).toFixed(0)} req/s achieved, errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}`,
     );
-    console.log(`proxy:   latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms (corrected for coordinated omission)`);
+    console.log(
+      `proxy:   latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms (corrected for coordinated omission)`,
+    );
     console.log(`proxy:   RSS ${rssBefore.toFixed(1)} MiB at start, ${rssAfter.toFixed(1)} MiB at end`);
   }
-  console.log(`load average at the end ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `load average at the end ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));

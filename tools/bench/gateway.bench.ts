@@ -48,10 +48,18 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function timedRequest(url: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (response) => {
-      response.resume();
-      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode} from ${url}`))));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`HTTP ${response.statusCode} from ${url}`)),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -72,7 +80,8 @@ function openStream(url: string, onAction: (id: number, receivedAt: number) => v
         while ((boundary = buffer.indexOf('\n\n')) !== -1) {
           const frame = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
-          if (frame.startsWith('event: pip-action')) onAction(JSON.parse(frame.split('data: ')[1] ?? '{}').id, receivedAt);
+          if (frame.startsWith('event: pip-action'))
+            onAction(JSON.parse(frame.split('data: ')[1] ?? '{}').id, receivedAt);
         }
       });
       resolve({ close: () => request.destroy() });
@@ -97,10 +106,21 @@ async function main(): Promise<void> {
   await fetch(`${gatewayUrl}/__pip/state`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ phase: 'focus', running: true, remainingMs: 60_000, completionAtMs: Date.now() + 60_000, subject: null, task: null, attempts: { correct: 0, incorrect: 0, skipped: 0 }, target: null }),
+    body: JSON.stringify({
+      phase: 'focus',
+      running: true,
+      remainingMs: 60_000,
+      completionAtMs: Date.now() + 60_000,
+      subject: null,
+      task: null,
+      attempts: { correct: 0, incorrect: 0, skipped: 0 },
+      target: null,
+    }),
   });
   const state = await cannon({ url: `${gatewayUrl}/api/pip/state` });
-  console.log(`GET /api/pip/state: ${Math.round(state.requests.average)} req/s (10 connections, ${DURATION_S} s), p50 ${state.latency.p50} ms, p99 ${state.latency.p99} ms, errors ${state.errors + state.non2xx}`);
+  console.log(
+    `GET /api/pip/state: ${Math.round(state.requests.average)} req/s (10 connections, ${DURATION_S} s), p50 ${state.latency.p50} ms, p99 ${state.latency.p99} ms, errors ${state.errors + state.non2xx}`,
+  );
 
   // 2. Action -> SSE with 100 streams.
   const sentAt = new Map<number, number>();
@@ -117,9 +137,14 @@ async function main(): Promise<void> {
   // The relay numbers actions from 1, so each send time is known before any stream can answer.
   for (let index = 0; index < ACTIONS; index++) {
     sentAt.set(index + 1, performance.now());
-    const response = await fetch(`${gatewayUrl}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"correct"}' });
+    const response = await fetch(`${gatewayUrl}/api/pip/action`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action":"correct"}',
+    });
     const { id, delivered } = (await response.json()) as { id: number; delivered: number };
-    if (id !== index + 1 || delivered !== STREAMS) throw new Error(`action ${id} reached ${delivered} of ${STREAMS} streams`);
+    if (id !== index + 1 || delivered !== STREAMS)
+      throw new Error(`action ${id} reached ${delivered} of ${STREAMS} streams`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -151,8 +176,14 @@ async function main(): Promise<void> {
   console.log(
     `RPC backup_richness, sequential, ${PROXY_SAMPLES} each, interleaved: direct p50 ${fmt(directP50)} p99 ${fmt(percentile(direct, 99))} | via /__backend p50 ${fmt(proxiedP50)} p99 ${fmt(percentile(proxied, 99))}`,
   );
-  console.log(`  proxy adds ${fmt(proxiedP50 - directP50)} at p50 (target < 1 ms); p50 ratio gateway/direct ${(proxiedP50 / directP50).toFixed(2)}`);
-  const cannonOptions = { method: 'POST' as const, body: rpcBody, headers: { ...headers, 'content-type': 'application/json' } };
+  console.log(
+    `  proxy adds ${fmt(proxiedP50 - directP50)} at p50 (target < 1 ms); p50 ratio gateway/direct ${(proxiedP50 / directP50).toFixed(2)}`,
+  );
+  const cannonOptions = {
+    method: 'POST' as const,
+    body: rpcBody,
+    headers: { ...headers, 'content-type': 'application/json' },
+  };
   const directLoad = await cannon({ url: directUrl, ...cannonOptions });
   const proxiedLoad = await cannon({ url: proxiedUrl, ...cannonOptions });
   console.log(

@@ -56,13 +56,21 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 /** Times `sql` inside a transaction acting as `role` with the student's claims; ms per statement. */
-async function timeQuery(client: pg.PoolClient, role: string, userId: string, sql: string, params: unknown[]): Promise<Figures> {
+async function timeQuery(
+  client: pg.PoolClient,
+  role: string,
+  userId: string,
+  sql: string,
+  params: unknown[],
+): Promise<Figures> {
   const latencies: number[] = [];
   let rows = 0;
   for (let run = 0; run < options.runs + 20; run++) {
     await client.query('begin');
-    await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`,
-      [role, JSON.stringify({ sub: userId, role })]);
+    await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+      role,
+      JSON.stringify({ sub: userId, role }),
+    ]);
     const started = performance.now();
     const result = await client.query(sql, params);
     const elapsed = performance.now() - started;
@@ -79,22 +87,34 @@ const pool = new pg.Pool({ connectionString: cluster.url, max: 2 });
 try {
   const seedStarted = performance.now();
   await pool.query(SEED_SQL);
-  console.log(`seeded ${STUDENTS} students x ${DAYS} days in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s, `
-    + `load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `seeded ${STUDENTS} students x ${DAYS} days in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s, ` +
+      `load average ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')}`,
+  );
   const client = await pool.connect();
   try {
     const reader = '00000000-0000-4000-8000-000000000001';
     const { rows } = await client.query<{ policy: string }>(
-      `select qual as policy from pg_policies where policyname = $1`, [POLICIES[0][0]]);
+      `select qual as policy from pg_policies where policyname = $1`,
+      [POLICIES[0][0]],
+    );
     const privacyUsing = z.string().parse(rows[0]?.policy);
     // The reads /__leaderboard makes: a month of daily rows, and every summary for "all".
     const queries: [string, string, unknown[]][] = [
-      ['month: daily_user_stats since the 1st', 'select user_id, minutes, correct from public.daily_user_stats where study_day >= $1',
-        [new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)]],
+      [
+        'month: daily_user_stats since the 1st',
+        'select user_id, minutes, correct from public.daily_user_stats where study_day >= $1',
+        [new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)],
+      ],
       ['all: user_stats_summary', 'select user_id, total_minutes, total_correct from public.user_stats_summary', []],
       // The same month counted in the database: the policy's cost per row, without sending the rows.
-      ['month counted: count(*) of daily_user_stats', 'select count(*) from public.daily_user_stats where study_day >= $1',
-        [new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)]],
+      [
+        'month counted: count(*) of daily_user_stats',
+        'select count(*) from public.daily_user_stats where study_day >= $1',
+        [new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)],
+      ],
     ];
     for (const [label, sql, params] of queries) {
       const privacy = await timeQuery(client, 'authenticated', reader, sql, params);
@@ -102,10 +122,13 @@ try {
       const open = await timeQuery(client, 'authenticated', reader, sql, params);
       await client.query(alterPolicies(privacyUsing));
       const service = await timeQuery(client, 'service_role', reader, sql, params);
-      const figure = (name: string, value: Figures) => `${name} ${value.median.toFixed(2)} / ${value.p95.toFixed(2)} ms (${value.rows} rows)`;
-      console.log(`${label}: median / p95: ${figure('privacy policy', privacy)}; ${figure('using (true)', open)}; `
-        + `${figure('service_role', service)}; privacy / open ${(privacy.median / open.median).toFixed(2)}x, `
-        + `privacy / service_role ${(privacy.median / service.median).toFixed(2)}x`);
+      const figure = (name: string, value: Figures) =>
+        `${name} ${value.median.toFixed(2)} / ${value.p95.toFixed(2)} ms (${value.rows} rows)`;
+      console.log(
+        `${label}: median / p95: ${figure('privacy policy', privacy)}; ${figure('using (true)', open)}; ` +
+          `${figure('service_role', service)}; privacy / open ${(privacy.median / open.median).toFixed(2)}x, ` +
+          `privacy / service_role ${(privacy.median / service.median).toFixed(2)}x`,
+      );
     }
   } finally {
     client.release();

@@ -50,7 +50,11 @@ function percentile(sorted: number[], fraction: number): number {
  * Times `floor` and `subject` call by call in alternation, after a warm-up, so both meet the same
  * load on a shared machine; latencies in ms.
  */
-async function measurePair(floor: () => Promise<unknown>, subject: () => Promise<unknown>, calls: number): Promise<[Stats, Stats]> {
+async function measurePair(
+  floor: () => Promise<unknown>,
+  subject: () => Promise<unknown>,
+  calls: number,
+): Promise<[Stats, Stats]> {
   for (let i = 0; i < Math.min(200, calls); i++) {
     await floor();
     await subject();
@@ -91,29 +95,41 @@ async function seed(pool: pg.Pool, readerId: string): Promise<string> {
   await pool.query(`
     update public.user_profiles p set handle = 'student_' || substr(p.user_id::text, 1, 8)
     where p.user_id in (select id from public.users)`);
-  await pool.query(`
+  await pool.query(
+    `
     with students as (select id, row_number() over (order by id) as n from public.users where id <> $1)
     insert into public.groups (name, visibility, join_policy, created_by)
     select 'Bench group ' || lpad(g::text, 3, '0'), 'public', 'open', (select id from students where n = g)
-    from generate_series(1, ${GROUPS}) g`, [readerId]);
-  await pool.query(`
+    from generate_series(1, ${GROUPS}) g`,
+    [readerId],
+  );
+  await pool.query(
+    `
     with students as (select id, row_number() over (order by id) as n from public.users where id <> $1),
          bench as (select id, row_number() over (order by name) as n from public.groups where name like 'Bench group %')
     insert into public.group_members (group_id, user_id, role)
     select b.id, s.id, 'member'
     from bench b join students s on s.n between (b.n * 7) % ${STUDENTS - MEMBERS_PER_GROUP} + 1 and (b.n * 7) % ${STUDENTS - MEMBERS_PER_GROUP} + ${MEMBERS_PER_GROUP - 1}
-    on conflict do nothing`, [readerId]);
-  await pool.query(`
+    on conflict do nothing`,
+    [readerId],
+  );
+  await pool.query(
+    `
     insert into public.group_members (group_id, user_id, role)
-    select id, $1, 'member' from public.groups where name like 'Bench group %' on conflict do nothing`, [readerId]);
+    select id, $1, 'member' from public.groups where name like 'Bench group %' on conflict do nothing`,
+    [readerId],
+  );
   const first = await pool.query<{ id: string }>(`select id from public.groups where name = 'Bench group 001'`);
   const groupId = first.rows[0]?.id as string;
-  await pool.query(`
+  await pool.query(
+    `
     with members as (select user_id, row_number() over (order by user_id) as n from public.group_members where group_id = $1)
     insert into public.group_chat_messages (group_id, sender_id, content, created_at)
     select $1, (select user_id from members where n = 1 + g % (select count(*) from members)), 'message ' || g,
            now() - make_interval(secs => ${MESSAGES * 2} - g)
-    from generate_series(1, ${MESSAGES * 2}) g`, [groupId]);
+    from generate_series(1, ${MESSAGES * 2}) g`,
+    [groupId],
+  );
   await pool.query('analyze');
   return groupId;
 }
@@ -146,7 +162,12 @@ function viaSupabase(client: SupabaseClient, which: 'groups' | 'messages', group
     const { data, error } =
       which === 'groups'
         ? await client.from('groups').select(GROUPS_SELECT).order('name').limit(GROUPS)
-        : await client.from('group_chat_messages').select(MESSAGES_SELECT).eq('group_id', groupId).order('created_at', { ascending: false }).limit(MESSAGES);
+        : await client
+            .from('group_chat_messages')
+            .select(MESSAGES_SELECT)
+            .eq('group_id', groupId)
+            .order('created_at', { ascending: false })
+            .limit(MESSAGES);
     if (error || !Array.isArray(data) || data.length !== (which === 'groups' ? GROUPS : MESSAGES)) {
       throw new Error(`unexpected answer: ${JSON.stringify(error ?? data).slice(0, 300)}`);
     }
@@ -155,7 +176,12 @@ function viaSupabase(client: SupabaseClient, which: 'groups' | 'messages', group
 }
 
 /** The hand-written join, as the owner, or in a transaction under a role and claims (one round trip). */
-function viaPg(pool: pg.Pool, which: 'groups' | 'messages', groupId: string, as?: { role: string; claims: string }): () => Promise<unknown> {
+function viaPg(
+  pool: pg.Pool,
+  which: 'groups' | 'messages',
+  groupId: string,
+  as?: { role: string; claims: string },
+): () => Promise<unknown> {
   const text = which === 'groups' ? GROUPS_SQL : MESSAGES_SQL;
   const values = which === 'groups' ? [] : [groupId];
   return async () => {
@@ -169,7 +195,10 @@ function viaPg(pool: pg.Pool, which: 'groups' | 'messages', groupId: string, as?
         pipelined.pipeline = true;
         const [, , result] = await Promise.all([
           client.query('begin read only'),
-          client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [as.role, as.claims]),
+          client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+            as.role,
+            as.claims,
+          ]),
           client.query<{ body: string }>(text, values),
           client.query('commit'),
         ]);
@@ -202,27 +231,55 @@ function report(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  console.log(`localbase embedding benchmark on PostgreSQL 15: ${options.calls} calls per row, one at a time, floor and localbase alternating (times in ms); load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+  console.log(
+    `localbase embedding benchmark on PostgreSQL 15: ${options.calls} calls per row, one at a time, floor and localbase alternating (times in ms); load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  );
   const cluster = await startCluster();
   const database = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10, migrate: false });
   const direct = new pg.Pool({ connectionString: cluster.url, max: 10 });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-bench-'));
   const localbase = await startLocalbase({ dataDir, database, port: 0 });
   try {
-    const clientOptions = { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: ws as never } };
+    const clientOptions = {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: ws as never },
+    };
     const student = createClient(localbase.url, localbase.anonKey, clientOptions);
-    const signUp = await student.auth.signUp({ email: `bench-reader-${process.pid}@example.com`, password: 'bench-password' });
+    const signUp = await student.auth.signUp({
+      email: `bench-reader-${process.pid}@example.com`,
+      password: 'bench-password',
+    });
     if (signUp.error || !signUp.data.session) throw signUp.error ?? new Error('no session');
     const readerId = signUp.data.session.user.id;
-    const claims = JSON.stringify(JSON.parse(Buffer.from(signUp.data.session.access_token.split('.')[1] as string, 'base64url').toString('utf8')));
+    const claims = JSON.stringify(
+      JSON.parse(Buffer.from(signUp.data.session.access_token.split('.')[1] as string, 'base64url').toString('utf8')),
+    );
     const service = createClient(localbase.url, localbase.serviceRoleKey, clientOptions);
     const groupId = await seed(direct, readerId);
 
     const cases = [
       { label: 'A. 50 groups + members, service_role', which: 'groups' as const, client: service, as: undefined },
-      { label: 'A. 50 groups + members, student (RLS)', which: 'groups' as const, client: student, as: { role: 'authenticated', claims } },
-      { label: 'B. 50 messages + sender handle, service_role', which: 'messages' as const, client: service, as: undefined },
-      { label: 'B. 50 messages + sender handle, student (RLS)', which: 'messages' as const, client: student, as: { role: 'authenticated', claims } },
+      {
+        label: 'A. 50 groups + members, student (RLS)',
+        which: 'groups' as const,
+        client: student,
+        as: { role: 'authenticated', claims },
+      },
+      {
+        label: 'B. 50 messages + sender handle, service_role',
+        which: 'messages' as const,
+        client: service,
+        as: undefined,
+      },
+      {
+        label: 'B. 50 messages + sender handle, student (RLS)',
+        which: 'messages' as const,
+        client: student,
+        as: { role: 'authenticated', claims },
+      },
     ];
     const rows: Row[] = [];
     for (const entry of cases) {
@@ -230,7 +287,9 @@ async function main(): Promise<void> {
       const floor = viaPg(direct, entry.which, groupId, entry.as);
       const [fromLocalbase, fromFloor] = [await lb(), await floor()];
       if (!isDeepStrictEqual(fromLocalbase, fromFloor)) {
-        throw new Error(`${entry.label}: localbase and the join disagree:\n${JSON.stringify(fromLocalbase).slice(0, 400)}\n${JSON.stringify(fromFloor).slice(0, 400)}`);
+        throw new Error(
+          `${entry.label}: localbase and the join disagree:\n${JSON.stringify(fromLocalbase).slice(0, 400)}\n${JSON.stringify(fromFloor).slice(0, 400)}`,
+        );
       }
       const [floorStats, localbaseStats] = await measurePair(floor, lb, options.calls);
       rows.push({ label: entry.label, floor: floorStats, localbase: localbaseStats });

@@ -19,7 +19,9 @@ import { openTestDatabase, testDatabaseSnapshot } from '../testing/test-database
 const options = z
   .object({ calls: z.coerce.number().int().min(10).max(100_000), concurrency: z.coerce.number().int().min(1).max(500) })
   .parse(
-    parseArgs({ options: { calls: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '50' } } }).values,
+    parseArgs({
+      options: { calls: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '50' } },
+    }).values,
   );
 
 const PAYLOAD = { sessions: [1, 2, 3], tasks: [{ id: 1 }], settings: { theme: 'dark', sound: true } };
@@ -76,7 +78,9 @@ function viaSupabase(client: SupabaseClient): () => Promise<void> {
 function viaPg(pool: pg.Pool): () => Promise<void> {
   const text = JSON.stringify(PAYLOAD);
   return async () => {
-    const result = await pool.query<{ richness: number }>('select public.backup_richness($1::jsonb) as richness', [text]);
+    const result = await pool.query<{ richness: number }>('select public.backup_richness($1::jsonb) as richness', [
+      text,
+    ]);
     if (result.rows[0]?.richness !== EXPECTED) throw new Error('unexpected pg answer');
   };
 }
@@ -94,7 +98,10 @@ async function runEngine(engine: string, database: Database, directPool: pg.Pool
     const rows = [
       { label: 'pg direct, 1 at a time', stats: await measure(viaPg(directPool), options.calls, 1) },
       { label: 'supabase-js -> localbase, 1 at a time', stats: await measure(viaSupabase(client), options.calls, 1) },
-      { label: `pg direct, ${options.concurrency} concurrent`, stats: await measure(viaPg(directPool), options.calls, options.concurrency) },
+      {
+        label: `pg direct, ${options.concurrency} concurrent`,
+        stats: await measure(viaPg(directPool), options.calls, options.concurrency),
+      },
       {
         label: `supabase-js -> localbase, ${options.concurrency} concurrent`,
         stats: await measure(viaSupabase(client), options.calls, options.concurrency),
@@ -108,9 +115,14 @@ async function runEngine(engine: string, database: Database, directPool: pg.Pool
 }
 
 function report(run: EngineRun): string {
-  const lines = [`\n${run.engine}`, `${'path'.padEnd(44)} ${'calls/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`];
+  const lines = [
+    `\n${run.engine}`,
+    `${'path'.padEnd(44)} ${'calls/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`,
+  ];
   for (const { label, stats } of run.rows) {
-    lines.push(`${label.padEnd(44)} ${stats.perSecond.toFixed(0).padStart(9)} ${stats.p50.toFixed(3).padStart(8)} ${stats.p99.toFixed(3).padStart(8)}`);
+    lines.push(
+      `${label.padEnd(44)} ${stats.perSecond.toFixed(0).padStart(9)} ${stats.p50.toFixed(3).padStart(8)} ${stats.p99.toFixed(3).padStart(8)}`,
+    );
   }
   const [pgOne, lbOne, pgMany, lbMany] = run.rows.map((row) => row.stats) as [Stats, Stats, Stats, Stats];
   lines.push(
@@ -122,12 +134,20 @@ function report(run: EngineRun): string {
 }
 
 async function main(): Promise<void> {
-  console.log(`localbase RPC benchmark: public.backup_richness(jsonb) as a signed-in user, ${options.calls} calls per row`);
+  console.log(
+    `localbase RPC benchmark: public.backup_richness(jsonb) as a signed-in user, ${options.calls} calls per row`,
+  );
 
   // PGlite: one in-process session, so "pg direct" goes through the same size-1 pool.
   const embedded = await openTestDatabase();
   try {
-    const database: Database = { kind: 'pglite', pool: embedded.pool, migrations: { applied: [] }, location: 'memory://', close: async () => {} };
+    const database: Database = {
+      kind: 'pglite',
+      pool: embedded.pool,
+      migrations: { applied: [] },
+      location: 'memory://',
+      close: async () => {},
+    };
     console.log(report(await runEngine('PGlite (in-process, pool of 1)', database, embedded.pool)));
   } finally {
     await embedded.close();
@@ -135,7 +155,11 @@ async function main(): Promise<void> {
 
   // PGlite in its worker thread, as the product opens it: the same pool of 1, each protocol
   // exchange a message to the thread and back.
-  const worker = await openDatabase({ dataDir: MEMORY, migrate: false, pglite: { loadDataDir: await testDatabaseSnapshot() } });
+  const worker = await openDatabase({
+    dataDir: MEMORY,
+    migrate: false,
+    pglite: { loadDataDir: await testDatabaseSnapshot() },
+  });
   try {
     console.log(report(await runEngine('PGlite (worker thread, pool of 1)', worker, worker.pool)));
   } finally {

@@ -62,17 +62,24 @@ async function child(pgdata: string, sharedBuffers: string): Promise<void> {
 
 function rssOf(pgdata: string, sharedBuffers: string): Promise<number> {
   const script = fileURLToPath(import.meta.url);
-  const worker = spawn(process.execPath, ['--import', 'tsx', script, '--child', pgdata, '--setting', sharedBuffers, '--samples', String(SAMPLES)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const worker = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, '--child', pgdata, '--setting', sharedBuffers, '--samples', String(SAMPLES)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   worker.stdout.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) =>
-    worker.on('exit', (code) => (code === 0 ? resolve(Number(output.trim())) : reject(new Error(`child exited ${code}`)))),
+    worker.on('exit', (code) =>
+      code === 0 ? resolve(Number(output.trim())) : reject(new Error(`child exited ${code}`)),
+    ),
   );
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
 const median = (values: number[]) => percentile(values, 0.5);
 
 async function main(): Promise<void> {
@@ -103,7 +110,9 @@ async function main(): Promise<void> {
       for (const [index, { pgdata, setting }] of copies.entries()) rss[index]!.push(await rssOf(pgdata, setting));
     }
 
-    console.log(`shared_buffers, ${SAMPLES} samples of ${QUERIES.length} queries each (interleaved), RSS over ${PROCESSES} processes each (alternated)`);
+    console.log(
+      `shared_buffers, ${SAMPLES} samples of ${QUERIES.length} queries each (interleaved), RSS over ${PROCESSES} processes each (alternated)`,
+    );
     for (const [index, setting] of SETTINGS.entries()) {
       const times = latencies[index]!;
       console.log(

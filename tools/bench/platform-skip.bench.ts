@@ -45,7 +45,12 @@ try {
     `${name.padEnd(9)} warm open: wall median ${median(samples.map((s) => s.wallMs)).toFixed(0)} ms, CPU median ${median(samples.map((s) => s.cpuMs)).toFixed(0)} ms (${runs} runs)`;
   console.log(line('applied', applied));
   console.log(line('skipped', skipped));
-  console.log(`skipped/applied: wall ${(median(skipped.map((s) => s.wallMs)) / median(applied.map((s) => s.wallMs))).toFixed(2)}, CPU ${(median(skipped.map((s) => s.cpuMs)) / median(applied.map((s) => s.cpuMs))).toFixed(2)}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `skipped/applied: wall ${(median(skipped.map((s) => s.wallMs)) / median(applied.map((s) => s.wallMs))).toFixed(2)}, CPU ${(median(skipped.map((s) => s.cpuMs)) / median(applied.map((s) => s.cpuMs))).toFixed(2)}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

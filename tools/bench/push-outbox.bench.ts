@@ -55,7 +55,13 @@ interface Run {
   firstPushMs: number;
 }
 
-async function queueAlerts(localbase: Localbase, recipient: string, actor: string, token: string, count: number): Promise<void> {
+async function queueAlerts(
+  localbase: Localbase,
+  recipient: string,
+  actor: string,
+  token: string,
+  count: number,
+): Promise<void> {
   await localbase.database.pool.query('delete from public.community_notification_outbox');
   await localbase.database.pool.query(
     `insert into public.community_notification_outbox (recipient_id, token, payload)
@@ -73,17 +79,30 @@ async function deliveredCount(localbase: Localbase): Promise<number> {
   return rows[0]?.count ?? 0;
 }
 
-async function measure(engine: string, localbase: Localbase, receiver: PushReceiver, shape: Shape, setup: { recipient: string; actor: string; token: string }): Promise<Run> {
+async function measure(
+  engine: string,
+  localbase: Localbase,
+  receiver: PushReceiver,
+  shape: Shape,
+  setup: { recipient: string; actor: string; token: string },
+): Promise<Run> {
   await queueAlerts(localbase, setup.recipient, setup.actor, setup.token, options.alerts);
   const receivedBefore = receiver.received.length;
-  const outbox = new OutboxClient(new BackendClient({ url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }));
-  const quiet = { info: () => {}, warn: (object: object, message: string) => console.warn(message, object), error: (object: object, message: string) => console.error(message, object) };
+  const outbox = new OutboxClient(
+    new BackendClient({ url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }),
+  );
+  const quiet = {
+    info: () => {},
+    warn: (object: object, message: string) => console.warn(message, object),
+    error: (object: object, message: string) => console.error(message, object),
+  };
   const worker = new PushWorker(outbox, vapid, quiet, { allowPlainHttp: true, pollIntervalMs: 20, ...shape.settings });
   const started = performance.now();
   worker.start();
   let firstPushMs = Number.NaN;
   for (;;) {
-    if (Number.isNaN(firstPushMs) && receiver.received.length > receivedBefore) firstPushMs = performance.now() - started;
+    if (Number.isNaN(firstPushMs) && receiver.received.length > receivedBefore)
+      firstPushMs = performance.now() - started;
     if (worker.stats.sent >= options.alerts) break;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -91,7 +110,9 @@ async function measure(engine: string, localbase: Localbase, receiver: PushRecei
   await worker.stop();
   const delivered = await deliveredCount(localbase);
   if (delivered !== options.alerts || receiver.received.length - receivedBefore !== options.alerts) {
-    throw new Error(`expected ${options.alerts} alerts delivered once; rows marked sent ${delivered}, pushes received ${receiver.received.length - receivedBefore}`);
+    throw new Error(
+      `expected ${options.alerts} alerts delivered once; rows marked sent ${delivered}, pushes received ${receiver.received.length - receivedBefore}`,
+    );
   }
   return { engine, shape: shape.name, seconds, alertsPerSecond: options.alerts / seconds, firstPushMs };
 }
@@ -123,8 +144,14 @@ async function benchEngine(engine: 'pglite' | 'postgres'): Promise<Run[]> {
 function perPushCost(): { signedEachMs: number; cachedMs: number } {
   const browser = createECDH('prime256v1');
   browser.generateKeys();
-  const subscription = { endpoint: 'https://push.example.org/send/1', keys: { p256dh: browser.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } };
-  const body = JSON.stringify({ type: 'start_alert', actor: { id: '00000000-0000-4000-8000-000000000000', handle: 'ada' } });
+  const subscription = {
+    endpoint: 'https://push.example.org/send/1',
+    keys: { p256dh: browser.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+  };
+  const body = JSON.stringify({
+    type: 'start_alert',
+    actor: { id: '00000000-0000-4000-8000-000000000000', handle: 'ada' },
+  });
   const signer = new VapidSigner(vapid);
   const time = (build: () => void): number => {
     for (let round = 0; round < 20; round += 1) build();
@@ -132,7 +159,13 @@ function perPushCost(): { signedEachMs: number; cachedMs: number } {
     for (let round = 0; round < 300; round += 1) build();
     return (performance.now() - started) / 300;
   };
-  const signedEachMs = time(() => webpush.generateRequestDetails(subscription, body, { vapidDetails: vapid, TTL: 3600, contentEncoding: 'aes128gcm' }));
+  const signedEachMs = time(() =>
+    webpush.generateRequestDetails(subscription, body, {
+      vapidDetails: vapid,
+      TTL: 3600,
+      contentEncoding: 'aes128gcm',
+    }),
+  );
   const cachedMs = time(() => {
     const details = webpush.generateRequestDetails(subscription, body, { TTL: 3600, contentEncoding: 'aes128gcm' });
     signer.authorization(details.endpoint);
@@ -145,7 +178,9 @@ const engines: ('pglite' | 'postgres')[] = options.engine === 'both' ? ['pglite'
 const runs: Run[] = [];
 for (const engine of engines) runs.push(...(await benchEngine(engine)));
 
-console.log(`\nStart-alert worker: ${options.alerts} queued alerts to a loopback push service${options.verify ? ' (which verifies and decrypts each)' : ''}\n`);
+console.log(
+  `\nStart-alert worker: ${options.alerts} queued alerts to a loopback push service${options.verify ? ' (which verifies and decrypts each)' : ''}\n`,
+);
 console.log('| Database | Worker shape | seconds | alerts/s | first push ms | vs defaults |');
 console.log('|---|---|---|---|---|---|');
 for (const run of runs) {
@@ -154,5 +189,7 @@ for (const run of runs) {
     `| ${run.engine} | ${run.shape} | ${run.seconds.toFixed(2)} | ${run.alertsPerSecond.toFixed(0)} | ${run.firstPushMs.toFixed(0)} | ${(run.alertsPerSecond / baseline.alertsPerSecond).toFixed(2)}x |`,
   );
 }
-console.log(`\nBuilding one push request (encrypt + VAPID), 300 times: web-push signing each ${cost.signedEachMs.toFixed(2)} ms, ` +
-  `signed once per push service ${cost.cachedMs.toFixed(2)} ms (${(cost.signedEachMs / cost.cachedMs).toFixed(2)}x faster)`);
+console.log(
+  `\nBuilding one push request (encrypt + VAPID), 300 times: web-push signing each ${cost.signedEachMs.toFixed(2)} ms, ` +
+    `signed once per push service ${cost.cachedMs.toFixed(2)} ms (${(cost.signedEachMs / cost.cachedMs).toFixed(2)}x faster)`,
+);

@@ -68,15 +68,28 @@ async function prepare(pool: pg.Pool, variant: string, close: () => Promise<void
     );
     const users = rows.map((row) => row.id);
     await client.query(`insert into public.users (id, username) select u, u::text from unnest($1::uuid[]) u`, [users]);
-    const group = (await client.query<{ id: string }>(`insert into public.groups (name, slug, visibility) values ('Bench', 'bench', 'private') returning id`)).rows[0]!.id;
-    await client.query(`insert into public.group_members (group_id, user_id) select $1, u from unnest($2::uuid[]) u`, [group, users]);
-    const message = (await client.query<{ id: string }>(
-      `insert into public.group_chat_messages (group_id, sender_id, content) values ($1, $2, 'hello') returning id`,
-      [group, users[0]],
-    )).rows[0]!.id;
+    const group = (
+      await client.query<{ id: string }>(
+        `insert into public.groups (name, slug, visibility) values ('Bench', 'bench', 'private') returning id`,
+      )
+    ).rows[0]!.id;
+    await client.query(`insert into public.group_members (group_id, user_id) select $1, u from unnest($2::uuid[]) u`, [
+      group,
+      users,
+    ]);
+    const message = (
+      await client.query<{ id: string }>(
+        `insert into public.group_chat_messages (group_id, sender_id, content) values ($1, $2, 'hello') returning id`,
+        [group, users[0]],
+      )
+    ).rows[0]!.id;
     if (VARIANTS[variant]) await client.query(VARIANTS[variant]!);
     await client.query('commit');
-    const readers = users.map((sub) => ({ role: 'authenticated', claims: JSON.stringify({ sub, role: 'authenticated' }), session: null }));
+    const readers = users.map((sub) => ({
+      role: 'authenticated',
+      claims: JSON.stringify({ sub, role: 'authenticated' }),
+      session: null,
+    }));
     return { pool, record: JSON.stringify({ id: message, group_id: group }), readers: JSON.stringify(readers), close };
   } finally {
     client.release();
@@ -88,7 +101,8 @@ async function check(prepared: Prepared, variant: string): Promise<number> {
   const { rows } = await prepared.pool.query<{ visible: number }>(CHECK, [prepared.record, prepared.readers]);
   const elapsed = performance.now() - started;
   // Every reader is a member: a variant that hid the message from one would measure something else.
-  if (rows[0]?.visible !== options.readers) throw new Error(`${variant}: ${rows[0]?.visible} of ${options.readers} readers saw the message`);
+  if (rows[0]?.visible !== options.readers)
+    throw new Error(`${variant}: ${rows[0]?.visible} of ${options.readers} readers saw the message`);
   return elapsed;
 }
 
@@ -97,7 +111,10 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function runEngine(engine: string, open: () => Promise<{ pool: pg.Pool; close(): Promise<void> }>): Promise<void> {
+async function runEngine(
+  engine: string,
+  open: () => Promise<{ pool: pg.Pool; close(): Promise<void> }>,
+): Promise<void> {
   const prepared = new Map<string, Prepared>();
   for (const variant of Object.keys(VARIANTS)) {
     const database = await open();
@@ -109,7 +126,9 @@ async function runEngine(engine: string, open: () => Promise<{ pool: pg.Pool; cl
   }
   for (const [variant, database] of prepared) {
     const values = times.get(variant)!.slice(3);
-    console.log(`| ${engine} | ${variant} | ${median(values).toFixed(1)} ms | ${Math.min(...values).toFixed(1)} ms | ${((median(values) / options.readers) * 1000).toFixed(0)} µs |`);
+    console.log(
+      `| ${engine} | ${variant} | ${median(values).toFixed(1)} ms | ${Math.min(...values).toFixed(1)} ms | ${((median(values) / options.readers) * 1000).toFixed(0)} µs |`,
+    );
     await database.close();
   }
 }

@@ -84,7 +84,12 @@ function summary(values: number[]): Summary {
 async function api<T>(localbase: Localbase, route: string, token: string, body?: unknown): Promise<T> {
   const response = await fetch(`${localbase.url}${route}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json', prefer: 'return=representation' },
+    headers: {
+      apikey: localbase.anonKey,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      prefer: 'return=representation',
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -93,10 +98,15 @@ async function api<T>(localbase: Localbase, route: string, token: string, body?:
 }
 
 async function signUp(localbase: Localbase, name: string): Promise<Member> {
-  const session = await api<{ access_token: string; user: { id: string } }>(localbase, '/auth/v1/signup', localbase.anonKey, {
-    email: `${name}-${process.pid}@bench.test`,
-    password: `bench-${name}-password`,
-  });
+  const session = await api<{ access_token: string; user: { id: string } }>(
+    localbase,
+    '/auth/v1/signup',
+    localbase.anonKey,
+    {
+      email: `${name}-${process.pid}@bench.test`,
+      password: `bench-${name}-password`,
+    },
+  );
   return { id: session.user.id, token: session.access_token };
 }
 
@@ -104,16 +114,23 @@ async function signUp(localbase: Localbase, name: string): Promise<Member> {
 async function makeWorld(localbase: Localbase, count: number): Promise<World> {
   const owner = await signUp(localbase, 'owner');
   const [group] = await api<{ id: string }[]>(localbase, '/rest/v1/groups?select=id', owner.token, {
-    name: 'Fan-out Hall', visibility: 'public', join_policy: 'open', created_by: owner.id,
+    name: 'Fan-out Hall',
+    visibility: 'public',
+    join_policy: 'open',
+    created_by: owner.id,
   });
   const groupId = group?.id as string;
   const members: Member[] = [];
   // A few at a time: each sign-up hashes a password (bcrypt), which is CPU for the server's thread.
   for (let start = 0; start < count + 1; start += 8) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(8, count + 1 - start) }, (_, index) => signUp(localbase, `member-${start + index}`)),
+      Array.from({ length: Math.min(8, count + 1 - start) }, (_, index) =>
+        signUp(localbase, `member-${start + index}`),
+      ),
     );
-    await Promise.all(batch.map((member) => api(localbase, '/rest/v1/rpc/community_join_group', member.token, { p_group_id: groupId })));
+    await Promise.all(
+      batch.map((member) => api(localbase, '/rest/v1/rpc/community_join_group', member.token, { p_group_id: groupId })),
+    );
     members.push(...batch);
   }
   return { owner, members, groupId };
@@ -121,13 +138,21 @@ async function makeWorld(localbase: Localbase, count: number): Promise<World> {
 
 /** A raw socket (serializer 2.0.0) that stamps each frame's arrival. */
 async function openSocket(localbase: Localbase) {
-  const socket = new WebSocket(`${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=2.0.0`);
+  const socket = new WebSocket(
+    `${localbase.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=2.0.0`,
+  );
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const replies = { ok: 0, error: 0 };
   const arrivals = new Map<string, number>();
   socket.on('message', (data) => {
     const now = performance.now();
-    const [, , , event, payload] = JSON.parse(String(data)) as [unknown, unknown, string, string, { status?: string; data?: { record?: { content?: string } } }];
+    const [, , , event, payload] = JSON.parse(String(data)) as [
+      unknown,
+      unknown,
+      string,
+      string,
+      { status?: string; data?: { record?: { content?: string } } },
+    ];
     if (event === 'phx_reply' && payload.status === 'ok') replies.ok += 1;
     else if (event === 'phx_reply') replies.error += 1;
     else if (event === 'postgres_changes') {
@@ -136,7 +161,9 @@ async function openSocket(localbase: Localbase) {
     }
   });
   const join = (topic: string, ref: string, token: string, binding: Record<string, string>) =>
-    socket.send(JSON.stringify([ref, ref, topic, 'phx_join', { config: { postgres_changes: [binding] }, access_token: token }]));
+    socket.send(
+      JSON.stringify([ref, ref, topic, 'phx_join', { config: { postgres_changes: [binding] }, access_token: token }]),
+    );
   return { socket, replies, arrivals, join };
 }
 
@@ -151,11 +178,19 @@ async function until(done: () => boolean, what: string, timeoutMs: number): Prom
 let messageCounter = 0;
 
 /** Sends one chat message as `sender` through the Data API; answers when it was sent. */
-async function sendMessage(localbase: Localbase, world: World, sender: Member): Promise<{ content: string; sentAt: number; answeredMs: number }> {
+async function sendMessage(
+  localbase: Localbase,
+  world: World,
+  sender: Member,
+): Promise<{ content: string; sentAt: number; answeredMs: number }> {
   messageCounter += 1;
   const content = `fan-out message ${messageCounter}`;
   const sentAt = performance.now();
-  await api(localbase, '/rest/v1/group_chat_messages', sender.token, { group_id: world.groupId, sender_id: sender.id, content });
+  await api(localbase, '/rest/v1/group_chat_messages', sender.token, {
+    group_id: world.groupId,
+    sender_id: sender.id,
+    content,
+  });
   return { content, sentAt, answeredMs: performance.now() - sentAt };
 }
 
@@ -164,7 +199,10 @@ async function fanOut(localbase: Localbase, world: World): Promise<{ delivery: S
   try {
     sockets.forEach((subscriber, index) =>
       subscriber.join('realtime:group-chat', '1', world.members[index]?.token as string, {
-        event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${world.groupId}`,
+        event: 'INSERT',
+        schema: 'public',
+        table: 'group_chat_messages',
+        filter: `group_id=eq.${world.groupId}`,
       }),
     );
     await until(() => sockets.every((subscriber) => subscriber.replies.ok === 1), 'subscribers joined', 60_000);
@@ -172,7 +210,11 @@ async function fanOut(localbase: Localbase, world: World): Promise<{ delivery: S
     const inserts: number[] = [];
     for (let index = 0; index < WARMUP_MESSAGES + options.messages; index += 1) {
       const { content, sentAt, answeredMs } = await sendMessage(localbase, world, world.owner);
-      await until(() => sockets.every((subscriber) => subscriber.arrivals.has(content)), `message ${content} delivered`, 120_000);
+      await until(
+        () => sockets.every((subscriber) => subscriber.arrivals.has(content)),
+        `message ${content} delivered`,
+        120_000,
+      );
       if (index < WARMUP_MESSAGES) continue;
       latencies.push(...sockets.map((subscriber) => (subscriber.arrivals.get(content) as number) - sentAt));
       inserts.push(answeredMs);
@@ -197,11 +239,15 @@ async function flood(localbase: Localbase, world: World): Promise<FloodResult> {
   const victim = await openSocket(localbase);
   try {
     victim.join('realtime:victim', '1', listener.token, {
-      event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${world.groupId}`,
+      event: 'INSERT',
+      schema: 'public',
+      table: 'group_chat_messages',
+      filter: `group_id=eq.${world.groupId}`,
     });
     await until(() => victim.replies.ok === 1, 'victim joined', 10_000);
     const started = performance.now();
-    for (let index = 0; index < options.joins; index += 1) flooding.join(`realtime:x${index}`, String(index), attacker.token, { event: '*', schema: '*' });
+    for (let index = 0; index < options.joins; index += 1)
+      flooding.join(`realtime:x${index}`, String(index), attacker.token, { event: '*', schema: '*' });
     await until(() => flooding.replies.ok + flooding.replies.error >= options.joins, 'join replies', 300_000);
     const joinsMs = performance.now() - started;
     const delivery: number[] = [];
@@ -215,7 +261,13 @@ async function flood(localbase: Localbase, world: World): Promise<FloodResult> {
       await until(() => victim.arrivals.has(content), `flood message ${content} delivered`, 300_000);
       delivery.push((victim.arrivals.get(content) as number) - sentAt);
     }
-    return { accepted: flooding.replies.ok, refused: flooding.replies.error, joinsMs, delivery: summary(delivery), read: summary(reads) };
+    return {
+      accepted: flooding.replies.ok,
+      refused: flooding.replies.error,
+      joinsMs,
+      delivery: summary(delivery),
+      read: summary(reads),
+    };
   } finally {
     flooding.socket.close();
     victim.socket.close();
@@ -259,12 +311,20 @@ async function main(): Promise<void> {
     const compared = (await import(server)) as { startLocalbase: Start };
     variants.push({ name: `compared: ${options.compare}`, start: compared.startLocalbase });
   }
-  console.log(`realtime fan-out benchmark: ${options.subscribers} subscribers, ${options.messages} messages, ${options.joins} joins on one socket`);
+  console.log(
+    `realtime fan-out benchmark: ${options.subscribers} subscribers, ${options.messages} messages, ${options.joins} joins on one socket`,
+  );
 
   if (options.engine !== 'postgres') {
     const embedded = await openTestDatabase();
     try {
-      const database: Database = { kind: 'pglite', pool: embedded.pool, migrations: { applied: [] }, location: 'memory://', close: async () => {} };
+      const database: Database = {
+        kind: 'pglite',
+        pool: embedded.pool,
+        migrations: { applied: [] },
+        location: 'memory://',
+        close: async () => {},
+      };
       await runEngine('PGlite', database, variants);
     } finally {
       await embedded.close();

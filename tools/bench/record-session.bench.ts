@@ -10,7 +10,10 @@ import { openTestDatabase } from '../testing/test-database.ts';
 
 const options = z
   .object({ calls: z.coerce.number().int().min(10).max(10_000), rounds: z.coerce.number().int().min(1).max(10) })
-  .parse(parseArgs({ options: { calls: { type: 'string', default: '300' }, rounds: { type: 'string', default: '2' } } }).values);
+  .parse(
+    parseArgs({ options: { calls: { type: 'string', default: '300' }, rounds: { type: 'string', default: '2' } } })
+      .values,
+  );
 
 const STUDENT = '00000000-0000-4000-8000-000000000001';
 const SESSIONS = 5_000;
@@ -52,15 +55,17 @@ interface Stats {
 
 function summarise(latencies: number[]): Stats {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (fraction: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+  const at = (fraction: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
   return { median: at(0.5), p95: at(0.95) };
 }
 
 /** One call as the student, in a transaction rolled back after, so every call meets the same 5,000 rows. */
 async function timeCall(client: pg.PoolClient, sql: string): Promise<number> {
   await client.query('begin');
-  await client.query(`select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)`,
-    [JSON.stringify({ sub: STUDENT, role: 'authenticated' })]);
+  await client.query(`select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)`, [
+    JSON.stringify({ sub: STUDENT, role: 'authenticated' }),
+  ]);
   const start = performance.now();
   await client.query(sql);
   const elapsed = performance.now() - start;
@@ -75,7 +80,10 @@ async function benchmark(label: string, client: pg.PoolClient): Promise<void> {
   for (let round = 0; round < options.rounds; round++) {
     for (const rules of ['off', 'on'] as const) {
       await client.query(rules === 'off' ? RULES_OFF : RULES_ON);
-      for (const [name, sql] of [['appended', APPENDED], ['late', LATE]] as const) {
+      for (const [name, sql] of [
+        ['appended', APPENDED],
+        ['late', LATE],
+      ] as const) {
         const key = `${name}, rules ${rules}`;
         for (let i = 0; i < 10; i++) await timeCall(client, sql);
         for (let i = 0; i < options.calls; i++) (samples[key] ??= []).push(await timeCall(client, sql));
@@ -83,10 +91,13 @@ async function benchmark(label: string, client: pg.PoolClient): Promise<void> {
     }
   }
   const count = await client.query<{ n: number }>(`select count(*)::int as n from public.study_sessions`);
-  if (count.rows[0]?.n !== SESSIONS) throw new Error(`the calls left ${count.rows[0]?.n} sessions, expected ${SESSIONS}`);
+  if (count.rows[0]?.n !== SESSIONS)
+    throw new Error(`the calls left ${count.rows[0]?.n} sessions, expected ${SESSIONS}`);
   for (const [key, latencies] of Object.entries(samples)) {
     const stats = summarise(latencies);
-    console.log(`${label} record_study_session, ${SESSIONS} sessions, ${key.padEnd(18)} median ${stats.median.toFixed(2).padStart(6)} ms   p95 ${stats.p95.toFixed(2).padStart(6)} ms   (n=${latencies.length})`);
+    console.log(
+      `${label} record_study_session, ${SESSIONS} sessions, ${key.padEnd(18)} median ${stats.median.toFixed(2).padStart(6)} ms   p95 ${stats.p95.toFixed(2).padStart(6)} ms   (n=${latencies.length})`,
+    );
   }
 }
 

@@ -20,7 +20,10 @@ import { testDatabaseSnapshot } from '../testing/test-database.ts';
 
 const options = z
   .object({ seconds: z.coerce.number().min(1).max(300), requests: z.coerce.number().int().min(10).max(10_000) })
-  .parse(parseArgs({ options: { seconds: { type: 'string', default: '20' }, requests: { type: 'string', default: '100' } } }).values);
+  .parse(
+    parseArgs({ options: { seconds: { type: 'string', default: '20' }, requests: { type: 'string', default: '100' } } })
+      .values,
+  );
 
 const LONG_STRING_LENGTH = 60_000;
 const ATTACK_PATH = `/__backend/rest/v1/user_backups?select=id&payload->>s=match.${encodeURIComponent('^(.*)\\1$')}`;
@@ -37,7 +40,9 @@ function percentile(sorted: number[], fraction: number): number {
 
 async function timed(url: string, token?: string): Promise<Timed> {
   const started = performance.now();
-  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {}).catch(() => undefined);
+  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {}).catch(
+    () => undefined,
+  );
   await response?.arrayBuffer();
   return { ms: performance.now() - started, status: response?.status ?? 0 };
 }
@@ -46,7 +51,10 @@ async function timed(url: string, token?: string): Promise<Timed> {
 async function paced(count: number, spanMs: number, send: () => Promise<Timed>): Promise<Timed[]> {
   const interval = spanMs / count;
   return Promise.all(
-    Array.from({ length: count }, (_, index) => new Promise<Timed>((resolve) => setTimeout(() => resolve(send()), index * interval))),
+    Array.from(
+      { length: count },
+      (_, index) => new Promise<Timed>((resolve) => setTimeout(() => resolve(send()), index * interval)),
+    ),
   );
 }
 
@@ -118,8 +126,15 @@ async function runEngine(engine: string, database: Database): Promise<void> {
     console.log(summary('read (other student), idle', baseRead));
     console.log(summary('ping, during the attack', attackPing));
     console.log(summary('read (other student), during', attackRead));
-    console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
-    console.log(`the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}`).join(', ')}`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} on ${os.cpus().length} cores`,
+    );
+    console.log(
+      `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}`).join(', ')}`,
+    );
     if (database.engine) console.log(`engine reopened ${database.engine.restarts} time(s)`);
   } finally {
     await app.close();
@@ -133,7 +148,11 @@ async function main(): Promise<void> {
     `statement-timeout benchmark: a ${options.seconds} s attack, ${options.requests} pings and reads each ` +
       `(timeouts: anon ${STATEMENT_TIMEOUTS_MS.anon} ms, authenticated ${STATEMENT_TIMEOUTS_MS.authenticated} ms)`,
   );
-  const embedded = await openDatabase({ dataDir: MEMORY, migrate: false, pglite: { loadDataDir: await testDatabaseSnapshot() } });
+  const embedded = await openDatabase({
+    dataDir: MEMORY,
+    migrate: false,
+    pglite: { loadDataDir: await testDatabaseSnapshot() },
+  });
   try {
     await runEngine('PGlite (worker thread)', embedded);
   } finally {

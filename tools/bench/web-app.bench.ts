@@ -23,7 +23,13 @@ function percentile(sorted: number[], p: number): number {
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 function summary(values: number[]): { p50: number; p90: number; p99: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), min: sorted[0] ?? NaN, max: sorted.at(-1) ?? NaN };
+  return {
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    min: sorted[0] ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+  };
 }
 
 /**
@@ -44,7 +50,11 @@ const MARK_INTERACTIVE = `
 
 async function loadToInteractive(page: Page, url: string): Promise<number> {
   await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { __interactiveAt?: number }).__interactiveAt !== undefined, undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => (window as unknown as { __interactiveAt?: number }).__interactiveAt !== undefined,
+    undefined,
+    { timeout: 15_000 },
+  );
   return page.evaluate(() => (window as unknown as { __interactiveAt: number }).__interactiveAt);
 }
 
@@ -60,13 +70,21 @@ async function relayLatency(browser: Browser, url: string, session: SessionJson)
     const target = document.getElementById('count-correct');
     const changes: number[] = [];
     Object.assign(window, { __changes: changes });
-    new MutationObserver(() => changes.push(Date.now())).observe(target as Node, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => changes.push(Date.now())).observe(target as Node, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
   });
   const latencies: number[] = [];
   for (let index = 0; index < ACTIONS; index++) {
     const before = await page.evaluate(() => (window as unknown as { __changes: number[] }).__changes.length);
     const sentAt = Date.now();
-    const answer = await fetch(`${url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"correct"}' });
+    const answer = await fetch(`${url}/api/pip/action`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action":"correct"}',
+    });
     if (answer.status !== 202) throw new Error(`action answered ${answer.status}`);
     const changedAt = await page.waitForFunction(
       (count) => {
@@ -93,7 +111,10 @@ async function loads(browser: Browser, url: string, session: SessionJson): Promi
     // Wait until the service worker controls the page and has its precache.
     await page.evaluate(async () => {
       await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((resolve) =>
+          navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
+        );
     });
     await page.waitForTimeout(300);
     warm.push(await loadToInteractive(page, `${url}/focus`));
@@ -114,12 +135,16 @@ try {
   await warmup.close();
 
   const relay = summary(await relayLatency(browser, studyhall.url, session));
-  console.log(`phone action -> counter in the DOM, ${ACTIONS} actions: p50 ${fmt(relay.p50)}, p90 ${fmt(relay.p90)}, p99 ${fmt(relay.p99)}, max ${fmt(relay.max)} (target p99 < 50 ms)`);
+  console.log(
+    `phone action -> counter in the DOM, ${ACTIONS} actions: p50 ${fmt(relay.p50)}, p90 ${fmt(relay.p90)}, p99 ${fmt(relay.p99)}, max ${fmt(relay.max)} (target p99 < 50 ms)`,
+  );
 
   const { cold, warm } = await loads(browser, studyhall.url, session);
   const c = summary(cold);
   const w = summary(warm);
-  console.log(`/focus to interactive, ${LOADS} loads each: cold p50 ${fmt(c.p50)} p90 ${fmt(c.p90)} (target 500 ms) | warm (service worker) p50 ${fmt(w.p50)} p90 ${fmt(w.p90)} (target 200 ms)`);
+  console.log(
+    `/focus to interactive, ${LOADS} loads each: cold p50 ${fmt(c.p50)} p90 ${fmt(c.p90)} (target 500 ms) | warm (service worker) p50 ${fmt(w.p50)} p90 ${fmt(w.p90)} (target 200 ms)`,
+  );
   console.log(`  warm/cold ratio at p50: ${(w.p50 / c.p50).toFixed(2)}`);
 } finally {
   await browser.close();

@@ -10,4 +10,8 @@ export function newestMtime(entry: string): Promise<number | undefined>;
 export function firstChangedSince(repoDir: string, builtAt: number, sources: Sources): Promise<string | undefined>;
 export function readBuildStamp(outDir: string): Promise<number | undefined>;
 export function writeBuildStamp(outDir: string, startedAt: number): Promise<void>;
-export function staleReasonFor(repoDir: string, builtAt: number | undefined, sources: Sources): Promise<string | undefined>;
+export function staleReasonFor(
+  repoDir: string,
+  builtAt: number | undefined,
+  sources: Sources,
+): Promise<string | undefined>;

@@ -58,7 +58,8 @@ export const EXTERNAL_PACKAGES = [
  * Bundled CommonJS packages call require() (for Node's own modules); an ES module has none, so
  * each output file gets one.
  */
-const REQUIRE_SHIM = "import { createRequire as __createRequireForBundle } from 'node:module'; const require = __createRequireForBundle(import.meta.url);";
+const REQUIRE_SHIM =
+  "import { createRequire as __createRequireForBundle } from 'node:module'; const require = __createRequireForBundle(import.meta.url);";
 
 /** Inputs under node_modules: freshness comes from the lockfiles instead (see the top). */
 const PACKAGE_FILE = /(^|\/)node_modules\//;
@@ -80,7 +81,13 @@ export const serverLayout = {
   repoDir,
   buildRoot: path.join(repoDir, '.build', 'server'),
   entryPoints: { ...ENTRY_POINTS, ...WORKER_ENTRY_POINTS },
-  settingsFiles: ['tools/build/server-build.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'],
+  settingsFiles: [
+    'tools/build/server-build.mjs',
+    'tsconfig.json',
+    'package.json',
+    'package-lock.json',
+    'node_modules/.package-lock.json',
+  ],
   external: EXTERNAL_PACKAGES,
 };
 
@@ -162,10 +169,17 @@ async function removeOldBuilds(buildRoot, currentId) {
   const builds = await Promise.all(
     entries
       .filter((entry) => entry.isDirectory() && entry.name !== currentId)
-      .map(async (entry) => ({ name: entry.name, time: await stat(path.join(buildRoot, entry.name)).then((info) => info.mtimeMs, () => Number.POSITIVE_INFINITY) })),
+      .map(async (entry) => ({
+        name: entry.name,
+        time: await stat(path.join(buildRoot, entry.name)).then(
+          (info) => info.mtimeMs,
+          () => Number.POSITIVE_INFINITY,
+        ),
+      })),
   );
   builds.sort((a, b) => b.time - a.time);
-  for (const old of builds.slice(KEEP_OLD_BUILDS)) await rm(path.join(buildRoot, old.name), { recursive: true, force: true });
+  for (const old of builds.slice(KEEP_OLD_BUILDS))
+    await rm(path.join(buildRoot, old.name), { recursive: true, force: true });
 }
 
 /**
@@ -178,7 +192,9 @@ export async function ensureServerBuild(log, layout = serverLayout) {
   if (!reason) return /** @type {string} */ (await currentBuildDir(layout));
   const started = performance.now();
   const dir = await buildServer(layout);
-  log(`studyhall: compiled the server into ${path.relative(layout.repoDir, dir)} in ${Math.round(performance.now() - started)} ms (${reason})`);
+  log(
+    `studyhall: compiled the server into ${path.relative(layout.repoDir, dir)} in ${Math.round(performance.now() - started)} ms (${reason})`,
+  );
   return dir;
 }
 

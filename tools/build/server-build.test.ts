@@ -10,7 +10,15 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
-import { buildServer, currentBuildDir, ensureServerBuild, EXTERNAL_PACKAGES, staleReason, WORKER_ENTRY_POINTS, type BuildLayout } from './server-build.mjs';
+import {
+  buildServer,
+  currentBuildDir,
+  ensureServerBuild,
+  EXTERNAL_PACKAGES,
+  staleReason,
+  WORKER_ENTRY_POINTS,
+  type BuildLayout,
+} from './server-build.mjs';
 
 const run = promisify(execFile);
 
@@ -28,7 +36,10 @@ beforeAll(async () => {
   await mkdir(path.join(repoRoot, '.tmp'), { recursive: true });
   project = await mkdtemp(path.join(repoRoot, '.tmp', 'server-build-'));
   await mkdir(path.join(project, 'src'), { recursive: true });
-  await writeFile(path.join(project, 'src', 'main.ts'), `import { greeting } from './greeting.ts';\nexport const text: string = greeting('build');\n`);
+  await writeFile(
+    path.join(project, 'src', 'main.ts'),
+    `import { greeting } from './greeting.ts';\nexport const text: string = greeting('build');\n`,
+  );
   // zod is bundled (ES module); pg is bundled CommonJS that require()s Node's own modules; uqr stays external.
   await writeFile(
     path.join(project, 'src', 'greeting.ts'),
@@ -55,7 +66,9 @@ describe('the server build', () => {
     expect(await staleReason(layout)).toBe('no build yet');
     const lines: string[] = [];
     const dir = await ensureServerBuild((line) => lines.push(line), layout);
-    expect(lines).toEqual([expect.stringMatching(/^studyhall: compiled the server into \.build\/[\w-]+ in \d+ ms \(no build yet\)$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^studyhall: compiled the server into \.build\/[\w-]+ in \d+ ms \(no build yet\)$/),
+    ]);
     expect(await currentBuildDir(layout)).toBe(dir);
     const built = await readFile(path.join(dir, 'main.js'), 'utf8');
     expect(built).not.toMatch(/from "zod"/);
@@ -117,7 +130,10 @@ describe("PGlite's worker thread in the build", () => {
     const probeLayout: BuildLayout = {
       repoDir: project,
       buildRoot: path.join(project, '.build-probe'),
-      entryPoints: { probe: 'src/probe.ts', ...Object.fromEntries(Object.entries(WORKER_ENTRY_POINTS).map(([name, file]) => [name, relative(file)])) },
+      entryPoints: {
+        probe: 'src/probe.ts',
+        ...Object.fromEntries(Object.entries(WORKER_ENTRY_POINTS).map(([name, file]) => [name, relative(file)])),
+      },
       settingsFiles: [],
       external: EXTERNAL_PACKAGES,
     };

@@ -28,7 +28,9 @@ if (program === 'gateway-main') {
     process.exit(1);
   }
   // A failed build of the phone remote must not keep the server down: /companion/ then says it is not built.
-  await ensureViteBuild(VITE_BUILDS.companion, log).catch((error) => console.error(`studyhall: cannot build the phone remote: ${messageOf(error)}`));
+  await ensureViteBuild(VITE_BUILDS.companion, log).catch((error) =>
+    console.error(`studyhall: cannot build the phone remote: ${messageOf(error)}`),
+  );
 }
 
 let buildDir;

@@ -26,7 +26,12 @@ const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..',
  */
 
 /** Files that change every build's output without being one of its sources: the Vite and plugin versions. */
-const SETTINGS_FILES = ['tools/build/vite-build.mjs', 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+const SETTINGS_FILES = [
+  'tools/build/vite-build.mjs',
+  'package.json',
+  'package-lock.json',
+  'node_modules/.package-lock.json',
+];
 
 /** @type {Record<'web' | 'companion', ViteBuild>} */
 export const VITE_BUILDS = {
@@ -83,12 +88,20 @@ export async function runViteBuild(build, root = repoDir, outDir) {
   if (outDir) args.push('--outDir', outDir, '--emptyOutDir');
   await new Promise((resolve, reject) => {
     // A production build whatever the caller's NODE_ENV (a test runner sets "test").
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(undefined) : reject(new Error(`the build of ${build.label} failed (exit ${code}):\n${output.trim()}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(undefined)
+        : reject(new Error(`the build of ${build.label} failed (exit ${code}):\n${output.trim()}`)),
+    );
   });
   if (!outDir) await writeBuildStamp(path.join(root, build.outDir), startedAt);
 }
@@ -105,7 +118,9 @@ export async function ensureViteBuild(build, log = () => {}, root = repoDir) {
   if (!reason) return false;
   const started = performance.now();
   await runViteBuild(build, root);
-  log(`studyhall: built ${build.label} into ${build.outDir} in ${Math.round(performance.now() - started)} ms (${reason})`);
+  log(
+    `studyhall: built ${build.label} into ${build.outDir} in ${Math.round(performance.now() - started)} ms (${reason})`,
+  );
   return true;
 }
 

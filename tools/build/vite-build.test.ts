@@ -117,20 +117,35 @@ describe('a real Vite build', () => {
     const project = path.join(repoRoot, '.tmp', `vite-build-${process.pid}`);
     try {
       await mkdir(path.join(project, 'app'), { recursive: true });
-      await writeFile(path.join(project, 'app', 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>\n');
+      await writeFile(
+        path.join(project, 'app', 'index.html'),
+        '<!doctype html><script type="module" src="./main.js"></script>\n',
+      );
       await writeFile(path.join(project, 'app', 'main.js'), 'document.title = "tiny";\n');
-      await writeFile(path.join(project, 'app', 'vite.config.mjs'), `export default { root: import.meta.dirname, logLevel: 'warn', build: { outDir: 'dist', emptyOutDir: true } };\n`);
-      const tiny: ViteBuild = { label: 'a tiny app', configFile: 'app/vite.config.mjs', outDir: 'app/dist', inputs: ['app/index.html', 'app/vite.config.mjs'], optional: ['app'] };
+      await writeFile(
+        path.join(project, 'app', 'vite.config.mjs'),
+        `export default { root: import.meta.dirname, logLevel: 'warn', build: { outDir: 'dist', emptyOutDir: true } };\n`,
+      );
+      const tiny: ViteBuild = {
+        label: 'a tiny app',
+        configFile: 'app/vite.config.mjs',
+        outDir: 'app/dist',
+        inputs: ['app/index.html', 'app/vite.config.mjs'],
+        optional: ['app'],
+      };
       const lines: string[] = [];
       const before = Date.now();
       expect(await ensureViteBuild(tiny, (line) => lines.push(line), project)).toBe(true);
-      expect(lines).toEqual([expect.stringMatching(/^studyhall: built a tiny app into app\/dist in \d+ ms \(no build yet\)$/)]);
+      expect(lines).toEqual([
+        expect.stringMatching(/^studyhall: built a tiny app into app\/dist in \d+ ms \(no build yet\)$/),
+      ]);
       expect(await readFile(path.join(project, 'app', 'dist', 'index.html'), 'utf8')).toContain('<script');
       const { startedAt } = JSON.parse(await readFile(path.join(project, 'app', 'dist', STAMP_FILE), 'utf8'));
       expect(startedAt).toBeGreaterThanOrEqual(before);
       // Sources written before the build started (the walk skips dist, where the output went).
       const past = new Date(before - 60_000);
-      for (const file of ['app/index.html', 'app/main.js', 'app/vite.config.mjs', 'app']) await utimes(path.join(project, file), past, past);
+      for (const file of ['app/index.html', 'app/main.js', 'app/vite.config.mjs', 'app'])
+        await utimes(path.join(project, file), past, past);
       expect(await ensureViteBuild(tiny, (line) => lines.push(line), project)).toBe(false);
       expect(lines).toHaveLength(1);
     } finally {

@@ -21,9 +21,11 @@ export async function asStudent<T>(pool: Pool, userId: string, work: (client: Po
   const client = await pool.connect();
   try {
     await client.query('begin');
-    await client.query(`select set_config('role', 'authenticated', true),
+    await client.query(
+      `select set_config('role', 'authenticated', true),
                                set_config('request.jwt.claims', $1, true)`,
-      [JSON.stringify({ sub: userId, role: 'authenticated' })]);
+      [JSON.stringify({ sub: userId, role: 'authenticated' })],
+    );
     const result = await work(client);
     await client.query('commit');
     return result;

@@ -22,7 +22,8 @@ async function createGroup(ownerId: string, joinPolicy: string): Promise<string>
   return asStudent(pool, ownerId, async (client) => {
     const { rows } = await client.query<{ id: string }>(
       `insert into public.groups (name, join_policy, created_by) values ($1, $2, $3) returning id`,
-      [`Group ${joinPolicy} ${Math.random()}`, joinPolicy, ownerId]);
+      [`Group ${joinPolicy} ${Math.random()}`, joinPolicy, ownerId],
+    );
     return firstRow(rows).id;
   });
 }
@@ -31,14 +32,26 @@ describe('community concurrency on PostgreSQL 15', () => {
   it('20 simultaneous redeems of an invite with max_uses 3 make exactly 3 members', async () => {
     const ownerId = await createStudent(pool, 'redeem-owner');
     const groupId = await createGroup(ownerId, 'invite');
-    const token = await asStudent(pool, ownerId, async (client) =>
-      firstRow((await client.query<{ token: string }>(
-        `select public.community_create_invite('group', $1, 7) as token`, [groupId])).rows).token);
+    const token = await asStudent(
+      pool,
+      ownerId,
+      async (client) =>
+        firstRow(
+          (
+            await client.query<{ token: string }>(`select public.community_create_invite('group', $1, 7) as token`, [
+              groupId,
+            ])
+          ).rows,
+        ).token,
+    );
     await pool.query('update public.group_invites set max_uses = 3 where token = $1', [token]);
     const guests = await Promise.all(Array.from({ length: 20 }, (_, i) => createStudent(pool, `redeemer${i}`)));
 
-    const outcomes = await Promise.allSettled(guests.map((guestId) =>
-      asStudent(pool, guestId, (client) => client.query('select public.community_redeem_invite($1)', [token]))));
+    const outcomes = await Promise.allSettled(
+      guests.map((guestId) =>
+        asStudent(pool, guestId, (client) => client.query('select public.community_redeem_invite($1)', [token])),
+      ),
+    );
 
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     const { rows } = await pool.query<{ uses: number; joined: number; member_count: number }>(
@@ -46,7 +59,8 @@ describe('community concurrency on PostgreSQL 15', () => {
               (select count(*)::int from public.group_members m where m.group_id = $2 and m.user_id <> $3) as joined,
               g.member_count
        from public.group_invites i join public.groups g on g.id = i.group_id where i.token = $1`,
-      [token, groupId, ownerId]);
+      [token, groupId, ownerId],
+    );
     expect(firstRow(rows)).toEqual({ uses: 3, joined: 3, member_count: 4 });
   });
 
@@ -55,12 +69,17 @@ describe('community concurrency on PostgreSQL 15', () => {
     const groupId = await createGroup(ownerId, 'open');
     const joiners = await Promise.all(Array.from({ length: 50 }, (_, i) => createStudent(pool, `joiner${i}`)));
 
-    await Promise.all(joiners.map((joinerId) =>
-      asStudent(pool, joinerId, (client) => client.query('select public.community_join_group($1)', [groupId]))));
+    await Promise.all(
+      joiners.map((joinerId) =>
+        asStudent(pool, joinerId, (client) => client.query('select public.community_join_group($1)', [groupId])),
+      ),
+    );
 
     const { rows } = await pool.query<{ member_count: number; rows: number }>(
       `select g.member_count, (select count(*)::int from public.group_members m where m.group_id = g.id) as rows
-       from public.groups g where g.id = $1`, [groupId]);
+       from public.groups g where g.id = $1`,
+      [groupId],
+    );
     expect(firstRow(rows)).toEqual({ member_count: 51, rows: 51 });
   });
 });

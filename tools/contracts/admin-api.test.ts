@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchReport, renderReport, signIn } from '../verify/verify-client.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
-import { adminLoginStatus, adminSignedIn, adminSignedOut, browserProofPage, VERIFY_CATEGORIES, verifyReport } from '#contracts/admin-api.ts';
+import {
+  adminLoginStatus,
+  adminSignedIn,
+  adminSignedOut,
+  browserProofPage,
+  VERIFY_CATEGORIES,
+  verifyReport,
+} from '#contracts/admin-api.ts';
 
 const SECRET = 'an-admin-secret-for-the-contract-tests';
 
@@ -13,14 +20,20 @@ let baseUrl: string;
 let cookie: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ config: { admin: { enabled: true, secret: SECRET, emails: [] } }, rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } } });
+  gateway = await startTestGateway({
+    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
+  });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   cookie = await signIn(baseUrl, SECRET);
 });
 afterAll(() => gateway.close());
 
 async function json(path: string, init: RequestInit = {}): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, { ...init, headers: { accept: 'application/json', cookie, 'content-type': 'application/json', ...init.headers } });
+  const response = await fetch(`${baseUrl}${path}`, {
+    ...init,
+    headers: { accept: 'application/json', cookie, 'content-type': 'application/json', ...init.headers },
+  });
   expect(response.ok, `${path} answered ${response.status}`).toBe(true);
   return response.json();
 }
@@ -30,7 +43,11 @@ describe('the admin console contract', () => {
     const status = await json('/__admin/login');
     expect(adminLoginStatus.parse(status)).toEqual(status);
     expect(status).toMatchObject({ signed_in: true, methods: { secret: true } });
-    const signedIn = await json('/__admin/login', { method: 'POST', body: JSON.stringify({ secret: SECRET }), headers: { cookie: '' } });
+    const signedIn = await json('/__admin/login', {
+      method: 'POST',
+      body: JSON.stringify({ secret: SECRET }),
+      headers: { cookie: '' },
+    });
     expect(adminSignedIn.parse(signedIn)).toEqual(signedIn);
     expect(signedIn).toMatchObject({ subject: 'secret', method: 'secret' });
   });
@@ -56,7 +73,9 @@ describe('the admin console contract', () => {
   });
 
   it('refuses what is not the shape', () => {
-    expect(adminSignedIn.safeParse({ ok: true, subject: 'secret', method: 'guess', expires_at: 'x' }).success).toBe(false);
+    expect(adminSignedIn.safeParse({ ok: true, subject: 'secret', method: 'guess', expires_at: 'x' }).success).toBe(
+      false,
+    );
     expect(verifyReport.safeParse({ ok: true }).success).toBe(false);
   });
 });

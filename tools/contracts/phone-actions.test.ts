@@ -18,18 +18,25 @@ afterAll(() => gateway.close());
 const browserFetch: FetchLike = (url, init) => fetch(url, init);
 
 async function post(body: unknown): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(`${baseUrl}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}/api/pip/action`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: await response.json() };
 }
 
 describe('the phone action contract', () => {
-  it.each(PIP_ACTIONS.map((action) => [action]))('%s: the companion’s body is taken and the answer is the contract’s shape', async (action) => {
-    const built = actionBody(action, action === 'target' ? MAX_TARGET : undefined);
-    if (!built.ok) throw new Error(built.message);
-    const { status, json } = await post(built.body);
-    expect(status).toBe(202);
-    expect(actionAccepted.parse(json)).toEqual(json);
-  });
+  it.each(PIP_ACTIONS.map((action) => [action]))(
+    '%s: the companion’s body is taken and the answer is the contract’s shape',
+    async (action) => {
+      const built = actionBody(action, action === 'target' ? MAX_TARGET : undefined);
+      if (!built.ok) throw new Error(built.message);
+      const { status, json } = await post(built.body);
+      expect(status).toBe(202);
+      expect(actionAccepted.parse(json)).toEqual(json);
+    },
+  );
 
   it('is what the companion’s client reads from the real answer', async () => {
     const client = createPipClient({ serverUrl: baseUrl, pairingCode: null, fetch: browserFetch });
@@ -38,13 +45,16 @@ describe('the phone action contract', () => {
     expect(answer.kind === 'accepted' && answer.id).toBeGreaterThan(0);
   });
 
-  it.each([[0], [-1], [2.5], [MAX_TARGET + 1], [Number.NaN]])('refuses a target of %s on the phone and on the gateway', async (target) => {
-    expect(actionBody('target', target).ok).toBe(false);
-    expect(pipAction.safeParse({ action: 'target', target }).success).toBe(false);
-    const { status, json } = await post({ action: 'target', target });
-    expect(status).toBe(400);
-    expect(json).toMatchObject({ error: 'invalid_request' });
-  });
+  it.each([[0], [-1], [2.5], [MAX_TARGET + 1], [Number.NaN]])(
+    'refuses a target of %s on the phone and on the gateway',
+    async (target) => {
+      expect(actionBody('target', target).ok).toBe(false);
+      expect(pipAction.safeParse({ action: 'target', target }).success).toBe(false);
+      const { status, json } = await post({ action: 'target', target });
+      expect(status).toBe(400);
+      expect(json).toMatchObject({ error: 'invalid_request' });
+    },
+  );
 
   it.each([
     ['an unknown action', { action: 'explode' }],

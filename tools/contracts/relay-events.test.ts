@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { RelayListener, type EventSourceLike } from '#web/src/lib/relay.ts';
-import { formatRelayEvent, parseRelayEvent, relayEvents, type RelayedAction, type RelayEventName } from '#contracts/relay-events.ts';
+import {
+  formatRelayEvent,
+  parseRelayEvent,
+  relayEvents,
+  type RelayedAction,
+  type RelayEventName,
+} from '#contracts/relay-events.ts';
 import { timerSnapshot } from '#contracts/timer-snapshot.ts';
 
 let gateway: TestGateway;
@@ -50,13 +56,21 @@ describe('the relay event contract', () => {
     const applied: RelayedAction[] = [];
     const phones: boolean[] = [];
     let connected = false;
-    const listener = new RelayListener({ open: () => stream, onAction: (action) => applied.push(action), onPhone: (present) => phones.push(present), onConnection: (up) => (connected = up) });
+    const listener = new RelayListener({
+      open: () => stream,
+      onAction: (action) => applied.push(action),
+      onPhone: (present) => phones.push(present),
+      onConnection: (up) => (connected = up),
+    });
     listener.start();
     for (const { event, data } of frames) stream.replay(event, data);
     await listener.settled();
     expect(connected).toBe(true);
     expect(phones).toEqual([true]);
-    expect(applied.map(({ action, ...rest }) => ('target' in rest ? `${action} ${rest.target}` : action))).toEqual(['correct', 'target 12']);
+    expect(applied.map(({ action, ...rest }) => ('target' in rest ? `${action} ${rest.target}` : action))).toEqual([
+      'correct',
+      'target 12',
+    ]);
   });
 
   it('writes and reads one frame the same way', () => {
@@ -94,7 +108,11 @@ async function recordFrames(): Promise<{ event: string; data: string }[]> {
     await fetch(`${url}/api/pip/state`);
     await readUntil(2);
     for (const body of [{ action: 'correct' }, { action: 'target', target: 12 }]) {
-      await fetch(`${url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await fetch(`${url}/api/pip/action`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     }
     await readUntil(4);
   } finally {

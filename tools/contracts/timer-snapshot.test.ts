@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipClient, type FetchLike } from '#companion/core/pip-client.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
-import { idleSnapshot, snapshotStored, timerSnapshot, timerSnapshotInput, type PostedTimerSnapshot } from '#contracts/timer-snapshot.ts';
+import {
+  idleSnapshot,
+  snapshotStored,
+  timerSnapshot,
+  timerSnapshotInput,
+  type PostedTimerSnapshot,
+} from '#contracts/timer-snapshot.ts';
 
 let gateway: TestGateway;
 let baseUrl: string;
@@ -46,7 +52,11 @@ describe('the timer snapshot contract', () => {
   });
 
   it('is what the gateway serves after a post, and the companion reads it unchanged', async () => {
-    const answer = await fetch(`${baseUrl}/__pip/state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(posted) });
+    const answer = await fetch(`${baseUrl}/__pip/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(posted),
+    });
     expect(answer.status).toBe(200);
     const stored: unknown = await answer.json();
     expect(snapshotStored.parse(stored)).toEqual(stored);

@@ -25,7 +25,10 @@ function problemsWith(file: SourceFile) {
 
 describe('the reference scanner', () => {
   it('reports a path a comment names that does not exist, and not one that does', () => {
-    const file = { path: 'gateway/src/x.ts', text: '// see gateway/src/missing.ts\n// and gateway/src/app.ts.\n// gateway/scr/app.ts\nexport {};\n' };
+    const file = {
+      path: 'gateway/src/x.ts',
+      text: '// see gateway/src/missing.ts\n// and gateway/src/app.ts.\n// gateway/scr/app.ts\nexport {};\n',
+    };
     expect(problemsWith(file)).toEqual([
       { kind: 'missing_path', found: 'gateway/src/missing.ts', line: 1 },
       { kind: 'missing_path', found: 'gateway/scr/app.ts', line: 3 },
@@ -39,12 +42,15 @@ describe('the reference scanner', () => {
   });
 
   it('reports a missing file in SQL and shell comments, and a missing folder', () => {
-    expect(problemsWith({ path: 'supabase/migrations/1_x.sql', text: 'select 1; -- see supabase/tests/database/33-gone.test.sql\n' })).toEqual([
-      { kind: 'missing_path', found: 'supabase/tests/database/33-gone.test.sql', line: 1 },
-    ]);
-    expect(problemsWith({ path: 'tools/x.sh', text: '#!/bin/sh\n# writes into gateway/nowhere/\necho gateway/nowhere\n' })).toEqual([
-      { kind: 'missing_path', found: 'gateway/nowhere/', line: 2 },
-    ]);
+    expect(
+      problemsWith({
+        path: 'supabase/migrations/1_x.sql',
+        text: 'select 1; -- see supabase/tests/database/33-gone.test.sql\n',
+      }),
+    ).toEqual([{ kind: 'missing_path', found: 'supabase/tests/database/33-gone.test.sql', line: 1 }]);
+    expect(
+      problemsWith({ path: 'tools/x.sh', text: '#!/bin/sh\n# writes into gateway/nowhere/\necho gateway/nowhere\n' }),
+    ).toEqual([{ kind: 'missing_path', found: 'gateway/nowhere/', line: 2 }]);
   });
 
   it('checks anchors into Markdown headings, named or linked', () => {
@@ -73,7 +79,10 @@ describe('the reference scanner', () => {
 
   it('reports a header pointing at an outside specification, and "the spec"', () => {
     const spec = ['Sp', 'ec'].join('');
-    const file = { path: 'supabase/migrations/2_y.sql', text: `-- ${spec}: "Tables".\nselect 1; -- as the ${spec.toLowerCase()} says\n-- the ${spec.toLowerCase()} of RFC 8030 is fine\n` };
+    const file = {
+      path: 'supabase/migrations/2_y.sql',
+      text: `-- ${spec}: "Tables".\nselect 1; -- as the ${spec.toLowerCase()} says\n-- the ${spec.toLowerCase()} of RFC 8030 is fine\n`,
+    };
     expect(problemsWith(file).map(({ line }) => line)).toEqual([2, 1]);
   });
 
@@ -90,19 +99,31 @@ describe('the reference scanner', () => {
   });
 
   it('reads only the comments of code and all of Markdown', () => {
-    expect(proseOf('a.ts', "const a = 'x'; // note\n/* block */ b();").trim().replace(/\s+/g, ' ')).toBe('// note /* block */');
+    expect(proseOf('a.ts', "const a = 'x'; // note\n/* block */ b();").trim().replace(/\s+/g, ' ')).toBe(
+      '// note /* block */',
+    );
     expect(proseOf('a.sql', "select '--no'; -- yes\n").trim()).toBe('-- yes');
     expect(proseOf('a.md', 'all of it')).toBe('all of it');
   });
 
   it('makes anchors as GitHub does', () => {
     expect(headingAnchor('Data API (`/rest/v1`): PostgREST')).toBe('data-api-restv1-postgrest');
-    expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n### Why: the rule\n')]).toEqual(['a', 'a-1', 'why-the-rule']);
+    expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n### Why: the rule\n')]).toEqual([
+      'a',
+      'a-1',
+      'why-the-rule',
+    ]);
   });
 });
 
 function trackedFiles(): { text: SourceFile[]; binary: string[] } {
-  const listed = execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\0').filter(Boolean);
+  const listed = execFileSync('git', ['ls-files', '-z'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\0')
+    .filter(Boolean);
   const files: SourceFile[] = [];
   const binary: string[] = [];
   for (const file of listed) {
@@ -112,7 +133,8 @@ function trackedFiles(): { text: SourceFile[]; binary: string[] } {
     } catch {
       continue; // deleted in the work tree, not yet committed
     }
-    if (bytes.includes(0)) binary.push(file); // images, the gradle wrapper
+    if (bytes.includes(0))
+      binary.push(file); // images, the gradle wrapper
     else files.push({ path: file, text: bytes.toString('utf8') });
   }
   return { text: files, binary };

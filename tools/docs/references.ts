@@ -36,7 +36,16 @@ const OUTSIDE_MENTIONS: RegExp[] = [
 ];
 
 /** Folders that builds and runs create; never tracked, so never a path to check. */
-const GENERATED_PREFIXES = ['web/dist', 'companion/ui/dist', 'companion/android/app/build', '.build', '.data', '.tmp', 'coverage', 'node_modules'];
+const GENERATED_PREFIXES = [
+  'web/dist',
+  'companion/ui/dist',
+  'companion/android/app/build',
+  '.build',
+  '.data',
+  '.tmp',
+  'coverage',
+  'node_modules',
+];
 
 const PATH_CHARS = /[A-Za-z0-9_.\-/@+]/;
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)>\]'"`]*/gi;
@@ -48,7 +57,11 @@ function commentStyle(file: string, text: string): CommentStyle {
   if (extension === '.md') return 'markdown';
   if (['.ts', '.tsx', '.mts', '.js', '.mjs', '.cjs', '.java', '.gradle', '.css'].includes(extension)) return 'c';
   if (extension === '.sql') return 'sql';
-  if (['.sh', '.toml', '.properties', '.pro', '.yml', '.yaml'].includes(extension) || path.posix.basename(file) === '.gitignore') return 'hash';
+  if (
+    ['.sh', '.toml', '.properties', '.pro', '.yml', '.yaml'].includes(extension) ||
+    path.posix.basename(file) === '.gitignore'
+  )
+    return 'hash';
   if (['.html', '.xml', '.svg'].includes(extension)) return 'html';
   if (extension === '' && text.startsWith('#!')) return 'hash';
   return 'none';
@@ -153,7 +166,10 @@ function lineAt(text: string, offset: number): number {
 }
 
 function isGenerated(repoPath: string): boolean {
-  return GENERATED_PREFIXES.some((prefix) => repoPath === prefix || repoPath.startsWith(`${prefix}/`)) || repoPath.split('/').includes('node_modules');
+  return (
+    GENERATED_PREFIXES.some((prefix) => repoPath === prefix || repoPath.startsWith(`${prefix}/`)) ||
+    repoPath.split('/').includes('node_modules')
+  );
 }
 
 export interface Repository {
@@ -198,12 +214,16 @@ function checkReference(repo: Repository, target: string, anchor: string | undef
   const normalised = path.posix.normalize(target).replace(/\/$/, '');
   if (isGenerated(normalised)) return undefined;
   if (!repo.files.has(normalised) && !repo.folders.has(normalised)) return 'missing_path';
-  if (anchor !== undefined && normalised.endsWith('.md') && !repo.anchors.get(normalised)?.has(anchor)) return 'missing_anchor';
+  if (anchor !== undefined && normalised.endsWith('.md') && !repo.anchors.get(normalised)?.has(anchor))
+    return 'missing_anchor';
   return undefined;
 }
 
 /** Repository paths named in prose (not links): `gateway/src/app.ts`, `docs/api.md#errors`. */
-function* namedPaths(prose: string, topFolders: Set<string>): Generator<{ offset: number; target: string; anchor: string | undefined }> {
+function* namedPaths(
+  prose: string,
+  topFolders: Set<string>,
+): Generator<{ offset: number; target: string; anchor: string | undefined }> {
   const candidate = /[A-Za-z0-9_.\-/@+]+(?:#[A-Za-z0-9_-]+)?/g;
   for (const match of prose.matchAll(candidate)) {
     const offset = match.index;
@@ -225,7 +245,10 @@ function* namedPaths(prose: string, topFolders: Set<string>): Generator<{ offset
 }
 
 /** Markdown link targets `[text](target)` that are not URLs. */
-function* linkedPaths(prose: string, file: string): Generator<{ offset: number; target: string; anchor: string | undefined }> {
+function* linkedPaths(
+  prose: string,
+  file: string,
+): Generator<{ offset: number; target: string; anchor: string | undefined }> {
   for (const match of prose.matchAll(/\]\(([^()\s]+)\)/g)) {
     const raw = match[1] ?? '';
     if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('/')) continue;
@@ -241,7 +264,12 @@ export function findProblems(files: SourceFile[], repo: Repository = describeRep
   for (const file of files) {
     for (const pattern of OUTSIDE_MENTIONS) {
       for (const match of file.text.matchAll(pattern)) {
-        problems.push({ file: file.path, line: lineAt(file.text, match.index), kind: 'outside_document', found: match[0].trim() });
+        problems.push({
+          file: file.path,
+          line: lineAt(file.text, match.index),
+          kind: 'outside_document',
+          found: match[0].trim(),
+        });
       }
     }
     const prose = proseOf(file.path, file.text).replace(URL, (url) => ' '.repeat(url.length));

@@ -23,7 +23,10 @@ export interface RunningStudyhall {
 }
 
 /** `npm start` (gateway/src/main.ts) with its own ports, DATA_DIR and LOG_DIR. */
-export async function startStudyhall(dirs: { dataDir: string; logDir: string }, extraEnv: Record<string, string> = {}): Promise<RunningStudyhall> {
+export async function startStudyhall(
+  dirs: { dataDir: string; logDir: string },
+  extraEnv: Record<string, string> = {},
+): Promise<RunningStudyhall> {
   const port = await freePort();
   const localbasePort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
@@ -51,7 +54,8 @@ export async function startStudyhall(dirs: { dataDir: string; logDir: string }, 
     async waitFor(text, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (!output.includes(text)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`no "${text}" in the output of npm start:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -96,11 +100,18 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
   });
   const server = http.createServer((request, response) => {
     const forward = http.request(
-      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: headersFor(request) },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: headersFor(request),
+      },
       (answer) => {
         const headers = { ...answer.headers };
         if (headers['content-security-policy']) sawUpstreamCsp = true;
-        else if (String(headers['content-type'] ?? '').includes('text/html')) headers['content-security-policy'] = APP_CSP;
+        else if (String(headers['content-type'] ?? '').includes('text/html'))
+          headers['content-security-policy'] = APP_CSP;
         response.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(response);
       },
@@ -121,7 +132,9 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
         const name = request.rawHeaders[index] ?? '';
         const value = request.rawHeaders[index + 1] ?? '';
         const lower = name.toLowerCase();
-        lines.push(`${name}: ${lower === 'host' ? target.host : lower === 'origin' && value === ownOrigin ? target.origin : value}`);
+        lines.push(
+          `${name}: ${lower === 'host' ? target.host : lower === 'origin' && value === ownOrigin ? target.origin : value}`,
+        );
       }
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
@@ -182,7 +195,11 @@ export async function accountSession(baseUrl: string, email: string, password: s
 }
 
 /** A browser context whose app starts signed in as this session (as supabase-js stores it). */
-export async function signedInContext(browser: Browser, session: SessionJson, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+export async function signedInContext(
+  browser: Browser,
+  session: SessionJson,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
   const context = await browser.newContext(options);
   await context.addInitScript((stored: string) => {
     if (!localStorage.getItem('studyhall-auth')) localStorage.setItem('studyhall-auth', stored);

@@ -32,10 +32,20 @@ async function anonKey(baseUrl: string): Promise<string> {
 }
 
 /** A Data API call as the student, through the gateway's /__backend (RLS decides, as in the app). */
-export async function asStudent<T = unknown>(baseUrl: string, who: Student, path: string, init: { method?: string; body?: unknown; prefer?: string } = {}): Promise<T> {
+export async function asStudent<T = unknown>(
+  baseUrl: string,
+  who: Student,
+  path: string,
+  init: { method?: string; body?: unknown; prefer?: string } = {},
+): Promise<T> {
   const response = await fetch(`${baseUrl}/__backend${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { apikey: await anonKey(baseUrl), authorization: `Bearer ${who.session.access_token}`, 'content-type': 'application/json', ...(init.prefer ? { prefer: init.prefer } : {}) },
+    headers: {
+      apikey: await anonKey(baseUrl),
+      authorization: `Bearer ${who.session.access_token}`,
+      'content-type': 'application/json',
+      ...(init.prefer ? { prefer: init.prefer } : {}),
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
@@ -51,10 +61,16 @@ export async function dismissRestoreOffer(page: Page): Promise<void> {
 
 /** The ids of the messages a page's chat shows, top to bottom. */
 export function chatIds(page: Page): Promise<string[]> {
-  return page.locator('.chat-message').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.messageId ?? ''));
+  return page
+    .locator('.chat-message')
+    .evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.messageId ?? ''));
 }
 
 /** Resolves once the page's chat shows a message with exactly this text. */
 export function chatShows(page: Page, text: string, timeoutMs: number): Promise<unknown> {
-  return page.waitForFunction((wanted) => [...document.querySelectorAll('.chat-text')].some((node) => node.textContent === wanted), text, { timeout: timeoutMs, polling: 'raf' });
+  return page.waitForFunction(
+    (wanted) => [...document.querySelectorAll('.chat-text')].some((node) => node.textContent === wanted),
+    text,
+    { timeout: timeoutMs, polling: 'raf' },
+  );
 }

@@ -14,7 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '#gateway/test/helpers.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
-import { collectCspViolations, signedInContext, startCspProxy, startStudyhall, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
+import {
+  collectCspViolations,
+  signedInContext,
+  startCspProxy,
+  startStudyhall,
+  type CspProxy,
+  type CspViolation,
+  type RunningStudyhall,
+} from './app-driver.ts';
 import { launchChromium } from './browser.ts';
 import { asStudent, chatIds, chatShows, dismissRestoreOffer, student, type Student } from './community-driver.ts';
 
@@ -51,7 +59,10 @@ const TIMEZONES: Record<string, string> = { bo_park: 'Asia/Kolkata' };
 async function pageOf(who: Student): Promise<Page> {
   const existing = pages.get(who.handle);
   if (existing) return existing;
-  const context = await signedInContext(browser, who.session, { viewport: { width: 1280, height: 800 }, timezoneId: TIMEZONES[who.handle] });
+  const context = await signedInContext(browser, who.session, {
+    viewport: { width: 1280, height: 800 },
+    timezoneId: TIMEZONES[who.handle],
+  });
   contexts.push(context);
   const page = await newPage(context);
   pages.set(who.handle, page);
@@ -68,7 +79,10 @@ beforeAll(async () => {
   temp = await makeTempDir('community-e2e');
   await ensureViteBuild(VITE_BUILDS.web);
   // Plain-HTTP push endpoints are allowed for the loopback push service only (WEB_PUSH_ALLOW_HTTP).
-  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') }, { WEB_PUSH_ALLOW_HTTP: '1' });
+  studyhall = await startStudyhall(
+    { dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') },
+    { WEB_PUSH_ALLOW_HTTP: '1' },
+  );
   proxy = await startCspProxy(studyhall.url);
   app = proxy.url;
   browser = await launchChromium();
@@ -127,7 +141,8 @@ describe('a private, invite-only group', () => {
   it('carries chat both ways live: each sees the other within a second, without reloading', async () => {
     const adaPage = await pageOf(ada);
     const boPage = await pageOf(bo);
-    for (const page of [adaPage, boPage]) await expect.poll(() => page.locator('.chat-status').textContent(), { timeout: 15_000 }).toContain('Live');
+    for (const page of [adaPage, boPage])
+      await expect.poll(() => page.locator('.chat-status').textContent(), { timeout: 15_000 }).toContain('Live');
 
     const rounds: [Page, Page, string][] = [
       [adaPage, boPage, 'Flashcards at 9? Chapter 4, the brachial plexus.'],
@@ -180,7 +195,9 @@ describe('a private, invite-only group', () => {
 
     const cyPage = await pageOf(cy);
     await cyPage.goto(onceUrl);
-    await expect.poll(() => cyPage.getByRole('heading', { level: 1 }).textContent()).toBe('This invite link does not work');
+    await expect
+      .poll(() => cyPage.getByRole('heading', { level: 1 }).textContent())
+      .toBe('This invite link does not work');
     expect(await cyPage.locator('main').textContent()).not.toContain('Night Shift');
     await visitorContext.close();
   }, 90_000);
@@ -190,7 +207,9 @@ describe('a private, invite-only group', () => {
     const boPage = await pageOf(bo);
     await expect.poll(() => boPage.locator('.chat-status').textContent()).toContain('Live');
     expect(proxy.dropWebSockets(3000)).toBeGreaterThanOrEqual(2);
-    await expect.poll(() => boPage.locator('.chat-status').textContent(), { timeout: 10_000 }).toContain('Reconnecting');
+    await expect
+      .poll(() => boPage.locator('.chat-status').textContent(), { timeout: 10_000 })
+      .toContain('Reconnecting');
     const during = ['During the drop, one.', 'During the drop, two.', 'During the drop, three.'];
     for (const text of during) {
       await adaPage.getByRole('textbox', { name: 'Message' }).fill(text);
@@ -203,7 +222,9 @@ describe('a private, invite-only group', () => {
     await adaPage.getByRole('textbox', { name: 'Message' }).press('Enter');
     await chatShows(boPage, 'And after it.', 2000);
 
-    const truth = await asStudent<{ id: string }[]>(studyhall.url, ada, '/rest/v1/rpc/community_get_group_messages', { body: { p_group_id: groupId, p_limit: 200 } });
+    const truth = await asStudent<{ id: string }[]>(studyhall.url, ada, '/rest/v1/rpc/community_get_group_messages', {
+      body: { p_group_id: groupId, p_limit: 200 },
+    });
     const shown = await chatIds(boPage);
     expect(new Set(shown).size).toBe(shown.length);
     expect(shown).toEqual(truth.map((message) => message.id));
@@ -211,7 +232,7 @@ describe('a private, invite-only group', () => {
     expect(await boPage.locator('.chat-unread').count()).toBeLessThanOrEqual(1);
   }, 90_000);
 
-  it("shuts Bo out once Ada removes him: his open page says so, and the address shows nothing", async () => {
+  it('shuts Bo out once Ada removes him: his open page says so, and the address shows nothing', async () => {
     const adaPage = await pageOf(ada);
     const boPage = await pageOf(bo);
     await adaPage.getByRole('button', { name: 'Remove Bo from the group' }).click();
@@ -219,15 +240,20 @@ describe('a private, invite-only group', () => {
     expect(await confirm.textContent()).toContain('the private group disappears from their list');
     await confirm.getByRole('button', { name: 'Remove Bo' }).click();
     await expect.poll(() => adaPage.getByRole('region', { name: 'Studying now' }).textContent()).not.toContain('Bo');
-    await expect.poll(() => boPage.getByRole('heading', { level: 1 }).textContent(), { timeout: 25_000 }).toBe('You are no longer a member of Night Shift Anatomy');
+    await expect
+      .poll(() => boPage.getByRole('heading', { level: 1 }).textContent(), { timeout: 25_000 })
+      .toBe('You are no longer a member of Night Shift Anatomy');
     await open(boPage, `/groups/${groupId}`);
-    expect(await boPage.getByRole('heading', { level: 1 }).textContent()).toBe('This group does not exist or is private');
+    expect(await boPage.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'This group does not exist or is private',
+    );
   }, 60_000);
 });
 
 describe('buddies', () => {
   const card = (page: Page, name: string) => page.getByRole('listitem', { name });
-  const section = (page: Page, name: string, title: string) => card(page, name).locator('.buddy-section', { hasText: title });
+  const section = (page: Page, name: string, title: string) =>
+    card(page, name).locator('.buddy-section', { hasText: title });
 
   it('are added by handle (an unknown handle is a field error) and accepted', async () => {
     const page = await pageOf(ada);
@@ -235,7 +261,9 @@ describe('buddies', () => {
     const handle = page.getByLabel('Their handle');
     await handle.fill('nobody_here');
     await page.getByRole('button', { name: 'Send request' }).click();
-    await expect.poll(() => page.locator('#buddy-handle-error').textContent()).toContain('No student has the handle “nobody_here”');
+    await expect
+      .poll(() => page.locator('#buddy-handle-error').textContent())
+      .toContain('No student has the handle “nobody_here”');
     expect(await handle.getAttribute('aria-invalid')).toBe('true');
     await handle.fill('bo_park');
     await page.getByRole('button', { name: 'Send request' }).click();
@@ -258,16 +286,24 @@ describe('buddies', () => {
       await boPage.getByRole('switch', { name }).click();
       await expect.poll(() => boPage.getByRole('switch', { name }).getAttribute('aria-checked')).toBe('true');
     }
-    await expect.poll(() => boPage.getByRole('status').filter({ hasText: 'Saved: Share minutes per subject on.' }).count()).toBe(1);
+    await expect
+      .poll(() => boPage.getByRole('status').filter({ hasText: 'Saved: Share minutes per subject on.' }).count())
+      .toBe(1);
     const adaPage = await pageOf(ada);
     await adaPage.reload();
     await expect.poll(() => section(adaPage, 'Bo', 'Tasks today').textContent()).toContain('Nothing yet today');
     expect(await section(adaPage, 'Bo', 'Subjects today').textContent()).toContain('Nothing yet today');
 
     await boPage.getByRole('switch', { name: "Share today's tasks" }).click();
-    await expect.poll(() => boPage.getByRole('switch', { name: "Share today's tasks" }).getAttribute('aria-checked')).toBe('false');
-    expect(await boPage.locator('#shareTasks-statement').textContent()).toBe('Your tasks stay private: buddies see a lock instead.');
-    await expect.poll(() => boPage.getByRole('status').filter({ hasText: "Saved: Share today's tasks off." }).count()).toBe(1);
+    await expect
+      .poll(() => boPage.getByRole('switch', { name: "Share today's tasks" }).getAttribute('aria-checked'))
+      .toBe('false');
+    expect(await boPage.locator('#shareTasks-statement').textContent()).toBe(
+      'Your tasks stay private: buddies see a lock instead.',
+    );
+    await expect
+      .poll(() => boPage.getByRole('status').filter({ hasText: "Saved: Share today's tasks off." }).count())
+      .toBe(1);
     await adaPage.reload();
     await expect.poll(() => section(adaPage, 'Bo', 'Tasks today').textContent()).toContain('not shared');
     expect(await section(adaPage, 'Bo', 'Tasks today').locator('.not-shared').count()).toBe(1);
@@ -275,10 +311,12 @@ describe('buddies', () => {
     expect(await section(adaPage, 'Bo', 'Subjects today').locator('.not-shared').count()).toBe(0);
   }, 60_000);
 
-  it("show Bo studying while he focuses, and offline once he turns on stealth", async () => {
+  it('show Bo studying while he focuses, and offline once he turns on stealth', async () => {
     const boPage = await pageOf(bo);
     await boPage.getByRole('switch', { name: 'Take part in the community' }).click();
-    await expect.poll(() => boPage.getByRole('status').filter({ hasText: 'Saved: Community sharing on.' }).count()).toBe(1);
+    await expect
+      .poll(() => boPage.getByRole('status').filter({ hasText: 'Saved: Community sharing on.' }).count())
+      .toBe(1);
     await open(boPage, '/focus');
     await boPage.getByLabel('Subject').selectOption({ label: 'New subject…' });
     await boPage.getByLabel('New subject').fill('Anatomy');
@@ -286,10 +324,15 @@ describe('buddies', () => {
     await boPage.getByRole('button', { name: 'Start' }).click();
 
     const adaPage = await pageOf(ada);
-    await expect.poll(async () => {
-      await adaPage.reload();
-      return card(adaPage, 'Bo').locator('.buddy-now').textContent();
-    }, { timeout: 15_000 }).toContain('Studying');
+    await expect
+      .poll(
+        async () => {
+          await adaPage.reload();
+          return card(adaPage, 'Bo').locator('.buddy-now').textContent();
+        },
+        { timeout: 15_000 },
+      )
+      .toContain('Studying');
 
     await open(boPage, '/settings/privacy');
     await boPage.getByRole('switch', { name: 'Stealth mode' }).click();
@@ -321,7 +364,8 @@ describe('start alerts, end to end', () => {
   });
 
   /** "HH:MM" on Bo's clock (his browser is in UTC+5:30), `hours` from now. */
-  const boClock = (hours: number) => new Date(Date.now() + 330 * 60_000 + hours * 3_600_000).toISOString().slice(11, 16);
+  const boClock = (hours: number) =>
+    new Date(Date.now() + 330 * 60_000 + hours * 3_600_000).toISOString().slice(11, 16);
 
   async function saveQuietHours(page: Page, from: string, until: string): Promise<void> {
     await page.getByLabel('Quiet from').fill(from);
@@ -365,7 +409,11 @@ describe('start alerts, end to end', () => {
     await expect.poll(() => page.getByText('This device receives start alerts.').isVisible()).toBe(true);
     const usedKey = JSON.parse((await page.evaluate(() => localStorage.getItem('test-push-key'))) ?? '[]') as number[];
     expect(Buffer.from(usedKey).toString('base64url')).toBe(vapidKey);
-    const tokens = await asStudent<{ token: string }[]>(studyhall.url, bo, '/rest/v1/community_device_tokens?select=token');
+    const tokens = await asStudent<{ token: string }[]>(
+      studyhall.url,
+      bo,
+      '/rest/v1/community_device_tokens?select=token',
+    );
     expect(tokens.map((row) => JSON.parse(row.token) as unknown)).toEqual([JSON.parse(device.token)]);
   }, 60_000);
 
@@ -377,14 +425,30 @@ describe('start alerts, end to end', () => {
     expect(await bell.getAttribute('aria-pressed')).toBe('false');
     await bell.click();
     await expect.poll(() => bell.getAttribute('aria-pressed')).toBe('true');
-    const alerts = await asStudent<Record<string, unknown>[]>(studyhall.url, bo, '/rest/v1/community_start_alerts?select=target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes');
-    expect(alerts).toEqual([{ target_type: 'buddy', target_id: ada.id, enabled: true, quiet_start: `${from}:00`, quiet_end: `${until}:00`, timezone_offset_minutes: 330 }]);
+    const alerts = await asStudent<Record<string, unknown>[]>(
+      studyhall.url,
+      bo,
+      '/rest/v1/community_start_alerts?select=target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes',
+    );
+    expect(alerts).toEqual([
+      {
+        target_type: 'buddy',
+        target_id: ada.id,
+        enabled: true,
+        quiet_start: `${from}:00`,
+        quiet_end: `${until}:00`,
+        timezone_offset_minutes: 330,
+      },
+    ]);
   }, 60_000);
 
   it("delivers one push naming Ada to Bo's device within 5 s of Ada starting to focus", async () => {
     const page = await pageOf(ada);
     await open(page, '/settings/privacy');
-    for (const [name, saved] of [['Take part in the community', 'Saved: Community sharing on.'], ['Share what you are studying now', 'Saved: Share what you are studying now on.']] as const) {
+    for (const [name, saved] of [
+      ['Take part in the community', 'Saved: Community sharing on.'],
+      ['Share what you are studying now', 'Saved: Share what you are studying now on.'],
+    ] as const) {
       await page.getByRole('switch', { name }).click();
       await expect.poll(() => page.getByRole('status').filter({ hasText: saved }).count()).toBe(1);
     }
@@ -412,7 +476,7 @@ describe('start alerts, end to end', () => {
     expect(receiver.rejected).toEqual([]);
   }, 60_000);
 
-  it("sends nothing inside the quiet hours Bo set in his browser, and again once they are over", async () => {
+  it('sends nothing inside the quiet hours Bo set in his browser, and again once they are over', async () => {
     const boPage = await pageOf(bo);
     const adaPage = await pageOf(ada);
     await saveQuietHours(boPage, boClock(-1), boClock(1));
@@ -433,39 +497,74 @@ describe('start alerts, end to end', () => {
   it('shows the pushed start alert from the service worker, and a click opens the buddy or the group', async () => {
     const page = await pageOf(bo);
     const context = page.context();
-    const created = await asStudent<{ id: string }[]>(studyhall.url, bo, '/rest/v1/groups?select=id', { body: { name: 'Quiet Library', visibility: 'public', join_policy: 'open', created_by: bo.id }, prefer: 'return=representation' });
+    const created = await asStudent<{ id: string }[]>(studyhall.url, bo, '/rest/v1/groups?select=id', {
+      body: { name: 'Quiet Library', visibility: 'public', join_policy: 'open', created_by: bo.id },
+      prefer: 'return=representation',
+    });
     libraryId = created[0]?.id ?? '';
     await open(page, '/focus');
     await page.evaluate(async () => {
       await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((resolve) =>
+          navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
+        );
     });
     const cdp = await context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
     cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
     await cdp.send('ServiceWorker.enable');
-    await expect.poll(() => registrations.some((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`)).toBe(true);
-    const registrationId = registrations.find((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`)?.registrationId ?? '';
-    const push = (payload: unknown) => cdp.send('ServiceWorker.deliverPushMessage', { origin: `${app}/`, registrationId, data: JSON.stringify(payload) });
-    const shown = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((item) => ({ title: item.title, url: (item.data as { url: string }).url })));
+    await expect
+      .poll(() => registrations.some((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`))
+      .toBe(true);
+    const registrationId =
+      registrations.find((registration) => !registration.isDeleted && registration.scopeURL === `${app}/`)
+        ?.registrationId ?? '';
+    const push = (payload: unknown) =>
+      cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: `${app}/`,
+        registrationId,
+        data: JSON.stringify(payload),
+      });
+    const shown = () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((item) => ({
+          title: item.title,
+          url: (item.data as { url: string }).url,
+        })),
+      );
 
     // Exactly what the push service delivered to Bo's device when Ada started.
     await push(pushesToBo()[0]?.payload);
     await expect.poll(shown).toEqual([{ title: 'ada started studying Anatomy', url: '/buddies' }]);
-    await push({ type: 'start_alert', actor: { id: ada.id, handle: 'ada' }, target_type: 'group', target_id: libraryId, started_at: new Date().toISOString(), subject: null, url: `/groups/${libraryId}` });
+    await push({
+      type: 'start_alert',
+      actor: { id: ada.id, handle: 'ada' },
+      target_type: 'group',
+      target_id: libraryId,
+      started_at: new Date().toISOString(),
+      subject: null,
+      url: `/groups/${libraryId}`,
+    });
     await expect.poll(async () => (await shown()).length).toBe(2);
     expect((await shown())[1]).toEqual({ title: 'ada started studying', url: `/groups/${libraryId}` });
 
     const worker = context.serviceWorkers().find((candidate) => candidate.url().startsWith(app));
     if (!worker) throw new Error('no service worker for the app');
     // A click on the notification, as the browser dispatches it in the worker.
-    const click = (url: string) => worker.evaluate(async (wanted) => {
-      interface WorkerScope extends EventTarget { registration: ServiceWorkerRegistration; NotificationEvent: new (type: string, init: { notification: Notification }) => Event }
-      const scope = self as unknown as WorkerScope;
-      const notification = (await scope.registration.getNotifications()).find((item: Notification) => (item.data as { url: string }).url === wanted);
-      if (!notification) throw new Error(`no notification for ${wanted}`);
-      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
-    }, url);
+    const click = (url: string) =>
+      worker.evaluate(async (wanted) => {
+        interface WorkerScope extends EventTarget {
+          registration: ServiceWorkerRegistration;
+          NotificationEvent: new (type: string, init: { notification: Notification }) => Event;
+        }
+        const scope = self as unknown as WorkerScope;
+        const notification = (await scope.registration.getNotifications()).find(
+          (item: Notification) => (item.data as { url: string }).url === wanted,
+        );
+        if (!notification) throw new Error(`no notification for ${wanted}`);
+        scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification }));
+      }, url);
     await click(`/groups/${libraryId}`);
     await page.waitForURL(`${app}/groups/${libraryId}`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Quiet Library');
@@ -481,7 +580,12 @@ describe('start alerts, end to end', () => {
     await page.evaluate((token) => localStorage.setItem('test-push-token', token), replacement.token);
     await open(page, '/buddies');
     await expect.poll(() => page.getByText('This device receives start alerts.').isVisible()).toBe(true);
-    await expect.poll(async () => (await asStudent<{ token: string }[]>(studyhall.url, bo, '/rest/v1/community_device_tokens?select=token')).map((row) => JSON.parse(row.token) as unknown))
+    await expect
+      .poll(async () =>
+        (await asStudent<{ token: string }[]>(studyhall.url, bo, '/rest/v1/community_device_tokens?select=token')).map(
+          (row) => JSON.parse(row.token) as unknown,
+        ),
+      )
       .toEqual([JSON.parse(replacement.token)]);
   }, 60_000);
 });
@@ -498,24 +602,66 @@ describe('accessibility', () => {
     const result = await new AxeBuilder({ page }).analyze();
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${what}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      .map(
+        (violation) => `${what}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
   }
 
   it('has no serious or critical axe violation on any community screen, light or dark, phone or desktop', async () => {
     expect(groupId).not.toBe('');
-    const token = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', { body: { p_type: 'group', p_target_id: groupId } });
-    const buddyToken = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', { body: { p_type: 'buddy', p_target_id: ada.id } });
+    const token = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', {
+      body: { p_type: 'group', p_target_id: groupId },
+    });
+    const buddyToken = await asStudent<string>(studyhall.url, ada, '/rest/v1/rpc/community_create_invite', {
+      body: { p_type: 'buddy', p_target_id: ada.id },
+    });
     // Who looks at what: Ada owns the group (so its page shows every owner tool), Cy is outside it.
-    const screens: { who: Student; route: string; ready: (page: Page) => Promise<unknown>; open?: (page: Page) => Promise<unknown> }[] = [
+    const screens: {
+      who: Student;
+      route: string;
+      ready: (page: Page) => Promise<unknown>;
+      open?: (page: Page) => Promise<unknown>;
+    }[] = [
       { who: ada, route: '/community', ready: (page) => page.locator('.group-row-title, .empty').first().waitFor() },
-      { who: ada, route: '/community', ready: (page) => page.locator('main h1').waitFor(), open: (page) => page.getByRole('button', { name: 'Create a group' }).first().click().then(() => page.getByRole('dialog', { name: 'Create a group' }).waitFor()) },
-      { who: ada, route: `/groups/${groupId}`, ready: (page) => page.locator('.chat-message').first().waitFor(), open: (page) => page.locator('details.disclosure summary').first().click() },
-      { who: cy, route: `/groups/${groupId}`, ready: (page) => page.getByRole('heading', { name: 'This group does not exist or is private' }).waitFor() },
-      { who: cy, route: `/invite/${token}`, ready: (page) => page.getByRole('button', { name: 'Join Night Shift Anatomy' }).waitFor() },
+      {
+        who: ada,
+        route: '/community',
+        ready: (page) => page.locator('main h1').waitFor(),
+        open: (page) =>
+          page
+            .getByRole('button', { name: 'Create a group' })
+            .first()
+            .click()
+            .then(() => page.getByRole('dialog', { name: 'Create a group' }).waitFor()),
+      },
+      {
+        who: ada,
+        route: `/groups/${groupId}`,
+        ready: (page) => page.locator('.chat-message').first().waitFor(),
+        open: (page) => page.locator('details.disclosure summary').first().click(),
+      },
+      {
+        who: cy,
+        route: `/groups/${groupId}`,
+        ready: (page) => page.getByRole('heading', { name: 'This group does not exist or is private' }).waitFor(),
+      },
+      {
+        who: cy,
+        route: `/invite/${token}`,
+        ready: (page) => page.getByRole('button', { name: 'Join Night Shift Anatomy' }).waitFor(),
+      },
       { who: cy, route: `/invite/${buddyToken}`, ready: (page) => page.locator('.invite-summary').waitFor() },
-      { who: cy, route: '/invite/00000000-0000-4000-8000-000000000000', ready: (page) => page.getByRole('heading', { name: 'This invite link does not work' }).waitFor() },
+      {
+        who: cy,
+        route: '/invite/00000000-0000-4000-8000-000000000000',
+        ready: (page) => page.getByRole('heading', { name: 'This invite link does not work' }).waitFor(),
+      },
       { who: ada, route: '/buddies', ready: (page) => page.getByRole('listitem', { name: 'Bo' }).waitFor() },
-      { who: bo, route: '/settings/privacy', ready: (page) => page.getByRole('switch', { name: 'Stealth mode' }).waitFor() },
+      {
+        who: bo,
+        route: '/settings/privacy',
+        ready: (page) => page.getByRole('switch', { name: 'Stealth mode' }).waitFor(),
+      },
     ];
     const found: string[] = [];
     for (const { colorScheme, viewport } of looks) {
@@ -523,7 +669,11 @@ describe('accessibility', () => {
       for (const { who, route, ready, open: reveal } of screens) {
         let page = opened.get(who.handle);
         if (!page) {
-          const context = await signedInContext(browser, who.session, { colorScheme, viewport, reducedMotion: 'reduce' });
+          const context = await signedInContext(browser, who.session, {
+            colorScheme,
+            viewport,
+            reducedMotion: 'reduce',
+          });
           contexts.push(context);
           page = await newPage(context);
           opened.set(who.handle, page);
@@ -535,7 +685,12 @@ describe('accessibility', () => {
         await page.waitForLoadState('networkidle').catch(() => undefined);
         await dismissRestoreOffer(page);
         if (reveal) await reveal(page);
-        found.push(...(await seriousViolations(page, `${route}${reveal ? ' (opened)' : ''} as ${who.handle}, ${colorScheme} ${viewport.width}`)));
+        found.push(
+          ...(await seriousViolations(
+            page,
+            `${route}${reveal ? ' (opened)' : ''} as ${who.handle}, ${colorScheme} ${viewport.width}`,
+          )),
+        );
       }
       for (const page of opened.values()) await page.context().close();
     }

@@ -48,7 +48,12 @@ try {
     const phoneUrl = 'http://192.168.1.20:3000';
     for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       for (const colorScheme of ['light', 'dark'] as const) {
-        const context = await studentContext(browser, appUrl, `screens-${pairing}-${size}-${colorScheme}@example.com`, phoneUrl);
+        const context = await studentContext(
+          browser,
+          appUrl,
+          `screens-${pairing}-${size}-${colorScheme}@example.com`,
+          phoneUrl,
+        );
         const page = await context.newPage();
         await page.setViewportSize(viewport);
         await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
@@ -78,7 +83,10 @@ try {
       await page.goto(`${appUrl}/focus`);
       await page.getByRole('button', { name: 'Start' }).click();
       await page.getByRole('button', { name: /^Phone remote/ }).click();
-      await page.getByRole('region', { name: 'Phone remote' }).getByRole('img', { name: /^QR code/ }).waitFor();
+      await page
+        .getByRole('region', { name: 'Phone remote' })
+        .getByRole('img', { name: /^QR code/ })
+        .waitFor();
       await server.stop();
       await page.getByText('Server not reachable').waitFor({ timeout: 15_000 });
       await shoot(page, 'remote-server-gone-phone-light');

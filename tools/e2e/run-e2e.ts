@@ -11,6 +11,9 @@ try {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run',
-  '--config', 'vitest.e2e.config.ts'], { cwd: repoRoot, stdio: 'inherit' });
+const child = spawn(
+  process.execPath,
+  [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.e2e.config.ts'],
+  { cwd: repoRoot, stdio: 'inherit' },
+);
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -18,7 +18,8 @@ const session = await accountSession(baseUrl, email, password);
 // A month of sessions, stored as the account's backup: each context restores it when offered.
 if (process.env.SEED !== '0') {
   const day = (offset: number) => new Date(Date.now() - offset * 86_400_000);
-  const key = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+  const key = (date: Date) =>
+    `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
   const subjects = [
     { id: 's-chem', name: 'Organic chemistry', createdAt: 1 },
     { id: 's-math', name: 'Calculus', createdAt: 2 },
@@ -29,16 +30,69 @@ if (process.env.SEED !== '0') {
     date.setHours(9 + (index % 3) * 3, 0, 0, 0);
     const subject = subjects[index % 3]!;
     const minutes = 25 + ((index * 17) % 60);
-    return { id: `seed-${index}`, startedAt: date.getTime(), endedAt: date.getTime() + minutes * 60_000, minutes, subjectId: subject.id, subjectName: subject.name, taskId: null, taskTitle: null, correct: (index * 7) % 15, incorrect: index % 4, skipped: index % 2, studyDay: key(date), synced: true };
+    return {
+      id: `seed-${index}`,
+      startedAt: date.getTime(),
+      endedAt: date.getTime() + minutes * 60_000,
+      minutes,
+      subjectId: subject.id,
+      subjectName: subject.name,
+      taskId: null,
+      taskTitle: null,
+      correct: (index * 7) % 15,
+      incorrect: index % 4,
+      skipped: index % 2,
+      studyDay: key(date),
+      synced: true,
+    };
   });
   const today = key(new Date());
   const tasks = [
-    { id: crypto.randomUUID(), title: 'Past paper 2021, questions 1 to 10', subjectId: 's-math', day: today, done: true, completedAt: Date.now() - 3_600_000, createdAt: 1, updatedAt: 1 },
-    { id: crypto.randomUUID(), title: 'Summarise chapter 7: nucleophilic substitution', subjectId: 's-chem', day: today, done: false, completedAt: null, createdAt: 2, updatedAt: 2 },
-    { id: crypto.randomUUID(), title: 'Flashcards: the causes of the First World War', subjectId: 's-hist', day: today, done: false, completedAt: null, createdAt: 3, updatedAt: 3 },
+    {
+      id: crypto.randomUUID(),
+      title: 'Past paper 2021, questions 1 to 10',
+      subjectId: 's-math',
+      day: today,
+      done: true,
+      completedAt: Date.now() - 3_600_000,
+      createdAt: 1,
+      updatedAt: 1,
+    },
+    {
+      id: crypto.randomUUID(),
+      title: 'Summarise chapter 7: nucleophilic substitution',
+      subjectId: 's-chem',
+      day: today,
+      done: false,
+      completedAt: null,
+      createdAt: 2,
+      updatedAt: 2,
+    },
+    {
+      id: crypto.randomUUID(),
+      title: 'Flashcards: the causes of the First World War',
+      subjectId: 's-hist',
+      day: today,
+      done: false,
+      completedAt: null,
+      createdAt: 3,
+      updatedAt: 3,
+    },
   ];
-  const payload = { format: 'studyhall-backup', version: 1, exported_at: new Date().toISOString(), subjects, tasks, sessions, settings: { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 } };
-  const stored = await fetch(`${baseUrl}/__auth/import`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` }, body: JSON.stringify({ payload }) });
+  const payload = {
+    format: 'studyhall-backup',
+    version: 1,
+    exported_at: new Date().toISOString(),
+    subjects,
+    tasks,
+    sessions,
+    settings: { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 },
+  };
+  const stored = await fetch(`${baseUrl}/__auth/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` },
+    body: JSON.stringify({ payload }),
+  });
   if (!stored.ok) throw new Error(`seeding the backup failed: ${stored.status} ${await stored.text()}`);
 }
 const browser = await launchChromium();

@@ -114,13 +114,21 @@ describe('the student app on a real npm start', () => {
     await page.waitForTimeout(500);
 
     const sent = Date.now();
-    const answer = await fetch(`${studyhall.url}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'correct' }) });
+    const answer = await fetch(`${studyhall.url}/api/pip/action`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'correct' }),
+    });
     expect(answer.status).toBe(202);
     expect(await answer.json()).toMatchObject({ accepted: true, delivered: 1 });
-    await page.waitForFunction(() => document.querySelector('#count-correct')?.textContent === '1', undefined, { timeout: 1000 });
+    await page.waitForFunction(() => document.querySelector('#count-correct')?.textContent === '1', undefined, {
+      timeout: 1000,
+    });
     await expect.poll(async () => (await pipState()).attempts.correct, { timeout: 1000, interval: 50 }).toBe(1);
     expect(Date.now() - sent).toBeLessThan(1000);
-    expect(await page.getByRole('button', { name: 'Correct', exact: true }).getAttribute('aria-describedby')).toBe('count-correct');
+    expect(await page.getByRole('button', { name: 'Correct', exact: true }).getAttribute('aria-describedby')).toBe(
+      'count-correct',
+    );
   }, 60_000);
 
   it('finishes after a full focus phase and shows its minutes in Stats', async () => {
@@ -138,18 +146,27 @@ describe('the student app on a real npm start', () => {
     const headers = { authorization: `Bearer ${session.access_token}` };
     const anon = (await (await fetch(`${studyhall.url}/api/client-config`)).json()) as { anon_key: string };
     await expect
-      .poll(async () => {
-        const rows = await fetch(`${studyhall.url}/__backend/rest/v1/study_sessions?select=minutes,correct,subject_name`, { headers: { ...headers, apikey: anon.anon_key } });
-        return rows.json();
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          const rows = await fetch(
+            `${studyhall.url}/__backend/rest/v1/study_sessions?select=minutes,correct,subject_name`,
+            { headers: { ...headers, apikey: anon.anon_key } },
+          );
+          return rows.json();
+        },
+        { timeout: 15_000 },
+      )
       .toEqual([{ minutes: 25, correct: 1, subject_name: 'Chemistry' }]);
     await expect
-      .poll(async () => {
-        const latest = await fetch(`${studyhall.url}/__auth/backup/latest`, { headers });
-        if (!latest.ok) return 0;
-        const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } };
-        return body.backup.payload.sessions?.length ?? 0;
-      }, { timeout: 30_000, interval: 500 })
+      .poll(
+        async () => {
+          const latest = await fetch(`${studyhall.url}/__auth/backup/latest`, { headers });
+          if (!latest.ok) return 0;
+          const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } };
+          return body.backup.payload.sessions?.length ?? 0;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
       .toBe(1);
   }, 60_000);
 
@@ -173,11 +190,17 @@ describe('the student app on a real npm start', () => {
     contexts.push(offlineContext);
     const offline = await newPage(offlineContext);
     await offline.goto(`${app}/stats`);
-    await offline.getByRole('dialog', { name: 'Restore your backup on this device?' }).getByRole('button', { name: 'Restore backup' }).click({ timeout: 20_000 });
+    await offline
+      .getByRole('dialog', { name: 'Restore your backup on this device?' })
+      .getByRole('button', { name: 'Restore backup' })
+      .click({ timeout: 20_000 });
     await expect.poll(() => offline.getByTestId('stat-today').textContent(), { timeout: 10_000 }).toBe('25 min');
     await offline.evaluate(async () => {
       await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((resolve) =>
+          navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }),
+        );
     });
 
     await offlineContext.setOffline(true);
@@ -192,7 +215,9 @@ describe('the student app on a real npm start', () => {
     await expect.poll(() => offline.getByText('1 change will sync').first().isVisible()).toBe(true);
     await offlineContext.setOffline(false);
     await offline.evaluate(() => window.dispatchEvent(new Event('online')));
-    await expect.poll(() => offline.getByText('Everything is synced').first().isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => offline.getByText('Everything is synced').first().isVisible(), { timeout: 15_000 })
+      .toBe(true);
     await offline.close();
   }, 90_000);
 
@@ -215,18 +240,25 @@ describe('the student app on a real npm start', () => {
     await expect.poll(() => handle.inputValue()).toBe('nora');
     await handle.fill('ivo');
     await page.getByRole('button', { name: 'Save profile' }).click();
-    await expect.poll(() => page.locator('#handle-error').textContent()).toBe('Another student already has this handle. Try another one.');
+    await expect
+      .poll(() => page.locator('#handle-error').textContent())
+      .toBe('Another student already has this handle. Try another one.');
     expect(await handle.getAttribute('aria-invalid')).toBe('true');
 
     await handle.fill('nora_chem');
     await page.getByLabel('Display name').fill('Nora');
     // A 2x1 PNG: the page crops it to a square and resizes it before sending.
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGMwCTz+YYsNAApkAy2s9iRSAAAAAElFTkSuQmCC', 'base64');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGMwCTz+YYsNAApkAy2s9iRSAAAAAElFTkSuQmCC',
+      'base64',
+    );
     await page.locator('input[type="file"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
     await expect.poll(() => page.getByText('New picture chosen; save to use it.').isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Save profile' }).click();
     await expect.poll(() => page.getByText('Your profile is saved.').isVisible(), { timeout: 10_000 }).toBe(true);
-    expect(await page.locator('img.avatar').getAttribute('src')).toMatch(/^\/__backend\/storage\/v1\/object\/public\/avatars\/[0-9a-f-]{36}\/avatar-\d+\.(webp|png)$/);
+    expect(await page.locator('img.avatar').getAttribute('src')).toMatch(
+      /^\/__backend\/storage\/v1\/object\/public\/avatars\/[0-9a-f-]{36}\/avatar-\d+\.(webp|png)$/,
+    );
     const avatar = await fetch(`${studyhall.url}${await page.locator('img.avatar').getAttribute('src')}`);
     expect(avatar.status).toBe(200);
     expect(avatar.headers.get('content-type')).toMatch(/^image\/(webp|png)/);
@@ -252,15 +284,26 @@ describe('the student app on a real npm start', () => {
           if (await restore.isVisible()) await restore.getByRole('button', { name: 'Start empty' }).click();
           await screen.locator('main h1').first().waitFor();
           const result = await new AxeBuilder({ page: screen }).analyze();
-          const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-          expect(serious.map((violation) => `${route} ${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+          const serious = result.violations.filter(
+            (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+          );
+          expect(
+            serious.map(
+              (violation) =>
+                `${route} ${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+            ),
+          ).toEqual([]);
         }
         const signedOut = await context({ colorScheme, viewport });
         const welcome = await newPage(signedOut);
         await welcome.goto(`${app}/focus`);
         await welcome.getByRole('heading', { name: 'Welcome back' }).waitFor();
         const result = await new AxeBuilder({ page: welcome }).analyze();
-        expect(result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+        expect(
+          result.violations
+            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+            .map((violation) => violation.id),
+        ).toEqual([]);
         await signedIn.close();
       }
     }
@@ -293,8 +336,20 @@ describe('the update dialog on a checkout with local changes', () => {
     const clientConfig = (await (await fetch(`${studyhall.url}/api/client-config`)).json()) as { anon_key: string };
     const { app: gateway } = await buildGateway({
       repoDir: checkout,
-      config: testConfig(path.join(work.dir, 'logs'), { update: { remote: 'origin', branch: undefined, installCommand: 'echo install', buildCommand: 'echo build', restart: 'none' } }),
-      backend: { url: backendLine?.[1] ?? 'http://127.0.0.1:1', anonKey: clientConfig.anon_key, serviceRoleKey: undefined },
+      config: testConfig(path.join(work.dir, 'logs'), {
+        update: {
+          remote: 'origin',
+          branch: undefined,
+          installCommand: 'echo install',
+          buildCommand: 'echo build',
+          restart: 'none',
+        },
+      }),
+      backend: {
+        url: backendLine?.[1] ?? 'http://127.0.0.1:1',
+        anonKey: clientConfig.anon_key,
+        serviceRoleKey: undefined,
+      },
     });
     const address = await gateway.listen({ host: '127.0.0.1', port: 0 });
     const updateProxy = await startCspProxy(address);
@@ -305,7 +360,10 @@ describe('the update dialog on a checkout with local changes', () => {
       const page = await newPage(signedIn);
       await page.goto(`${updateProxy.url}/settings`);
       // This browser has no local data and the account a backup: the offer comes first.
-      await page.getByRole('dialog', { name: 'Restore your backup on this device?' }).getByRole('button', { name: 'Start empty' }).click({ timeout: 15_000 });
+      await page
+        .getByRole('dialog', { name: 'Restore your backup on this device?' })
+        .getByRole('button', { name: 'Start empty' })
+        .click({ timeout: 15_000 });
       const fromSha = runGit(checkout, 'rev-parse', 'HEAD');
       await page.getByRole('button', { name: 'Update now' }).click();
       const dialog = page.getByRole('dialog', { name: 'Update with local changes?' });

@@ -34,7 +34,9 @@ try {
   for (const { svg, out, size } of renders) {
     const page = await browser.newPage({ viewport: { width: size, height: size }, deviceScaleFactor: 1 });
     const markup = await readFile(path.join(iconsDir, svg), 'utf8');
-    await page.setContent(`<html><body style="margin:0;background:transparent">${markup.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;background:transparent">${markup.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`,
+    );
     await page.screenshot({ path: out, omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
     await page.close();
     console.log(`icons: ${path.relative(process.cwd(), out)} (${size}x${size})`);

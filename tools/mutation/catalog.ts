@@ -43,8 +43,14 @@ const COVERED = `(n.nspname = 'public' or (n.nspname = 'storage' and c.relname =
 
 export async function readCatalog(client: pg.ClientBase): Promise<Catalog> {
   const policies = await client.query<{
-    schema: string; table: string; name: string; permissive: string; roles: string[];
-    command: Policy['command']; using: string | null; check: string | null;
+    schema: string;
+    table: string;
+    name: string;
+    permissive: string;
+    roles: string[];
+    command: Policy['command'];
+    using: string | null;
+    check: string | null;
   }>(`
     select p.schemaname::text as schema, p.tablename::text as table, p.policyname::text as name,
            p.permissive, p.roles::text[] as roles, p.cmd as command, p.qual as using, p.with_check as check
@@ -54,8 +60,11 @@ export async function readCatalog(client: pg.ClientBase): Promise<Catalog> {
     where ${COVERED}
     order by 1, 2, 3`);
   const tables = await client.query<{
-    schema: string; table: string; rls: boolean;
-    anon: [boolean, boolean, boolean, boolean]; authenticated: [boolean, boolean, boolean, boolean];
+    schema: string;
+    table: string;
+    rls: boolean;
+    anon: [boolean, boolean, boolean, boolean];
+    authenticated: [boolean, boolean, boolean, boolean];
   }>(`
     select n.nspname::text as schema, c.relname::text as table, c.relrowsecurity as rls,
            array[has_any_column_privilege('anon', c.oid, 'select'), has_any_column_privilege('anon', c.oid, 'insert'),

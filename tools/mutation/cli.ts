@@ -81,14 +81,18 @@ async function main(): Promise<number> {
     const all = mutantsOf(catalog).filter((mutant) => !options.only || mutant.label.includes(options.only));
     const equivalent = all.filter((mutant) => mutant.equivalentBecause !== undefined);
     const live = all.filter((mutant) => mutant.equivalentBecause === undefined);
-    console.log(`test:mutation: ${catalog.policies.length} policies on ${catalog.tables.length} tables; `
-      + `${all.length} mutants, ${equivalent.length} equivalent, ${live.length} to kill; `
-      + `${files.length} pgTAP files; ${options.jobs} at a time on PostgreSQL 15 (port ${cluster.port})`);
+    console.log(
+      `test:mutation: ${catalog.policies.length} policies on ${catalog.tables.length} tables; ` +
+        `${all.length} mutants, ${equivalent.length} equivalent, ${live.length} to kill; ` +
+        `${files.length} pgTAP files; ${options.jobs} at a time on PostgreSQL 15 (port ${cluster.port})`,
+    );
 
     const baseline = await checkBaseline(cluster.url, files);
     if (baseline) {
-      console.error(`test:mutation: the suite fails on the unmutated schema, so no mutant can be judged:\n`
-        + `  ${baseline.file}: ${baseline.problem}`);
+      console.error(
+        `test:mutation: the suite fails on the unmutated schema, so no mutant can be judged:\n` +
+          `  ${baseline.file}: ${baseline.problem}`,
+      );
       return 1;
     }
 
@@ -109,8 +113,10 @@ async function main(): Promise<number> {
       for (const result of survivors) console.log(`  ${result.mutant.label}\n    ${result.mutant.sql}`);
     }
     const killed = results.length - survivors.length;
-    console.log(`\n${killed}/${results.length} mutants killed (${equivalent.length} equivalent not counted) `
-      + `in ${seconds(performance.now() - started)}`);
+    console.log(
+      `\n${killed}/${results.length} mutants killed (${equivalent.length} equivalent not counted) ` +
+        `in ${seconds(performance.now() - started)}`,
+    );
     return survivors.length === 0 ? 0 : 1;
   } finally {
     await cluster.stop();

@@ -8,17 +8,29 @@ import { KillerOrder, mentionsTable } from './order.ts';
 const ALL_ON = { SELECT: true, INSERT: true, UPDATE: true, DELETE: true };
 const ALL_OFF = { SELECT: false, INSERT: false, UPDATE: false, DELETE: false };
 
-function table(name: string, privileges: Partial<Record<'anon' | 'authenticated', Record<Command, boolean>>> = {}): Table {
+function table(
+  name: string,
+  privileges: Partial<Record<'anon' | 'authenticated', Record<Command, boolean>>> = {},
+): Table {
   return {
-    schema: 'public', table: name, rlsEnabled: true,
+    schema: 'public',
+    table: name,
+    rlsEnabled: true,
     privileges: { anon: privileges.anon ?? ALL_OFF, authenticated: privileges.authenticated ?? ALL_ON },
   };
 }
 
 function policy(name: string, fields: Partial<Policy>): Policy {
   return {
-    schema: 'public', table: 'notes', name, permissive: true, roles: ['authenticated'], command: 'SELECT',
-    using: 'owner = auth.uid()', check: null, ...fields,
+    schema: 'public',
+    table: 'notes',
+    name,
+    permissive: true,
+    roles: ['authenticated'],
+    command: 'SELECT',
+    using: 'owner = auth.uid()',
+    check: null,
+    ...fields,
   };
 }
 
@@ -71,7 +83,9 @@ describe('mutantsOf', () => {
         policy('read all for leaderboards', { table: 'stats', using: 'true' }),
       ],
     });
-    expect(labels['widen using of "read own" on public.stats']).toMatch(/"read all for leaderboards" already opens every row for authenticated SELECT/);
+    expect(labels['widen using of "read own" on public.stats']).toMatch(
+      /"read all for leaderboards" already opens every row for authenticated SELECT/,
+    );
     expect(labels['drop "read own" on public.stats']).toMatch(/already opens every row/);
     expect(labels['drop "read all for leaderboards" on public.stats']).toBeUndefined();
     expect(labels['disable row level security on public.stats']).toMatch(/already open every row/);
@@ -114,8 +128,11 @@ describe('mutantsOf', () => {
     });
     expect(labels['drop "delete own" on public.outbox']).toMatch(/no API role holds the privilege/);
     expect(labels['widen using of "service only" on public.outbox']).toMatch(/not to anon or authenticated/);
-    expect(labelsOf({ tables: [table('closed', { authenticated: ALL_OFF })], policies: [] })['disable row level security on public.closed'])
-      .toBe('neither anon nor authenticated holds any privilege on it');
+    expect(
+      labelsOf({ tables: [table('closed', { authenticated: ALL_OFF })], policies: [] })[
+        'disable row level security on public.closed'
+      ],
+    ).toBe('neither anon nor authenticated holds any privilege on it');
   });
 
   it('treats an ALL policy as every command and its USING as the check when it has none', () => {
@@ -126,7 +143,9 @@ describe('mutantsOf', () => {
         policy('open everything', { command: 'ALL', using: 'true' }),
       ],
     });
-    expect(labels['drop "own everything" on public.notes']).toMatch(/"open everything" already opens every row for authenticated SELECT, authenticated INSERT/);
+    expect(labels['drop "own everything" on public.notes']).toMatch(
+      /"open everything" already opens every row for authenticated SELECT, authenticated INSERT/,
+    );
     expect(labels['disable row level security on public.notes']).toMatch(/already open every row/);
   });
 });
@@ -146,12 +165,21 @@ describe('KillerOrder', () => {
 
   it('runs files that killed a mutant of the table first, then files naming it, then the rest in order', () => {
     const order = new KillerOrder(files);
-    expect(order.order({ schema: 'public', table: 'user_tasks' }).map((file) => file.name))
-      .toEqual(['02-b.test.sql', '01-a.test.sql', '03-c.test.sql']);
+    expect(order.order({ schema: 'public', table: 'user_tasks' }).map((file) => file.name)).toEqual([
+      '02-b.test.sql',
+      '01-a.test.sql',
+      '03-c.test.sql',
+    ]);
     order.recordKill({ schema: 'public', table: 'user_tasks' }, '03-c.test.sql');
-    expect(order.order({ schema: 'public', table: 'user_tasks' }).map((file) => file.name))
-      .toEqual(['03-c.test.sql', '02-b.test.sql', '01-a.test.sql']);
-    expect(order.order({ schema: 'public', table: 'users' }).map((file) => file.name))
-      .toEqual(['01-a.test.sql', '02-b.test.sql', '03-c.test.sql']);
+    expect(order.order({ schema: 'public', table: 'user_tasks' }).map((file) => file.name)).toEqual([
+      '03-c.test.sql',
+      '02-b.test.sql',
+      '01-a.test.sql',
+    ]);
+    expect(order.order({ schema: 'public', table: 'users' }).map((file) => file.name)).toEqual([
+      '01-a.test.sql',
+      '02-b.test.sql',
+      '03-c.test.sql',
+    ]);
   });
 });

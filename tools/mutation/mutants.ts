@@ -13,8 +13,16 @@
 //   - (disable RLS) no API role holds any privilege on the table, or every privilege they hold
 //     is already opened by a permissive `true` policy and no restrictive policy exists.
 import {
-  API_ROLES, COMMANDS, qualifiedName, quoteIdent,
-  type ApiRole, type Catalog, type Command, type Policy, type Table, type TableRef,
+  API_ROLES,
+  COMMANDS,
+  qualifiedName,
+  quoteIdent,
+  type ApiRole,
+  type Catalog,
+  type Command,
+  type Policy,
+  type Table,
+  type TableRef,
 } from './catalog.ts';
 
 export type MutantKind = 'widen-using' | 'widen-check' | 'drop' | 'disable-rls';
@@ -79,7 +87,8 @@ function liveGrants(policy: Policy, table: Table | undefined): Grant[] {
   return apiRolesOf(policy).flatMap((role) =>
     commandsOf(policy)
       .filter((command) => table?.privileges[role][command] ?? false)
-      .map((command) => ({ role, command })));
+      .map((command) => ({ role, command })),
+  );
 }
 
 function appliesTo(policy: Policy, grant: Grant): boolean {
@@ -87,10 +96,17 @@ function appliesTo(policy: Policy, grant: Grant): boolean {
 }
 
 /** Another permissive policy on the same table that already opens every row for this grant. */
-function openedElsewhere(policies: Policy[], self: Policy | null, target: TableRef, grant: Grant,
-  opens: (other: Policy) => boolean): Policy | undefined {
-  return policies.find((other) => other !== self && other.permissive && sameTable(other, target)
-    && appliesTo(other, grant) && opens(other));
+function openedElsewhere(
+  policies: Policy[],
+  self: Policy | null,
+  target: TableRef,
+  grant: Grant,
+  opens: (other: Policy) => boolean,
+): Policy | undefined {
+  return policies.find(
+    (other) =>
+      other !== self && other.permissive && sameTable(other, target) && appliesTo(other, grant) && opens(other),
+  );
 }
 
 function sameTable(a: TableRef, b: TableRef): boolean {
@@ -102,7 +118,11 @@ function describeGrant(grant: Grant): string {
 }
 
 /** Why widening or dropping this policy changes nothing, or undefined when it can. */
-function policyEquivalence(catalog: Catalog, policy: Policy, kind: Exclude<MutantKind, 'disable-rls'>): string | undefined {
+function policyEquivalence(
+  catalog: Catalog,
+  policy: Policy,
+  kind: Exclude<MutantKind, 'disable-rls'>,
+): string | undefined {
   if (kind === 'widen-using' && policy.using === TRUE) return 'its USING clause is already true';
   if (kind === 'widen-check' && policy.check === TRUE) return 'its WITH CHECK clause is already true';
   const table = catalog.tables.find((candidate) => sameTable(candidate, policy));
@@ -110,16 +130,21 @@ function policyEquivalence(catalog: Catalog, policy: Policy, kind: Exclude<Mutan
     return `it applies only to ${policy.roles.join(', ')}, not to anon or authenticated (service_role bypasses RLS)`;
   }
   const grants = liveGrants(policy, table).filter(({ command }) =>
-    kind === 'widen-using' ? usingMatters(command) : kind === 'widen-check' ? checkMatters(command) : true);
+    kind === 'widen-using' ? usingMatters(command) : kind === 'widen-check' ? checkMatters(command) : true,
+  );
   if (grants.length === 0) {
     return `no API role holds the privilege it would decide (${apiRolesOf(policy).join(', ')} on ${commandsOf(policy).join(', ')})`;
   }
   if (!policy.permissive) return undefined;
   const opens = (other: Policy, command: Command): boolean =>
-    kind === 'widen-using' ? other.using === TRUE && usingMatters(command)
-      : kind === 'widen-check' ? effectiveCheck(other) === TRUE
+    kind === 'widen-using'
+      ? other.using === TRUE && usingMatters(command)
+      : kind === 'widen-check'
+        ? effectiveCheck(other) === TRUE
         : opensEveryRow(other, command);
-  const coveredBy = grants.map((grant) => openedElsewhere(catalog.policies, policy, policy, grant, (other) => opens(other, grant.command)));
+  const coveredBy = grants.map((grant) =>
+    openedElsewhere(catalog.policies, policy, policy, grant, (other) => opens(other, grant.command)),
+  );
   if (coveredBy.every((other) => other !== undefined)) {
     const names = [...new Set(coveredBy.map((other) => `"${other?.name}"`))].join(', ');
     return `${names} already opens every row for ${grants.map(describeGrant).join(', ')}`;
@@ -129,11 +154,16 @@ function policyEquivalence(catalog: Catalog, policy: Policy, kind: Exclude<Mutan
 
 function rlsEquivalence(catalog: Catalog, table: Table): string | undefined {
   const grants = API_ROLES.flatMap((role) =>
-    COMMANDS.filter((command) => table.privileges[role][command]).map((command) => ({ role, command })));
+    COMMANDS.filter((command) => table.privileges[role][command]).map((command) => ({ role, command })),
+  );
   if (grants.length === 0) return 'neither anon nor authenticated holds any privilege on it';
   const policies = catalog.policies.filter((policy) => sameTable(policy, table));
   if (policies.some((policy) => !policy.permissive)) return undefined;
-  if (grants.every((grant) => openedElsewhere(policies, null, table, grant, (other) => opensEveryRow(other, grant.command)))) {
+  if (
+    grants.every((grant) =>
+      openedElsewhere(policies, null, table, grant, (other) => opensEveryRow(other, grant.command)),
+    )
+  ) {
     return 'permissive policies already open every row for every privilege the API roles hold';
   }
   return undefined;
@@ -149,15 +179,30 @@ export function mutantsOf(catalog: Catalog): Mutant[] {
     const on = `${quoteIdent(policy.name)} on ${qualifiedName(policy)}`;
     const base = { target: { schema: policy.schema, table: policy.table }, policy: policy.name };
     if (policy.using !== null) {
-      mutants.push({ ...base, kind: 'widen-using', label: `widen using of ${policyLabel(policy)}`,
-        sql: `alter policy ${on} using (true)`, equivalentBecause: policyEquivalence(catalog, policy, 'widen-using') });
+      mutants.push({
+        ...base,
+        kind: 'widen-using',
+        label: `widen using of ${policyLabel(policy)}`,
+        sql: `alter policy ${on} using (true)`,
+        equivalentBecause: policyEquivalence(catalog, policy, 'widen-using'),
+      });
     }
     if (policy.check !== null) {
-      mutants.push({ ...base, kind: 'widen-check', label: `widen with check of ${policyLabel(policy)}`,
-        sql: `alter policy ${on} with check (true)`, equivalentBecause: policyEquivalence(catalog, policy, 'widen-check') });
+      mutants.push({
+        ...base,
+        kind: 'widen-check',
+        label: `widen with check of ${policyLabel(policy)}`,
+        sql: `alter policy ${on} with check (true)`,
+        equivalentBecause: policyEquivalence(catalog, policy, 'widen-check'),
+      });
     }
-    mutants.push({ ...base, kind: 'drop', label: `drop ${policyLabel(policy)}`,
-      sql: `drop policy ${on}`, equivalentBecause: policyEquivalence(catalog, policy, 'drop') });
+    mutants.push({
+      ...base,
+      kind: 'drop',
+      label: `drop ${policyLabel(policy)}`,
+      sql: `drop policy ${on}`,
+      equivalentBecause: policyEquivalence(catalog, policy, 'drop'),
+    });
   }
   for (const table of catalog.tables.filter((candidate) => candidate.rlsEnabled)) {
     mutants.push({

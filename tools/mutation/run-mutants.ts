@@ -37,8 +37,12 @@ function templateName(templateUrl: string): string {
 }
 
 /** Runs files in order on one connection; returns the first failing file, if any. */
-async function runSuite(url: string, setupSql: string | null, files: SuiteFile[], statementTimeoutMs: number):
-  Promise<{ failed?: { file: string; problem: string }; filesRun: number }> {
+async function runSuite(
+  url: string,
+  setupSql: string | null,
+  files: SuiteFile[],
+  statementTimeoutMs: number,
+): Promise<{ failed?: { file: string; problem: string }; filesRun: number }> {
   const client = new pg.Client({ connectionString: url, options: `-c statement_timeout=${statementTimeoutMs}` });
   await client.connect();
   try {
@@ -63,12 +67,18 @@ async function databaseSettings(admin: pg.Client, templateUrl: string): Promise<
   const { rows } = await admin.query<{ setting: string }>(
     `select unnest(s.setconfig) as setting from pg_db_role_setting s
      join pg_database d on d.oid = s.setdatabase where d.datname = $1 and s.setrole = 0`,
-    [templateName(templateUrl)]);
+    [templateName(templateUrl)],
+  );
   return rows.map((row) => row.setting);
 }
 
 /** Creates a copy of the template, hands its URL to the work, and drops it again. */
-async function withCopy<T>(admin: pg.Client, templateUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
+async function withCopy<T>(
+  admin: pg.Client,
+  templateUrl: string,
+  name: string,
+  work: (url: string) => Promise<T>,
+): Promise<T> {
   // FILE_COPY copies the directory at once; the default WAL_LOG strategy writes every block
   // through the WAL, about twice as slow for a database this size.
   await admin.query(`create database "${name}" template "${templateName(templateUrl)}" strategy file_copy`);
@@ -86,7 +96,12 @@ async function withCopy<T>(admin: pg.Client, templateUrl: string, name: string, 
 
 // List-valued settings are stored in the form SET accepts unquoted ("$user", public, extensions);
 // quoting one would make the whole list a single element. Every other value is a literal.
-const LIST_SETTINGS = new Set(['search_path', 'temp_tablespaces', 'session_preload_libraries', 'local_preload_libraries']);
+const LIST_SETTINGS = new Set([
+  'search_path',
+  'temp_tablespaces',
+  'session_preload_libraries',
+  'local_preload_libraries',
+]);
 
 function settingValueSql(name: string, value: string): string {
   return LIST_SETTINGS.has(name) ? value : `'${value.replaceAll("'", "''")}'`;
@@ -97,12 +112,17 @@ function adminClient(templateUrl: string): pg.Client {
 }
 
 /** The unmutated suite must pass, or every mutant would look killed. Returns the first failure. */
-export async function checkBaseline(templateUrl: string, files: SuiteFile[], statementTimeoutMs = 30_000):
-  Promise<{ file: string; problem: string } | undefined> {
+export async function checkBaseline(
+  templateUrl: string,
+  files: SuiteFile[],
+  statementTimeoutMs = 30_000,
+): Promise<{ file: string; problem: string } | undefined> {
   const admin = adminClient(templateUrl);
   await admin.connect();
   try {
-    const run = await withCopy(admin, templateUrl, 'mutation_baseline', (url) => runSuite(url, null, files, statementTimeoutMs));
+    const run = await withCopy(admin, templateUrl, 'mutation_baseline', (url) =>
+      runSuite(url, null, files, statementTimeoutMs),
+    );
     return run.failed;
   } finally {
     await admin.end();
@@ -121,7 +141,8 @@ export async function runMutants(mutants: Mutant[], options: MutantRunOptions): 
       const mutant = mutants[index] as Mutant;
       const started = performance.now();
       const run = await withCopy(admin, options.templateUrl, `mutant_${index}`, (url) =>
-        runSuite(url, mutant.sql, order.order(mutant.target), options.statementTimeoutMs ?? 30_000));
+        runSuite(url, mutant.sql, order.order(mutant.target), options.statementTimeoutMs ?? 30_000),
+      );
       if (run.failed) order.recordKill(mutant.target, run.failed.file);
       const result: MutantResult = {
         mutant,

@@ -74,7 +74,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await rm(root, { recursive: true, force: true });
   };
   try {
-    await runAsOwner(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    await runAsOwner(path.join(bin, 'initdb'), [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     const settings = [
       `-p ${port}`,
       `-k ${root}`,
@@ -86,7 +96,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       '-c full_page_writes=off',
       '-c wal_level=logical',
     ].join(' ');
-    await runAsOwner(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-l', path.join(root, 'server.log'), '-o', settings, '-w', 'start']);
+    await runAsOwner(path.join(bin, 'pg_ctl'), [
+      '-D',
+      dataDir,
+      '-l',
+      path.join(root, 'server.log'),
+      '-o',
+      settings,
+      '-w',
+      'start',
+    ]);
     started = true;
     const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
     const admin = new pg.Client({ connectionString: adminUrl });

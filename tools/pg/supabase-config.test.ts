@@ -23,7 +23,10 @@ const configSchema = z.object({
 });
 
 function readConfig(): z.infer<typeof configSchema> {
-  const toml = parse(readFileSync(path.join(supabaseDir, 'config.toml'), 'utf8')) as Record<string, Record<string, unknown>>;
+  const toml = parse(readFileSync(path.join(supabaseDir, 'config.toml'), 'utf8')) as Record<
+    string,
+    Record<string, unknown>
+  >;
   return configSchema.parse({ ...toml, db_seed: toml.db?.seed });
 }
 
@@ -38,7 +41,7 @@ function ramInBytes(text: string): number {
 describe('supabase/config.toml', () => {
   const config = readConfig();
 
-  it('serves the API on localbase\'s port and the database on the CLI\'s usual one', () => {
+  it("serves the API on localbase's port and the database on the CLI's usual one", () => {
     expect(config.project_id).toBe('studyhall');
     expect(config.api.port).toBe(LOCALBASE_PORT);
     expect(config.db.port).toBe(54322);
@@ -75,7 +78,8 @@ describe('supabase/config.toml', () => {
     const database = await openTestDatabase();
     try {
       const { rows } = await database.pool.query<{ id: string; file_size_limit: string | null }>(
-        'select id, file_size_limit::text from storage.buckets order by id');
+        'select id, file_size_limit::text from storage.buckets order by id',
+      );
       expect(rows.length).toBeGreaterThan(0);
       const globalLimit = ramInBytes(config.storage.file_size_limit);
       for (const bucket of rows) {

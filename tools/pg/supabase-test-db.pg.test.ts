@@ -32,7 +32,8 @@ describe('supabase test db, the way the CLI runs pg_prove', () => {
     try {
       const { rows } = await client.query<{ tests: boolean; pgtap: boolean }>(
         `select to_regnamespace('tests') is not null as tests,
-                exists (select 1 from pg_extension where extname = 'pgtap') as pgtap`);
+                exists (select 1 from pg_extension where extname = 'pgtap') as pgtap`,
+      );
       return rows[0] as { tests: boolean; pgtap: boolean };
     } finally {
       await client.end();
@@ -50,11 +51,15 @@ describe('supabase test db, the way the CLI runs pg_prove', () => {
   });
 
   it('proves on the PostgreSQL major version supabase/config.toml asks the CLI for', async () => {
-    const config = parse(await readFile(path.join(repoRoot, 'supabase', 'config.toml'), 'utf8')) as { db: { major_version: number } };
+    const config = parse(await readFile(path.join(repoRoot, 'supabase', 'config.toml'), 'utf8')) as {
+      db: { major_version: number };
+    };
     const client = new pg.Client({ connectionString: cluster.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ major: number }>(`select current_setting('server_version_num')::int / 10000 as major`);
+      const { rows } = await client.query<{ major: number }>(
+        `select current_setting('server_version_num')::int / 10000 as major`,
+      );
       expect(rows[0]?.major).toBe(config.db.major_version);
     } finally {
       await client.end();
@@ -63,7 +68,9 @@ describe('supabase test db, the way the CLI runs pg_prove', () => {
 
   it('runs the files in the order the runners here use: pg_prove --dry lists them so', async () => {
     const { stdout } = await run('pg_prove', ['--dry', '--ext', '.pg', '--ext', '.sql', '-r', supabaseTestsDir]);
-    const listed = stdout.split('\n').filter((line) => line.startsWith(`${supabaseTestsDir}/`))
+    const listed = stdout
+      .split('\n')
+      .filter((line) => line.startsWith(`${supabaseTestsDir}/`))
       .map((line) => line.slice(supabaseTestsDir.length + 1));
     expect(listed).toEqual(suite.all.map((file) => file.name));
   });

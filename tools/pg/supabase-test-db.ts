@@ -36,19 +36,28 @@ export interface SupabaseTestDbResult {
   output?: string;
 }
 
-function runPgProve(args: string[], cwd: string, env: NodeJS.ProcessEnv, capture: boolean):
-  Promise<{ code: number; output: string }> {
+function runPgProve(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  capture: boolean,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('pg_prove', args, { cwd, env, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const chunks: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString('utf8') }));
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString('utf8') }),
+    );
   });
 }
 
-export async function supabaseTestDb(databaseUrl: string, options: SupabaseTestDbOptions = {}): Promise<SupabaseTestDbResult> {
+export async function supabaseTestDb(
+  databaseUrl: string,
+  options: SupabaseTestDbOptions = {},
+): Promise<SupabaseTestDbResult> {
   const paths = (options.paths ?? [supabaseTestsDir]).map((entry) => path.resolve(entry));
   const first = paths[0] as string;
   const workingDir = path.extname(first) === '' ? first : path.dirname(first);
@@ -66,12 +75,17 @@ export async function supabaseTestDb(databaseUrl: string, options: SupabaseTestD
   await client.connect();
   try {
     const { rows } = await client.query<{ present: boolean }>(
-      `select exists (select 1 from pg_extension where extname = 'pgtap') as present`);
+      `select exists (select 1 from pg_extension where extname = 'pgtap') as present`,
+    );
     const createdPgtap = !rows[0]?.present;
     await client.query(ENABLE_PGTAP);
     const capture = options.output === 'capture';
     const prove = await runPgProve(
-      ['--ext', '.pg', '--ext', '.sql', '-r', ...paths, ...(options.extraArgs ?? [])], workingDir, env, capture);
+      ['--ext', '.pg', '--ext', '.sql', '-r', ...paths, ...(options.extraArgs ?? [])],
+      workingDir,
+      env,
+      capture,
+    );
     let dropError: string | undefined;
     if (createdPgtap) {
       await client.query(DISABLE_PGTAP).catch((error: unknown) => {

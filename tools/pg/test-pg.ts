@@ -22,11 +22,15 @@ async function pgProve(): Promise<number> {
   const suite = readSuite();
   const cluster = await startCluster();
   try {
-    console.log(`test:pg: supabase test db, as the CLI runs it: pg_prove -r supabase/tests (${suite.all.length} files: `
-      + `${suite.setup.name}, ${suite.tests.length} under database/, ${suite.teardown.name}) on PostgreSQL 15 (port ${cluster.port})`);
+    console.log(
+      `test:pg: supabase test db, as the CLI runs it: pg_prove -r supabase/tests (${suite.all.length} files: ` +
+        `${suite.setup.name}, ${suite.tests.length} under database/, ${suite.teardown.name}) on PostgreSQL 15 (port ${cluster.port})`,
+    );
     const result = await supabaseTestDb(cluster.url, { extraArgs: ['--failures'] });
     if (result.dropError) {
-      console.error(`test:pg: after the run, \`drop extension pgtap\` failed, as it would for the CLI: ${result.dropError}`);
+      console.error(
+        `test:pg: after the run, \`drop extension pgtap\` failed, as it would for the CLI: ${result.dropError}`,
+      );
       return 1;
     }
     return result.proveExitCode;
@@ -50,8 +54,11 @@ async function main(): Promise<void> {
     }
     return 1;
   });
-  const vitest = await run(process.execPath, [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run',
-    '--config', 'vitest.pg.config.ts'], { ...process.env, STUDYHALL_TEST_PG: '1' });
+  const vitest = await run(
+    process.execPath,
+    [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.pg.config.ts'],
+    { ...process.env, STUDYHALL_TEST_PG: '1' },
+  );
   if (proved !== 0 || vitest !== 0) {
     console.error(`test:pg: failed (pg_prove exit ${proved}, vitest exit ${vitest})`);
     process.exit(1);

@@ -12,11 +12,14 @@ export function student(id: string): Actor {
 
 /** Switches the current transaction to the actor. */
 export async function becomeActor(client: pg.ClientBase, actor: Actor): Promise<void> {
-  const [role, claims] = actor.kind === 'anon'
-    ? ['anon', { role: 'anon' }]
-    : ['authenticated', { sub: actor.id, role: 'authenticated', aud: 'authenticated' }];
-  await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`,
-    [role, JSON.stringify(claims)]);
+  const [role, claims] =
+    actor.kind === 'anon'
+      ? ['anon', { role: 'anon' }]
+      : ['authenticated', { sub: actor.id, role: 'authenticated', aud: 'authenticated' }];
+  await client.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [
+    role,
+    JSON.stringify(claims),
+  ]);
 }
 
 /** Back to the database owner, within the same transaction. */
@@ -27,7 +30,11 @@ export async function becomeOwner(client: pg.ClientBase): Promise<void> {
 
 /** Runs one statement as the actor in its own committed transaction (how the world is seeded). */
 export async function actAs<T extends pg.QueryResultRow = pg.QueryResultRow>(
-  client: pg.ClientBase, actor: Actor, sql: string, params: unknown[] = []): Promise<T[]> {
+  client: pg.ClientBase,
+  actor: Actor,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   await client.query('begin');
   try {
     await becomeActor(client, actor);

@@ -14,8 +14,9 @@ export interface AllowedRead {
 
 // docs/database.md#leaderboards-and-privacy: a leaderboard row shows minutes and correct answers,
 // so it is readable by others only while its student shares both and is not in stealth mode.
-const LEADERBOARD_RULE = 'leaderboard stats are readable by signed-in students while their student shares '
-  + 'study time and question counts and is not in stealth mode';
+const LEADERBOARD_RULE =
+  'leaderboard stats are readable by signed-in students while their student shares ' +
+  'study time and question counts and is not in stealth mode';
 const SHARES_LEADERBOARD_STATS = `user_id in (select e.user_id from public.community_enrollments e
   where e.privacy @> '{"stealthMode": false, "shareExactTime": true, "shareQuestionCounts": true}')`;
 

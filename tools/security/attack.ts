@@ -49,7 +49,10 @@ export function victimRowsSql(table: TargetTable): string {
 
 export async function readTargets(client: pg.ClientBase): Promise<TargetTable[]> {
   const { rows } = await client.query<{
-    name: string; owners: string[] | null; inserts: string[]; updatable: { name: string; type: string }[] | null;
+    name: string;
+    owners: string[] | null;
+    inserts: string[];
+    updatable: { name: string; type: string }[] | null;
   }>(`
     with tbl as (
       select c.oid, c.relname::text as name from pg_class c
@@ -89,7 +92,9 @@ export async function readTargets(client: pg.ClientBase): Promise<TargetTable[]>
 
 export async function countVictimRows(client: pg.ClientBase, table: TargetTable, victim: string): Promise<number> {
   const { rows } = await client.query<{ count: number }>(
-    `select count(*)::int as count from ${tableSql(table)} where ${victimRowsSql(table)}`, [victim]);
+    `select count(*)::int as count from ${tableSql(table)} where ${victimRowsSql(table)}`,
+    [victim],
+  );
   return rows[0]?.count ?? 0;
 }
 
@@ -97,7 +102,9 @@ export async function countVictimRows(client: pg.ClientBase, table: TargetTable,
 async function versions(client: pg.ClientBase, table: TargetTable, victim: string): Promise<string> {
   const { rows } = await client.query<{ v: string }>(
     `select coalesce(string_agg(ctid::text || ':' || xmin::text, ',' order by ctid), '') as v
-     from ${tableSql(table)} where ${victimRowsSql(table)}`, [victim]);
+     from ${tableSql(table)} where ${victimRowsSql(table)}`,
+    [victim],
+  );
   return rows[0]?.v ?? '';
 }
 
@@ -115,7 +122,9 @@ function selectAttempt(table: TargetTable, victim: string, allowedRows: string):
     prepare: async (client) => {
       const { rows } = await client.query<{ allowed: string[] }>(
         `select coalesce(array_agg(ctid::text), '{}') as allowed from ${tableSql(table)}
-         where ${victimRowsSql(table)} and coalesce(${allowedRows}, false)`, [victim]);
+         where ${victimRowsSql(table)} and coalesce(${allowedRows}, false)`,
+        [victim],
+      );
       return {
         sql: `select count(*) filter (where ctid::text = any ($2::text[]))::int as allowed, count(*)::int as seen
               from ${tableSql(table)} where ${victimRowsSql(table)}`,
@@ -137,7 +146,9 @@ function insertAttempt(table: TargetTable, victim: string): Attempt {
       const { rows } = await client.query<{ row: unknown }>(
         `delete from ${tableSql(table)} as victim_row
          where ctid = (select min(ctid) from ${tableSql(table)} where ${victimRowsSql(table)})
-         returning to_jsonb(victim_row) as row`, [victim]);
+         returning to_jsonb(victim_row) as row`,
+        [victim],
+      );
       remaining = await countVictimRows(client, table, victim);
       return {
         sql: `insert into ${tableSql(table)} (${columns}) select ${columns} from jsonb_populate_record(null::${tableSql(table)}, $1::jsonb)`,
@@ -159,9 +170,13 @@ function updateAttempt(table: TargetTable, victim: string): Attempt {
       if (!column) throw new Error(`public.${table.name} has no column outside its unique keys to update`);
       const { rows } = await client.query<{ value: string | null }>(
         `select ${ident(column.name)}::text as value from ${tableSql(table)} where ${victimRowsSql(table)} order by ctid limit 1`,
-        [victim]);
+        [victim],
+      );
       before = await versions(client, table, victim);
-      return { sql: `update ${tableSql(table)} set ${ident(column.name)} = $1::${column.type}`, params: [rows[0]?.value ?? null] };
+      return {
+        sql: `update ${tableSql(table)} set ${ident(column.name)} = $1::${column.type}`,
+        params: [rows[0]?.value ?? null],
+      };
     },
     judge: async (client) => {
       const after = await versions(client, table, victim);
@@ -192,12 +207,22 @@ export interface AttackOptions {
 }
 
 /** Runs one cell in a transaction that is always rolled back, so every cell sees the same world. */
-export async function attack(client: pg.ClientBase, table: TargetTable, verb: Verb, attacker: Actor, victim: string,
-  options: AttackOptions = {}): Promise<Outcome> {
-  const attempt = verb === 'select' ? selectAttempt(table, victim, options.allowedRows ?? 'false')
-    : verb === 'insert' ? insertAttempt(table, victim)
-      : verb === 'update' ? updateAttempt(table, victim)
-        : deleteAttempt(table, victim);
+export async function attack(
+  client: pg.ClientBase,
+  table: TargetTable,
+  verb: Verb,
+  attacker: Actor,
+  victim: string,
+  options: AttackOptions = {},
+): Promise<Outcome> {
+  const attempt =
+    verb === 'select'
+      ? selectAttempt(table, victim, options.allowedRows ?? 'false')
+      : verb === 'insert'
+        ? insertAttempt(table, victim)
+        : verb === 'update'
+          ? updateAttempt(table, victim)
+          : deleteAttempt(table, victim);
   await client.query('begin');
   try {
     if (options.setupSql) await client.query(options.setupSql);

@@ -81,7 +81,11 @@ describe('membership helpers over /rest/v1/rpc', () => {
   it('a signed-out caller is refused', async () => {
     const { error } = await clientFor(localbase).rpc('_is_group_member', { gid: groupId, uid: owner.id });
     expect(error?.code).toBe('42501');
-    const role = await clientFor(localbase).rpc('_has_group_role', { gid: groupId, uid: owner.id, allowed_roles: ['owner'] });
+    const role = await clientFor(localbase).rpc('_has_group_role', {
+      gid: groupId,
+      uid: owner.id,
+      allowed_roles: ['owner'],
+    });
     expect(role.error?.code).toBe('42501');
   });
 
@@ -99,12 +103,18 @@ describe('membership helpers over /rest/v1/rpc', () => {
     expect(posted.error).toBeNull();
     const read = await owner.client.from('group_chat_messages').select('content').eq('group_id', groupId);
     expect(read.data).toEqual([{ content: 'quiz at 8' }]);
-    const edited = await owner.client.from('groups').update({ description: 'weekly quizzes' }).eq('id', groupId).select('description');
+    const edited = await owner.client
+      .from('groups')
+      .update({ description: 'weekly quizzes' })
+      .eq('id', groupId)
+      .select('description');
     expect(edited.data).toEqual([{ description: 'weekly quizzes' }]);
   });
 
   it('and still refuse the curious student: no posting, no reading, no editing', async () => {
-    const post = await curious.client.from('group_chat_messages').insert({ group_id: groupId, sender_id: curious.id, content: 'hi' });
+    const post = await curious.client
+      .from('group_chat_messages')
+      .insert({ group_id: groupId, sender_id: curious.id, content: 'hi' });
     expect(post.error?.code).toBe('42501');
     const read = await curious.client.from('group_chat_messages').select('content').eq('group_id', groupId);
     expect(read.data).toEqual([]);

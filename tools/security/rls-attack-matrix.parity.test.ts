@@ -52,8 +52,10 @@ function violation(outcome: Outcome, rule: AllowedRead | undefined): string | un
         rulesUsed.add(rule);
         return undefined;
       }
-      return `reached ${outcome.rows - outcome.allowedRows} of alice's rows`
-        + (rule ? ` beyond what "${rule.rule}" allows` : ', and no rule in tools/security/allowed.ts allows it');
+      return (
+        `reached ${outcome.rows - outcome.allowedRows} of alice's rows` +
+        (rule ? ` beyond what "${rule.rule}" allows` : ', and no rule in tools/security/allowed.ts allows it')
+      );
   }
 }
 
@@ -65,12 +67,16 @@ describe(`RLS attack matrix: ${targets.length} tables x ${attackers.length} atta
   for (const table of targets) {
     it(`public.${table.name}: alice's rows are safe from anon and from another student`, async () => {
       if (table.ownerColumns.length === 0) {
-        expect.fail(`public.${table.name} has no column referencing public.users(id) or auth.users(id), so the matrix `
-          + 'cannot tell whose rows are whose: give the owner column its foreign key');
+        expect.fail(
+          `public.${table.name} has no column referencing public.users(id) or auth.users(id), so the matrix ` +
+            'cannot tell whose rows are whose: give the owner column its foreign key',
+        );
       }
-      if (await countVictimRows(client, table, world.alice) === 0) {
-        expect.fail(`public.${table.name} holds no row of alice's: seed one in tools/security/world.ts, the way the app `
-          + 'creates it, so the matrix can attack it');
+      if ((await countVictimRows(client, table, world.alice)) === 0) {
+        expect.fail(
+          `public.${table.name} holds no row of alice's: seed one in tools/security/world.ts, the way the app ` +
+            'creates it, so the matrix can attack it',
+        );
       }
       const findings: string[] = [];
       for (const attacker of attackers) {
@@ -85,9 +91,14 @@ describe(`RLS attack matrix: ${targets.length} tables x ${attackers.length} atta
     });
   }
 
-  it('every allowed read names a real table and is in use: it lets the attacker see some of alice\'s rows', () => {
-    const stale = ALLOWED_READS.filter((rule) => !rulesUsed.has(rule)).map((rule) => `${rule.table} (${rule.role}): ${rule.rule}`);
-    expect(stale, 'rules in tools/security/allowed.ts that allowed nothing: remove them or seed what they cover').toEqual([]);
+  it("every allowed read names a real table and is in use: it lets the attacker see some of alice's rows", () => {
+    const stale = ALLOWED_READS.filter((rule) => !rulesUsed.has(rule)).map(
+      (rule) => `${rule.table} (${rule.role}): ${rule.rule}`,
+    );
+    expect(
+      stale,
+      'rules in tools/security/allowed.ts that allowed nothing: remove them or seed what they cover',
+    ).toEqual([]);
   });
 });
 
@@ -100,7 +111,11 @@ describe('the attack matrix notices a weakened rule', () => {
     return table;
   };
   /** Every policy of the table for the command, widened to true. */
-  const widen = (table: string, command: string, clause: 'using' | 'with check' | 'using (true) with check'): string => `
+  const widen = (
+    table: string,
+    command: string,
+    clause: 'using' | 'with check' | 'using (true) with check',
+  ): string => `
     do $widen$
     declare p record;
     begin
@@ -116,33 +131,44 @@ describe('the attack matrix notices a weakened rule', () => {
     ['insert', 'INSERT', 'with check'],
     ['update', 'UPDATE', 'using (true) with check'],
     ['delete', 'DELETE', 'using'],
-  ] as const)('a student\'s %s of alice\'s tasks gets through once the %s policy is widened', async (verb, command, clause) => {
-    const outcome = await attack(client, target('user_tasks'), verb, bob(), world.alice, { setupSql: widen('user_tasks', command, clause) });
+  ] as const)(
+    "a student's %s of alice's tasks gets through once the %s policy is widened",
+    async (verb, command, clause) => {
+      const outcome = await attack(client, target('user_tasks'), verb, bob(), world.alice, {
+        setupSql: widen('user_tasks', command, clause),
+      });
+      expect(violation(outcome, undefined)).toMatch(/reached 1 of alice's rows/);
+    },
+  );
+
+  it("anon reading alice's tasks gets through once anon holds the privilege and RLS is off", async () => {
+    const outcome = await attack(client, target('user_tasks'), 'select', ANON, world.alice, {
+      setupSql: 'grant select on public.user_tasks to anon; alter table public.user_tasks disable row level security',
+    });
     expect(violation(outcome, undefined)).toMatch(/reached 1 of alice's rows/);
   });
 
-  it('anon reading alice\'s tasks gets through once anon holds the privilege and RLS is off', async () => {
-    const outcome = await attack(client, target('user_tasks'), 'select', ANON, world.alice,
-      { setupSql: 'grant select on public.user_tasks to anon; alter table public.user_tasks disable row level security' });
-    expect(violation(outcome, undefined)).toMatch(/reached 1 of alice's rows/);
-  });
-
-  it('a read beyond an allowed rule is still caught: alice\'s private group, once every group is readable', async () => {
+  it("a read beyond an allowed rule is still caught: alice's private group, once every group is readable", async () => {
     const groups = target('groups');
     const rule = allowedRead(groups, attackers[1] as Attacker);
-    const outcome = await attack(client, groups, 'select', bob(), world.alice,
-      { allowedRows: rule?.rows, setupSql: widen('groups', 'SELECT', 'using') });
+    const outcome = await attack(client, groups, 'select', bob(), world.alice, {
+      allowedRows: rule?.rows,
+      setupSql: widen('groups', 'SELECT', 'using'),
+    });
     expect(violation(outcome, rule)).toMatch(/reached 1 of alice's rows beyond what "public groups are readable/);
   });
 
-  it('alice\'s statistics are out of reach once she hides them, and a policy that still shows them is caught', async () => {
+  it("alice's statistics are out of reach once she hides them, and a policy that still shows them is caught", async () => {
     const stats = target('daily_user_stats');
     const rule = allowedRead(stats, attackers[1] as Attacker);
     const stealth = `update public.community_enrollments set privacy = privacy || '{"stealthMode": true}' where user_id = '${world.alice}';`;
-    expect(await attack(client, stats, 'select', bob(), world.alice, { allowedRows: rule?.rows, setupSql: stealth }))
-      .toEqual({ kind: 'nothing' });
-    const outcome = await attack(client, stats, 'select', bob(), world.alice,
-      { allowedRows: rule?.rows, setupSql: stealth + widen('daily_user_stats', 'SELECT', 'using') });
+    expect(
+      await attack(client, stats, 'select', bob(), world.alice, { allowedRows: rule?.rows, setupSql: stealth }),
+    ).toEqual({ kind: 'nothing' });
+    const outcome = await attack(client, stats, 'select', bob(), world.alice, {
+      allowedRows: rule?.rows,
+      setupSql: stealth + widen('daily_user_stats', 'SELECT', 'using'),
+    });
     expect(violation(outcome, rule)).toMatch(/reached 1 of alice's rows beyond what "leaderboard stats are readable/);
   });
 

@@ -9,10 +9,19 @@ export interface SpawnedGateway {
 }
 
 export function spawnTestGateway(options: { pairing?: boolean } = {}): Promise<SpawnedGateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'tools', 'testing', 'test-gateway-server.ts'), ...(options.pairing ? ['--pairing'] : [])], {
-    cwd: repoRoot,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(repoRoot, 'tools', 'testing', 'test-gateway-server.ts'),
+      ...(options.pairing ? ['--pairing'] : []),
+    ],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let output = '';
@@ -20,7 +29,8 @@ export function spawnTestGateway(options: { pairing?: boolean } = {}): Promise<S
     child.stdout.on('data', (chunk: string) => {
       output += chunk;
       const line = output.split('\n')[0];
-      if (output.includes('\n') && line) resolve({ url: line.trim(), close: async () => (child.stdin.end(), await exited) });
+      if (output.includes('\n') && line)
+        resolve({ url: line.trim(), close: async () => (child.stdin.end(), await exited) });
     });
     child.on('exit', (code) => reject(new Error(`the test gateway exited with ${code} before it listened`)));
   });

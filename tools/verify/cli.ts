@@ -9,7 +9,10 @@ const USAGE = 'usage: ADMIN_SECRET=... npm run verify -- --base-url http://127.0
 async function main(): Promise<number> {
   let values: { 'base-url'?: string; json?: boolean; help?: boolean };
   try {
-    ({ values } = parseArgs({ options: { 'base-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }));
+    ({ values } = parseArgs({
+      options: { 'base-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+      strict: true,
+    }));
   } catch (error) {
     console.error(`verify: ${(error as Error).message}\n${USAGE}`);
     return 1;

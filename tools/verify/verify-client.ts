@@ -28,7 +28,9 @@ export async function signIn(baseUrl: string, secret: string): Promise<string> {
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
-    throw new VerifyClientError(`cannot reach ${baseUrl}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}`);
+    throw new VerifyClientError(
+      `cannot reach ${baseUrl}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}`,
+    );
   }
   if (!response.ok) throw new VerifyClientError(`sign-in refused: ${await describeFailure(response)}`);
   const cookie = response.headers.getSetCookie().find((value) => value.startsWith('app_admin='));
@@ -37,7 +39,10 @@ export async function signIn(baseUrl: string, secret: string): Promise<string> {
 }
 
 export async function fetchReport(baseUrl: string, cookie: string): Promise<VerifyReport> {
-  const response = await fetch(`${baseUrl}/__admin/verify`, { headers: { accept: 'application/json', cookie }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const response = await fetch(`${baseUrl}/__admin/verify`, {
+    headers: { accept: 'application/json', cookie },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   if (!response.ok) throw new VerifyClientError(`verify failed: ${await describeFailure(response)}`);
   return verifyReport.parse(await response.json());
 }
@@ -47,14 +52,22 @@ export function renderReport(report: VerifyReport, baseUrl: string): string {
   const lines: string[] = [];
   for (const category of report.categories) {
     const failed = category.checks.filter((item) => !item.ok);
-    lines.push(`${category.ok ? '✓' : '✗'} ${category.name}: ${category.ok ? `${category.checks.length} checks pass` : `${failed.length} of ${category.checks.length} failed`}`);
+    lines.push(
+      `${category.ok ? '✓' : '✗'} ${category.name}: ${category.ok ? `${category.checks.length} checks pass` : `${failed.length} of ${category.checks.length} failed`}`,
+    );
     for (const item of failed) {
       lines.push(`    ✗ ${item.name}: ${item.detail}`);
       if (item.fix) lines.push(`      fix: ${item.fix.text}${item.fix.href ? ` ${baseUrl}${item.fix.href}` : ''}`);
     }
   }
   const proof = report.browser_proof.last_report;
-  lines.push(`  browser proof: ${proof ? `last report ${proof.received_at}, ${proof.ok ? 'passed' : 'failed'}` : 'not run since the server started'} (not counted)`);
-  lines.push(report.ok ? `verify: all ${report.counts.checks} checks pass (${report.duration_ms} ms)` : `verify: ${report.counts.failed} of ${report.counts.checks} checks failed`);
+  lines.push(
+    `  browser proof: ${proof ? `last report ${proof.received_at}, ${proof.ok ? 'passed' : 'failed'}` : 'not run since the server started'} (not counted)`,
+  );
+  lines.push(
+    report.ok
+      ? `verify: all ${report.counts.checks} checks pass (${report.duration_ms} ms)`
+      : `verify: ${report.counts.failed} of ${report.counts.checks} checks failed`,
+  );
   return `${lines.join('\n')}\n`;
 }

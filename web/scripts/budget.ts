@@ -12,13 +12,15 @@ export const FOCUS_BUDGET_BYTES = 60 * 1024;
 export const ENTRY = 'index.html';
 export const FOCUS_SCREEN = 'src/routes/focus/FocusPage.tsx';
 
-const chunk = z.object({
-  file: z.string(),
-  src: z.string().optional(),
-  imports: z.array(z.string()).optional(),
-  dynamicImports: z.array(z.string()).optional(),
-  css: z.array(z.string()).optional(),
-}).loose();
+const chunk = z
+  .object({
+    file: z.string(),
+    src: z.string().optional(),
+    imports: z.array(z.string()).optional(),
+    dynamicImports: z.array(z.string()).optional(),
+    css: z.array(z.string()).optional(),
+  })
+  .loose();
 const manifestSchema = z.record(z.string(), chunk);
 
 export interface BudgetReport {
@@ -31,7 +33,9 @@ export interface BudgetReport {
 }
 
 export async function measureFocusBudget(distDir: string, budget = FOCUS_BUDGET_BYTES): Promise<BudgetReport> {
-  const manifest = manifestSchema.parse(JSON.parse(await readFile(path.join(distDir, '.vite', 'manifest.json'), 'utf8')));
+  const manifest = manifestSchema.parse(
+    JSON.parse(await readFile(path.join(distDir, '.vite', 'manifest.json'), 'utf8')),
+  );
   const gzipOf = async (file: string) => gzipSync(await readFile(path.join(distDir, file))).length;
 
   const criticalKeys = new Set<string>();
@@ -50,7 +54,9 @@ export async function measureFocusBudget(distDir: string, budget = FOCUS_BUDGET_
   const criticalCss = [...new Set([...criticalKeys].flatMap((key) => manifest[key]!.css ?? []))];
   const critical = await Promise.all(criticalJs.map(async (file) => ({ file, gzip: await gzipOf(file) })));
   const css = await Promise.all(criticalCss.map(gzipOf));
-  const lazyFiles = [...new Set(Object.values(manifest).map((entry) => entry.file))].filter((file) => file.endsWith('.js') && !criticalJs.includes(file));
+  const lazyFiles = [...new Set(Object.values(manifest).map((entry) => entry.file))].filter(
+    (file) => file.endsWith('.js') && !criticalJs.includes(file),
+  );
   const lazy = await Promise.all(lazyFiles.map(async (file) => ({ file, gzip: await gzipOf(file) })));
   const criticalJsGzip = critical.reduce((sum, item) => sum + item.gzip, 0);
   return {

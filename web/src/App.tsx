@@ -14,7 +14,10 @@ import { Lazy } from './components/Lazy.tsx';
 
 const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
 const loadInviteWelcome = () => import('./routes/invite/InviteWelcome.tsx');
-const screens = places.map((place) => ({ place, component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType }));
+const screens = places.map((place) => ({
+  place,
+  component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType,
+}));
 
 function Home() {
   const { route } = useLocation();

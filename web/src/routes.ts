@@ -3,7 +3,15 @@
 // is its own lazy chunk (the community's with supabase-js and zod). The rail, the phone bar, the
 // router and the "More" menu all follow this list.
 import type { ComponentType, JSX } from 'preact';
-import { BackupIcon, BuddiesIcon, CommunityIcon, FocusIcon, ProfileIcon, SettingsIcon, StatsIcon } from './components/icons.tsx';
+import {
+  BackupIcon,
+  BuddiesIcon,
+  CommunityIcon,
+  FocusIcon,
+  ProfileIcon,
+  SettingsIcon,
+  StatsIcon,
+} from './components/icons.tsx';
 import FocusPage from './routes/focus/FocusPage.tsx';
 
 export interface Place {
@@ -25,13 +33,77 @@ export interface Place {
 
 export const places: Place[] = [
   { path: '/focus', label: 'Focus', icon: FocusIcon, phoneBar: true, inNav: true, component: FocusPage },
-  { path: '/stats', label: 'Stats', icon: StatsIcon, phoneBar: true, inNav: true, load: () => import('./routes/stats/StatsPage.tsx') },
-  { path: '/community', label: 'Community', icon: CommunityIcon, phoneBar: true, inNav: true, marks: ['/groups', '/invite'], load: () => import('./routes/community/CommunityPage.tsx') },
-  { path: '/buddies', label: 'Buddies', icon: BuddiesIcon, phoneBar: false, inNav: true, load: () => import('./routes/buddies/BuddiesPage.tsx') },
-  { path: '/backups', label: 'Backups', icon: BackupIcon, phoneBar: false, inNav: true, load: () => import('./routes/backups/BackupsPage.tsx') },
-  { path: '/profile', label: 'Profile', icon: ProfileIcon, phoneBar: false, inNav: true, load: () => import('./routes/profile/ProfilePage.tsx') },
-  { path: '/settings', label: 'Settings', icon: SettingsIcon, phoneBar: false, inNav: true, load: () => import('./routes/settings/SettingsPage.tsx') },
-  { path: '/groups/:id', label: 'Group', icon: CommunityIcon, phoneBar: false, inNav: false, load: () => import('./routes/groups/GroupPage.tsx') },
-  { path: '/invite/:token', label: 'Invite', icon: CommunityIcon, phoneBar: false, inNav: false, load: () => import('./routes/invite/InvitePage.tsx') },
-  { path: '/settings/privacy', label: 'Privacy', icon: SettingsIcon, phoneBar: false, inNav: false, load: () => import('./routes/privacy/PrivacyPage.tsx') },
+  {
+    path: '/stats',
+    label: 'Stats',
+    icon: StatsIcon,
+    phoneBar: true,
+    inNav: true,
+    load: () => import('./routes/stats/StatsPage.tsx'),
+  },
+  {
+    path: '/community',
+    label: 'Community',
+    icon: CommunityIcon,
+    phoneBar: true,
+    inNav: true,
+    marks: ['/groups', '/invite'],
+    load: () => import('./routes/community/CommunityPage.tsx'),
+  },
+  {
+    path: '/buddies',
+    label: 'Buddies',
+    icon: BuddiesIcon,
+    phoneBar: false,
+    inNav: true,
+    load: () => import('./routes/buddies/BuddiesPage.tsx'),
+  },
+  {
+    path: '/backups',
+    label: 'Backups',
+    icon: BackupIcon,
+    phoneBar: false,
+    inNav: true,
+    load: () => import('./routes/backups/BackupsPage.tsx'),
+  },
+  {
+    path: '/profile',
+    label: 'Profile',
+    icon: ProfileIcon,
+    phoneBar: false,
+    inNav: true,
+    load: () => import('./routes/profile/ProfilePage.tsx'),
+  },
+  {
+    path: '/settings',
+    label: 'Settings',
+    icon: SettingsIcon,
+    phoneBar: false,
+    inNav: true,
+    load: () => import('./routes/settings/SettingsPage.tsx'),
+  },
+  {
+    path: '/groups/:id',
+    label: 'Group',
+    icon: CommunityIcon,
+    phoneBar: false,
+    inNav: false,
+    load: () => import('./routes/groups/GroupPage.tsx'),
+  },
+  {
+    path: '/invite/:token',
+    label: 'Invite',
+    icon: CommunityIcon,
+    phoneBar: false,
+    inNav: false,
+    load: () => import('./routes/invite/InvitePage.tsx'),
+  },
+  {
+    path: '/settings/privacy',
+    label: 'Privacy',
+    icon: SettingsIcon,
+    phoneBar: false,
+    inNav: false,
+    load: () => import('./routes/privacy/PrivacyPage.tsx'),
+  },
 ];

@@ -22,7 +22,9 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
 
 /** Replaces the two build constants of the worker's code with the precache list and cache name. */
 export function fillServiceWorker(code: string, cacheName: string, precache: string[]): string {
-  return code.replaceAll('__COMPANION_CACHE__', JSON.stringify(cacheName)).replaceAll('__COMPANION_PRECACHE__', JSON.stringify(precache));
+  return code
+    .replaceAll('__COMPANION_CACHE__', JSON.stringify(cacheName))
+    .replaceAll('__COMPANION_PRECACHE__', JSON.stringify(precache));
 }
 
 export function companionServiceWorker(publicDir: string): Plugin {
@@ -32,8 +34,11 @@ export function companionServiceWorker(publicDir: string): Plugin {
     // After Vite's HTML plugin has emitted index.html and overlay.html, so they are precached too.
     enforce: 'post',
     async generateBundle(_options, bundle) {
-      const worker = Object.values(bundle).find((item) => item.type === 'chunk' && item.fileName === SERVICE_WORKER_FILE);
-      if (!worker || worker.type !== 'chunk') this.error(`the service worker entry ${SERVICE_WORKER_FILE} is missing from the build`);
+      const worker = Object.values(bundle).find(
+        (item) => item.type === 'chunk' && item.fileName === SERVICE_WORKER_FILE,
+      );
+      if (!worker || worker.type !== 'chunk')
+        this.error(`the service worker entry ${SERVICE_WORKER_FILE} is missing from the build`);
       const hash = createHash('sha256');
       const files: string[] = [];
       for (const item of Object.values(bundle)) {

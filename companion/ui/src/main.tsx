@@ -25,7 +25,9 @@ async function boot(): Promise<void> {
   const root = document.getElementById('app');
   if (root) render(<App companion={companion} />, root);
   if (platform.kind === 'web' && 'serviceWorker' in navigator) {
-    navigator.serviceWorker.register('./sw.js', { scope: './' }).catch((error: unknown) => console.warn('companion: service worker not registered', error));
+    navigator.serviceWorker
+      .register('./sw.js', { scope: './' })
+      .catch((error: unknown) => console.warn('companion: service worker not registered', error));
   }
 }
 

@@ -25,7 +25,11 @@ const bridge = (globalThis as { StudyhallOverlay?: OverlayBridge }).StudyhallOve
 const params = new URLSearchParams(window.location.search);
 const server = normalizeServerUrl(params.get('server') ?? '');
 const serverUrl = server.ok ? server.url : 'http://127.0.0.1:3000';
-const client = createPipClient({ serverUrl, pairingCode: normalizePairingCode(params.get('code') ?? '') ?? null, fetch: globalFetch });
+const client = createPipClient({
+  serverUrl,
+  pairingCode: normalizePairingCode(params.get('code') ?? '') ?? null,
+  fetch: globalFetch,
+});
 
 const view = signal<PollerView | undefined>(undefined);
 const now = signal(Date.now());
@@ -38,7 +42,9 @@ function Overlay() {
   return (
     <div class={`overlay${current?.offline ? ' overlay--offline' : ''}`}>
       <button type="button" class="overlay-face" aria-label="Open studyhall remote" onClick={() => bridge?.openApp()}>
-        <span class="overlay-phase">{current?.offline ? 'Offline' : snapshot?.running ? phase : `${phase} · paused`}</span>
+        <span class="overlay-phase">
+          {current?.offline ? 'Offline' : snapshot?.running ? phase : `${phase} · paused`}
+        </span>
         <span class="overlay-time">{time}</span>
       </button>
       <button type="button" class="overlay-close" aria-label="Hide timer" onClick={() => bridge?.close()}>

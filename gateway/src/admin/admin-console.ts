@@ -59,7 +59,9 @@ function backLink(request: FastifyRequest): string {
   if (!referer) return '/__admin/verify';
   try {
     const url = new URL(referer);
-    return url.host === request.headers.host && url.pathname.startsWith('/__admin/') ? `${url.pathname}${url.search}` : '/__admin/verify';
+    return url.host === request.headers.host && url.pathname.startsWith('/__admin/')
+      ? `${url.pathname}${url.search}`
+      : '/__admin/verify';
   } catch {
     return '/__admin/verify';
   }
@@ -77,12 +79,20 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
 
   app.addHook('onRequest', async (request, reply) => {
     if (gate.ready) return;
-    return sendError(reply, 403, 'admin_mode_not_ready', `Admin mode is not ready on this server: ${gate.notReadyReasons.join('; ')}.`, {
-      admin_available: false,
-    });
+    return sendError(
+      reply,
+      403,
+      'admin_mode_not_ready',
+      `Admin mode is not ready on this server: ${gate.notReadyReasons.join('; ')}.`,
+      {
+        admin_available: false,
+      },
+    );
   });
 
-  app.addHook('onRequest', async (request, reply) => (SAFE_METHODS.has(request.method) ? undefined : requireSameOrigin(request, reply)));
+  app.addHook('onRequest', async (request, reply) =>
+    SAFE_METHODS.has(request.method) ? undefined : requireSameOrigin(request, reply),
+  );
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const session = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
@@ -90,9 +100,17 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
     const access = request.routeOptions.config?.adminAccess ?? 'session';
     if (access !== 'session' || session) return;
     if (request.method === 'GET' && wantsHtml(request)) {
-      return reply.code(303).header('location', `/__admin/login?next=${encodeURIComponent(request.url)}`).send();
+      return reply
+        .code(303)
+        .header('location', `/__admin/login?next=${encodeURIComponent(request.url)}`)
+        .send();
     }
-    return sendError(reply, 401, 'admin_login_required', 'Sign in to the admin console first: POST /__admin/login with the admin secret or a backend session.');
+    return sendError(
+      reply,
+      401,
+      'admin_login_required',
+      'Sign in to the admin console first: POST /__admin/login with the admin secret or a backend session.',
+    );
   });
 
   // Nothing the console answers may be cached: it is per session and changes with every action.
@@ -106,13 +124,18 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
     // JSON (and anything the gateway's own handler maps, such as a body too large) goes up to it.
     if (!failure) throw error;
     if (failure.statusCode >= 500) request.log.warn({ err: error }, 'admin request failed');
-    return sendPage(request, reply, () => ({
-      title: 'Something went wrong',
-      body: html`<h1>That did not work</h1>
+    return sendPage(
+      request,
+      reply,
+      () => ({
+        title: 'Something went wrong',
+        body: html`<h1>That did not work</h1>
 <p class="banner banner-bad" role="alert">${failure.message}</p>
 <p class="muted">Error code <code>${failure.code}</code> (HTTP ${failure.statusCode}). Nothing else was changed by this request.</p>
 <p><a href="${backLink(request)}">Go back</a> · <a href="/__admin/verify">Verify</a></p>`,
-    }), failure.statusCode);
+      }),
+      failure.statusCode,
+    );
   });
 
   app.addHook('onClose', async () => {

@@ -54,7 +54,11 @@ export function createAdminGate(options: {
 
 // n: random bytes per login, so two logins of one subject in the same second are two sessions
 // (logging one out leaves the other).
-const cookiePayload = z.object({ sub: z.string().min(1).max(400), iat: z.number().int(), n: z.string().max(64).optional() });
+const cookiePayload = z.object({
+  sub: z.string().min(1).max(400),
+  iat: z.number().int(),
+  n: z.string().max(64).optional(),
+});
 
 export interface AdminSession {
   subject: string;
@@ -64,7 +68,9 @@ export interface AdminSession {
 
 /** The unsigned cookie value: base64url JSON of {sub, iat, n}. @fastify/cookie appends the signature. */
 export function adminCookiePayload(subject: string, issuedAtS = Math.floor(Date.now() / 1000), nonce?: string): string {
-  return Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS, ...(nonce ? { n: nonce } : {}) })).toString('base64url');
+  return Buffer.from(JSON.stringify({ sub: subject, iat: issuedAtS, ...(nonce ? { n: nonce } : {}) })).toString(
+    'base64url',
+  );
 }
 
 /** A fresh per-login nonce for adminCookiePayload. */
@@ -77,12 +83,17 @@ export function newSessionNonce(): string {
  * signer or by a key (ADMIN_SECRET) directly: the same signature either way.
  */
 export function signAdminCookie(signing: AdminGate | Buffer | string, subject: string, issuedAtS?: number): string {
-  const signer = typeof signing === 'string' || Buffer.isBuffer(signing) ? new Signer(signing, 'sha256') : signing.signer;
+  const signer =
+    typeof signing === 'string' || Buffer.isBuffer(signing) ? new Signer(signing, 'sha256') : signing.signer;
   return signer.sign(adminCookiePayload(subject, issuedAtS));
 }
 
 /** The session of a valid, unexpired signed value that was not logged out; undefined for anything else. */
-export function readAdminCookie(gate: AdminGate, signedValue: string | undefined, nowS = Math.floor(Date.now() / 1000)): AdminSession | undefined {
+export function readAdminCookie(
+  gate: AdminGate,
+  signedValue: string | undefined,
+  nowS = Math.floor(Date.now() / 1000),
+): AdminSession | undefined {
   if (!signedValue) return undefined;
   const unsigned = gate.signer.unsign(signedValue);
   if (!unsigned.valid || unsigned.value === null) return undefined;
@@ -118,7 +129,11 @@ export function adminCookieValue(cookieHeader: string | undefined): string | und
 }
 
 /** The admin session in a raw Cookie header; only while admin mode is ready. */
-export function adminSessionFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined, nowS?: number): AdminSession | undefined {
+export function adminSessionFromCookieHeader(
+  gate: AdminGate,
+  cookieHeader: string | undefined,
+  nowS?: number,
+): AdminSession | undefined {
   if (!gate.ready) return undefined;
   return readAdminCookie(gate, adminCookieValue(cookieHeader), nowS);
 }
@@ -129,6 +144,11 @@ export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: stri
 }
 
 /** Logs a session out: its signed value is refused from now on, here and after a restart. */
-export function endAdminSession(gate: AdminGate, signedValue: string, session: AdminSession, nowS = Math.floor(Date.now() / 1000)): void {
+export function endAdminSession(
+  gate: AdminGate,
+  signedValue: string,
+  session: AdminSession,
+  nowS = Math.floor(Date.now() / 1000),
+): void {
   gate.ended.end(signedValue, session.expiresAtS, nowS);
 }

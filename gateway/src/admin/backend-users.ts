@@ -19,9 +19,17 @@ const PAGE_SIZE = 1000;
 export async function listAccounts(backend: BackendClient): Promise<AccountSummary[]> {
   const accounts: AccountSummary[] = [];
   for (let page = 1; ; page++) {
-    const { body } = await backend.request(`/auth/v1/admin/users?page=${page}&per_page=${PAGE_SIZE}`, { credential: { serviceRole: true } });
+    const { body } = await backend.request(`/auth/v1/admin/users?page=${page}&per_page=${PAGE_SIZE}`, {
+      credential: { serviceRole: true },
+    });
     const { users } = userPage.parse(body);
-    accounts.push(...users.map((user) => ({ id: user.id, email: user.email?.toLowerCase() ?? null, created_at: user.created_at ?? null })));
+    accounts.push(
+      ...users.map((user) => ({
+        id: user.id,
+        email: user.email?.toLowerCase() ?? null,
+        created_at: user.created_at ?? null,
+      })),
+    );
     if (users.length < PAGE_SIZE) return accounts;
   }
 }
@@ -42,7 +50,10 @@ export interface TemporaryAccount {
  * left behind (the server stopped mid-run) knows where it came from. The `.invalid` domain can
  * never receive mail (RFC 2606).
  */
-export async function createTemporaryAccount(backend: BackendClient, purpose: 'verify' | 'browser-proof'): Promise<TemporaryAccount> {
+export async function createTemporaryAccount(
+  backend: BackendClient,
+  purpose: 'verify' | 'browser-proof',
+): Promise<TemporaryAccount> {
   const email = `${purpose}-${randomBytes(6).toString('hex')}@studyhall.invalid`;
   const password = randomBytes(18).toString('base64url');
   const { body } = await backend.request('/auth/v1/admin/users', {
@@ -53,5 +64,8 @@ export async function createTemporaryAccount(backend: BackendClient, purpose: 'v
 }
 
 export async function deleteAccount(backend: BackendClient, userId: string): Promise<void> {
-  await backend.request(`/auth/v1/admin/users/${encodeURIComponent(userId)}`, { method: 'DELETE', credential: { serviceRole: true } });
+  await backend.request(`/auth/v1/admin/users/${encodeURIComponent(userId)}`, {
+    method: 'DELETE',
+    credential: { serviceRole: true },
+  });
 }

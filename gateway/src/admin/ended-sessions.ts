@@ -12,7 +12,9 @@ import { z } from 'zod';
 
 export const ENDED_SESSIONS_FILE = 'admin-ended-sessions.json';
 
-const storedList = z.object({ ended: z.array(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/), expires_at_s: z.number().int() })) });
+const storedList = z.object({
+  ended: z.array(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/), expires_at_s: z.number().int() })),
+});
 
 /** The id an ended session is remembered by: a digest of the whole signed cookie value. */
 export function sessionId(signedValue: string): string {
@@ -40,7 +42,8 @@ export class EndedAdminSessions {
       json = undefined;
     }
     const parsed = storedList.safeParse(json);
-    if (!parsed.success) throw new Error(`${file} is not a list of ended admin sessions; remove it to end every admin session instead`);
+    if (!parsed.success)
+      throw new Error(`${file} is not a list of ended admin sessions; remove it to end every admin session instead`);
     for (const entry of parsed.data.ended) this.ended.set(entry.id, entry.expires_at_s);
   }
 

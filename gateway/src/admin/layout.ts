@@ -131,7 +131,8 @@ export function renderPage(options: PageOptions): SafeHtml {
     ? html`<header class="top">
   <span class="brand">studyhall admin</span>
   <nav aria-label="Admin console"><ul>${NAV.map(
-    (item) => html`<li><a href="${item.href}" data-key="${item.key}"${options.current === item.href ? raw(' aria-current="page"') : ''}>${item.label}</a></li>`,
+    (item) =>
+      html`<li><a href="${item.href}" data-key="${item.key}"${options.current === item.href ? raw(' aria-current="page"') : ''}>${item.label}</a></li>`,
   )}</ul></nav>
   <div class="session"><span>Signed in with ${describeSubject(session.subject)} until ${clock(session.expiresAtS)} UTC</span>
     <form class="inline" method="post" action="/__admin/logout"><button class="link" type="submit">Log out</button></form></div>

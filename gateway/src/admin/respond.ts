@@ -2,7 +2,13 @@
 // JSON for everything else, with the same facts. Pages get a fresh nonce for their style block and
 // scripts, set through the gateway's CSP mechanism (security/security-headers.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appPolicyDirectives, newNonce, setContentSecurityPolicy, withScriptNonce, type PolicyDirectives } from '../security/security-headers.ts';
+import {
+  appPolicyDirectives,
+  newNonce,
+  setContentSecurityPolicy,
+  withScriptNonce,
+  type PolicyDirectives,
+} from '../security/security-headers.ts';
 import type { AdminSession } from './admin-cookie.ts';
 import type { SafeHtml } from './html.ts';
 import { renderPage, type PageOptions } from './layout.ts';
@@ -28,7 +34,10 @@ declare module 'fastify' {
   }
 }
 
-export type PageBody = (view: { nonce: string; session: AdminSession | undefined }) => Omit<PageOptions, 'nonce' | 'session'>;
+export type PageBody = (view: {
+  nonce: string;
+  session: AdminSession | undefined;
+}) => Omit<PageOptions, 'nonce' | 'session'>;
 
 /** Renders a page of the console with its own nonce and policy. */
 export function sendPage(request: FastifyRequest, reply: FastifyReply, build: PageBody, status = 200): FastifyReply {
@@ -40,7 +49,13 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, build: Pa
 }
 
 /** JSON to scripts, the page to browsers. */
-export function sendData(request: FastifyRequest, reply: FastifyReply, data: unknown, build: PageBody, status = 200): FastifyReply {
+export function sendData(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: unknown,
+  build: PageBody,
+  status = 200,
+): FastifyReply {
   if (wantsHtml(request)) return sendPage(request, reply, build, status);
   return reply.code(status).send(data);
 }

@@ -16,7 +16,8 @@ export interface AuthRoutesOptions {
   accountLogins: AccountLoginBudget;
 }
 
-const isWrongPassword = (error: unknown) => error instanceof BackendError && toGatewayError(error).code === 'invalid_credentials';
+const isWrongPassword = (error: unknown) =>
+  error instanceof BackendError && toGatewayError(error).code === 'invalid_credentials';
 
 const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) => {
   app.post('/__auth/signup', async (request, reply) => {
@@ -26,7 +27,11 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
     if (!session) {
       return reply.code(202).send({ ok: true, session: null, confirmation_required: true });
     }
-    const bootstrap = await ensureSatelliteRows(backend, { token: session.access_token, userId: session.user.id }, credentials.username);
+    const bootstrap = await ensureSatelliteRows(
+      backend,
+      { token: session.access_token, userId: session.user.id },
+      credentials.username,
+    );
     return reply.code(201).send({ ok: true, session, user: session.user, bootstrap });
   });
 
@@ -43,7 +48,11 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
       attempt.settle(isWrongPassword(error));
       throw error;
     }
-    const bootstrap = await ensureSatelliteRows(backend, { token: session.access_token, userId: session.user.id }, credentials.username);
+    const bootstrap = await ensureSatelliteRows(
+      backend,
+      { token: session.access_token, userId: session.user.id },
+      credentials.username,
+    );
     return { ok: true, session, user: session.user, bootstrap };
   });
 
@@ -51,7 +60,11 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
     const { username } = parseOrThrow(checkBody, request.body);
     const backend = options.backend.forRoute();
     if (!backend.hasServiceRole) {
-      throw new GatewayError(503, 'check_unavailable', 'Checking an e-mail needs BACKEND_SERVICE_ROLE_KEY on this server.');
+      throw new GatewayError(
+        503,
+        'check_unavailable',
+        'Checking an e-mail needs BACKEND_SERVICE_ROLE_KEY on this server.',
+      );
     }
     return { ok: true, registered: await isEmailRegistered(backend, username) };
   });

@@ -13,7 +13,9 @@ export const BACKUP_BODY_LIMIT = BODY_LIMITS.backup;
 
 // A payload becomes a jsonb row: no NUL characters or unpaired surrogates anywhere in it.
 const payload = databaseJsonObject;
-const appVersion = databaseText(64).nullish().transform((value) => value ?? null);
+const appVersion = databaseText(64)
+  .nullish()
+  .transform((value) => value ?? null);
 const backupBody = z.object({ payload, source: z.enum(['manual', 'auto']).default('manual'), app_version: appVersion });
 const payloadBody = z.object({ payload, app_version: appVersion });
 
@@ -38,20 +40,30 @@ const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app,
   app.post('/__auth/backup', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(backupBody, request.body);
-    const backup = await storeBackup(route(), caller, { payload: body.payload, source: body.source, appVersion: body.app_version });
+    const backup = await storeBackup(route(), caller, {
+      payload: body.payload,
+      source: body.source,
+      appVersion: body.app_version,
+    });
     return reply.code(201).send({ ok: true, backup });
   });
 
   app.post('/__auth/snapshot', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(payloadBody, request.body);
-    return reply.code(201).send({ ok: true, ...(await storeSnapshot(route(), caller, body.payload, body.app_version)) });
+    return reply
+      .code(201)
+      .send({ ok: true, ...(await storeSnapshot(route(), caller, body.payload, body.app_version)) });
   });
 
   app.post('/__auth/import', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(payloadBody, request.body);
-    const backup = await storeBackup(route(), caller, { payload: body.payload, source: 'import', appVersion: body.app_version });
+    const backup = await storeBackup(route(), caller, {
+      payload: body.payload,
+      source: 'import',
+      appVersion: body.app_version,
+    });
     return reply.code(201).send({ ok: true, backup });
   });
 

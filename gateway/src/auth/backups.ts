@@ -23,7 +23,11 @@ export type Backup = z.infer<typeof backupWithPayload>;
 
 const ORDER = { best: 'richness.desc,created_at.desc', latest: 'created_at.desc' } as const;
 
-export async function findBackup(backend: BackendClient, caller: Caller, which: keyof typeof ORDER): Promise<Backup | null> {
+export async function findBackup(
+  backend: BackendClient,
+  caller: Caller,
+  which: keyof typeof ORDER,
+): Promise<Backup | null> {
   const rows = await backend.select(
     `user_backups?select=${BACKUP_SUMMARY_COLUMNS},payload&user_id=eq.${caller.userId}&order=${ORDER[which]}&limit=1`,
     { userToken: caller.token },
@@ -53,7 +57,11 @@ export async function storeBackup(
 }
 
 /** Uploads a snapshot file into the caller's folder of the private `backups` bucket. */
-export async function uploadSnapshotObject(backend: BackendClient, caller: Caller, payload: Record<string, unknown>): Promise<string> {
+export async function uploadSnapshotObject(
+  backend: BackendClient,
+  caller: Caller,
+  payload: Record<string, unknown>,
+): Promise<string> {
   const objectPath = `${caller.userId}/snapshots/${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   await backend.request(`/storage/v1/object/backups/${objectPath}`, {
     credential: { userToken: caller.token },
@@ -65,7 +73,12 @@ export async function uploadSnapshotObject(backend: BackendClient, caller: Calle
 }
 
 /** A snapshot is kept twice: as a file in the caller's `backups` folder and as a backup row. */
-export async function storeSnapshot(backend: BackendClient, caller: Caller, payload: Record<string, unknown>, appVersion: string | null) {
+export async function storeSnapshot(
+  backend: BackendClient,
+  caller: Caller,
+  payload: Record<string, unknown>,
+  appVersion: string | null,
+) {
   const object = await uploadSnapshotObject(backend, caller, payload);
   const backup = await storeBackup(backend, caller, { payload, source: 'snapshot', appVersion });
   return { backup, object };
@@ -78,7 +91,11 @@ export async function storeSnapshot(backend: BackendClient, caller: Caller, payl
 export async function restoreBestBackup(backend: BackendClient, caller: Caller) {
   const best = await findBackup(backend, caller, 'best');
   if (!best) return null;
-  const recorded = await storeBackup(backend, caller, { payload: best.payload, source: 'restore', appVersion: best.app_version });
+  const recorded = await storeBackup(backend, caller, {
+    payload: best.payload,
+    source: 'restore',
+    appVersion: best.app_version,
+  });
   const { payload, ...restoredFrom } = best;
   return { restored_from: restoredFrom, backup: recorded, payload };
 }

@@ -12,7 +12,8 @@ export interface Caller {
 
 export function requireBearer(request: FastifyRequest): Caller {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-  if (!match?.[1]) throw new GatewayError(401, 'missing_token', 'Send the access token as "Authorization: Bearer <token>".');
+  if (!match?.[1])
+    throw new GatewayError(401, 'missing_token', 'Send the access token as "Authorization: Bearer <token>".');
   let sub: unknown;
   try {
     sub = decodeJwt(match[1]).sub;

@@ -9,7 +9,9 @@ import { ensureSatelliteRows } from './satellite-rows.ts';
 const authUser = z.object({ id: z.string(), email: z.string().optional() }).loose();
 
 async function oneRow(backend: BackendClient, caller: Caller, table: string, column = 'user_id'): Promise<unknown> {
-  const rows = await backend.select(`${table}?select=*&${column}=eq.${caller.userId}&limit=1`, { userToken: caller.token });
+  const rows = await backend.select(`${table}?select=*&${column}=eq.${caller.userId}&limit=1`, {
+    userToken: caller.token,
+  });
   return rows[0] ?? null;
 }
 
@@ -17,7 +19,8 @@ async function optionalRow(backend: BackendClient, caller: Caller, table: string
   try {
     return await oneRow(backend, caller, table);
   } catch (error) {
-    if (error instanceof BackendError && (error.code === '42P01' || error.code === 'PGRST205' || error.status === 404)) return null;
+    if (error instanceof BackendError && (error.code === '42P01' || error.code === 'PGRST205' || error.status === 404))
+      return null;
     throw error;
   }
 }
@@ -41,7 +44,10 @@ export async function loadProfileBundle(backend: BackendClient, caller: Caller) 
     account,
     profile,
     settings,
-    roles: z.array(z.object({ role: z.string() })).parse(roles).map((row) => row.role),
+    roles: z
+      .array(z.object({ role: z.string() }))
+      .parse(roles)
+      .map((row) => row.role),
     enrollment,
     stats,
     latest_backup: latestBackup,

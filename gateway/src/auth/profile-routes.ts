@@ -20,12 +20,18 @@ const profileRoutes: FastifyPluginAsync<ProfileRoutesOptions> = async (app, opti
     return loadProfileBundle(options.backend.forRoute(), requireBearer(request));
   });
 
-  app.get('/__auth/profile', async (request) => ({ ok: true, profile: await readProfile(options.backend.forRoute(), requireBearer(request)) }));
+  app.get('/__auth/profile', async (request) => ({
+    ok: true,
+    profile: await readProfile(options.backend.forRoute(), requireBearer(request)),
+  }));
 
   app.post('/__auth/profile', { bodyLimit: BODY_LIMITS.profile }, async (request) => {
     const caller = requireBearer(request);
     const body = parseOrThrow(profileBody, request.body);
-    return { ok: true, profile: await updateProfile(options.backend.forRoute(), caller, body, options.publicBackendBase) };
+    return {
+      ok: true,
+      profile: await updateProfile(options.backend.forRoute(), caller, body, options.publicBackendBase),
+    };
   });
 };
 

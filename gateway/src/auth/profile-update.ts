@@ -10,10 +10,16 @@ import type { Caller } from './bearer.ts';
 
 // The columns' own limits (display_name 80, avatar_url 2048 characters) are checked here first; a
 // data URL is not stored as such but decoded into the avatars bucket, so it may be longer.
-const storedAvatarUrl = z.union([z.url({ protocol: /^https?$/ }), z.string().startsWith('/__backend/')]).pipe(databaseText(2048));
+const storedAvatarUrl = z
+  .union([z.url({ protocol: /^https?$/ }), z.string().startsWith('/__backend/')])
+  .pipe(databaseText(2048));
 export const profileBody = z.strictObject({
   display_name: z.string().trim().pipe(databaseText(80)).nullish(),
-  handle: z.string().trim().regex(/^[a-z0-9_]{3,24}$/i, { message: 'must be 3 to 24 letters, digits or underscores' }).optional(),
+  handle: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9_]{3,24}$/i, { message: 'must be 3 to 24 letters, digits or underscores' })
+    .optional(),
   avatar_url: z.union([storedAvatarUrl, z.string().startsWith('data:')]).nullish(),
   profile_data: databaseJsonObject.optional(),
 });
@@ -22,11 +28,17 @@ const profileRow = z.object({ user_id: z.string(), profile_data: z.record(z.stri
 
 export async function readProfile(backend: BackendClient, caller: Caller) {
   const rows = await backend.select(`user_profiles?select=*&user_id=eq.${caller.userId}`, { userToken: caller.token });
-  if (!rows.length) throw new GatewayError(404, 'profile_not_found', 'This account has no profile yet; call /__auth/bootstrap first.');
+  if (!rows.length)
+    throw new GatewayError(404, 'profile_not_found', 'This account has no profile yet; call /__auth/bootstrap first.');
   return profileRow.parse(rows[0]);
 }
 
-async function storeAvatar(backend: BackendClient, caller: Caller, dataUrl: string, publicBase: string): Promise<string> {
+async function storeAvatar(
+  backend: BackendClient,
+  caller: Caller,
+  dataUrl: string,
+  publicBase: string,
+): Promise<string> {
   const avatar = decodeAvatarDataUrl(dataUrl);
   const objectPath = `${caller.userId}/avatar-${Date.now()}.${avatar.extension}`;
   await backend.request(`/storage/v1/object/avatars/${objectPath}`, {
@@ -55,12 +67,20 @@ async function setHandle(backend: BackendClient, caller: Caller, handle: string)
 
 export type ProfileChanges = z.infer<typeof profileBody>;
 
-export async function updateProfile(backend: BackendClient, caller: Caller, body: ProfileChanges, publicBackendBase: string) {
+export async function updateProfile(
+  backend: BackendClient,
+  caller: Caller,
+  body: ProfileChanges,
+  publicBackendBase: string,
+) {
   const current = await readProfile(backend, caller);
   const changes: Record<string, unknown> = {};
   if (body.display_name !== undefined) changes.display_name = body.display_name || null;
   if (body.avatar_url !== undefined) {
-    changes.avatar_url = body.avatar_url && isDataUrl(body.avatar_url) ? await storeAvatar(backend, caller, body.avatar_url, publicBackendBase) : body.avatar_url;
+    changes.avatar_url =
+      body.avatar_url && isDataUrl(body.avatar_url)
+        ? await storeAvatar(backend, caller, body.avatar_url, publicBackendBase)
+        : body.avatar_url;
   }
   // community_handle in profile_data always mirrors the handle column; only a handle change moves it.
   const { community_handle: _ignored, ...dataChanges } = body.profile_data ?? {};
@@ -68,7 +88,8 @@ export async function updateProfile(backend: BackendClient, caller: Caller, body
   if (body.handle !== undefined) {
     const viaRpc = await setHandle(backend, caller, body.handle);
     if (!viaRpc) changes.handle = body.handle;
-    if (profileData || !viaRpc) profileData = { ...(profileData ?? current.profile_data), community_handle: body.handle };
+    if (profileData || !viaRpc)
+      profileData = { ...(profileData ?? current.profile_data), community_handle: body.handle };
   }
   if (profileData) changes.profile_data = profileData;
   if (Object.keys(changes).length === 0) return readProfile(backend, caller);

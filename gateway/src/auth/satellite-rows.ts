@@ -16,7 +16,10 @@ const bootstrapResult = z.object({ user_id: z.string(), created: z.array(z.strin
 
 /** A handle proposal from the e-mail's local part: lower case letters, digits and underscores. */
 export function handleFromEmail(email: string): string {
-  const local = (email.split('@')[0] ?? '').toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  const local = (email.split('@')[0] ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return (local.length >= 3 ? local : `student_${local}`).slice(0, 24);
 }
 
@@ -24,7 +27,11 @@ function isMissingFunction(error: unknown): boolean {
   return error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883' || error.status === 404);
 }
 
-export async function ensureSatelliteRows(backend: BackendClient, caller: Caller, email: string | undefined): Promise<SatelliteReport> {
+export async function ensureSatelliteRows(
+  backend: BackendClient,
+  caller: Caller,
+  email: string | undefined,
+): Promise<SatelliteReport> {
   const credential = { userToken: caller.token };
   const result = bootstrapResult.parse(await backend.rpc('app_bootstrap_user', {}, credential));
   const report: SatelliteReport = { ...result, handle: null, warnings: [] };
@@ -41,7 +48,11 @@ export async function ensureSatelliteRows(backend: BackendClient, caller: Caller
   } catch (error) {
     // Without the community schema (or with the proposal already taken) the account still works;
     // the app offers to pick a handle later. The reason is reported, not hidden.
-    report.warnings.push(isMissingFunction(error) ? 'community_profile_unavailable' : `community_profile_failed: ${(error as Error).message}`);
+    report.warnings.push(
+      isMissingFunction(error)
+        ? 'community_profile_unavailable'
+        : `community_profile_failed: ${(error as Error).message}`,
+    );
   }
   return report;
 }

@@ -53,7 +53,9 @@ const adminUserPage = z.object({ users: z.array(z.object({ email: z.string().nul
 export async function isEmailRegistered(backend: BackendClient, email: string): Promise<boolean> {
   const perPage = 1000;
   for (let page = 1; ; page++) {
-    const { body } = await backend.request(`/auth/v1/admin/users?page=${page}&per_page=${perPage}`, { credential: { serviceRole: true } });
+    const { body } = await backend.request(`/auth/v1/admin/users?page=${page}&per_page=${perPage}`, {
+      credential: { serviceRole: true },
+    });
     const { users } = adminUserPage.parse(body);
     if (users.some((user) => user.email?.toLowerCase() === email)) return true;
     if (users.length < perPage) return false;

@@ -62,7 +62,10 @@ const errorShape = z
   .loose();
 
 function timedOut(scope: 'call' | 'route', budgetMs: number): BackendError {
-  const message = scope === 'call' ? `The backend did not answer within ${budgetMs} ms.` : `The backend calls of this request took longer than ${budgetMs} ms together.`;
+  const message =
+    scope === 'call'
+      ? `The backend did not answer within ${budgetMs} ms.`
+      : `The backend calls of this request took longer than ${budgetMs} ms together.`;
   return new BackendError(504, 'backend_timeout', message);
 }
 
@@ -87,15 +90,20 @@ export class BackendClient {
   }
 
   private headersFor(credential: Credential): Record<string, string> {
-    if ('userToken' in credential) return { apikey: this.target.anonKey, authorization: `Bearer ${credential.userToken}` };
+    if ('userToken' in credential)
+      return { apikey: this.target.anonKey, authorization: `Bearer ${credential.userToken}` };
     if ('serviceRole' in credential) {
-      if (!this.target.serviceRoleKey) throw new BackendError(503, 'service_key_missing', 'BACKEND_SERVICE_ROLE_KEY is not configured.');
+      if (!this.target.serviceRoleKey)
+        throw new BackendError(503, 'service_key_missing', 'BACKEND_SERVICE_ROLE_KEY is not configured.');
       return { apikey: this.target.serviceRoleKey, authorization: `Bearer ${this.target.serviceRoleKey}` };
     }
     return { apikey: this.target.anonKey, authorization: `Bearer ${this.target.anonKey}` };
   }
 
-  async request(pathAndQuery: string, options: BackendRequest): Promise<{ status: number; headers: Headers; body: unknown }> {
+  async request(
+    pathAndQuery: string,
+    options: BackendRequest,
+  ): Promise<{ status: number; headers: Headers; body: unknown }> {
     const headers: Record<string, string> = {
       ...this.headersFor(options.credential),
       'x-supabase-api-version': '2024-01-01',
@@ -109,7 +117,8 @@ export class BackendClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    const routeRemainingMs = this.routeDeadlineAt === undefined ? Number.POSITIVE_INFINITY : this.routeDeadlineAt - Date.now();
+    const routeRemainingMs =
+      this.routeDeadlineAt === undefined ? Number.POSITIVE_INFINITY : this.routeDeadlineAt - Date.now();
     if (routeRemainingMs <= 0) throw timedOut('route', this.deadlines.routeBudgetMs);
     const timeoutMs = Math.min(this.deadlines.callDeadlineMs, routeRemainingMs);
     let response: Response;
@@ -124,7 +133,9 @@ export class BackendClient {
       text = await response.text();
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') {
-        throw timeoutMs < this.deadlines.callDeadlineMs ? timedOut('route', this.deadlines.routeBudgetMs) : timedOut('call', this.deadlines.callDeadlineMs);
+        throw timeoutMs < this.deadlines.callDeadlineMs
+          ? timedOut('route', this.deadlines.routeBudgetMs)
+          : timedOut('call', this.deadlines.callDeadlineMs);
       }
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       throw new BackendError(502, 'backend_unavailable', `The backend did not answer${cause ? ` (${cause})` : ''}.`);
@@ -140,10 +151,20 @@ export class BackendClient {
     if (!response.ok) {
       const shape = errorShape.safeParse(parsed);
       const info = shape.success ? shape.data : {};
-      const code = info.error_code ?? (typeof info.code === 'string' ? info.code : undefined) ?? info.error ?? `http_${response.status}`;
+      const code =
+        info.error_code ??
+        (typeof info.code === 'string' ? info.code : undefined) ??
+        info.error ??
+        `http_${response.status}`;
       const bodyStatus = Number(info.statusCode);
-      const status = Number.isInteger(bodyStatus) && bodyStatus >= 400 && bodyStatus < 600 ? bodyStatus : response.status;
-      throw new BackendError(status, code, info.message ?? info.msg ?? `The backend answered ${response.status}.`, info.hint ?? null);
+      const status =
+        Number.isInteger(bodyStatus) && bodyStatus >= 400 && bodyStatus < 600 ? bodyStatus : response.status;
+      throw new BackendError(
+        status,
+        code,
+        info.message ?? info.msg ?? `The backend answered ${response.status}.`,
+        info.hint ?? null,
+      );
     }
     return { status: response.status, headers: response.headers, body: parsed };
   }

@@ -77,9 +77,21 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   invalid_token: { status: 400, error: 'invalid_device_token' },
 };
 
-const INVALID_SESSION: Mapped = { status: 401, error: 'invalid_token', message: 'The access token is missing, invalid or expired; sign in again.' };
-const WRONG_CREDENTIALS: Mapped = { status: 401, error: 'invalid_credentials', message: 'The e-mail or password is wrong.' };
-const EMAIL_TAKEN: Mapped = { status: 409, error: 'email_taken', message: 'An account with this e-mail already exists; log in instead.' };
+const INVALID_SESSION: Mapped = {
+  status: 401,
+  error: 'invalid_token',
+  message: 'The access token is missing, invalid or expired; sign in again.',
+};
+const WRONG_CREDENTIALS: Mapped = {
+  status: 401,
+  error: 'invalid_credentials',
+  message: 'The e-mail or password is wrong.',
+};
+const EMAIL_TAKEN: Mapped = {
+  status: 409,
+  error: 'email_taken',
+  message: 'An account with this e-mail already exists; log in instead.',
+};
 
 /** Auth (GoTrue and localbase), storage and PostgREST codes. */
 const BACKEND_CODES: Record<string, Mapped> = {
@@ -150,7 +162,11 @@ function bySqlState(code: string): Mapped | undefined {
 
 function byStatus(status: number): Mapped {
   if (status === 504) return { status: 504, error: 'backend_timeout' };
-  if (status >= 400 && status < 500) return { status, error: (Object.hasOwn(STATUS_CODES, status) ? STATUS_CODES[status] : undefined) ?? 'invalid_request' };
+  if (status >= 400 && status < 500)
+    return {
+      status,
+      error: (Object.hasOwn(STATUS_CODES, status) ? STATUS_CODES[status] : undefined) ?? 'invalid_request',
+    };
   return { status: 502, error: 'backend_error' };
 }
 
@@ -159,7 +175,9 @@ export function toGatewayError(failure: BackendError): GatewayError {
   const raised = /^P0\d{3}$/.test(failure.code) ? own(DATABASE_RAISED_CODES, failure.message) : undefined;
   if (raised) {
     const error = raised.error ?? failure.message;
-    const sentence = failure.hint ? `${failure.hint[0]?.toUpperCase()}${failure.hint.slice(1)}.` : `The database refused this: ${failure.message}.`;
+    const sentence = failure.hint
+      ? `${failure.hint[0]?.toUpperCase()}${failure.hint.slice(1)}.`
+      : `The database refused this: ${failure.message}.`;
     return new GatewayError(raised.status, error, sentence, { backend_code: failure.code });
   }
   const mapped = own(BACKEND_CODES, failure.code) ?? bySqlState(failure.code) ?? byStatus(failure.status);

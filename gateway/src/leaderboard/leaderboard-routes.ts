@@ -18,20 +18,36 @@ const count = z.number().int().min(0);
 const dailyRow = z.object({ user_id: z.string(), minutes: count, correct: count });
 const summaryRow = z.object({ user_id: z.string(), total_minutes: count, total_correct: count });
 const settingsRow = z.object({ day_offset_hours: z.number(), timezone_offset_minutes: z.number() });
-const profileRow = z.object({ user_id: z.string(), handle: z.string().nullable(), display_name: z.string().nullable(), avatar_url: z.string().nullable() });
+const profileRow = z.object({
+  user_id: z.string(),
+  handle: z.string().nullable(),
+  display_name: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+});
 
 async function callerDaySettings(backend: BackendClient, caller: Caller): Promise<DaySettings> {
-  const rows = await backend.select(`user_settings?select=day_offset_hours,timezone_offset_minutes&user_id=eq.${caller.userId}`, { userToken: caller.token });
+  const rows = await backend.select(
+    `user_settings?select=day_offset_hours,timezone_offset_minutes&user_id=eq.${caller.userId}`,
+    { userToken: caller.token },
+  );
   return rows.length ? settingsRow.parse(rows[0]) : { day_offset_hours: 0, timezone_offset_minutes: 0 };
 }
 
 async function readTotals(backend: BackendClient, caller: Caller, start: string | null): Promise<StudyTotals[]> {
   const credential = { userToken: caller.token };
   if (start === null) {
-    const rows = z.array(summaryRow).parse(await backend.select('user_stats_summary?select=user_id,total_minutes,total_correct', credential));
+    const rows = z
+      .array(summaryRow)
+      .parse(await backend.select('user_stats_summary?select=user_id,total_minutes,total_correct', credential));
     return rows.map((row) => ({ user_id: row.user_id, minutes: row.total_minutes, correct: row.total_correct }));
   }
-  return sumByUser(z.array(dailyRow).parse(await backend.select(`daily_user_stats?select=user_id,minutes,correct&study_day=gte.${start}`, credential)));
+  return sumByUser(
+    z
+      .array(dailyRow)
+      .parse(
+        await backend.select(`daily_user_stats?select=user_id,minutes,correct&study_day=gte.${start}`, credential),
+      ),
+  );
 }
 
 type Period = z.infer<typeof leaderboardBody>['period'];
@@ -45,11 +61,20 @@ async function readLeaderboard(backend: BackendClient, caller: Caller, period: P
   const ids = [...new Set([...top.map((entry) => entry.user_id), caller.userId])];
   const profiles = z
     .array(profileRow)
-    .parse(await backend.select(`user_profiles?select=user_id,handle,display_name,avatar_url&user_id=in.(${ids.join(',')})`, { userToken: caller.token }));
+    .parse(
+      await backend.select(
+        `user_profiles?select=user_id,handle,display_name,avatar_url&user_id=in.(${ids.join(',')})`,
+        { userToken: caller.token },
+      ),
+    );
   const byId = new Map(profiles.map((profile) => [profile.user_id, profile]));
   const describe = (userId: string) => {
     const profile = byId.get(userId);
-    return { handle: profile?.handle ?? null, display_name: profile?.display_name ?? null, avatar_url: profile?.avatar_url ?? null };
+    return {
+      handle: profile?.handle ?? null,
+      display_name: profile?.display_name ?? null,
+      avatar_url: profile?.avatar_url ?? null,
+    };
   };
   return {
     ok: true,
@@ -70,6 +95,5 @@ const leaderboardRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async 
     return readLeaderboard(options.backend.forRoute(), caller, period);
   });
 };
-
 
 export default leaderboardRoutes;

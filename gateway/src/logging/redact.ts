@@ -32,7 +32,10 @@ export const SECRET_KEYS = [
 const keyAlternatives = SECRET_KEYS.map((key) => key.replace(/[-_]/g, '[-_]')).join('|');
 // "key": "string" | ["string", ...] | number, in a JSON line (keys matched case-insensitively).
 const jsonString = '"(?:[^"\\\\]|\\\\.)*"';
-const secretJsonValue = new RegExp(`("(?:${keyAlternatives})"\\s*:\\s*)(${jsonString}|\\[(?:\\s*${jsonString}\\s*,?)*\\]|[\\w.+-]+)`, 'gi');
+const secretJsonValue = new RegExp(
+  `("(?:${keyAlternatives})"\\s*:\\s*)(${jsonString}|\\[(?:\\s*${jsonString}\\s*,?)*\\]|[\\w.+-]+)`,
+  'gi',
+);
 // ?key=value or &key=value, up to the next separator or the end of a JSON string.
 const secretQueryValue = new RegExp(`([?&](?:${keyAlternatives})=)[^&#\\s"\\\\]*`, 'gi');
 const jwtShaped = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g;

@@ -8,7 +8,9 @@ import type { GatewayConfig } from '../config.ts';
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
 
 /** The first IPv4 address of this machine that is not loopback, as os.networkInterfaces() lists them. */
-export function lanAddress(interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string | undefined {
+export function lanAddress(
+  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+): string | undefined {
   for (const addresses of Object.values(interfaces)) {
     const found = addresses?.find((address) => address.family === 'IPv4' && !address.internal);
     if (found) return found.address;
@@ -41,7 +43,11 @@ export function statusBlock(facts: StatusFacts): string {
   const lines = [
     `studyhall: app     http://${shownHost}:${port} (listening on ${host})`,
     ...(listensEverywhere
-      ? [lan ? `studyhall: phone   http://${lan}:${port} (this machine on the local network)` : 'studyhall: phone   no network address found: connect this machine to a network to use the phone remote']
+      ? [
+          lan
+            ? `studyhall: phone   http://${lan}:${port} (this machine on the local network)`
+            : 'studyhall: phone   no network address found: connect this machine to a network to use the phone remote',
+        ]
       : []),
     `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
     `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,

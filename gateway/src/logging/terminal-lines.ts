@@ -3,7 +3,14 @@
 // and, when LOG_LEVEL lets requests through, one line per finished request instead of Fastify's
 // pair of "incoming request" / "request completed" entries:
 //   14:03:07 INFO  gateway  GET /api/health 200 3 ms
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 /** Requests whose completion has not been logged yet, per logger; bounded so a lost pair cannot grow it. */
 const MAX_OPEN_REQUESTS = 2_000;
 
@@ -38,7 +45,8 @@ export class TerminalLines {
     }
     const requestKey = `${entry.name ?? ''}/${entry.reqId ?? ''}`;
     if (entry.msg === 'incoming request' && entry.req) {
-      if (this.openRequests.size >= MAX_OPEN_REQUESTS) this.openRequests.delete(this.openRequests.keys().next().value ?? '');
+      if (this.openRequests.size >= MAX_OPEN_REQUESTS)
+        this.openRequests.delete(this.openRequests.keys().next().value ?? '');
       this.openRequests.set(requestKey, `${entry.req.method ?? '?'} ${entry.req.url ?? '?'}`);
       return undefined;
     }

@@ -65,7 +65,8 @@ export type PairResult<Channel extends PairableChannel> =
 
 function newCode(): string {
   let code = '';
-  for (let index = 0; index < PAIRING_CODE_LENGTH; index++) code += PAIRING_CODE_ALPHABET[randomInt(PAIRING_CODE_ALPHABET.length)];
+  for (let index = 0; index < PAIRING_CODE_LENGTH; index++)
+    code += PAIRING_CODE_ALPHABET[randomInt(PAIRING_CODE_ALPHABET.length)];
   return code;
 }
 
@@ -118,7 +119,8 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     if (own && own.size >= this.options.maxPairingsPerAddress && !this.evictLongestIdle(own)) {
       return { refused: 'address_full', retryAfterMs: ADDRESS_FULL_RETRY_AFTER_MS };
     }
-    if (this.tokens.size >= this.options.maxPairings && !this.evictLongestIdle(this.tokens.values())) return { refused: 'server_full' };
+    if (this.tokens.size >= this.options.maxPairings && !this.evictLongestIdle(this.tokens.values()))
+      return { refused: 'server_full' };
     let code = newCode();
     while (this.codes.has(code)) code = newCode();
     const pairing: Pairing<Channel> = {
@@ -164,7 +166,8 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
   recordFailedCode(client: string): void {
     const now = this.options.now();
     const entry = this.failures.get(client);
-    if (!entry || now >= entry.windowStart + this.options.failureWindowMs) this.failures.set(client, { count: 1, windowStart: now });
+    if (!entry || now >= entry.windowStart + this.options.failureWindowMs)
+      this.failures.set(client, { count: 1, windowStart: now });
     else entry.count++;
   }
 
@@ -176,7 +179,8 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
   forgetIdle(): void {
     const now = this.options.now();
     for (const pairing of [...this.tokens.values()]) {
-      if (pairing.channel.openStreams === 0 && now - pairing.lastActiveAt >= this.options.idleTimeoutMs) this.forget(pairing);
+      if (pairing.channel.openStreams === 0 && now - pairing.lastActiveAt >= this.options.idleTimeoutMs)
+        this.forget(pairing);
     }
     for (const [client, entry] of this.failures) {
       if (now >= entry.windowStart + this.options.failureWindowMs) this.failures.delete(client);

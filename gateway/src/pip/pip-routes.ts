@@ -51,8 +51,16 @@ function singleHeader(request: FastifyRequest, name: string): string | undefined
 
 function pairingRequired(who: 'page' | 'phone'): GatewayError {
   return who === 'page'
-    ? new GatewayError(401, 'pairing_required', `Pairing is on: pair with POST /__pip/pair and send the channel in ${PIP_CHANNEL_HEADER} (or ?channel= for the event stream).`)
-    : new GatewayError(401, 'pairing_required', `Pairing is on: send the code shown on the focus page in the ${PIP_CODE_HEADER} header.`);
+    ? new GatewayError(
+        401,
+        'pairing_required',
+        `Pairing is on: pair with POST /__pip/pair and send the channel in ${PIP_CHANNEL_HEADER} (or ?channel= for the event stream).`,
+      )
+    : new GatewayError(
+        401,
+        'pairing_required',
+        `Pairing is on: send the code shown on the focus page in the ${PIP_CODE_HEADER} header.`,
+      );
 }
 
 const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false }) => {
@@ -64,7 +72,12 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     if (!pairing) return relay.shared;
     if (!token) throw pairingRequired('page');
     const found = channelToken.safeParse(token).success ? pairings.byChannelToken(token) : undefined;
-    if (!found) throw new GatewayError(401, 'pairing_channel_unknown', 'This channel is not paired (it expired or the server restarted): pair again with POST /__pip/pair.');
+    if (!found)
+      throw new GatewayError(
+        401,
+        'pairing_channel_unknown',
+        'This channel is not paired (it expired or the server restarted): pair again with POST /__pip/pair.',
+      );
     return found.channel;
   }
 
@@ -81,14 +94,20 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     if (lockedOutMs > 0) {
       const retryAfterS = Math.ceil(lockedOutMs / 1000);
       reply.header('retry-after', String(retryAfterS));
-      throw new GatewayError(429, 'rate_limited', 'Too many wrong pairing codes from this address; try again later.', { retry_after_s: retryAfterS });
+      throw new GatewayError(429, 'rate_limited', 'Too many wrong pairing codes from this address; try again later.', {
+        retry_after_s: retryAfterS,
+      });
     }
     const code = singleHeader(request, PIP_CODE_HEADER);
     if (!code) throw pairingRequired('phone');
     const found = pairings.byCode(code);
     if (!found) {
       pairings.recordFailedCode(request.ip);
-      throw new GatewayError(401, 'pairing_code_invalid', 'No focus page shows this code: check the code on the focus page, which changes when the page is closed for a while.');
+      throw new GatewayError(
+        401,
+        'pairing_code_invalid',
+        'No focus page shows this code: check the code on the focus page, which changes when the page is closed for a while.',
+      );
     }
     return found.channel;
   }
@@ -102,15 +121,29 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     if (!pairing) return { pairing: 'off' };
     const paired = pairings.pair(body?.channel, request.ip);
     if ('refused' in paired) {
-      if (paired.refused === 'server_full') return sendError(reply, 503, 'pairing_full', 'Every pairing slot holds an open focus page; close one and try again.');
+      if (paired.refused === 'server_full')
+        return sendError(
+          reply,
+          503,
+          'pairing_full',
+          'Every pairing slot holds an open focus page; close one and try again.',
+        );
       const retryAfterS = Math.ceil(paired.retryAfterMs / 1000);
       reply.header('retry-after', String(retryAfterS));
-      return sendError(reply, 429, 'rate_limited', `This address already has ${pairings.heldBy(request.ip)} focus pages paired, each with an open stream; close one and try again.`, {
-        retry_after_s: retryAfterS,
-      });
+      return sendError(
+        reply,
+        429,
+        'rate_limited',
+        `This address already has ${pairings.heldBy(request.ip)} focus pages paired, each with an open stream; close one and try again.`,
+        {
+          retry_after_s: retryAfterS,
+        },
+      );
     }
     const { code, token } = paired.pairing;
-    return reply.code(paired.reused ? 200 : 201).send({ pairing: 'on', code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
+    return reply
+      .code(paired.reused ? 200 : 201)
+      .send({ pairing: 'on', code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
   });
 
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
@@ -140,10 +173,15 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     const release = relay.admitStream(request.ip);
     if (!release) {
       reply.header('retry-after', String(STREAM_RETRY_AFTER_S));
-      throw new GatewayError(429, 'rate_limited', `This address already has ${relay.maxStreamsPerAddress} open event streams; close a focus page and try again.`, {
-        retry_after_s: STREAM_RETRY_AFTER_S,
-        limit: relay.maxStreamsPerAddress,
-      });
+      throw new GatewayError(
+        429,
+        'rate_limited',
+        `This address already has ${relay.maxStreamsPerAddress} open event streams; close a focus page and try again.`,
+        {
+          retry_after_s: STREAM_RETRY_AFTER_S,
+          limit: relay.maxStreamsPerAddress,
+        },
+      );
     }
     reply.raw.once('close', release);
     reply.hijack();

@@ -17,7 +17,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
-import { isPasswordGrant, passwordGrantAccount, sendAccountLocked, type AccountLoginBudget, type AttemptSettler } from '../security/account-login-limits.ts';
+import {
+  isPasswordGrant,
+  passwordGrantAccount,
+  sendAccountLocked,
+  type AccountLoginBudget,
+  type AttemptSettler,
+} from '../security/account-login-limits.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { decideUrl, pathUnder, type DecidedUrl } from '../security/request-path.ts';
 import { RAW_STREAM_HEADERS, storageObjectHeaders } from '../security/security-headers.ts';
@@ -51,11 +57,24 @@ export interface BackendProxyOptions {
   jsonBodyLimitBytes?: number;
 }
 
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** Removes hop-by-hop headers, including every header the Connection header names (RFC 9110 7.6.1). */
 export function withoutHopByHop<T extends Record<string, unknown>>(headers: T): T {
-  const listed = typeof headers.connection === 'string' ? headers.connection.split(',').map((name) => name.trim().toLowerCase()) : [];
+  const listed =
+    typeof headers.connection === 'string'
+      ? headers.connection.split(',').map((name) => name.trim().toLowerCase())
+      : [];
   const kept = { ...headers };
   for (const name of [...HOP_BY_HOP, ...listed]) delete kept[name];
   return kept;
@@ -83,7 +102,9 @@ export function backendPathOf(request: { url: string }): string {
 }
 
 function isPasswordAttempt(method: string, decided: DecidedUrl): boolean {
-  return method === 'POST' && pathUnder(BACKEND_PREFIX, decided.path) === '/auth/v1/token' && isPasswordGrant(decided.query);
+  return (
+    method === 'POST' && pathUnder(BACKEND_PREFIX, decided.path) === '/auth/v1/token' && isPasswordGrant(decided.query)
+  );
 }
 
 /**
@@ -114,7 +135,11 @@ const isJson = (contentType: string | undefined) => /^application\/([\w.+-]*\+)?
 type ProxyFailure = Error & { code?: string; statusCode?: number; cause?: unknown };
 
 function isTimeout(error: ProxyFailure): boolean {
-  return error.statusCode === 504 || error.code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT' || error.code === 'FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT';
+  return (
+    error.statusCode === 504 ||
+    error.code === 'FST_REPLY_FROM_GATEWAY_TIMEOUT' ||
+    error.code === 'FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT'
+  );
 }
 
 /** Closes a proxied realtime socket pair after `idleMs` without a message in either direction. */
@@ -193,8 +218,12 @@ function realtimeSocketHooks(idleMs: number, backlogBytes: number) {
 
 const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, options) => {
   const timeouts = { ...PROXY_TIMEOUTS, ...options.timeouts };
-  const limits = { any: options.bodyLimitBytes ?? BODY_LIMITS.proxy, json: options.jsonBodyLimitBytes ?? BODY_LIMITS.proxyJson };
-  const bodyLimitOf = (request: FastifyRequest) => (isJson(request.headers['content-type']) ? Math.min(limits.json, limits.any) : limits.any);
+  const limits = {
+    any: options.bodyLimitBytes ?? BODY_LIMITS.proxy,
+    json: options.jsonBodyLimitBytes ?? BODY_LIMITS.proxyJson,
+  };
+  const bodyLimitOf = (request: FastifyRequest) =>
+    isJson(request.headers['content-type']) ? Math.min(limits.json, limits.any) : limits.any;
   const credentials = (request: { headers: IncomingHttpHeaders }) => ({
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
@@ -207,7 +236,12 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     if (declaredLength > bodyLimit) return sendPayloadTooLarge(reply.header('connection', 'close'), bodyLimit);
     const intercept = classifyEdgePath(backendPathOf(request));
     if (intercept?.kind === 'disabled') {
-      return sendError(reply, 502, 'edge_function_disabled', `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`);
+      return sendError(
+        reply,
+        502,
+        'edge_function_disabled',
+        `The ${intercept.functionName} edge function is not served locally; the app uses the database functions instead.`,
+      );
     }
     if (intercept?.kind === 'payment_stub') return reply.code(200).send(PAYMENT_STUB);
   });
@@ -236,7 +270,13 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     if (request.method !== 'POST' || backendPathOf(request) !== REGISTER_TOKEN_PATH) return;
     const body = await takeWholeBody(request);
     const refused = await refusedPushRegistration(body, options.pushEndpoints);
-    if (refused) return sendError(reply, 400, 'push_endpoint_refused', `This push endpoint is not allowed: ${refused.replace(/^endpoint_refused: /, '')}.`);
+    if (refused)
+      return sendError(
+        reply,
+        400,
+        'push_endpoint_refused',
+        `This push endpoint is not allowed: ${refused.replace(/^endpoint_refused: /, '')}.`,
+      );
   });
 
   // GoTrue answers a wrong password with 400 invalid_grant (localbase: 400 invalid_credentials).
@@ -255,14 +295,20 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
    */
   const answerFailure = (reply: FastifyReply, error: ProxyFailure) => {
     if (reply.sent) return;
-    if (error.cause instanceof BodyTooLargeError) return sendPayloadTooLarge(reply.header('connection', 'close'), error.cause.limitBytes);
+    if (error.cause instanceof BodyTooLargeError)
+      return sendPayloadTooLarge(reply.header('connection', 'close'), error.cause.limitBytes);
     reply.request.log.warn({ err: error }, 'backend request failed');
     if (isTimeout(error)) return sendError(reply, 504, 'backend_timeout', 'The backend did not answer in time.');
     const code = ((error.cause ?? error) as { code?: string }).code;
     const { headers } = reply.request;
     const hadBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
     if (hadBody && (code === 'EPIPE' || code === 'ECONNRESET' || !reply.request.raw.complete)) {
-      return sendError(reply.header('connection', 'close'), 502, 'backend_closed_upload', 'The backend closed the connection before it had read the whole request body.');
+      return sendError(
+        reply.header('connection', 'close'),
+        502,
+        'backend_closed_upload',
+        'The backend closed the connection before it had read the whole request body.',
+      );
     }
     return sendError(reply, 502, 'backend_unavailable', 'The backend did not answer.');
   };
@@ -273,7 +319,10 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     // headers only matter for the admin's service key.
     rewriteRequestHeaders: (headers: Record<string, unknown>, request: { headers: IncomingHttpHeaders }) => {
       const { apikey, authorization } = request.headers;
-      const forwarded = backendRequestHeaders({ ...(apikey ? { apikey } : {}), ...(authorization ? { authorization } : {}) }, credentials(request));
+      const forwarded = backendRequestHeaders(
+        { ...(apikey ? { apikey } : {}), ...(authorization ? { authorization } : {}) },
+        credentials(request),
+      );
       return { ...headers, ...forwarded };
     },
   };
@@ -290,7 +339,10 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
       requestOptions: { timeout: timeouts.responseTimeoutMs, rejectUnauthorized: true },
     },
     handler: (request: FastifyRequest, reply, dest, replyOptions) =>
-      reply.from(dest, { ...replyOptions, timeout: isStoragePath(backendPathOf(request)) ? timeouts.storageIdleTimeoutMs : timeouts.responseTimeoutMs }),
+      reply.from(dest, {
+        ...replyOptions,
+        timeout: isStoragePath(backendPathOf(request)) ? timeouts.storageIdleTimeoutMs : timeouts.responseTimeoutMs,
+      }),
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => backendRequestHeaders(headers, credentials(request)),
       rewriteHeaders: (headers, request) => {

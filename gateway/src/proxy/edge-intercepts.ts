@@ -2,9 +2,7 @@
 // analytics and finish-session are disabled (502, no fabricated data; the database RPCs replace
 // them), and payment or portal paths get an inert 200 stub (a local server sells nothing).
 export type EdgeIntercept =
-  | { kind: 'disabled'; functionName: string }
-  | { kind: 'payment_stub'; functionName: string }
-  | undefined;
+  { kind: 'disabled'; functionName: string } | { kind: 'payment_stub'; functionName: string } | undefined;
 
 const disabledPattern = /leaderboard|analytics|finish-session/i;
 const paymentPattern = /payment|portal|checkout/i;

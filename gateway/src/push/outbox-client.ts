@@ -51,11 +51,19 @@ export class OutboxClient {
   }
 
   async markSent(claimId: string, ids: string[]): Promise<number> {
-    return z.number().int().parse(await this.backend.rpc('community_mark_push_sent', { p_claim_id: claimId, p_ids: ids }, SERVICE));
+    return z
+      .number()
+      .int()
+      .parse(await this.backend.rpc('community_mark_push_sent', { p_claim_id: claimId, p_ids: ids }, SERVICE));
   }
 
   /** retryAfterSeconds undefined gives the row up. */
-  async markFailed(claimId: string, id: string, error: string, retryAfterSeconds: number | undefined): Promise<'retry' | 'failed' | 'not_claimed'> {
+  async markFailed(
+    claimId: string,
+    id: string,
+    error: string,
+    retryAfterSeconds: number | undefined,
+  ): Promise<'retry' | 'failed' | 'not_claimed'> {
     const body = await this.backend.rpc(
       'community_mark_push_failed',
       { p_claim_id: claimId, p_id: id, p_error: error, p_retry_after_seconds: retryAfterSeconds ?? null },
@@ -65,14 +73,28 @@ export class OutboxClient {
   }
 
   async removeToken(claimId: string, id: string, error: string): Promise<boolean> {
-    return z.boolean().parse(await this.backend.rpc('community_remove_push_token', { p_claim_id: claimId, p_id: id, p_error: error }, SERVICE));
+    return z
+      .boolean()
+      .parse(
+        await this.backend.rpc(
+          'community_remove_push_token',
+          { p_claim_id: claimId, p_id: id, p_error: error },
+          SERVICE,
+        ),
+      );
   }
 
   async release(claimId: string, ids: string[]): Promise<number> {
-    return z.number().int().parse(await this.backend.rpc('community_release_push_claim', { p_claim_id: claimId, p_ids: ids }, SERVICE));
+    return z
+      .number()
+      .int()
+      .parse(await this.backend.rpc('community_release_push_claim', { p_claim_id: claimId, p_ids: ids }, SERVICE));
   }
 
   async prune(keepSeconds: number): Promise<number> {
-    return z.number().int().parse(await this.backend.rpc('community_prune_push_outbox', { p_keep_seconds: keepSeconds }, SERVICE));
+    return z
+      .number()
+      .int()
+      .parse(await this.backend.rpc('community_prune_push_outbox', { p_keep_seconds: keepSeconds }, SERVICE));
   }
 }

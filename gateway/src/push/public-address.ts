@@ -68,7 +68,9 @@ export class NonPublicEndpointError extends Error {
     readonly hostname: string,
     readonly addresses: string[],
   ) {
-    super(`endpoint_refused: ${hostname} is not a public internet address${addresses.length && addresses[0] !== hostname ? ` (it resolves to ${addresses.join(', ')})` : ''}`);
+    super(
+      `endpoint_refused: ${hostname} is not a public internet address${addresses.length && addresses[0] !== hostname ? ` (it resolves to ${addresses.join(', ')})` : ''}`,
+    );
     this.name = 'NonPublicEndpointError';
   }
 }
@@ -89,7 +91,10 @@ export async function resolvePublicAddress(hostname: string, resolve: HostResolv
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal }] : await resolve(host);
   if (addresses.length === 0 || addresses.some((entry) => !isPublicAddress(entry.address))) {
-    throw new NonPublicEndpointError(host, addresses.map((entry) => entry.address));
+    throw new NonPublicEndpointError(
+      host,
+      addresses.map((entry) => entry.address),
+    );
   }
   return addresses[0] as ResolvedAddress;
 }

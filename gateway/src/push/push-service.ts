@@ -12,7 +12,8 @@ import { OutboxClient } from './outbox-client.ts';
 import { PushWorker, type PushLog, type PushWorkerSettings } from './push-worker.ts';
 import { defaultVapidSubject, loadOrCreateVapidKeys, type VapidKeys } from './vapid-keys.ts';
 
-export type VapidResolution = { ok: true; keys: VapidKeys; source: 'environment' | 'data_dir' } | { ok: false; reason: string };
+export type VapidResolution =
+  { ok: true; keys: VapidKeys; source: 'environment' | 'data_dir' } | { ok: false; reason: string };
 
 export interface PushServiceOptions {
   config: GatewayConfig;
@@ -40,7 +41,10 @@ export class PushService {
     const { config } = this.options;
     if (config.vapid) return { ok: true, keys: config.vapid, source: 'environment' };
     if (config.backend) {
-      return { ok: false, reason: 'a hosted backend needs VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT for Web Push' };
+      return {
+        ok: false,
+        reason: 'a hosted backend needs VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT for Web Push',
+      };
     }
     try {
       const keys = await loadOrCreateVapidKeys(config.dataDir, defaultVapidSubject(config.admin.emails));
@@ -61,7 +65,10 @@ export class PushService {
         return;
       }
       if (!this.options.backend.serviceRoleKey) {
-        this.options.log.warn({}, 'push: start alerts are not delivered: the delivery needs the service key (set BACKEND_SERVICE_ROLE_KEY)');
+        this.options.log.warn(
+          {},
+          'push: start alerts are not delivered: the delivery needs the service key (set BACKEND_SERVICE_ROLE_KEY)',
+        );
         return;
       }
       const outbox = new OutboxClient(new BackendClient(this.options.backend));

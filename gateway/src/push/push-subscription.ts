@@ -36,7 +36,10 @@ export function parsePushToken(token: string, options: { allowPlainHttp: boolean
   }
   const parsed = subscriptionSchema.safeParse(json);
   if (!parsed.success) {
-    return { ok: false, reason: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'token'}: ${issue.message}`).join('; ') };
+    return {
+      ok: false,
+      reason: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'token'}: ${issue.message}`).join('; '),
+    };
   }
   const endpoint = new URL(parsed.data.endpoint);
   if (endpoint.protocol !== 'https:' && !(options.allowPlainHttp && LOOPBACK_HOSTS.test(endpoint.hostname))) {

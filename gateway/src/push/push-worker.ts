@@ -101,12 +101,18 @@ export class PushWorker {
     settings: Partial<PushWorkerSettings> = {},
   ) {
     this.settings = { ...DEFAULT_PUSH_SETTINGS, ...settings };
-    const worstBatchMs = Math.ceil(this.settings.batchSize / this.settings.concurrency) * this.settings.requestTimeoutMs;
+    const worstBatchMs =
+      Math.ceil(this.settings.batchSize / this.settings.concurrency) * this.settings.requestTimeoutMs;
     if (this.settings.leaseSeconds * 1000 <= worstBatchMs) {
       // A lease shorter than a batch could let another gateway re-claim rows still being sent.
-      throw new Error(`push: leaseSeconds (${this.settings.leaseSeconds}) must exceed a whole batch's worst time (${worstBatchMs} ms)`);
+      throw new Error(
+        `push: leaseSeconds (${this.settings.leaseSeconds}) must exceed a whole batch's worst time (${worstBatchMs} ms)`,
+      );
     }
-    this.agent = createPushAgent(this.settings.concurrency, { resolve: this.settings.resolveHost, allowPlainHttpLoopback: this.settings.allowPlainHttp });
+    this.agent = createPushAgent(this.settings.concurrency, {
+      resolve: this.settings.resolveHost,
+      allowPlainHttpLoopback: this.settings.allowPlainHttp,
+    });
     this.signer = new VapidSigner(vapid);
   }
 
@@ -167,19 +173,28 @@ export class PushWorker {
     await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, queue.length) }, lane));
     // One call settles every success of the batch.
     if (sentIds.length > 0) {
-      await this.settle(() => this.outbox.markSent(claim.claim_id, sentIds), { rows: sentIds.length }, 'marking pushes sent failed; they will be sent again after the lease');
+      await this.settle(
+        () => this.outbox.markSent(claim.claim_id, sentIds),
+        { rows: sentIds.length },
+        'marking pushes sent failed; they will be sent again after the lease',
+      );
       this.stats.sent += sentIds.length;
     }
     if (queue.length > 0) {
       const ids = queue.map((row) => row.id);
-      await this.settle(() => this.outbox.release(claim.claim_id, ids), { rows: ids.length }, 'releasing unsent rows failed; they return after the lease');
+      await this.settle(
+        () => this.outbox.release(claim.claim_id, ids),
+        { rows: ids.length },
+        'releasing unsent rows failed; they return after the lease',
+      );
       this.stats.released += ids.length;
     }
   }
 
   private async deliverRow(claimId: string, row: ClaimedRow): Promise<RowResult> {
     const payload = startAlertPayloadSchema.safeParse(row.payload);
-    if (!payload.success) return this.giveUp(claimId, row, 'unsupported_payload: not a start alert this gateway can send');
+    if (!payload.success)
+      return this.giveUp(claimId, row, 'unsupported_payload: not a start alert this gateway can send');
     const token = parsePushToken(row.token, { allowPlainHttp: this.settings.allowPlainHttp });
     if (!token.ok) return this.giveUp(claimId, row, `invalid_subscription: ${token.reason}`);
     const { subscription } = token;
@@ -208,7 +223,11 @@ export class PushWorker {
           return this.giveUp(claimId, row, outcome.error);
         }
         const retryAfter = this.retryDelaySeconds(row.attempts, outcome.retryAfterSeconds);
-        await this.settle(() => this.outbox.markFailed(claimId, row.id, outcome.error, retryAfter), where, 'scheduling a push retry failed');
+        await this.settle(
+          () => this.outbox.markFailed(claimId, row.id, outcome.error, retryAfter),
+          where,
+          'scheduling a push retry failed',
+        );
         this.stats.retried += 1;
         return 'settled';
       }
@@ -224,13 +243,21 @@ export class PushWorker {
   }
 
   private async giveUp(claimId: string, row: ClaimedRow, error: string): Promise<RowResult> {
-    await this.settle(() => this.outbox.markFailed(claimId, row.id, error, undefined), { row: row.id }, 'giving a push up failed');
+    await this.settle(
+      () => this.outbox.markFailed(claimId, row.id, error, undefined),
+      { row: row.id },
+      'giving a push up failed',
+    );
     this.stats.failed += 1;
     return 'settled';
   }
 
   private async removeToken(claimId: string, row: ClaimedRow, error: string): Promise<RowResult> {
-    await this.settle(() => this.outbox.removeToken(claimId, row.id, error), { row: row.id }, 'removing a gone push token failed');
+    await this.settle(
+      () => this.outbox.removeToken(claimId, row.id, error),
+      { row: row.id },
+      'removing a gone push token failed',
+    );
     this.stats.gone += 1;
     return 'settled';
   }

@@ -39,7 +39,10 @@ export async function loadOrCreateVapidKeys(dataDir: string, subject: string): P
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       // Replacing the keys would silently break every subscription made with them, so never guess.
-      throw new Error(`${file} is unreadable or invalid; fix it, or move it away to generate new keys (browsers then subscribe again)`, { cause: error });
+      throw new Error(
+        `${file} is unreadable or invalid; fix it, or move it away to generate new keys (browsers then subscribe again)`,
+        { cause: error },
+      );
     }
   }
   const generated = webpush.generateVAPIDKeys();

@@ -57,7 +57,14 @@ export class VapidSigner {
     const cached = this.headers.get(audience);
     if (cached && cached.expiresAt - now > VAPID_RENEW_BEFORE_SECONDS) return cached.authorization;
     const expiresAt = now + VAPID_TOKEN_SECONDS;
-    const { Authorization } = webpush.getVapidHeaders(audience, this.keys.subject, this.keys.publicKey, this.keys.privateKey, 'aes128gcm', expiresAt);
+    const { Authorization } = webpush.getVapidHeaders(
+      audience,
+      this.keys.subject,
+      this.keys.publicKey,
+      this.keys.privateKey,
+      'aes128gcm',
+      expiresAt,
+    );
     this.headers.delete(audience);
     if (this.headers.size >= VAPID_AUDIENCES) this.headers.delete(this.headers.keys().next().value as string);
     this.headers.set(audience, { authorization: Authorization, expiresAt });
@@ -81,7 +88,8 @@ export async function endpointAddress(protocol: string, hostname: string, guard:
   try {
     return (await resolvePublicAddress(hostname, guard.resolve)).address;
   } catch (error) {
-    if (!(error instanceof NonPublicEndpointError) || protocol !== 'http:' || !guard.allowPlainHttpLoopback) throw error;
+    if (!(error instanceof NonPublicEndpointError) || protocol !== 'http:' || !guard.allowPlainHttpLoopback)
+      throw error;
     const [first] = error.addresses;
     if (first !== undefined && error.addresses.every((address) => LOOPBACK.test(address))) return first;
     throw error;
@@ -98,11 +106,20 @@ export function createPushAgent(connectionsPerOrigin: number, guard: EndpointGua
       (error: Error) => callback(error, null),
     );
   };
-  return new Agent({ connections: connectionsPerOrigin, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect });
+  return new Agent({
+    connections: connectionsPerOrigin,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    connect,
+  });
 }
 
 function refusedEndpoint(error: unknown): NonPublicEndpointError | undefined {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current instanceof NonPublicEndpointError) return current;
   }
   return undefined;
@@ -117,7 +134,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-export async function sendWebPush(subscription: PushSubscriptionJson, body: string, options: SendOptions): Promise<SendOutcome> {
+export async function sendWebPush(
+  subscription: PushSubscriptionJson,
+  body: string,
+  options: SendOptions,
+): Promise<SendOutcome> {
   let details: ReturnType<typeof webpush.generateRequestDetails>;
   try {
     details = webpush.generateRequestDetails(subscription, body, {
@@ -128,7 +149,11 @@ export async function sendWebPush(subscription: PushSubscriptionJson, body: stri
     });
   } catch (error) {
     // web-push refuses keys it cannot use (wrong length, not a curve point): the token is unusable.
-    return { kind: 'failed', status: undefined, error: `cannot encrypt for this subscription: ${(error as Error).message}` };
+    return {
+      kind: 'failed',
+      status: undefined,
+      error: `cannot encrypt for this subscription: ${(error as Error).message}`,
+    };
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(details.headers)) headers[name.toLowerCase()] = String(value);
@@ -147,13 +172,22 @@ export async function sendWebPush(subscription: PushSubscriptionJson, body: stri
   } catch (error) {
     const refused = refusedEndpoint(error);
     if (refused) return { kind: 'failed', status: undefined, error: refused.message };
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : (error as Error).message;
-    return { kind: 'retry', status: undefined, error: `push service unreachable: ${reason}`, retryAfterSeconds: undefined };
+    const reason =
+      (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : (error as Error).message;
+    return {
+      kind: 'retry',
+      status: undefined,
+      error: `push service unreachable: ${reason}`,
+      retryAfterSeconds: undefined,
+    };
   }
   const status = response.statusCode;
   let text = '';
   try {
-    text = status >= 200 && status < 300 ? (await response.body.dump(), '') : (await response.body.text()).slice(0, ERROR_BODY_CHARS);
+    text =
+      status >= 200 && status < 300
+        ? (await response.body.dump(), '')
+        : (await response.body.text()).slice(0, ERROR_BODY_CHARS);
   } catch {
     // The status decides; a body cut short changes nothing.
   }

@@ -39,7 +39,8 @@ export async function resolveStaticFile(realDistDir: string, rawPathname: string
     return { kind: 'refused' };
   }
   const segments = decoded.split('/').filter(Boolean);
-  if (segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\'))) return { kind: 'refused' };
+  if (segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\')))
+    return { kind: 'refused' };
   const candidate = path.join(realDistDir, ...segments);
   let real: string;
   try {
@@ -77,7 +78,9 @@ const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
   await app.register(fastifyStatic, { root: realDistDir, serve: false, index: false });
 
   const sendIndex = (reply: FastifyReply) =>
-    setContentSecurityPolicy(reply, options.appPolicy).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    setContentSecurityPolicy(reply, options.appPolicy)
+      .header('cache-control', 'no-cache')
+      .sendFile('index.html', { cacheControl: false });
 
   app.get('/*', async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';

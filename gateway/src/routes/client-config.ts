@@ -33,7 +33,11 @@ const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, option
   const interfaces = options.networkInterfaces ?? os.networkInterfaces;
   app.get('/api/client-config', async (_request, reply): Promise<ClientConfig> => {
     reply.header('cache-control', 'no-cache');
-    return { backend_url: BACKEND_PREFIX, anon_key: options.anonKey, companion_urls: reachableFromLan(app.server.address()) };
+    return {
+      backend_url: BACKEND_PREFIX,
+      anon_key: options.anonKey,
+      companion_urls: reachableFromLan(app.server.address()),
+    };
   });
 
   /** A server bound to every interface is reached at each LAN address; one bound to loopback is not. */

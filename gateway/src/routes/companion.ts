@@ -27,7 +27,9 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
   await app.register(fastifyStatic, { root: distDir, serve: false, index: false });
 
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    sendError(reply, 404, 'not_found', 'No route answers this path.', { path: request.url.split('?')[0] ?? request.url });
+    sendError(reply, 404, 'not_found', 'No route answers this path.', {
+      path: request.url.split('?')[0] ?? request.url,
+    });
 
   // Relative asset paths need the trailing slash: /companion -> /companion/ (keeping any query).
   app.get(COMPANION_PREFIX, async (request, reply) => {
@@ -44,7 +46,9 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
         .code(503)
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-store')
-        .send('The phone remote is not built yet. It is built when `npm start` starts; or run `npm run build:companion`.');
+        .send(
+          'The phone remote is not built yet. It is built when `npm start` starts; or run `npm run build:companion`.',
+        );
     }
     const pathname = (request.url.split('?')[0] ?? '').slice(COMPANION_PREFIX.length) || '/';
     const resolved = await resolveStaticFile(realDistDir, pathname);

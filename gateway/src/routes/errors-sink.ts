@@ -54,7 +54,10 @@ export class RotatingLineAppender {
     const bytes = Buffer.byteLength(text);
     if (this.size === undefined) {
       await mkdir(path.dirname(this.file), { recursive: true });
-      this.size = await stat(this.file).then((info) => info.size, () => 0);
+      this.size = await stat(this.file).then(
+        (info) => info.size,
+        () => 0,
+      );
     }
     if (this.size > 0 && this.size + bytes > this.rotation.maxBytes) await this.rotate();
     try {
@@ -94,21 +97,38 @@ function failureReporter(log: FastifyBaseLogger) {
 }
 
 const errorsSink: FastifyPluginAsync<ErrorsSinkOptions> = async (app, options) => {
-  const appender = new RotatingLineAppender(path.join(options.logDir, BROWSER_ERRORS_LOG), { ...DEFAULT_ROTATION, ...options.rotation });
+  const appender = new RotatingLineAppender(path.join(options.logDir, BROWSER_ERRORS_LOG), {
+    ...DEFAULT_ROTATION,
+    ...options.rotation,
+  });
   const failures = failureReporter(app.log);
 
   // navigator.sendBeacon posts text/plain; it is read as JSON text, with the same depth check.
-  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: ERRORS_BODY_LIMIT }, depthCheckedJsonParser(app));
+  app.addContentTypeParser(
+    'text/plain',
+    { parseAs: 'string', bodyLimit: ERRORS_BODY_LIMIT },
+    depthCheckedJsonParser(app),
+  );
 
   app.post('/__errors', { bodyLimit: ERRORS_BODY_LIMIT }, async (request, reply) => {
     const report = parseOrThrow(errorReport, request.body);
-    const line = JSON.stringify({ received_at: new Date().toISOString(), ip: request.ip, user_agent: request.headers['user-agent'] ?? null, report });
+    const line = JSON.stringify({
+      received_at: new Date().toISOString(),
+      ip: request.ip,
+      user_agent: request.headers['user-agent'] ?? null,
+      report,
+    });
     try {
       await appender.append(line);
       failures.succeeded();
     } catch (error) {
       failures.failed(error);
-      return sendError(reply, 503, 'error_log_unavailable', 'The error log cannot be written right now; this report was not kept.');
+      return sendError(
+        reply,
+        503,
+        'error_log_unavailable',
+        'The error log cannot be written right now; this report was not kept.',
+      );
     }
     return reply.code(202).send({ ok: true });
   });

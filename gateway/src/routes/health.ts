@@ -34,7 +34,12 @@ export async function probeBackend(backendUrl: string, anonKey: string, timeoutM
     });
     await response.arrayBuffer();
     const latency = Math.round(performance.now() - started);
-    return { status: response.ok ? 'up' : 'down', latency_ms: latency, http_status: response.status, error: response.ok ? null : `HTTP ${response.status}` };
+    return {
+      status: response.ok ? 'up' : 'down',
+      latency_ms: latency,
+      http_status: response.status,
+      error: response.ok ? null : `HTTP ${response.status}`,
+    };
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
     return {
@@ -56,7 +61,10 @@ class HealthCache {
   private latest: Measurement | undefined;
   private inFlight: Promise<Measurement> | undefined;
 
-  constructor(private readonly measure: () => Promise<BackendHealth>, private readonly maxAgeMs: number) {}
+  constructor(
+    private readonly measure: () => Promise<BackendHealth>,
+    private readonly maxAgeMs: number,
+  ) {}
 
   async read(): Promise<{ measurement: Measurement; cached: boolean }> {
     const now = Date.now();
@@ -76,7 +84,10 @@ class HealthCache {
 
 const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
   const timeoutMs = options.probeTimeoutMs ?? BACKEND_PROBE_TIMEOUT_MS;
-  const cache = new HealthCache(() => probeBackend(options.backendUrl, options.anonKey, timeoutMs), options.cacheMs ?? HEALTH_CACHE_MS);
+  const cache = new HealthCache(
+    () => probeBackend(options.backendUrl, options.anonKey, timeoutMs),
+    options.cacheMs ?? HEALTH_CACHE_MS,
+  );
   const startedAt = Date.now();
   if (options.measureAtStart) app.addHook('onReady', async () => void cache.read());
 

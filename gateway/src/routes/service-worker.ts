@@ -15,7 +15,12 @@ export interface ServiceWorkerOptions {
 }
 
 /** `__PRECACHE_FILES__` is replaced by a JSON array literal of URL paths (["/assets/x.js", ...]). */
-export function renderServiceWorker(template: string, info: BuildInfo, builtAt: string, precache: string[] = []): string {
+export function renderServiceWorker(
+  template: string,
+  info: BuildInfo,
+  builtAt: string,
+  precache: string[] = [],
+): string {
   const values: Record<string, string> = {
     __APP_VERSION__: info.version,
     __GIT_SHA__: info.git_sha ?? 'unknown',
@@ -23,7 +28,10 @@ export function renderServiceWorker(template: string, info: BuildInfo, builtAt: 
     __BUILD_TIME__: builtAt,
     __PRECACHE_FILES__: JSON.stringify(precache),
   };
-  return template.replace(/__(APP_VERSION|GIT_SHA|PWA_CACHE|BUILD_TIME|PRECACHE_FILES)__/g, (placeholder) => values[placeholder] ?? placeholder);
+  return template.replace(
+    /__(APP_VERSION|GIT_SHA|PWA_CACHE|BUILD_TIME|PRECACHE_FILES)__/g,
+    (placeholder) => values[placeholder] ?? placeholder,
+  );
 }
 
 const serviceWorker: FastifyPluginAsync<ServiceWorkerOptions> = async (app, options) => {

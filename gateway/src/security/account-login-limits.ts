@@ -63,7 +63,8 @@ export class AccountLoginBudget {
         window.inFlight--;
         // A failure is counted in the window the attempt began in, unless that one has ended.
         if (wrongPassword) (this.windows.get(account) === window ? window : this.currentWindow(account)).failures++;
-        else if (window.failures === 0 && window.inFlight === 0 && this.windows.get(account) === window) this.windows.delete(account);
+        else if (window.failures === 0 && window.inFlight === 0 && this.windows.get(account) === window)
+          this.windows.delete(account);
       },
     };
   }
@@ -84,7 +85,8 @@ export class AccountLoginBudget {
   }
 
   private forgetEnded(now: number): void {
-    for (const [account, window] of this.windows) if (now >= window.startedAt + this.budget.windowMs) this.windows.delete(account);
+    for (const [account, window] of this.windows)
+      if (now >= window.startedAt + this.budget.windowMs) this.windows.delete(account);
     // Still full: the windows opened longest ago go first (a Map keeps insertion order).
     for (const account of this.windows.keys()) {
       if (this.windows.size < MAX_TRACKED_ACCOUNTS) break;

@@ -24,7 +24,6 @@ export const BODY_LIMITS = {
   proxyJson: JSON_BODY_LIMIT_BYTES,
 };
 
-
 /** "8 MiB" for 8388608, "1000 bytes" for 1000: how a limit reads in a message. */
 export function describeBytes(bytes: number): string {
   return bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;

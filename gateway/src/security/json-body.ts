@@ -42,7 +42,9 @@ export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY)
 }
 
 export function tooDeeplyNested(): GatewayError {
-  return new GatewayError(400, 'invalid_json', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, { max_depth: MAX_JSON_DEPTH });
+  return new GatewayError(400, 'invalid_json', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+    max_depth: MAX_JSON_DEPTH,
+  });
 }
 
 type Done = (error: Error | null, body?: unknown) => void;

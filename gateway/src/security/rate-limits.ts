@@ -29,7 +29,14 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
 export type LimitedFamily = keyof RateLimitSettings;
 
 const GATEWAY_CREDENTIAL_PATHS = new Set(['/__auth/signup', '/__auth/login', '/__auth/check']);
-const BACKEND_CREDENTIAL_PATHS = new Set(['/auth/v1/signup', '/auth/v1/otp', '/auth/v1/magiclink', '/auth/v1/recover', '/auth/v1/verify', '/auth/v1/resend']);
+const BACKEND_CREDENTIAL_PATHS = new Set([
+  '/auth/v1/signup',
+  '/auth/v1/otp',
+  '/auth/v1/magiclink',
+  '/auth/v1/recover',
+  '/auth/v1/verify',
+  '/auth/v1/resend',
+]);
 const MFA_ATTEMPT = /^\/auth\/v1\/factors\/[^/]+\/(verify|challenge)$/;
 
 /**
@@ -55,7 +62,8 @@ export function limitedFamily(method: string, decided: DecidedUrl): LimitedFamil
   if (decided.path === '/__admin/login' && method === 'POST') return 'credentials';
   if (decided.path === '/__errors') return 'errorReports';
   const underBackend = pathUnder('/__backend', decided.path);
-  if (underBackend !== undefined && isBackendCredentialAttempt(method, underBackend, decided.query)) return 'credentials';
+  if (underBackend !== undefined && isBackendCredentialAttempt(method, underBackend, decided.query))
+    return 'credentials';
   return undefined;
 }
 
@@ -68,8 +76,16 @@ const MESSAGES: Record<LimitedFamily, string> = {
 export async function installRateLimits(app: FastifyInstance, settings: RateLimitSettings): Promise<void> {
   await app.register(rateLimit, { global: false });
   const limiters = {
-    credentials: app.createRateLimit({ max: settings.credentials.max, timeWindow: settings.credentials.windowMs, keyGenerator: (request) => request.ip }),
-    errorReports: app.createRateLimit({ max: settings.errorReports.max, timeWindow: settings.errorReports.windowMs, keyGenerator: (request) => request.ip }),
+    credentials: app.createRateLimit({
+      max: settings.credentials.max,
+      timeWindow: settings.credentials.windowMs,
+      keyGenerator: (request) => request.ip,
+    }),
+    errorReports: app.createRateLimit({
+      max: settings.errorReports.max,
+      timeWindow: settings.errorReports.windowMs,
+      keyGenerator: (request) => request.ip,
+    }),
   };
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const family = limitedFamily(request.method, decideUrl(request.url));

@@ -85,7 +85,8 @@ export function crossSiteReason(request: HeaderSource): string | undefined {
   let originAuthority: string;
   try {
     const parsed = new URL(origin);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `Origin ${origin} is not a web page of this server`;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return `Origin ${origin} is not a web page of this server`;
     originAuthority = parsed.host;
   } catch {
     return `Origin ${origin.slice(0, 100)} is not this server`; // "null" and anything unparsable
@@ -96,7 +97,9 @@ export function crossSiteReason(request: HeaderSource): string | undefined {
 }
 
 /** Why this request does not count as loopback, or undefined when it does. */
-export function notLoopbackReason(request: HeaderSource & { socket: { remoteAddress?: string | undefined } }): string | undefined {
+export function notLoopbackReason(
+  request: HeaderSource & { socket: { remoteAddress?: string | undefined } },
+): string | undefined {
   const address = request.socket.remoteAddress;
   if (!address || !LOOPBACK_SOCKETS.has(address)) return 'the connection does not come from this computer';
   const forwarded = forwardingHeaderIn(request.headers);
@@ -113,12 +116,21 @@ export function isLoopbackRequest(request: FastifyRequest): boolean {
 export function refuseCrossSite(request: FastifyRequest, reply: FastifyReply): boolean {
   const reason = crossSiteReason(request);
   if (reason === undefined) return false;
-  sendError(reply, 403, 'csrf_refused', `Refused: this request was sent by another site (${reason}). Use this server's own pages.`, { reason });
+  sendError(
+    reply,
+    403,
+    'csrf_refused',
+    `Refused: this request was sent by another site (${reason}). Use this server's own pages.`,
+    { reason },
+  );
   return true;
 }
 
 /** An onRequest/preHandler hook for a route authorised by an ambient credential. */
-export async function requireSameOrigin(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+export async function requireSameOrigin(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   return refuseCrossSite(request, reply) ? reply : undefined;
 }
 
@@ -142,7 +154,8 @@ export function installSameOriginGuard(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     const marked = request.routeOptions.config?.ambientAuthorisation === true;
     const adminCookie = carriesAdminCookie(request.headers.cookie);
-    const throughProxy = adminCookie && request.method !== 'OPTIONS' && pathUnder('/__backend', decideUrl(request.url).path) !== undefined;
+    const throughProxy =
+      adminCookie && request.method !== 'OPTIONS' && pathUnder('/__backend', decideUrl(request.url).path) !== undefined;
     if (!marked && !throughProxy && !(adminCookie && !SAFE_METHODS.has(request.method))) return;
     return requireSameOrigin(request, reply);
   });

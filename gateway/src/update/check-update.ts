@@ -18,13 +18,18 @@ export interface UpdateCheck {
 
 async function remoteVersion(repoDir: string, sha: string): Promise<string | null> {
   try {
-    return z.object({ version: z.string() }).parse(JSON.parse(await git(repoDir, ['show', `${sha}:package.json`]))).version;
+    return z.object({ version: z.string() }).parse(JSON.parse(await git(repoDir, ['show', `${sha}:package.json`])))
+      .version;
   } catch {
     return null;
   }
 }
 
-export async function checkForUpdate(repoDir: string, remote: string, configuredBranch: string | undefined): Promise<UpdateCheck> {
+export async function checkForUpdate(
+  repoDir: string,
+  remote: string,
+  configuredBranch: string | undefined,
+): Promise<UpdateCheck> {
   const branch = configuredBranch ?? (await currentBranch(repoDir));
   await git(repoDir, ['fetch', '--quiet', remote, branch], 30_000);
   const [localSha, remoteSha, localVersion] = await Promise.all([

@@ -5,7 +5,10 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 export class GitError extends Error {
-  constructor(readonly args: string[], readonly stderr: string) {
+  constructor(
+    readonly args: string[],
+    readonly stderr: string,
+  ) {
     super(`git ${args.join(' ')} failed: ${stderr.trim() || 'no output'}`);
     this.name = 'GitError';
   }
@@ -13,7 +16,11 @@ export class GitError extends Error {
 
 export async function git(repoDir: string, args: string[], timeoutMs = 15_000): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('git', args, { cwd: repoDir, timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 });
+    const { stdout } = await execFileAsync('git', args, {
+      cwd: repoDir,
+      timeout: timeoutMs,
+      maxBuffer: 8 * 1024 * 1024,
+    });
     return stdout.trimEnd();
   } catch (error) {
     const failure = error as { stderr?: string; message: string };

@@ -38,7 +38,10 @@ function log(line: string): void {
 }
 
 class Interrupted extends Error {
-  constructor(readonly signal: string, step: string) {
+  constructor(
+    readonly signal: string,
+    step: string,
+  ) {
     super(`interrupted by ${signal} during ${step}; run the update again to finish it`);
     this.name = 'Interrupted';
   }
@@ -78,10 +81,12 @@ class StopRequest {
       this.stopRunning?.();
     }, SHELL_STEP_TIMEOUT_MS);
     try {
-      const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-        child.on('error', reject);
-        child.on('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
-      });
+      const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+        (resolve, reject) => {
+          child.on('error', reject);
+          child.on('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+        },
+      );
       // What the command started in the background goes with it.
       signalGroup('SIGKILL');
       if (this.signal) throw new Interrupted(this.signal, step);
@@ -121,7 +126,12 @@ async function restartGateway(plan: UpdatePlan): Promise<void> {
   process.kill(plan.gatewayPid, 'SIGTERM');
   if (!(await waitForExit(plan.gatewayPid, 30_000))) throw new Error('the gateway did not stop within 30 s');
   const out = openSync(`${plan.logDir}/studyhall.log`, 'a');
-  const child = spawn('npm', ['start'], { cwd: plan.repoDir, detached: true, stdio: ['ignore', out, out], env: process.env });
+  const child = spawn('npm', ['start'], {
+    cwd: plan.repoDir,
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: process.env,
+  });
   child.unref();
   log(`started npm start (pid ${child.pid})`);
 }

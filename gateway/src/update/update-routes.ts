@@ -13,7 +13,13 @@ import { checkForUpdate } from './check-update.ts';
 import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
 import { launchDetachedUpdate } from './launch-update.ts';
 import type { UpdatePlan } from './run-update.ts';
-import { acquireUpdateLock, readUpdateState, releaseUpdateLock, updateFiles, updateInProgress } from './update-state.ts';
+import {
+  acquireUpdateLock,
+  readUpdateState,
+  releaseUpdateLock,
+  updateFiles,
+  updateInProgress,
+} from './update-state.ts';
 
 export interface UpdateRoutesOptions {
   repoDir: string;
@@ -27,8 +33,7 @@ const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, options) => {
   const files = updateFiles(options.logDir);
   const isAuthorized = (request: FastifyRequest) =>
-    adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined ||
-    isLoopbackRequest(request);
+    adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined || isLoopbackRequest(request);
 
   const gitFailure = (error: unknown) =>
     error instanceof GitError ? new GatewayError(500, 'git_failed', error.message) : error;
@@ -38,7 +43,11 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
       return await checkForUpdate(options.repoDir, options.settings.remote, options.settings.branch);
     } catch (error) {
       if (error instanceof GitError && error.args[0] === 'fetch') {
-        throw new GatewayError(502, 'remote_unreachable', `Could not fetch ${options.settings.remote}: ${error.stderr.trim()}`);
+        throw new GatewayError(
+          502,
+          'remote_unreachable',
+          `Could not fetch ${options.settings.remote}: ${error.stderr.trim()}`,
+        );
       }
       throw gitFailure(error);
     }
@@ -71,9 +80,15 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
 
   app.post('/api/update-now', { config: { ambientAuthorisation: true } }, async (request, reply) => {
     if (!isAuthorized(request)) {
-      return sendError(reply, 403, 'forbidden', 'Updates can be started from this computer (loopback) or with an admin session.', {
-        admin_available: options.adminGate.ready,
-      });
+      return sendError(
+        reply,
+        403,
+        'forbidden',
+        'Updates can be started from this computer (loopback) or with an admin session.',
+        {
+          admin_available: options.adminGate.ready,
+        },
+      );
     }
     const { confirm } = parseOrThrow(updateNowQuery, request.query);
     if (await updateInProgress(files)) {
@@ -83,10 +98,16 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
       throw gitFailure(error);
     });
     if (dirty.length > 0 && !confirm) {
-      return sendError(reply, 409, 'confirmation_required', 'The checkout has local changes; retry with confirm=1 to stash them (they are kept, never discarded).', {
-        dirty_count: dirty.length,
-        dirty_files: dirty,
-      });
+      return sendError(
+        reply,
+        409,
+        'confirmation_required',
+        'The checkout has local changes; retry with confirm=1 to stash them (they are kept, never discarded).',
+        {
+          dirty_count: dirty.length,
+          dirty_files: dirty,
+        },
+      );
     }
     await mkdir(options.logDir, { recursive: true });
     if (!(await acquireUpdateLock(files, process.pid))) {

@@ -25,7 +25,11 @@ export interface UpdateFiles {
 }
 
 export function updateFiles(logDir: string): UpdateFiles {
-  return { lock: path.join(logDir, 'update.lock'), state: path.join(logDir, 'update.json'), log: path.join(logDir, 'update.log') };
+  return {
+    lock: path.join(logDir, 'update.lock'),
+    state: path.join(logDir, 'update.json'),
+    log: path.join(logDir, 'update.log'),
+  };
 }
 
 /** Whether a process with this id exists (one we may not signal still exists). */

@@ -130,7 +130,11 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
     if (error instanceof InvalidJsonError) {
-      return sendAuthError(request, reply, new AuthError(400, 'bad_json', `Could not parse request body as JSON: ${error.message}`));
+      return sendAuthError(
+        request,
+        reply,
+        new AuthError(400, 'bad_json', `Could not parse request body as JSON: ${error.message}`),
+      );
     }
     if (isBodyTooLarge(error)) {
       return sendAuthError(
@@ -151,7 +155,11 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     return sendAuthError(request, reply, new AuthError(500, 'unexpected_failure', 'Unexpected failure'));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendAuthError(request, reply, new AuthError(404, 'not_found', `localbase does not implement ${request.method} ${request.url.split('?')[0]}`)),
+    sendAuthError(
+      request,
+      reply,
+      new AuthError(404, 'not_found', `localbase does not implement ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
 
   /** The verified bearer token of a signed-in user whose session still exists. */
@@ -193,7 +201,11 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     }
   }
 
-  app.get('/health', async () => ({ version: 'localbase', name: 'GoTrue', description: 'localbase auth (GoTrue subset)' }));
+  app.get('/health', async () => ({
+    version: 'localbase',
+    name: 'GoTrue',
+    description: 'localbase auth (GoTrue subset)',
+  }));
 
   app.post('/signup', async (request) => {
     const body = parse(signupBody, request.body);

@@ -78,9 +78,13 @@ export type Rotation =
  * does not refresh again. The row locks make concurrent refreshes of one session queue up.
  */
 export async function rotateRefreshToken(client: pg.PoolClient, token: string): Promise<Rotation> {
-  const notFound = () => new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+  const notFound = () =>
+    new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
   // The session is locked before the token, in the order logout deletes them, so the two never deadlock.
-  const owner = await client.query<{ session_id: string | null }>('select session_id from auth.refresh_tokens where token = $1', [token]);
+  const owner = await client.query<{ session_id: string | null }>(
+    'select session_id from auth.refresh_tokens where token = $1',
+    [token],
+  );
   const sessionId = owner.rows[0]?.session_id;
   if (!sessionId) throw notFound();
   const session = await client.query('select 1 from auth.sessions where id = $1 for update', [sessionId]);
@@ -107,8 +111,14 @@ export async function rotateRefreshToken(client: pg.PoolClient, token: string): 
       return { kind: 'rotated', userId: row.user_id, sessionId, refreshToken: current.token };
     }
   }
-  await client.query('update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1 and revoked = false', [token]);
-  await client.query(`update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1`, [sessionId]);
+  await client.query(
+    'update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1 and revoked = false',
+    [token],
+  );
+  await client.query(
+    `update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $1`,
+    [sessionId],
+  );
   return {
     kind: 'rotated',
     userId: row.user_id,

@@ -13,11 +13,20 @@ const FILTER = /^([^=]+)=(eq|neq|lt|lte|gt|gte|in)\.(.*)$/s;
 export function parseRowFilter(filter: string | undefined): RowFilter | undefined | Error {
   if (filter === undefined || filter === '') return undefined;
   const match = FILTER.exec(filter);
-  if (!match) return new Error(`invalid filter "${filter}": expected column=op.value with eq, neq, lt, lte, gt, gte or in`);
+  if (!match)
+    return new Error(`invalid filter "${filter}": expected column=op.value with eq, neq, lt, lte, gt, gte or in`);
   const [, column, operator, operand] = match as unknown as [string, string, RowFilter['operator'], string];
   if (operator === 'in') {
-    if (!operand.startsWith('(') || !operand.endsWith(')')) return new Error(`invalid filter "${filter}": in expects (a,b)`);
-    return { column, operator, values: operand.slice(1, -1).split(',').map((value) => value.trim().replace(/^"(.*)"$/, '$1')) };
+    if (!operand.startsWith('(') || !operand.endsWith(')'))
+      return new Error(`invalid filter "${filter}": in expects (a,b)`);
+    return {
+      column,
+      operator,
+      values: operand
+        .slice(1, -1)
+        .split(',')
+        .map((value) => value.trim().replace(/^"(.*)"$/, '$1')),
+    };
   }
   return { column, operator, values: [operand] };
 }

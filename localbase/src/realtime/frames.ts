@@ -102,7 +102,13 @@ function decodeUserBroadcastPush(bytes: Buffer): Frame | undefined {
   } else {
     return undefined;
   }
-  return { joinRef: joinRef || null, ref: ref || null, topic, event: 'broadcast', payload: { type: 'broadcast', event, payload } };
+  return {
+    joinRef: joinRef || null,
+    ref: ref || null,
+    topic,
+    event: 'broadcast',
+    payload: { type: 'broadcast', event, payload },
+  };
 }
 
 /** Events whose `ref` names the join they belong to when a 1.0.0 client reads them. */

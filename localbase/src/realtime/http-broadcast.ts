@@ -54,10 +54,20 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
   /** Checks every message before any is sent: a request is relayed whole or not at all. */
   function send(reply: FastifyReply, messages: Message[]): FastifyReply {
     if (messages.some((each) => each.private)) {
-      return refuse(reply, 403, 'private_channel', 'Private channels need Realtime Authorization, which localbase does not provide.');
+      return refuse(
+        reply,
+        403,
+        'private_channel',
+        'Private channels need Realtime Authorization, which localbase does not provide.',
+      );
     }
     if (messages.some((each) => payloadBytes(each.payload) > REALTIME_MAX_BROADCAST_BYTES)) {
-      return refuse(reply, 413, 'payload_too_large', `A broadcast payload may be at most ${REALTIME_MAX_BROADCAST_BYTES} bytes.`);
+      return refuse(
+        reply,
+        413,
+        'payload_too_large',
+        `A broadcast payload may be at most ${REALTIME_MAX_BROADCAST_BYTES} bytes.`,
+      );
     }
     for (const each of messages) {
       topics.broadcast(`realtime:${each.topic}`, { type: 'broadcast', event: each.event, payload: each.payload });
@@ -69,7 +79,12 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
     if (await tokenRefused(request, reply)) return reply;
     const body = batchBody.safeParse(request.body);
     if (!body.success) {
-      return refuse(reply, 400, 'invalid_body', `Expected {"messages": [{"topic", "event", "payload"}]}, at most ${REALTIME_MAX_HTTP_BROADCAST_MESSAGES} messages.`);
+      return refuse(
+        reply,
+        400,
+        'invalid_body',
+        `Expected {"messages": [{"topic", "event", "payload"}]}, at most ${REALTIME_MAX_HTTP_BROADCAST_MESSAGES} messages.`,
+      );
     }
     return send(reply, body.data.messages);
   });

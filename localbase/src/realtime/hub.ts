@@ -184,7 +184,11 @@ export class RealtimeHub {
           // No grant, an ended session, a dropped table or column: this reader may not see the
           // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
           if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
-            this.log(Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), { code: verdict.errorCode }));
+            this.log(
+              Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), {
+                code: verdict.errorCode,
+              }),
+            );
           }
           decided.push(verdict.visible);
         }

@@ -53,12 +53,19 @@ export class PresenceRegistry {
   /** Turns presence on for a channel and sends it the state (on join, or on its first track). */
   enable(member: TopicMember): void {
     member.presence.enabled = true;
-    member.send({ joinRef: member.joinRef, ref: null, topic: member.topic, event: 'presence_state', payload: this.state(member.topic) });
+    member.send({
+      joinRef: member.joinRef,
+      ref: null,
+      topic: member.topic,
+      event: 'presence_state',
+      payload: this.state(member.topic),
+    });
   }
 
   /** Tracks (or tracks anew) the channel's payload; answers the reason when it is refused. */
   track(member: TopicMember, payload: unknown): string | undefined {
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'presence payload must be an object';
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      return 'presence payload must be an object';
     if (Object.keys(payload).length > REALTIME_MAX_PRESENCE_KEYS) {
       return `presence payload has too many keys: at most ${REALTIME_MAX_PRESENCE_KEYS}`;
     }

@@ -32,17 +32,32 @@ const postgresChange = z.object({
 const channelConfig = z
   .object({
     postgres_changes: z.array(postgresChange).default([]),
-    broadcast: z.object({ self: z.boolean().default(false), ack: z.boolean().default(false) }).passthrough().default({ self: false, ack: false }),
-    presence: z.object({ key: z.string().default(''), enabled: z.boolean().default(false) }).passthrough().default({ key: '', enabled: false }),
+    broadcast: z
+      .object({ self: z.boolean().default(false), ack: z.boolean().default(false) })
+      .passthrough()
+      .default({ self: false, ack: false }),
+    presence: z
+      .object({ key: z.string().default(''), enabled: z.boolean().default(false) })
+      .passthrough()
+      .default({ key: '', enabled: false }),
     private: z.boolean().default(false),
   })
   .passthrough();
 const joinPayload = z.object({
-  config: channelConfig.default({ postgres_changes: [], broadcast: { self: false, ack: false }, presence: { key: '', enabled: false }, private: false }),
+  config: channelConfig.default({
+    postgres_changes: [],
+    broadcast: { self: false, ack: false },
+    presence: { key: '', enabled: false },
+    private: false,
+  }),
   access_token: z.string().optional(),
 });
 const broadcastPayload = z.object({ type: z.literal('broadcast'), event: z.string(), payload: z.unknown().optional() });
-const presencePayload = z.object({ type: z.literal('presence'), event: z.enum(['track', 'untrack']), payload: z.unknown().optional() });
+const presencePayload = z.object({
+  type: z.literal('presence'),
+  event: z.enum(['track', 'untrack']),
+  payload: z.unknown().optional(),
+});
 const accessTokenPayload = z.object({ access_token: z.string() });
 const connectQuery = z.object({ apikey: z.string().min(1) }).passthrough();
 const versionQuery = z.object({ vsn: z.unknown().optional() }).passthrough();
@@ -95,227 +110,267 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
   const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {
     const { vsn } = versionQuery.parse(request.query ?? {});
     if (!codecFor(vsn)) {
-      return reply.status(403).send({ message: `unsupported serializer version ${JSON.stringify(vsn)}: use vsn=1.0.0 or vsn=2.0.0` });
+      return reply
+        .status(403)
+        .send({ message: `unsupported serializer version ${JSON.stringify(vsn)}: use vsn=1.0.0 or vsn=2.0.0` });
     }
   };
 
   await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret });
 
-  app.get('/websocket', { websocket: true, preValidation: refuseUnknownVersion }, (socket: WebSocket, request: FastifyRequest) => {
-    const chosen = codecFor(versionQuery.parse(request.query ?? {}).vsn);
-    if (!chosen) return socket.close(1008, 'unsupported serializer version');
-    const codec: FrameCodec = chosen;
-    const channels = new Map<string, Channel>();
-    /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
-    const joining = new Map<string, number>();
-    let closed = false;
-    const send = (frame: Frame) => {
-      if (socket.readyState !== socket.OPEN) return;
-      if (socket.bufferedAmount > REALTIME_MAX_BUFFERED_BYTES) {
-        // A client this far behind gets no close handshake: that would wait for it to read too.
-        socket.terminate();
-        return;
-      }
-      socket.send(codec.encode(frame));
-    };
-    const reply = (joinRef: string | null, ref: string | null, topic: string, status: 'ok' | 'error', response: object) =>
-      send({ joinRef, ref, topic, event: 'phx_reply', payload: { status, response } });
-
-    const query = connectQuery.safeParse(request.query);
-    const apiKey = query.success ? verifyJwt(query.data.apikey, options.jwtSecret) : Promise.reject(new JwtError('invalid', 'no apikey'));
-    apiKey.catch(() => socket.close(1008, 'invalid or missing apikey'));
-
-    async function verifiedToken(accessToken: string | undefined): Promise<VerifiedToken> {
-      return accessToken ? verifyJwt(accessToken, options.jwtSecret) : apiKey;
-    }
-
-    function leave(topic: string): void {
-      const channel = channels.get(topic);
-      if (channel) {
-        hub.remove(channel);
-        // Out of the topic first: the leave diff goes to the channels that stay.
-        topics.remove(channel);
-        presence.untrack(channel);
-      }
-      channels.delete(topic);
-    }
-
-    /** Channels joined or being joined; a topic counts once however often it is joined. */
-    function channelsHeld(): number {
-      let held = channels.size;
-      for (const topic of joining.keys()) if (!channels.has(topic)) held += 1;
-      return held;
-    }
-
-    /**
-     * Holds the topic's place while its join verifies the token: joins sent back to back all
-     * arrive before the first one is done, and each must see the others. False when it is full.
-     */
-    function reserve(topic: string): boolean {
-      const rejoin = channels.has(topic) || joining.has(topic);
-      if (!rejoin && channelsHeld() >= REALTIME_MAX_CHANNELS_PER_CLIENT) return false;
-      joining.set(topic, (joining.get(topic) ?? 0) + 1);
-      return true;
-    }
-
-    function release(topic: string): void {
-      const count = (joining.get(topic) ?? 1) - 1;
-      if (count > 0) joining.set(topic, count);
-      else joining.delete(topic);
-    }
-
-    async function join(joinRef: string | null, ref: string | null, topic: string, payload: unknown): Promise<void> {
-      const parsed = joinPayload.safeParse(payload);
-      if (!parsed.success) return reply(joinRef, ref, topic, 'error', { reason: 'invalid join payload' });
-      if (parsed.data.config.postgres_changes.length > REALTIME_MAX_BINDINGS_PER_CHANNEL) {
-        return reply(joinRef, ref, topic, 'error', {
-          reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
-        });
-      }
-      // Supabase authorizes a private channel by RLS on realtime.messages, which localbase does not
-      // have: with no policy there, Realtime refuses every such join, and so does localbase.
-      if (parsed.data.config.private) return reply(joinRef, ref, topic, 'error', { reason: privateChannelReason(topic) });
-      if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
-      try {
-        await completeJoin(joinRef, ref, topic, parsed.data);
-      } finally {
-        release(topic);
-      }
-    }
-
-    async function completeJoin(joinRef: string | null, ref: string | null, topic: string, request: z.infer<typeof joinPayload>): Promise<void> {
-      let token: VerifiedToken;
-      try {
-        token = await verifiedToken(request.access_token);
-      } catch (error) {
-        return reply(joinRef, ref, topic, 'error', { reason: `Invalid JWT: ${(error as Error).message}` });
-      }
-      // A socket that closed while the token was verified has left all its channels already.
-      if (closed) return;
-      const bindings: Binding[] = [];
-      for (const change of request.config.postgres_changes) {
-        const filter = parseRowFilter(change.filter);
-        if (filter instanceof Error) return reply(joinRef, ref, topic, 'error', { reason: filter.message });
-        bindings.push({ id: hub.assignBindingId(), event: change.event, schema: change.schema, table: change.table, filter });
-      }
-      leave(topic);
-      const { broadcast } = request.config;
-      const subscription: Channel = {
-        topic,
-        joinRef,
-        bindings,
-        token,
-        joinedAt: new Date(),
-        send,
-        broadcastSelf: broadcast.self,
-        broadcastAck: broadcast.ack,
-        // An empty key is the channel's own, as Realtime generates one.
-        presence: { key: request.config.presence.key || randomUUID(), enabled: false },
-      };
-      channels.set(topic, subscription);
-      hub.add(subscription);
-      topics.add(subscription);
-      // Echo each binding as the client sent it, plus its id: realtime-js compares them field by field.
-      const echoed = request.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
-      reply(joinRef, ref, topic, 'ok', { postgres_changes: echoed });
-      if (bindings.length > 0) {
-        send({
-          joinRef,
-          ref: null,
-          topic,
-          event: 'system',
-          payload: { message: 'Subscribed to PostgreSQL', status: 'ok', extension: 'postgres_changes', channel: topic.replace(/^realtime:/, '') },
-        });
-      }
-      if (request.config.presence.enabled) presence.enable(subscription);
-    }
-
-    /** A client's broadcast: to the topic's other channels (and itself with `self`), answered with `ack`. */
-    function relay(ref: string | null, topic: string, payload: unknown): void {
-      const channel = channels.get(topic);
-      if (!channel) {
-        if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
-        return;
-      }
-      const message = broadcastPayload.safeParse(payload);
-      if (!message.success) {
-        if (ref !== null) reply(channel.joinRef, ref, topic, 'error', { reason: 'invalid broadcast payload' });
-        return;
-      }
-      if (message.data.payload === BINARY_PAYLOAD) {
-        if (ref !== null) reply(channel.joinRef, ref, topic, 'error', { reason: 'localbase realtime relays JSON broadcast payloads only' });
-        return;
-      }
-      if (payloadBytes(message.data.payload) > REALTIME_MAX_BROADCAST_BYTES) {
-        if (ref !== null) {
-          reply(channel.joinRef, ref, topic, 'error', { reason: `Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast` });
+  app.get(
+    '/websocket',
+    { websocket: true, preValidation: refuseUnknownVersion },
+    (socket: WebSocket, request: FastifyRequest) => {
+      const chosen = codecFor(versionQuery.parse(request.query ?? {}).vsn);
+      if (!chosen) return socket.close(1008, 'unsupported serializer version');
+      const codec: FrameCodec = chosen;
+      const channels = new Map<string, Channel>();
+      /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
+      const joining = new Map<string, number>();
+      let closed = false;
+      const send = (frame: Frame) => {
+        if (socket.readyState !== socket.OPEN) return;
+        if (socket.bufferedAmount > REALTIME_MAX_BUFFERED_BYTES) {
+          // A client this far behind gets no close handshake: that would wait for it to read too.
+          socket.terminate();
+          return;
         }
-        return;
-      }
-      topics.broadcast(topic, { type: 'broadcast', event: message.data.event, payload: message.data.payload }, channel);
-      if (channel.broadcastAck && ref !== null) reply(channel.joinRef, ref, topic, 'ok', {});
-    }
+        socket.send(codec.encode(frame));
+      };
+      const reply = (
+        joinRef: string | null,
+        ref: string | null,
+        topic: string,
+        status: 'ok' | 'error',
+        response: object,
+      ) => send({ joinRef, ref, topic, event: 'phx_reply', payload: { status, response } });
 
-    /** track / untrack on a joined channel, answered as Realtime answers them. */
-    function presenceEvent(ref: string | null, topic: string, payload: unknown): void {
-      const channel = channels.get(topic);
-      if (!channel) {
-        if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
-        return;
-      }
-      const parsed = presencePayload.safeParse(payload);
-      const refused = !parsed.success
-        ? 'invalid presence payload'
-        : parsed.data.event === 'track'
-          ? presence.track(channel, parsed.data.payload)
-          : (presence.untrack(channel), undefined);
-      if (ref !== null) reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
-    }
+      const query = connectQuery.safeParse(request.query);
+      const apiKey = query.success
+        ? verifyJwt(query.data.apikey, options.jwtSecret)
+        : Promise.reject(new JwtError('invalid', 'no apikey'));
+      apiKey.catch(() => socket.close(1008, 'invalid or missing apikey'));
 
-    async function handle(frame: Frame): Promise<void> {
-      const { ref, topic, event, payload } = frame;
-      // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
-      const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
-      if (topic === 'phoenix' && event === 'heartbeat') return reply(null, ref, topic, 'ok', {});
-      switch (event) {
-        case 'phx_join':
-          return join(joinRef, ref, topic, payload);
-        case 'phx_leave':
-          leave(topic);
-          return reply(joinRef, ref, topic, 'ok', {});
-        case 'broadcast':
-          return relay(ref, topic, payload);
-        case 'presence':
-          return presenceEvent(ref, topic, payload);
-        case 'access_token': {
-          const channel = channels.get(topic);
-          const parsed = accessTokenPayload.safeParse(payload);
-          if (!channel || !parsed.success) return;
-          try {
-            channel.token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
-          } catch {
-            // A token that no longer verifies ends the channel, as Realtime does.
-            leave(topic);
-            send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+      async function verifiedToken(accessToken: string | undefined): Promise<VerifiedToken> {
+        return accessToken ? verifyJwt(accessToken, options.jwtSecret) : apiKey;
+      }
+
+      function leave(topic: string): void {
+        const channel = channels.get(topic);
+        if (channel) {
+          hub.remove(channel);
+          // Out of the topic first: the leave diff goes to the channels that stay.
+          topics.remove(channel);
+          presence.untrack(channel);
+        }
+        channels.delete(topic);
+      }
+
+      /** Channels joined or being joined; a topic counts once however often it is joined. */
+      function channelsHeld(): number {
+        let held = channels.size;
+        for (const topic of joining.keys()) if (!channels.has(topic)) held += 1;
+        return held;
+      }
+
+      /**
+       * Holds the topic's place while its join verifies the token: joins sent back to back all
+       * arrive before the first one is done, and each must see the others. False when it is full.
+       */
+      function reserve(topic: string): boolean {
+        const rejoin = channels.has(topic) || joining.has(topic);
+        if (!rejoin && channelsHeld() >= REALTIME_MAX_CHANNELS_PER_CLIENT) return false;
+        joining.set(topic, (joining.get(topic) ?? 0) + 1);
+        return true;
+      }
+
+      function release(topic: string): void {
+        const count = (joining.get(topic) ?? 1) - 1;
+        if (count > 0) joining.set(topic, count);
+        else joining.delete(topic);
+      }
+
+      async function join(joinRef: string | null, ref: string | null, topic: string, payload: unknown): Promise<void> {
+        const parsed = joinPayload.safeParse(payload);
+        if (!parsed.success) return reply(joinRef, ref, topic, 'error', { reason: 'invalid join payload' });
+        if (parsed.data.config.postgres_changes.length > REALTIME_MAX_BINDINGS_PER_CHANNEL) {
+          return reply(joinRef, ref, topic, 'error', {
+            reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
+          });
+        }
+        // Supabase authorizes a private channel by RLS on realtime.messages, which localbase does not
+        // have: with no policy there, Realtime refuses every such join, and so does localbase.
+        if (parsed.data.config.private)
+          return reply(joinRef, ref, topic, 'error', { reason: privateChannelReason(topic) });
+        if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
+        try {
+          await completeJoin(joinRef, ref, topic, parsed.data);
+        } finally {
+          release(topic);
+        }
+      }
+
+      async function completeJoin(
+        joinRef: string | null,
+        ref: string | null,
+        topic: string,
+        request: z.infer<typeof joinPayload>,
+      ): Promise<void> {
+        let token: VerifiedToken;
+        try {
+          token = await verifiedToken(request.access_token);
+        } catch (error) {
+          return reply(joinRef, ref, topic, 'error', { reason: `Invalid JWT: ${(error as Error).message}` });
+        }
+        // A socket that closed while the token was verified has left all its channels already.
+        if (closed) return;
+        const bindings: Binding[] = [];
+        for (const change of request.config.postgres_changes) {
+          const filter = parseRowFilter(change.filter);
+          if (filter instanceof Error) return reply(joinRef, ref, topic, 'error', { reason: filter.message });
+          bindings.push({
+            id: hub.assignBindingId(),
+            event: change.event,
+            schema: change.schema,
+            table: change.table,
+            filter,
+          });
+        }
+        leave(topic);
+        const { broadcast } = request.config;
+        const subscription: Channel = {
+          topic,
+          joinRef,
+          bindings,
+          token,
+          joinedAt: new Date(),
+          send,
+          broadcastSelf: broadcast.self,
+          broadcastAck: broadcast.ack,
+          // An empty key is the channel's own, as Realtime generates one.
+          presence: { key: request.config.presence.key || randomUUID(), enabled: false },
+        };
+        channels.set(topic, subscription);
+        hub.add(subscription);
+        topics.add(subscription);
+        // Echo each binding as the client sent it, plus its id: realtime-js compares them field by field.
+        const echoed = request.config.postgres_changes.map((change, index) => ({ ...change, id: bindings[index]?.id }));
+        reply(joinRef, ref, topic, 'ok', { postgres_changes: echoed });
+        if (bindings.length > 0) {
+          send({
+            joinRef,
+            ref: null,
+            topic,
+            event: 'system',
+            payload: {
+              message: 'Subscribed to PostgreSQL',
+              status: 'ok',
+              extension: 'postgres_changes',
+              channel: topic.replace(/^realtime:/, ''),
+            },
+          });
+        }
+        if (request.config.presence.enabled) presence.enable(subscription);
+      }
+
+      /** A client's broadcast: to the topic's other channels (and itself with `self`), answered with `ack`. */
+      function relay(ref: string | null, topic: string, payload: unknown): void {
+        const channel = channels.get(topic);
+        if (!channel) {
+          if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
+          return;
+        }
+        const message = broadcastPayload.safeParse(payload);
+        if (!message.success) {
+          if (ref !== null) reply(channel.joinRef, ref, topic, 'error', { reason: 'invalid broadcast payload' });
+          return;
+        }
+        if (message.data.payload === BINARY_PAYLOAD) {
+          if (ref !== null)
+            reply(channel.joinRef, ref, topic, 'error', {
+              reason: 'localbase realtime relays JSON broadcast payloads only',
+            });
+          return;
+        }
+        if (payloadBytes(message.data.payload) > REALTIME_MAX_BROADCAST_BYTES) {
+          if (ref !== null) {
+            reply(channel.joinRef, ref, topic, 'error', {
+              reason: `Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast`,
+            });
           }
           return;
         }
-        default:
-          if (ref !== null) {
-            reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}"` });
-          }
+        topics.broadcast(
+          topic,
+          { type: 'broadcast', event: message.data.event, payload: message.data.payload },
+          channel,
+        );
+        if (channel.broadcastAck && ref !== null) reply(channel.joinRef, ref, topic, 'ok', {});
       }
-    }
 
-    socket.on('message', (data, isBinary) => {
-      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-      const frame = isBinary ? codec.decodeBinary?.(bytes) : codec.decode(bytes.toString('utf8'));
-      if (!frame) return;
-      handle(frame).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
-    });
-    socket.on('close', () => {
-      closed = true;
-      for (const topic of [...channels.keys()]) leave(topic);
-    });
-  });
+      /** track / untrack on a joined channel, answered as Realtime answers them. */
+      function presenceEvent(ref: string | null, topic: string, payload: unknown): void {
+        const channel = channels.get(topic);
+        if (!channel) {
+          if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
+          return;
+        }
+        const parsed = presencePayload.safeParse(payload);
+        const refused = !parsed.success
+          ? 'invalid presence payload'
+          : parsed.data.event === 'track'
+            ? presence.track(channel, parsed.data.payload)
+            : (presence.untrack(channel), undefined);
+        if (ref !== null)
+          reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
+      }
+
+      async function handle(frame: Frame): Promise<void> {
+        const { ref, topic, event, payload } = frame;
+        // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
+        const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
+        if (topic === 'phoenix' && event === 'heartbeat') return reply(null, ref, topic, 'ok', {});
+        switch (event) {
+          case 'phx_join':
+            return join(joinRef, ref, topic, payload);
+          case 'phx_leave':
+            leave(topic);
+            return reply(joinRef, ref, topic, 'ok', {});
+          case 'broadcast':
+            return relay(ref, topic, payload);
+          case 'presence':
+            return presenceEvent(ref, topic, payload);
+          case 'access_token': {
+            const channel = channels.get(topic);
+            const parsed = accessTokenPayload.safeParse(payload);
+            if (!channel || !parsed.success) return;
+            try {
+              channel.token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
+            } catch {
+              // A token that no longer verifies ends the channel, as Realtime does.
+              leave(topic);
+              send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+            }
+            return;
+          }
+          default:
+            if (ref !== null) {
+              reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}"` });
+            }
+        }
+      }
+
+      socket.on('message', (data, isBinary) => {
+        const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        const frame = isBinary ? codec.decodeBinary?.(bytes) : codec.decode(bytes.toString('utf8'));
+        if (!frame) return;
+        handle(frame).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
+      });
+      socket.on('close', () => {
+        closed = true;
+        for (const topic of [...channels.keys()]) leave(topic);
+      });
+    },
+  );
 }

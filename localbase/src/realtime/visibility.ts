@@ -199,7 +199,8 @@ function sessionOf(claims: Claims): string | null {
   return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
 }
 
-const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from _localbase.realtime_visibility($1, $2, $3, $4, $5, $6)';
+const VISIBILITY_QUERY =
+  'select reader, visible, error_code, error_message from _localbase.realtime_visibility($1, $2, $3, $4, $5, $6)';
 
 /**
  * Asks the database, in one statement, which readers may see the change's row (for a DELETE:
@@ -207,8 +208,17 @@ const VISIBILITY_QUERY = 'select reader, visible, error_code, error_message from
  * back in the order of `readers`. A failure of the statement itself (the function is gone, a lock
  * wait or the statement timed out) rejects, and the caller withholds the change from all of them.
  */
-export async function readersVerdicts(pool: pg.Pool, change: Change, shape: TableShape, readers: readonly Reader[]): Promise<ReaderVerdict[]> {
-  const payload = readers.map((reader) => ({ role: reader.role, claims: JSON.stringify(reader.claims), session: sessionOf(reader.claims) }));
+export async function readersVerdicts(
+  pool: pg.Pool,
+  change: Change,
+  shape: TableShape,
+  readers: readonly Reader[],
+): Promise<ReaderVerdict[]> {
+  const payload = readers.map((reader) => ({
+    role: reader.role,
+    claims: JSON.stringify(reader.claims),
+    session: sessionOf(reader.claims),
+  }));
   const result = await runOwnerReadStatement(pool, VISIBILITY_QUERY, [
     change.schema_name,
     change.table_name,
@@ -219,8 +229,17 @@ export async function readersVerdicts(pool: pg.Pool, change: Change, shape: Tabl
     change.event !== 'DELETE',
   ]);
   const verdicts: ReaderVerdict[] = readers.map(() => ({ visible: false, errorCode: null, errorMessage: null }));
-  for (const row of result.rows as { reader: number; visible: boolean; error_code: string | null; error_message: string | null }[]) {
-    verdicts[row.reader] = { visible: row.visible === true, errorCode: row.error_code, errorMessage: row.error_message };
+  for (const row of result.rows as {
+    reader: number;
+    visible: boolean;
+    error_code: string | null;
+    error_message: string | null;
+  }[]) {
+    verdicts[row.reader] = {
+      visible: row.visible === true,
+      errorCode: row.error_code,
+      errorMessage: row.error_message,
+    };
   }
   return verdicts;
 }

@@ -61,11 +61,14 @@ export function applyGucs(answer: Answer, result: StatementResult): Answer {
     } catch {
       throw gucHeadersError();
     }
-    const list = z.array(z.record(z.string(), z.string()).refine((entry) => Object.keys(entry).length === 1)).safeParse(parsed);
+    const list = z
+      .array(z.record(z.string(), z.string()).refine((entry) => Object.keys(entry).length === 1))
+      .safeParse(parsed);
     if (!list.success) throw gucHeadersError();
     for (const entry of list.data) {
       const [name, value] = Object.entries(entry)[0] as [string, string];
-      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+      for (const existing of Object.keys(headers))
+        if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
       headers[name] = value;
     }
   }
@@ -79,15 +82,19 @@ export function send(reply: FastifyReply, answer: Answer): FastifyReply {
   return reply.send(answer.body);
 }
 
-export function withOptional(headers: Record<string, string>, name: string, value: string | undefined): Record<string, string> {
+export function withOptional(
+  headers: Record<string, string>,
+  name: string,
+  value: string | undefined,
+): Record<string, string> {
   if (value !== undefined) headers[name] = value;
   return headers;
 }
 
 /** The planner's row estimate from `EXPLAIN (FORMAT JSON)` of a count query. */
 export function planRowsOf(result: pg.QueryResult): number | undefined {
-  const plan = z.array(z.object({ Plan: z.object({ 'Plan Rows': z.number() }).passthrough() }).passthrough()).safeParse(
-    result.rows[0]?.['QUERY PLAN'],
-  );
+  const plan = z
+    .array(z.object({ Plan: z.object({ 'Plan Rows': z.number() }).passthrough() }).passthrough())
+    .safeParse(result.rows[0]?.['QUERY PLAN']);
   return plan.success ? plan.data[0]?.Plan['Plan Rows'] : undefined;
 }

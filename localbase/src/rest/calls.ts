@@ -25,11 +25,23 @@ export function findFunction(
     if (payload?.kind === 'json' && payload.keys.length === 0 && !isObjectJson(payload.json)) return false;
     if (fn.arguments.length === 0) return keys.size === 0 && !rawBody;
     const names = new Set(fn.arguments.map((argument) => argument.name));
-    return [...keys].every((key) => names.has(key)) && fn.arguments.every((argument) => argument.hasDefault || keys.has(argument.name));
+    return (
+      [...keys].every((key) => names.has(key)) &&
+      fn.arguments.every((argument) => argument.hasDefault || keys.has(argument.name))
+    );
   });
-  const unnamedType: Record<string, string[]> = { json: ['json', 'jsonb'], text: ['text'], xml: ['xml'], octet: ['bytea'] };
+  const unnamedType: Record<string, string[]> = {
+    json: ['json', 'jsonb'],
+    text: ['text'],
+    xml: ['xml'],
+    octet: ['bytea'],
+  };
   const fallbacks = overloads.filter(
-    (fn) => isPost && fn.arguments.length === 1 && fn.arguments[0]?.name === '' && (unnamedType[media] ?? []).includes(fn.arguments[0]?.type ?? ''),
+    (fn) =>
+      isPost &&
+      fn.arguments.length === 1 &&
+      fn.arguments[0]?.name === '' &&
+      (unnamedType[media] ?? []).includes(fn.arguments[0]?.type ?? ''),
   );
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) throw ambiguousFunction(matches.map(describeOverload));
@@ -43,10 +55,18 @@ function isObjectJson(json: string): boolean {
 }
 
 function describeOverload(fn: RpcFunction) {
-  return { schema: fn.schema, name: fn.name, arguments: fn.arguments.map((argument) => ({ name: argument.name, type: argument.type })) };
+  return {
+    schema: fn.schema,
+    name: fn.name,
+    arguments: fn.arguments.map((argument) => ({ name: argument.name, type: argument.type })),
+  };
 }
 
-export function callArguments(fn: RpcFunction, fromQuery: [string, string][] | undefined, payload: RpcPayload | undefined): CallArguments {
+export function callArguments(
+  fn: RpcFunction,
+  fromQuery: [string, string][] | undefined,
+  payload: RpcPayload | undefined,
+): CallArguments {
   const single = fn.arguments.length === 1 && fn.arguments[0]?.name === '' ? fn.arguments[0] : undefined;
   if (fromQuery !== undefined) {
     const values = new Map<string, string[]>();
@@ -73,6 +93,8 @@ export function columnsForCall(plan: ReadNode, params: QueryParams): string[] {
   };
   params.filters.filter((entry) => entry.path.length === 0).forEach((entry) => used.add(entry.filter.field.name));
   params.logic.filter((entry) => entry.path.length === 0).forEach((entry) => addTree(entry.tree));
-  params.order.filter((entry) => entry.path.length === 0).forEach((entry) => entry.terms.forEach((term) => term.kind === 'field' && used.add(term.field.name)));
+  params.order
+    .filter((entry) => entry.path.length === 0)
+    .forEach((entry) => entry.terms.forEach((term) => term.kind === 'field' && used.add(term.field.name)));
   return [...used].sort();
 }

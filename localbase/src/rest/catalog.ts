@@ -136,14 +136,23 @@ const FUNCTIONS_SQL = `
   where n.nspname = any($1) and p.prokind = 'f'`;
 
 export async function loadCatalog(pool: pg.Pool, schemas: readonly string[]): Promise<CatalogSnapshot> {
-  const [columns, functions] = await Promise.all([pool.query(COLUMNS_SQL, [schemas]), pool.query(FUNCTIONS_SQL, [schemas])]);
+  const [columns, functions] = await Promise.all([
+    pool.query(COLUMNS_SQL, [schemas]),
+    pool.query(FUNCTIONS_SQL, [schemas]),
+  ]);
   const tables = new Map<string, Table>();
   for (const raw of columns.rows) {
     const row = columnRow.parse(raw);
     const key = qualifiedKey(row.table_schema, row.table_name);
     let table = tables.get(key);
     if (!table) {
-      table = { schema: row.table_schema, name: row.table_name, columns: new Map(), primaryKey: [], isView: row.relkind === 'v' || row.relkind === 'm' };
+      table = {
+        schema: row.table_schema,
+        name: row.table_name,
+        columns: new Map(),
+        primaryKey: [],
+        isView: row.relkind === 'v' || row.relkind === 'm',
+      };
       tables.set(key, table);
     }
     table.columns.set(row.column_name, {
@@ -185,7 +194,8 @@ function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
   row.arg_types.forEach((type, index) => {
     const mode = modes[index] ?? 'i';
     const name = names[index] ?? '';
-    if (mode === 'i' || mode === 'b' || mode === 'v') inputs.push({ name, type, hasDefault: false, variadic: mode === 'v' });
+    if (mode === 'i' || mode === 'b' || mode === 'v')
+      inputs.push({ name, type, hasDefault: false, variadic: mode === 'v' });
     if (mode === 'o' || mode === 'b' || mode === 't') outputs.push(name);
   });
   // Defaults belong to the last input arguments.
@@ -276,7 +286,9 @@ export class Catalog {
    * The snapshot in which `find` succeeds: the current one, or a reloaded one when it misses
    * (at most once per RELOAD_THROTTLE_MS, so unknown names cannot make every request reload).
    */
-  async resolve<T>(find: (snapshot: CatalogSnapshot) => T | undefined): Promise<{ snapshot: CatalogSnapshot; found: T | undefined }> {
+  async resolve<T>(
+    find: (snapshot: CatalogSnapshot) => T | undefined,
+  ): Promise<{ snapshot: CatalogSnapshot; found: T | undefined }> {
     const snapshot = await this.current();
     const found = find(snapshot);
     if (found !== undefined || Date.now() - this.loadedAt < RELOAD_THROTTLE_MS) return { snapshot, found };

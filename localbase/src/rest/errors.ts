@@ -33,13 +33,20 @@ export const badRequest = (message: string, details: string | null = null, hint:
 
 export const invalidBody = (message: string) => new PostgrestError(400, 'PGRST102', message);
 
-export const invalidRange = (details: string) => new PostgrestError(416, 'PGRST103', 'Requested range not satisfiable', details);
+export const invalidRange = (details: string) =>
+  new PostgrestError(416, 'PGRST103', 'Requested range not satisfiable', details);
 
 export const invalidPutFilters = () =>
   new PostgrestError(405, 'PGRST105', "Filters must include all and only primary key columns with 'eq' operators");
 
 export const unacceptableSchema = (schema: string, exposed: readonly string[]) =>
-  new PostgrestError(406, 'PGRST106', `Invalid schema: ${schema}`, null, `Only the following schemas are exposed: ${exposed.join(', ')}`);
+  new PostgrestError(
+    406,
+    'PGRST106',
+    `Invalid schema: ${schema}`,
+    null,
+    `Only the following schemas are exposed: ${exposed.join(', ')}`,
+  );
 
 export const mediaTypeUnavailable = (accepted: string[]) =>
   new PostgrestError(406, 'PGRST107', `None of these media types are available: ${accepted.join(', ')}`);
@@ -53,16 +60,25 @@ export const notEmbedded = (resource: string) =>
     `Verify that '${resource}' is included in the 'select' query parameter.`,
   );
 
-export const putLimitNotAllowed = () => new PostgrestError(400, 'PGRST114', 'limit/offset querystring parameters are not allowed for PUT');
+export const putLimitNotAllowed = () =>
+  new PostgrestError(400, 'PGRST114', 'limit/offset querystring parameters are not allowed for PUT');
 
-export const putPrimaryKeyMismatch = () => new PostgrestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)');
+export const putPrimaryKeyMismatch = () =>
+  new PostgrestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)');
 
 export const singleRowExpected = (rows: number) =>
-  new PostgrestError(406, 'PGRST116', 'Cannot coerce the result to a single JSON object', `The result contains ${rows} rows`);
+  new PostgrestError(
+    406,
+    'PGRST116',
+    'Cannot coerce the result to a single JSON object',
+    `The result contains ${rows} rows`,
+  );
 
-export const unsupportedMethod = (method: string) => new PostgrestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`);
+export const unsupportedMethod = (method: string) =>
+  new PostgrestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`);
 
-export const invalidRpcMethod = (method: string) => new PostgrestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`);
+export const invalidRpcMethod = (method: string) =>
+  new PostgrestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`);
 
 export const relatedOrderNotToOne = (origin: string, target: string) =>
   new PostgrestError(
@@ -73,20 +89,40 @@ export const relatedOrderNotToOne = (origin: string, target: string) =>
   );
 
 export const gucHeadersError = () =>
-  new PostgrestError(500, 'PGRST111', 'response.headers guc must be a JSON array composed of objects with a single key and a string value');
+  new PostgrestError(
+    500,
+    'PGRST111',
+    'response.headers guc must be a JSON array composed of objects with a single key and a string value',
+  );
 
-export const gucStatusError = () => new PostgrestError(500, 'PGRST112', 'response.status guc must be a valid status code');
+export const gucStatusError = () =>
+  new PostgrestError(500, 'PGRST112', 'response.status guc must be a valid status code');
 
 export const invalidPreferences = (preferences: string[]) =>
-  new PostgrestError(400, 'PGRST122', 'Invalid preferences given with handling=strict', `Invalid preferences: ${preferences.join(', ')}`);
+  new PostgrestError(
+    400,
+    'PGRST122',
+    'Invalid preferences given with handling=strict',
+    `Invalid preferences: ${preferences.join(', ')}`,
+  );
 
-export const aggregatesNotAllowed = () => new PostgrestError(400, 'PGRST123', 'Use of aggregate functions is not allowed');
+export const aggregatesNotAllowed = () =>
+  new PostgrestError(400, 'PGRST123', 'Use of aggregate functions is not allowed');
 
 export const maxAffectedExceeded = (rows: number) =>
-  new PostgrestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${rows} rows`);
+  new PostgrestError(
+    400,
+    'PGRST124',
+    'Query result exceeds max-affected preference constraint',
+    `The query affects ${rows} rows`,
+  );
 
 export const maxAffectedOnSingleRpc = () =>
-  new PostgrestError(400, 'PGRST128', 'Function must return SETOF or TABLE when max-affected preference is used with handling=strict');
+  new PostgrestError(
+    400,
+    'PGRST128',
+    'Function must return SETOF or TABLE when max-affected preference is used with handling=strict',
+  );
 
 export const invalidResourcePath = () => new PostgrestError(404, 'PGRST125', 'Invalid path specified in request URL');
 
@@ -120,23 +156,40 @@ export function unknownFunction(
   const fn = `${schema}.${name}`;
   const params = argumentNames.join(', ');
   const message = `Could not find the function ${fn}${argumentNames.length === 0 ? ' without parameters' : `(${params})`} in the schema cache`;
-  const withParams = argumentNames.length === 0 ? ' without parameters' : ` with parameter${argumentNames.length > 1 ? 's' : ''} ${params}`;
+  const withParams =
+    argumentNames.length === 0
+      ? ' without parameters'
+      : ` with parameter${argumentNames.length > 1 ? 's' : ''} ${params}`;
   const details = `Searched for the function ${fn}${withParams}${body === 'json' ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`;
   const overloads = snapshot.functions.get(`${schema}.${name}`) ?? [];
   let hint: string | undefined;
   if (overloads.length === 0) {
-    const names = [...snapshot.functions.values()].flat().filter((f) => f.schema === schema).map((f) => f.name);
+    const names = [...snapshot.functions.values()]
+      .flat()
+      .filter((f) => f.schema === schema)
+      .map((f) => f.name);
     const best = bestFuzzyMatch(names, name, 0.75);
     if (best !== undefined) hint = `${best}`;
   } else {
     const asText = (list: string[]) => `(${[...list].sort().join(', ')})`;
-    const best = bestFuzzyMatch(overloads.map((o) => asText(o.arguments.map((a) => a.name))), asText(argumentNames));
+    const best = bestFuzzyMatch(
+      overloads.map((o) => asText(o.arguments.map((a) => a.name))),
+      asText(argumentNames),
+    );
     if (best !== undefined) hint = `${name}${best}`;
   }
-  return new PostgrestError(404, 'PGRST202', message, details, hint === undefined ? null : `Perhaps you meant to call the function ${schema}.${hint}`);
+  return new PostgrestError(
+    404,
+    'PGRST202',
+    message,
+    details,
+    hint === undefined ? null : `Perhaps you meant to call the function ${schema}.${hint}`,
+  );
 }
 
-export const ambiguousFunction = (candidates: { schema: string; name: string; arguments: { name: string; type: string }[] }[]) =>
+export const ambiguousFunction = (
+  candidates: { schema: string; name: string; arguments: { name: string; type: string }[] }[],
+) =>
   new PostgrestError(
     300,
     'PGRST203',
@@ -147,9 +200,21 @@ export const ambiguousFunction = (candidates: { schema: string; name: string; ar
     'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
   );
 
-export function noRelationship(snapshot: CatalogSnapshot, schema: string, parent: string, child: string, hint: string | undefined): PostgrestError {
+export function noRelationship(
+  snapshot: CatalogSnapshot,
+  schema: string,
+  parent: string,
+  child: string,
+  hint: string | undefined,
+): PostgrestError {
   const details = `Searched for a foreign key relationship between '${parent}' and '${child}'${hint === undefined ? '' : ` using the hint '${hint}'`} in the schema '${schema}', but no matches were found.`;
-  return new PostgrestError(400, 'PGRST200', `Could not find a relationship between '${parent}' and '${child}' in the schema cache`, details, noRelationshipHint(snapshot, schema, parent, child));
+  return new PostgrestError(
+    400,
+    'PGRST200',
+    `Could not find a relationship between '${parent}' and '${child}' in the schema cache`,
+    details,
+    noRelationshipHint(snapshot, schema, parent, child),
+  );
 }
 
 /**
@@ -159,7 +224,10 @@ export function noRelationship(snapshot: CatalogSnapshot, schema: string, parent
 function noRelationshipHint(snapshot: CatalogSnapshot, schema: string, parent: string, child: string): string | null {
   const ofParent = snapshot.relationships.get(relationshipKey({ schema, name: parent }, schema));
   if (ofParent) {
-    const suggestion = fuzzyMatches(ofParent.map((r) => r.foreignTable.name), child).find((match) => match.score < 1)?.value;
+    const suggestion = fuzzyMatches(
+      ofParent.map((r) => r.foreignTable.name),
+      child,
+    ).find((match) => match.score < 1)?.value;
     return suggestion === undefined ? null : `Perhaps you meant '${suggestion}' instead of '${child}'.`;
   }
   const origins = [...snapshot.relationships.keys()]
@@ -224,8 +292,14 @@ interface DatabaseError {
 
 /** An error the database answered with a SQLSTATE (not a Node socket error such as EPIPE, also five capitals). */
 export function isDatabaseError(error: unknown): error is DatabaseError {
-  return typeof error === 'object' && error !== null && typeof (error as DatabaseError).code === 'string' &&
-    /^[0-9A-Z]{5}$/.test((error as DatabaseError).code ?? '') && !('errno' in error) && !('syscall' in error);
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as DatabaseError).code === 'string' &&
+    /^[0-9A-Z]{5}$/.test((error as DatabaseError).code ?? '') &&
+    !('errno' in error) &&
+    !('syscall' in error)
+  );
 }
 
 /**
@@ -235,7 +309,8 @@ export function isDatabaseError(error: unknown): error is DatabaseError {
 export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: string; message?: string };
-  if (code !== undefined && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return true;
+  if (code !== undefined && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code))
+    return true;
   return /Connection terminated|connection error|not queryable|Client was closed/i.test(message ?? '');
 }
 
@@ -283,7 +358,8 @@ export function statusForSqlState(code: string, role: ApiRole, message = ''): nu
   if (classOf === 'P0') return 400;
   if (classOf === '08' || classOf === '53') return 503;
   if (classOf === '0L' || classOf === '0P' || classOf === '28') return 403;
-  if (['09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'XX'].includes(classOf)) return 500;
+  if (['09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'XX'].includes(classOf))
+    return 500;
   return 400;
 }
 
@@ -305,5 +381,11 @@ function withoutGeneratedSql(error: DatabaseError): DatabaseError {
 export function fromDatabaseError(raw: DatabaseError, role: ApiRole): PostgrestError {
   const error = withoutGeneratedSql(raw);
   const code = error.code ?? 'XX000';
-  return new PostgrestError(statusForSqlState(code, role, error.message), code, error.message, error.detail ?? null, error.hint ?? null);
+  return new PostgrestError(
+    statusForSqlState(code, role, error.message),
+    code,
+    error.message,
+    error.detail ?? null,
+    error.hint ?? null,
+  );
 }

@@ -45,7 +45,11 @@ function similarity(a: string, b: string): number {
 }
 
 /** Candidates similar to `value`, best first, each with its score in [0, 1]. */
-export function fuzzyMatches(candidates: Iterable<string>, value: string, minScore = DEFAULT_MIN_SCORE): { score: number; value: string }[] {
+export function fuzzyMatches(
+  candidates: Iterable<string>,
+  value: string,
+  minScore = DEFAULT_MIN_SCORE,
+): { score: number; value: string }[] {
   const entries = [...new Set(candidates)];
   const key = value.toLowerCase();
   const exact = entries.find((entry) => entry.toLowerCase() === key);
@@ -72,6 +76,10 @@ export function fuzzyMatches(candidates: Iterable<string>, value: string, minSco
   return [];
 }
 
-export function bestFuzzyMatch(candidates: Iterable<string>, value: string, minScore = DEFAULT_MIN_SCORE): string | undefined {
+export function bestFuzzyMatch(
+  candidates: Iterable<string>,
+  value: string,
+  minScore = DEFAULT_MIN_SCORE,
+): string | undefined {
   return fuzzyMatches(candidates, value, minScore)[0]?.value;
 }

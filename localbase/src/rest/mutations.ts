@@ -56,7 +56,8 @@ export function columnsForEmbeds(plan: ReadNode, primaryKey: string[]): string[]
     if (!rel) continue;
     if (rel.kind === 'computed') return ['*'];
     const c = rel.cardinality;
-    const origin = c.kind === 'm2m' ? c.junction.sourceColumns.map(([column]) => column) : c.columns.map(([column]) => column);
+    const origin =
+      c.kind === 'm2m' ? c.junction.sourceColumns.map(([column]) => column) : c.columns.map(([column]) => column);
     origin.forEach((column) => names.add(column));
   }
   primaryKey.forEach((column) => names.add(column));
@@ -103,7 +104,11 @@ export function planMutation(
           insertSql({
             table: relation,
             columns,
-            bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '[]', bodyColumns, { isObject: payload?.isObject ?? false, applyDefaults, limitOne: false }),
+            bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '[]', bodyColumns, {
+              isObject: payload?.isObject ?? false,
+              applyDefaults,
+              limitOne: false,
+            }),
             conflict: prefs.resolution ? { resolution: prefs.resolution, columns: conflictColumns } : undefined,
             putConditions: undefined,
             returning,
@@ -117,7 +122,13 @@ export function planMutation(
         primaryKey.size > 0 &&
         params.filterFields.size === primaryKey.size &&
         [...params.filterFields].every((field) => primaryKey.has(field)) &&
-        rootFilters.every((filter) => !filter.expr.negate && filter.expr.operation.kind === 'quantified' && filter.expr.operation.operator === 'eq' && filter.expr.operation.quantifier === undefined);
+        rootFilters.every(
+          (filter) =>
+            !filter.expr.negate &&
+            filter.expr.operation.kind === 'quantified' &&
+            filter.expr.operation.operator === 'eq' &&
+            filter.expr.operation.quantifier === undefined,
+        );
       if (!onlyPrimaryKeyEq) throw invalidPutFilters();
       return {
         returning,
@@ -125,7 +136,11 @@ export function planMutation(
           insertSql({
             table: relation,
             columns,
-            bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults: false, limitOne: false }),
+            bodyRows: bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, {
+              isObject: payload?.isObject ?? true,
+              applyDefaults: false,
+              limitOne: false,
+            }),
             conflict: { resolution: 'merge-duplicates', columns: table.primaryKey },
             putConditions: conditionsSql(ctx, plan, '"pgrst_body"', rootFilters, []),
             returning,
@@ -141,14 +156,26 @@ export function planMutation(
           : updateSql(
               relation,
               columns,
-              bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, { isObject: payload?.isObject ?? true, applyDefaults, limitOne: false }),
+              bodyRowsSql(ctx.params, payload?.json ?? '{}', bodyColumns, {
+                isObject: payload?.isObject ?? true,
+                applyDefaults,
+                limitOne: false,
+              }),
               whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)),
               returning,
             );
       return { returning, build };
     }
     case 'delete':
-      return { returning, build: (ctx) => deleteSql(relation, whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)), returning) };
+      return {
+        returning,
+        build: (ctx) =>
+          deleteSql(
+            relation,
+            whereOf(conditionsSql(ctx, plan, qualifiedName(relation), rootFilters, rootLogic)),
+            returning,
+          ),
+      };
     default:
       throw unsupportedMethod(kind);
   }

@@ -8,9 +8,7 @@ import { mediaTypeUnavailable } from './errors.ts';
 import type { BodyHandler } from './sql.ts';
 
 export type Produced =
-  | { kind: 'json'; stripNulls: boolean }
-  | { kind: 'single'; stripNulls: boolean }
-  | { kind: 'csv' };
+  { kind: 'json'; stripNulls: boolean } | { kind: 'single'; stripNulls: boolean } | { kind: 'csv' };
 
 interface AcceptedType {
   /** What PostgREST prints for it in the 406 message. */
@@ -26,7 +24,7 @@ export function parseAccept(header: string): string[] {
       const compact = item.replace(/ /g, '');
       const q = compact.indexOf(';q=');
       const type = q < 0 ? compact : compact.slice(0, q);
-      const qualityText = q < 0 ? '' : compact.slice(q + 3).split(';')[0] ?? '';
+      const qualityText = q < 0 ? '' : (compact.slice(q + 3).split(';')[0] ?? '');
       const quality = /^\d+(\.\d+)?([eE][-+]?\d+)?$/.test(qualityText) ? Number(qualityText) : 1;
       const specificity = (type.match(/;/g)?.length ?? 0) - (type.match(/\*/g)?.length ?? 0);
       return { type, quality, specificity, index };
@@ -39,7 +37,14 @@ function parameters(type: string): Map<string, string> {
   const map = new Map<string, string>();
   for (const part of type.split(';').slice(1)) {
     const eq = part.indexOf('=');
-    if (eq > 0) map.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    if (eq > 0)
+      map.set(
+        part.slice(0, eq).trim().toLowerCase(),
+        part
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   return map;
 }
@@ -59,7 +64,10 @@ function decode(type: string): AcceptedType {
       return { mime: 'text/csv', produced: { kind: 'csv' } };
     case 'application/vnd.pgrst.object+json':
     case 'application/vnd.pgrst.object':
-      return { mime: `application/vnd.pgrst.object+json${stripped ? ';nulls=stripped' : ''}`, produced: { kind: 'single', stripNulls: stripped } };
+      return {
+        mime: `application/vnd.pgrst.object+json${stripped ? ';nulls=stripped' : ''}`,
+        produced: { kind: 'single', stripNulls: stripped },
+      };
     case 'application/vnd.pgrst.array+json':
     case 'application/vnd.pgrst.array':
       return stripped
@@ -71,7 +79,10 @@ function decode(type: string): AcceptedType {
       const format = lower.endsWith('+json') ? 'json' : 'text';
       const forType = decode(params.get('for') ?? 'application/json').mime;
       const options = params.get('options');
-      return { mime: `application/vnd.pgrst.plan+${format}; for="${forType}"${options ? `; options=${options}` : ''}`, produced: undefined };
+      return {
+        mime: `application/vnd.pgrst.plan+${format}; for="${forType}"${options ? `; options=${options}` : ''}`,
+        produced: undefined,
+      };
     }
     case 'application/geo+json':
     case 'text/plain':
@@ -95,8 +106,14 @@ export function negotiate(accept: string | undefined): Produced {
 }
 
 export const CONTENT_TYPES: Record<Produced['kind'], (produced: Produced) => string> = {
-  json: (p) => (p.kind === 'json' && p.stripNulls ? 'application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8' : 'application/json; charset=utf-8'),
-  single: (p) => (p.kind === 'single' && p.stripNulls ? 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8' : 'application/vnd.pgrst.object+json; charset=utf-8'),
+  json: (p) =>
+    p.kind === 'json' && p.stripNulls
+      ? 'application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8'
+      : 'application/json; charset=utf-8',
+  single: (p) =>
+    p.kind === 'single' && p.stripNulls
+      ? 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8'
+      : 'application/vnd.pgrst.object+json; charset=utf-8',
   csv: () => 'text/csv; charset=utf-8',
 };
 

@@ -73,7 +73,13 @@ export type OrderDirection = 'asc' | 'desc';
 export type OrderNulls = 'nullsfirst' | 'nullslast';
 export type OrderTerm =
   | { kind: 'field'; field: Field; direction: OrderDirection | undefined; nulls: OrderNulls | undefined }
-  | { kind: 'relation'; relation: string; field: Field; direction: OrderDirection | undefined; nulls: OrderNulls | undefined };
+  | {
+      kind: 'relation';
+      relation: string;
+      field: Field;
+      direction: OrderDirection | undefined;
+      nulls: OrderNulls | undefined;
+    };
 
 /** A path of embedded resource names (or aliases) a parameter is aimed at; [] is the top level. */
 export type EmbedPath = string[];
@@ -188,7 +194,10 @@ function runParser<T>(what: string, text: string, parse: (cursor: Cursor) => T, 
     }
     if (!(error instanceof ParseFailure)) throw error;
     const expected = error.expected.length > 0 ? ` expecting ${joinAlternatives(error.expected)}` : '';
-    throw badRequest(`"${what} (${text})" (line 1, column ${column(error.position)})`, `unexpected ${error.found}${expected}`);
+    throw badRequest(
+      `"${what} (${text})" (line 1, column ${column(error.position)})`,
+      `unexpected ${error.found}${expected}`,
+    );
   }
 }
 
@@ -208,7 +217,15 @@ class DepthExceeded {
 /** Letters and digits of any script, `_`, `$` and blanks; ASCII is decided without a regex (hot path). */
 function isIdentifierChar(char: string): boolean {
   const code = char.charCodeAt(0);
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36 || code === 32;
+  if (code < 128)
+    return (
+      (code >= 97 && code <= 122) ||
+      (code >= 65 && code <= 90) ||
+      (code >= 48 && code <= 57) ||
+      code === 95 ||
+      code === 36 ||
+      code === 32
+    );
   return /^[\p{L}\p{N}]$/u.test(char);
 }
 
@@ -277,7 +294,8 @@ function jsonPath(cursor: Cursor): JsonStep[] {
       steps.push({ arrow, operand: { kind: 'index', value: index } });
       continue;
     }
-    const key = cursor.peek() === '"' ? quotedValue(cursor) : dashSeparated(cursor, (c) => identifier(c, isJsonKeyChar));
+    const key =
+      cursor.peek() === '"' ? quotedValue(cursor) : dashSeparated(cursor, (c) => identifier(c, isJsonKeyChar));
     steps.push({ arrow, operand: { kind: 'key', value: key } });
   }
 }
@@ -335,7 +353,11 @@ function mayHaveAlias(cursor: Cursor): boolean {
   const { text } = cursor;
   let index = cursor.position;
   if (text[index] === '"') return true;
-  while (index < text.length && (isIdentifierChar(text[index] as string) || (text[index] === '-' && text[index + 1] !== '>'))) index++;
+  while (
+    index < text.length &&
+    (isIdentifierChar(text[index] as string) || (text[index] === '-' && text[index + 1] !== '>'))
+  )
+    index++;
   return text[index] === ':' && text[index + 1] !== ':';
 }
 
@@ -400,23 +422,42 @@ const AGGREGATES: AggregateName[] = ['sum', 'avg', 'count', 'max', 'min'];
 
 function fieldItem(cursor: Cursor): SelectField {
   cursor.skipBlanks();
-  const star = cursor.peek() === '*' && cursor.attempt(() => {
-    cursor.expect('*');
-    cursor.skipBlanks();
-    if (!atItemEnd(cursor)) cursor.fail('")"', '","', 'end of input');
-    return true;
-  });
-  if (star) return { kind: 'field', field: { name: '*', jsonPath: [] }, cast: undefined, alias: undefined, aggregate: undefined, aggregateCast: undefined };
-  const countAll = cursor.text.includes('count()', cursor.position) && cursor.attempt(() => {
-    const alias = aliasPrefix(cursor);
-    cursor.expect('count()');
-    const aggregateCast = cursor.startsWith('::') ? (cursor.position += 2, typeName(cursor)) : undefined;
-    cursor.skipBlanks();
-    if (!atItemEnd(cursor)) cursor.fail('")"', '","', 'end of input');
-    return { alias, aggregateCast };
-  });
+  const star =
+    cursor.peek() === '*' &&
+    cursor.attempt(() => {
+      cursor.expect('*');
+      cursor.skipBlanks();
+      if (!atItemEnd(cursor)) cursor.fail('")"', '","', 'end of input');
+      return true;
+    });
+  if (star)
+    return {
+      kind: 'field',
+      field: { name: '*', jsonPath: [] },
+      cast: undefined,
+      alias: undefined,
+      aggregate: undefined,
+      aggregateCast: undefined,
+    };
+  const countAll =
+    cursor.text.includes('count()', cursor.position) &&
+    cursor.attempt(() => {
+      const alias = aliasPrefix(cursor);
+      cursor.expect('count()');
+      const aggregateCast = cursor.startsWith('::') ? ((cursor.position += 2), typeName(cursor)) : undefined;
+      cursor.skipBlanks();
+      if (!atItemEnd(cursor)) cursor.fail('")"', '","', 'end of input');
+      return { alias, aggregateCast };
+    });
   if (countAll) {
-    return { kind: 'field', field: { name: '*', jsonPath: [] }, cast: undefined, alias: countAll.alias, aggregate: 'count', aggregateCast: countAll.aggregateCast };
+    return {
+      kind: 'field',
+      field: { name: '*', jsonPath: [] },
+      cast: undefined,
+      alias: countAll.alias,
+      aggregate: 'count',
+      aggregateCast: countAll.aggregateCast,
+    };
   }
   const alias = aliasPrefix(cursor);
   const selected = field(cursor);
@@ -425,20 +466,24 @@ function fieldItem(cursor: Cursor): SelectField {
     cursor.position += 2;
     cast = typeName(cursor);
   }
-  const aggregate = cursor.peek() !== '.' ? undefined : cursor.attempt(() => {
-    cursor.expect('.');
-    const name = AGGREGATES.find((candidate) => cursor.startsWith(`${candidate}()`));
-    if (!name) cursor.fail('aggregate');
-    cursor.position += name.length + 2;
-    return name;
-  });
+  const aggregate =
+    cursor.peek() !== '.'
+      ? undefined
+      : cursor.attempt(() => {
+          cursor.expect('.');
+          const name = AGGREGATES.find((candidate) => cursor.startsWith(`${candidate}()`));
+          if (!name) cursor.fail('aggregate');
+          cursor.position += name.length + 2;
+          return name;
+        });
   let aggregateCast: string | undefined;
   if (cursor.startsWith('::')) {
     cursor.position += 2;
     aggregateCast = typeName(cursor);
   }
   cursor.skipBlanks();
-  if (!atItemEnd(cursor)) cursor.fail('letter', 'digit', '"-"', '"->>"', '"->"', '"::"', '"."', '")"', '","', 'end of input');
+  if (!atItemEnd(cursor))
+    cursor.fail('letter', 'digit', '"-"', '"->>"', '"->"', '"::"', '"."', '")"', '","', 'end of input');
   return { kind: 'field', field: selected, cast, alias, aggregate, aggregateCast };
 }
 
@@ -649,7 +694,12 @@ export function parseLogic(key: string, value: string): { path: EmbedPath; tree:
   const negate = names.slice(0, -1).includes('not');
   const path = names.slice(0, -1).filter((name) => name !== 'not');
   // The operator is parsed in front of the value, as PostgREST does, so the value is one tree.
-  const tree = runParser('failed to parse logic tree', value, (cursor) => logicTree(cursor, 0), `${negate ? 'not.' : ''}${operator}`);
+  const tree = runParser(
+    'failed to parse logic tree',
+    value,
+    (cursor) => logicTree(cursor, 0),
+    `${negate ? 'not.' : ''}${operator}`,
+  );
   return { path, tree };
 }
 

@@ -21,7 +21,11 @@ export function installRestBodyParsers(app: FastifyInstance): void {
   installJsonParser(app);
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: JSON_BODY_LIMIT_BYTES }, (request, body, done) => {
-    done(null, { raw: true, contentType: String(request.headers['content-type'] ?? ''), text: String(body) } satisfies RawBody);
+    done(null, {
+      raw: true,
+      contentType: String(request.headers['content-type'] ?? ''),
+      text: String(body),
+    } satisfies RawBody);
   });
 }
 
@@ -61,7 +65,11 @@ function objectKeys(value: unknown): string[] | undefined {
 }
 
 /** A body for POST/PATCH/PUT on a table. */
-export function tablePayload(body: unknown, contentType: string | undefined, columns: string[] | undefined): TablePayload {
+export function tablePayload(
+  body: unknown,
+  contentType: string | undefined,
+  columns: string[] | undefined,
+): TablePayload {
   const kind = mediaKind(contentType);
   let value: unknown;
   if (kind === 'json') value = body;
@@ -117,7 +125,8 @@ export function rpcPayload(body: unknown, contentType: string | undefined): RpcP
     for (const [key, value] of new URLSearchParams(rawText(body))) values.set(key, [...(values.get(key) ?? []), value]);
     return { kind: 'form', values };
   }
-  if (kind === 'text' || kind === 'xml' || kind === 'octet') return { kind: 'raw', media: kind, text: isRawBody(body) ? body.text : null };
+  if (kind === 'text' || kind === 'xml' || kind === 'octet')
+    return { kind: 'raw', media: kind, text: isRawBody(body) ? body.text : null };
   throw invalidBody(`Content-Type not acceptable: ${essenceOf(contentType)}`);
 }
 
@@ -130,10 +139,12 @@ export function csvRows(text: string): Record<string, string | null>[] {
     .filter((record) => !(record.length === 1 && record[0]?.value === ''))
     .map((record) => {
       if (record.length !== header.length) throw invalidBody('All lines must have same number of fields');
-      return Object.fromEntries(header.map((name, index) => {
-        const cell = record[index] as { value: string; quoted: boolean };
-        return [name.value, !cell.quoted && cell.value === 'NULL' ? null : cell.value];
-      }));
+      return Object.fromEntries(
+        header.map((name, index) => {
+          const cell = record[index] as { value: string; quoted: boolean };
+          return [name.value, !cell.quoted && cell.value === 'NULL' ? null : cell.value];
+        }),
+      );
     });
 }
 

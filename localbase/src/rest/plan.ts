@@ -39,8 +39,20 @@ export type ResolvedLogic =
   | { kind: 'logic'; negate: boolean; operator: 'and' | 'or'; children: ResolvedLogic[] };
 
 export type ResolvedOrder =
-  | { kind: 'field'; field: Field; direction: OrderDirection | undefined; nulls: OrderNulls | undefined; qualifier?: string }
-  | { kind: 'relation'; relation: string; field: Field; direction: OrderDirection | undefined; nulls: OrderNulls | undefined };
+  | {
+      kind: 'field';
+      field: Field;
+      direction: OrderDirection | undefined;
+      nulls: OrderNulls | undefined;
+      qualifier?: string;
+    }
+  | {
+      kind: 'relation';
+      relation: string;
+      field: Field;
+      direction: OrderDirection | undefined;
+      nulls: OrderNulls | undefined;
+    };
 
 export interface JoinCondition {
   /** [qualifier SQL, column] pairs: left = right. */
@@ -54,7 +66,11 @@ export type RelSelect =
 
 export type SpreadKind =
   | { kind: 'to-one' }
-  | { kind: 'to-many'; extraSelects: { qualifier: string | undefined; field: Field; alias: string }[]; order: ResolvedOrder[] };
+  | {
+      kind: 'to-many';
+      extraSelects: { qualifier: string | undefined; field: Field; alias: string }[];
+      order: ResolvedOrder[];
+    };
 
 /** Where a node reads its rows from. */
 export type NodeSource =
@@ -222,7 +238,7 @@ function resolveOrder(term: OrderTerm): ResolvedOrder {
 // Relationships
 
 function addRelationships(input: PlanInput, node: ReadNode, parent: ReadNode): void {
-  const origin = node.depth === 1 ? parent.fromAlias ?? parent.relation.name : parent.relation.name;
+  const origin = node.depth === 1 ? (parent.fromAlias ?? parent.relation.name) : parent.relation.name;
   const relationship = findRelationship(input.snapshot, input.schema, origin, node.relName, node.relHint);
   node.relToParent = relationship;
   node.relation = relationship.foreignTable;
@@ -248,8 +264,14 @@ function joinConditions(relationship: Relationship, node: ReadNode, parent: Read
   if (cardinality.kind === 'm2m') {
     const junction = qualified(cardinality.junction.table);
     return [
-      ...cardinality.junction.targetColumns.map(([target, junctionColumn]): JoinCondition => ({ left: [junction, junctionColumn], right: [child, target] })),
-      ...cardinality.junction.sourceColumns.map(([origin, junctionColumn]): JoinCondition => ({ left: [junction, junctionColumn], right: [parentQualifier, origin] })),
+      ...cardinality.junction.targetColumns.map(([target, junctionColumn]): JoinCondition => ({
+        left: [junction, junctionColumn],
+        right: [child, target],
+      })),
+      ...cardinality.junction.sourceColumns.map(([origin, junctionColumn]): JoinCondition => ({
+        left: [junction, junctionColumn],
+        right: [parentQualifier, origin],
+      })),
     ];
   }
   return cardinality.columns.map(([origin, target]) => ({ left: [child, target], right: [parentQualifier, origin] }));
@@ -271,27 +293,38 @@ function constraintOf(relationship: Relationship): string | undefined {
  * column; a hint narrows by constraint, column or junction table. Self-relationships read the
  * target as the table (one-to-many) or the column (many-to-one).
  */
-export function findRelationship(snapshot: CatalogSnapshot, schema: string, origin: string, target: string, hint: string | undefined): Relationship {
+export function findRelationship(
+  snapshot: CatalogSnapshot,
+  schema: string,
+  origin: string,
+  target: string,
+  hint: string | undefined,
+): Relationship {
   const all = snapshot.relationships.get(relationshipKey({ schema, name: origin }, schema)) ?? [];
   const matches = all.filter((r) => {
     if (r.kind === 'computed') return target === r.function.name;
     const kind = r.cardinality.kind;
     if (r.isSelf) {
       if (hint === undefined) {
-        return (target === r.foreignTable.name && kind === 'o2m') || (matchesSingleColumn(r, target, 0) && kind === 'm2o');
+        return (
+          (target === r.foreignTable.name && kind === 'o2m') || (matchesSingleColumn(r, target, 0) && kind === 'm2o')
+        );
       }
       return target === r.foreignTable.name && kind === 'o2m' && matchesSingleColumn(r, hint, 1);
     }
     if (hint === undefined) {
-      return target === r.foreignTable.name ||
+      return (
+        target === r.foreignTable.name ||
         (constraintOf(r) === target && !r.foreignTableIsView) ||
-        (matchesSingleColumn(r, target, 0) && !r.foreignTableIsView);
+        (matchesSingleColumn(r, target, 0) && !r.foreignTableIsView)
+      );
     }
-    return target === r.foreignTable.name && (
-      constraintOf(r) === hint ||
-      matchesSingleColumn(r, hint, 0) ||
-      matchesSingleColumn(r, hint, 1) ||
-      (r.cardinality.kind === 'm2m' && r.cardinality.junction.table.name === hint)
+    return (
+      target === r.foreignTable.name &&
+      (constraintOf(r) === hint ||
+        matchesSingleColumn(r, hint, 0) ||
+        matchesSingleColumn(r, hint, 1) ||
+        (r.cardinality.kind === 'm2m' && r.cardinality.junction.table.name === hint))
     );
   });
   if (matches.length === 1) return matches[0] as Relationship;
@@ -305,7 +338,8 @@ export function findRelationship(snapshot: CatalogSnapshot, schema: string, orig
 /** A select term with a JSON path and no alias is named after its last key. */
 function addAliases(node: ReadNode): void {
   node.select = node.select.map((column) => {
-    if (column.alias !== undefined || column.aggregate !== undefined || column.field.jsonPath.length === 0) return column;
+    if (column.alias !== undefined || column.aggregate !== undefined || column.field.jsonPath.length === 0)
+      return column;
     const steps = column.field.jsonPath;
     const last = steps.at(-1)?.operand;
     if (last?.kind === 'key') return { ...column, alias: last.value };
@@ -320,7 +354,8 @@ function addRelatedOrders(node: ReadNode): void {
     if (term.kind !== 'relation') return term;
     const found = node.children.find((child) => term.relation === (child.relAlias ?? child.relName));
     if (!found) throw notEmbedded(term.relation);
-    if (!found.relToParent || !isToOne(found.relToParent)) throw relatedOrderNotToOne(node.relation.name, found.relAlias ?? found.relName);
+    if (!found.relToParent || !isToOne(found.relToParent))
+      throw relatedOrderNotToOne(node.relation.name, found.relAlias ?? found.relName);
     return { ...term, relation: found.aggregateAlias };
   });
   node.children.forEach(addRelatedOrders);
@@ -382,7 +417,13 @@ function addToManyOrderSelects(node: ReadNode): void {
       const name = term.field.name;
       const alias = `${node.aggregateAlias}_${name}_${index + 1}`;
       extraSelects.push({ qualifier: term.kind === 'relation' ? term.relation : undefined, field: term.field, alias });
-      order.push({ kind: 'field', field: { name: alias, jsonPath: [] }, direction: term.direction, nulls: term.nulls, qualifier: node.aggregateAlias });
+      order.push({
+        kind: 'field',
+        field: { name: alias, jsonPath: [] },
+        direction: term.direction,
+        nulls: term.nulls,
+        qualifier: node.aggregateAlias,
+      });
     });
     node.order = [];
     node.spread = { kind: 'to-many', extraSelects, order };

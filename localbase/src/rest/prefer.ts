@@ -29,7 +29,11 @@ const REPRESENTATIONS: Record<string, Representation> = {
   'return=headers-only': 'headers-only',
   'return=minimal': 'minimal',
 };
-const COUNTS: Record<string, CountPreference> = { 'count=exact': 'exact', 'count=planned': 'planned', 'count=estimated': 'estimated' };
+const COUNTS: Record<string, CountPreference> = {
+  'count=exact': 'exact',
+  'count=planned': 'planned',
+  'count=estimated': 'estimated',
+};
 const MISSING: Record<string, 'default' | 'null'> = { 'missing=default': 'default', 'missing=null': 'null' };
 const HANDLING: Record<string, 'strict' | 'lenient'> = { 'handling=strict': 'strict', 'handling=lenient': 'lenient' };
 const TRANSACTION = new Set(['tx=commit', 'tx=rollback']);
@@ -74,7 +78,9 @@ export function parsePrefer(header: string | string[] | undefined, timezones: Re
     maxAffected: maxAffectedText === undefined ? undefined : readInteger(maxAffectedText),
     invalid: items.filter(
       (item) =>
-        !RECOGNISED.has(item) && !(item.startsWith('timezone=') && timezoneAccepted) && !item.startsWith('max-affected='),
+        !RECOGNISED.has(item) &&
+        !(item.startsWith('timezone=') && timezoneAccepted) &&
+        !item.startsWith('max-affected='),
     ),
   };
 }
@@ -85,7 +91,11 @@ export type PreferenceApplication = 'read' | 'insert' | 'update' | 'upsert' | 'd
  * The Preference-Applied header: what this kind of request honoured, in PostgREST's order.
  * `resolutionApplies` is false for an insert into a table without a primary key or on_conflict.
  */
-export function preferenceApplied(prefs: Preferences, kind: PreferenceApplication, resolutionApplies = true): string | undefined {
+export function preferenceApplied(
+  prefs: Preferences,
+  kind: PreferenceApplication,
+  resolutionApplies = true,
+): string | undefined {
   const values: string[] = [];
   const strict = prefs.handling === 'strict';
   if (kind === 'insert' && resolutionApplies && prefs.resolution) values.push(`resolution=${prefs.resolution}`);
@@ -101,5 +111,9 @@ export function preferenceApplied(prefs: Preferences, kind: PreferenceApplicatio
 }
 
 function representationText(representation: Representation): string {
-  return representation === 'full' ? 'return=representation' : representation === 'minimal' ? 'return=minimal' : 'return=headers-only';
+  return representation === 'full'
+    ? 'return=representation'
+    : representation === 'minimal'
+      ? 'return=minimal'
+      : 'return=headers-only';
 }

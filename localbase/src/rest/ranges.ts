@@ -19,9 +19,11 @@ export function topLevelRange(method: string, params: QueryParams, rangeHeader: 
     upper = Math.min(upper, fromHeader.upper);
   }
   if (upper < lower) {
-    throw invalidRange(fromHeader && fromHeader.upper < fromHeader.lower
-      ? 'The lower boundary must be lower than or equal to the upper boundary in the Range header.'
-      : 'Limit should be greater than or equal to zero.');
+    throw invalidRange(
+      fromHeader && fromHeader.upper < fromHeader.lower
+        ? 'The lower boundary must be lower than or equal to the upper boundary in the Range header.'
+        : 'Limit should be greater than or equal to zero.',
+    );
   }
   return { offset: lower, limit: upper === Infinity ? undefined : upper - lower + 1 };
 }
@@ -59,5 +61,9 @@ export function rangedAnswer(
   const status = rangeStatus(lower, returned, total);
   if (status !== 416) return { status, headers, body };
   const refusal = invalidRange(`An offset of ${lower} was requested, but there are only ${total ?? 0} rows.`);
-  return { status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(refusal.body()) };
+  return {
+    status,
+    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(refusal.body()),
+  };
 }

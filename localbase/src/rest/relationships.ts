@@ -203,9 +203,21 @@ function inverses(relationships: ForeignKeyRelationship[]): ForeignKeyRelationsh
   const otherSides: ForeignKeyRelationship[] = [];
   for (const r of relationships) {
     const c = r.cardinality;
-    const base = { kind: 'fk' as const, table: r.foreignTable, foreignTable: r.table, isSelf: r.isSelf, tableIsView: false, foreignTableIsView: false };
-    if (c.kind === 'm2o') oneToMany.push({ ...base, cardinality: { kind: 'o2m', constraint: c.constraint, columns: swap(c.columns) } });
-    if (c.kind === 'o2o') otherSides.push({ ...base, cardinality: { kind: 'o2o', constraint: c.constraint, columns: swap(c.columns), isParent: !c.isParent } });
+    const base = {
+      kind: 'fk' as const,
+      table: r.foreignTable,
+      foreignTable: r.table,
+      isSelf: r.isSelf,
+      tableIsView: false,
+      foreignTableIsView: false,
+    };
+    if (c.kind === 'm2o')
+      oneToMany.push({ ...base, cardinality: { kind: 'o2m', constraint: c.constraint, columns: swap(c.columns) } });
+    if (c.kind === 'o2o')
+      otherSides.push({
+        ...base,
+        cardinality: { kind: 'o2o', constraint: c.constraint, columns: swap(c.columns), isParent: !c.isParent },
+      });
   }
   return [...oneToMany, ...otherSides];
 }
@@ -217,7 +229,8 @@ function manyToMany(relationships: ForeignKeyRelationship[], tables: Map<string,
     if (first.cardinality.kind !== 'm2o') continue;
     for (const second of relationships) {
       if (second.cardinality.kind !== 'm2o') continue;
-      if (!sameName(first.table, second.table) || first.cardinality.constraint === second.cardinality.constraint) continue;
+      if (!sameName(first.table, second.table) || first.cardinality.constraint === second.cardinality.constraint)
+        continue;
       const primaryKey = new Set(tables.get(`${first.table.schema}.${first.table.name}`)?.primaryKey ?? []);
       const junctionColumns = [...first.cardinality.columns, ...second.cardinality.columns].map(([column]) => column);
       if (!junctionColumns.every((column) => primaryKey.has(column))) continue;
@@ -249,8 +262,12 @@ function manyToMany(relationships: ForeignKeyRelationship[], tables: Map<string,
  * same pair (PostgREST keys both by (table, target or function name)).
  */
 function overrideWithComputed(detected: Relationship[], computed: ComputedRelationship[]): Relationship[] {
-  const computedKeys = new Set(computed.map((r) => `${r.table.schema}.${r.table.name}\0${r.function.schema}.${r.function.name}`));
-  const kept = detected.filter((r) => !computedKeys.has(`${r.table.schema}.${r.table.name}\0${r.foreignTable.schema}.${r.foreignTable.name}`));
+  const computedKeys = new Set(
+    computed.map((r) => `${r.table.schema}.${r.table.name}\0${r.function.schema}.${r.function.name}`),
+  );
+  const kept = detected.filter(
+    (r) => !computedKeys.has(`${r.table.schema}.${r.table.name}\0${r.foreignTable.schema}.${r.foreignTable.name}`),
+  );
   return [...kept, ...computed];
 }
 
@@ -298,8 +315,13 @@ function compareCardinality(a: Cardinality, b: Cardinality): number {
   if (a.kind === 'm2m' && b.kind === 'm2m') {
     const x = a.junction;
     const y = b.junction;
-    return compareNames(x.table, y.table) || compareText(x.constraint1, y.constraint1) || compareText(x.constraint2, y.constraint2) ||
-      comparePairs(x.sourceColumns, y.sourceColumns) || comparePairs(x.targetColumns, y.targetColumns);
+    return (
+      compareNames(x.table, y.table) ||
+      compareText(x.constraint1, y.constraint1) ||
+      compareText(x.constraint2, y.constraint2) ||
+      comparePairs(x.sourceColumns, y.sourceColumns) ||
+      comparePairs(x.targetColumns, y.targetColumns)
+    );
   }
   if (a.kind !== 'm2m' && b.kind !== 'm2m') {
     const order = compareText(a.constraint, b.constraint) || comparePairs(a.columns, b.columns);
@@ -312,12 +334,22 @@ function compareCardinality(a: Cardinality, b: Cardinality): number {
 export function compareRelationships(a: Relationship, b: Relationship): number {
   if (a.kind !== b.kind) return a.kind === 'fk' ? -1 : 1;
   if (a.kind === 'computed' && b.kind === 'computed') {
-    return compareNames(a.function, b.function) || compareNames(a.table, b.table) || compareNames(a.foreignTable, b.foreignTable) ||
-      compareBool(a.toOne, b.toOne) || compareBool(a.isSelf, b.isSelf);
+    return (
+      compareNames(a.function, b.function) ||
+      compareNames(a.table, b.table) ||
+      compareNames(a.foreignTable, b.foreignTable) ||
+      compareBool(a.toOne, b.toOne) ||
+      compareBool(a.isSelf, b.isSelf)
+    );
   }
   const x = a as ForeignKeyRelationship;
   const y = b as ForeignKeyRelationship;
-  return compareNames(x.table, y.table) || compareNames(x.foreignTable, y.foreignTable) || compareBool(x.isSelf, y.isSelf) ||
-    compareCardinality(x.cardinality, y.cardinality) || compareBool(x.tableIsView, y.tableIsView) ||
-    compareBool(x.foreignTableIsView, y.foreignTableIsView);
+  return (
+    compareNames(x.table, y.table) ||
+    compareNames(x.foreignTable, y.foreignTable) ||
+    compareBool(x.isSelf, y.isSelf) ||
+    compareCardinality(x.cardinality, y.cardinality) ||
+    compareBool(x.tableIsView, y.tableIsView) ||
+    compareBool(x.foreignTableIsView, y.foreignTableIsView)
+  );
 }

@@ -87,7 +87,11 @@ export interface RestContext {
    * trip; a time zone, an EXPLAIN, or a check that may have to undo a write keeps the transaction
    * open for them.
    */
-  run(request: FastifyRequest, verified: VerifiedToken, spec: RunSpec): Promise<{ result: StatementResult; planRows: number | undefined }>;
+  run(
+    request: FastifyRequest,
+    verified: VerifiedToken,
+    spec: RunSpec,
+  ): Promise<{ result: StatementResult; planRows: number | undefined }>;
 }
 
 export function restContext(options: RestRoutesOptions): RestContext {
@@ -101,7 +105,9 @@ export function restContext(options: RestRoutesOptions): RestContext {
     },
     async preferencesOf(request) {
       const header = request.headers.prefer;
-      const namesTimezone = (Array.isArray(header) ? header : [header ?? '']).some((value) => value.includes('timezone='));
+      const namesTimezone = (Array.isArray(header) ? header : [header ?? '']).some((value) =>
+        value.includes('timezone='),
+      );
       return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set());
     },
     async run(request, verified, spec) {
@@ -113,7 +119,8 @@ export function restContext(options: RestRoutesOptions): RestContext {
         spec.check?.(result);
       } else {
         result = await withRequestTransaction(pool, context, async (client) => {
-          if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
+          if (spec.timezone !== undefined)
+            await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
           const answered = statementResult(await client.query(preparedQuery(client, spec.sql, spec.values)));
           spec.check?.(answered);
           if (spec.explain) planRows = planRowsOf(await client.query(spec.explain.sql, spec.explain.values));
@@ -129,7 +136,8 @@ export function restContext(options: RestRoutesOptions): RestContext {
 export function sqlContext(snapshot: CatalogSnapshot): SqlContext {
   return {
     params: new Params(),
-    column: (relation, column) => snapshot.tables.get(qualifiedKey(relation.schema, relation.name))?.columns.get(column),
+    column: (relation, column) =>
+      snapshot.tables.get(qualifiedKey(relation.schema, relation.name))?.columns.get(column),
   };
 }
 
@@ -145,16 +153,20 @@ export function strictMaxAffected(prefs: Preferences): number | undefined {
 /** Fails a statement that touched more rows than `max-affected` allows (strict handling only). */
 export function maxAffectedCheck(prefs: Preferences): ResultCheck | undefined {
   const max = strictMaxAffected(prefs);
-  return max === undefined ? undefined : (result) => {
-    if (result.returned > max) throw maxAffectedExceeded(result.returned);
-  };
+  return max === undefined
+    ? undefined
+    : (result) => {
+        if (result.returned > max) throw maxAffectedExceeded(result.returned);
+      };
 }
 
 /** Accept: a single object: any other number of rows fails the request, whatever it returns. */
 export function singleCheck(produced: Produced): ResultCheck | undefined {
-  return produced.kind === 'single' ? (result) => {
-    if (result.returned !== 1) throw singleRowExpected(result.returned);
-  } : undefined;
+  return produced.kind === 'single'
+    ? (result) => {
+        if (result.returned !== 1) throw singleRowExpected(result.returned);
+      }
+    : undefined;
 }
 
 /** The checks that apply, run in order, or undefined when none does (the statement may then run without a held transaction). */

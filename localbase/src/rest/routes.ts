@@ -10,7 +10,16 @@ import { MissingApiKeyError } from '../caller.ts';
 import { InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole } from '../jwt.ts';
 import { ConnectionBusyError, SessionEndedError } from '../request-transaction.ts';
-import { badRequest, connectionLost, fromDatabaseError, invalidResourcePath, isConnectionLost, isDatabaseError, openApiDisabled, PostgrestError } from './errors.ts';
+import {
+  badRequest,
+  connectionLost,
+  fromDatabaseError,
+  invalidResourcePath,
+  isConnectionLost,
+  isDatabaseError,
+  openApiDisabled,
+  PostgrestError,
+} from './errors.ts';
 import { installRestBodyParsers } from './payload.ts';
 import { requestSchema, restContext, type RestRoutesOptions } from './route-context.ts';
 import { rpcRequest } from './rpc-route.ts';
@@ -25,7 +34,10 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
     const failure = toPostgrestError(error, request.restCallerRole ?? 'anon');
     if (failure.status >= 500) request.log.error({ err: error }, 'rest request failed');
     if (failure.status === 401) {
-      reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${failure.message.replace(/"/g, "'")}"`);
+      reply.header(
+        'www-authenticate',
+        `Bearer error="invalid_token", error_description="${failure.message.replace(/"/g, "'")}"`,
+      );
     }
     return reply
       .status(failure.status)
@@ -33,7 +45,9 @@ export async function restRoutes(app: FastifyInstance, options: RestRoutesOption
       .header('proxy-status', `PostgREST; error=${failure.code}`)
       .send(failure.body());
   });
-  app.setNotFoundHandler((_request, reply) => reply.status(404).header('content-type', 'application/json; charset=utf-8').send(invalidResourcePath().body()));
+  app.setNotFoundHandler((_request, reply) =>
+    reply.status(404).header('content-type', 'application/json; charset=utf-8').send(invalidResourcePath().body()),
+  );
 
   app.all('/:name', (request, reply) => tableRequest(rest, request, reply));
   app.all('/rpc/:name', (request, reply) => rpcRequest(rest, request, reply));
@@ -51,15 +65,26 @@ function toPostgrestError(error: Error & { code?: string; statusCode?: number },
     return new PostgrestError(401, code, error.message);
   }
   if (error instanceof MissingApiKeyError) {
-    return new PostgrestError(401, 'PGRST301', error.message, null, 'No `apikey` request header or url param was found.');
+    return new PostgrestError(
+      401,
+      'PGRST301',
+      error.message,
+      null,
+      'No `apikey` request header or url param was found.',
+    );
   }
   if (error instanceof SessionEndedError) return new PostgrestError(401, 'PGRST303', `JWT rejected: ${error.message}`);
-  if (error instanceof InvalidJsonError) return new PostgrestError(400, 'PGRST102', 'Empty or invalid json', error.message);
+  if (error instanceof InvalidJsonError)
+    return new PostgrestError(400, 'PGRST102', 'Empty or invalid json', error.message);
   if (error instanceof ConnectionBusyError) {
     return new PostgrestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.', error.message);
   }
   if (isBodyTooLarge(error)) {
-    return new PostgrestError(413, 'PT413', `Request body is larger than the ${JSON_BODY_LIMIT_BYTES} byte limit of localbase`);
+    return new PostgrestError(
+      413,
+      'PT413',
+      `Request body is larger than the ${JSON_BODY_LIMIT_BYTES} byte limit of localbase`,
+    );
   }
   if (error instanceof z.ZodError) return badRequest('invalid request', error.issues[0]?.message ?? null);
   const fastifyStatus = error.statusCode;
@@ -68,4 +93,3 @@ function toPostgrestError(error: Error & { code?: string; statusCode?: number },
   if (fastifyStatus && fastifyStatus < 500) return new PostgrestError(fastifyStatus, 'PGRST000', String(error));
   return new PostgrestError(500, 'PGRST000', 'localbase failed to answer the request');
 }
-

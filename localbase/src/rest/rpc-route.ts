@@ -27,7 +27,11 @@ import {
 } from './route-context.ts';
 import { callSourceSql, callStatement, countQuery, type BodyHandler, type RowShape } from './sql.ts';
 
-export async function rpcRequest(rest: RestContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function rpcRequest(
+  rest: RestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { catalog, schemas, maxRows } = rest.options;
   const { name } = nameParams.parse(request.params);
   const verified = await rest.caller(request);
@@ -41,15 +45,34 @@ export async function rpcRequest(rest: RestContext, request: FastifyRequest, rep
   const payload: RpcPayload | undefined = readCall ? undefined : rpcPayload(request.body, contentType);
   const argumentNames = readCall
     ? [...new Set(params.rpcArguments.map(([key]) => key))]
-    : payload?.kind === 'json' ? payload.keys : payload?.kind === 'form' ? [...payload.values.keys()] : [];
-  const { snapshot, found: overloads } = await catalog.resolve((s) => s.functions.get(qualifiedKey(choice.schema, name)));
+    : payload?.kind === 'json'
+      ? payload.keys
+      : payload?.kind === 'form'
+        ? [...payload.values.keys()]
+        : [];
+  const { snapshot, found: overloads } = await catalog.resolve((s) =>
+    s.functions.get(qualifiedKey(choice.schema, name)),
+  );
   const media = readCall ? 'json' : mediaKind(contentType);
   const fn = findFunction(overloads ?? [], argumentNames, media, !readCall, payload);
   if (fn === undefined) {
-    throw unknownFunction(snapshot, choice.schema, name, [...argumentNames].sort(), readCall ? 'get' : media === 'json' ? 'json' : 'other');
+    throw unknownFunction(
+      snapshot,
+      choice.schema,
+      name,
+      [...argumentNames].sort(),
+      readCall ? 'get' : media === 'json' ? 'json' : 'other',
+    );
   }
   if (method === 'OPTIONS') {
-    return send(reply, { status: 200, headers: { allow: fn.volatility === 'volatile' ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST', 'access-control-allow-origin': '*' }, body: undefined });
+    return send(reply, {
+      status: 200,
+      headers: {
+        allow: fn.volatility === 'volatile' ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST',
+        'access-control-allow-origin': '*',
+      },
+      body: undefined,
+    });
   }
   const prefs = await rest.preferencesOf(request);
   const composite = fn.returns === 'composite' || fn.returns === 'setof-composite';
@@ -62,7 +85,14 @@ export async function rpcRequest(rest: RestContext, request: FastifyRequest, rep
 
   const ctx = sqlContext(snapshot);
   const args = callArguments(fn, readCall ? params.rpcArguments : undefined, payload);
-  const shape: RowShape = fn.returns === 'setof-composite' ? 'rows' : fn.returns === 'setof-scalar' ? 'setof-scalar' : fn.returns === 'composite' ? 'single-row' : 'scalar';
+  const shape: RowShape =
+    fn.returns === 'setof-composite'
+      ? 'rows'
+      : fn.returns === 'setof-scalar'
+        ? 'setof-scalar'
+        : fn.returns === 'composite'
+          ? 'single-row'
+          : 'scalar';
   const source = callSourceSql(ctx.params, fn, args, columnsForCall(plan, params));
   const count = prefs.count === 'exact' || prefs.count === 'estimated' ? countQuery(ctx, plan) : undefined;
   const handler: BodyHandler = method === 'HEAD' ? { kind: 'none' } : handlerFor(produced);
@@ -79,5 +109,11 @@ export async function rpcRequest(rest: RestContext, request: FastifyRequest, rep
   withOptional(headers, 'preference-applied', preferenceApplied(prefs, 'call'));
   if (fn.returns === 'void') return send(reply, applyGucs({ status: 204, headers, body: undefined }, result));
   Object.assign(headers, bodyHeaders(produced, choice));
-  return send(reply, applyGucs(rangedAnswer(lower, result.returned, total, headers, method === 'HEAD' ? undefined : result.body), result));
+  return send(
+    reply,
+    applyGucs(
+      rangedAnswer(lower, result.returned, total, headers, method === 'HEAD' ? undefined : result.body),
+      result,
+    ),
+  );
 }

@@ -50,7 +50,8 @@ export interface SqlContext {
 function jsonPathSql(steps: JsonStep[], params: Params): string {
   return steps
     .map((step) => {
-      const operand = step.operand.kind === 'key' ? params.add(step.operand.value) : `${params.add(step.operand.value)}::int`;
+      const operand =
+        step.operand.kind === 'key' ? params.add(step.operand.value) : `${params.add(step.operand.value)}::int`;
       return `${step.arrow}${operand}`;
     })
     .join('');
@@ -83,9 +84,34 @@ function languageSql(language: string | undefined, params: Params): string {
   return language === undefined ? '' : `${params.add(language)}, `;
 }
 
-const SIMPLE_SQL = { neq: '<>', cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-' } as const;
-const QUANTIFIED_SQL = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<', like: 'like', ilike: 'ilike', match: '~', imatch: '~*' } as const;
-const FTS_SQL = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
+const SIMPLE_SQL = {
+  neq: '<>',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxr: '&<',
+  nxl: '&>',
+  adj: '-|-',
+} as const;
+const QUANTIFIED_SQL = {
+  eq: '=',
+  gte: '>=',
+  gt: '>',
+  lte: '<=',
+  lt: '<',
+  like: 'like',
+  ilike: 'ilike',
+  match: '~',
+  imatch: '~*',
+} as const;
+const FTS_SQL = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+} as const;
 const IS_SQL = { null: 'NULL', not_null: 'NOT NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN' } as const;
 
 /** PostgreSQL's array literal of text elements, as PostgREST builds it for `in`. */
@@ -110,7 +136,9 @@ function operationSql(ctx: SqlContext, target: string, expr: OpExpr): string {
       return `${target} ${QUANTIFIED_SQL[op.operator]} ${quantified}`;
     }
     case 'in':
-      return op.values.length === 1 && op.values[0] === '' ? `${target} = ANY('{}')` : `${target} = ANY (${params.add(arrayLiteral(op.values))})`;
+      return op.values.length === 1 && op.values[0] === ''
+        ? `${target} = ANY('{}')`
+        : `${target} = ANY (${params.add(arrayLiteral(op.values))})`;
     case 'is':
       return `${target} IS ${IS_SQL[op.value]}`;
     case 'isdistinct':
@@ -150,7 +178,9 @@ function orderTermSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: st
 }
 
 function orderSql(ctx: SqlContext, node: ReadNode | undefined, qualifier: string, order: ResolvedOrder[]): string {
-  return order.length === 0 ? '' : ` ORDER BY ${order.map((term) => orderTermSql(ctx, node, qualifier, term)).join(', ')}`;
+  return order.length === 0
+    ? ''
+    : ` ORDER BY ${order.map((term) => orderTermSql(ctx, node, qualifier, term)).join(', ')}`;
 }
 
 function rangeSql(node: ReadNode, params: Params): string {
@@ -172,7 +202,8 @@ function fromSql(node: ReadNode): string {
   const rel = node.relToParent;
   let from: string;
   if (node.source.kind === 'source') from = SOURCE_CTE;
-  else if (rel?.kind === 'computed') from = `${qualified(rel.function)}(${quoteIdent(node.computedArgument as string)}::${qualified(rel.table)})`;
+  else if (rel?.kind === 'computed')
+    from = `${qualified(rel.function)}(${quoteIdent(node.computedArgument as string)}::${qualified(rel.table)})`;
   else from = qualified(node.relation);
   if (node.fromAlias !== undefined) from += ` AS ${quoteIdent(node.fromAlias)}`;
   if (rel?.kind === 'fk' && rel.cardinality.kind === 'm2m') from += `, ${qualified(rel.cardinality.junction.table)}`;
@@ -180,13 +211,16 @@ function fromSql(node: ReadNode): string {
 }
 
 function joinConditionSql(node: ReadNode): string[] {
-  return node.joinConditions.map(({ left, right }) => `${left[0]}.${quoteIdent(left[1])} = ${right[0]}.${quoteIdent(right[1])}`);
+  return node.joinConditions.map(
+    ({ left, right }) => `${left[0]}.${quoteIdent(left[1])} = ${right[0]}.${quoteIdent(right[1])}`,
+  );
 }
 
 function relSelectsSql(node: ReadNode): string[] {
   return node.relSelect.flatMap((rel) => {
     const alias = quoteIdent(rel.aggregateAlias);
-    if (rel.kind === 'spread') return rel.columns.map((name) => (name === '*' ? `${alias}.*` : `${alias}.${quoteIdent(name)}`));
+    if (rel.kind === 'spread')
+      return rel.columns.map((name) => (name === '*' ? `${alias}.*` : `${alias}.${quoteIdent(name)}`));
     if (rel.empty) return [];
     if (rel.mode === 'object') return [`row_to_json(${alias}.*) AS ${quoteIdent(rel.name)}`];
     return [`COALESCE( ${alias}.${alias}, '[]') AS ${quoteIdent(rel.name)}`];
@@ -196,13 +230,17 @@ function relSelectsSql(node: ReadNode): string[] {
 function joinSql(ctx: SqlContext, child: ReadNode): string {
   const alias = quoteIdent(child.aggregateAlias);
   const inner = child.joinType === 'inner';
-  const lateral = (sub: string, condition: string) => ` ${inner ? 'INNER' : 'LEFT'} JOIN LATERAL ( ${sub} ) AS ${alias} ON ${condition}`;
+  const lateral = (sub: string, condition: string) =>
+    ` ${inner ? 'INNER' : 'LEFT'} JOIN LATERAL ( ${sub} ) AS ${alias} ON ${condition}`;
   const subquery = readQuery(ctx, child);
   const aggregated = `SELECT json_agg(${alias}) AS ${alias}`;
   const condition = inner ? `${alias} IS NOT NULL` : 'TRUE';
   if (child.spread?.kind === 'to-many') {
     const arrays = spreadArraysSql(ctx, child);
-    return lateral(`${aggregated}${arrays.length > 0 ? ', ' : ''}${arrays.join(', ')} FROM (${subquery} ) AS ${alias}`, condition);
+    return lateral(
+      `${aggregated}${arrays.length > 0 ? ', ' : ''}${arrays.join(', ')} FROM (${subquery} ) AS ${alias}`,
+      condition,
+    );
   }
   const toOne = child.relToParent !== undefined && isToOne(child.relToParent);
   if (child.spread?.kind === 'to-one' || toOne) return lateral(subquery, 'TRUE');
@@ -226,11 +264,15 @@ function spreadArraysSql(ctx: SqlContext, child: ReadNode): string[] {
 export function readQuery(ctx: SqlContext, node: ReadNode): string {
   const qualifier = nodeQualifier(node);
   const defaultSelect = node.select.length === 0 && node.children.length === 0;
-  const selects = (defaultSelect ? [`${qualifier}.*`] : node.select.map((column) => selectItemSql(ctx, node, qualifier, column)));
+  const selects = defaultSelect
+    ? [`${qualifier}.*`]
+    : node.select.map((column) => selectItemSql(ctx, node, qualifier, column));
   if (node.spread?.kind === 'to-many') {
     for (const extra of node.spread.extraSelects) {
       const source = extra.qualifier === undefined ? qualifier : quoteIdent(extra.qualifier);
-      selects.push(`${fieldSql(ctx, extra.qualifier === undefined ? node : undefined, source, extra.field)} AS ${quoteIdent(extra.alias)}`);
+      selects.push(
+        `${fieldSql(ctx, extra.qualifier === undefined ? node : undefined, source, extra.field)} AS ${quoteIdent(extra.alias)}`,
+      );
     }
   }
   selects.push(...relSelectsSql(node));
@@ -260,7 +302,9 @@ export function countQuery(ctx: SqlContext, node: ReadNode): string {
   const conditions = [
     ...node.where.map(countLogic),
     ...joinConditionSql(node),
-    ...node.children.filter((child) => child.joinType === 'inner').map((child) => `EXISTS (${countQuery(ctx, child)} )`),
+    ...node.children
+      .filter((child) => child.joinType === 'inner')
+      .map((child) => `EXISTS (${countQuery(ctx, child)} )`),
   ];
   return `SELECT 1${fromSql(node)}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`}`;
 }
@@ -269,7 +313,13 @@ export function countQuery(ctx: SqlContext, node: ReadNode): string {
  * Filters and logic trees as one condition (joined with AND), qualified by `qualifier`: a
  * mutation's own WHERE (the table itself) or PUT's check of the body against the URL (pgrst_body).
  */
-export function conditionsSql(ctx: SqlContext, node: ReadNode, qualifier: string, filters: Filter[], logic: ResolvedLogic[]): string {
+export function conditionsSql(
+  ctx: SqlContext,
+  node: ReadNode,
+  qualifier: string,
+  filters: Filter[],
+  logic: ResolvedLogic[],
+): string {
   return [
     ...filters.map((filter) => filterSql(ctx, node, qualifier, filter)),
     ...logic.map((tree) => logicSql(ctx, node, qualifier, tree)),
@@ -280,10 +330,7 @@ export function conditionsSql(ctx: SqlContext, node: ReadNode, qualifier: string
 // Response bodies (PostgREST's media handlers)
 
 export type BodyHandler =
-  | { kind: 'json'; stripNulls: boolean }
-  | { kind: 'single'; stripNulls: boolean }
-  | { kind: 'csv' }
-  | { kind: 'none' };
+  { kind: 'json'; stripNulls: boolean } | { kind: 'single'; stripNulls: boolean } | { kind: 'csv' } | { kind: 'none' };
 
 export type RowShape = 'rows' | 'single-row' | 'scalar' | 'setof-scalar';
 
@@ -298,7 +345,8 @@ export function bodySql(handler: BodyHandler, shape: RowShape = 'rows'): string 
     case 'single':
       return `coalesce(${strip(`json_agg(${value})->0`, handler.stripNulls)}, 'null')::text`;
     case 'json':
-      if (shape === 'single-row' || shape === 'scalar') return `coalesce(${strip(`json_agg(${value})->0`, handler.stripNulls)}, 'null')::text`;
+      if (shape === 'single-row' || shape === 'scalar')
+        return `coalesce(${strip(`json_agg(${value})->0`, handler.stripNulls)}, 'null')::text`;
       return `coalesce(${strip(`json_agg(${value})`, handler.stripNulls)}, '[]')::text`;
   }
 }
@@ -307,7 +355,12 @@ export function bodySql(handler: BodyHandler, shape: RowShape = 'rows'): string 
 const RESPONSE_GUCS = `nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status`;
 
 /** A read: the plan's query as the source, optionally counted, aggregated into one row. */
-export function readStatement(ctx: SqlContext, node: ReadNode, handler: BodyHandler, count: string | undefined): string {
+export function readStatement(
+  ctx: SqlContext,
+  node: ReadNode,
+  handler: BodyHandler,
+  count: string | undefined,
+): string {
   const source = readQuery(ctx, node);
   const countCte = count === undefined ? '' : `, pgrst_source_count AS (${count})`;
   const total = count === undefined ? 'null::bigint' : '(SELECT pg_catalog.count(*) FROM pgrst_source_count)';
@@ -331,7 +384,14 @@ export function writeStatement(
 }
 
 /** A call: the function's rows as the source, read through the plan. */
-export function callStatement(ctx: SqlContext, call: string, node: ReadNode, handler: BodyHandler, shape: RowShape, count: string | undefined): string {
+export function callStatement(
+  ctx: SqlContext,
+  call: string,
+  node: ReadNode,
+  handler: BodyHandler,
+  shape: RowShape,
+  count: string | undefined,
+): string {
   const countCte = count === undefined ? '' : `, pgrst_source_count AS (${count})`;
   const total = count === undefined ? 'null::bigint' : '(SELECT pg_catalog.count(*) FROM pgrst_source_count)';
   const returned = shape === 'single-row' || shape === 'scalar' ? '1' : 'pg_catalog.count(_postgrest_t)';
@@ -352,7 +412,12 @@ export interface BodyColumn {
  * column typed as the table declares it. With `missing=default` each element is first merged over
  * an object of the columns' defaults, so an absent key takes its DEFAULT and a present null stays.
  */
-export function bodyRowsSql(params: Params, bodyJson: string, columns: BodyColumn[], options: { isObject: boolean; applyDefaults: boolean; limitOne: boolean }): string {
+export function bodyRowsSql(
+  params: Params,
+  bodyJson: string,
+  columns: BodyColumn[],
+  options: { isObject: boolean; applyDefaults: boolean; limitOne: boolean },
+): string {
   const payload = params.add(bodyJson);
   const typed = columns.map((column) => `${quoteIdent(column.name)} ${column.type}`).join(', ');
   const names = columns.map((column) => quoteIdent(column.name)).join(', ');
@@ -369,7 +434,8 @@ export function bodyRowsSql(params: Params, bodyJson: string, columns: BodyColum
   }
   let rows: string;
   if (columns.length === 0) rows = options.isObject ? '(values(1)) _ ' : `${prefix}_array_elements(${body}) _ `;
-  else rows = `${prefix}_to_record${options.isObject ? '' : 'set'}(${body}) AS _(${typed}) ${options.limitOne ? 'LIMIT 1' : ''}`;
+  else
+    rows = `${prefix}_to_record${options.isObject ? '' : 'set'}(${body}) AS _(${typed}) ${options.limitOne ? 'LIMIT 1' : ''}`;
   return `${from}LATERAL (SELECT ${names} FROM ${rows}) pgrst_body `;
 }
 
@@ -415,9 +481,16 @@ export function insertSql(plan: InsertSql): string {
   return `${sql} ${returningSql(plan.table, plan.returning)}`;
 }
 
-export function updateSql(table: QualifiedName, columns: string[], bodyRows: string, where: string, returning: string[]): string {
+export function updateSql(
+  table: QualifiedName,
+  columns: string[],
+  bodyRows: string,
+  where: string,
+  returning: string[],
+): string {
   if (columns.length === 0) {
-    const selected = returning.length === 0 ? 'NULL' : returning.map((name) => columnSql(quoteIdent(table.name), name)).join(', ');
+    const selected =
+      returning.length === 0 ? 'NULL' : returning.map((name) => columnSql(quoteIdent(table.name), name)).join(', ');
     return `SELECT ${selected} FROM ${qualified(table)} WHERE false`;
   }
   const assignments = columns.map((name) => `${quoteIdent(name)} = pgrst_body.${quoteIdent(name)}`).join(', ');
@@ -448,7 +521,11 @@ export function callSourceSql(params: Params, fn: RpcFunction, args: CallArgumen
   const target = qualified({ schema: fn.schema, name: fn.name });
   const callIt = (argumentList: string) =>
     scalar ? `(SELECT ${target}(${argumentList}) pgrst_scalar) pgrst_call` : `${target}(${argumentList}) pgrst_call`;
-  const selected = scalar ? 'pgrst_call.pgrst_scalar' : returned.includes('*') ? 'pgrst_call.*' : returned.map((name) => `pgrst_call.${quoteIdent(name)}`).join(', ');
+  const selected = scalar
+    ? 'pgrst_call.pgrst_scalar'
+    : returned.includes('*')
+      ? 'pgrst_call.*'
+      : returned.map((name) => `pgrst_call.${quoteIdent(name)}`).join(', ');
   const byName = new Map(fn.arguments.map((argument) => [argument.name, argument]));
   const variadic = (name: string) => (byName.get(name)?.variadic ? 'VARIADIC ' : '');
   switch (args.kind) {
@@ -465,9 +542,15 @@ export function callSourceSql(params: Params, fn: RpcFunction, args: CallArgumen
     }
     case 'json': {
       if (args.names.length === 0) return `SELECT ${selected} FROM ${callIt('')}`;
-      const columns = args.names.map((name) => ({ name, type: byName.get(name)?.type ?? 'text', defaultSql: undefined }));
+      const columns = args.names.map((name) => ({
+        name,
+        type: byName.get(name)?.type ?? 'text',
+        defaultSql: undefined,
+      }));
       const rows = bodyRowsSql(params, args.body, columns, { isObject: true, applyDefaults: false, limitOne: true });
-      const list = args.names.map((name) => `${variadic(name)}${quoteIdent(name)} := pgrst_body.${quoteIdent(name)}`).join(', ');
+      const list = args.names
+        .map((name) => `${variadic(name)}${quoteIdent(name)} := pgrst_body.${quoteIdent(name)}`)
+        .join(', ');
       return `SELECT ${selected} ${rows}, LATERAL ${callIt(list)}`;
     }
   }

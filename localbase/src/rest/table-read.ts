@@ -9,7 +9,14 @@ import type { RangeParam } from './parse.ts';
 import type { ReadNode } from './plan.ts';
 import { preferenceApplied, type Preferences } from './prefer.ts';
 import { contentRange, rangedAnswer } from './ranges.ts';
-import { bodyHeaders, singleCheck, sqlContext, type RestContext, type RunSpec, type SchemaChoice } from './route-context.ts';
+import {
+  bodyHeaders,
+  singleCheck,
+  sqlContext,
+  type RestContext,
+  type RunSpec,
+  type SchemaChoice,
+} from './route-context.ts';
 import { countQuery, Params, readStatement, type BodyHandler, type SqlContext } from './sql.ts';
 
 export interface ReadRequest {
@@ -23,7 +30,12 @@ export interface ReadRequest {
 }
 
 /** Counting for reads: the count query, or EXPLAIN of it (planned), or both (estimated). */
-function countParts(ctx: SqlContext, node: ReadNode, prefs: Preferences, maxRows: number | undefined): { inStatement: string | undefined; explain: RunSpec['explain'] } {
+function countParts(
+  ctx: SqlContext,
+  node: ReadNode,
+  prefs: Preferences,
+  maxRows: number | undefined,
+): { inStatement: string | undefined; explain: RunSpec['explain'] } {
   if (!prefs.count) return { inStatement: undefined, explain: undefined };
   const explain = () => {
     const explainCtx: SqlContext = { ...ctx, params: new Params() };
@@ -35,7 +47,12 @@ function countParts(ctx: SqlContext, node: ReadNode, prefs: Preferences, maxRows
   return { inStatement: limited, explain: explain() };
 }
 
-function countedTotal(prefs: Preferences, result: StatementResult, planRows: number | undefined, maxRows: number | undefined): number | undefined {
+function countedTotal(
+  prefs: Preferences,
+  result: StatementResult,
+  planRows: number | undefined,
+  maxRows: number | undefined,
+): number | undefined {
   if (prefs.count === 'planned') return planRows;
   if (prefs.count === 'estimated' && (maxRows === undefined || (result.total ?? 0) > maxRows)) {
     return Math.max(result.total ?? 0, planRows ?? 0);
@@ -43,7 +60,13 @@ function countedTotal(prefs: Preferences, result: StatementResult, planRows: num
   return result.total;
 }
 
-export async function tableRead(rest: RestContext, request: FastifyRequest, reply: FastifyReply, verified: VerifiedToken, read: ReadRequest): Promise<FastifyReply> {
+export async function tableRead(
+  rest: RestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verified: VerifiedToken,
+  read: ReadRequest,
+): Promise<FastifyReply> {
   const { maxRows } = rest.options;
   const ctx = sqlContext(read.snapshot);
   const counting = countParts(ctx, read.plan, read.prefs, maxRows);
@@ -63,5 +86,8 @@ export async function tableRead(rest: RestContext, request: FastifyRequest, repl
     'preference-applied',
     preferenceApplied(read.prefs, 'read'),
   );
-  return send(reply, applyGucs(rangedAnswer(lower, result.returned, total, headers, read.headOnly ? undefined : result.body), result));
+  return send(
+    reply,
+    applyGucs(rangedAnswer(lower, result.returned, total, headers, read.headOnly ? undefined : result.body), result),
+  );
 }

@@ -14,7 +14,11 @@ import { header, nameParams, queryOf, requestSchema, strictPreferences, type Res
 import { tableRead } from './table-read.ts';
 import { tableWrite } from './table-write.ts';
 
-export async function tableRequest(rest: RestContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function tableRequest(
+  rest: RestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { catalog, schemas, maxRows } = rest.options;
   const { name } = nameParams.parse(request.params);
   const verified = await rest.caller(request);
@@ -23,19 +27,41 @@ export async function tableRequest(rest: RestContext, request: FastifyRequest, r
   const kind = tableAction(method);
   const params = parseQueryParams(queryOf(request));
   const topRange = topLevelRange(method, params, header(request, 'range'));
-  const payload = kind === 'insert' || kind === 'upsert' || kind === 'update'
-    ? tablePayload(request.body, header(request, 'content-type'), params.columns)
-    : undefined;
+  const payload =
+    kind === 'insert' || kind === 'upsert' || kind === 'update'
+      ? tablePayload(request.body, header(request, 'content-type'), params.columns)
+      : undefined;
   const { snapshot, found: table } = await catalog.resolve((s) => s.tables.get(qualifiedKey(choice.schema, name)));
   if (!table) throw unknownTable(snapshot, choice.schema, name);
-  if (kind === 'options') return send(reply, { status: 200, headers: { allow: allowedMethods(table), 'access-control-allow-origin': '*' }, body: undefined });
+  if (kind === 'options')
+    return send(reply, {
+      status: 200,
+      headers: { allow: allowedMethods(table), 'access-control-allow-origin': '*' },
+      body: undefined,
+    });
   const prefs = await rest.preferencesOf(request);
   const relation = { schema: table.schema, name: table.name };
-  const plan = buildReadPlan({ snapshot, schema: choice.schema, relation, params, action: kind === 'read' || kind === 'head' ? 'read' : 'mutate', topRange, maxRows });
+  const plan = buildReadPlan({
+    snapshot,
+    schema: choice.schema,
+    relation,
+    params,
+    action: kind === 'read' || kind === 'head' ? 'read' : 'mutate',
+    topRange,
+    maxRows,
+  });
   if (kind === 'read' || kind === 'head') {
     const produced = negotiate(header(request, 'accept'));
     strictPreferences(prefs);
-    return tableRead(rest, request, reply, verified, { snapshot, choice, plan, prefs, produced, headOnly: kind === 'head', topRange });
+    return tableRead(rest, request, reply, verified, {
+      snapshot,
+      choice,
+      plan,
+      prefs,
+      produced,
+      headOnly: kind === 'head',
+      topRange,
+    });
   }
   const mutation = planMutation(table, kind, params, prefs, plan, payload);
   strictPreferences(prefs);

@@ -10,7 +10,17 @@ import { handlerFor, type Produced } from './negotiate.ts';
 import type { ReadNode } from './plan.ts';
 import { preferenceApplied, type PreferenceApplication, type Preferences } from './prefer.ts';
 import { contentRange } from './ranges.ts';
-import { allChecks, bodyHeaders, maxAffectedCheck, queryOf, singleCheck, sqlContext, type RestContext, type ResultCheck, type SchemaChoice } from './route-context.ts';
+import {
+  allChecks,
+  bodyHeaders,
+  maxAffectedCheck,
+  queryOf,
+  singleCheck,
+  sqlContext,
+  type RestContext,
+  type ResultCheck,
+  type SchemaChoice,
+} from './route-context.ts';
 import { writeStatement, type BodyHandler } from './sql.ts';
 
 export interface WriteRequest {
@@ -29,7 +39,13 @@ const onePutRow: ResultCheck = (result) => {
   if (result.returned !== 1) throw putPrimaryKeyMismatch();
 };
 
-export async function tableWrite(rest: RestContext, request: FastifyRequest, reply: FastifyReply, verified: VerifiedToken, write: WriteRequest): Promise<FastifyReply> {
+export async function tableWrite(
+  rest: RestContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verified: VerifiedToken,
+  write: WriteRequest,
+): Promise<FastifyReply> {
   const { prefs, kind } = write;
   const ctx = sqlContext(write.snapshot);
   const full = prefs.representation === 'full';
@@ -44,13 +60,23 @@ export async function tableWrite(rest: RestContext, request: FastifyRequest, rep
     kind === 'upsert' ? onePutRow : singleCheck(write.produced),
     kind === 'update' || kind === 'delete' ? maxAffectedCheck(prefs) : undefined,
   );
-  const { result } = await rest.run(request, verified, { sql: statement, values: ctx.params.values, timezone: prefs.timezone, check });
+  const { result } = await rest.run(request, verified, {
+    sql: statement,
+    values: ctx.params.values,
+    timezone: prefs.timezone,
+    check,
+  });
   const counted = prefs.count === 'exact' || prefs.count === 'estimated' ? result.returned : undefined;
-  const applied = preferenceApplied(prefs, kind as PreferenceApplication, kind !== 'insert' || write.table.primaryKey.length > 0 || queryOf(request).has('on_conflict'));
+  const applied = preferenceApplied(
+    prefs,
+    kind as PreferenceApplication,
+    kind !== 'insert' || write.table.primaryKey.length > 0 || queryOf(request).has('on_conflict'),
+  );
   const headers: Record<string, string> = {};
   let status: number;
   if (kind === 'insert') {
-    if (result.location.length > 0) headers.location = `/${write.table.name}?${result.location.map((pair) => encodeLocationPair(pair)).join('&')}`;
+    if (result.location.length > 0)
+      headers.location = `/${write.table.name}?${result.location.map((pair) => encodeLocationPair(pair)).join('&')}`;
     headers['content-range'] = contentRange(1, 0, counted);
     status = prefs.resolution === 'merge-duplicates' && (result.inserted ?? 0) <= 0 ? 200 : 201;
   } else if (kind === 'upsert') {

@@ -28,17 +28,29 @@ export function sendStorageError(reply: FastifyReply, failure: StorageError): Fa
 export const objectNotFound = () => new StorageError(404, 'NoSuchKey', 'not_found', 'Object not found');
 export const bucketNotFound = () => new StorageError(404, 'NoSuchBucket', 'Bucket not found', 'Bucket not found');
 export const objectExists = () => new StorageError(409, 'KeyAlreadyExists', 'Duplicate', 'The resource already exists');
-export const bucketExists = () => new StorageError(409, 'BucketAlreadyExists', 'Duplicate', 'The resource already exists');
+export const bucketExists = () =>
+  new StorageError(409, 'BucketAlreadyExists', 'Duplicate', 'The resource already exists');
 export const accessDenied = (message: string) => new StorageError(403, 'AccessDenied', 'Unauthorized', message);
 export const invalidRequest = (message: string) => new StorageError(400, 'InvalidRequest', 'Bad Request', message);
 export const invalidJwt = (message: string) => new StorageError(403, 'InvalidJWT', 'Unauthorized', message);
 
 /** An object over the bucket's `file_size_limit` (or the overall limit): storage-api's EntityTooLarge. */
 export const entityTooLarge = (limitBytes: number) =>
-  new StorageError(413, 'EntityTooLarge', 'Payload too large', `The object exceeded the maximum allowed size of ${limitBytes} bytes`);
+  new StorageError(
+    413,
+    'EntityTooLarge',
+    'Payload too large',
+    `The object exceeded the maximum allowed size of ${limitBytes} bytes`,
+  );
 /** A JSON request body (list, remove, bucket) over the JSON limit: answered 413, as Fastify does in storage-api. */
 export const requestBodyTooLarge = (limitBytes: number) =>
-  new StorageError(413, 'EntityTooLarge', 'Payload too large', `The request body exceeded the maximum allowed size of ${limitBytes} bytes`, 413);
+  new StorageError(
+    413,
+    'EntityTooLarge',
+    'Payload too large',
+    `The request body exceeded the maximum allowed size of ${limitBytes} bytes`,
+    413,
+  );
 /** A content type outside the bucket's `allowed_mime_types`: storage-api's InvalidMimeType. */
 export const invalidMimeType = (mimeType: string) =>
   new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', `mime type ${mimeType} is not supported`);

@@ -60,7 +60,11 @@ export class ObjectFiles {
   }
 }
 
-function copyUntilRefused(source: Readable, out: NodeJS.WritableStream, accept: (chunk: Buffer) => boolean): Promise<void> {
+function copyUntilRefused(
+  source: Readable,
+  out: NodeJS.WritableStream,
+  accept: (chunk: Buffer) => boolean,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let ended = false;
     const cleanup = () => {

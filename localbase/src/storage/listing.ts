@@ -35,7 +35,14 @@ export function listChildren(rows: ObjectRow[], options: ListOptions): ListEntry
     if (name === '' || (options.search && !name.toLowerCase().includes(options.search.toLowerCase()))) continue;
     if (slash >= 0) {
       if (!entries.has(name)) {
-        entries.set(name, { name, id: null, updated_at: null, created_at: null, last_accessed_at: null, metadata: null });
+        entries.set(name, {
+          name,
+          id: null,
+          updated_at: null,
+          created_at: null,
+          last_accessed_at: null,
+          metadata: null,
+        });
       }
       continue;
     }

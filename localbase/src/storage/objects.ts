@@ -56,7 +56,10 @@ export async function listBuckets(client: pg.PoolClient): Promise<unknown[]> {
      from storage.buckets order by name`,
   );
   // storage-api reads int8 as a number.
-  return result.rows.map((row) => ({ ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) }));
+  return result.rows.map((row) => ({
+    ...row,
+    file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit),
+  }));
 }
 
 export interface NewBucket {
@@ -76,11 +79,15 @@ export async function createBucket(client: pg.PoolClient, bucket: NewBucket) {
   );
 }
 
-export async function findObject(client: pg.PoolClient, bucketId: string, name: string): Promise<ObjectRow | undefined> {
-  const result = await client.query(`select ${OBJECT_COLUMNS} from storage.objects where bucket_id = $1 and name = $2`, [
-    bucketId,
-    name,
-  ]);
+export async function findObject(
+  client: pg.PoolClient,
+  bucketId: string,
+  name: string,
+): Promise<ObjectRow | undefined> {
+  const result = await client.query(
+    `select ${OBJECT_COLUMNS} from storage.objects where bucket_id = $1 and name = $2`,
+    [bucketId, name],
+  );
   return result.rows[0] ? objectRow.parse(result.rows[0]) : undefined;
 }
 
@@ -103,10 +110,11 @@ export async function writeObject(client: pg.PoolClient, write: ObjectWrite, mod
     );
     return result.rows[0]?.id;
   }
-  const conflict = mode === 'upsert'
-    ? `on conflict (bucket_id, name) do update set owner = excluded.owner, owner_id = excluded.owner_id,
+  const conflict =
+    mode === 'upsert'
+      ? `on conflict (bucket_id, name) do update set owner = excluded.owner, owner_id = excluded.owner_id,
          version = excluded.version, metadata = excluded.metadata, updated_at = now()`
-    : '';
+      : '';
   const result = await client.query<{ id: string }>(
     `insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata)
      values ($1, $2, $3, $6, $4, $5) ${conflict} returning id`,

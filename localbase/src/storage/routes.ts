@@ -42,7 +42,16 @@ import { ObjectFiles } from './files.ts';
 import { folderPrefix, listChildren } from './listing.ts';
 import { servingHeaders } from './serving.ts';
 import { receiveUpload, UPLOAD_LIMIT_BYTES } from './upload.ts';
-import { createBucket, deleteObjects, findBucket, findObject, listBuckets, objectsUnder, writeObject, type ObjectRow } from './objects.ts';
+import {
+  createBucket,
+  deleteObjects,
+  findBucket,
+  findObject,
+  listBuckets,
+  objectsUnder,
+  writeObject,
+  type ObjectRow,
+} from './objects.ts';
 
 export interface StorageRoutesOptions {
   pool: pg.Pool;
@@ -119,10 +128,12 @@ function toStorageError(error: Error & { code?: string; statusCode?: number }): 
   if (error instanceof MissingApiKeyError) return new StorageError(401, 'InvalidJWT', 'Unauthorized', error.message);
   if (error instanceof SessionEndedError) return invalidJwt(error.message);
   if (error instanceof InvalidJsonError) return invalidRequest(error.message);
-  if (error instanceof ConnectionBusyError) return new StorageError(500, 'DatabaseTimeout', 'Internal Server Error', error.message);
+  if (error instanceof ConnectionBusyError)
+    return new StorageError(500, 'DatabaseTimeout', 'Internal Server Error', error.message);
   if (error instanceof BodyTooLargeError) return requestBodyTooLarge(error.limitBytes);
   if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') return entityTooLarge(UPLOAD_LIMIT_BYTES);
-  if (isUnsupportedMediaType(error)) return new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', 'Invalid Content-Type header');
+  if (isUnsupportedMediaType(error))
+    return new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', 'Invalid Content-Type header');
   if (isDatabaseError(error)) {
     if (error.code === '42501') return accessDenied(error.message);
     if (error.code === '23505') return objectExists();
@@ -152,10 +163,22 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     return sendStorageError(reply, failure);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendStorageError(reply, new StorageError(404, 'NotSupported', 'Not Found', `localbase does not implement ${request.method} ${request.url.split('?')[0]}`)),
+    sendStorageError(
+      reply,
+      new StorageError(
+        404,
+        'NotSupported',
+        'Not Found',
+        `localbase does not implement ${request.method} ${request.url.split('?')[0]}`,
+      ),
+    ),
   );
 
-  function asCaller<T>(request: FastifyRequest, verified: VerifiedToken, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  function asCaller<T>(
+    request: FastifyRequest,
+    verified: VerifiedToken,
+    work: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
     return withRequestTransaction(pool, httpRequestContext(request, verified), work);
   }
 
@@ -306,7 +329,11 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     const verified = await caller(request);
     const { prefixes } = parse(removeBody, await readJson(request));
     const removed = await asCaller(request, verified, (client) =>
-      deleteObjects(client, bucket, prefixes.map((prefix) => prefix.replace(/^\/+/, ''))),
+      deleteObjects(
+        client,
+        bucket,
+        prefixes.map((prefix) => prefix.replace(/^\/+/, '')),
+      ),
     );
     // Bytes go only once their rows are gone for good (committed).
     for (const row of removed) {

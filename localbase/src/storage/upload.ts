@@ -88,7 +88,9 @@ export async function receiveUpload(
   name: string,
 ): Promise<ReceivedUpload> {
   try {
-    return await (request.isMultipart() ? receiveMultipart(request, files, limits, name) : receiveRaw(request, files, limits, name));
+    return await (request.isMultipart()
+      ? receiveMultipart(request, files, limits, name)
+      : receiveRaw(request, files, limits, name));
   } catch (error) {
     // A malformed body (no boundary, a form cut short, a client gone mid-upload) is the request's
     // fault: storage-api's NoContentProvided, 400 InvalidRequest.
@@ -97,7 +99,12 @@ export async function receiveUpload(
   }
 }
 
-async function receiveMultipart(request: FastifyRequest, files: ObjectFiles, limits: BucketLimits, name: string): Promise<ReceivedUpload> {
+async function receiveMultipart(
+  request: FastifyRequest,
+  files: ObjectFiles,
+  limits: BucketLimits,
+  name: string,
+): Promise<ReceivedUpload> {
   const limit = maxUploadBytes(limits, name);
   // busboy stops at limit + 1 bytes and marks the part truncated.
   const part = await request.file({ limits: { fileSize: limit, files: 1, fields: 10 }, throwFileSizeLimit: false });
@@ -118,7 +125,12 @@ async function receiveMultipart(request: FastifyRequest, files: ObjectFiles, lim
   return { ...received, mimetype, cacheControl: `max-age=${cacheTime ?? '3600'}` };
 }
 
-async function receiveRaw(request: FastifyRequest, files: ObjectFiles, limits: BucketLimits, name: string): Promise<ReceivedUpload> {
+async function receiveRaw(
+  request: FastifyRequest,
+  files: ObjectFiles,
+  limits: BucketLimits,
+  name: string,
+): Promise<ReceivedUpload> {
   const limit = maxUploadBytes(limits, name);
   const mimetype = request.headers['content-type'] || 'application/octet-stream';
   checkMimeType(mimetype, limits, name);

@@ -9,7 +9,14 @@
 // app's Content-Security-Policy (the gateway may not send it yet) and violations are recorded.
 import decodeQR from 'qr/decode.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { accountSession, APP_CSP, collectCspViolations, signedInContext, VIEWPORTS, type CspViolation } from '../app-driver.ts';
+import {
+  accountSession,
+  APP_CSP,
+  collectCspViolations,
+  signedInContext,
+  VIEWPORTS,
+  type CspViolation,
+} from '../app-driver.ts';
 import { NAME_HELPER } from './phone.ts';
 
 export interface FocusPageOptions {
@@ -42,7 +49,12 @@ export interface FocusPage {
 }
 
 /** A context of a signed-in student whose client config names `phoneUrl` as the LAN address. */
-export async function studentContext(browser: Browser, appUrl: string, email: string, phoneUrl = appUrl): Promise<BrowserContext> {
+export async function studentContext(
+  browser: Browser,
+  appUrl: string,
+  email: string,
+  phoneUrl = appUrl,
+): Promise<BrowserContext> {
   const session = await accountSession(appUrl, email, `${email}-password-1`);
   // The service worker would answer around these routes; the app's offline life is tested on its own.
   const context = await signedInContext(browser, session, { viewport: VIEWPORTS.desktop, serviceWorkers: 'block' });
@@ -77,7 +89,9 @@ export async function readQrCode(page: Page): Promise<string> {
     }
     clone.setAttribute('width', String(size * scale));
     clone.setAttribute('height', String(size * scale));
-    const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(clone)], { type: 'image/svg+xml' }));
+    const url = URL.createObjectURL(
+      new Blob([new XMLSerializer().serializeToString(clone)], { type: 'image/svg+xml' }),
+    );
     const picture = new Image();
     await new Promise((resolve, reject) => {
       picture.onload = resolve;
@@ -90,13 +104,21 @@ export async function readQrCode(page: Page): Promise<string> {
     if (!drawing) throw new Error('no 2d canvas');
     drawing.drawImage(picture, 0, 0);
     URL.revokeObjectURL(url);
-    return { width: canvas.width, height: canvas.height, data: Array.from(drawing.getImageData(0, 0, canvas.width, canvas.height).data) };
+    return {
+      width: canvas.width,
+      height: canvas.height,
+      data: Array.from(drawing.getImageData(0, 0, canvas.width, canvas.height).data),
+    };
   });
   return decodeQR({ width: image.width, height: image.height, data: Uint8ClampedArray.from(image.data) });
 }
 
 /** Opens /focus in its own signed-in context, picks a new subject, starts, and reads the pairing. */
-export async function openFocusPage(browser: Browser, appUrl: string, { email, subject }: FocusPageOptions): Promise<FocusPage> {
+export async function openFocusPage(
+  browser: Browser,
+  appUrl: string,
+  { email, subject }: FocusPageOptions,
+): Promise<FocusPage> {
   const context = await studentContext(browser, appUrl, email);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -121,7 +143,8 @@ export async function openFocusPage(browser: Browser, appUrl: string, { email, s
   // The status says the page has its code (or knows pairing is off) and its stream is up.
   await opened.getByText(/^(Waiting for your phone|No phone yet|Phone connected)$/).waitFor();
   const codeElement = opened.getByLabel('Pairing code');
-  const code = (await codeElement.count()) > 0 ? ((await codeElement.textContent()) ?? '').replace(/\s/g, '') : undefined;
+  const code =
+    (await codeElement.count()) > 0 ? ((await codeElement.textContent()) ?? '').replace(/\s/g, '') : undefined;
   await opened.getByRole('img', { name: /^QR code/ }).waitFor();
   const qrLink = await readQrCode(page);
 
@@ -135,7 +158,9 @@ export async function openFocusPage(browser: Browser, appUrl: string, { email, s
     count: async (name) => Number(await counter(name).textContent()),
     targetText: async () => ((await page.locator('#target-value').textContent()) ?? '').trim(),
     async waitForCount(name, value, timeoutMs) {
-      await counter(name).filter({ hasText: new RegExp(`^${value}$`) }).waitFor({ timeout: timeoutMs });
+      await counter(name)
+        .filter({ hasText: new RegExp(`^${value}$`) })
+        .waitFor({ timeout: timeoutMs });
     },
     async press(name) {
       if (panel && (await panel.isVisible())) {

@@ -22,7 +22,11 @@ export interface Phone {
   problems(): Promise<string[]>;
 }
 
-export async function openPhone(browser: Browser, url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Phone> {
+export async function openPhone(
+  browser: Browser,
+  url: string,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<Phone> {
   const context = await browser.newContext({
     viewport: PHONE_VIEWPORT,
     deviceScaleFactor: 2,
@@ -44,7 +48,9 @@ export async function openPhone(browser: Browser, url: string, colorScheme: 'lig
   await context.addInitScript(() => {
     const seen: string[] = [];
     Object.assign(window, { __companionProblems: seen });
-    document.addEventListener('securitypolicyviolation', (event) => seen.push(`CSP ${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`CSP ${event.violatedDirective} ${event.blockedURI}`),
+    );
     window.addEventListener('error', (event) => seen.push(`error ${event.message}`));
   });
   const page = await context.newPage();
@@ -54,6 +60,9 @@ export async function openPhone(browser: Browser, url: string, colorScheme: 'lig
   return {
     context,
     page,
-    problems: async () => [...pageErrors, ...(await page.evaluate(() => (window as unknown as { __companionProblems: string[] }).__companionProblems))],
+    problems: async () => [
+      ...pageErrors,
+      ...(await page.evaluate(() => (window as unknown as { __companionProblems: string[] }).__companionProblems)),
+    ],
   };
 }

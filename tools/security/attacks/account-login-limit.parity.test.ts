@@ -15,12 +15,22 @@ let clockMs = Date.now();
 const addresses = Array.from({ length: 24 }, (_, index) => `192.168.7.${index + 10}`);
 
 async function signUp(email: string): Promise<void> {
-  const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', remoteAddress: '10.9.9.9', payload: { username: email, password: `${email}-password` } });
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    remoteAddress: '10.9.9.9',
+    payload: { username: email, password: `${email}-password` },
+  });
   expect(response.statusCode, response.body).toBe(201);
 }
 
 function login(email: string, password: string, remoteAddress: string) {
-  return gateway.app.inject({ method: 'POST', url: '/__auth/login', remoteAddress, payload: { username: email, password } });
+  return gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/login',
+    remoteAddress,
+    payload: { username: email, password },
+  });
 }
 
 function backendGrant(body: Record<string, string>, remoteAddress: string, query = 'grant_type=password') {
@@ -67,9 +77,21 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
     // The owner, from an address that never tried, is locked out too: that is the trade.
     expect((await login(victim, `${victim}-password`, '192.168.7.200')).statusCode).toBe(429);
     // The backend's own token endpoint through the proxy shares the budget, in any spelling of the field.
-    expect((await backendGrant({ email: victim, password: `${victim}-password` }, '192.168.7.201')).statusCode).toBe(429);
-    expect((await backendGrant({ EMAIL: victim.toUpperCase(), password: 'another-guess' }, '192.168.7.202')).statusCode).toBe(429);
-    expect((await backendGrant({ email: victim, password: 'x' }, '192.168.7.203', 'grant_type=refresh_token&grant_type=password')).statusCode).toBe(429);
+    expect((await backendGrant({ email: victim, password: `${victim}-password` }, '192.168.7.201')).statusCode).toBe(
+      429,
+    );
+    expect(
+      (await backendGrant({ EMAIL: victim.toUpperCase(), password: 'another-guess' }, '192.168.7.202')).statusCode,
+    ).toBe(429);
+    expect(
+      (
+        await backendGrant(
+          { email: victim, password: 'x' },
+          '192.168.7.203',
+          'grant_type=refresh_token&grant_type=password',
+        )
+      ).statusCode,
+    ).toBe(429);
 
     // Other accounts are not touched.
     const bystander = 'crowd-bystander@example.com';
@@ -90,7 +112,14 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
     expect(signedIn.json().access_token).toEqual(expect.any(String));
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 12; attempt++) {
-      statuses.push((await backendGrant({ email: victim, password: `wrong-${attempt}` }, addresses[attempt % addresses.length] ?? '')).statusCode);
+      statuses.push(
+        (
+          await backendGrant(
+            { email: victim, password: `wrong-${attempt}` },
+            addresses[attempt % addresses.length] ?? '',
+          )
+        ).statusCode,
+      );
     }
     expect(statuses.slice(0, 10).every((status) => status === 400 || status === 401)).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
@@ -100,7 +129,8 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
   it('does not let a successful login re-open an account under attack', async () => {
     const victim = 'owner-signs-in@example.com';
     await signUp(victim);
-    for (let attempt = 0; attempt < 9; attempt++) expect((await login(victim, `wrong-password-${attempt}`, addresses[attempt] ?? '')).statusCode).toBe(401);
+    for (let attempt = 0; attempt < 9; attempt++)
+      expect((await login(victim, `wrong-password-${attempt}`, addresses[attempt] ?? '')).statusCode).toBe(401);
     expect((await login(victim, `${victim}-password`, '192.168.7.205')).statusCode).toBe(200);
     expect((await login(victim, 'wrong-again', addresses[20] ?? '')).statusCode).toBe(401);
     expect((await login(victim, 'wrong-once-more', addresses[21] ?? '')).statusCode).toBe(429);
@@ -113,7 +143,10 @@ describe('attack: 24 addresses x 5 wrong passwords against one account', () => {
       Array.from({ length: 30 }, (_, index) =>
         index % 2 === 0
           ? login(victim, `parallel-guess-${index}`, addresses[index % addresses.length] ?? '')
-          : backendGrant({ email: victim, password: `parallel-guess-${index}` }, addresses[index % addresses.length] ?? ''),
+          : backendGrant(
+              { email: victim, password: `parallel-guess-${index}` },
+              addresses[index % addresses.length] ?? '',
+            ),
       ),
     );
     const statuses = responses.map((response) => response.statusCode);

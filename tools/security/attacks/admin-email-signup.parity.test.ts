@@ -15,7 +15,11 @@ const SECRET = 'admin-email-attack-secret-32chars';
 let localbase: Localbase;
 let gateway: TestGateway;
 
-const backendTarget = () => ({ url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey });
+const backendTarget = () => ({
+  url: localbase.url,
+  anonKey: localbase.anonKey,
+  serviceRoleKey: localbase.serviceRoleKey,
+});
 
 function startGateway(secret: string | undefined, logger?: object): Promise<TestGateway> {
   return startTestGateway({
@@ -27,7 +31,11 @@ function startGateway(secret: string | undefined, logger?: object): Promise<Test
 }
 
 async function signUp(email: string, password = `${email}-password`): Promise<{ token: string; userId: string }> {
-  const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: email, password } });
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    payload: { username: email, password },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return { token: response.json().session.access_token, userId: response.json().user.id };
 }
@@ -41,7 +49,12 @@ function cookieOf(response: Awaited<ReturnType<typeof unlock>>): string {
 }
 
 function confirm(on: TestGateway, cookie: string, userId: string) {
-  return on.app.inject({ method: 'POST', url: '/__admin/roles/confirm-email', headers: { cookie }, payload: { user_id: userId } });
+  return on.app.inject({
+    method: 'POST',
+    url: '/__admin/roles/confirm-email',
+    headers: { cookie },
+    payload: { user_id: userId },
+  });
 }
 
 beforeAll(async () => {
@@ -59,16 +72,30 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     const squatter = await signUp(ADMIN_EMAIL);
     const refused = await unlock(gateway, squatter.token);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toMatchObject({ error: 'admin_email_unconfirmed', user_id: squatter.userId, email: ADMIN_EMAIL });
-    expect(refused.json().message).toMatch(/sign in to the admin console with ADMIN_SECRET and confirm this account on the Roles page/);
+    expect(refused.json()).toMatchObject({
+      error: 'admin_email_unconfirmed',
+      user_id: squatter.userId,
+      email: ADMIN_EMAIL,
+    });
+    expect(refused.json().message).toMatch(
+      /sign in to the admin console with ADMIN_SECRET and confirm this account on the Roles page/,
+    );
     expect(refused.headers['set-cookie']).toBeUndefined();
     // Nothing else opens either: the proxy stays the student's, the console wants a login.
-    expect((await gateway.app.inject({ url: '/__admin/roles', headers: { accept: 'application/json' } })).statusCode).toBe(401);
+    expect(
+      (await gateway.app.inject({ url: '/__admin/roles', headers: { accept: 'application/json' } })).statusCode,
+    ).toBe(401);
 
     // The owner sees it pending on the Roles page, and removes the squatter instead of confirming.
     const owner = await signInWithSecret(gateway.app, SECRET);
-    const roles = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'application/json' } });
-    expect(roles.json()).toMatchObject({ can_confirm_admin_emails: true, pending_admin_emails: [{ user_id: squatter.userId, email: ADMIN_EMAIL, confirmed: false }] });
+    const roles = await gateway.app.inject({
+      url: '/__admin/roles',
+      headers: { cookie: owner, accept: 'application/json' },
+    });
+    expect(roles.json()).toMatchObject({
+      can_confirm_admin_emails: true,
+      pending_admin_emails: [{ user_id: squatter.userId, email: ADMIN_EMAIL, confirmed: false }],
+    });
     const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'text/html' } });
     expect(page.body).toContain('action="/__admin/roles/confirm-email"');
     expect(page.body).toContain(squatter.userId);
@@ -83,7 +110,9 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     const real = await signUp(ADMIN_EMAIL, 'the-real-owners-password');
     // An admin by user_roles, signed in with an account, cannot confirm anyone (itself included).
     const roled = await signUp('roled-admin@studyhall.example');
-    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [roled.userId]);
+    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [
+      roled.userId,
+    ]);
     const roledUnlock = await unlock(gateway, roled.token);
     expect(roledUnlock.statusCode).toBe(200);
     expect(roledUnlock.json().method).toBe('user_roles');
@@ -141,7 +170,10 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
       await noSecret.close();
     }
     const withSecret: { msg: string }[] = [];
-    const quiet = await startGateway(SECRET, { level: 'warn', stream: new Writable({ write: (chunk, _encoding, done) => (withSecret.push(JSON.parse(String(chunk))), done()) }) });
+    const quiet = await startGateway(SECRET, {
+      level: 'warn',
+      stream: new Writable({ write: (chunk, _encoding, done) => (withSecret.push(JSON.parse(String(chunk))), done()) }),
+    });
     await quiet.close();
     expect(withSecret.filter((line) => line.msg.includes('ADMIN_EMAIL'))).toEqual([]);
   });

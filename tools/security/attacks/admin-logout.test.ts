@@ -27,12 +27,23 @@ async function startGateway(): Promise<TestGateway> {
 
 /** What one cookie opens: an admin page (404 for an unknown page once past the access hook) and the proxy's key. */
 async function reach(gateway: TestGateway, cookie: string) {
-  const consolePage = await gateway.app.inject({ url: '/__admin/no-such-page', headers: { cookie, accept: 'application/json' } });
+  const consolePage = await gateway.app.inject({
+    url: '/__admin/no-such-page',
+    headers: { cookie, accept: 'application/json' },
+  });
   seenKeys.length = 0;
   const proxied = await gateway.app.inject({ url: '/__backend/rest/v1/user_backups?select=*', headers: { cookie } });
   expect(proxied.statusCode).toBe(200);
-  const updateStatus = await gateway.app.inject({ url: '/api/update-status', remoteAddress: '192.168.1.77', headers: { cookie } });
-  return { console: consolePage.json().error as string, backendKey: seenKeys[0], updateStatus: updateStatus.json() as Record<string, unknown> };
+  const updateStatus = await gateway.app.inject({
+    url: '/api/update-status',
+    remoteAddress: '192.168.1.77',
+    headers: { cookie },
+  });
+  return {
+    console: consolePage.json().error as string,
+    backendKey: seenKeys[0],
+    updateStatus: updateStatus.json() as Record<string, unknown>,
+  };
 }
 
 beforeAll(async () => {

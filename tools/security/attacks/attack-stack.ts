@@ -20,7 +20,13 @@ export interface AttackStack {
   /** Signs a student up through the gateway, as the app does. */
   signUp(name: string): Promise<Student>;
   /** A request through the gateway's backend proxy, with the anon key and the student's token. */
-  backend(student: Student | null, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  backend(
+    student: Student | null,
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   /** A gateway route with the student's token. */
   route(student: Student, method: 'GET' | 'POST', url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** A query as the database owner, for what the attacker cannot see. */
@@ -52,15 +58,25 @@ export async function startAttackStack(): Promise<AttackStack> {
     gateway,
     async signUp(name) {
       const email = `${name}@example.com`;
-      const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: email, password: `${name}-password-1` } });
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__auth/signup',
+        payload: { username: email, password: `${name}-password-1` },
+      });
       expect(response.statusCode, response.body).toBe(201);
       const body = response.json();
       return { id: body.user.id, email, token: body.session.access_token };
     },
     backend,
     route: (student, method, url, body) =>
-      gateway.app.inject({ method, url, headers: { authorization: `Bearer ${student.token}` }, ...(body === undefined ? {} : { payload: body as object }) }),
-    owner: async <T>(sql: string, params: unknown[] = []) => (await localbase.database.pool.query(sql, params)).rows as T[],
+      gateway.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${student.token}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
+    owner: async <T>(sql: string, params: unknown[] = []) =>
+      (await localbase.database.pool.query(sql, params)).rows as T[],
     close: async () => {
       await gateway.close();
       await localbase.close();

@@ -27,33 +27,49 @@ async function connectionsOf(student: Student): Promise<Array<{ user_id: string;
   return response.json();
 }
 
-describe('attack: a handle set to another student\'s e-mail to receive her buddy requests', () => {
+describe("attack: a handle set to another student's e-mail to receive her buddy requests", () => {
   it('refuses the reported PATCH of the handle with invalid_handle', async () => {
-    const patch = await stack.backend(mallory, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${mallory.id}`, { handle: victim.email });
+    const patch = await stack.backend(mallory, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${mallory.id}`, {
+      handle: victim.email,
+    });
     expect(patch.statusCode).toBe(400);
     expect(patch.json()).toMatchObject({ code: 'P0010', message: 'invalid_handle' });
-    const [row] = await stack.owner<{ handle: string | null }>('select handle from public.user_profiles where user_id = $1', [mallory.id]);
+    const [row] = await stack.owner<{ handle: string | null }>(
+      'select handle from public.user_profiles where user_id = $1',
+      [mallory.id],
+    );
     expect(row?.handle).not.toBe(victim.email);
   });
 
   it('keeps the e-mail out of profile_data.community_handle too', async () => {
-    const patch = await stack.backend(mallory, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${mallory.id}`,
-      { profile_data: { community_handle: victim.email } }, { prefer: 'return=representation' });
+    const patch = await stack.backend(
+      mallory,
+      'PATCH',
+      `/rest/v1/user_profiles?user_id=eq.${mallory.id}`,
+      { profile_data: { community_handle: victim.email } },
+      { prefer: 'return=representation' },
+    );
     expect(patch.statusCode, patch.body).toBe(200);
     expect(patch.json()[0].profile_data.community_handle).not.toBe(victim.email);
   });
 
-  it('delivers a request sent to the victim\'s e-mail to the victim, never to the attacker', async () => {
-    const request = await stack.backend(sender, 'POST', '/rest/v1/rpc/community_request_buddy', { p_handle: victim.email });
+  it("delivers a request sent to the victim's e-mail to the victim, never to the attacker", async () => {
+    const request = await stack.backend(sender, 'POST', '/rest/v1/rpc/community_request_buddy', {
+      p_handle: victim.email,
+    });
     expect(request.statusCode, request.body).toBe(200);
     expect(await connectionsOf(victim)).toEqual([{ user_id: sender.id, friend_id: victim.id, status: 'pending' }]);
     expect(await connectionsOf(mallory)).toEqual([]);
   });
 
   it('still lets the attacker set a real handle, which finds her and only her', async () => {
-    const patch = await stack.backend(mallory, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${mallory.id}`, { handle: 'mallory_h' });
+    const patch = await stack.backend(mallory, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${mallory.id}`, {
+      handle: 'mallory_h',
+    });
     expect(patch.statusCode, patch.body).toBe(204);
-    const request = await stack.backend(sender, 'POST', '/rest/v1/rpc/community_request_buddy', { p_handle: 'mallory_h' });
+    const request = await stack.backend(sender, 'POST', '/rest/v1/rpc/community_request_buddy', {
+      p_handle: 'mallory_h',
+    });
     expect(request.statusCode, request.body).toBe(200);
     expect(await connectionsOf(mallory)).toEqual([{ user_id: sender.id, friend_id: mallory.id, status: 'pending' }]);
   });

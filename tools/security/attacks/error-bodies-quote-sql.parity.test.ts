@@ -15,10 +15,13 @@ let localbase: Localbase;
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
   // An app function whose own dynamic SQL is broken: its error is the app's, and stays whole.
-  const created = await managementQuery(localbase, `
+  const created = await managementQuery(
+    localbase,
+    `
     create function public.attack_broken_dynamic_sql() returns int language plpgsql as $$
     begin execute 'select from from'; return 1; end $$;
-    grant execute on function public.attack_broken_dynamic_sql() to anon;`);
+    grant execute on function public.attack_broken_dynamic_sql() to anon;`,
+  );
   if (!created.ok) throw new Error(`creating the function failed: ${await created.text()}`);
 });
 
@@ -30,11 +33,23 @@ afterAll(async () => {
 async function get(path: string) {
   const response = await fetch(`${localbase.url}/rest/v1/${path}`, { headers: { apikey: localbase.anonKey } });
   const text = await response.text();
-  return { status: response.status, text, body: JSON.parse(text) as { code: string; message: string; details: unknown; hint: unknown } };
+  return {
+    status: response.status,
+    text,
+    body: JSON.parse(text) as { code: string; message: string; details: unknown; hint: unknown },
+  };
 }
 
 /** Words of the statement localbase builds for a read; none belongs in an answer to these requests. */
-const GENERATED_SQL = [/"public"\."groups"/, /\bFROM\b/, /\bSELECT\b/, /pgrst_source/, /_postgrest_t/, /response\.headers/, / at or near /];
+const GENERATED_SQL = [
+  /"public"\."groups"/,
+  /\bFROM\b/,
+  /\bSELECT\b/,
+  /pgrst_source/,
+  /_postgrest_t/,
+  /response\.headers/,
+  / at or near /,
+];
 
 function expectNoGeneratedSql(text: string): void {
   for (const pattern of GENERATED_SQL) expect(text, `answer matches ${pattern}`).not.toMatch(pattern);
@@ -79,7 +94,9 @@ describe('attack: error bodies quoting the SQL localbase generated', () => {
 
   it('still answers a cast to a type of several words', async () => {
     const service = { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}` };
-    const answer = await fetch(`${localbase.url}/rest/v1/groups?select=id::character%20varying&limit=1`, { headers: service });
+    const answer = await fetch(`${localbase.url}/rest/v1/groups?select=id::character%20varying&limit=1`, {
+      headers: service,
+    });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toBeInstanceOf(Array);
   });

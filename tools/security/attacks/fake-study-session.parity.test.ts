@@ -11,7 +11,14 @@ let honest: Student;
 let cheater: Student;
 let groupId: string;
 
-const SHARING = { stealthMode: false, shareTasks: false, shareSubjectBreakdown: false, shareQuestionCounts: true, shareExactTime: true, shareCurrentSubject: false };
+const SHARING = {
+  stealthMode: false,
+  shareTasks: false,
+  shareSubjectBreakdown: false,
+  shareQuestionCounts: true,
+  shareExactTime: true,
+  shareCurrentSubject: false,
+};
 const MINUTE = 60_000;
 
 async function ok(response: { statusCode: number; body: string }, status = 200) {
@@ -19,8 +26,11 @@ async function ok(response: { statusCode: number; body: string }, status = 200) 
 }
 
 function record(student: Student, startedAt: number, minutes: number, correct = 0) {
-  return stack.backend(student, 'POST', '/rest/v1/rpc/record_study_session',
-    { p_started_at: new Date(startedAt).toISOString(), p_minutes: minutes, p_correct: correct });
+  return stack.backend(student, 'POST', '/rest/v1/rpc/record_study_session', {
+    p_started_at: new Date(startedAt).toISOString(),
+    p_minutes: minutes,
+    p_correct: correct,
+  });
 }
 
 /** What every student sees: /__leaderboard (all time) and the group leaderboard. */
@@ -36,11 +46,21 @@ beforeAll(async () => {
   stack = await startAttackStack();
   [honest, cheater] = [await stack.signUp('fake-honest'), await stack.signUp('fake-cheater')];
   for (const student of [honest, cheater]) {
-    await ok(await stack.backend(student, 'PATCH', `/rest/v1/community_enrollments?user_id=eq.${student.id}`, { privacy: SHARING }), 204);
+    await ok(
+      await stack.backend(student, 'PATCH', `/rest/v1/community_enrollments?user_id=eq.${student.id}`, {
+        privacy: SHARING,
+      }),
+      204,
+    );
   }
   await ok(await record(honest, Date.now() - 90 * MINUTE, 45, 30));
-  const created = await stack.backend(honest, 'POST', '/rest/v1/groups',
-    { name: 'Honest Hall', visibility: 'public', join_policy: 'open', created_by: honest.id }, { prefer: 'return=representation' });
+  const created = await stack.backend(
+    honest,
+    'POST',
+    '/rest/v1/groups',
+    { name: 'Honest Hall', visibility: 'public', join_policy: 'open', created_by: honest.id },
+    { prefer: 'return=representation' },
+  );
   await ok(created, 201);
   groupId = created.json()[0].id;
   await ok(await stack.backend(cheater, 'POST', '/rest/v1/rpc/community_join_group', { p_group_id: groupId }));
@@ -69,7 +89,9 @@ describe('attack: faking a day of study and a million answers with one request',
       expect(response.statusCode, response.body).toBeLessThan(500);
       expect(response.json().message).toBe(code);
     }
-    expect(await stack.owner('select count(*)::int as n from public.study_sessions where user_id = $1', [cheater.id])).toEqual([{ n: 0 }]);
+    expect(
+      await stack.owner('select count(*)::int as n from public.study_sessions where user_id = $1', [cheater.id]),
+    ).toEqual([{ n: 0 }]);
     expect(await boards(honest)).toEqual(before);
     expect((await boards(cheater)).group).toEqual(before.group);
   });
@@ -82,6 +104,8 @@ describe('attack: faking a day of study and a million answers with one request',
     expect(again.json().message).toBe('session_overlaps');
     await ok(await record(cheater, start + 60 * MINUTE, 30, 10));
     const { all } = await boards(honest);
-    expect(all.entries).toEqual(expect.arrayContaining([expect.objectContaining({ user_id: cheater.id, points: 90 + 30 })]));
+    expect(all.entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ user_id: cheater.id, points: 90 + 30 })]),
+    );
   });
 });

@@ -20,7 +20,10 @@ afterAll(async () => {
 });
 
 async function storedHandle(of: Student): Promise<string | null> {
-  const [row] = await stack.owner<{ handle: string | null }>('select handle from public.user_profiles where user_id = $1', [of.id]);
+  const [row] = await stack.owner<{ handle: string | null }>(
+    'select handle from public.user_profiles where user_id = $1',
+    [of.id],
+  );
   return row?.handle ?? null;
 }
 
@@ -42,15 +45,21 @@ describe('attack: handles written around community_bootstrap_profile', () => {
     expect(response.json()).toMatchObject({ code: 'P0010', message: 'invalid_handle' });
   });
 
-  it('refuses another student\'s handle with handle_taken (P0011)', async () => {
-    const response = await patchHandle((await storedHandle(other) as string).toUpperCase());
+  it("refuses another student's handle with handle_taken (P0011)", async () => {
+    const response = await patchHandle(((await storedHandle(other)) as string).toUpperCase());
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'P0011', message: 'handle_taken' });
   });
 
   it('refuses the same values on the insert path (an upsert of the own row)', async () => {
-    const upsert = (handle: string) => stack.backend(student, 'POST', '/rest/v1/user_profiles',
-      { user_id: student.id, handle }, { prefer: 'resolution=merge-duplicates' });
+    const upsert = (handle: string) =>
+      stack.backend(
+        student,
+        'POST',
+        '/rest/v1/user_profiles',
+        { user_id: student.id, handle },
+        { prefer: 'resolution=merge-duplicates' },
+      );
     await stack.owner('delete from public.user_profiles where user_id = $1', [student.id]);
     for (const handle of ['<img src=x onerror=alert(1)>', 'a'.repeat(5_000), other.email]) {
       const response = await upsert(handle);
@@ -63,9 +72,17 @@ describe('attack: handles written around community_bootstrap_profile', () => {
   });
 
   it('accepts a valid handle through a direct PATCH, with its mirror in profile_data', async () => {
-    const response = await stack.backend(student, 'PATCH', `/rest/v1/user_profiles?user_id=eq.${student.id}`,
-      { handle: 'Rules.Student_2' }, { prefer: 'return=representation' });
+    const response = await stack.backend(
+      student,
+      'PATCH',
+      `/rest/v1/user_profiles?user_id=eq.${student.id}`,
+      { handle: 'Rules.Student_2' },
+      { prefer: 'return=representation' },
+    );
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()[0]).toMatchObject({ handle: 'Rules.Student_2', profile_data: { community_handle: 'Rules.Student_2' } });
+    expect(response.json()[0]).toMatchObject({
+      handle: 'Rules.Student_2',
+      profile_data: { community_handle: 'Rules.Student_2' },
+    });
   });
 });

@@ -25,7 +25,11 @@ beforeAll(async () => {
   withoutPassword = `no-password-${process.pid}@example.com`;
   const created = await fetch(`${localbase.url}/auth/v1/admin/users`, {
     method: 'POST',
-    headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}`, 'content-type': 'application/json' },
+    headers: {
+      apikey: localbase.serviceRoleKey,
+      authorization: `Bearer ${localbase.serviceRoleKey}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ email: withoutPassword, email_confirm: true }),
   });
   if (!created.ok) throw new Error(`creating the account without a password failed: ${await created.text()}`);
@@ -59,7 +63,10 @@ describe('attack: telling registered e-mails by how long a wrong password takes'
   it('a wrong password takes about one bcrypt comparison for a registered, an unknown and a password-less account alike', async () => {
     // The floor: half of one comparison against the registered account's own hash, measured in the
     // same rounds as the sign-ins, so that a busy moment of the machine falls on all of them alike.
-    const stored = await managementQuery(localbase, `select encrypted_password as hash from auth.users where email = '${registered}'`);
+    const stored = await managementQuery(
+      localbase,
+      `select encrypted_password as hash from auth.users where email = '${registered}'`,
+    );
     const [{ hash }] = (await stored.json()) as [{ hash: string }];
     const compares: number[] = [];
     const times = { registered: [] as number[], unknown: [] as number[], withoutPassword: [] as number[] };
@@ -72,7 +79,11 @@ describe('attack: telling registered e-mails by how long a wrong password takes'
       times.withoutPassword.push(await wrongPasswordLogin(withoutPassword));
     }
     const floor = median(compares) / 2;
-    const medians = { registered: median(times.registered), unknown: median(times.unknown), withoutPassword: median(times.withoutPassword) };
+    const medians = {
+      registered: median(times.registered),
+      unknown: median(times.unknown),
+      withoutPassword: median(times.withoutPassword),
+    };
     const report = JSON.stringify({ floor, medians });
     for (const value of Object.values(medians)) expect(value, report).toBeGreaterThan(floor);
     for (const value of [medians.unknown, medians.withoutPassword]) {

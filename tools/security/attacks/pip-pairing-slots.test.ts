@@ -24,7 +24,10 @@ afterEach(async () => {
 });
 
 async function start(pipPairing: boolean): Promise<{ gateway: TestGateway; url: string }> {
-  gateway = await startTestGateway({ config: { pipPairing }, relay: new PipRelay(60_000, 256 * 1024, { maxPairings: SLOTS }) });
+  gateway = await startTestGateway({
+    config: { pipPairing },
+    relay: new PipRelay(60_000, 256 * 1024, { maxPairings: SLOTS }),
+  });
   return { gateway, url: await gateway.app.listen({ host: '127.0.0.1', port: 0 }) };
 }
 
@@ -33,19 +36,30 @@ function pair(on: TestGateway, remoteAddress: string) {
 }
 
 /** Opens GET /__pip/events over a real connection from `localAddress`; resolves with the status once headers arrive. */
-function openStream(url: string, localAddress = '127.0.0.1'): Promise<{ status: number; retryAfter: string | undefined; close(): void }> {
+function openStream(
+  url: string,
+  localAddress = '127.0.0.1',
+): Promise<{ status: number; retryAfter: string | undefined; close(): void }> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false, localAddress, headers: { accept: 'text/event-stream' } }, (response) => {
-      response.resume();
-      resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, close: () => request.destroy() });
-    });
+    const request = http.get(
+      url,
+      { agent: false, localAddress, headers: { accept: 'text/event-stream' } },
+      (response) => {
+        response.resume();
+        resolve({
+          status: response.statusCode ?? 0,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+          close: () => request.destroy(),
+        });
+      },
+    );
     open.push(request);
     request.on('error', reject);
   });
 }
 
 describe('attack: filling the timer relay from one address', () => {
-  it('a flood of pairings from one address pushes out only its own, never another student\'s pairing', async () => {
+  it("a flood of pairings from one address pushes out only its own, never another student's pairing", async () => {
     const { gateway: on } = await start(true);
     const victim = (await pair(on, '192.168.1.20')).json();
     const statuses = new Map<number, number>();
@@ -55,12 +69,16 @@ describe('attack: filling the timer relay from one address', () => {
     }
     expect(statuses.get(201)).toBe(1000);
     expect(on.relay.pairings.heldBy(ATTACKER)).toBe(MAX_PAIRINGS_PER_ADDRESS);
-    const phone = await on.app.inject({ url: '/api/pip/state', remoteAddress: '192.168.1.21', headers: { 'x-pip-code': victim.code } });
+    const phone = await on.app.inject({
+      url: '/api/pip/state',
+      remoteAddress: '192.168.1.21',
+      headers: { 'x-pip-code': victim.code },
+    });
     expect(phone.statusCode).toBe(200);
     expect((await pair(on, '192.168.1.22')).statusCode).toBe(201);
   });
 
-  it('pairings kept alive by open streams fill at most the address\'s own share; others still pair', async () => {
+  it("pairings kept alive by open streams fill at most the address's own share; others still pair", async () => {
     const { gateway: on, url } = await start(true);
     let streams = 0;
     let refusal: Awaited<ReturnType<typeof pair>> | undefined;

@@ -31,7 +31,11 @@ afterAll(() => listener.close());
 function token(endpoint: string): string {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  return JSON.stringify({ endpoint, expirationTime: null, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } });
+  return JSON.stringify({
+    endpoint,
+    expirationTime: null,
+    keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+  });
 }
 
 function row(endpoint: string): ClaimedRow {
@@ -40,7 +44,13 @@ function row(endpoint: string): ClaimedRow {
     recipient_id: randomUUID(),
     token: token(endpoint),
     attempts: 1,
-    payload: { type: 'start_alert', actor: { id: randomUUID(), handle: 'mallory' }, target_type: 'buddy', target_id: randomUUID(), started_at: new Date().toISOString() },
+    payload: {
+      type: 'start_alert',
+      actor: { id: randomUUID(), handle: 'mallory' },
+      target_type: 'buddy',
+      target_id: randomUUID(),
+      started_at: new Date().toISOString(),
+    },
   };
 }
 
@@ -56,7 +66,12 @@ function fakeOutbox(rows: ClaimedRow[]) {
   let handedOut = false;
   const outbox = {
     claim: async (): Promise<Claim> => {
-      const claim = { claim_id: randomUUID(), lease_until: new Date(Date.now() + 120_000).toISOString(), rows: handedOut ? [] : rows, given_up: 0 };
+      const claim = {
+        claim_id: randomUUID(),
+        lease_until: new Date(Date.now() + 120_000).toISOString(),
+        rows: handedOut ? [] : rows,
+        given_up: 0,
+      };
       handedOut = true;
       return claim;
     },
@@ -137,14 +152,30 @@ describe('attack: a device token whose push endpoint is an internal host', () =>
       'cgnat.example.com': ['100.64.0.1'],
       'ula.example.com': ['fd00::1'],
     });
-    const rows = Object.keys({ 'push.example.com': 1, 'mixed.example.com': 1, 'v6.example.com': 1, 'link.example.com': 1, 'cgnat.example.com': 1, 'ula.example.com': 1 }).map((host) =>
-      row(`https://${host}:${port}/x`),
-    );
+    const rows = Object.keys({
+      'push.example.com': 1,
+      'mixed.example.com': 1,
+      'v6.example.com': 1,
+      'link.example.com': 1,
+      'cgnat.example.com': 1,
+      'ula.example.com': 1,
+    }).map((host) => row(`https://${host}:${port}/x`));
     const { settled } = await deliver(rows, { resolveHost: resolver });
     expect(accepted).toBe(0);
-    expect(settled.every((result) => result.retryAfterSeconds === undefined && result.error.startsWith('endpoint_refused: '))).toBe(true);
+    expect(
+      settled.every(
+        (result) => result.retryAfterSeconds === undefined && result.error.startsWith('endpoint_refused: '),
+      ),
+    ).toBe(true);
     // Each name was looked up exactly once: the answer checked is the answer used.
-    expect(resolver.asked.sort()).toEqual(['cgnat.example.com', 'link.example.com', 'mixed.example.com', 'push.example.com', 'ula.example.com', 'v6.example.com']);
+    expect(resolver.asked.sort()).toEqual([
+      'cgnat.example.com',
+      'link.example.com',
+      'mixed.example.com',
+      'push.example.com',
+      'ula.example.com',
+      'v6.example.com',
+    ]);
   });
 
   it('still lets WEB_PUSH_ALLOW_HTTP reach a plain-HTTP loopback receiver, and only that', async () => {
@@ -174,7 +205,11 @@ describe('attack: registering a device token for an internal host through /__bac
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const resolver = rebindingResolver({ 'fcm.googleapis.com': ['142.250.74.106'] });
     const gateway = await startTestGateway({
-      backend: { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, anonKey: 'anon-key', serviceRoleKey: 'service-key' },
+      backend: {
+        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        anonKey: 'anon-key',
+        serviceRoleKey: 'service-key',
+      },
       push: { resolveHost: resolver },
     });
     const register = (endpoint: string) =>
@@ -185,7 +220,11 @@ describe('attack: registering a device token for an internal host through /__bac
         payload: JSON.stringify({ p_token: token(endpoint) }),
       });
     try {
-      for (const endpoint of [`https://127.0.0.1:${port}/x`, `https://[::ffff:7f00:1]:${port}/x`, `https://internal.example.com/x`]) {
+      for (const endpoint of [
+        `https://127.0.0.1:${port}/x`,
+        `https://[::ffff:7f00:1]:${port}/x`,
+        `https://internal.example.com/x`,
+      ]) {
         const refused = await register(endpoint);
         expect(refused.statusCode, endpoint).toBe(400);
         expect(refused.json()).toMatchObject({ error: 'push_endpoint_refused' });

@@ -44,7 +44,9 @@ interface Seen {
 
 /** A raw socket through the gateway speaking serializer 1.0.0, as a hand-written client would. */
 async function rawSocket() {
-  const socket = new WebSocket(`${gatewayUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=1.0.0`);
+  const socket = new WebSocket(
+    `${gatewayUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?apikey=${localbase.anonKey}&vsn=1.0.0`,
+  );
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const frames: Seen[] = [];
   socket.on('message', (data) => frames.push(JSON.parse(String(data)) as Seen));
@@ -57,7 +59,11 @@ async function rawSocket() {
     }
   };
   const replyTo = async (ref: string) => {
-    await waitFor(() => frames.some((frame) => frame.ref === ref && frame.event === 'phx_reply'), `reply to ${ref}`, 5_000);
+    await waitFor(
+      () => frames.some((frame) => frame.ref === ref && frame.event === 'phx_reply'),
+      `reply to ${ref}`,
+      5_000,
+    );
     return frames.find((frame) => frame.ref === ref && frame.event === 'phx_reply') as Seen;
   };
   return { socket, frames, send, waitFor, replyTo };
@@ -67,9 +73,15 @@ const everything = { config: { postgres_changes: [{ event: '*', schema: '*' }] }
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startTestGateway({ backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey }, ...RELAXED_DEADLINES });
+  gateway = await startTestGateway({
+    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+    ...RELAXED_DEADLINES,
+  });
   gatewayUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  [owner, attacker] = await Promise.all([signedUpClient(localbase, 'fanout-owner'), signedUpClient(localbase, 'fanout-attacker')]);
+  [owner, attacker] = await Promise.all([
+    signedUpClient(localbase, 'fanout-owner'),
+    signedUpClient(localbase, 'fanout-attacker'),
+  ]);
   const member = await signedUpClient(localbase, 'fanout-member');
   const created = await owner.client
     .from('groups')
@@ -113,14 +125,20 @@ describe('attack: one socket joins 10,000 realtime channels', () => {
       const accepted = replies().filter((frame) => frame.payload.status === 'ok');
       const refused = replies().filter((frame) => frame.payload.status === 'error');
       expect(accepted).toHaveLength(REALTIME_MAX_CHANNELS_PER_CLIENT);
-      expect(accepted.map((frame) => frame.topic).sort()).toEqual(Array.from({ length: 100 }, (_, index) => `realtime:x${index}`).sort());
+      expect(accepted.map((frame) => frame.topic).sort()).toEqual(
+        Array.from({ length: 100 }, (_, index) => `realtime:x${index}`).sort(),
+      );
       expect(refused).toHaveLength(JOINS - REALTIME_MAX_CHANNELS_PER_CLIENT);
-      for (const frame of refused) expect(frame.payload).toEqual({ status: 'error', response: { reason: TOO_MANY_CHANNELS_REASON } });
+      for (const frame of refused)
+        expect(frame.payload).toEqual({ status: 'error', response: { reason: TOO_MANY_CHANNELS_REASON } });
 
       // A member's chat message reaches the other member at once, through the same gateway.
       const arrival = victimHears.next(10_000);
       const sentAt = performance.now();
-      const sent = await owner.client.rpc('community_send_group_message', { p_group_id: groupId, p_content: 'shared notes are up' });
+      const sent = await owner.client.rpc('community_send_group_message', {
+        p_group_id: groupId,
+        p_content: 'shared notes are up',
+      });
       expect(sent.error).toBeNull();
       const heard = await arrival;
       const delayMs = performance.now() - sentAt;
@@ -128,10 +146,22 @@ describe('attack: one socket joins 10,000 realtime channels', () => {
       expect(delayMs).toBeLessThan(DELIVERY_DEADLINE_MS);
 
       // The flooding socket still hears the message, once on each accepted channel and nowhere else.
-      const events = () => frames.filter((frame) => frame.event === 'postgres_changes' && frame.payload.data?.record?.content === 'shared notes are up');
-      await waitFor(() => events().length >= REALTIME_MAX_CHANNELS_PER_CLIENT, 'events on the accepted channels', 10_000);
+      const events = () =>
+        frames.filter(
+          (frame) =>
+            frame.event === 'postgres_changes' && frame.payload.data?.record?.content === 'shared notes are up',
+        );
+      await waitFor(
+        () => events().length >= REALTIME_MAX_CHANNELS_PER_CLIENT,
+        'events on the accepted channels',
+        10_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(events().map((frame) => frame.topic).sort()).toEqual(accepted.map((frame) => frame.topic).sort());
+      expect(
+        events()
+          .map((frame) => frame.topic)
+          .sort(),
+      ).toEqual(accepted.map((frame) => frame.topic).sort());
 
       // And stays usable: heartbeats are answered.
       send('phoenix', 'heartbeat', {}, 'beat');
@@ -144,13 +174,20 @@ describe('attack: one socket joins 10,000 realtime channels', () => {
   it('counts a rejoin of a joined channel once, and frees a place when a channel is left', async () => {
     const { socket, send, waitFor, frames, replyTo } = await rawSocket();
     try {
-      for (let index = 0; index < REALTIME_MAX_CHANNELS_PER_CLIENT; index += 1) send(`realtime:r${index}`, 'phx_join', everything, `j${index}`);
-      await waitFor(() => frames.filter((frame) => frame.payload.status === 'ok').length >= REALTIME_MAX_CHANNELS_PER_CLIENT, 'the first 100 joins');
+      for (let index = 0; index < REALTIME_MAX_CHANNELS_PER_CLIENT; index += 1)
+        send(`realtime:r${index}`, 'phx_join', everything, `j${index}`);
+      await waitFor(
+        () => frames.filter((frame) => frame.payload.status === 'ok').length >= REALTIME_MAX_CHANNELS_PER_CLIENT,
+        'the first 100 joins',
+      );
 
       send('realtime:r0', 'phx_join', everything, 'again');
       expect((await replyTo('again')).payload.status).toBe('ok');
       send('realtime:one-more', 'phx_join', everything, 'full');
-      expect((await replyTo('full')).payload).toEqual({ status: 'error', response: { reason: TOO_MANY_CHANNELS_REASON } });
+      expect((await replyTo('full')).payload).toEqual({
+        status: 'error',
+        response: { reason: TOO_MANY_CHANNELS_REASON },
+      });
 
       send('realtime:r1', 'phx_leave', {}, 'leave');
       expect((await replyTo('leave')).payload.status).toBe('ok');
@@ -166,15 +203,21 @@ describe('attack: one socket joins 10,000 realtime channels', () => {
   it(`refuses a join asking for more than ${REALTIME_MAX_BINDINGS_PER_CHANNEL} postgres_changes bindings, and takes one at the bound`, async () => {
     const { socket, send, replyTo } = await rawSocket();
     try {
-      const bindings = (count: number) => ({ config: { postgres_changes: Array.from({ length: count }, () => ({ event: 'INSERT', schema: 'public' })) } });
+      const bindings = (count: number) => ({
+        config: { postgres_changes: Array.from({ length: count }, () => ({ event: 'INSERT', schema: 'public' })) },
+      });
       send('realtime:many', 'phx_join', bindings(REALTIME_MAX_BINDINGS_PER_CHANNEL + 1), 'over');
       const over = await replyTo('over');
       expect(over.payload.status).toBe('error');
-      expect(over.payload.response).toEqual({ reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel` });
+      expect(over.payload.response).toEqual({
+        reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
+      });
       send('realtime:many', 'phx_join', bindings(REALTIME_MAX_BINDINGS_PER_CHANNEL), 'at');
       const at = await replyTo('at');
       expect(at.payload.status).toBe('ok');
-      expect((at.payload.response as { postgres_changes: unknown[] }).postgres_changes).toHaveLength(REALTIME_MAX_BINDINGS_PER_CHANNEL);
+      expect((at.payload.response as { postgres_changes: unknown[] }).postgres_changes).toHaveLength(
+        REALTIME_MAX_BINDINGS_PER_CHANNEL,
+      );
     } finally {
       socket.close();
     }

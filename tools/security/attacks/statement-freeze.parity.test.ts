@@ -31,7 +31,11 @@ let student: { token: string; userId: string };
 let restoreTimeouts: () => void;
 
 async function signUp(name: string) {
-  const response = await gateway.app.inject({ method: 'POST', url: '/__auth/signup', payload: { username: `${name}@example.com`, password: `${name}-password-1` } });
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    payload: { username: `${name}@example.com`, password: `${name}-password-1` },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return { token: response.json().session.access_token as string, userId: response.json().user.id as string };
 }
@@ -73,7 +77,10 @@ afterAll(async () => {
 describe('attack: a backtracking regular expression on a 60,000-character backup', () => {
   it('leaves the server answering while it runs, and ends with 57014 at the statement timeout', async () => {
     const started = Date.now();
-    const attack = asStudent(`/__backend/rest/v1/user_backups?select=id&${BACKTRACKING_FILTER}`).then((response) => ({ response, tookMs: Date.now() - started }));
+    const attack = asStudent(`/__backend/rest/v1/user_backups?select=id&${BACKTRACKING_FILTER}`).then((response) => ({
+      response,
+      tookMs: Date.now() - started,
+    }));
     // Let the statement start, then ask the server for its ping meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const pingTimes: number[] = [];
@@ -108,8 +115,13 @@ describe('attack: a backtracking regular expression on a 60,000-character backup
     restoreTimeouts();
     try {
       const setting = (role: RequestContext['role']) =>
-        withRequestTransaction(database.pool, { role, claims: { role }, method: 'GET', path: '/rest/v1/x', headers: {}, readOnly: true }, async (client) =>
-          (await client.query<{ timeout: string }>("select current_setting('statement_timeout') as timeout")).rows[0]?.timeout);
+        withRequestTransaction(
+          database.pool,
+          { role, claims: { role }, method: 'GET', path: '/rest/v1/x', headers: {}, readOnly: true },
+          async (client) =>
+            (await client.query<{ timeout: string }>("select current_setting('statement_timeout') as timeout")).rows[0]
+              ?.timeout,
+        );
       expect(await setting('anon')).toBe('3s');
       expect(await setting('authenticated')).toBe('8s');
       expect(await setting('service_role')).toBe('0');

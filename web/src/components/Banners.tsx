@@ -15,8 +15,9 @@ export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
         <div class="banner banner-offline" role="status">
           <OfflineIcon />
           <p>
-            <strong>{online.value ? 'The server is not answering.' : 'You are offline.'}</strong>{' '}
-            The timer and your data keep working on this device{sync.pending > 0 ? `; ${plural(sync.pending, 'change')} will sync when it is back` : ''}.
+            <strong>{online.value ? 'The server is not answering.' : 'You are offline.'}</strong> The timer and your
+            data keep working on this device
+            {sync.pending > 0 ? `; ${plural(sync.pending, 'change')} will sync when it is back` : ''}.
           </p>
           {online.value && (
             <button type="button" class="button button-quiet" onClick={() => void flushNow()}>
@@ -39,7 +40,8 @@ export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
         <div class="banner banner-warning" role="alert">
           <SyncIcon />
           <p>
-            <strong>Sign in again to sync.</strong> {plural(sync.pending, 'change')} will stay on this device until you do.
+            <strong>Sign in again to sync.</strong> {plural(sync.pending, 'change')} will stay on this device until you
+            do.
           </p>
           <button type="button" class="button button-primary" onClick={onSignInAgain}>
             Sign in again

@@ -23,8 +23,16 @@ export function Dialog({ open, title, onClose, children, actions, wide }: Dialog
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} class={wide ? 'dialog dialog-wide' : 'dialog'} aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
-      <h2 id={titleId} class="dialog-title">{title}</h2>
+    <dialog
+      ref={ref}
+      class={wide ? 'dialog dialog-wide' : 'dialog'}
+      aria-labelledby={titleId}
+      onClose={onClose}
+      onCancel={onClose}
+    >
+      <h2 id={titleId} class="dialog-title">
+        {title}
+      </h2>
       <div class="dialog-body">{children}</div>
       {actions && <div class="dialog-actions">{actions}</div>}
     </dialog>

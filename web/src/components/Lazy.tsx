@@ -3,7 +3,15 @@
 import type { ComponentChildren, ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-export function Lazy<P extends object>({ load, props, fallback = null }: { load: () => Promise<{ default: ComponentType<P> }>; props: P; fallback?: ComponentChildren }) {
+export function Lazy<P extends object>({
+  load,
+  props,
+  fallback = null,
+}: {
+  load: () => Promise<{ default: ComponentType<P> }>;
+  props: P;
+  fallback?: ComponentChildren;
+}) {
   const [component, setComponent] = useState<ComponentType<P> | null>(null);
   useEffect(() => {
     let current = true;

@@ -44,7 +44,14 @@ function MoreMenu({ items, path }: { items: Place[]; path: string }) {
   usePopoverDismiss(open, ref, toggle, () => setOpen(false));
   return (
     <div class="more" ref={ref}>
-      <button type="button" ref={toggle} class={`bar-link${active ? ' is-current' : ''}`} aria-expanded={open} aria-controls="more-menu" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        ref={toggle}
+        class={`bar-link${active ? ' is-current' : ''}`}
+        aria-expanded={open}
+        aria-controls="more-menu"
+        onClick={() => setOpen(!open)}
+      >
         <MoreIcon size={22} />
         <span>More</span>
       </button>
@@ -72,7 +79,9 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const who = profile.value?.displayName || profile.value?.handle || account.value?.email || '';
   return (
     <div class="shell">
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <nav class="rail" aria-label="Main">
         <a class="brand" href="/focus">
           <img src="/icon.svg" alt="" width="28" height="28" />
@@ -90,7 +99,11 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </ul>
         <div class="rail-foot">
           <SyncStatus />
-          {who && <p class="rail-who" title={who}>{who}</p>}
+          {who && (
+            <p class="rail-who" title={who}>
+              {who}
+            </p>
+          )}
         </div>
       </nav>
       <div class="main-column">
@@ -101,7 +114,12 @@ export function Shell({ children }: { children: ComponentChildren }) {
       </div>
       <nav class="bar" aria-label="Main, phone">
         {bar.map((place) => (
-          <a key={place.path} href={place.path} class="bar-link" aria-current={isCurrent(place, path) ? 'page' : undefined}>
+          <a
+            key={place.path}
+            href={place.path}
+            class="bar-link"
+            aria-current={isCurrent(place, path) ? 'page' : undefined}
+          >
             <place.icon size={22} />
             <span>{place.label}</span>
           </a>

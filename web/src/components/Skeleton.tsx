@@ -7,7 +7,11 @@ export function SlowNote({ what = 'This screen' }: { what?: string }) {
     const timer = setTimeout(() => setSlow(true), 10_000);
     return () => clearTimeout(timer);
   }, []);
-  return slow ? <p class="slow-note" role="status">{what} is taking longer than usual. The server may be busy; it keeps trying.</p> : null;
+  return slow ? (
+    <p class="slow-note" role="status">
+      {what} is taking longer than usual. The server may be busy; it keeps trying.
+    </p>
+  ) : null;
 }
 
 export function PageSkeleton() {

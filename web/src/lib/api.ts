@@ -32,7 +32,9 @@ export interface RequestOptions {
 function errorFrom(status: number, body: unknown, retryAfter: string | null): ApiError {
   const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const code = String(record.error ?? record.error_code ?? record.code ?? `http_${status}`);
-  const message = String(record.message ?? record.msg ?? record.error_description ?? record.hint ?? `The server answered ${status}.`);
+  const message = String(
+    record.message ?? record.msg ?? record.error_description ?? record.hint ?? `The server answered ${status}.`,
+  );
   const details: Record<string, unknown> = { ...record };
   if (retryAfter && details.retry_after_s === undefined) details.retry_after_s = Number(retryAfter);
   return new ApiError(status, code, message, details);

@@ -45,7 +45,12 @@ export class BackendWriter implements OutboxSender {
     const headers: Record<string, string> = { apikey: await this.access.anonKey() };
     if (init.prefer) headers.prefer = init.prefer;
     try {
-      return await requestJson<T>(`${this.access.baseUrl}${path}`, { method: init.method, body: init.body, token, headers });
+      return await requestJson<T>(`${this.access.baseUrl}${path}`, {
+        method: init.method,
+        body: init.body,
+        token,
+        headers,
+      });
     } catch (error) {
       throw init.refusals?.(error) ?? error;
     }
@@ -56,7 +61,10 @@ export class BackendWriter implements OutboxSender {
       case 'session': {
         const { session } = op;
         const startedAt = new Date(session.startedAt).toISOString();
-        const found = await this.call<unknown[]>(`/rest/v1/study_sessions?select=id&started_at=eq.${encodeURIComponent(startedAt)}&limit=1`, refresh);
+        const found = await this.call<unknown[]>(
+          `/rest/v1/study_sessions?select=id&started_at=eq.${encodeURIComponent(startedAt)}&limit=1`,
+          refresh,
+        );
         if (found.length > 0) return;
         await this.call('/rest/v1/rpc/record_study_session', refresh, {
           refusals: sessionRefusal,
@@ -80,21 +88,26 @@ export class BackendWriter implements OutboxSender {
         if (!userId) throw new ApiError(401, 'signed_out', 'Sign in again to sync.');
         await this.call('/rest/v1/user_tasks?on_conflict=id', refresh, {
           prefer: 'resolution=merge-duplicates,return=minimal',
-          body: [{
-            id: task.id,
-            user_id: userId,
-            title: task.title,
-            subject_id: task.subjectId,
-            subject_name: op.subjectName,
-            task_day: task.day,
-            done: task.done,
-            completed_at: task.completedAt === null ? null : new Date(task.completedAt).toISOString(),
-          }],
+          body: [
+            {
+              id: task.id,
+              user_id: userId,
+              title: task.title,
+              subject_id: task.subjectId,
+              subject_name: op.subjectName,
+              task_day: task.day,
+              done: task.done,
+              completed_at: task.completedAt === null ? null : new Date(task.completedAt).toISOString(),
+            },
+          ],
         });
         return;
       }
       case 'task-delete':
-        await this.call(`/rest/v1/user_tasks?id=eq.${encodeURIComponent(op.taskId)}`, refresh, { method: 'DELETE', prefer: 'return=minimal' });
+        await this.call(`/rest/v1/user_tasks?id=eq.${encodeURIComponent(op.taskId)}`, refresh, {
+          method: 'DELETE',
+          prefer: 'return=minimal',
+        });
         return;
       case 'settings': {
         const userId = this.access.userId();

@@ -64,7 +64,9 @@ export function parseBackup(value: unknown): ParsedBackup {
   if (result.success) return { ok: true, payload: result.data as BackupPayload };
   return {
     ok: false,
-    problems: result.error.issues.slice(0, 5).map((issue) => `${issue.path.length ? issue.path.join('.') : 'the file'} ${issue.message}`),
+    problems: result.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.length ? issue.path.join('.') : 'the file'} ${issue.message}`),
   };
 }
 

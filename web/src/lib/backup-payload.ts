@@ -25,7 +25,10 @@ export interface BackupSummaryCounts {
   lastDay: string | null;
 }
 
-export function buildPayload(data: { subjects: Subject[]; tasks: Task[]; sessions: StudySession[]; settings: AppSettings }, now = new Date()): BackupPayload {
+export function buildPayload(
+  data: { subjects: Subject[]; tasks: Task[]; sessions: StudySession[]; settings: AppSettings },
+  now = new Date(),
+): BackupPayload {
   return { format: BACKUP_FORMAT, version: BACKUP_VERSION, exported_at: now.toISOString(), ...data };
 }
 
@@ -34,7 +37,10 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 /** What a payload holds, read defensively (it may come from anywhere). */
 export function summarizePayload(payload: Record<string, unknown>): BackupSummaryCounts {
   const sessions = list(payload.sessions) as Partial<StudySession>[];
-  const days = sessions.map((session) => session.studyDay).filter((day): day is string => typeof day === 'string').sort();
+  const days = sessions
+    .map((session) => session.studyDay)
+    .filter((day): day is string => typeof day === 'string')
+    .sort();
   return {
     subjects: list(payload.subjects).length,
     tasks: list(payload.tasks).length,

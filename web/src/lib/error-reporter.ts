@@ -18,7 +18,12 @@ export class ErrorReporter {
 
   constructor(
     private readonly send: (reports: ErrorReport[]) => void,
-    private readonly options: { windowMs?: number; batchMs?: number; now?: () => number; schedule?: (callback: () => void, ms: number) => unknown } = {},
+    private readonly options: {
+      windowMs?: number;
+      batchMs?: number;
+      now?: () => number;
+      schedule?: (callback: () => void, ms: number) => unknown;
+    } = {},
   ) {}
 
   report(kind: ErrorReport['kind'], error: unknown, source: string | null = null): void {
@@ -34,7 +39,15 @@ export class ErrorReporter {
     const last = this.lastSent.get(key);
     if (last !== undefined && now - last < (this.options.windowMs ?? 60_000)) return;
     this.lastSent.set(key, now);
-    this.batch.set(key, { kind, message: message.slice(0, 1000), stack, source, url: location.pathname, at: new Date(now).toISOString(), count: 1 });
+    this.batch.set(key, {
+      kind,
+      message: message.slice(0, 1000),
+      stack,
+      source,
+      url: location.pathname,
+      at: new Date(now).toISOString(),
+      count: 1,
+    });
     this.timer ??= (this.options.schedule ?? setTimeout)(() => this.flush(), this.options.batchMs ?? 2000);
   }
 
@@ -51,10 +64,17 @@ export function installErrorReporting(): ErrorReporter {
   const reporter = new ErrorReporter((reports) => {
     const body = JSON.stringify({ reports, user_agent: navigator.userAgent, app: 'web' });
     if (!navigator.sendBeacon?.('/__errors', new Blob([body], { type: 'text/plain' }))) {
-      void fetch('/__errors', { method: 'POST', headers: { 'content-type': 'application/json' }, body, keepalive: true }).catch(() => undefined);
+      void fetch('/__errors', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        keepalive: true,
+      }).catch(() => undefined);
     }
   });
-  window.addEventListener('error', (event) => reporter.report('error', event.error ?? event.message, event.filename ? `${event.filename}:${event.lineno}` : null));
+  window.addEventListener('error', (event) =>
+    reporter.report('error', event.error ?? event.message, event.filename ? `${event.filename}:${event.lineno}` : null),
+  );
   window.addEventListener('unhandledrejection', (event) => reporter.report('unhandledrejection', event.reason));
   window.addEventListener('pagehide', () => reporter.flush());
   return reporter;

@@ -20,7 +20,11 @@ export function minutesText(minutes: number): string {
 export function dayLabel(key: string, today: string): string {
   if (key === today) return 'Today';
   const [year, month, day] = key.split('-').map(Number);
-  return new Date(year ?? 1970, (month ?? 1) - 1, day ?? 1).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+  return new Date(year ?? 1970, (month ?? 1) - 1, day ?? 1).toLocaleDateString(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+  });
 }
 
 export function dateTime(iso: string | number): string {

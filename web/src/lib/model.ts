@@ -47,7 +47,13 @@ export interface AppSettings {
   dailyGoalMinutes: number;
 }
 
-export const defaultSettings: AppSettings = { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 };
+export const defaultSettings: AppSettings = {
+  focusMinutes: 25,
+  breakMinutes: 5,
+  cycles: 4,
+  dayOffsetHours: 0,
+  dailyGoalMinutes: 120,
+};
 
 export interface Profile {
   handle: string | null;

@@ -20,7 +20,11 @@ class GatedSender {
     this.sent.push(op.kind === 'task-upsert' ? op.task.title : op.kind);
   }
   async releaseAll() {
-    while (this.releases.length > 0 || (await new Promise((resolve) => setTimeout(resolve, 5)), this.releases.length > 0)) this.releases.shift()?.();
+    while (
+      this.releases.length > 0 ||
+      (await new Promise((resolve) => setTimeout(resolve, 5)), this.releases.length > 0)
+    )
+      this.releases.shift()?.();
   }
 }
 

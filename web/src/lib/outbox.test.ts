@@ -35,16 +35,25 @@ class Link {
       }
       this.requests.push(`${request.method} ${request.url}`);
       const lose = this.mode === 'lose-answer' && this.losePaths.test(request.url ?? '');
-      const forward = http.request({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-        if (lose) {
-          answer.resume();
-          answer.on('end', () => request.socket.destroy());
-          return;
-        }
-        const status = this.mode === 'hosted-status' && answer.statusCode === 400 ? 500 : answer.statusCode;
-        response.writeHead(status ?? 502, answer.headers);
-        answer.pipe(response);
-      });
+      const forward = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+        },
+        (answer) => {
+          if (lose) {
+            answer.resume();
+            answer.on('end', () => request.socket.destroy());
+            return;
+          }
+          const status = this.mode === 'hosted-status' && answer.statusCode === 400 ? 500 : answer.statusCode;
+          response.writeHead(status ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
       request.pipe(forward);
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +77,9 @@ async function signUp(email: string): Promise<{ token: string; userId: string }>
 }
 
 async function rows<T>(path: string, token: string): Promise<T[]> {
-  const response = await fetch(`${localbase.url}/rest/v1/${path}`, { headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` } });
+  const response = await fetch(`${localbase.url}/rest/v1/${path}`, {
+    headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
+  });
   return (await response.json()) as T[];
 }
 
@@ -92,7 +103,16 @@ function session(startedAt: number, minutes: number, correct = 0): StudySession 
 
 function task(title: string): Task {
   const now = Date.now();
-  return { id: crypto.randomUUID(), title, subjectId: null, day: '2026-11-23', done: false, completedAt: null, createdAt: now, updatedAt: now };
+  return {
+    id: crypto.randomUUID(),
+    title,
+    subjectId: null,
+    day: '2026-11-23',
+    done: false,
+    completedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 function outboxFor(link: Link, account: { token: string; userId: string }) {
@@ -142,9 +162,18 @@ describe('the outbox against localbase', () => {
     // A second flush (another trigger, another tab) finds nothing to send.
     expect(await outbox.flush()).toMatchObject({ sent: 0, pending: 0 });
 
-    const recorded = await rows<{ minutes: number; correct: number }>('study_sessions?select=minutes,correct&order=started_at', account.token);
-    expect(recorded).toEqual([{ minutes: 25, correct: 4 }, { minutes: 50, correct: 1 }]);
-    const [summary] = await rows<{ total_minutes: number; total_sessions: number }>(`user_stats_summary?select=total_minutes,total_sessions&user_id=eq.${account.userId}`, account.token);
+    const recorded = await rows<{ minutes: number; correct: number }>(
+      'study_sessions?select=minutes,correct&order=started_at',
+      account.token,
+    );
+    expect(recorded).toEqual([
+      { minutes: 25, correct: 4 },
+      { minutes: 50, correct: 1 },
+    ]);
+    const [summary] = await rows<{ total_minutes: number; total_sessions: number }>(
+      `user_stats_summary?select=total_minutes,total_sessions&user_id=eq.${account.userId}`,
+      account.token,
+    );
     expect(summary).toEqual({ total_minutes: 75, total_sessions: 2 });
     expect(await rows('user_tasks?select=title', account.token)).toEqual([{ title: 'Read chapter 4' }]);
   });
@@ -168,7 +197,10 @@ describe('the outbox against localbase', () => {
     const retried = await outbox.flush();
     expect(retried).toMatchObject({ sent: 1, pending: 0 });
     expect(await rows('study_sessions?select=id', account.token)).toHaveLength(1);
-    const [summary] = await rows<{ total_sessions: number }>(`user_stats_summary?select=total_sessions&user_id=eq.${account.userId}`, account.token);
+    const [summary] = await rows<{ total_sessions: number }>(
+      `user_stats_summary?select=total_sessions&user_id=eq.${account.userId}`,
+      account.token,
+    );
     expect(summary?.total_sessions).toBe(1);
   });
 
@@ -179,7 +211,11 @@ describe('the outbox against localbase', () => {
     const planned = task('Flashcards');
     await outbox.enqueue({ kind: 'task-upsert', task: planned, subjectName: null });
     await outbox.enqueue({ kind: 'task-upsert', task: { ...planned, title: 'Flashcards, deck 2' }, subjectName: null });
-    await outbox.enqueue({ kind: 'task-upsert', task: { ...planned, title: 'Flashcards, deck 2', done: true, completedAt: Date.now() }, subjectName: null });
+    await outbox.enqueue({
+      kind: 'task-upsert',
+      task: { ...planned, title: 'Flashcards, deck 2', done: true, completedAt: Date.now() },
+      subjectName: null,
+    });
     expect(await outbox.entries()).toHaveLength(1);
     expect((await outbox.entries())[0]!.revision).toBe(3);
 
@@ -187,10 +223,16 @@ describe('the outbox against localbase', () => {
     link.requests.length = 0;
     expect(await outbox.flush()).toMatchObject({ sent: 1 });
     expect(link.requests.filter((request) => request.includes('user_tasks'))).toHaveLength(1);
-    expect(await rows('user_tasks?select=id,title,done', account.token)).toEqual([{ id: planned.id, title: 'Flashcards, deck 2', done: true }]);
+    expect(await rows('user_tasks?select=id,title,done', account.token)).toEqual([
+      { id: planned.id, title: 'Flashcards, deck 2', done: true },
+    ]);
 
     // Sending the same upsert again (a retry after a lost answer) leaves one row.
-    await outbox.enqueue({ kind: 'task-upsert', task: { ...planned, title: 'Flashcards, deck 2', done: true, completedAt: Date.now() }, subjectName: null });
+    await outbox.enqueue({
+      kind: 'task-upsert',
+      task: { ...planned, title: 'Flashcards, deck 2', done: true, completedAt: Date.now() },
+      subjectName: null,
+    });
     await outbox.flush();
     expect(await rows('user_tasks?select=id', account.token)).toHaveLength(1);
   });
@@ -207,7 +249,9 @@ describe('the outbox against localbase', () => {
     expect(result).toMatchObject({ sent: 1, failed: 1, pending: 0, stoppedBy: null });
     const [refused] = await outbox.entries();
     expect(refused).toMatchObject({ failed: true, key: `session:${future.id}` });
-    expect(refused?.lastError).toBe('This session starts in the future or has an impossible length or answer count, so it was not saved.');
+    expect(refused?.lastError).toBe(
+      'This session starts in the future or has an impossible length or answer count, so it was not saved.',
+    );
     expect(await rows<{ minutes: number }>('study_sessions?select=minutes', account.token)).toEqual([{ minutes: 20 }]);
     // Never retried by itself.
     expect(await outbox.flush()).toMatchObject({ sent: 0, failed: 1 });
@@ -225,9 +269,18 @@ describe('the outbox against localbase', () => {
     for (const each of [ahead, first, overlapping, crammed]) await outbox.enqueue({ kind: 'session', session: each });
     expect(await outbox.flush()).toMatchObject({ sent: 1, failed: 3, pending: 0, stoppedBy: null });
     const refused = Object.fromEntries((await outbox.entries()).map((entry) => [entry.key, entry]));
-    expect(refused[`session:${ahead.id}`]).toMatchObject({ failed: true, lastError: 'This session ends in the future: check the date and time of your device. It was not saved.' });
-    expect(refused[`session:${overlapping.id}`]).toMatchObject({ failed: true, lastError: 'This session overlaps another session you already saved, so it was not saved.' });
-    expect(refused[`session:${crammed.id}`]).toMatchObject({ failed: true, lastError: 'This session has more than 10 answers per minute of study, so it was not saved.' });
+    expect(refused[`session:${ahead.id}`]).toMatchObject({
+      failed: true,
+      lastError: 'This session ends in the future: check the date and time of your device. It was not saved.',
+    });
+    expect(refused[`session:${overlapping.id}`]).toMatchObject({
+      failed: true,
+      lastError: 'This session overlaps another session you already saved, so it was not saved.',
+    });
+    expect(refused[`session:${crammed.id}`]).toMatchObject({
+      failed: true,
+      lastError: 'This session has more than 10 answers per minute of study, so it was not saved.',
+    });
     expect(await rows<{ minutes: number }>('study_sessions?select=minutes', account.token)).toEqual([{ minutes: 60 }]);
     expect(await outbox.flush()).toMatchObject({ sent: 0, failed: 3, pending: 0, stoppedBy: null });
   });

@@ -59,7 +59,14 @@ export interface FlushResult {
 /** Kinds of failure: wait and retry (the network, the server) or give up on this entry (its data). */
 export function isTransient(error: unknown): boolean {
   if (!(error instanceof ApiError)) return true;
-  return error.status === 0 || error.status === 401 || error.status === 403 || error.status === 408 || error.status === 429 || error.status >= 500;
+  return (
+    error.status === 0 ||
+    error.status === 401 ||
+    error.status === 403 ||
+    error.status === 408 ||
+    error.status === 429 ||
+    error.status >= 500
+  );
 }
 
 export type LockRunner = <T>(work: () => Promise<T>) => Promise<T>;
@@ -144,11 +151,13 @@ export class Outbox {
         const message = error instanceof Error ? error.message : String(error);
         const current = await this.store.get(entry.key);
         if (isTransient(error)) {
-          if (current?.revision === entry.revision) await this.store.put({ ...current, attempts: current.attempts + 1, lastError: message });
+          if (current?.revision === entry.revision)
+            await this.store.put({ ...current, attempts: current.attempts + 1, lastError: message });
           const code = error instanceof ApiError ? (error.status === 401 ? 'signed_out' : error.code) : 'unknown';
           return { sent, pending: waiting.length - index, failed, stoppedBy: code };
         }
-        if (current?.revision === entry.revision) await this.store.put({ ...current, attempts: current.attempts + 1, lastError: message, failed: true });
+        if (current?.revision === entry.revision)
+          await this.store.put({ ...current, attempts: current.attempts + 1, lastError: message, failed: true });
         failed++;
       }
     }

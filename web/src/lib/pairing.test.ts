@@ -18,8 +18,18 @@ const CHANNEL = 'a'.repeat(32);
 
 describe('reading the answer to POST /__pip/pair', () => {
   it('takes pairing on, new (201) or kept over a reload (200)', () => {
-    expect(readPairAnswer(201, { pairing: 'on', code: 'K7M2QD', channel: CHANNEL, idleTimeoutMs: 600_000 })).toEqual({ kind: 'on', code: 'K7M2QD', channel: CHANNEL, reused: false, idleTimeoutMs: 600_000 });
-    expect(readPairAnswer(200, { pairing: 'on', code: 'K7M2QD', channel: CHANNEL })).toMatchObject({ kind: 'on', reused: true, idleTimeoutMs: 600_000 });
+    expect(readPairAnswer(201, { pairing: 'on', code: 'K7M2QD', channel: CHANNEL, idleTimeoutMs: 600_000 })).toEqual({
+      kind: 'on',
+      code: 'K7M2QD',
+      channel: CHANNEL,
+      reused: false,
+      idleTimeoutMs: 600_000,
+    });
+    expect(readPairAnswer(200, { pairing: 'on', code: 'K7M2QD', channel: CHANNEL })).toMatchObject({
+      kind: 'on',
+      reused: true,
+      idleTimeoutMs: 600_000,
+    });
   });
 
   it('takes pairing off', () => {
@@ -31,17 +41,24 @@ describe('reading the answer to POST /__pip/pair', () => {
     expect(readPairAnswer(201, { pairing: 'on', code: 'k7m2qd', channel: CHANNEL }).kind).toBe('refused');
     expect(readPairAnswer(201, { pairing: 'on', code: 'K7M2QD', channel: 'short' }).kind).toBe('refused');
     expect(readPairAnswer(201, { pairing: 'on', code: 'K7M2QD', channel: `${CHANNEL}<script>` }).kind).toBe('refused');
-    expect(readPairAnswer(200, '<html>')).toEqual({ kind: 'refused', message: 'The server answered 200 when this page asked to pair.' });
+    expect(readPairAnswer(200, '<html>')).toEqual({
+      kind: 'refused',
+      message: 'The server answered 200 when this page asked to pair.',
+    });
   });
 
   it('tells a full server, a request the server could not read, and one that never arrived', () => {
     expect(readPairAnswer(503, { error: 'pairing_full', message: 'Every pairing slot...' })).toEqual({ kind: 'full' });
     expect(readPairAnswer(400, { error: 'invalid_request' })).toEqual({ kind: 'bad_request' });
-    for (const status of [0, 404, 500, 502, 503, 504]) expect(readPairAnswer(status, null)).toEqual({ kind: 'unreachable' });
+    for (const status of [0, 404, 500, 502, 503, 504])
+      expect(readPairAnswer(status, null)).toEqual({ kind: 'unreachable' });
   });
 
   it('passes the server’s sentence on for any other refusal', () => {
-    expect(readPairAnswer(403, { error: 'forbidden', message: 'Not from here.' })).toEqual({ kind: 'refused', message: 'Not from here.' });
+    expect(readPairAnswer(403, { error: 'forbidden', message: 'Not from here.' })).toEqual({
+      kind: 'refused',
+      message: 'Not from here.',
+    });
   });
 });
 
@@ -57,7 +74,15 @@ describe('refusals of a state post or of the stream', () => {
 
 describe('waiting between attempts', () => {
   it('doubles from 1 s and stays at 15 s', () => {
-    expect([1, 2, 3, 4, 5, 6, 50].map(retryDelayMs)).toEqual([1_000, 2_000, 4_000, 8_000, RETRY_CAP_MS, RETRY_CAP_MS, RETRY_CAP_MS]);
+    expect([1, 2, 3, 4, 5, 6, 50].map(retryDelayMs)).toEqual([
+      1_000,
+      2_000,
+      4_000,
+      8_000,
+      RETRY_CAP_MS,
+      RETRY_CAP_MS,
+      RETRY_CAP_MS,
+    ]);
   });
 });
 
@@ -85,7 +110,10 @@ describe('links and addresses', () => {
   it('offers the LAN addresses, and the page’s own origin only when a phone can reach it', () => {
     expect(phoneUrls(['http://192.168.1.20:3000'], 'http://127.0.0.1:3000')).toEqual(['http://192.168.1.20:3000']);
     expect(phoneUrls([], 'http://localhost:3000')).toEqual([]);
-    expect(phoneUrls(['http://192.168.1.20:3000'], 'http://studyhall.lan:3000')).toEqual(['http://studyhall.lan:3000', 'http://192.168.1.20:3000']);
+    expect(phoneUrls(['http://192.168.1.20:3000'], 'http://studyhall.lan:3000')).toEqual([
+      'http://studyhall.lan:3000',
+      'http://192.168.1.20:3000',
+    ]);
     expect(phoneUrls(['http://192.168.1.20:3000'], 'http://192.168.1.20:3000')).toEqual(['http://192.168.1.20:3000']);
     expect(isLoopbackUrl('http://[::1]:3000')).toBe(true);
     expect(isLoopbackUrl('not a url')).toBe(true);

@@ -32,11 +32,18 @@ export function readPairAnswer(status: number, body: unknown): PairAnswer {
   if (status >= 500) return { kind: 'unreachable' };
   if (status === 400) return { kind: 'bad_request' };
   if (status === 200 && fields.pairing === 'off') return { kind: 'off' };
-  if ((status === 200 || status === 201) && fields.pairing === 'on' && isPairingCode(fields.code) && typeof fields.channel === 'string' && CHANNEL_TOKEN_PATTERN.test(fields.channel)) {
+  if (
+    (status === 200 || status === 201) &&
+    fields.pairing === 'on' &&
+    isPairingCode(fields.code) &&
+    typeof fields.channel === 'string' &&
+    CHANNEL_TOKEN_PATTERN.test(fields.channel)
+  ) {
     const idle = typeof fields.idleTimeoutMs === 'number' && fields.idleTimeoutMs > 0 ? fields.idleTimeoutMs : 600_000;
     return { kind: 'on', code: fields.code, channel: fields.channel, reused: status === 200, idleTimeoutMs: idle };
   }
-  const message = typeof fields.message === 'string' ? fields.message : `The server answered ${status} when this page asked to pair.`;
+  const message =
+    typeof fields.message === 'string' ? fields.message : `The server answered ${status} when this page asked to pair.`;
   return { kind: 'refused', message };
 }
 

@@ -25,7 +25,10 @@ interface Server {
 }
 
 async function server(options: { pairing: boolean; port?: number; relay?: PipRelay }): Promise<Server> {
-  const gateway = await startTestGateway({ config: { pipPairing: options.pairing }, ...(options.relay ? { relay: options.relay } : {}) });
+  const gateway = await startTestGateway({
+    config: { pipPairing: options.pairing },
+    ...(options.relay ? { relay: options.relay } : {}),
+  });
   open.push(gateway);
   const url = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   return { gateway, url, port: Number(new URL(url).port) };
@@ -90,9 +93,14 @@ async function until<T>(read: () => T | Promise<T>, accept: (value: T) => boolea
   }
 }
 
-const phoneGet = (base: string, code?: string) => fetch(`${base}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} });
+const phoneGet = (base: string, code?: string) =>
+  fetch(`${base}/api/pip/state`, { headers: code ? { 'x-pip-code': code } : {} });
 const phoneSend = (base: string, code: string | undefined, action: string) =>
-  fetch(`${base}/api/pip/action`, { method: 'POST', headers: { 'content-type': 'application/json', ...(code ? { 'x-pip-code': code } : {}) }, body: JSON.stringify({ action }) });
+  fetch(`${base}/api/pip/action`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(code ? { 'x-pip-code': code } : {}) },
+    body: JSON.stringify({ action }),
+  });
 
 function codeOf(view: PairingView): string {
   if (view.status !== 'on') throw new Error(`not paired: ${view.status}`);
@@ -110,10 +118,19 @@ describe('pairing off (the default)', () => {
     expect(biology.view()).toMatchObject({ status: 'off', phone: { state: 'none' } });
     expect(biology.storage.items.size).toBe(0);
     // The hello made the page post its snapshot: any phone reads it, no code needed.
-    await until(async () => (await (await phoneGet(url)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    await until(
+      async () => (await (await phoneGet(url)).json()) as { subject: { name: string } | null },
+      (body) => body.subject?.name === 'Biology',
+    );
     expect(await (await phoneSend(url, undefined, 'correct')).json()).toMatchObject({ delivered: 1 });
-    await until(() => biology.actions.length, (count) => count === 1);
-    await until(async () => (await (await phoneGet(url)).json()) as { attempts: { correct: number } }, (body) => body.attempts.correct === 1);
+    await until(
+      () => biology.actions.length,
+      (count) => count === 1,
+    );
+    await until(
+      async () => (await (await phoneGet(url)).json()) as { attempts: { correct: number } },
+      (body) => body.attempts.correct === 1,
+    );
     expect(biology.actions.map((action) => action.action)).toEqual(['correct']);
   });
 });
@@ -137,10 +154,16 @@ describe('pairing on', () => {
     expect((await wrong.json()).error).toBe('pairing_code_invalid');
     expect(biology.actions).toEqual([]);
 
-    const withCode = await until(async () => (await (await phoneGet(url, code)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    const withCode = await until(
+      async () => (await (await phoneGet(url, code)).json()) as { subject: { name: string } | null },
+      (body) => body.subject?.name === 'Biology',
+    );
     expect(withCode.subject?.name).toBe('Biology');
     expect(await (await phoneSend(url, code.toLowerCase(), 'correct')).json()).toMatchObject({ delivered: 1 });
-    await until(() => biology.actions.length, (count) => count === 1);
+    await until(
+      () => biology.actions.length,
+      (count) => count === 1,
+    );
   });
 
   it('keeps its code across a reload of the tab, and two pages never share a code or an action', async () => {
@@ -157,7 +180,10 @@ describe('pairing on', () => {
     const historyCode = codeOf(await until(history.view, live));
     expect(historyCode).not.toBe(code);
     await phoneSend(url, historyCode, 'correct');
-    await until(() => history.actions.length, (count) => count === 1);
+    await until(
+      () => history.actions.length,
+      (count) => count === 1,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reloaded.actions).toEqual([]);
   });
@@ -183,18 +209,28 @@ describe('pairing on', () => {
     // The stream drops and shows as lost while nothing answers.
     await until(biology.view, (view) => view.status === 'on' && view.stream === 'lost', 8_000);
     const second = await server({ pairing: true, port: first.port });
-    const view = await until(biology.view, (current) => live(current) && current.status === 'on' && current.code !== oldCode, 15_000);
+    const view = await until(
+      biology.view,
+      (current) => live(current) && current.status === 'on' && current.code !== oldCode,
+      15_000,
+    );
     expect(view).toMatchObject({ status: 'on', renewed: true });
     const refused = await phoneGet(second.url, oldCode);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error).toBe('pairing_code_invalid');
     // The new channel has the page's snapshot again.
-    await until(async () => (await (await phoneGet(second.url, codeOf(view))).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    await until(
+      async () => (await (await phoneGet(second.url, codeOf(view))).json()) as { subject: { name: string } | null },
+      (body) => body.subject?.name === 'Biology',
+    );
   }, 30_000);
 
   it('gets a new code after a reload when the page was away longer than the idle timeout', async () => {
     let now = Date.now();
-    const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, { idleTimeoutMs: 60_000, now: () => now }) });
+    const { url } = await server({
+      pairing: true,
+      relay: new PipRelay(60_000, 256 * 1024, { idleTimeoutMs: 60_000, now: () => now }),
+    });
     const storage = new MemoryStorage();
     const before = page(url, 'Biology', storage);
     const oldCode = codeOf(await until(before.view, live));
@@ -219,7 +255,10 @@ describe('pairing on', () => {
     await server({ pairing: false, port: first.port });
     await until(biology.view, (view) => view.status === 'off' && view.stream === 'live', 15_000);
     expect(biology.storage.items.size).toBe(0);
-    await until(async () => (await (await phoneGet(first.url)).json()) as { subject: { name: string } | null }, (body) => body.subject?.name === 'Biology');
+    await until(
+      async () => (await (await phoneGet(first.url)).json()) as { subject: { name: string } | null },
+      (body) => body.subject?.name === 'Biology',
+    );
   }, 30_000);
 
   it('says the server is full while every slot holds an open page, and pairs once one frees up', async () => {
@@ -257,7 +296,11 @@ describe('a server that does not answer', () => {
     expect(view).toMatchObject({ status: 'unreachable' });
     if (view.status === 'unreachable') expect(view.retryAt).toBeGreaterThan(Date.now() - 1_000);
     // Still nothing: the wait grows (1 s, then 2 s).
-    const later = await until(biology.view, (current) => current.status === 'unreachable' && current.retryAt - Date.now() > 1_200, 4_000);
+    const later = await until(
+      biology.view,
+      (current) => current.status === 'unreachable' && current.retryAt - Date.now() > 1_200,
+      4_000,
+    );
     expect(later.status).toBe('unreachable');
     await server({ pairing: true, port });
     biology.link.retryNow();

@@ -39,7 +39,10 @@ interface ResponseLike {
 export interface PhoneLinkOptions {
   /** Origin for requests outside a page (tests); the page uses relative URLs. */
   base?: string;
-  fetch: (url: string, init: { method: 'POST'; headers: Record<string, string>; body: string; cache: 'no-store' }) => Promise<ResponseLike>;
+  fetch: (
+    url: string,
+    init: { method: 'POST'; headers: Record<string, string>; body: string; cache: 'no-store' },
+  ) => Promise<ResponseLike>;
   openStream: (url: string) => EventSourceLike;
   /** The snapshot to post, read when the post is sent (so queued posts send the latest). */
   snapshot: () => unknown;
@@ -83,7 +86,8 @@ export class PhoneLink {
   }
 
   private clearTimer(handle: unknown): void {
-    if (handle !== undefined) (this.options.clearTimer ?? ((id: unknown) => clearTimeout(id as ReturnType<typeof setTimeout>)))(handle);
+    if (handle !== undefined)
+      (this.options.clearTimer ?? ((id: unknown) => clearTimeout(id as ReturnType<typeof setTimeout>)))(handle);
   }
 
   start(): void {
@@ -117,8 +121,18 @@ export class PhoneLink {
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (mode.kind === 'on') headers[CHANNEL_HEADER] = mode.channel;
       try {
-        const response = await this.options.fetch(`${this.options.base ?? ''}/__pip/state`, { method: 'POST', headers, body: JSON.stringify(this.options.snapshot()), cache: 'no-store' });
-        if (response.status === 401 && isPairingRefusal(401, await response.json().catch(() => null)) && this.mode === mode) void this.pair();
+        const response = await this.options.fetch(`${this.options.base ?? ''}/__pip/state`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(this.options.snapshot()),
+          cache: 'no-store',
+        });
+        if (
+          response.status === 401 &&
+          isPairingRefusal(401, await response.json().catch(() => null)) &&
+          this.mode === mode
+        )
+          void this.pair();
       } catch {
         // Not reached: the stream's next hello posts again.
       }
@@ -173,7 +187,11 @@ export class PhoneLink {
           this.pairing = undefined;
           return this.askToPair();
         }
-        return this.fail({ status: 'refused', message: 'The server did not accept this page’s request to pair.', retryAt: this.now + RETRY_CAP_MS });
+        return this.fail({
+          status: 'refused',
+          message: 'The server did not accept this page’s request to pair.',
+          retryAt: this.now + RETRY_CAP_MS,
+        });
       case 'full':
         return this.fail({ status: 'full', retryAt: this.now + FULL_RETRY_MS });
       case 'refused':
@@ -193,7 +211,10 @@ export class PhoneLink {
   /** A pairing answer arrived: follow its channel, reopening the stream when the channel changed. */
   private adopt(mode: Mode): void {
     const previous = this.mode;
-    const changed = !previous || previous.kind !== mode.kind || (previous.kind === 'on' && mode.kind === 'on' && previous.channel !== mode.channel);
+    const changed =
+      !previous ||
+      previous.kind !== mode.kind ||
+      (previous.kind === 'on' && mode.kind === 'on' && previous.channel !== mode.channel);
     this.mode = mode;
     this.problem = undefined;
     this.failures = 0;

@@ -14,7 +14,8 @@ class FakeStream implements EventSourceLike {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
   }
   emit(type: string, data: unknown) {
-    for (const listener of this.listeners.get(type) ?? []) listener(new MessageEvent(type, { data: JSON.stringify(data) }));
+    for (const listener of this.listeners.get(type) ?? [])
+      listener(new MessageEvent(type, { data: JSON.stringify(data) }));
   }
   close() {
     this.closed = true;
@@ -50,7 +51,11 @@ describe('relay actions', () => {
     stream.emit('pip-action', { id: 2, action: 'skip', at: 11 });
     stream.emit('pip-action', { id: 3, action: 'target', target: 20, at: 12 });
     await listener.settled();
-    expect(applied.map((action) => [action.id, action.action])).toEqual([[1, 'correct'], [2, 'skip'], [3, 'target']]);
+    expect(applied.map((action) => [action.id, action.action])).toEqual([
+      [1, 'correct'],
+      [2, 'skip'],
+      [3, 'target'],
+    ]);
     expect(applied[2]).toEqual({ id: 3, action: 'target', target: 20, at: 12 });
   });
 

@@ -123,11 +123,15 @@ export class RelayListener {
   }
 
   private inOrder(handle: (parseRelayEvent: RelayParsers['parseRelayEvent'] | undefined) => void): void {
-    const step = this.handled.then(async () => handle((await loadRelayParsers().catch(() => undefined))?.parseRelayEvent));
+    const step = this.handled.then(async () =>
+      handle((await loadRelayParsers().catch(() => undefined))?.parseRelayEvent),
+    );
     // A handler that throws is reported as an event listener's error would be, and the next event still runs.
-    this.handled = step.catch((error: unknown) => queueMicrotask(() => {
-      throw error;
-    }));
+    this.handled = step.catch((error: unknown) =>
+      queueMicrotask(() => {
+        throw error;
+      }),
+    );
   }
 
   private connect(): void {

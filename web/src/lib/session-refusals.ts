@@ -7,10 +7,12 @@ import { ApiError } from './api.ts';
 
 /** Each refusal of record_study_session, in words a student can act on. */
 const SESSION_REFUSALS: Record<string, string> = {
-  invalid_session: 'This session starts in the future or has an impossible length or answer count, so it was not saved.',
+  invalid_session:
+    'This session starts in the future or has an impossible length or answer count, so it was not saved.',
   too_many_minutes: 'This day already holds 24 hours of study, so this session was not saved.',
   session_in_future: 'This session ends in the future: check the date and time of your device. It was not saved.',
-  minutes_exceed_duration: 'This session counts more minutes than passed between its start and its end, so it was not saved.',
+  minutes_exceed_duration:
+    'This session counts more minutes than passed between its start and its end, so it was not saved.',
   session_overlaps: 'This session overlaps another session you already saved, so it was not saved.',
   too_many_answers: 'This session has more than 10 answers per minute of study, so it was not saved.',
 };

@@ -9,7 +9,9 @@ export interface StoredAccount {
 
 export function readStoredAccount(storage: Pick<Storage, 'getItem'> = localStorage): StoredAccount | null {
   try {
-    const session = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as { user?: { id?: unknown; email?: unknown } } | null;
+    const session = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
+      user?: { id?: unknown; email?: unknown };
+    } | null;
     const id = session?.user?.id;
     if (typeof id !== 'string' || id === '') return null;
     return { userId: id, email: typeof session?.user?.email === 'string' ? session.user.email : null };

@@ -3,7 +3,21 @@ import type { StudySession } from './model.ts';
 import { computeStats } from './stats.ts';
 
 function on(studyDay: string, minutes: number, subjectName: string | null = 'Maths', correct = 0): StudySession {
-  return { id: `${studyDay}-${minutes}-${subjectName}`, startedAt: 0, endedAt: 0, minutes, subjectId: null, subjectName, taskId: null, taskTitle: null, correct, incorrect: 0, skipped: 0, studyDay, synced: true };
+  return {
+    id: `${studyDay}-${minutes}-${subjectName}`,
+    startedAt: 0,
+    endedAt: 0,
+    minutes,
+    subjectId: null,
+    subjectName,
+    taskId: null,
+    taskTitle: null,
+    correct,
+    incorrect: 0,
+    skipped: 0,
+    studyDay,
+    synced: true,
+  };
 }
 
 describe('stats from local sessions', () => {
@@ -30,12 +44,21 @@ describe('stats from local sessions', () => {
   it('counts the streak back from today and keeps the longest run', () => {
     expect(stats.streakDays).toBe(4); // 22, 23, 24, 25
     expect(stats.longestStreakDays).toBe(4);
-    expect(computeStats(sessions.filter((session) => session.studyDay !== today), today).streakDays).toBe(3); // today not yet studied
+    expect(
+      computeStats(
+        sessions.filter((session) => session.studyDay !== today),
+        today,
+      ).streakDays,
+    ).toBe(3); // today not yet studied
     expect(computeStats([on('2026-11-20', 5)], today).streakDays).toBe(0);
   });
 
   it('ranks subjects by minutes and lists every day of the chart window, empty days as 0', () => {
-    expect(stats.perSubject).toEqual([{ name: 'Maths', minutes: 120 }, { name: 'Physics', minutes: 50 }, { name: 'No subject', minutes: 20 }]);
+    expect(stats.perSubject).toEqual([
+      { name: 'Maths', minutes: 120 },
+      { name: 'Physics', minutes: 50 },
+      { name: 'No subject', minutes: 20 },
+    ]);
     expect(stats.perDay).toHaveLength(30);
     expect(stats.perDay.at(-1)).toEqual({ day: today, minutes: 35 });
     expect(stats.perDay.find((entry) => entry.day === '2026-11-21')).toEqual({ day: '2026-11-21', minutes: 0 });

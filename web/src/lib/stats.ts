@@ -73,7 +73,9 @@ export function computeStats(sessions: StudySession[], today: string, days = 30)
     allTime: totals(sessions),
     streakDays: streak,
     longestStreakDays: longest,
-    perSubject: [...subjects.entries()].map(([name, minutes]) => ({ name, minutes })).sort((a, b) => b.minutes - a.minutes),
+    perSubject: [...subjects.entries()]
+      .map(([name, minutes]) => ({ name, minutes }))
+      .sort((a, b) => b.minutes - a.minutes),
     perDay,
   };
 }

@@ -1,7 +1,19 @@
 // The timer maths: the remaining time is always completionAtMs - now, so a reload, a sleeping
 // laptop or a throttled tab lands exactly where an always-awake page would be.
 import { describe, expect, it } from 'vitest';
-import { advance, countAttempt, focusedMs, idleTimer, pause, progress, remainingMs, resume, settledMinutes, start, undoAttempt } from './timer.ts';
+import {
+  advance,
+  countAttempt,
+  focusedMs,
+  idleTimer,
+  pause,
+  progress,
+  remainingMs,
+  resume,
+  settledMinutes,
+  start,
+  undoAttempt,
+} from './timer.ts';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);

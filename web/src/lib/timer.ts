@@ -85,7 +85,18 @@ export function focusedMs(state: TimerState, now: number): number {
 export function start(state: TimerState, now: number): TimerState {
   if (state.phase !== 'idle') return resume(state, now);
   const length = state.settings.focusMinutes * MINUTE;
-  return { ...state, phase: 'focus', running: true, complete: false, cycle: 1, focusedMs: 0, startedAtMs: now, phaseLengthMs: length, remainingMs: length, completionAtMs: now + length };
+  return {
+    ...state,
+    phase: 'focus',
+    running: true,
+    complete: false,
+    cycle: 1,
+    focusedMs: 0,
+    startedAtMs: now,
+    phaseLengthMs: length,
+    remainingMs: length,
+    completionAtMs: now + length,
+  };
 }
 
 export function pause(state: TimerState, now: number): TimerState {
@@ -110,14 +121,36 @@ export function advance(state: TimerState, now: number): TimerState {
     if (next.phase === 'focus') {
       const focused = next.focusedMs + next.phaseLengthMs;
       if (next.cycle >= next.settings.cycles) {
-        next = { ...next, running: false, complete: true, focusedMs: focused, phaseLengthMs: next.phaseLengthMs, remainingMs: 0, completionAtMs: null };
+        next = {
+          ...next,
+          running: false,
+          complete: true,
+          focusedMs: focused,
+          phaseLengthMs: next.phaseLengthMs,
+          remainingMs: 0,
+          completionAtMs: null,
+        };
       } else {
         const length = next.settings.breakMinutes * MINUTE;
-        next = { ...next, phase: 'break', focusedMs: focused, phaseLengthMs: length, remainingMs: length, completionAtMs: endedAt + length };
+        next = {
+          ...next,
+          phase: 'break',
+          focusedMs: focused,
+          phaseLengthMs: length,
+          remainingMs: length,
+          completionAtMs: endedAt + length,
+        };
       }
     } else {
       const length = next.settings.focusMinutes * MINUTE;
-      next = { ...next, phase: 'focus', cycle: next.cycle + 1, phaseLengthMs: length, remainingMs: length, completionAtMs: endedAt + length };
+      next = {
+        ...next,
+        phase: 'focus',
+        cycle: next.cycle + 1,
+        phaseLengthMs: length,
+        remainingMs: length,
+        completionAtMs: endedAt + length,
+      };
     }
   }
   return next;
@@ -130,14 +163,22 @@ export function settledMinutes(state: TimerState, now: number): number {
 
 export function countAttempt(state: TimerState, kind: CountedAttempt): TimerState {
   const key = kind === 'skip' ? 'skipped' : kind;
-  return { ...state, attempts: { ...state.attempts, [key]: state.attempts[key] + 1 }, history: [...state.history, kind] };
+  return {
+    ...state,
+    attempts: { ...state.attempts, [key]: state.attempts[key] + 1 },
+    history: [...state.history, kind],
+  };
 }
 
 export function undoAttempt(state: TimerState): TimerState {
   const last = state.history.at(-1);
   if (!last) return state;
   const key = last === 'skip' ? 'skipped' : last;
-  return { ...state, attempts: { ...state.attempts, [key]: Math.max(0, state.attempts[key] - 1) }, history: state.history.slice(0, -1) };
+  return {
+    ...state,
+    attempts: { ...state.attempts, [key]: Math.max(0, state.attempts[key] - 1) },
+    history: state.history.slice(0, -1),
+  };
 }
 
 export function setTarget(state: TimerState, target: number | null): TimerState {

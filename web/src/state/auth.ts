@@ -17,17 +17,28 @@ async function loadClient() {
 }
 
 function toApiError(error: { name?: string; status?: number; code?: string; message: string }): ApiError {
-  if (error.name === 'AuthRetryableFetchError' || !error.status) return new ApiError(0, 'offline', 'The server could not be reached.');
+  if (error.name === 'AuthRetryableFetchError' || !error.status)
+    return new ApiError(0, 'offline', 'The server could not be reached.');
   return new ApiError(error.status, error.code ?? 'auth_error', error.message);
 }
 
 export type AuthMode = 'login' | 'signup';
 
 export async function signIn(mode: AuthMode, email: string, password: string): Promise<void> {
-  const answer = await requestJson<AuthAnswer>(mode === 'signup' ? '/__auth/signup' : '/__auth/login', { body: { username: email, password } });
-  if (!answer.session) throw new ApiError(202, 'confirmation_required', 'Confirm your e-mail address from the message the backend sent, then log in.');
+  const answer = await requestJson<AuthAnswer>(mode === 'signup' ? '/__auth/signup' : '/__auth/login', {
+    body: { username: email, password },
+  });
+  if (!answer.session)
+    throw new ApiError(
+      202,
+      'confirmation_required',
+      'Confirm your e-mail address from the message the backend sent, then log in.',
+    );
   const client = await loadClient();
-  const { error } = await client.auth.setSession({ access_token: answer.session.access_token, refresh_token: answer.session.refresh_token });
+  const { error } = await client.auth.setSession({
+    access_token: answer.session.access_token,
+    refresh_token: answer.session.refresh_token,
+  });
   if (error) throw toApiError(error);
   account.value = readStoredAccount() ?? { userId: answer.session.user.id, email: answer.session.user.email ?? email };
 }

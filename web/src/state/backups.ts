@@ -15,7 +15,12 @@ export const lastSnapshotAt = signal<number | null>(null);
 export const snapshotState = signal<'idle' | 'saving' | 'failed'>('idle');
 
 export function currentPayload(): BackupPayload {
-  return buildPayload({ subjects: subjects.value, tasks: tasks.value, sessions: sessions.value, settings: settings.value });
+  return buildPayload({
+    subjects: subjects.value,
+    tasks: tasks.value,
+    sessions: sessions.value,
+    settings: settings.value,
+  });
 }
 
 export async function snapshotNow(): Promise<void> {

@@ -28,7 +28,13 @@ export async function loadAll(database: Db): Promise<void> {
   sessions.value = sessionRows;
   settings.value = { ...defaultSettings, ...storedSettings };
   profile.value = storedProfile ?? null;
-  timer.value = storedTimer ?? idleTimer({ focusMinutes: settings.value.focusMinutes, breakMinutes: settings.value.breakMinutes, cycles: settings.value.cycles });
+  timer.value =
+    storedTimer ??
+    idleTimer({
+      focusMinutes: settings.value.focusMinutes,
+      breakMinutes: settings.value.breakMinutes,
+      cycles: settings.value.cycles,
+    });
   db.value = database;
   dataStatus.value = 'ready';
 }
@@ -79,7 +85,16 @@ async function saveTask(task: Task): Promise<void> {
 
 export async function addTask(title: string, subjectId: string | null, day: string | null): Promise<Task> {
   const now = Date.now();
-  const task: Task = { id: newId(), title: title.trim(), subjectId, day, done: false, completedAt: null, createdAt: now, updatedAt: now };
+  const task: Task = {
+    id: newId(),
+    title: title.trim(),
+    subjectId,
+    day,
+    done: false,
+    completedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   await saveTask(task);
   return task;
 }
@@ -100,7 +115,12 @@ export async function deleteTask(id: string): Promise<void> {
 // marks each one synced once the backend has it (sync.ts).
 
 export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
-  const session: StudySession = { ...fields, id: newId(), studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours), synced: false };
+  const session: StudySession = {
+    ...fields,
+    id: newId(),
+    studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours),
+    synced: false,
+  };
   await requireDb().put('sessions', session);
   sessions.value = [...sessions.value, session];
   changed();
@@ -117,17 +137,38 @@ export async function saveSettings(next: AppSettings): Promise<void> {
   await writeKv(database, 'settings', next);
   settings.value = next;
   // The chosen subject and task ride along with the timer state; keep them.
-  timer.value = { ...timer.value, ...withSettings(timer.value, { focusMinutes: next.focusMinutes, breakMinutes: next.breakMinutes, cycles: next.cycles }) };
+  timer.value = {
+    ...timer.value,
+    ...withSettings(timer.value, {
+      focusMinutes: next.focusMinutes,
+      breakMinutes: next.breakMinutes,
+      cycles: next.cycles,
+    }),
+  };
   await writeKv(database, 'timer', timer.value);
   changed();
-  if (dayChanged) await enqueue({ kind: 'settings', dayOffsetHours: next.dayOffsetHours, timezoneOffsetMinutes: -new Date().getTimezoneOffset() });
+  if (dayChanged)
+    await enqueue({
+      kind: 'settings',
+      dayOffsetHours: next.dayOffsetHours,
+      timezoneOffsetMinutes: -new Date().getTimezoneOffset(),
+    });
 }
 
 /** Replaces every local record with a backup's (after the student confirmed). */
-export async function replaceAllData(data: { subjects: Subject[]; tasks: Task[]; sessions: StudySession[]; settings: AppSettings }): Promise<void> {
+export async function replaceAllData(data: {
+  subjects: Subject[];
+  tasks: Task[];
+  sessions: StudySession[];
+  settings: AppSettings;
+}): Promise<void> {
   const database = requireDb();
   const tx = database.transaction(['subjects', 'tasks', 'sessions', 'kv'], 'readwrite');
-  await Promise.all([tx.objectStore('subjects').clear(), tx.objectStore('tasks').clear(), tx.objectStore('sessions').clear()]);
+  await Promise.all([
+    tx.objectStore('subjects').clear(),
+    tx.objectStore('tasks').clear(),
+    tx.objectStore('sessions').clear(),
+  ]);
   for (const subject of data.subjects) await tx.objectStore('subjects').put(subject);
   for (const task of data.tasks) await tx.objectStore('tasks').put(task);
   for (const session of data.sessions) await tx.objectStore('sessions').put(session);

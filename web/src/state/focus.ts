@@ -186,7 +186,17 @@ export async function finishSession(): Promise<FinishResult> {
   const state = advance(timer.value, now);
   const minutes = Math.min(1440, settledMinutes(state, now));
   const chosen = selection();
-  const fresh = { ...idleTimer({ focusMinutes: settings.value.focusMinutes, breakMinutes: settings.value.breakMinutes, cycles: settings.value.cycles }, state.target), selection: chosen } as StoredTimer;
+  const fresh = {
+    ...idleTimer(
+      {
+        focusMinutes: settings.value.focusMinutes,
+        breakMinutes: settings.value.breakMinutes,
+        cycles: settings.value.cycles,
+      },
+      state.target,
+    ),
+    selection: chosen,
+  } as StoredTimer;
   if (minutes < 1 || state.startedAtMs === null) {
     commit(fresh);
     return { recorded: false, reason: 'too_short' };

@@ -29,7 +29,10 @@ function currentReport() {
 function storedCredentials(): { anonKey: string; accessToken: string; backendUrl: string } | null {
   try {
     const session = JSON.parse(localStorage.getItem(AUTH_STORAGE_KEY) ?? 'null') as { access_token?: string } | null;
-    const config = JSON.parse(localStorage.getItem('studyhall-client-config') ?? 'null') as { anon_key?: string; backend_url?: string } | null;
+    const config = JSON.parse(localStorage.getItem('studyhall-client-config') ?? 'null') as {
+      anon_key?: string;
+      backend_url?: string;
+    } | null;
     if (!session?.access_token || !config?.anon_key || !config.backend_url) return null;
     return { accessToken: session.access_token, anonKey: config.anon_key, backendUrl: config.backend_url };
   } catch {

@@ -21,10 +21,17 @@ export const restoreOffer = {
   async check(): Promise<void> {
     const token = await requireToken();
     try {
-      const answer = await requestJson<{ backup: { id: string; created_at: string; source: string; payload: Record<string, unknown> } }>('/__auth/backup/best', { token });
+      const answer = await requestJson<{
+        backup: { id: string; created_at: string; source: string; payload: Record<string, unknown> };
+      }>('/__auth/backup/best', { token });
       const counts = summarizePayload(answer.backup.payload);
       if (counts.subjects + counts.tasks + counts.sessions === 0) return;
-      offered.value = { id: answer.backup.id, createdAt: answer.backup.created_at, source: answer.backup.source, counts };
+      offered.value = {
+        id: answer.backup.id,
+        createdAt: answer.backup.created_at,
+        source: answer.backup.source,
+        counts,
+      };
     } catch {
       offered.value = null; // no backup (404) or no server: nothing to offer
     }

@@ -8,7 +8,17 @@ import type { TimerState } from '../lib/timer.ts';
 import { requireToken, watchSession } from './auth.ts';
 import { hasLocalData, loadAll, reloadFromDb, saveSettings } from './data.ts';
 import { adoptTimerFromTab, phoneLinkElsewhere, postSnapshot, startPhoneLink, stopPhoneLink, tick } from './focus.ts';
-import { account, dataStatus, db, profile, relayConnected, serverReachable, settings, syncState, timer } from './signals.ts';
+import {
+  account,
+  dataStatus,
+  db,
+  profile,
+  relayConnected,
+  serverReachable,
+  settings,
+  syncState,
+  timer,
+} from './signals.ts';
 import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
 import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
@@ -33,10 +43,11 @@ function startRelay(): void {
       else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
     });
   if (!navigator.locks) return void run();
-  const hold = () => new Promise<void>((resolve) => {
-    releaseRelayLock = resolve;
-    run();
-  });
+  const hold = () =>
+    new Promise<void>((resolve) => {
+      releaseRelayLock = resolve;
+      run();
+    });
   relayLockWait = new AbortController();
   const { signal } = relayLockWait;
   void navigator.locks.request('studyhall-relay', { ifAvailable: true }, (lock) => {
@@ -68,7 +79,11 @@ async function hydrate(): Promise<void> {
   const bundle = await requestJson<BootstrapBundle>('/__auth/bootstrap', { token });
   serverReachable.value = true;
   if (bundle.profile && db.value) {
-    profile.value = { handle: bundle.profile.handle, displayName: bundle.profile.display_name, avatarUrl: bundle.profile.avatar_url };
+    profile.value = {
+      handle: bundle.profile.handle,
+      displayName: bundle.profile.display_name,
+      avatarUrl: bundle.profile.avatar_url,
+    };
     await writeKv(db.value, 'profile', profile.value);
   }
   if (bundle.settings) {
@@ -78,7 +93,11 @@ async function hydrate(): Promise<void> {
     }
     const browserOffset = -new Date().getTimezoneOffset();
     if (bundle.settings.timezone_offset_minutes !== browserOffset) {
-      await enqueue({ kind: 'settings', dayOffsetHours: settings.value.dayOffsetHours, timezoneOffsetMinutes: browserOffset });
+      await enqueue({
+        kind: 'settings',
+        dayOffsetHours: settings.value.dayOffsetHours,
+        timezoneOffsetMinutes: browserOffset,
+      });
     }
   }
 }

@@ -1,7 +1,14 @@
 // The app's state, in one place: signals the screens read and the actions in state/*.ts write.
 import { signal } from '@preact/signals';
 import type { Db } from '../lib/db.ts';
-import { defaultSettings, type AppSettings, type Profile, type StudySession, type Subject, type Task } from '../lib/model.ts';
+import {
+  defaultSettings,
+  type AppSettings,
+  type Profile,
+  type StudySession,
+  type Subject,
+  type Task,
+} from '../lib/model.ts';
 import { readStoredAccount, type StoredAccount } from '../lib/session-storage.ts';
 import { idleTimer, type TimerState } from '../lib/timer.ts';
 

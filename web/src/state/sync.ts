@@ -14,7 +14,8 @@ let backoffMs = 2000;
 const MAX_BACKOFF_MS = 60_000;
 
 function webLock<T>(work: () => Promise<T>): Promise<T> {
-  if (typeof navigator !== 'undefined' && navigator.locks) return navigator.locks.request('studyhall-outbox', work) as Promise<T>;
+  if (typeof navigator !== 'undefined' && navigator.locks)
+    return navigator.locks.request('studyhall-outbox', work) as Promise<T>;
   return work();
 }
 
@@ -40,12 +41,16 @@ function currentOutbox(): Outbox | undefined {
     token: (refresh) => accessToken(refresh),
     userId: () => account.value?.userId ?? null,
   });
-  outbox = new Outbox(new IdbOutboxStore(db.value), {
-    send: async (op) => {
-      await writer.send(op);
-      if (op.kind === 'session') await markSessionSynced(op.session.id);
+  outbox = new Outbox(
+    new IdbOutboxStore(db.value),
+    {
+      send: async (op) => {
+        await writer.send(op);
+        if (op.kind === 'session') await markSessionSynced(op.session.id);
+      },
     },
-  }, webLock);
+    webLock,
+  );
   return outbox;
 }
 

@@ -50,13 +50,55 @@ export function ActionPad({ companion, onTarget }: { companion: Companion; onTar
   return (
     <div class="pad-area">
       <div class="pad-grid">
-        <PadButton companion={companion} action="correct" label="Correct" icon={<CheckIcon />} count={attempts?.correct} variant="correct" onPress={send('correct')} disabled={disabled} />
-        <PadButton companion={companion} action="incorrect" label="Incorrect" icon={<CrossIcon />} count={attempts?.incorrect} variant="incorrect" onPress={send('incorrect')} disabled={disabled} />
-        <PadButton companion={companion} action="skip" label="Skip" icon={<SkipIcon />} count={attempts?.skipped} variant="skip" onPress={send('skip')} disabled={disabled} />
+        <PadButton
+          companion={companion}
+          action="correct"
+          label="Correct"
+          icon={<CheckIcon />}
+          count={attempts?.correct}
+          variant="correct"
+          onPress={send('correct')}
+          disabled={disabled}
+        />
+        <PadButton
+          companion={companion}
+          action="incorrect"
+          label="Incorrect"
+          icon={<CrossIcon />}
+          count={attempts?.incorrect}
+          variant="incorrect"
+          onPress={send('incorrect')}
+          disabled={disabled}
+        />
+        <PadButton
+          companion={companion}
+          action="skip"
+          label="Skip"
+          icon={<SkipIcon />}
+          count={attempts?.skipped}
+          variant="skip"
+          onPress={send('skip')}
+          disabled={disabled}
+        />
       </div>
       <div class="pad-row">
-        <PadButton companion={companion} action="undo" label="Undo" icon={<UndoIcon />} variant="quiet" onPress={send('undo')} disabled={disabled} />
-        <button type="button" class="pad pad--quiet pad--target" aria-label="Target" aria-describedby="target-value" disabled={disabled} onClick={onTarget}>
+        <PadButton
+          companion={companion}
+          action="undo"
+          label="Undo"
+          icon={<UndoIcon />}
+          variant="quiet"
+          onPress={send('undo')}
+          disabled={disabled}
+        />
+        <button
+          type="button"
+          class="pad pad--quiet pad--target"
+          aria-label="Target"
+          aria-describedby="target-value"
+          disabled={disabled}
+          onClick={onTarget}
+        >
           <span class="pad-icon">
             <TargetIcon />
           </span>

@@ -29,7 +29,11 @@ const snapshot = {
 };
 
 async function postSnapshot(body: object, headers: Record<string, string> = {}): Promise<void> {
-  const response = await fetch(`${baseUrl}/__pip/state`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}/__pip/state`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -78,7 +82,8 @@ describe('the remote', () => {
   it('names its five buttons Correct, Incorrect, Skip, Undo and Target', async () => {
     await openRemote(baseUrl);
     await screen.findByText('Chemistry');
-    for (const name of ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target']) expect(screen.getByRole('button', { name })).toBeTruthy();
+    for (const name of ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'])
+      expect(screen.getByRole('button', { name })).toBeTruthy();
   });
 
   it('says "no focus page open" when the server had nobody to deliver to, and "sent" when it had', async () => {
@@ -133,7 +138,9 @@ describe('the settings sheet', () => {
     expect(field.getAttribute('aria-invalid')).toBe('true');
     fireEvent.input(field, { target: { value: 'http://192.168.1.20:3000/' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
-    await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/only reach the server it was opened from/));
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toMatch(/only reach the server it was opened from/),
+    );
     expect(window.localStorage.getItem('pipapk_settings.server_url')).toBeNull();
   });
 
@@ -162,7 +169,13 @@ describe('pairing', () => {
     paired = await spawnTestGateway({ pairing: true });
     pairedUrl = paired.url;
     loadFrom(pairedUrl);
-    const pairing = await (await fetch(`${pairedUrl}/__pip/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+    const pairing = await (
+      await fetch(`${pairedUrl}/__pip/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json();
     code = pairing.code;
     await fetch(`${pairedUrl}/__pip/state`, {
       method: 'POST',

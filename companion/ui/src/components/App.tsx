@@ -30,7 +30,13 @@ export function App({ companion }: { companion: Companion }) {
   return (
     <div class="app">
       <StatusBar companion={companion} onSettings={() => setSheet('settings')} />
-      <main class="main">{companion.needsPairing.value ? <PairingCard companion={companion} /> : <TimerFace companion={companion} timeRef={timeRef} />}</main>
+      <main class="main">
+        {companion.needsPairing.value ? (
+          <PairingCard companion={companion} />
+        ) : (
+          <TimerFace companion={companion} timeRef={timeRef} />
+        )}
+      </main>
       <NoticeLine companion={companion} />
       <ActionPad companion={companion} onTarget={() => setSheet('target')} />
       <SettingsSheet companion={companion} open={sheet === 'settings'} onClose={() => setSheet(undefined)} />

@@ -15,7 +15,9 @@ export function PairingCard({ companion }: { companion: Companion }) {
     if (result.ok) setCode('');
   }
 
-  const message = error ?? (wrongCode ? 'That code is not shown on any focus page now. Check the code on the focus page.' : undefined);
+  const message =
+    error ??
+    (wrongCode ? 'That code is not shown on any focus page now. Check the code on the focus page.' : undefined);
   return (
     <section class="face pairing" aria-labelledby="pairing-title">
       <h1 id="pairing-title" class="pairing-title">

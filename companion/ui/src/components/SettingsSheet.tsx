@@ -21,7 +21,11 @@ function OverlayRow({ companion }: { companion: Companion }) {
           Show the timer now
         </button>
       ) : (
-        <button type="button" class="button button--secondary" onClick={() => void native.openOverlayPermissionSettings()}>
+        <button
+          type="button"
+          class="button button--secondary"
+          onClick={() => void native.openOverlayPermissionSettings()}
+        >
           Allow drawing over other apps
         </button>
       )}
@@ -29,7 +33,15 @@ function OverlayRow({ companion }: { companion: Companion }) {
   );
 }
 
-export function SettingsSheet({ companion, open, onClose }: { companion: Companion; open: boolean; onClose: () => void }) {
+export function SettingsSheet({
+  companion,
+  open,
+  onClose,
+}: {
+  companion: Companion;
+  open: boolean;
+  onClose: () => void;
+}) {
   const settings = companion.settings.value;
   const [server, setServer] = useState('');
   const [code, setCode] = useState('');
@@ -84,7 +96,12 @@ export function SettingsSheet({ companion, open, onClose }: { companion: Compani
             The address studyhall prints when it starts, for example http://192.168.1.20:3000.
           </FieldNote>
           <div class="test-row">
-            <button type="button" class="button button--secondary" onClick={() => void runTest()} disabled={test === 'testing'}>
+            <button
+              type="button"
+              class="button button--secondary"
+              onClick={() => void runTest()}
+              disabled={test === 'testing'}
+            >
               {test === 'testing' ? 'Testing…' : 'Test connection'}
             </button>
             {test && test !== 'testing' ? (

@@ -6,7 +6,15 @@ import { Sheet } from './Sheet.tsx';
 
 const PRESETS = [10, 20, 30, 50];
 
-export function TargetSheet({ companion, open, onClose }: { companion: Companion; open: boolean; onClose: () => void }) {
+export function TargetSheet({
+  companion,
+  open,
+  onClose,
+}: {
+  companion: Companion;
+  open: boolean;
+  onClose: () => void;
+}) {
   const current = companion.snapshot.value?.target ?? 20;
   const [value, setValue] = useState(String(current));
   const [error, setError] = useState<string | undefined>(undefined);
@@ -18,7 +26,8 @@ export function TargetSheet({ companion, open, onClose }: { companion: Companion
   }, [open]);
 
   const number = Number(value);
-  const step = (delta: number) => setValue(String(Math.min(MAX_TARGET, Math.max(1, (Number.isFinite(number) ? Math.round(number) : 0) + delta))));
+  const step = (delta: number) =>
+    setValue(String(Math.min(MAX_TARGET, Math.max(1, (Number.isFinite(number) ? Math.round(number) : 0) + delta))));
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -61,7 +70,12 @@ export function TargetSheet({ companion, open, onClose }: { companion: Companion
         ) : null}
         <div class="presets">
           {PRESETS.map((preset) => (
-            <button type="button" key={preset} class={`chip${number === preset ? ' chip--on' : ''}`} onClick={() => setValue(String(preset))}>
+            <button
+              type="button"
+              key={preset}
+              class={`chip${number === preset ? ' chip--on' : ''}`}
+              onClick={() => setValue(String(preset))}
+            >
               {preset}
             </button>
           ))}

@@ -6,7 +6,8 @@ import type { Companion } from '../state/companion.ts';
 function phaseLabel(companion: Companion): { text: string; tone: 'focus' | 'break' | 'paused' | 'idle' } {
   const snapshot = companion.snapshot.value;
   if (!snapshot || snapshot.phase === 'idle') return { text: 'No session', tone: 'idle' };
-  if (!snapshot.running) return { text: snapshot.phase === 'focus' ? 'Focus · paused' : 'Break · paused', tone: 'paused' };
+  if (!snapshot.running)
+    return { text: snapshot.phase === 'focus' ? 'Focus · paused' : 'Break · paused', tone: 'paused' };
   return snapshot.phase === 'focus' ? { text: 'Focus', tone: 'focus' } : { text: 'Break', tone: 'break' };
 }
 
@@ -33,7 +34,12 @@ export function TimerFace({ companion, timeRef }: { companion: Companion; timeRe
   return (
     <section class="face" aria-label="Timer">
       <span class={`phase phase--${phase.tone}`}>{phase.text}</span>
-      <div class={`time${idle ? ' time--idle' : ''}`} role="timer" aria-label={`Time left ${companion.displayTime.value ?? ''}`} ref={timeRef}>
+      <div
+        class={`time${idle ? ' time--idle' : ''}`}
+        role="timer"
+        aria-label={`Time left ${companion.displayTime.value ?? ''}`}
+        ref={timeRef}
+      >
         {idle ? '--:--' : companion.displayTime.value}
       </div>
       {snapshot.running && snapshot.completionAtMs !== null && !idle ? (
@@ -45,7 +51,9 @@ export function TimerFace({ companion, timeRef }: { companion: Companion; timeRe
       )}
       {idle ? (
         <p class="face-hint">
-          {neverReported ? 'No focus page has reported yet. Open Focus in studyhall on your computer.' : 'Start a session on the focus page; it shows here at once.'}
+          {neverReported
+            ? 'No focus page has reported yet. Open Focus in studyhall on your computer.'
+            : 'Start a session on the focus page; it shows here at once.'}
         </p>
       ) : (
         <div class="subject">

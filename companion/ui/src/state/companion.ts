@@ -7,7 +7,13 @@ import { createPipClient, type PipClient, type StateAnswer } from '../../../core
 import { normalizePairingCode } from '../../../core/pairing-code.ts';
 import { isLoopbackServer, normalizeServerUrl } from '../../../core/server-url.ts';
 import { formatRemaining, remainingMsAt, startRenderTick } from '../../../core/render-tick.ts';
-import { loadSettings, saveAutoStart, savePairingCode, saveServerUrl, type CompanionSettings } from '../../../core/settings.ts';
+import {
+  loadSettings,
+  saveAutoStart,
+  savePairingCode,
+  saveServerUrl,
+  type CompanionSettings,
+} from '../../../core/settings.ts';
 import { isSessionRunning } from '../../../core/snapshot.ts';
 import { startStatePoller, type PollerView, type StatePoller } from '../../../core/state-poller.ts';
 import type { Platform } from '../platform/platform.ts';
@@ -23,16 +29,20 @@ export interface Notice {
 
 export type FieldResult = { ok: true } | { ok: false; message: string };
 
-export type ConnectionTest =
-  | { ok: true; text: string }
-  | { ok: false; text: string };
+export type ConnectionTest = { ok: true; text: string } | { ok: false; text: string };
 
 /** After an action, ask for the snapshot again this soon: the page applies it and posts its new state. */
 export const REFRESH_AFTER_ACTION_MS = 250;
 
 export function createCompanion(platform: Platform) {
   const settings = signal<CompanionSettings | undefined>(undefined);
-  const poll = signal<PollerView>({ snapshot: undefined, offline: false, problem: undefined, consecutiveFailures: 0, nextPollAt: undefined });
+  const poll = signal<PollerView>({
+    snapshot: undefined,
+    offline: false,
+    problem: undefined,
+    consecutiveFailures: 0,
+    nextPollAt: undefined,
+  });
   const now = signal(Date.now());
   const notice = signal<Notice | undefined>(undefined);
   const sending = signal<PipActionName | undefined>(undefined);
@@ -46,7 +56,9 @@ export function createCompanion(platform: Platform) {
   const snapshot = computed(() => poll.value.snapshot);
   const remainingMs = computed(() => (snapshot.value ? remainingMsAt(snapshot.value, now.value) : undefined));
   /** Changes once a second although the tick runs every 40 ms, so the face re-renders only then. */
-  const displayTime = computed(() => (remainingMs.value === undefined ? undefined : formatRemaining(remainingMs.value)));
+  const displayTime = computed(() =>
+    remainingMs.value === undefined ? undefined : formatRemaining(remainingMs.value),
+  );
   const sessionRunning = computed(() => isSessionRunning(snapshot.value));
   const needsPairing = computed(() => poll.value.problem?.kind === 'pairing');
 
@@ -161,11 +173,22 @@ export function createCompanion(platform: Platform) {
     const ms = Math.round(performance.now() - started);
     switch (answer.kind) {
       case 'snapshot': {
-        const page = answer.snapshot.updatedAt === null ? 'no focus page has reported yet' : isSessionRunning(answer.snapshot) ? 'a session is running' : 'the focus page is open';
+        const page =
+          answer.snapshot.updatedAt === null
+            ? 'no focus page has reported yet'
+            : isSessionRunning(answer.snapshot)
+              ? 'a session is running'
+              : 'the focus page is open';
         return { ok: true, text: `Connected in ${ms} ms: ${page}.` };
       }
       case 'pairing':
-        return { ok: false, text: answer.reason === 'pairing_required' ? 'Connected, but this server needs the pairing code from the focus page.' : 'Connected, but the pairing code is not right.' };
+        return {
+          ok: false,
+          text:
+            answer.reason === 'pairing_required'
+              ? 'Connected, but this server needs the pairing code from the focus page.'
+              : 'Connected, but the pairing code is not right.',
+        };
       default:
         return { ok: false, text: answer.message };
     }

@@ -41,7 +41,9 @@ ${
     : html`<div class="scroll"><table>
 <thead><tr><th scope="col">Received</th><th scope="col">Run</th><th scope="col">Result</th><th scope="col">Checks</th><th scope="col">Browser</th></tr></thead>
 <tbody>${view.reports.map(
-        (report) => html`<tr${report.ok ? '' : html` class="row-bad"`}><td>${formatTime(report.received_at)}</td><td><code class="id">${report.run_id}</code></td>
+        (
+          report,
+        ) => html`<tr${report.ok ? '' : html` class="row-bad"`}><td>${formatTime(report.received_at)}</td><td><code class="id">${report.run_id}</code></td>
 <td>${report.ok ? html`<span class="status-ok">✓ passed</span>` : html`<span class="status-bad">✗ failed</span>`}</td>
 <td>${report.checks.map((item) => html`<div>${item.ok ? '✓' : '✗'} ${CHECK_LABELS[item.name]}: ${item.detail}</div>`)}</td>
 <td class="muted" title="${report.user_agent}">${shortUserAgent(report.user_agent)}</td></tr>`,

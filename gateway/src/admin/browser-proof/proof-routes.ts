@@ -17,13 +17,16 @@ const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async 
   app.get('/__admin/browser-proof', async (request, reply) => {
     const run = context.proofs.start(request.adminSession?.subject ?? 'unknown');
     const reports = context.proofs.reports();
-    const page: BrowserProofPage = { run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt }, last_reports: reports };
-    return sendData(
-      request,
-      reply,
-      page,
-      () => ({ title: 'Browser proof', current: '/__admin/browser-proof', body: proofBody({ run, reports }), scripts: [PROOF_SCRIPT] }),
-    );
+    const page: BrowserProofPage = {
+      run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt },
+      last_reports: reports,
+    };
+    return sendData(request, reply, page, () => ({
+      title: 'Browser proof',
+      current: '/__admin/browser-proof',
+      body: proofBody({ run, reports }),
+      scripts: [PROOF_SCRIPT],
+    }));
   });
 
   app.post('/__admin/browser-proof/account', async (request) => {
@@ -35,8 +38,9 @@ const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async 
   app.post('/__admin/browser-proof-result', { config: { adminAccess: 'run-token' } }, async (request, reply) => {
     const body = parseOrThrow(proofReportBody, request.body);
     const report = await context.proofs.finish(body);
-    await context.audit.record({ subject: report.subject, action: 'browser-proof', run_id: report.run_id, ok: report.ok }, (error) =>
-      request.log.error({ err: error }, 'admin audit log failed'),
+    await context.audit.record(
+      { subject: report.subject, action: 'browser-proof', run_id: report.run_id, ok: report.ok },
+      (error) => request.log.error({ err: error }, 'admin audit log failed'),
     );
     return reply.code(201).send(report);
   });

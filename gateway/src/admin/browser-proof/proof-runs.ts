@@ -26,9 +26,25 @@ export const proofReportBody = z.object({
   run_token: z.string().min(43).max(64),
   user_agent: z.string().max(400).default(''),
   checks: z.object({
-    service_worker: z.object({ ok: z.boolean(), registered: z.boolean(), controlled: z.boolean(), scope: z.string().max(500).nullable(), detail: checkText }),
-    indexeddb: z.object({ ok: z.boolean(), kept_value: z.boolean(), persisted: z.boolean().nullable(), detail: checkText }),
-    login: z.object({ ok: z.boolean(), status: z.number().int().nullable(), user_matches: z.boolean(), detail: checkText }),
+    service_worker: z.object({
+      ok: z.boolean(),
+      registered: z.boolean(),
+      controlled: z.boolean(),
+      scope: z.string().max(500).nullable(),
+      detail: checkText,
+    }),
+    indexeddb: z.object({
+      ok: z.boolean(),
+      kept_value: z.boolean(),
+      persisted: z.boolean().nullable(),
+      detail: checkText,
+    }),
+    login: z.object({
+      ok: z.boolean(),
+      status: z.number().int().nullable(),
+      user_matches: z.boolean(),
+      detail: checkText,
+    }),
   }),
 });
 export type ProofReportBody = z.infer<typeof proofReportBody>;
@@ -56,7 +72,13 @@ export class BrowserProofRuns {
   start(subject: string): { token: string; runId: string; expiresAt: string } {
     void this.sweep();
     const token = randomBytes(32).toString('base64url');
-    const run: Run = { id: hashToken(token).slice(0, 12), subject, expiresAt: this.options.now() + this.options.ttlMs, used: false, account: undefined };
+    const run: Run = {
+      id: hashToken(token).slice(0, 12),
+      subject,
+      expiresAt: this.options.now() + this.options.ttlMs,
+      used: false,
+      account: undefined,
+    };
     this.runs.set(hashToken(token), run);
     return { token, runId: run.id, expiresAt: new Date(run.expiresAt).toISOString() };
   }
@@ -64,9 +86,24 @@ export class BrowserProofRuns {
   /** The run a token names, if it may still be used. */
   private usable(token: string): Run {
     const run = this.runs.get(hashToken(token));
-    if (!run) throw new GatewayError(403, 'run_token_invalid', 'This run token is not one this server issued (or the server restarted); open the browser proof again.');
-    if (run.used) throw new GatewayError(409, 'run_token_used', 'This run token has already reported; open the browser proof again for a new run.');
-    if (this.options.now() > run.expiresAt) throw new GatewayError(410, 'run_token_expired', 'This run token expired (runs last 10 minutes); open the browser proof again.');
+    if (!run)
+      throw new GatewayError(
+        403,
+        'run_token_invalid',
+        'This run token is not one this server issued (or the server restarted); open the browser proof again.',
+      );
+    if (run.used)
+      throw new GatewayError(
+        409,
+        'run_token_used',
+        'This run token has already reported; open the browser proof again for a new run.',
+      );
+    if (this.options.now() > run.expiresAt)
+      throw new GatewayError(
+        410,
+        'run_token_expired',
+        'This run token expired (runs last 10 minutes); open the browser proof again.',
+      );
     return run;
   }
 
@@ -89,7 +126,9 @@ export class BrowserProofRuns {
       const account = run.account;
       run.account = undefined;
       try {
-        const { body: user } = await this.backend.request(`/auth/v1/admin/users/${account.id}`, { credential: { serviceRole: true } });
+        const { body: user } = await this.backend.request(`/auth/v1/admin/users/${account.id}`, {
+          credential: { serviceRole: true },
+        });
         signedIn = Boolean(signedInUser.parse(user).last_sign_in_at);
       } catch {
         signedIn = false;
@@ -102,8 +141,18 @@ export class BrowserProofRuns {
     const { service_worker: worker, indexeddb, login } = body.checks;
     const loginOk = login.ok && signedIn;
     const checks: ProofCheck[] = [
-      { name: 'service_worker', ok: worker.ok && worker.registered && worker.controlled, detail: worker.detail, facts: { registered: worker.registered, controlled: worker.controlled, scope: worker.scope } },
-      { name: 'indexeddb', ok: indexeddb.ok && indexeddb.kept_value, detail: indexeddb.detail, facts: { kept_value: indexeddb.kept_value, persisted: indexeddb.persisted } },
+      {
+        name: 'service_worker',
+        ok: worker.ok && worker.registered && worker.controlled,
+        detail: worker.detail,
+        facts: { registered: worker.registered, controlled: worker.controlled, scope: worker.scope },
+      },
+      {
+        name: 'indexeddb',
+        ok: indexeddb.ok && indexeddb.kept_value,
+        detail: indexeddb.detail,
+        facts: { kept_value: indexeddb.kept_value, persisted: indexeddb.persisted },
+      },
       {
         name: 'login',
         ok: loginOk,

@@ -36,7 +36,9 @@ export interface AllowedAccount {
 }
 
 export async function hasAdminRow(backend: BackendClient, userId: string): Promise<boolean> {
-  const rows = await backend.select(`user_roles?select=role&user_id=eq.${encodeURIComponent(userId)}&role=eq.admin`, { serviceRole: true });
+  const rows = await backend.select(`user_roles?select=role&user_id=eq.${encodeURIComponent(userId)}&role=eq.admin`, {
+    serviceRole: true,
+  });
   return rows.length > 0;
 }
 
@@ -55,8 +57,17 @@ export async function verifyBackendSession(
   }
   const email = user.email?.toLowerCase() ?? '';
   const listed = email !== '' && allowedEmails.includes(email);
-  if (listed && (await isEmailConfirmed(backend, user.id, email))) return { userId: user.id, email, allowedBy: 'admin_emails' };
+  if (listed && (await isEmailConfirmed(backend, user.id, email)))
+    return { userId: user.id, email, allowedBy: 'admin_emails' };
   if (await hasAdminRow(backend, user.id)) return { userId: user.id, email, allowedBy: 'user_roles' };
-  if (listed) throw new GatewayError(403, 'admin_email_unconfirmed', unconfirmedMessage(email, secretConfigured), { user_id: user.id, email });
-  throw new GatewayError(403, 'not_an_admin', `The account ${email || user.id} may not unlock the admin console: it is not in ADMIN_EMAIL or ADMIN_EMAILS and has no admin row in user_roles.`);
+  if (listed)
+    throw new GatewayError(403, 'admin_email_unconfirmed', unconfirmedMessage(email, secretConfigured), {
+      user_id: user.id,
+      email,
+    });
+  throw new GatewayError(
+    403,
+    'not_an_admin',
+    `The account ${email || user.id} may not unlock the admin console: it is not in ADMIN_EMAIL or ADMIN_EMAILS and has no admin row in user_roles.`,
+  );
 }

@@ -6,7 +6,14 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AdminLoginStatus, AdminSignedIn, AdminSignedOut } from '#contracts/admin-api.ts';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
-import { ADMIN_COOKIE, ADMIN_COOKIE_MAX_AGE_S, adminCookiePayload, endAdminSession, newSessionNonce, readAdminCookie } from '../admin-cookie.ts';
+import {
+  ADMIN_COOKIE,
+  ADMIN_COOKIE_MAX_AGE_S,
+  adminCookiePayload,
+  endAdminSession,
+  newSessionNonce,
+  readAdminCookie,
+} from '../admin-cookie.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
@@ -17,7 +24,11 @@ export const DEFAULT_NEXT = '/__admin/verify';
 
 /** Only a path of the console itself: never another site, never a protocol-relative URL. */
 export function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/__admin\/[A-Za-z0-9/_.?=&%-]*$/.test(value) && !value.startsWith('/__admin/login') ? value : DEFAULT_NEXT;
+  return typeof value === 'string' &&
+    /^\/__admin\/[A-Za-z0-9/_.?=&%-]*$/.test(value) &&
+    !value.startsWith('/__admin/login')
+    ? value
+    : DEFAULT_NEXT;
 }
 
 const loginRequest = z.union([
@@ -35,11 +46,20 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       secretConfigured: Boolean(context.secret),
       allowedEmails: context.allowedEmails.length,
       error,
-      signedInAs: session ? (session.subject === SECRET_SUBJECT ? 'the admin secret' : session.subject.split(':').slice(2).join(':')) : undefined,
+      signedInAs: session
+        ? session.subject === SECRET_SUBJECT
+          ? 'the admin secret'
+          : session.subject.split(':').slice(2).join(':')
+        : undefined,
     };
   };
   const showLogin = (request: FastifyRequest, reply: FastifyReply, next: string, status = 200, error?: string) =>
-    sendPage(request, reply, () => ({ title: 'Unlock', body: loginBody(view(request, next, error)), scripts: [ACCOUNT_LOGIN_SCRIPT] }), status);
+    sendPage(
+      request,
+      reply,
+      () => ({ title: 'Unlock', body: loginBody(view(request, next, error)), scripts: [ACCOUNT_LOGIN_SCRIPT] }),
+      status,
+    );
 
   app.get('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
     const next = safeNext(parseOrThrow(loginQuery, request.query).next);
@@ -50,7 +70,11 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       methods: { secret: current.secretConfigured, account: true },
       signed_in: current.signedInAs !== undefined,
     };
-    return sendData(request, reply, status, () => ({ title: 'Unlock', body: loginBody(current), scripts: [ACCOUNT_LOGIN_SCRIPT] }));
+    return sendData(request, reply, status, () => ({
+      title: 'Unlock',
+      body: loginBody(current),
+      scripts: [ACCOUNT_LOGIN_SCRIPT],
+    }));
   });
 
   app.post('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
@@ -60,17 +84,29 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     try {
       const body = parseOrThrow(loginRequest, request.body);
       if ('secret' in body) {
-        if (!context.secret) throw new GatewayError(401, 'secret_login_disabled', 'ADMIN_SECRET is not set on this server; sign in with an allowed account instead.');
-        if (!secretMatches(body.secret, context.secret)) throw new GatewayError(401, 'invalid_admin_secret', 'That is not the admin secret of this server.');
+        if (!context.secret)
+          throw new GatewayError(
+            401,
+            'secret_login_disabled',
+            'ADMIN_SECRET is not set on this server; sign in with an allowed account instead.',
+          );
+        if (!secretMatches(body.secret, context.secret))
+          throw new GatewayError(401, 'invalid_admin_secret', 'That is not the admin secret of this server.');
         subject = SECRET_SUBJECT;
         method = 'secret';
       } else {
-        const account = await verifyBackendSession(context.backend.forRoute(), body.access_token, context.allowedEmails, Boolean(context.secret));
+        const account = await verifyBackendSession(
+          context.backend.forRoute(),
+          body.access_token,
+          context.allowedEmails,
+          Boolean(context.secret),
+        );
         subject = accountSubject(account.userId, account.email);
         method = account.allowedBy;
       }
     } catch (error) {
-      if (error instanceof GatewayError && wantsHtml(request)) return showLogin(request, reply, next, error.statusCode, error.message);
+      if (error instanceof GatewayError && wantsHtml(request))
+        return showLogin(request, reply, next, error.statusCode, error.message);
       throw error;
     }
     const issuedAtS = Math.floor(Date.now() / 1000);
@@ -82,9 +118,16 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       maxAge: ADMIN_COOKIE_MAX_AGE_S,
       secure: request.protocol === 'https',
     });
-    await context.audit.record({ subject, action: 'login', method }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
+    await context.audit.record({ subject, action: 'login', method }, (error) =>
+      request.log.error({ err: error }, 'admin audit log failed'),
+    );
     if (wantsHtml(request)) return reply.code(303).header('location', next).send();
-    const signedIn: AdminSignedIn = { ok: true, subject, method, expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString() };
+    const signedIn: AdminSignedIn = {
+      ok: true,
+      subject,
+      method,
+      expires_at: new Date((issuedAtS + ADMIN_COOKIE_MAX_AGE_S) * 1000).toISOString(),
+    };
     return signedIn;
   });
 
@@ -95,9 +138,16 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const session = readAdminCookie(context.gate, signedValue);
     if (signedValue && session) {
       endAdminSession(context.gate, signedValue, session);
-      await context.audit.record({ subject: session.subject, action: 'logout' }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
+      await context.audit.record({ subject: session.subject, action: 'logout' }, (error) =>
+        request.log.error({ err: error }, 'admin audit log failed'),
+      );
     }
-    reply.clearCookie(ADMIN_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
+    reply.clearCookie(ADMIN_COOKIE, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.protocol === 'https',
+    });
     if (wantsHtml(request)) return reply.code(303).header('location', '/__admin/login').send();
     const signedOut: AdminSignedOut = { ok: true, signed_out: true };
     return signedOut;

@@ -21,21 +21,37 @@ function withoutToken(text: string, token: string): string {
   return token.length >= 4 ? text.split(token).join('[redacted]') : text;
 }
 
-export async function runSqlOnProject(target: { url: string; projectRef: string }, accessToken: string, query: string): Promise<ManagementAnswer> {
+export async function runSqlOnProject(
+  target: { url: string; projectRef: string },
+  accessToken: string,
+  query: string,
+): Promise<ManagementAnswer> {
   const endpoint = `${target.url}/v1/projects/${encodeURIComponent(target.projectRef)}/database/query`;
   let response: Response;
   let text: string;
   try {
     response = await fetch(endpoint, {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify({ query }),
       signal: AbortSignal.timeout(MANAGEMENT_TIMEOUT_MS),
     });
     text = withoutToken(await response.text(), accessToken);
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${MANAGEMENT_TIMEOUT_MS / 1000} s` : ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message);
-    throw new GatewayError(502, 'management_api_unreachable', `The Management API at ${target.url} did not answer (${withoutToken(reason, accessToken)}).`, { management_api_url: target.url });
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${MANAGEMENT_TIMEOUT_MS / 1000} s`
+        : ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message);
+    throw new GatewayError(
+      502,
+      'management_api_unreachable',
+      `The Management API at ${target.url} did not answer (${withoutToken(reason, accessToken)}).`,
+      { management_api_url: target.url },
+    );
   }
   let result: unknown = text;
   try {
@@ -47,10 +63,17 @@ export async function runSqlOnProject(target: { url: string; projectRef: string 
 }
 
 /** The project apply-sql runs on: the one asked for, else the configured or derived one. */
-export function resolveTarget(management: ManagementTarget, projectRef: string | undefined): { url: string; projectRef: string } {
+export function resolveTarget(
+  management: ManagementTarget,
+  projectRef: string | undefined,
+): { url: string; projectRef: string } {
   const ref = projectRef ?? management.projectRef;
   if (!ref) {
-    throw new GatewayError(400, 'project_ref_required', 'Name the project: send project_ref, or set BACKEND_PROJECT_REF (a BACKEND_URL on *.supabase.co names it by itself).');
+    throw new GatewayError(
+      400,
+      'project_ref_required',
+      'Name the project: send project_ref, or set BACKEND_PROJECT_REF (a BACKEND_URL on *.supabase.co names it by itself).',
+    );
   }
   return { url: management.url, projectRef: ref };
 }

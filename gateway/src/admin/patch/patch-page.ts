@@ -66,7 +66,8 @@ ${applicable.map(bundleSection)}
   <fieldset><legend>What to run</legend>
     <label class="check"><input type="radio" name="source" value="bundle" checked> A served patch</label>
     <label>Patch <select name="bundle">${applicable.map(
-      (bundle) => html`<option value="${bundle.file.replace(/\.sql$/, '')}"${bundle === chosen ? html` selected` : ''}>${bundle.file} (${bundle.version})</option>`,
+      (bundle) =>
+        html`<option value="${bundle.file.replace(/\.sql$/, '')}"${bundle === chosen ? html` selected` : ''}>${bundle.file} (${bundle.version})</option>`,
     )}</select></label>
     <label class="check"><input type="radio" name="source" value="sql"> SQL I paste</label>
     <label>SQL <span class="hint">Only used with “SQL I paste”.</span><textarea name="sql" rows="8" spellcheck="false"></textarea></label>

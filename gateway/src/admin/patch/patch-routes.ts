@@ -14,7 +14,10 @@ import { APPLICABLE_BUNDLES, readExpected, readServedBundles, readServedBundleTe
 /** Pasted SQL: the whole JSON body is capped at 1 MiB; a bundle is read here, never sent. */
 const MAX_SQL_CHARS = 900_000;
 
-const bundleName = z.preprocess((value) => (typeof value === 'string' ? value.replace(/\.sql$/, '') : value), z.enum(APPLICABLE_BUNDLES));
+const bundleName = z.preprocess(
+  (value) => (typeof value === 'string' ? value.replace(/\.sql$/, '') : value),
+  z.enum(APPLICABLE_BUNDLES),
+);
 
 const applyBody = z
   .object({
@@ -22,7 +25,12 @@ const applyBody = z
     bundle: optionalField(bundleName),
     sql: optionalField(z.string().max(MAX_SQL_CHARS)),
     access_token: z.string().trim().min(1, { message: 'is required (a personal access token)' }).max(1024),
-    project_ref: optionalField(z.string().trim().regex(PROJECT_REF, { message: 'must be a project ref (lower-case letters, digits and dashes)' })),
+    project_ref: optionalField(
+      z
+        .string()
+        .trim()
+        .regex(PROJECT_REF, { message: 'must be a project ref (lower-case letters, digits and dashes)' }),
+    ),
     confirm: optionalField(formBoolean),
   })
   .transform((body, context) => {
@@ -37,7 +45,13 @@ const applyBody = z
       context.addIssue({ code: 'custom', path: ['sql'], message: 'is empty' });
       return z.NEVER;
     }
-    return { bundle: useBundle ? body.bundle : undefined, sql: useSql ? body.sql : undefined, accessToken: body.access_token, projectRef: body.project_ref, confirm: body.confirm };
+    return {
+      bundle: useBundle ? body.bundle : undefined,
+      sql: useSql ? body.sql : undefined,
+      accessToken: body.access_token,
+      projectRef: body.project_ref,
+      confirm: body.confirm,
+    };
   });
 
 const patchQuery = z.object({ bundle: z.string().max(100).optional() });
@@ -82,7 +96,13 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const sql = await readServedBundleText(file);
     if (request.headers.accept?.includes('application/json') && !wantsHtml(request)) {
       const expected = await readExpected();
-      return { file, version: expected.bundles.find((bundle) => bundle.file === file)?.version ?? null, bytes: Buffer.byteLength(sql), sha256: sha256(sql), sql };
+      return {
+        file,
+        version: expected.bundles.find((bundle) => bundle.file === file)?.version ?? null,
+        bytes: Buffer.byteLength(sql),
+        sha256: sha256(sql),
+        sql,
+      };
     }
     return sendSql(reply, file, sql);
   });
@@ -90,7 +110,11 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   app.post('/__admin/apply-sql', async (request, reply) => {
     const body = parseOrThrow(applyBody, request.body);
     if (isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms running the SQL on the project; nothing was sent.');
+      throw new GatewayError(
+        400,
+        'confirmation_required',
+        'Tick the box that confirms running the SQL on the project; nothing was sent.',
+      );
     }
     const target = resolveTarget(context.management, body.projectRef);
     const file = body.bundle ? `${body.bundle}.sql` : undefined;
@@ -99,14 +123,27 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const answer = await runSqlOnProject(target, body.accessToken, query);
     const subject = request.adminSession?.subject ?? 'unknown';
     await context.audit.record(
-      { subject, action: 'apply-sql', ...(file ? { bundle: file } : { sql_sha256: sha256(query), sql_bytes: Buffer.byteLength(query) }), project_ref: target.projectRef, management_api_url: target.url, status: answer.status },
+      {
+        subject,
+        action: 'apply-sql',
+        ...(file ? { bundle: file } : { sql_sha256: sha256(query), sql_bytes: Buffer.byteLength(query) }),
+        project_ref: target.projectRef,
+        management_api_url: target.url,
+        status: answer.status,
+      },
       (error) => request.log.error({ err: error }, 'admin audit log failed'),
     );
     // The API's own status for what the caller can act on (401 wrong token, 400 SQL error, 404
     // unknown project); a failure of the API itself is this server's 502.
     const status = answer.ok ? 200 : answer.status >= 400 && answer.status < 500 ? answer.status : 502;
     const payload = answer.ok
-      ? { ok: true, status: answer.status, result: answer.result, project_ref: target.projectRef, ...(file ? { bundle: file } : {}) }
+      ? {
+          ok: true,
+          status: answer.status,
+          result: answer.result,
+          project_ref: target.projectRef,
+          ...(file ? { bundle: file } : {}),
+        }
       : {
           ok: false,
           error: 'management_api_error',
@@ -116,19 +153,24 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
           project_ref: target.projectRef,
         };
     if (!wantsHtml(request)) return reply.code(status).send(payload);
-    return sendPage(request, reply, () => ({
-      title: 'Apply',
-      current: '/__admin/patch',
-      body: applyResultBody({
-        what,
-        projectRef: target.projectRef,
-        url: target.url,
-        status: answer.status,
-        ok: answer.ok,
-        result: answer.result,
-        retry: `/__admin/patch${file ? `?bundle=${encodeURIComponent(file)}` : ''}#apply`,
+    return sendPage(
+      request,
+      reply,
+      () => ({
+        title: 'Apply',
+        current: '/__admin/patch',
+        body: applyResultBody({
+          what,
+          projectRef: target.projectRef,
+          url: target.url,
+          status: answer.status,
+          ok: answer.ok,
+          result: answer.result,
+          retry: `/__admin/patch${file ? `?bundle=${encodeURIComponent(file)}` : ''}#apply`,
+        }),
       }),
-    }), status);
+      status,
+    );
   });
 };
 

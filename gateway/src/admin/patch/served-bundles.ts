@@ -26,7 +26,8 @@ export interface ServedBundle {
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export async function readServedBundleText(file: string): Promise<string> {
-  if (!BUNDLES.some((bundle) => bundle.file === file)) throw new GatewayError(404, 'bundle_not_found', `There is no bundle named ${file}.`);
+  if (!BUNDLES.some((bundle) => bundle.file === file))
+    throw new GatewayError(404, 'bundle_not_found', `There is no bundle named ${file}.`);
   try {
     return await readFile(path.join(bundlesDir, file), 'utf8');
   } catch {
@@ -38,7 +39,11 @@ export async function readExpected(): Promise<ExpectedCatalog> {
   try {
     return await readExpectedCatalog();
   } catch (error) {
-    throw new GatewayError(500, 'expected_catalog_unreadable', `supabase/bundles/expected-catalog.json cannot be read (${(error as Error).message.slice(0, 200)}); run npm run db:bundle.`);
+    throw new GatewayError(
+      500,
+      'expected_catalog_unreadable',
+      `supabase/bundles/expected-catalog.json cannot be read (${(error as Error).message.slice(0, 200)}); run npm run db:bundle.`,
+    );
   }
 }
 

@@ -11,7 +11,12 @@ import type { AccountSummary } from '../backend-users.ts';
 
 const TABLE = 'admin_email_confirmations';
 
-const confirmationRow = z.object({ user_id: z.string(), email: z.string(), confirmed_by: z.string(), confirmed_at: z.string() });
+const confirmationRow = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  confirmed_by: z.string(),
+  confirmed_at: z.string(),
+});
 export type EmailConfirmation = z.infer<typeof confirmationRow>;
 
 /** An account whose e-mail is in ADMIN_EMAIL(S), and whether the owner confirmed it. */
@@ -26,19 +31,31 @@ export interface AdminEmailAccount {
 
 /** Whether the owner confirmed this account with this address. */
 export async function isEmailConfirmed(backend: BackendClient, userId: string, email: string): Promise<boolean> {
-  const rows = await backend.select(`${TABLE}?select=user_id&user_id=eq.${encodeURIComponent(userId)}&email=eq.${encodeURIComponent(email)}`, { serviceRole: true });
+  const rows = await backend.select(
+    `${TABLE}?select=user_id&user_id=eq.${encodeURIComponent(userId)}&email=eq.${encodeURIComponent(email)}`,
+    { serviceRole: true },
+  );
   return rows.length > 0;
 }
 
 export async function listConfirmations(backend: BackendClient): Promise<EmailConfirmation[]> {
-  return z.array(confirmationRow).parse(await backend.select(`${TABLE}?select=user_id,email,confirmed_by,confirmed_at`, { serviceRole: true }));
+  return z
+    .array(confirmationRow)
+    .parse(await backend.select(`${TABLE}?select=user_id,email,confirmed_by,confirmed_at`, { serviceRole: true }));
 }
 
 /** Every account whose current e-mail is in ADMIN_EMAIL(S), confirmed or pending. */
-export function adminEmailAccounts(accounts: AccountSummary[], confirmations: EmailConfirmation[], allowedEmails: readonly string[]): AdminEmailAccount[] {
+export function adminEmailAccounts(
+  accounts: AccountSummary[],
+  confirmations: EmailConfirmation[],
+  allowedEmails: readonly string[],
+): AdminEmailAccount[] {
   const byUser = new Map(confirmations.map((row) => [row.user_id, row]));
   return accounts
-    .filter((account): account is AccountSummary & { email: string } => account.email !== null && allowedEmails.includes(account.email))
+    .filter(
+      (account): account is AccountSummary & { email: string } =>
+        account.email !== null && allowedEmails.includes(account.email),
+    )
     .map((account) => {
       const confirmation = byUser.get(account.id);
       const confirmed = confirmation !== undefined && confirmation.email === account.email;
@@ -54,14 +71,28 @@ export function adminEmailAccounts(accounts: AccountSummary[], confirmations: Em
 }
 
 /** Records the owner's confirmation of an account (replacing one for an older address). */
-export async function confirmAdminEmail(backend: BackendClient, account: { userId: string; email: string | null }, allowedEmails: readonly string[], confirmedBy: string): Promise<void> {
+export async function confirmAdminEmail(
+  backend: BackendClient,
+  account: { userId: string; email: string | null },
+  allowedEmails: readonly string[],
+  confirmedBy: string,
+): Promise<void> {
   if (!account.email || !allowedEmails.includes(account.email)) {
-    throw new GatewayError(409, 'not_in_admin_emails', `The account ${account.email ?? account.userId} has no e-mail in ADMIN_EMAIL or ADMIN_EMAILS; only those accounts are confirmed here (grant an admin row instead).`);
+    throw new GatewayError(
+      409,
+      'not_in_admin_emails',
+      `The account ${account.email ?? account.userId} has no e-mail in ADMIN_EMAIL or ADMIN_EMAILS; only those accounts are confirmed here (grant an admin row instead).`,
+    );
   }
   await backend.request(`/rest/v1/${TABLE}?on_conflict=user_id`, {
     credential: { serviceRole: true },
     headers: { prefer: 'resolution=merge-duplicates,return=minimal' },
-    body: { user_id: account.userId, email: account.email, confirmed_by: confirmedBy, confirmed_at: new Date().toISOString() },
+    body: {
+      user_id: account.userId,
+      email: account.email,
+      confirmed_by: confirmedBy,
+      confirmed_at: new Date().toISOString(),
+    },
   });
 }
 
@@ -74,7 +105,11 @@ export function unconfirmedMessage(email: string, secretConfigured: boolean): st
 }
 
 /** The boot warning when ADMIN_EMAIL accounts can never be confirmed; undefined when they can (or there are none). */
-export function adminEmailBootWarning(admin: { enabled: boolean; secret: string | undefined; emails: readonly string[] }): string | undefined {
+export function adminEmailBootWarning(admin: {
+  enabled: boolean;
+  secret: string | undefined;
+  emails: readonly string[];
+}): string | undefined {
   if (!admin.enabled || admin.secret || admin.emails.length === 0) return undefined;
   return 'ADMIN_EMAIL / ADMIN_EMAILS cannot be confirmed without ADMIN_SECRET: those accounts cannot unlock the admin console (set ADMIN_SECRET, then confirm them on /__admin/roles).';
 }

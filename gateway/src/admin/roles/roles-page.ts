@@ -17,13 +17,16 @@ export interface RolesView {
 function emailAccountsSection(view: RolesView): SafeHtml {
   const intro = html`<h2>ADMIN_EMAIL accounts</h2>
 <p>An account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'} unlocks the console only once the owner has confirmed it here: anyone can sign up with an address, and this server sends no mail to prove it. A confirmation holds for that account only; an account deleted and registered again must be confirmed again.</p>`;
-  if (view.emailAccounts.length === 0) return html`${intro}<p class="muted">No account has one of these addresses yet.</p>`;
+  if (view.emailAccounts.length === 0)
+    return html`${intro}<p class="muted">No account has one of these addresses yet.</p>`;
   return html`${intro}
 ${view.canConfirm ? '' : html`<p class="muted">Sign in with ADMIN_SECRET to confirm an account (an account login cannot confirm one).</p>`}
 <div class="scroll"><table class="stack">
 <thead><tr><th scope="col">Account</th><th scope="col">User id</th><th scope="col">Signed up</th><th scope="col">Status</th></tr></thead>
 <tbody>${view.emailAccounts.map(
-    (account) => html`<tr><td data-label="Account">${account.email}</td><td data-label="User id"><code>${account.user_id}</code></td><td data-label="Signed up">${account.created_at ? formatTime(account.created_at) : 'unknown'}</td>
+    (
+      account,
+    ) => html`<tr><td data-label="Account">${account.email}</td><td data-label="User id"><code>${account.user_id}</code></td><td data-label="Signed up">${account.created_at ? formatTime(account.created_at) : 'unknown'}</td>
 <td data-label="Status">${
       account.confirmed
         ? html`Confirmed ${account.confirmed_at ? formatTime(account.confirmed_at) : ''}`
@@ -50,7 +53,9 @@ ${
     : html`<div class="scroll"><table class="stack">
 <thead><tr><th scope="col">Account</th><th scope="col">User id</th><th scope="col">Granted</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${view.rows.map(
-        (row) => html`<tr><td data-label="Account">${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
+        (
+          row,
+        ) => html`<tr><td data-label="Account">${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
 <td data-label="Revoke">${
           last
             ? html`<span class="muted">The last admin row cannot be revoked; grant another first.</span>`

@@ -26,32 +26,49 @@ const roleRequest = z.preprocess(
     const trimmed = account.trim();
     return UUID.test(trimmed) ? { ...rest, user_id: trimmed } : { ...rest, email: trimmed };
   },
-  z.intersection(roleTarget, z.object({ role: z.literal('admin', { message: 'must be "admin" (the only role the console manages)' }) })),
+  z.intersection(
+    roleTarget,
+    z.object({ role: z.literal('admin', { message: 'must be "admin" (the only role the console manages)' }) }),
+  ),
 );
 
 const confirmRequest = z.object({ user_id: z.uuid(), confirm: optionalField(formBoolean) }).loose();
 
-const formMethod = z.object({ _method: optionalField(z.enum(['DELETE'])), confirm: optionalField(formBoolean) }).loose();
+const formMethod = z
+  .object({ _method: optionalField(z.enum(['DELETE'])), confirm: optionalField(formBoolean) })
+  .loose();
 
 const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string, data?: Record<string, unknown>, status = 200) => {
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    notice?: string,
+    data?: Record<string, unknown>,
+    status = 200,
+  ) => {
     const backend = context.backend.forRoute();
     const [accounts, confirmations] = await Promise.all([listAccounts(backend), listConfirmations(backend)]);
     const rows = await listAdminRows(backend, context.allowedEmails, accounts);
     const emailAccounts = adminEmailAccounts(accounts, confirmations, context.allowedEmails);
     const canConfirm = request.adminSession?.subject === SECRET_SUBJECT;
-    return sendData(request, reply, {
-      ...data,
-      admins: rows,
-      admin_emails: context.allowedEmails,
-      admin_email_accounts: emailAccounts,
-      pending_admin_emails: emailAccounts.filter((account) => !account.confirmed),
-      can_confirm_admin_emails: canConfirm,
-    }, () => ({
-      title: 'Roles',
-      current: '/__admin/roles',
-      body: rolesBody({ rows, allowedEmails: context.allowedEmails, emailAccounts, canConfirm, notice }),
-    }), status);
+    return sendData(
+      request,
+      reply,
+      {
+        ...data,
+        admins: rows,
+        admin_emails: context.allowedEmails,
+        admin_email_accounts: emailAccounts,
+        pending_admin_emails: emailAccounts.filter((account) => !account.confirmed),
+        can_confirm_admin_emails: canConfirm,
+      },
+      () => ({
+        title: 'Roles',
+        current: '/__admin/roles',
+        body: rolesBody({ rows, allowedEmails: context.allowedEmails, emailAccounts, canConfirm, notice }),
+      }),
+      status,
+    );
   };
 
   const revoke = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
@@ -60,8 +77,13 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const user = await resolveUser(backend, target);
     await revokeAdmin(backend, user.userId);
     const subject = request.adminSession?.subject ?? 'unknown';
-    await context.audit.record({ subject, action: 'revoke-admin', user_id: user.userId }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
-    return show(request, reply, `${user.email ?? user.userId} no longer has an admin row.`, { ok: true, revoked: { user_id: user.userId, email: user.email, role: 'admin' } });
+    await context.audit.record({ subject, action: 'revoke-admin', user_id: user.userId }, (error) =>
+      request.log.error({ err: error }, 'admin audit log failed'),
+    );
+    return show(request, reply, `${user.email ?? user.userId} no longer has an admin row.`, {
+      ok: true,
+      revoked: { user_id: user.userId, email: user.email, role: 'admin' },
+    });
   };
 
   app.get('/__admin/roles', async (request, reply) => show(request, reply));
@@ -69,7 +91,12 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   app.post('/__admin/roles', async (request, reply) => {
     const form = parseOrThrow(formMethod, request.body ?? {});
     if (form._method === 'DELETE') {
-      if (wantsHtml(request) && form.confirm !== true) throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the revoke; nothing was changed.');
+      if (wantsHtml(request) && form.confirm !== true)
+        throw new GatewayError(
+          400,
+          'confirmation_required',
+          'Tick the box that confirms the revoke; nothing was changed.',
+        );
       return revoke(request, reply, request.body);
     }
     const target = parseOrThrow(roleRequest, request.body);
@@ -77,29 +104,57 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const user = await resolveUser(backend, target);
     const subject = request.adminSession?.subject ?? 'unknown';
     const { created } = await grantAdmin(backend, user.userId, subjectUserId(subject) ?? null);
-    await context.audit.record({ subject, action: 'grant-admin', user_id: user.userId, created }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
-    return show(request, reply, created ? `${user.email ?? user.userId} can now unlock the console.` : `${user.email ?? user.userId} already had an admin row.`, {
-      ok: true,
-      granted: { user_id: user.userId, email: user.email, role: 'admin', created },
-    }, created ? 201 : 200);
+    await context.audit.record({ subject, action: 'grant-admin', user_id: user.userId, created }, (error) =>
+      request.log.error({ err: error }, 'admin audit log failed'),
+    );
+    return show(
+      request,
+      reply,
+      created
+        ? `${user.email ?? user.userId} can now unlock the console.`
+        : `${user.email ?? user.userId} already had an admin row.`,
+      {
+        ok: true,
+        granted: { user_id: user.userId, email: user.email, role: 'admin', created },
+      },
+      created ? 201 : 200,
+    );
   });
 
   app.delete('/__admin/roles', async (request, reply) => revoke(request, reply, request.body));
 
   app.post('/__admin/roles/confirm-email', async (request, reply) => {
     if (request.adminSession?.subject !== SECRET_SUBJECT) {
-      throw new GatewayError(403, 'secret_login_required', 'Only the owner confirms an ADMIN_EMAIL account: sign in to the console with ADMIN_SECRET (not with an account) and confirm it on the Roles page.');
+      throw new GatewayError(
+        403,
+        'secret_login_required',
+        'Only the owner confirms an ADMIN_EMAIL account: sign in to the console with ADMIN_SECRET (not with an account) and confirm it on the Roles page.',
+      );
     }
     const body = parseOrThrow(confirmRequest, request.body ?? {});
-    if (wantsHtml(request) && body.confirm !== true) throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the account; nothing was changed.');
+    if (wantsHtml(request) && body.confirm !== true)
+      throw new GatewayError(
+        400,
+        'confirmation_required',
+        'Tick the box that confirms the account; nothing was changed.',
+      );
     const backend = context.backend.forRoute();
     const user = await resolveUser(backend, { user_id: body.user_id });
     await confirmAdminEmail(backend, user, context.allowedEmails, SECRET_SUBJECT);
-    await context.audit.record({ subject: SECRET_SUBJECT, action: 'confirm-admin-email', user_id: user.userId }, (error) => request.log.error({ err: error }, 'admin audit log failed'));
-    return show(request, reply, `${user.email ?? user.userId} can now unlock the console with an account login.`, {
-      ok: true,
-      confirmed: { user_id: user.userId, email: user.email },
-    }, 201);
+    await context.audit.record(
+      { subject: SECRET_SUBJECT, action: 'confirm-admin-email', user_id: user.userId },
+      (error) => request.log.error({ err: error }, 'admin audit log failed'),
+    );
+    return show(
+      request,
+      reply,
+      `${user.email ?? user.userId} can now unlock the console with an account login.`,
+      {
+        ok: true,
+        confirmed: { user_id: user.userId, email: user.email },
+      },
+      201,
+    );
   });
 };
 

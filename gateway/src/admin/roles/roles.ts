@@ -8,7 +8,12 @@ import { findAccountByEmail, listAccounts, type AccountSummary } from '../backen
 
 export const ADMIN_ROLE = 'admin';
 
-const roleRow = z.object({ user_id: z.string(), role: z.string(), granted_by: z.string().nullable(), created_at: z.string() });
+const roleRow = z.object({
+  user_id: z.string(),
+  role: z.string(),
+  granted_by: z.string().nullable(),
+  created_at: z.string(),
+});
 
 export interface AdminRow {
   user_id: string;
@@ -20,26 +25,50 @@ export interface AdminRow {
 }
 
 /** accounts: the backend's accounts when the caller already listed them. */
-export async function listAdminRows(backend: BackendClient, allowedEmails: readonly string[], accounts?: AccountSummary[]): Promise<AdminRow[]> {
+export async function listAdminRows(
+  backend: BackendClient,
+  allowedEmails: readonly string[],
+  accounts?: AccountSummary[],
+): Promise<AdminRow[]> {
   const [rows, listed] = await Promise.all([
-    backend.select(`user_roles?select=user_id,role,granted_by,created_at&role=eq.${ADMIN_ROLE}&order=created_at.asc`, { serviceRole: true }),
+    backend.select(`user_roles?select=user_id,role,granted_by,created_at&role=eq.${ADMIN_ROLE}&order=created_at.asc`, {
+      serviceRole: true,
+    }),
     accounts ?? listAccounts(backend),
   ]);
   const emails = new Map(listed.map((account) => [account.id, account.email]));
-  return z.array(roleRow).parse(rows).map((row) => {
-    const email = emails.get(row.user_id) ?? null;
-    return { user_id: row.user_id, email, granted_by: row.granted_by, created_at: row.created_at, in_admin_emails: email !== null && allowedEmails.includes(email) };
-  });
+  return z
+    .array(roleRow)
+    .parse(rows)
+    .map((row) => {
+      const email = emails.get(row.user_id) ?? null;
+      return {
+        user_id: row.user_id,
+        email,
+        granted_by: row.granted_by,
+        created_at: row.created_at,
+        in_admin_emails: email !== null && allowedEmails.includes(email),
+      };
+    });
 }
 
 export const roleTarget = z.union([
   z.object({ user_id: z.uuid(), email: z.undefined().optional() }),
-  z.object({ email: z.email().max(254).transform((value) => value.toLowerCase()), user_id: z.undefined().optional() }),
+  z.object({
+    email: z
+      .email()
+      .max(254)
+      .transform((value) => value.toLowerCase()),
+    user_id: z.undefined().optional(),
+  }),
 ]);
 export type RoleTarget = z.infer<typeof roleTarget>;
 
 /** The user a request names, which must exist as an account. */
-export async function resolveUser(backend: BackendClient, target: RoleTarget): Promise<{ userId: string; email: string | null }> {
+export async function resolveUser(
+  backend: BackendClient,
+  target: RoleTarget,
+): Promise<{ userId: string; email: string | null }> {
   if (target.user_id) {
     const accounts = await listAccounts(backend);
     const account = accounts.find((item) => item.id === target.user_id);
@@ -51,7 +80,11 @@ export async function resolveUser(backend: BackendClient, target: RoleTarget): P
   return { userId: account.id, email: account.email };
 }
 
-export async function grantAdmin(backend: BackendClient, userId: string, grantedBy: string | null): Promise<{ created: boolean }> {
+export async function grantAdmin(
+  backend: BackendClient,
+  userId: string,
+  grantedBy: string | null,
+): Promise<{ created: boolean }> {
   const { body } = await backend.request(`/rest/v1/user_roles?on_conflict=user_id,role&select=user_id`, {
     credential: { serviceRole: true },
     headers: { prefer: 'resolution=ignore-duplicates,return=representation' },
@@ -65,7 +98,11 @@ export async function revokeAdmin(backend: BackendClient, userId: string): Promi
     await backend.rpc('admin_revoke_role', { p_user_id: userId, p_role: ADMIN_ROLE }, { serviceRole: true });
   } catch (error) {
     if (error instanceof BackendError && error.message === 'last_admin') {
-      throw new GatewayError(409, 'last_admin', 'Refused: this is the last admin row in user_roles. Without it no account could unlock the console with a backend login (only ADMIN_SECRET or ADMIN_EMAILS would remain). Grant admin to someone else first.');
+      throw new GatewayError(
+        409,
+        'last_admin',
+        'Refused: this is the last admin row in user_roles. Without it no account could unlock the console with a backend login (only ADMIN_SECRET or ADMIN_EMAILS would remain). Grant admin to someone else first.',
+      );
     }
     if (error instanceof BackendError && error.message === 'role_not_found') {
       throw new GatewayError(404, 'role_not_found', 'That user has no admin row to revoke.');

@@ -32,7 +32,14 @@ export class CleanupPreviews {
     const now = this.options.now();
     const preview: CleanupPreview = {
       preview_id: randomBytes(16).toString('base64url'),
-      objects: objects.map((object) => ({ id: object.id, bucket: object.bucket, name: object.name, bytes: object.bytes, updated_at: object.updated_at, reason: object.reason })),
+      objects: objects.map((object) => ({
+        id: object.id,
+        bucket: object.bucket,
+        name: object.name,
+        bytes: object.bytes,
+        updated_at: object.updated_at,
+        reason: object.reason,
+      })),
       bytes: objects.reduce((sum, object) => sum + object.bytes, 0),
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + this.options.ttlMs).toISOString(),
@@ -44,9 +51,19 @@ export class CleanupPreviews {
   /** The preview, removed from the store (one apply per preview). */
   take(previewId: string): CleanupPreview {
     const found = this.previews.get(previewId);
-    if (!found) throw new GatewayError(404, 'preview_not_found', 'No cleanup preview has that id (it was applied already, or the server restarted); preview again.');
+    if (!found)
+      throw new GatewayError(
+        404,
+        'preview_not_found',
+        'No cleanup preview has that id (it was applied already, or the server restarted); preview again.',
+      );
     this.previews.delete(previewId);
-    if (this.options.now() > found.expiresAtMs) throw new GatewayError(410, 'preview_expired', 'That cleanup preview expired (previews last 30 minutes); preview again.');
+    if (this.options.now() > found.expiresAtMs)
+      throw new GatewayError(
+        410,
+        'preview_expired',
+        'That cleanup preview expired (previews last 30 minutes); preview again.',
+      );
     const { expiresAtMs: _expiresAtMs, ...preview } = found;
     return preview;
   }

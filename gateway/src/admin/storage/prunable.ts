@@ -15,7 +15,8 @@ export const PRUNE_RULE =
   'Group icons and study material are never pruned.';
 
 const folderOf = (name: string) => name.split('/')[0] ?? '';
-const byNewest = (a: StoredObject, b: StoredObject) => Date.parse(b.created_at) - Date.parse(a.created_at) || b.name.localeCompare(a.name);
+const byNewest = (a: StoredObject, b: StoredObject) =>
+  Date.parse(b.created_at) - Date.parse(a.created_at) || b.name.localeCompare(a.name);
 
 /** The object name an avatar URL points to (`.../object/public/avatars/<name>`), if it is one of ours. */
 export function avatarObjectName(avatarUrl: string | null): string | undefined {
@@ -24,14 +25,22 @@ export function avatarObjectName(avatarUrl: string | null): string | undefined {
   const at = avatarUrl.indexOf(marker);
   if (at === -1) return undefined;
   try {
-    return avatarUrl.slice(at + marker.length).split('?')[0]?.split('/').map(decodeURIComponent).join('/');
+    return avatarUrl
+      .slice(at + marker.length)
+      .split('?')[0]
+      ?.split('/')
+      .map(decodeURIComponent)
+      .join('/');
   } catch {
     return undefined;
   }
 }
 
 /** object id -> why it is prunable. */
-export function prunableObjects(objects: StoredObject[], avatarByUser: Map<string, string | undefined>): Map<string, string> {
+export function prunableObjects(
+  objects: StoredObject[],
+  avatarByUser: Map<string, string | undefined>,
+): Map<string, string> {
   const prunable = new Map<string, string>();
   const groups = new Map<string, StoredObject[]>();
   for (const object of objects) {
@@ -62,7 +71,11 @@ const profileRow = z.object({ user_id: z.string(), avatar_url: z.string().nullab
 export async function readShownAvatars(backend: BackendClient): Promise<Map<string, string | undefined>> {
   const shown = new Map<string, string | undefined>();
   for (let offset = 0; ; offset += 1000) {
-    const rows = z.array(profileRow).parse(await backend.select(`user_profiles?select=user_id,avatar_url&order=user_id.asc&limit=1000&offset=${offset}`, { serviceRole: true }));
+    const rows = z.array(profileRow).parse(
+      await backend.select(`user_profiles?select=user_id,avatar_url&order=user_id.asc&limit=1000&offset=${offset}`, {
+        serviceRole: true,
+      }),
+    );
     for (const row of rows) shown.set(row.user_id, avatarObjectName(row.avatar_url));
     if (rows.length < 1000) return shown;
   }

@@ -14,7 +14,8 @@ export function storageBody(report: StorageReport): SafeHtml {
 <div class="scroll"><table>
 <thead><tr><th scope="col">User</th><th scope="col">Bucket</th><th scope="col" class="num">Objects</th><th scope="col" class="num">Size</th><th scope="col" class="num">Prunable</th><th scope="col" class="num">Prunable size</th></tr></thead>
 <tbody>${report.per_user.map(
-    (row) => html`<tr><td>${row.email ?? html`<code>${row.user}</code>`}</td><td>${row.bucket}</td><td class="num">${row.objects}</td><td class="num">${formatBytes(row.bytes)}</td><td class="num">${row.prunable_objects}</td><td class="num">${formatBytes(row.prunable_bytes)}</td></tr>`,
+    (row) =>
+      html`<tr><td>${row.email ?? html`<code>${row.user}</code>`}</td><td>${row.bucket}</td><td class="num">${row.objects}</td><td class="num">${formatBytes(row.bytes)}</td><td class="num">${row.prunable_objects}</td><td class="num">${formatBytes(row.prunable_bytes)}</td></tr>`,
   )}</tbody></table></div>
 ${report.per_user.length === 0 ? html`<p class="muted">Nothing is stored yet.</p>` : ''}
 <h2>Prunable objects</h2>
@@ -31,7 +32,8 @@ ${
 export function previewBody(preview: CleanupPreview): SafeHtml {
   const count = preview.objects.length;
   const these = count === 1 ? 'this object' : `these ${count} objects`;
-  if (count === 0) return html`<h1>Cleanup preview</h1><p>Nothing is prunable, so a cleanup would delete nothing.</p><p><a href="/__admin/storage">Back to storage</a></p>`;
+  if (count === 0)
+    return html`<h1>Cleanup preview</h1><p>Nothing is prunable, so a cleanup would delete nothing.</p><p><a href="/__admin/storage">Back to storage</a></p>`;
   return html`<h1>Cleanup preview</h1>
 <p>Applying this preview deletes exactly ${these} (${formatBytes(preview.bytes)}), no others:
 an object stored or replaced after this preview is left alone. The preview is valid until ${formatTime(preview.expires_at)}.</p>
@@ -45,7 +47,11 @@ an object stored or replaced after this preview is left alone. The preview is va
 </form>`;
 }
 
-export function appliedBody(result: { deleted: Array<{ bucket: string; name: string }>; skipped: Array<{ bucket: string; name: string; reason: string }>; bytes: number }): SafeHtml {
+export function appliedBody(result: {
+  deleted: Array<{ bucket: string; name: string }>;
+  skipped: Array<{ bucket: string; name: string; reason: string }>;
+  bytes: number;
+}): SafeHtml {
   return html`<h1>Cleanup done</h1>
 <p class="banner banner-ok" role="status">Deleted ${plural(result.deleted.length, 'object')} (${formatBytes(result.bytes)}).${result.skipped.length ? ` Left ${result.skipped.length} alone.` : ''}</p>
 ${result.skipped.length ? html`<h2>Left alone</h2><ul>${result.skipped.map((item) => html`<li><code>${item.bucket}/${item.name}</code>: ${item.reason}</li>`)}</ul>` : ''}

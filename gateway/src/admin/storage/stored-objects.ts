@@ -22,7 +22,11 @@ export async function listStoredObjects(backend: BackendClient, bucket?: string)
     body = await backend.rpc('admin_storage_objects', {}, { serviceRole: true });
   } catch (error) {
     if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883')) {
-      throw new GatewayError(502, 'patch_not_applied', 'The project has no public.admin_storage_objects(): apply community-patch-v6.sql (see /__admin/patch).');
+      throw new GatewayError(
+        502,
+        'patch_not_applied',
+        'The project has no public.admin_storage_objects(): apply community-patch-v6.sql (see /__admin/patch).',
+      );
     }
     throw error;
   }
@@ -38,5 +42,8 @@ export async function removeObjects(backend: BackendClient, bucket: string, name
     credential: { serviceRole: true },
     body: { prefixes: names },
   });
-  return z.array(z.object({ name: z.string() }).loose()).parse(body).map((object) => object.name);
+  return z
+    .array(z.object({ name: z.string() }).loose())
+    .parse(body)
+    .map((object) => object.name);
 }

@@ -68,19 +68,31 @@ async function readRows(backend: BackendClient, userId?: string): Promise<z.infe
   const rows: z.infer<typeof backupRow>[] = [];
   const filter = userId ? `&user_id=eq.${encodeURIComponent(userId)}` : '';
   for (let offset = 0; ; offset += PAGE) {
-    const page = z.array(backupRow).parse(
-      await backend.select(`user_backups?select=${ROW_COLUMNS}${filter}&order=user_id.asc,created_at.desc,id.asc&limit=${PAGE}&offset=${offset}`, { serviceRole: true }),
-    );
+    const page = z
+      .array(backupRow)
+      .parse(
+        await backend.select(
+          `user_backups?select=${ROW_COLUMNS}${filter}&order=user_id.asc,created_at.desc,id.asc&limit=${PAGE}&offset=${offset}`,
+          { serviceRole: true },
+        ),
+      );
     rows.push(...page);
     if (page.length < PAGE) return rows;
   }
 }
 
 /** A file's richness by the database's own function; null (with the reason) when it is not a JSON object. */
-async function fileRichness(backend: BackendClient, object: StoredObject): Promise<{ richness: number | null; problem?: string }> {
+async function fileRichness(
+  backend: BackendClient,
+  object: StoredObject,
+): Promise<{ richness: number | null; problem?: string }> {
   try {
-    const { body } = await backend.request(`/storage/v1/object/backups/${object.name.split('/').map(encodeURIComponent).join('/')}`, { credential: { serviceRole: true } });
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return { richness: null, problem: 'not a JSON object' };
+    const { body } = await backend.request(
+      `/storage/v1/object/backups/${object.name.split('/').map(encodeURIComponent).join('/')}`,
+      { credential: { serviceRole: true } },
+    );
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return { richness: null, problem: 'not a JSON object' };
     const richness = z.number().parse(await backend.rpc('backup_richness', { payload: body }, { serviceRole: true }));
     return { richness };
   } catch (error) {
@@ -102,23 +114,40 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
   return results;
 }
 
-const short = (candidate: BackupCandidate) => (candidate.kind === 'row' ? `row ${candidate.id.slice(0, 8)}` : `file ${candidate.id.split('/').slice(1).join('/')}`);
-const described = (candidate: BackupCandidate) => `${short(candidate)} (richness ${candidate.richness}, ${candidate.created_at.slice(0, 16).replace('T', ' ')} UTC)`;
+const short = (candidate: BackupCandidate) =>
+  candidate.kind === 'row' ? `row ${candidate.id.slice(0, 8)}` : `file ${candidate.id.split('/').slice(1).join('/')}`;
+const described = (candidate: BackupCandidate) =>
+  `${short(candidate)} (richness ${candidate.richness}, ${candidate.created_at.slice(0, 16).replace('T', ' ')} UTC)`;
 
-export function explain(user: Omit<UserBackups, 'explanation' | 'repair_needed'>): { repair_needed: boolean; explanation: string } {
+export function explain(user: Omit<UserBackups, 'explanation' | 'repair_needed'>): {
+  repair_needed: boolean;
+  explanation: string;
+} {
   const { current, best, winner } = user;
   const rows = user.candidates.filter((item) => item.kind === 'row').length;
-  if (!winner) return { repair_needed: false, explanation: user.candidates.length ? 'No candidate could be read.' : 'No backups.' };
+  if (!winner)
+    return {
+      repair_needed: false,
+      explanation: user.candidates.length ? 'No candidate could be read.' : 'No backups.',
+    };
   const parts: string[] = [];
   if (best) {
-    parts.push(`/__auth/backup/best returns ${described(best)}: the richest of ${rows} backup row${rows === 1 ? '' : 's'}${best === current ? ' and also the newest' : ', because richness wins over recency'}.`);
+    parts.push(
+      `/__auth/backup/best returns ${described(best)}: the richest of ${rows} backup row${rows === 1 ? '' : 's'}${best === current ? ' and also the newest' : ', because richness wins over recency'}.`,
+    );
   } else {
     parts.push('/__auth/backup/best finds no backup row.');
   }
-  if (winner.kind === 'file') parts.push(`The snapshot ${described(winner)} is richer than every row, and /__auth/backup/best reads only rows.`);
-  if (current && current !== best) parts.push(`The current (newest) backup, ${described(current)}, is what /__auth/backup/latest returns.`);
+  if (winner.kind === 'file')
+    parts.push(`The snapshot ${described(winner)} is richer than every row, and /__auth/backup/best reads only rows.`);
+  if (current && current !== best)
+    parts.push(`The current (newest) backup, ${described(current)}, is what /__auth/backup/latest returns.`);
   const repair = winner !== current;
-  parts.push(repair ? `Repair makes the content of ${short(winner)} the current backup${current ? ` and archives ${short(current)} (it can be restored)` : ''}.` : 'Nothing to repair.');
+  parts.push(
+    repair
+      ? `Repair makes the content of ${short(winner)} the current backup${current ? ` and archives ${short(current)} (it can be restored)` : ''}.`
+      : 'Nothing to repair.',
+  );
   return { repair_needed: repair, explanation: parts.join(' ') };
 }
 
@@ -137,7 +166,10 @@ function assemble(userId: string, email: string | null, candidates: BackupCandid
 }
 
 /** Every user's candidates (or one user's), with the winner and why. */
-export async function readBackupCandidates(backend: BackendClient, options: { userId?: string } = {}): Promise<UserBackups[]> {
+export async function readBackupCandidates(
+  backend: BackendClient,
+  options: { userId?: string } = {},
+): Promise<UserBackups[]> {
   const [accounts, rows, objects] = await Promise.all([
     listAccounts(backend),
     readRows(backend, options.userId),
@@ -149,9 +181,18 @@ export async function readBackupCandidates(backend: BackendClient, options: { us
   });
   const richness = await mapLimited(files, 4, (file) => fileRichness(backend, file));
   const byUser = new Map<string, BackupCandidate[]>();
-  const add = (userId: string, candidate: BackupCandidate) => byUser.set(userId, [...(byUser.get(userId) ?? []), candidate]);
+  const add = (userId: string, candidate: BackupCandidate) =>
+    byUser.set(userId, [...(byUser.get(userId) ?? []), candidate]);
   for (const row of rows) {
-    add(row.user_id, { kind: 'row', id: row.id, source: row.source, app_version: row.app_version, richness: row.richness, bytes: row.size_bytes, created_at: row.created_at });
+    add(row.user_id, {
+      kind: 'row',
+      id: row.id,
+      source: row.source,
+      app_version: row.app_version,
+      richness: row.richness,
+      bytes: row.size_bytes,
+      created_at: row.created_at,
+    });
   }
   files.forEach((file, index) => {
     const measured = richness[index] ?? { richness: null };

@@ -25,31 +25,78 @@ export interface RepairResult {
   restore: { method: 'POST'; path: string; body: { archive_id: string }; text: string } | null;
 }
 
-const brief = (candidate: BackupCandidate) => ({ kind: candidate.kind, id: candidate.id, richness: candidate.richness, created_at: candidate.created_at });
+const brief = (candidate: BackupCandidate) => ({
+  kind: candidate.kind,
+  id: candidate.id,
+  richness: candidate.richness,
+  created_at: candidate.created_at,
+});
 
-async function winnerPayload(backend: BackendClient, userId: string, winner: BackupCandidate): Promise<{ payload: Record<string, unknown>; appVersion: string | null }> {
+async function winnerPayload(
+  backend: BackendClient,
+  userId: string,
+  winner: BackupCandidate,
+): Promise<{ payload: Record<string, unknown>; appVersion: string | null }> {
   if (winner.kind === 'row') {
-    const rows = await backend.select(`user_backups?select=payload,app_version&id=eq.${encodeURIComponent(winner.id)}&user_id=eq.${encodeURIComponent(userId)}`, { serviceRole: true });
-    const [row] = z.array(z.object({ payload: z.record(z.string(), z.unknown()), app_version: z.string().nullable() })).parse(rows);
-    if (!row) throw new GatewayError(409, 'backup_changed', 'The winning backup disappeared since the page was read; look at the user again.');
+    const rows = await backend.select(
+      `user_backups?select=payload,app_version&id=eq.${encodeURIComponent(winner.id)}&user_id=eq.${encodeURIComponent(userId)}`,
+      { serviceRole: true },
+    );
+    const [row] = z
+      .array(z.object({ payload: z.record(z.string(), z.unknown()), app_version: z.string().nullable() }))
+      .parse(rows);
+    if (!row)
+      throw new GatewayError(
+        409,
+        'backup_changed',
+        'The winning backup disappeared since the page was read; look at the user again.',
+      );
     return { payload: row.payload, appVersion: row.app_version };
   }
-  const { body } = await backend.request(`/storage/v1/object/backups/${winner.id.split('/').map(encodeURIComponent).join('/')}`, { credential: { serviceRole: true } });
+  const { body } = await backend.request(
+    `/storage/v1/object/backups/${winner.id.split('/').map(encodeURIComponent).join('/')}`,
+    { credential: { serviceRole: true } },
+  );
   return { payload: z.record(z.string(), z.unknown()).parse(body), appVersion: null };
 }
 
-const replaced = z.object({ new_backup_id: z.string(), archived_backup_id: z.string().nullable(), replaced_backup_id: z.string().nullable() });
+const replaced = z.object({
+  new_backup_id: z.string(),
+  archived_backup_id: z.string().nullable(),
+  replaced_backup_id: z.string().nullable(),
+});
 
-export async function repairUserBackup(backend: BackendClient, options: { userId: string; dryRun: boolean; subject: string }): Promise<RepairResult> {
+export async function repairUserBackup(
+  backend: BackendClient,
+  options: { userId: string; dryRun: boolean; subject: string },
+): Promise<RepairResult> {
   const [user] = await readBackupCandidates(backend, { userId: options.userId });
-  const base = { dry_run: options.dryRun, user_id: options.userId, archived_backup_id: null, new_backup_id: null, restore: null };
+  const base = {
+    dry_run: options.dryRun,
+    user_id: options.userId,
+    archived_backup_id: null,
+    new_backup_id: null,
+    restore: null,
+  };
   if (!user) return { ...base, changes: [], explanation: 'This user has no backups.' };
   const { winner, current } = user;
   if (!user.repair_needed || !winner) return { ...base, changes: [], explanation: user.explanation };
 
   const changes: RepairChange[] = [
-    { action: 'write', description: `Write the content of ${winner.kind} ${winner.id} (richness ${winner.richness}) as a new backup (source "restore"); it becomes what /__auth/backup/latest and /__auth/backup/best return.`, backup: brief(winner) },
-    ...(current ? [{ action: 'archive' as const, description: `Move the current backup, row ${current.id} (richness ${current.richness}), into the archive, from where it can be restored.`, backup: brief(current) }] : []),
+    {
+      action: 'write',
+      description: `Write the content of ${winner.kind} ${winner.id} (richness ${winner.richness}) as a new backup (source "restore"); it becomes what /__auth/backup/latest and /__auth/backup/best return.`,
+      backup: brief(winner),
+    },
+    ...(current
+      ? [
+          {
+            action: 'archive' as const,
+            description: `Move the current backup, row ${current.id} (richness ${current.richness}), into the archive, from where it can be restored.`,
+            backup: brief(current),
+          },
+        ]
+      : []),
   ];
   if (options.dryRun) return { ...base, changes, explanation: user.explanation };
 
@@ -57,18 +104,29 @@ export async function repairUserBackup(backend: BackendClient, options: { userId
   let result: z.infer<typeof replaced>;
   try {
     result = replaced.parse(
-      await backend.rpc('admin_replace_current_backup', {
-        p_user_id: options.userId,
-        p_expected_current: current?.id ?? null,
-        p_payload: payload,
-        p_app_version: appVersion,
-        p_reason: `admin repair: ${winner.kind} ${winner.id} (richness ${winner.richness}) made current`.slice(0, 500),
-        p_archived_by: options.subject.slice(0, 320),
-      }, { serviceRole: true }),
+      await backend.rpc(
+        'admin_replace_current_backup',
+        {
+          p_user_id: options.userId,
+          p_expected_current: current?.id ?? null,
+          p_payload: payload,
+          p_app_version: appVersion,
+          p_reason: `admin repair: ${winner.kind} ${winner.id} (richness ${winner.richness}) made current`.slice(
+            0,
+            500,
+          ),
+          p_archived_by: options.subject.slice(0, 320),
+        },
+        { serviceRole: true },
+      ),
     );
   } catch (error) {
     if (error instanceof BackendError && error.message === 'backup_changed') {
-      throw new GatewayError(409, 'backup_changed', 'The current backup changed while the repair was prepared; nothing was written. Look at the user again.');
+      throw new GatewayError(
+        409,
+        'backup_changed',
+        'The current backup changed while the repair was prepared; nothing was written. Look at the user again.',
+      );
     }
     throw error;
   }
@@ -80,31 +138,60 @@ export async function repairUserBackup(backend: BackendClient, options: { userId
     archived_backup_id: archiveId,
     new_backup_id: result.new_backup_id,
     restore: archiveId
-      ? { method: 'POST', path: RESTORE_PATH, body: { archive_id: archiveId }, text: `To undo, POST ${RESTORE_PATH} {"archive_id": "${archiveId}"} (or use Restore on the sync page): the archived backup returns with its id and date, and the backup this repair wrote is removed.` }
+      ? {
+          method: 'POST',
+          path: RESTORE_PATH,
+          body: { archive_id: archiveId },
+          text: `To undo, POST ${RESTORE_PATH} {"archive_id": "${archiveId}"} (or use Restore on the sync page): the archived backup returns with its id and date, and the backup this repair wrote is removed.`,
+        }
       : null,
   };
 }
 
-export async function restoreArchivedBackup(backend: BackendClient, archiveId: string): Promise<{ restored_backup_id: string; removed_backup_id: string | null }> {
+export async function restoreArchivedBackup(
+  backend: BackendClient,
+  archiveId: string,
+): Promise<{ restored_backup_id: string; removed_backup_id: string | null }> {
   try {
     return z
       .object({ restored_backup_id: z.string(), removed_backup_id: z.string().nullable() })
       .parse(await backend.rpc('admin_restore_archived_backup', { p_archive_id: archiveId }, { serviceRole: true }));
   } catch (error) {
-    if (error instanceof BackendError && error.message === 'archive_not_found') throw new GatewayError(404, 'archive_not_found', 'No archived backup has that id (it may have been restored already).');
-    if (error instanceof BackendError && error.message === 'already_restored') throw new GatewayError(409, 'already_restored', 'A backup with that id exists again; nothing was changed.');
+    if (error instanceof BackendError && error.message === 'archive_not_found')
+      throw new GatewayError(
+        404,
+        'archive_not_found',
+        'No archived backup has that id (it may have been restored already).',
+      );
+    if (error instanceof BackendError && error.message === 'already_restored')
+      throw new GatewayError(409, 'already_restored', 'A backup with that id exists again; nothing was changed.');
     throw error;
   }
 }
 
-const archivedRow = z.object({ id: z.string(), backup_id: z.string(), user_id: z.string(), source: z.string(), backup_created_at: z.string(), replaced_by: z.string().nullable(), reason: z.string(), archived_by: z.string(), archived_at: z.string() });
+const archivedRow = z.object({
+  id: z.string(),
+  backup_id: z.string(),
+  user_id: z.string(),
+  source: z.string(),
+  backup_created_at: z.string(),
+  replaced_by: z.string().nullable(),
+  reason: z.string(),
+  archived_by: z.string(),
+  archived_at: z.string(),
+});
 export type ArchivedBackup = z.infer<typeof archivedRow>;
 
 export async function listArchivedBackups(backend: BackendClient): Promise<ArchivedBackup[]> {
   try {
-    return z.array(archivedRow).parse(
-      await backend.select('user_backup_archive?select=id,backup_id,user_id,source,backup_created_at,replaced_by,reason,archived_by,archived_at&order=archived_at.desc&limit=200', { serviceRole: true }),
-    );
+    return z
+      .array(archivedRow)
+      .parse(
+        await backend.select(
+          'user_backup_archive?select=id,backup_id,user_id,source,backup_created_at,replaced_by,reason,archived_by,archived_at&order=archived_at.desc&limit=200',
+          { serviceRole: true },
+        ),
+      );
   } catch (error) {
     if (error instanceof BackendError && (error.code === 'PGRST205' || error.code === '42P01')) return [];
     throw error;

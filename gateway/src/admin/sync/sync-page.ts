@@ -6,7 +6,11 @@ import type { BackupCandidate, UserBackups } from './backup-candidates.ts';
 import type { ArchivedBackup, RepairResult } from './repair.ts';
 
 function marks(user: UserBackups, candidate: BackupCandidate): string {
-  return [candidate === user.winner ? 'winner' : null, candidate === user.best ? 'best (rows)' : null, candidate === user.current ? 'current' : null]
+  return [
+    candidate === user.winner ? 'winner' : null,
+    candidate === user.best ? 'best (rows)' : null,
+    candidate === user.current ? 'current' : null,
+  ]
     .filter(Boolean)
     .join(', ');
 }
@@ -27,7 +31,9 @@ function userSection(user: UserBackups): SafeHtml {
 <div class="scroll"><table>
 <thead><tr><th scope="col">Kind</th><th scope="col">Backup</th><th scope="col">Source</th><th scope="col" class="num">Richness</th><th scope="col" class="num">Size</th><th scope="col">Date</th><th scope="col">Role</th></tr></thead>
 <tbody>${user.candidates.map(
-    (candidate) => html`<tr><td>${candidate.kind}</td><td><code>${candidate.kind === 'row' ? candidate.id : candidate.id}</code></td><td>${candidate.source ?? ''}</td>
+    (
+      candidate,
+    ) => html`<tr><td>${candidate.kind}</td><td><code>${candidate.kind === 'row' ? candidate.id : candidate.id}</code></td><td>${candidate.source ?? ''}</td>
 <td class="num">${candidate.richness ?? html`<span class="status-bad">${candidate.problem ?? 'unknown'}</span>`}</td><td class="num">${formatBytes(candidate.bytes)}</td><td>${formatTime(candidate.created_at)}</td><td>${marks(user, candidate)}</td></tr>`,
   )}</tbody></table></div>
 ${repairForms(user)}
@@ -50,7 +56,9 @@ ${
     : html`<div class="scroll"><table>
 <thead><tr><th scope="col">Archived</th><th scope="col">User</th><th scope="col">Backup</th><th scope="col">From</th><th scope="col">Reason</th><th scope="col">Restore</th></tr></thead>
 <tbody>${view.archive.map(
-        (item) => html`<tr><td>${formatTime(item.archived_at)} by ${item.archived_by}</td><td><code>${item.user_id}</code></td><td><code>${item.backup_id}</code></td><td>${formatTime(item.backup_created_at)}</td><td>${item.reason}</td>
+        (
+          item,
+        ) => html`<tr><td>${formatTime(item.archived_at)} by ${item.archived_by}</td><td><code>${item.user_id}</code></td><td><code>${item.backup_id}</code></td><td>${formatTime(item.backup_created_at)}</td><td>${item.reason}</td>
 <td><form method="post" action="/__admin/sync/restore-archived-backup" class="stack">
   <input type="hidden" name="archive_id" value="${item.id}">
   <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>Put it back and remove the backup the repair wrote</span></label>
@@ -60,7 +68,11 @@ ${
 }
 
 export function repairResultBody(result: RepairResult): SafeHtml {
-  const title = result.dry_run ? 'Repair preview (nothing written)' : result.changes.length ? 'Repaired' : 'Nothing to repair';
+  const title = result.dry_run
+    ? 'Repair preview (nothing written)'
+    : result.changes.length
+      ? 'Repaired'
+      : 'Nothing to repair';
   return html`<h1>${title}</h1>
 <p>${result.explanation}</p>
 ${

@@ -15,16 +15,21 @@ const syncQuery = z.object({ user_id: z.uuid().optional() });
 const repairBody = z.object({ user_id: z.uuid(), dry_run: formBoolean, confirm: optionalField(formBoolean) });
 const restoreBody = z.object({ archive_id: z.uuid(), confirm: optionalField(formBoolean) });
 
-const isFormPost = (request: FastifyRequest) => String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+const isFormPost = (request: FastifyRequest) =>
+  String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
 const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
   const subjectOf = (request: FastifyRequest) => request.adminSession?.subject ?? 'unknown';
-  const logAuditFailure = (request: FastifyRequest) => (error: Error) => request.log.error({ err: error }, 'admin audit log failed');
+  const logAuditFailure = (request: FastifyRequest) => (error: Error) =>
+    request.log.error({ err: error }, 'admin audit log failed');
 
   app.get('/__admin/sync', async (request, reply) => {
     const { user_id: userId } = parseOrThrow(syncQuery, request.query);
     const backend = context.backend.forRoute();
-    const [users, archive] = await Promise.all([readBackupCandidates(backend, userId ? { userId } : {}), listArchivedBackups(backend)]);
+    const [users, archive] = await Promise.all([
+      readBackupCandidates(backend, userId ? { userId } : {}),
+      listArchivedBackups(backend),
+    ]);
     const shownArchive = userId ? archive.filter((item) => item.user_id === userId) : archive;
     return sendData(request, reply, { users, archive: shownArchive }, () => ({
       title: 'Sync',
@@ -36,25 +41,51 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
   app.post('/__admin/sync/repair-user-backup', async (request, reply) => {
     const body = parseOrThrow(repairBody, request.body);
     if (!body.dry_run && isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the repair; nothing was written.');
+      throw new GatewayError(
+        400,
+        'confirmation_required',
+        'Tick the box that confirms the repair; nothing was written.',
+      );
     }
-    const result = await repairUserBackup(context.backend.forRoute(), { userId: body.user_id, dryRun: body.dry_run, subject: subjectOf(request) });
+    const result = await repairUserBackup(context.backend.forRoute(), {
+      userId: body.user_id,
+      dryRun: body.dry_run,
+      subject: subjectOf(request),
+    });
     if (!result.dry_run) {
       await context.audit.record(
-        { subject: subjectOf(request), action: 'repair-user-backup', user_id: body.user_id, changes: result.changes.length, archived_backup_id: result.archived_backup_id, new_backup_id: result.new_backup_id },
+        {
+          subject: subjectOf(request),
+          action: 'repair-user-backup',
+          user_id: body.user_id,
+          changes: result.changes.length,
+          archived_backup_id: result.archived_backup_id,
+          new_backup_id: result.new_backup_id,
+        },
         logAuditFailure(request),
       );
     }
-    return sendData(request, reply, result, () => ({ title: 'Repair', current: '/__admin/sync', body: repairResultBody(result) }));
+    return sendData(request, reply, result, () => ({
+      title: 'Repair',
+      current: '/__admin/sync',
+      body: repairResultBody(result),
+    }));
   });
 
   app.post('/__admin/sync/restore-archived-backup', async (request, reply) => {
     const body = parseOrThrow(restoreBody, request.body);
     if (isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the restore; nothing was changed.');
+      throw new GatewayError(
+        400,
+        'confirmation_required',
+        'Tick the box that confirms the restore; nothing was changed.',
+      );
     }
     const restored = await restoreArchivedBackup(context.backend.forRoute(), body.archive_id);
-    await context.audit.record({ subject: subjectOf(request), action: 'restore-archived-backup', archive_id: body.archive_id, ...restored }, logAuditFailure(request));
+    await context.audit.record(
+      { subject: subjectOf(request), action: 'restore-archived-backup', archive_id: body.archive_id, ...restored },
+      logAuditFailure(request),
+    );
     const result = { ok: true, ...restored };
     return sendData(request, reply, result, () => ({
       title: 'Restored',

@@ -17,32 +17,68 @@ export const SATELLITE_ROWS: { table: string; key: string }[] = [
   { table: 'community_enrollments', key: 'user_id' },
 ];
 
-const SCHEMA_FIX = { text: 'Run the Table schema and RPC checks above; apply the bundle they name.', href: null, bundle: null };
+const SCHEMA_FIX = {
+  text: 'Run the Table schema and RPC checks above; apply the bundle they name.',
+  href: null,
+  bundle: null,
+};
 
 export async function authSmokeChecks(backend: BackendClient): Promise<Check[]> {
   const checks: Check[] = [];
-  const step = (name: string, ok: boolean, detail: string) => checks.push(check('auth_smoke', name, ok, detail, SCHEMA_FIX));
+  const step = (name: string, ok: boolean, detail: string) =>
+    checks.push(check('auth_smoke', name, ok, detail, SCHEMA_FIX));
   let account: TemporaryAccount | undefined;
   try {
     account = await createTemporaryAccount(backend, 'verify');
     step('Create a temporary user with the admin API', true, `${account.email} (${account.id}).`);
     const session = await passwordGrant(backend, { username: account.email, password: account.password });
     step('Sign in with its password', true, `Session for ${session.user.id}, expires in ${session.expires_in} s.`);
-    const report = await ensureSatelliteRows(backend, { token: session.access_token, userId: account.id }, account.email);
-    step('Bootstrap the account as /__auth/login does', report.warnings.length === 0, report.warnings.length ? `Warnings: ${report.warnings.join('; ')}.` : `Created ${report.created.join(', ') || 'nothing (the trigger had)'}; handle ${report.handle ?? 'none'}.`);
+    const report = await ensureSatelliteRows(
+      backend,
+      { token: session.access_token, userId: account.id },
+      account.email,
+    );
+    step(
+      'Bootstrap the account as /__auth/login does',
+      report.warnings.length === 0,
+      report.warnings.length
+        ? `Warnings: ${report.warnings.join('; ')}.`
+        : `Created ${report.created.join(', ') || 'nothing (the trigger had)'}; handle ${report.handle ?? 'none'}.`,
+    );
     for (const { table, key } of SATELLITE_ROWS) {
-      const rows = await backend.select(`${table}?select=${key}&${key}=eq.${account.id}`, { serviceRole: true }).catch((error: Error) => error);
+      const rows = await backend
+        .select(`${table}?select=${key}&${key}=eq.${account.id}`, { serviceRole: true })
+        .catch((error: Error) => error);
       if (rows instanceof Error) step(`Row in public.${table}`, false, rows.message);
       else step(`Row in public.${table}`, rows.length === 1, rows.length === 1 ? 'Present.' : `Found ${rows.length}.`);
     }
-    const [profile] = z.array(z.object({ handle: z.string().nullable() })).parse(await backend.select(`user_profiles?select=handle&user_id=eq.${account.id}`, { serviceRole: true }));
-    step('The profile has a community handle', Boolean(profile?.handle), profile?.handle ? `Handle ${profile.handle}.` : 'No handle was set.');
+    const [profile] = z
+      .array(z.object({ handle: z.string().nullable() }))
+      .parse(await backend.select(`user_profiles?select=handle&user_id=eq.${account.id}`, { serviceRole: true }));
+    step(
+      'The profile has a community handle',
+      Boolean(profile?.handle),
+      profile?.handle ? `Handle ${profile.handle}.` : 'No handle was set.',
+    );
   } catch (error) {
-    step(account ? 'Sign in and bootstrap' : 'Create a temporary user with the admin API', false, (error as Error).message);
+    step(
+      account ? 'Sign in and bootstrap' : 'Create a temporary user with the admin API',
+      false,
+      (error as Error).message,
+    );
   } finally {
     if (account) {
-      const deleted = await deleteAccount(backend, account.id).then(() => undefined, (error: Error) => error);
-      step('Delete the temporary user', deleted === undefined, deleted === undefined ? `${account.email} deleted.` : `Could not delete ${account.email}: ${deleted.message}. Delete it in the backend's auth admin.`);
+      const deleted = await deleteAccount(backend, account.id).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      step(
+        'Delete the temporary user',
+        deleted === undefined,
+        deleted === undefined
+          ? `${account.email} deleted.`
+          : `Could not delete ${account.email}: ${deleted.message}. Delete it in the backend's auth admin.`,
+      );
     }
   }
   return checks;

@@ -2,7 +2,13 @@
 // `{category, name, ok, detail, fix}`. A failing check that a bundle repairs links to the patch
 // page with that bundle chosen; `fix` is null when there is nothing to apply (or nothing to fix).
 // The report's shape is the wire contract in contracts/admin-api.ts.
-import { VERIFY_CATEGORIES, type VerifyCategoryId, type VerifyCategoryReport, type VerifyCheck, type VerifyFix } from '#contracts/admin-api.ts';
+import {
+  VERIFY_CATEGORIES,
+  type VerifyCategoryId,
+  type VerifyCategoryReport,
+  type VerifyCheck,
+  type VerifyFix,
+} from '#contracts/admin-api.ts';
 
 export const CATEGORIES = VERIFY_CATEGORIES;
 

@@ -7,7 +7,11 @@ import type { ServedBundle } from '../patch/served-bundles.ts';
 import { sha256 } from '../patch/served-bundles.ts';
 import { check, type Check } from './checks.ts';
 
-const REBUILD = { text: 'Run npm run db:bundle in the checkout and restart the server (or update studyhall).', href: null, bundle: null };
+const REBUILD = {
+  text: 'Run npm run db:bundle in the checkout and restart the server (or update studyhall).',
+  href: null,
+  bundle: null,
+};
 
 export async function bundleDriftChecks(expected: ExpectedCatalog, served: ServedBundle[]): Promise<Check[]> {
   const built = await buildBundles();
@@ -29,13 +33,17 @@ export async function bundleDriftChecks(expected: ExpectedCatalog, served: Serve
       ),
     );
   }
-  const stale = served.filter((bundle) => expected.bundles.find((entry) => entry.file === bundle.file)?.sha256 !== bundle.sha256);
+  const stale = served.filter(
+    (bundle) => expected.bundles.find((entry) => entry.file === bundle.file)?.sha256 !== bundle.sha256,
+  );
   checks.push(
     check(
       'drift',
       'expected-catalog.json was generated from the served bundles',
       stale.length === 0,
-      stale.length === 0 ? `Generated for ${expected.patch.bundle} ${expected.patch.version}.` : `It describes other versions of ${stale.map((bundle) => bundle.file).join(', ')}.`,
+      stale.length === 0
+        ? `Generated for ${expected.patch.bundle} ${expected.patch.version}.`
+        : `It describes other versions of ${stale.map((bundle) => bundle.file).join(', ')}.`,
       REBUILD,
     ),
   );

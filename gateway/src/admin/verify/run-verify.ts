@@ -7,7 +7,15 @@ import type { ProofReport } from '../browser-proof/proof-runs.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { readExpected, readServedBundles } from '../patch/served-bundles.ts';
 import { authSmokeChecks } from './auth-smoke.ts';
-import { bucketChecks, functionChecks, patchVersionCheck, readCatalogFacts, rlsChecks, tableChecks, unreadableCatalogChecks } from './catalog-checks.ts';
+import {
+  bucketChecks,
+  functionChecks,
+  patchVersionCheck,
+  readCatalogFacts,
+  rlsChecks,
+  tableChecks,
+  unreadableCatalogChecks,
+} from './catalog-checks.ts';
 import { groupByCategory, type CategoryReport, type Check } from './checks.ts';
 import { bundleDriftChecks } from './drift-checks.ts';
 import { edgeInterceptorChecks, localEndpointChecks } from './server-checks.ts';
@@ -28,7 +36,12 @@ export async function runVerify(context: AdminContext, app: FastifyInstance): Pr
   const [facts, served] = await Promise.all([readCatalogFacts(backend), readServedBundles(expected)]);
   const catalog: Check[] =
     facts.kind === 'facts'
-      ? [...tableChecks(expected, facts.facts), ...functionChecks(expected, facts.facts), ...rlsChecks(expected, facts.facts), ...bucketChecks(expected, facts.facts)]
+      ? [
+          ...tableChecks(expected, facts.facts),
+          ...functionChecks(expected, facts.facts),
+          ...rlsChecks(expected, facts.facts),
+          ...bucketChecks(expected, facts.facts),
+        ]
       : unreadableCatalogChecks(facts, expected);
   // inject() runs on this process's router; the smoke test talks to the backend. One after the
   // other keeps a single-session PGlite backend from queueing them against each other.

@@ -23,7 +23,9 @@ const HEAD = html`<thead><tr><th scope="col">Category</th><th scope="col">Check<
 const CATEGORY_HEAD = html`<thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>`;
 
 export function verifyBody(report: VerifyReport): SafeHtml {
-  const failing = report.categories.flatMap((category) => category.checks.filter((item) => !item.ok).map((item) => ({ item, category: category.name })));
+  const failing = report.categories.flatMap((category) =>
+    category.checks.filter((item) => !item.ok).map((item) => ({ item, category: category.name })),
+  );
   const proof = report.browser_proof.last_report;
   return html`<h1>Verify</h1>
 <div class="summary-line">
@@ -38,7 +40,14 @@ ${
 <h2>Browser proof</h2>
 <p>${
     proof
-      ? html`Last report ${formatTime(proof.received_at)}: ${proof.ok ? html`<span class="status-ok">✓ all passed</span>` : html`<span class="status-bad">✗ ${proof.checks.filter((c) => !c.ok).map((c) => c.name).join(', ')} failed</span>`} in ${shortUserAgent(proof.user_agent)}. `
+      ? html`Last report ${formatTime(proof.received_at)}: ${
+          proof.ok
+            ? html`<span class="status-ok">✓ all passed</span>`
+            : html`<span class="status-bad">✗ ${proof.checks
+                .filter((c) => !c.ok)
+                .map((c) => c.name)
+                .join(', ')} failed</span>`
+        } in ${shortUserAgent(proof.user_agent)}. `
       : 'No browser proof has run since this server started. '
   }<a href="${report.browser_proof.page}">Run the browser proof</a> (it needs a real browser, so it is not part of the checks above).</p>
 <h2>All checks</h2>

@@ -15,7 +15,11 @@ const verifyRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, 
     const { format } = parseOrThrow(verifyQuery, request.query);
     const report = await runVerify(context, app);
     if (format === 'json') return reply.send(report);
-    return sendData(request, reply, report, () => ({ title: 'Verify', current: '/__admin/verify', body: verifyBody(report) }));
+    return sendData(request, reply, report, () => ({
+      title: 'Verify',
+      current: '/__admin/verify',
+      body: verifyBody(report),
+    }));
   });
 };
 

@@ -9,7 +9,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useDayBarsChart, type DayBars } from './useDayBarsChart.ts';
 
 interface FakeChart {
-  options: { width: number; scales: { x: { range?: (u: unknown, min: number, max: number) => number[] }; y: { range: (u: unknown, min: number, max: number) => number[] } } };
+  options: {
+    width: number;
+    scales: {
+      x: { range?: (u: unknown, min: number, max: number) => number[] };
+      y: { range: (u: unknown, min: number, max: number) => number[] };
+    };
+  };
   data: number[][];
   height: number;
   destroyed: boolean;
@@ -49,15 +55,18 @@ beforeEach(() => {
   resize = undefined;
   disconnected = 0;
   schemeListeners = new Set();
-  vi.stubGlobal('ResizeObserver', class {
-    constructor(callback: () => void) {
-      resize = callback;
-    }
-    observe() {}
-    disconnect() {
-      disconnected += 1;
-    }
-  });
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      constructor(callback: () => void) {
+        resize = callback;
+      }
+      observe() {}
+      disconnect() {
+        disconnected += 1;
+      }
+    },
+  );
   vi.stubGlobal('matchMedia', () => ({
     addEventListener: (_type: string, listener: () => void) => schemeListeners.add(listener),
     removeEventListener: (_type: string, listener: () => void) => schemeListeners.delete(listener),

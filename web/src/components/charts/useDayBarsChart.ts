@@ -30,7 +30,12 @@ function chartOptions(UPlot: typeof uPlot, bars: DayBars, width: number): uPlot.
   const accent = token('--color-accent');
   const muted = token('--color-text-muted');
   const grid = token('--color-border');
-  const axis = { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: '12px system-ui, sans-serif' };
+  const axis = {
+    stroke: muted,
+    grid: { stroke: grid, width: 1 },
+    ticks: { stroke: grid, width: 1 },
+    font: '12px system-ui, sans-serif',
+  };
   const minTop = Math.max(bars.minTopMinutes ?? 0, 30);
   return {
     width,
@@ -38,14 +43,32 @@ function chartOptions(UPlot: typeof uPlot, bars: DayBars, width: number): uPlot.
     legend: { show: false },
     cursor: { show: false },
     scales: {
-      x: bars.padEnds ? { time: true, range: (_u, min, max) => [min - HALF_DAY_SECONDS, max + HALF_DAY_SECONDS] } : { time: true },
+      x: bars.padEnds
+        ? { time: true, range: (_u, min, max) => [min - HALF_DAY_SECONDS, max + HALF_DAY_SECONDS] }
+        : { time: true },
       y: { range: (_u, _min, max) => [0, Math.max(minTop, max) * 1.1] },
     },
     axes: [
-      { ...axis, values: (_u, splits) => splits.map((seconds) => new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })) },
+      {
+        ...axis,
+        values: (_u, splits) =>
+          splits.map((seconds) =>
+            new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' }),
+          ),
+      },
       { ...axis, size: 56, values: (_u, splits) => splits.map((minutes) => `${Math.round(minutes)}m`) },
     ],
-    series: [{}, { label: 'Minutes', stroke: accent, fill: accent, width: 0, paths: UPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } }],
+    series: [
+      {},
+      {
+        label: 'Minutes',
+        stroke: accent,
+        fill: accent,
+        width: 0,
+        paths: UPlot.paths.bars?.({ size: [0.7, 24] }),
+        points: { show: false },
+      },
+    ],
   };
 }
 

@@ -5,7 +5,21 @@ import { setAlert, type AlertTarget } from '../../lib/community/alerts.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { BellIcon, BellOffIcon } from './icons.tsx';
 
-export function AlertBell({ type, id, name, enabled, onChanged, compact = false }: { type: AlertTarget; id: string; name: string; enabled: boolean; onChanged: (enabled: boolean) => void; compact?: boolean }) {
+export function AlertBell({
+  type,
+  id,
+  name,
+  enabled,
+  onChanged,
+  compact = false,
+}: {
+  type: AlertTarget;
+  id: string;
+  name: string;
+  enabled: boolean;
+  onChanged: (enabled: boolean) => void;
+  compact?: boolean;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const toggle = async () => {
@@ -20,7 +34,8 @@ export function AlertBell({ type, id, name, enabled, onChanged, compact = false 
       setBusy(false);
     }
   };
-  const label = type === 'buddy' ? `Alert me when ${name} starts studying` : `Alert me when someone in ${name} starts studying`;
+  const label =
+    type === 'buddy' ? `Alert me when ${name} starts studying` : `Alert me when someone in ${name} starts studying`;
   return (
     <span class="alert-bell">
       <button
@@ -35,7 +50,11 @@ export function AlertBell({ type, id, name, enabled, onChanged, compact = false 
         {enabled ? <BellIcon size={18} /> : <BellOffIcon size={18} />}
         {!compact && <span>Start alerts</span>}
       </button>
-      {error && <span class="field-error" role="alert">{error}</span>}
+      {error && (
+        <span class="field-error" role="alert">
+          {error}
+        </span>
+      )}
     </span>
   );
 }

@@ -2,7 +2,17 @@
 // fails to load). Decorative: the name always sits beside it.
 import { useEffect, useState } from 'preact/hooks';
 
-export function Avatar({ url, name, size = 'medium', square = false }: { url: string | null; name: string; size?: 'small' | 'medium' | 'large'; square?: boolean }) {
+export function Avatar({
+  url,
+  name,
+  size = 'medium',
+  square = false,
+}: {
+  url: string | null;
+  name: string;
+  size?: 'small' | 'medium' | 'large';
+  square?: boolean;
+}) {
   const [broken, setBroken] = useState(false);
   useEffect(() => setBroken(false), [url]);
   const initial = name.trim().replace(/^@/, '').slice(0, 1).toUpperCase() || '?';
@@ -10,11 +20,16 @@ export function Avatar({ url, name, size = 'medium', square = false }: { url: st
   return url && !broken ? (
     <img class={`c-avatar c-avatar-${size}${shape}`} src={url} alt="" loading="lazy" onError={() => setBroken(true)} />
   ) : (
-    <span class={`c-avatar c-avatar-${size} c-avatar-initial${shape}`} aria-hidden="true">{initial}</span>
+    <span class={`c-avatar c-avatar-${size} c-avatar-initial${shape}`} aria-hidden="true">
+      {initial}
+    </span>
   );
 }
 
 /** How a student is named on screen: display name, else @handle, else a neutral word. */
-export function nameOf(person: { displayName?: string | null; handle?: string | null }, fallback = 'A student'): string {
+export function nameOf(
+  person: { displayName?: string | null; handle?: string | null },
+  fallback = 'A student',
+): string {
   return person.displayName?.trim() || (person.handle ? `@${person.handle}` : fallback);
 }

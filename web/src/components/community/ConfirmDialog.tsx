@@ -26,15 +26,26 @@ export function ConfirmDialog({ confirmation, onClose }: { confirmation: Confirm
       onClose={onClose}
       actions={
         <>
-          <button type="button" class="button" onClick={onClose}>Cancel</button>
-          <button type="button" class={`button ${confirmation?.danger ? 'button-danger' : 'button-primary'}`} disabled={busy} onClick={() => void go()}>
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class={`button ${confirmation?.danger ? 'button-danger' : 'button-primary'}`}
+            disabled={busy}
+            onClick={() => void go()}
+          >
             {busy ? 'Working…' : confirmation?.action}
           </button>
         </>
       }
     >
       {confirmation?.body}
-      {error && <div class="notice notice-error" role="alert"><p>{error}</p></div>}
+      {error && (
+        <div class="notice notice-error" role="alert">
+          <p>{error}</p>
+        </div>
+      )}
     </Dialog>
   );
 }

@@ -26,7 +26,14 @@ export function validateGroup(values: GroupFieldValues): GroupFieldErrors {
   return errors;
 }
 
-export function GroupFields({ idPrefix, values, errors, currentIconUrl, onChange, onIconError }: {
+export function GroupFields({
+  idPrefix,
+  values,
+  errors,
+  currentIconUrl,
+  onChange,
+  onIconError,
+}: {
   idPrefix: string;
   values: GroupFieldValues;
   errors: GroupFieldErrors;
@@ -54,35 +61,95 @@ export function GroupFields({ idPrefix, values, errors, currentIconUrl, onChange
   return (
     <div class="stack">
       <div class="field">
-        <label class="field-label" for={id('name')}>Name</label>
-        <input id={id('name')} class="input" value={values.name} maxLength={80} autoComplete="off" onInput={(event) => onChange({ ...values, name: event.currentTarget.value })} aria-invalid={errors.name ? true : undefined} aria-describedby={errors.name ? id('name-error') : undefined} />
-        {errors.name && <p id={id('name-error')} class="field-error" role="alert">{errors.name}</p>}
+        <label class="field-label" for={id('name')}>
+          Name
+        </label>
+        <input
+          id={id('name')}
+          class="input"
+          value={values.name}
+          maxLength={80}
+          autoComplete="off"
+          onInput={(event) => onChange({ ...values, name: event.currentTarget.value })}
+          aria-invalid={errors.name ? true : undefined}
+          aria-describedby={errors.name ? id('name-error') : undefined}
+        />
+        {errors.name && (
+          <p id={id('name-error')} class="field-error" role="alert">
+            {errors.name}
+          </p>
+        )}
       </div>
       <div class="field">
-        <label class="field-label" for={id('description')}>Description <span class="muted">(optional)</span></label>
-        <textarea id={id('description')} class="input textarea" rows={3} maxLength={2000} value={values.description} onInput={(event) => onChange({ ...values, description: event.currentTarget.value })} aria-invalid={errors.description ? true : undefined} aria-describedby={errors.description ? id('description-error') : id('description-hint')} />
-        {errors.description ? <p id={id('description-error')} class="field-error" role="alert">{errors.description}</p> : <p id={id('description-hint')} class="field-hint">What you study together, the exam you aim for, how you like to work.</p>}
+        <label class="field-label" for={id('description')}>
+          Description <span class="muted">(optional)</span>
+        </label>
+        <textarea
+          id={id('description')}
+          class="input textarea"
+          rows={3}
+          maxLength={2000}
+          value={values.description}
+          onInput={(event) => onChange({ ...values, description: event.currentTarget.value })}
+          aria-invalid={errors.description ? true : undefined}
+          aria-describedby={errors.description ? id('description-error') : id('description-hint')}
+        />
+        {errors.description ? (
+          <p id={id('description-error')} class="field-error" role="alert">
+            {errors.description}
+          </p>
+        ) : (
+          <p id={id('description-hint')} class="field-hint">
+            What you study together, the exam you aim for, how you like to work.
+          </p>
+        )}
       </div>
       <div class="field">
-        <span class="field-label" id={id('icon-label')}>Icon <span class="muted">(optional)</span></span>
+        <span class="field-label" id={id('icon-label')}>
+          Icon <span class="muted">(optional)</span>
+        </span>
         <div class="row">
           <Avatar url={preview ?? currentIconUrl ?? null} name={values.name || 'Group'} size="large" square />
           <label class="button file-button">
             {preview || currentIconUrl ? 'Choose another picture…' : 'Choose a picture…'}
-            <input type="file" accept={ICON_TYPES.join(',')} class="visually-hidden" aria-labelledby={id('icon-label')} aria-describedby={errors.icon ? id('icon-error') : id('icon-hint')} onChange={(event) => {
-              void pick(event.currentTarget.files?.[0]);
-              event.currentTarget.value = '';
-            }} />
+            <input
+              type="file"
+              accept={ICON_TYPES.join(',')}
+              class="visually-hidden"
+              aria-labelledby={id('icon-label')}
+              aria-describedby={errors.icon ? id('icon-error') : id('icon-hint')}
+              onChange={(event) => {
+                void pick(event.currentTarget.files?.[0]);
+                event.currentTarget.value = '';
+              }}
+            />
           </label>
         </div>
-        {errors.icon ? <p id={id('icon-error')} class="field-error" role="alert">{errors.icon}</p> : <p id={id('icon-hint')} class="field-hint">PNG, JPEG, WebP or GIF; cropped to a square and made small before it is sent.</p>}
+        {errors.icon ? (
+          <p id={id('icon-error')} class="field-error" role="alert">
+            {errors.icon}
+          </p>
+        ) : (
+          <p id={id('icon-hint')} class="field-hint">
+            PNG, JPEG, WebP or GIF; cropped to a square and made small before it is sent.
+          </p>
+        )}
       </div>
       <fieldset class="choice-group">
         <legend class="field-label">Who can find it</legend>
         {VISIBILITY_CHOICES.map((choice) => (
           <label key={choice.value} class="choice">
-            <input type="radio" name={id('visibility')} value={choice.value} checked={values.visibility === choice.value} onChange={() => onChange({ ...values, visibility: choice.value })} />
-            <span><strong>{choice.label}</strong><span class="choice-hint">{choice.hint}</span></span>
+            <input
+              type="radio"
+              name={id('visibility')}
+              value={choice.value}
+              checked={values.visibility === choice.value}
+              onChange={() => onChange({ ...values, visibility: choice.value })}
+            />
+            <span>
+              <strong>{choice.label}</strong>
+              <span class="choice-hint">{choice.hint}</span>
+            </span>
           </label>
         ))}
       </fieldset>
@@ -90,8 +157,17 @@ export function GroupFields({ idPrefix, values, errors, currentIconUrl, onChange
         <legend class="field-label">How people join</legend>
         {POLICY_CHOICES.map((choice) => (
           <label key={choice.value} class="choice">
-            <input type="radio" name={id('policy')} value={choice.value} checked={values.joinPolicy === choice.value} onChange={() => onChange({ ...values, joinPolicy: choice.value })} />
-            <span><strong>{choice.label}</strong><span class="choice-hint">{choice.hint}</span></span>
+            <input
+              type="radio"
+              name={id('policy')}
+              value={choice.value}
+              checked={values.joinPolicy === choice.value}
+              onChange={() => onChange({ ...values, joinPolicy: choice.value })}
+            />
+            <span>
+              <strong>{choice.label}</strong>
+              <span class="choice-hint">{choice.hint}</span>
+            </span>
           </label>
         ))}
       </fieldset>

@@ -5,7 +5,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { CopyIcon } from './icons.tsx';
 
-export function ErrorNotice({ error, onRetry, children }: { error: unknown; onRetry?: () => void; children?: ComponentChildren }) {
+export function ErrorNotice({
+  error,
+  onRetry,
+  children,
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  children?: ComponentChildren;
+}) {
   return (
     <div class="notice notice-error" role="alert">
       <p>{children ?? describeCommunityError(error)}</p>
@@ -26,7 +34,15 @@ export function SuccessNotice({ children }: { children: ComponentChildren }) {
   );
 }
 
-export function CopyButton({ text, label = 'Copy link', class: className = 'button' }: { text: string; label?: string; class?: string }) {
+export function CopyButton({
+  text,
+  label = 'Copy link',
+  class: className = 'button',
+}: {
+  text: string;
+  label?: string;
+  class?: string;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -44,7 +60,9 @@ export function CopyButton({ text, label = 'Copy link', class: className = 'butt
   return (
     <button type="button" class={className} onClick={() => void copy()}>
       <CopyIcon size={18} />
-      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy the link' : label}</span>
+      <span aria-live="polite">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy the link' : label}
+      </span>
     </button>
   );
 }

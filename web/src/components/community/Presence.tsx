@@ -23,7 +23,13 @@ export function NotShared({ what }: { what?: string }) {
   return (
     <span class="not-shared" title={what ? `${what} not shared` : 'Not shared'}>
       <LockIcon size={14} />
-      {what ? <span><span class="visually-hidden">{what}: </span>not shared</span> : 'not shared'}
+      {what ? (
+        <span>
+          <span class="visually-hidden">{what}: </span>not shared
+        </span>
+      ) : (
+        'not shared'
+      )}
     </span>
   );
 }

@@ -34,11 +34,17 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
       onClose={onClose}
       actions={
         sent ? (
-          <button type="button" class="button button-primary" onClick={onClose}>Done</button>
+          <button type="button" class="button button-primary" onClick={onClose}>
+            Done
+          </button>
         ) : (
           <>
-            <button type="button" class="button" onClick={onClose}>Cancel</button>
-            <button type="submit" form="report-form" class="button button-danger" disabled={busy}>{busy ? 'Sending…' : 'Send report'}</button>
+            <button type="button" class="button" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" form="report-form" class="button button-danger" disabled={busy}>
+              {busy ? 'Sending…' : 'Send report'}
+            </button>
           </>
         )
       }
@@ -47,11 +53,28 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
         <p role="status">Thank you. The people who run this server will look at it. Nobody else sees who reported.</p>
       ) : (
         <form id="report-form" class="stack" onSubmit={(event) => void send(event)} noValidate>
-          <p class="muted">The server's admins read reports. {subject?.type === 'message' ? 'The message itself goes with it.' : ''}</p>
+          <p class="muted">
+            The server's admins read reports. {subject?.type === 'message' ? 'The message itself goes with it.' : ''}
+          </p>
           <div class="field">
-            <label class="field-label" for="report-reason">What is wrong?</label>
-            <textarea id="report-reason" class="input textarea" rows={4} maxLength={2000} value={reason} onInput={(event) => setReason(event.currentTarget.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? 'report-error' : undefined} />
-            {error && <p id="report-error" class="field-error" role="alert">{error}</p>}
+            <label class="field-label" for="report-reason">
+              What is wrong?
+            </label>
+            <textarea
+              id="report-reason"
+              class="input textarea"
+              rows={4}
+              maxLength={2000}
+              value={reason}
+              onInput={(event) => setReason(event.currentTarget.value)}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? 'report-error' : undefined}
+            />
+            {error && (
+              <p id="report-error" class="field-error" role="alert">
+                {error}
+              </p>
+            )}
           </div>
         </form>
       )}

@@ -32,11 +32,15 @@ export function StartAlertsCard() {
   const [quietError, setQuietError] = useState<string | null>(null);
   const [quietSaved, setQuietSaved] = useState(false);
   useEffect(() => {
-    void deviceAlerts().then(setDevice).catch(() => setDevice('unsupported'));
-    void readQuietHours().then((quiet) => {
-      setStart(quiet.start?.slice(0, 5) ?? '');
-      setEnd(quiet.end?.slice(0, 5) ?? '');
-    }).catch(() => undefined);
+    void deviceAlerts()
+      .then(setDevice)
+      .catch(() => setDevice('unsupported'));
+    void readQuietHours()
+      .then((quiet) => {
+        setStart(quiet.start?.slice(0, 5) ?? '');
+        setEnd(quiet.end?.slice(0, 5) ?? '');
+      })
+      .catch(() => undefined);
   }, []);
 
   const toggleDevice = async () => {
@@ -69,32 +73,76 @@ export function StartAlertsCard() {
 
   return (
     <section class="card stack" aria-labelledby="alerts-title">
-      <h2 id="alerts-title" class="card-title">Start alerts</h2>
-      <p class="muted small">Ring the bell on a buddy or a group to hear when they start studying, on every device where you allow it.</p>
+      <h2 id="alerts-title" class="card-title">
+        Start alerts
+      </h2>
+      <p class="muted small">
+        Ring the bell on a buddy or a group to hear when they start studying, on every device where you allow it.
+      </p>
       <div class="alerts-device">
         <BellIcon size={20} />
         <p role="status">{device ? DEVICE_WORDS[device] : 'Checking this device…'}</p>
         {(device === 'off' || device === 'on') && (
-          <button type="button" class={`button${device === 'off' ? ' button-primary' : ''}`} disabled={busy} onClick={() => void toggleDevice()}>
+          <button
+            type="button"
+            class={`button${device === 'off' ? ' button-primary' : ''}`}
+            disabled={busy}
+            onClick={() => void toggleDevice()}
+          >
             {busy ? 'Working…' : device === 'off' ? 'Allow notifications on this device' : 'Stop on this device'}
           </button>
         )}
       </div>
-      {error && <p class="field-error" role="alert">{error}</p>}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
       <form class="inline-form" onSubmit={(event) => void saveQuiet(event)} noValidate>
         <div class="field">
-          <label class="field-label" for="quiet-start">Quiet from</label>
-          <input id="quiet-start" class="input" type="time" value={start} onInput={(event) => setStart(event.currentTarget.value)} aria-describedby="quiet-hint" />
+          <label class="field-label" for="quiet-start">
+            Quiet from
+          </label>
+          <input
+            id="quiet-start"
+            class="input"
+            type="time"
+            value={start}
+            onInput={(event) => setStart(event.currentTarget.value)}
+            aria-describedby="quiet-hint"
+          />
         </div>
         <div class="field">
-          <label class="field-label" for="quiet-end">until</label>
-          <input id="quiet-end" class="input" type="time" value={end} onInput={(event) => setEnd(event.currentTarget.value)} aria-describedby="quiet-hint" />
+          <label class="field-label" for="quiet-end">
+            until
+          </label>
+          <input
+            id="quiet-end"
+            class="input"
+            type="time"
+            value={end}
+            onInput={(event) => setEnd(event.currentTarget.value)}
+            aria-describedby="quiet-hint"
+          />
         </div>
-        <button type="submit" class="button">Save quiet hours</button>
+        <button type="submit" class="button">
+          Save quiet hours
+        </button>
       </form>
-      <p id="quiet-hint" class="field-hint">No alerts are sent in this window (it may cross midnight). Times are in this browser’s timezone, {offsetText(browserOffsetMinutes())}.</p>
-      {quietError && <p class="field-error" role="alert">{quietError}</p>}
-      {quietSaved && <SuccessNotice>{start ? `Quiet from ${start} until ${end}.` : 'No quiet hours: alerts may come at any time.'}</SuccessNotice>}
+      <p id="quiet-hint" class="field-hint">
+        No alerts are sent in this window (it may cross midnight). Times are in this browser’s timezone,{' '}
+        {offsetText(browserOffsetMinutes())}.
+      </p>
+      {quietError && (
+        <p class="field-error" role="alert">
+          {quietError}
+        </p>
+      )}
+      {quietSaved && (
+        <SuccessNotice>
+          {start ? `Quiet from ${start} until ${end}.` : 'No quiet hours: alerts may come at any time.'}
+        </SuccessNotice>
+      )}
     </section>
   );
 }

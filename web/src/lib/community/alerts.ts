@@ -20,7 +20,12 @@ export function browserOffsetMinutes(date = new Date()): number {
 }
 
 export async function listAlerts(): Promise<StartAlertRow[]> {
-  return rows((await client()).from('community_start_alerts').select('target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes'), startAlertRow);
+  return rows(
+    (await client())
+      .from('community_start_alerts')
+      .select('target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes'),
+    startAlertRow,
+  );
 }
 
 export function alertFor(alerts: readonly StartAlertRow[], type: AlertTarget, id: string): boolean {
@@ -32,30 +37,44 @@ const quietPreference = z.object({ start: z.string().nullable(), end: z.string()
 export async function readQuietHours(): Promise<QuietHours> {
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
-  const found = await rows((await client()).from('user_settings').select('preferences').eq('user_id', userId).limit(1), z.object({ preferences: z.record(z.string(), z.unknown()) }));
+  const found = await rows(
+    (await client()).from('user_settings').select('preferences').eq('user_id', userId).limit(1),
+    z.object({ preferences: z.record(z.string(), z.unknown()) }),
+  );
   const stored = quietPreference.safeParse(found[0]?.preferences.startAlertQuietHours);
   return stored.success ? stored.data : { start: null, end: null };
 }
 
 export async function setAlert(type: AlertTarget, id: string, enabled: boolean): Promise<void> {
   const quiet = await readQuietHours();
-  await rpc('community_set_start_alert', {
-    p_target_type: type,
-    p_target_id: id,
-    p_quiet_start: quiet.start,
-    p_quiet_end: quiet.end,
-    p_timezone_offset_minutes: browserOffsetMinutes(),
-    p_enabled: enabled,
-  }, startAlertJson);
+  await rpc(
+    'community_set_start_alert',
+    {
+      p_target_type: type,
+      p_target_id: id,
+      p_quiet_start: quiet.start,
+      p_quiet_end: quiet.end,
+      p_timezone_offset_minutes: browserOffsetMinutes(),
+      p_enabled: enabled,
+    },
+    startAlertJson,
+  );
 }
 
 /** Saves the window for every alert now and for alerts made later. */
 export async function saveQuietHours(quiet: QuietHours): Promise<void> {
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
-  await rpc('community_sync_quiet_hours', { p_quiet_start: quiet.start, p_quiet_end: quiet.end, p_timezone_offset_minutes: browserOffsetMinutes() }, z.number());
+  await rpc(
+    'community_sync_quiet_hours',
+    { p_quiet_start: quiet.start, p_quiet_end: quiet.end, p_timezone_offset_minutes: browserOffsetMinutes() },
+    z.number(),
+  );
   const sb = await client();
-  const current = await rows(sb.from('user_settings').select('preferences').eq('user_id', userId).limit(1), z.object({ preferences: z.record(z.string(), z.unknown()) }));
+  const current = await rows(
+    sb.from('user_settings').select('preferences').eq('user_id', userId).limit(1),
+    z.object({ preferences: z.record(z.string(), z.unknown()) }),
+  );
   const preferences = { ...(current[0]?.preferences ?? {}), startAlertQuietHours: quiet };
   const { error, status } = await sb.from('user_settings').update({ preferences }).eq('user_id', userId);
   if (error) throw communityError(error, status);

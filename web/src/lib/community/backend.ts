@@ -36,13 +36,17 @@ interface BackendFailure {
 export function communityError(failure: BackendFailure | null | undefined, status = 0): CommunityError {
   const message = failure?.message ?? '';
   // A request that never reached the server: fetch's TypeError, surfaced by postgrest-js.
-  if (/failed to fetch|networkerror|load failed|fetch failed/i.test(message) || (status === 0 && !failure?.code && /TypeError/.test(message))) {
+  if (
+    /failed to fetch|networkerror|load failed|fetch failed/i.test(message) ||
+    (status === 0 && !failure?.code && /TypeError/.test(message))
+  ) {
     return new CommunityError('offline', 'The server could not be reached.');
   }
   // Raised codes travel as the message (raise exception 'not_group_member' ...): a bare word.
   if (/^[a-z][a-z0-9_]*$/.test(message)) return new CommunityError(message, failure?.hint ?? message, status);
   if (failure?.code === '42501') return new CommunityError('not_allowed', message, status);
-  if (status === 401 || failure?.code === 'PGRST301' || failure?.code === 'PGRST303') return new CommunityError('signed_out', 'Sign in again.', status);
+  if (status === 401 || failure?.code === 'PGRST301' || failure?.code === 'PGRST303')
+    return new CommunityError('signed_out', 'Sign in again.', status);
   return new CommunityError(failure?.code || `http_${status}`, message || 'The server refused the request.', status);
 }
 
@@ -67,16 +71,21 @@ export async function rpc<T>(name: string, args: Record<string, unknown>, schema
   const { data, error, status } = await (await client()).rpc(name, args);
   if (error) throw communityError(error, status);
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new CommunityError('unexpected_answer', `The server's answer to ${name} was not what this app expects.`);
+  if (!parsed.success)
+    throw new CommunityError('unexpected_answer', `The server's answer to ${name} was not what this app expects.`);
   return parsed.data;
 }
 
 /** A read of rows through the Data API (RLS filters them), checked row by row. */
-export async function rows<T>(query: PromiseLike<{ data: unknown; error: BackendFailure | null; status: number }>, schema: z.ZodType<T>): Promise<T[]> {
+export async function rows<T>(
+  query: PromiseLike<{ data: unknown; error: BackendFailure | null; status: number }>,
+  schema: z.ZodType<T>,
+): Promise<T[]> {
   const { data, error, status } = await query;
   if (error) throw communityError(error, status);
   const parsed = z.array(schema).safeParse(data ?? []);
-  if (!parsed.success) throw new CommunityError('unexpected_answer', 'The server answered with rows this app does not expect.');
+  if (!parsed.success)
+    throw new CommunityError('unexpected_answer', 'The server answered with rows this app does not expect.');
   return parsed.data;
 }
 

@@ -40,10 +40,11 @@ async function cuttableProxy(target: URL) {
       for (const socket of open) socket.destroy();
       setTimeout(() => (refusing = false), refuseForMs);
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of open) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -73,7 +74,10 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
 }
 
 async function send(content: string): Promise<string> {
-  const { data, error } = await owner.client.rpc('community_send_group_message', { p_group_id: groupId, p_content: content });
+  const { data, error } = await owner.client.rpc('community_send_group_message', {
+    p_group_id: groupId,
+    p_content: content,
+  });
   if (error) throw error;
   return (data as { id: string }).id;
 }
@@ -84,7 +88,11 @@ beforeAll(async () => {
   owner = await signedUpClient(localbase, 'owner');
   const memberAccount = await signedUpClient(localbase, 'member');
   const outsiderAccount = await signedUpClient(localbase, 'outsider');
-  const created = await owner.client.from('groups').insert({ name: 'Night Shift Anatomy', visibility: 'private', join_policy: 'invite', created_by: owner.id }).select('id').single();
+  const created = await owner.client
+    .from('groups')
+    .insert({ name: 'Night Shift Anatomy', visibility: 'private', join_policy: 'invite', created_by: owner.id })
+    .select('id')
+    .single();
   if (created.error) throw created.error;
   groupId = (created.data as { id: string }).id;
   const invite = await owner.client.rpc('community_create_invite', { p_type: 'group', p_target_id: groupId });
@@ -107,7 +115,9 @@ describe('ChatFeed', () => {
     useClientForTests(member);
     const feed = new ChatFeed(groupId, () => undefined);
     await feed.start();
-    expect(feed.current.messages.map((m) => m.content)).toEqual(Array.from({ length: PAGE_SIZE }, (_, i) => `history ${71 + i}`));
+    expect(feed.current.messages.map((m) => m.content)).toEqual(
+      Array.from({ length: PAGE_SIZE }, (_, i) => `history ${71 + i}`),
+    );
     expect(feed.current.hasOlder).toBe(true);
     await feed.loadOlder();
     await feed.loadOlder();

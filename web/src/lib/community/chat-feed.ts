@@ -47,7 +47,10 @@ export class ChatFeed {
   }
 
   private add(messages: ChatMessage[]): void {
-    const merged = mergeMessages(this.state.messages, messages.filter((message) => message.group_id === this.groupId));
+    const merged = mergeMessages(
+      this.state.messages,
+      messages.filter((message) => message.group_id === this.groupId),
+    );
     if (merged !== this.state.messages) this.set({ messages: merged });
   }
 
@@ -56,10 +59,14 @@ export class ChatFeed {
     if (this.stopped) return;
     this.channel = sb
       .channel(`group-chat:${this.groupId}:${Math.random().toString(36).slice(2)}`)
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` }, (payload) => {
-        const parsed = chatMessage.safeParse(payload.new);
-        if (parsed.success) this.add([parsed.data]);
-      })
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` },
+        (payload) => {
+          const parsed = chatMessage.safeParse(payload.new);
+          if (parsed.success) this.add([parsed.data]);
+        },
+      )
       .subscribe((status) => {
         if (status === 'SUBSCRIBED') {
           this.set({ status: 'live' });
@@ -102,9 +109,13 @@ export class ChatFeed {
     let from = catchUpFrom(this.state.messages);
     for (;;) {
       const read = await rows(
-        sb.from('group_chat_messages').select('id,group_id,sender_id,content,created_at')
-          .eq('group_id', this.groupId).gte('created_at', from)
-          .order('created_at', { ascending: true }).order('id', { ascending: true })
+        sb
+          .from('group_chat_messages')
+          .select('id,group_id,sender_id,content,created_at')
+          .eq('group_id', this.groupId)
+          .gte('created_at', from)
+          .order('created_at', { ascending: true })
+          .order('id', { ascending: true })
           .limit(CATCH_UP_PAGE),
         chatMessage,
       );
@@ -116,10 +127,15 @@ export class ChatFeed {
   }
 
   private async history(sb: SupabaseClient, before: string | null): Promise<ChatMessage[]> {
-    const { data, error, status } = await sb.rpc('community_get_group_messages', { p_group_id: this.groupId, p_limit: PAGE_SIZE, p_before: before });
+    const { data, error, status } = await sb.rpc('community_get_group_messages', {
+      p_group_id: this.groupId,
+      p_limit: PAGE_SIZE,
+      p_before: before,
+    });
     if (error) throw communityError(error, status);
     const parsed = z.array(chatMessage).safeParse(data);
-    if (!parsed.success) throw new CommunityError('unexpected_answer', 'The chat history was not what this app expects.');
+    if (!parsed.success)
+      throw new CommunityError('unexpected_answer', 'The chat history was not what this app expects.');
     return parsed.data;
   }
 
@@ -140,14 +156,17 @@ export class ChatFeed {
 
   /** Posts a message; it shows at once (the realtime copy of it is merged away by id). */
   async send(content: string): Promise<ChatMessage> {
-    const { data, error, status } = await (await client()).rpc('community_send_group_message', { p_group_id: this.groupId, p_content: content });
+    const { data, error, status } = await (
+      await client()
+    ).rpc('community_send_group_message', { p_group_id: this.groupId, p_content: content });
     if (error) {
       const failure = communityError(error, status);
       if (failure.code === 'not_group_member') this.set({ status: 'no_access' });
       throw failure;
     }
     const parsed = chatMessage.safeParse(data);
-    if (!parsed.success) throw new CommunityError('unexpected_answer', 'The sent message came back in a shape this app does not expect.');
+    if (!parsed.success)
+      throw new CommunityError('unexpected_answer', 'The sent message came back in a shape this app does not expect.');
     this.add([parsed.data]);
     return parsed.data;
   }

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { catchUpFrom, CATCH_UP_OVERLAP_MS, instantOf, layoutMessages, mergeMessages } from './chat-log.ts';
 import type { ChatMessage } from './schemas.ts';
 
-const message = (id: string, sender: string | null, createdAt: string, content = id): ChatMessage => ({ id, group_id: 'g', sender_id: sender, content, created_at: createdAt });
+const message = (id: string, sender: string | null, createdAt: string, content = id): ChatMessage => ({
+  id,
+  group_id: 'g',
+  sender_id: sender,
+  content,
+  created_at: createdAt,
+});
 
 describe('instantOf', () => {
   it('keeps the microseconds Postgres stores, whatever the timestamp format', () => {
@@ -38,15 +44,22 @@ describe('layoutMessages', () => {
       message('3', 'bo', '2026-11-23T10:00:55Z'),
       message('4', 'bo', '2026-11-23T10:01:02Z'),
     ]);
-    expect(items.map((item) => (item.kind === 'run' ? `${item.senderId}:${item.messages.map((m) => m.id).join('')}` : item.kind))).toEqual(['divider', 'ada:12', 'bo:3', 'bo:4']);
+    expect(
+      items.map((item) =>
+        item.kind === 'run' ? `${item.senderId}:${item.messages.map((m) => m.id).join('')}` : item.kind,
+      ),
+    ).toEqual(['divider', 'ada:12', 'bo:3', 'bo:4']);
   });
 
   it('puts a divider after a long pause and the unread marker before the first unread message', () => {
-    const items = layoutMessages([
-      message('1', 'ada', '2026-11-23T10:00:00Z'),
-      message('2', 'ada', '2026-11-23T11:00:00Z'),
-      message('3', 'ada', '2026-11-23T11:00:10Z'),
-    ], '3');
+    const items = layoutMessages(
+      [
+        message('1', 'ada', '2026-11-23T10:00:00Z'),
+        message('2', 'ada', '2026-11-23T11:00:00Z'),
+        message('3', 'ada', '2026-11-23T11:00:10Z'),
+      ],
+      '3',
+    );
     expect(items.map((item) => item.kind)).toEqual(['divider', 'run', 'divider', 'run', 'unread', 'run']);
   });
 });

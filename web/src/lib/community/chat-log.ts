@@ -6,10 +6,19 @@ import type { ChatMessage } from './schemas.ts';
 
 /** Microseconds since the epoch: Postgres keeps microseconds, and Date.parse would drop them. */
 export function instantOf(timestamp: string): number {
-  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(timestamp.trim());
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+    timestamp.trim(),
+  );
   if (!match) return Date.parse(timestamp) * 1000;
   const [, date, time, fraction = '', zone = 'Z'] = match;
-  const offset = zone === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const offset =
+    zone === 'Z'
+      ? 'Z'
+      : zone.length === 3
+        ? `${zone}:00`
+        : zone.includes(':')
+          ? zone
+          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   return Date.parse(`${date}T${time}${offset}`) * 1000 + Number(fraction.padEnd(6, '0'));
 }
 
@@ -73,6 +82,8 @@ export const CATCH_UP_OVERLAP_MS = 60_000;
 
 export function catchUpFrom(messages: readonly ChatMessage[], now = Date.now()): string {
   const newest = messages.at(-1);
-  const fromMs = newest ? Math.floor(instantOf(newest.created_at) / 1000) - CATCH_UP_OVERLAP_MS : now - CATCH_UP_OVERLAP_MS;
+  const fromMs = newest
+    ? Math.floor(instantOf(newest.created_at) / 1000) - CATCH_UP_OVERLAP_MS
+    : now - CATCH_UP_OVERLAP_MS;
   return new Date(fromMs).toISOString();
 }

@@ -26,9 +26,16 @@ export function isGroupId(value: string): boolean {
   return UUID.test(value);
 }
 
-export async function discoverGroups(search: string, page: number): Promise<{ groups: DiscoveredGroup[]; hasMore: boolean }> {
+export async function discoverGroups(
+  search: string,
+  page: number,
+): Promise<{ groups: DiscoveredGroup[]; hasMore: boolean }> {
   // One more than a page tells whether another page exists.
-  const found = await rpc('community_discover_groups', { p_search: search.trim() || null, p_limit: DISCOVER_PAGE + 1, p_offset: page * DISCOVER_PAGE }, z.array(discoveredGroup));
+  const found = await rpc(
+    'community_discover_groups',
+    { p_search: search.trim() || null, p_limit: DISCOVER_PAGE + 1, p_offset: page * DISCOVER_PAGE },
+    z.array(discoveredGroup),
+  );
   return { groups: found.slice(0, DISCOVER_PAGE), hasMore: found.length > DISCOVER_PAGE };
 }
 
@@ -46,9 +53,21 @@ export async function standingIn(groupId: string): Promise<Standing> {
   const sb = await client();
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
-  const membership = await rows(sb.from('group_members').select('role').eq('group_id', groupId).eq('user_id', userId).limit(1), z.object({ role: z.enum(['owner', 'member']) }));
+  const membership = await rows(
+    sb.from('group_members').select('role').eq('group_id', groupId).eq('user_id', userId).limit(1),
+    z.object({ role: z.enum(['owner', 'member']) }),
+  );
   if (membership[0]) return { kind: 'member', role: membership[0].role };
-  const pending = await rows(sb.from('community_join_requests').select('id').eq('group_id', groupId).eq('user_id', userId).eq('status', 'pending').limit(1), z.object({ id: z.string() }));
+  const pending = await rows(
+    sb
+      .from('community_join_requests')
+      .select('id')
+      .eq('group_id', groupId)
+      .eq('user_id', userId)
+      .eq('status', 'pending')
+      .limit(1),
+    z.object({ id: z.string() }),
+  );
   return pending[0] ? { kind: 'pending' } : { kind: 'outside' };
 }
 
@@ -65,15 +84,36 @@ export async function createGroup(draft: GroupDraft): Promise<GroupRow> {
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
   const { data, error, status } = await sb
     .from('groups')
-    .insert({ name: draft.name, description: draft.description, visibility: draft.visibility, join_policy: draft.joinPolicy, created_by: userId })
+    .insert({
+      name: draft.name,
+      description: draft.description,
+      visibility: draft.visibility,
+      join_policy: draft.joinPolicy,
+      created_by: userId,
+    })
     .select(GROUP_COLUMNS)
     .single();
   if (error) throw communityError(error, status);
   return groupRow.parse(data);
 }
 
-export async function updateGroup(groupId: string, patch: Partial<{ name: string; description: string; visibility: Visibility; join_policy: JoinPolicy; icon_url: string | null }>): Promise<GroupRow> {
-  const { data, error, status } = await (await client()).from('groups').update(patch).eq('id', groupId).select(GROUP_COLUMNS);
+export async function updateGroup(
+  groupId: string,
+  patch: Partial<{
+    name: string;
+    description: string;
+    visibility: Visibility;
+    join_policy: JoinPolicy;
+    icon_url: string | null;
+  }>,
+): Promise<GroupRow> {
+  const { data, error, status } = await (
+    await client()
+  )
+    .from('groups')
+    .update(patch)
+    .eq('id', groupId)
+    .select(GROUP_COLUMNS);
   if (error) throw communityError(error, status);
   const updated = z.array(groupRow).parse(data ?? [])[0];
   // RLS lets only owners update: for anyone else the update matches no row.
@@ -86,7 +126,9 @@ export async function uploadGroupIcon(groupId: string, icon: Blob): Promise<Grou
   const sb = await client();
   const extension = icon.type === 'image/webp' ? 'webp' : 'png';
   const objectName = `${groupId}/icon-${Date.now()}.${extension}`;
-  const { error } = await sb.storage.from('group-icons').upload(objectName, icon, { contentType: icon.type, upsert: true, cacheControl: '31536000' });
+  const { error } = await sb.storage
+    .from('group-icons')
+    .upload(objectName, icon, { contentType: icon.type, upsert: true, cacheControl: '31536000' });
   if (error) throw communityError(error, Number((error as { statusCode?: string }).statusCode) || 0);
   // Same-origin and relative: the app's policy allows images from this origin only, and a phone
   // on the LAN reaches the gateway under another host name than this computer does.
@@ -94,33 +136,56 @@ export async function uploadGroupIcon(groupId: string, icon: Blob): Promise<Grou
   return updateGroup(groupId, { icon_url: `${base}/storage/v1/object/public/group-icons/${objectName}` });
 }
 
-export const joinGroup = (groupId: string) => rpc('community_join_group', { p_group_id: groupId }, z.enum(['member', 'pending']));
-export const cancelJoinRequest = (groupId: string) => rpc('community_cancel_join_request', { p_group_id: groupId }, nothing);
+export const joinGroup = (groupId: string) =>
+  rpc('community_join_group', { p_group_id: groupId }, z.enum(['member', 'pending']));
+export const cancelJoinRequest = (groupId: string) =>
+  rpc('community_cancel_join_request', { p_group_id: groupId }, nothing);
 export const leaveGroup = (groupId: string) => rpc('community_leave_group', { p_group_id: groupId }, nothing);
 export const deleteGroup = (groupId: string) => rpc('community_delete_group', { p_group_id: groupId }, nothing);
-export const removeMember = (groupId: string, userId: string) => rpc('community_remove_member', { p_group_id: groupId, p_user_id: userId }, nothing);
-export const setMemberRole = (groupId: string, userId: string, role: 'owner' | 'member') => rpc('community_set_member_role', { p_group_id: groupId, p_user_id: userId, p_role: role }, nothing);
-export const transferOwnership = (groupId: string, userId: string) => rpc('community_transfer_ownership', { p_group_id: groupId, p_new_owner: userId }, nothing);
+export const removeMember = (groupId: string, userId: string) =>
+  rpc('community_remove_member', { p_group_id: groupId, p_user_id: userId }, nothing);
+export const setMemberRole = (groupId: string, userId: string, role: 'owner' | 'member') =>
+  rpc('community_set_member_role', { p_group_id: groupId, p_user_id: userId, p_role: role }, nothing);
+export const transferOwnership = (groupId: string, userId: string) =>
+  rpc('community_transfer_ownership', { p_group_id: groupId, p_new_owner: userId }, nothing);
 
-export const readBoard = (groupId: string) => rpc('community_get_group_board', { p_group_id: groupId }, z.array(boardMember));
+export const readBoard = (groupId: string) =>
+  rpc('community_get_group_board', { p_group_id: groupId }, z.array(boardMember));
 
 export type Period = 'day' | 'week' | 'month' | 'all';
 /** Days counted back from today for each leaderboard period ("all" reaches back a century). */
 export const PERIOD_DAYS: Record<Period, number> = { day: 1, week: 7, month: 30, all: 36_500 };
 export const readLeaderboard = (groupId: string, period: Period) =>
-  rpc('get_group_leaderboard', { p_group_id: groupId, p_limit: 50, p_days: PERIOD_DAYS[period] }, z.array(leaderboardRow));
+  rpc(
+    'get_group_leaderboard',
+    { p_group_id: groupId, p_limit: 50, p_days: PERIOD_DAYS[period] },
+    z.array(leaderboardRow),
+  );
 export const readAnalytics = (groupId: string, days: 7 | 30) =>
   rpc('get_group_analytics_from_snapshots', { p_group_id: groupId, p_days: days }, z.array(analyticsDay));
 
 export async function listInvites(groupId: string) {
-  return rows((await client()).from('group_invites').select('token,expires_at,max_uses,uses_count,created_at').eq('group_id', groupId).order('created_at', { ascending: false }), groupInvite);
+  return rows(
+    (await client())
+      .from('group_invites')
+      .select('token,expires_at,max_uses,uses_count,created_at')
+      .eq('group_id', groupId)
+      .order('created_at', { ascending: false }),
+    groupInvite,
+  );
 }
 export const createGroupInvite = (groupId: string, days: number | null, maxUses: number | null) =>
-  rpc('community_create_invite', { p_type: 'group', p_target_id: groupId, p_days: days, p_max_uses: maxUses }, z.string().min(1));
+  rpc(
+    'community_create_invite',
+    { p_type: 'group', p_target_id: groupId, p_days: days, p_max_uses: maxUses },
+    z.string().min(1),
+  );
 export const revokeInvite = (token: string) => rpc('community_revoke_invite', { p_token: token }, nothing);
 
-export const listJoinRequests = (groupId: string) => rpc('community_get_join_requests', { p_group_id: groupId }, z.array(joinRequest));
-export const respondJoinRequest = (requestId: string, accept: boolean) => rpc('community_respond_join_request', { p_request_id: requestId, p_accept: accept }, nothing);
+export const listJoinRequests = (groupId: string) =>
+  rpc('community_get_join_requests', { p_group_id: groupId }, z.array(joinRequest));
+export const respondJoinRequest = (requestId: string, accept: boolean) =>
+  rpc('community_respond_join_request', { p_request_id: requestId, p_accept: accept }, nothing);
 
 export type ReportTarget = 'group' | 'message' | 'user';
 export const submitReport = (targetType: ReportTarget, targetId: string, reason: string) =>

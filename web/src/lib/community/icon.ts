@@ -10,7 +10,8 @@ export const ICON_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif']
 export class IconError extends Error {}
 
 export async function iconFromFile(file: File): Promise<Blob> {
-  if (!(ICON_TYPES as readonly string[]).includes(file.type)) throw new IconError('Choose a PNG, JPEG, WebP or GIF image.');
+  if (!(ICON_TYPES as readonly string[]).includes(file.type))
+    throw new IconError('Choose a PNG, JPEG, WebP or GIF image.');
   let bitmap: ImageBitmap;
   try {
     bitmap = await createImageBitmap(file);
@@ -19,7 +20,8 @@ export async function iconFromFile(file: File): Promise<Blob> {
   }
   const canvas = drawSquare(bitmap, ICON_SIZE);
   if (!canvas) throw new IconError('This browser cannot resize images.');
-  const encode = (type: string, quality?: number) => new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, type, quality));
+  const encode = (type: string, quality?: number) =>
+    new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, type, quality));
   const webp = await encode('image/webp', 0.86);
   const blob = webp?.type === 'image/webp' ? webp : await encode('image/png');
   if (!blob) throw new IconError('This image could not be converted.');

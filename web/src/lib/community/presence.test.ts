@@ -6,14 +6,26 @@ import type { TimerSnapshot } from '../../state/focus.ts';
 import { HEARTBEAT_MS, PresenceReporter, presenceReport, type HeartbeatBody } from './presence.ts';
 
 const snapshot = (overrides: Partial<TimerSnapshot>): TimerSnapshot => ({
-  phase: 'focus', running: true, remainingMs: 1000, completionAtMs: 1000, subject: { id: 's1', name: 'Anatomy' }, task: { id: 't1', title: 'Chapter 4' },
-  attempts: { correct: 0, incorrect: 0, skipped: 0 }, target: null, ...overrides,
+  phase: 'focus',
+  running: true,
+  remainingMs: 1000,
+  completionAtMs: 1000,
+  subject: { id: 's1', name: 'Anatomy' },
+  task: { id: 't1', title: 'Chapter 4' },
+  attempts: { correct: 0, incorrect: 0, skipped: 0 },
+  target: null,
+  ...overrides,
 });
 const started = Date.parse('2026-11-23T10:00:00Z');
 
 describe('presenceReport', () => {
   it('is studying in a running focus phase, on a break in a running break, idle when paused or complete', () => {
-    expect(presenceReport(snapshot({}), started)).toMatchObject({ state: 'studying', subjectName: 'Anatomy', taskTitle: 'Chapter 4', sessionStartedAt: '2026-11-23T10:00:00.000Z' });
+    expect(presenceReport(snapshot({}), started)).toMatchObject({
+      state: 'studying',
+      subjectName: 'Anatomy',
+      taskTitle: 'Chapter 4',
+      sessionStartedAt: '2026-11-23T10:00:00.000Z',
+    });
     expect(presenceReport(snapshot({ phase: 'break' }), started)?.state).toBe('break');
     expect(presenceReport(snapshot({ running: false }), started)?.state).toBe('idle');
     expect(presenceReport(snapshot({ phase: 'idle', running: false }), started)?.state).toBe('idle');
@@ -54,7 +66,14 @@ describe('PresenceReporter', () => {
     await reporter.update(null);
     await vi.advanceTimersByTimeAsync(HEARTBEAT_MS * 3);
     expect(sent.map((body) => body.p_state)).toEqual(['studying', 'offline']);
-    expect(sent[1]).toEqual({ p_state: 'offline', p_subject_id: null, p_subject_name: null, p_task_id: null, p_task_title: null, p_session_started_at: null });
+    expect(sent[1]).toEqual({
+      p_state: 'offline',
+      p_subject_id: null,
+      p_subject_name: null,
+      p_task_id: null,
+      p_task_title: null,
+      p_session_started_at: null,
+    });
     expect(reporter.live).toBe(false);
   });
 

@@ -31,7 +31,12 @@ export const HEARTBEAT_MS = 30_000;
 /** What to report for a timer snapshot; null when no session is open (the student is offline). */
 export function presenceReport(snapshot: TimerSnapshot, startedAtMs: number | null): PresenceReport | null {
   if (startedAtMs === null) return null;
-  const state: LiveState = snapshot.running && snapshot.phase === 'focus' ? 'studying' : snapshot.running && snapshot.phase === 'break' ? 'break' : 'idle';
+  const state: LiveState =
+    snapshot.running && snapshot.phase === 'focus'
+      ? 'studying'
+      : snapshot.running && snapshot.phase === 'break'
+        ? 'break'
+        : 'idle';
   return {
     state,
     subjectId: snapshot.subject?.id ?? null,
@@ -43,7 +48,15 @@ export function presenceReport(snapshot: TimerSnapshot, startedAtMs: number | nu
 }
 
 export function heartbeatBody(report: PresenceReport | null): HeartbeatBody {
-  if (!report) return { p_state: 'offline', p_subject_id: null, p_subject_name: null, p_task_id: null, p_task_title: null, p_session_started_at: null };
+  if (!report)
+    return {
+      p_state: 'offline',
+      p_subject_id: null,
+      p_subject_name: null,
+      p_task_id: null,
+      p_task_title: null,
+      p_session_started_at: null,
+    };
   return {
     p_state: report.state,
     p_subject_id: report.subjectId,
@@ -115,7 +128,11 @@ export function sendOfflineBeacon(options: { anonKey: string; accessToken: strin
     void fetch(`${options.backendUrl.replace(/\/$/, '')}/rest/v1/rpc/community_heartbeat`, {
       method: 'POST',
       keepalive: true,
-      headers: { 'content-type': 'application/json', apikey: options.anonKey, authorization: `Bearer ${options.accessToken}` },
+      headers: {
+        'content-type': 'application/json',
+        apikey: options.anonKey,
+        authorization: `Bearer ${options.accessToken}`,
+      },
       body: JSON.stringify(heartbeatBody(null)),
     }).catch(() => undefined);
     return true;

@@ -47,7 +47,7 @@ export const SWITCHES: SwitchText[] = [
   {
     key: 'shareQuestionCounts',
     label: 'Share question counts',
-    on: "Buddies see how many questions you answered today. With your study time shared too, leaderboards rank you by points.",
+    on: 'Buddies see how many questions you answered today. With your study time shared too, leaderboards rank you by points.',
     off: 'Buddies see a lock instead of your question counts, and you are on no leaderboard.',
   },
 ];
@@ -55,7 +55,14 @@ export const SWITCHES: SwitchText[] = [
 export async function readEnrollment(): Promise<Enrollment> {
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
-  const found = await rows((await client()).from('community_enrollments').select('consent,consented_at,privacy').eq('user_id', userId).limit(1), enrollment);
+  const found = await rows(
+    (await client())
+      .from('community_enrollments')
+      .select('consent,consented_at,privacy')
+      .eq('user_id', userId)
+      .limit(1),
+    enrollment,
+  );
   const row = found[0];
   if (!row) throw new CommunityError('not_enrolled', 'Your community settings are missing on the server.');
   rememberConsent(userId, row.consent);
@@ -65,7 +72,13 @@ export async function readEnrollment(): Promise<Enrollment> {
 async function updateEnrollment(patch: Record<string, unknown>): Promise<Enrollment> {
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
-  const { data, error, status } = await (await client()).from('community_enrollments').update(patch).eq('user_id', userId).select('consent,consented_at,privacy');
+  const { data, error, status } = await (
+    await client()
+  )
+    .from('community_enrollments')
+    .update(patch)
+    .eq('user_id', userId)
+    .select('consent,consented_at,privacy');
   if (error) throw communityError(error, status);
   const row = enrollment.array().parse(data ?? [])[0];
   if (!row) throw new CommunityError('not_enrolled', 'Your community settings are missing on the server.');

@@ -11,12 +11,17 @@ export type DeviceAlerts = 'unsupported' | 'unavailable' | 'blocked' | 'off' | '
 const TOKEN_KEY = 'studyhall-push-token';
 
 export function pushSupported(): boolean {
-  return typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+  return (
+    typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window
+  );
 }
 
 /** The VAPID key as the bytes PushManager.subscribe wants (it arrives base64url-encoded). */
 export function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
-  const padded = base64url.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(base64url.length / 4) * 4, '=');
+  const padded = base64url
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+    .padEnd(Math.ceil(base64url.length / 4) * 4, '=');
   const raw = atob(padded);
   const bytes = new Uint8Array(new ArrayBuffer(raw.length));
   for (let index = 0; index < raw.length; index++) bytes[index] = raw.charCodeAt(index);
@@ -68,10 +73,12 @@ async function registerAgainIfChanged(subscription: PushSubscription, stored: st
 }
 
 export async function enableDeviceAlerts(): Promise<void> {
-  if (!pushSupported()) throw new CommunityError('push_unsupported', 'This browser cannot show notifications from studyhall.');
+  if (!pushSupported())
+    throw new CommunityError('push_unsupported', 'This browser cannot show notifications from studyhall.');
   const key = await vapidPublicKey();
   const permission = await Notification.requestPermission();
-  if (permission !== 'granted') throw new CommunityError('notifications_blocked', 'Notifications are blocked for this site in the browser.');
+  if (permission !== 'granted')
+    throw new CommunityError('notifications_blocked', 'Notifications are blocked for this site in the browser.');
   const registration = await navigator.serviceWorker.ready;
   const wanted = keyBytes(key);
   let subscription = await registration.pushManager.getSubscription();
@@ -84,7 +91,10 @@ export async function enableDeviceAlerts(): Promise<void> {
   try {
     subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: wanted });
   } catch (error) {
-    throw new CommunityError('push_subscribe_failed', `The browser could not subscribe to notifications (${(error as Error).message}).`);
+    throw new CommunityError(
+      'push_subscribe_failed',
+      `The browser could not subscribe to notifications (${(error as Error).message}).`,
+    );
   }
   const token = JSON.stringify(subscription.toJSON());
   await rpc('community_register_device_token', { p_token: token }, z.string());

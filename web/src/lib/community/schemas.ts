@@ -28,7 +28,8 @@ export const discoveredGroup = z.object({
 export type DiscoveredGroup = z.infer<typeof discoveredGroup>;
 
 /** The columns of public.groups the app reads. */
-export const GROUP_COLUMNS = 'id,slug,name,description,icon_url,visibility,join_policy,member_count,chat_enabled,leaderboard_enabled,created_at';
+export const GROUP_COLUMNS =
+  'id,slug,name,description,icon_url,visibility,join_policy,member_count,chat_enabled,leaderboard_enabled,created_at';
 export const groupRow = z.object({
   id: uuid,
   slug: z.string(),
@@ -116,7 +117,14 @@ export type JoinRequest = z.infer<typeof joinRequest>;
 
 /** community_preview_invite: what a link leads to, or only {valid: false}. */
 export const invitePreview = z.union([
-  z.object({ valid: z.literal(true), type: z.literal('group'), group_id: uuid, group_name: z.string(), member_count: z.number().int(), inviter: z.string().nullable() }),
+  z.object({
+    valid: z.literal(true),
+    type: z.literal('group'),
+    group_id: uuid,
+    group_name: z.string(),
+    member_count: z.number().int(),
+    inviter: z.string().nullable(),
+  }),
   z.object({ valid: z.literal(true), type: z.literal('buddy'), inviter: z.string().nullable() }),
   z.object({ valid: z.literal(false) }),
 ]);
@@ -137,13 +145,24 @@ export const overviewEntry = z.object({
   outgoing: z.boolean(),
   minutesToday: z.number().int().nullable(),
   questionsToday: z.number().int().nullable(),
-  subjects: z.array(z.object({ name: z.string(), minutes: z.number().int(), questions: z.number().int().nullable() })).nullable(),
-  tasks: z.array(z.object({ id: z.string(), title: z.string(), subject: z.string().nullable(), done: z.boolean() })).nullable(),
+  subjects: z
+    .array(z.object({ name: z.string(), minutes: z.number().int(), questions: z.number().int().nullable() }))
+    .nullable(),
+  tasks: z
+    .array(z.object({ id: z.string(), title: z.string(), subject: z.string().nullable(), done: z.boolean() }))
+    .nullable(),
   presence: z.object({ state: presenceState, subject: z.string().nullable(), task: z.string().nullable() }).nullable(),
 });
 export type OverviewEntry = z.infer<typeof overviewEntry>;
 
-export const PRIVACY_KEYS = ['stealthMode', 'shareCurrentSubject', 'shareTasks', 'shareExactTime', 'shareSubjectBreakdown', 'shareQuestionCounts'] as const;
+export const PRIVACY_KEYS = [
+  'stealthMode',
+  'shareCurrentSubject',
+  'shareTasks',
+  'shareExactTime',
+  'shareSubjectBreakdown',
+  'shareQuestionCounts',
+] as const;
 export type PrivacyKey = (typeof PRIVACY_KEYS)[number];
 export const privacySwitches = z.object({
   stealthMode: z.boolean(),

@@ -51,7 +51,8 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
     } catch (error) {
       if (error instanceof ApiError && error.code === 'invalid_credentials') {
         const registered = await isRegistered(email.trim());
-        if (registered === false) setProblem({ text: 'No account uses this e-mail yet. Are you new here?', suggest: 'signup' });
+        if (registered === false)
+          setProblem({ text: 'No account uses this e-mail yet. Are you new here?', suggest: 'signup' });
         else setErrors({ password: 'This password does not match the account. Check it and try again.' });
       } else if (error instanceof ApiError && error.code === 'email_taken') {
         setProblem({ text: 'An account with this e-mail already exists.', suggest: 'login' });
@@ -88,23 +89,69 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
             : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
         </p>
         <div class="segmented" role="group" aria-label="Log in or create an account">
-          <button type="button" class={mode === 'login' ? 'is-selected' : ''} aria-pressed={mode === 'login'} onClick={() => switchTo('login')}>
+          <button
+            type="button"
+            class={mode === 'login' ? 'is-selected' : ''}
+            aria-pressed={mode === 'login'}
+            onClick={() => switchTo('login')}
+          >
             Log in
           </button>
-          <button type="button" class={mode === 'signup' ? 'is-selected' : ''} aria-pressed={mode === 'signup'} onClick={() => switchTo('signup')}>
+          <button
+            type="button"
+            class={mode === 'signup' ? 'is-selected' : ''}
+            aria-pressed={mode === 'signup'}
+            onClick={() => switchTo('signup')}
+          >
             Create account
           </button>
         </div>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
           <div class="field">
-            <label class="field-label" for="email">E-mail</label>
-            <input id="email" class="input" type="email" autoComplete="email" value={email} onInput={(event) => setEmail(event.currentTarget.value)} aria-invalid={errors.email ? true : undefined} aria-describedby={errors.email ? 'email-error' : undefined} />
-            {errors.email && <p id="email-error" class="field-error" role="alert">{errors.email}</p>}
+            <label class="field-label" for="email">
+              E-mail
+            </label>
+            <input
+              id="email"
+              class="input"
+              type="email"
+              autoComplete="email"
+              value={email}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+              aria-invalid={errors.email ? true : undefined}
+              aria-describedby={errors.email ? 'email-error' : undefined}
+            />
+            {errors.email && (
+              <p id="email-error" class="field-error" role="alert">
+                {errors.email}
+              </p>
+            )}
           </div>
           <div class="field">
-            <label class="field-label" for="password">Password</label>
-            <input id="password" class="input" type="password" autoComplete={mode === 'login' ? 'current-password' : 'new-password'} value={password} onInput={(event) => setPassword(event.currentTarget.value)} aria-invalid={errors.password ? true : undefined} aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined} />
-            {errors.password ? <p id="password-error" class="field-error" role="alert">{errors.password}</p> : mode === 'signup' && <p id="password-hint" class="field-hint">At least 8 characters.</p>}
+            <label class="field-label" for="password">
+              Password
+            </label>
+            <input
+              id="password"
+              class="input"
+              type="password"
+              autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+              aria-invalid={errors.password ? true : undefined}
+              aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined}
+            />
+            {errors.password ? (
+              <p id="password-error" class="field-error" role="alert">
+                {errors.password}
+              </p>
+            ) : (
+              mode === 'signup' && (
+                <p id="password-hint" class="field-hint">
+                  At least 8 characters.
+                </p>
+              )
+            )}
           </div>
           {problem && (
             <div class="notice notice-error" role="alert">
@@ -117,7 +164,13 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
             </div>
           )}
           <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {busy ? (mode === 'login' ? 'Logging in…' : 'Creating account…') : mode === 'login' ? 'Log in' : 'Create account'}
+            {busy
+              ? mode === 'login'
+                ? 'Logging in…'
+                : 'Creating account…'
+              : mode === 'login'
+                ? 'Log in'
+                : 'Create account'}
           </button>
         </form>
       </div>

@@ -2,17 +2,31 @@
 import { minutesText } from '../../lib/format.ts';
 import type { BackupSummaryCounts } from '../../lib/backup-payload.ts';
 
-export function BackupPreview({ counts, when, source }: { counts: BackupSummaryCounts; when?: string; source?: string }) {
+export function BackupPreview({
+  counts,
+  when,
+  source,
+}: {
+  counts: BackupSummaryCounts;
+  when?: string;
+  source?: string;
+}) {
   return (
     <dl class="facts">
       {when && (
         <>
           <dt>Saved</dt>
-          <dd>{when}{source ? ` (${source})` : ''}</dd>
+          <dd>
+            {when}
+            {source ? ` (${source})` : ''}
+          </dd>
         </>
       )}
       <dt>Sessions</dt>
-      <dd>{counts.sessions}{counts.sessions > 0 ? `, ${minutesText(counts.minutes)} in total` : ''}</dd>
+      <dd>
+        {counts.sessions}
+        {counts.sessions > 0 ? `, ${minutesText(counts.minutes)} in total` : ''}
+      </dd>
       {counts.firstDay && counts.lastDay && (
         <>
           <dt>Days</dt>

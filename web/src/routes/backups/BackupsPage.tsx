@@ -50,10 +50,21 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
     setChecking(true);
     try {
       const token = await requireToken();
-      const answer = await requestJson<{ backup: { created_at: string; source: string; payload: Record<string, unknown> } }>('/__auth/backup/best', { token });
-      onRestore({ kind: 'cloud', counts: summarizePayload(answer.backup.payload), when: dateTime(answer.backup.created_at), source: answer.backup.source });
+      const answer = await requestJson<{
+        backup: { created_at: string; source: string; payload: Record<string, unknown> };
+      }>('/__auth/backup/best', { token });
+      onRestore({
+        kind: 'cloud',
+        counts: summarizePayload(answer.backup.payload),
+        when: dateTime(answer.backup.created_at),
+        source: answer.backup.source,
+      });
     } catch (error) {
-      setProblem(error instanceof Error && 'code' in error && error.code === 'no_backup' ? 'This account has no backup yet. Back up now to make one.' : describeError(error));
+      setProblem(
+        error instanceof Error && 'code' in error && error.code === 'no_backup'
+          ? 'This account has no backup yet. Back up now to make one.'
+          : describeError(error),
+      );
     } finally {
       setChecking(false);
     }
@@ -61,12 +72,19 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
   const saving = snapshotState.value === 'saving';
   return (
     <section class="card stack" aria-labelledby="cloud-title">
-      <h2 id="cloud-title" class="card-title">Cloud backup</h2>
+      <h2 id="cloud-title" class="card-title">
+        Cloud backup
+      </h2>
       <p class="muted">
-        A snapshot of this device's data is stored on your studyhall server a few seconds after each change (at most every five minutes).
+        A snapshot of this device's data is stored on your studyhall server a few seconds after each change (at most
+        every five minutes).
       </p>
       <p aria-live="polite" data-testid="last-backup">
-        {saving ? 'Backing up…' : lastSnapshotAt.value ? `Last backup: ${relativeTime(lastSnapshotAt.value)}.` : 'No backup from this device yet.'}
+        {saving
+          ? 'Backing up…'
+          : lastSnapshotAt.value
+            ? `Last backup: ${relativeTime(lastSnapshotAt.value)}.`
+            : 'No backup from this device yet.'}
       </p>
       {problem && (
         <div class="notice notice-error" role="alert">
@@ -103,11 +121,18 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
     if (file.size > 8 * 1024 * 1024) return setProblems(['the file is larger than 8 MB, the most the server accepts']);
     const parsed = parseBackupText(await file.text());
     if (!parsed.ok) return setProblems(parsed.problems);
-    onImport({ kind: 'file', counts: summarizePayload(parsed.payload as unknown as Record<string, unknown>), payload: parsed.payload, name: file.name });
+    onImport({
+      kind: 'file',
+      counts: summarizePayload(parsed.payload as unknown as Record<string, unknown>),
+      payload: parsed.payload,
+      name: file.name,
+    });
   };
   return (
     <section class="card stack" aria-labelledby="file-title">
-      <h2 id="file-title" class="card-title">Backup file</h2>
+      <h2 id="file-title" class="card-title">
+        Backup file
+      </h2>
       <p class="muted">Keep a copy anywhere, or move your data to another server.</p>
       <div class="row">
         <button type="button" class="button" onClick={exportFile}>
@@ -117,18 +142,27 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
         <label class="button file-button">
           <UploadIcon />
           Import a file…
-          <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(event) => {
-            void readFile(event.currentTarget.files?.[0]);
-            event.currentTarget.value = '';
-          }} />
+          <input
+            type="file"
+            accept="application/json,.json"
+            class="visually-hidden"
+            onChange={(event) => {
+              void readFile(event.currentTarget.files?.[0]);
+              event.currentTarget.value = '';
+            }}
+          />
         </label>
       </div>
       {problems.length > 0 && (
         <div class="notice notice-error" role="alert">
           <div>
-            <p><strong>This file cannot be imported.</strong> Nothing was changed.</p>
+            <p>
+              <strong>This file cannot be imported.</strong> Nothing was changed.
+            </p>
             <ul class="problem-list">
-              {problems.map((problem) => <li key={problem}>{problem}</li>)}
+              {problems.map((problem) => (
+                <li key={problem}>{problem}</li>
+              ))}
             </ul>
           </div>
         </div>
@@ -145,7 +179,9 @@ function WaitingSection() {
   }, [pending, failed]);
   return (
     <section class="card stack" aria-labelledby="waiting-title">
-      <h2 id="waiting-title" class="card-title">Waiting to sync</h2>
+      <h2 id="waiting-title" class="card-title">
+        Waiting to sync
+      </h2>
       {entries === null ? (
         <div class="skeleton skeleton-line" />
       ) : entries.length === 0 ? (
@@ -165,13 +201,21 @@ function WaitingSection() {
                 <div class="list-main">
                   <p class="list-title">{describeEntry(entry)}</p>
                   <p class="list-meta">
-                    {entry.failed ? `Refused by the server: ${entry.lastError ?? 'no reason given'}` : entry.attempts > 0 ? `Tried ${plural(entry.attempts, 'time')}; will try again` : 'Will sync'}
+                    {entry.failed
+                      ? `Refused by the server: ${entry.lastError ?? 'no reason given'}`
+                      : entry.attempts > 0
+                        ? `Tried ${plural(entry.attempts, 'time')}; will try again`
+                        : 'Will sync'}
                   </p>
                 </div>
                 {entry.failed ? (
                   <div class="row">
-                    <button type="button" class="button" onClick={() => void retryEntry(entry.key)}>Retry</button>
-                    <button type="button" class="button button-quiet" onClick={() => void discardEntry(entry.key)}>Discard</button>
+                    <button type="button" class="button" onClick={() => void retryEntry(entry.key)}>
+                      Retry
+                    </button>
+                    <button type="button" class="button button-quiet" onClick={() => void discardEntry(entry.key)}>
+                      Discard
+                    </button>
                   </div>
                 ) : (
                   <span class="badge badge-warning">will sync</span>
@@ -200,7 +244,11 @@ export default function BackupsPage() {
     try {
       if (pending.kind === 'cloud') await restoreBestBackup();
       else await importBackup(pending.payload);
-      setDone(pending.kind === 'cloud' ? 'The backup is restored on this device.' : `${pending.name} is imported and stored as a backup.`);
+      setDone(
+        pending.kind === 'cloud'
+          ? 'The backup is restored on this device.'
+          : `${pending.name} is imported and stored as a backup.`,
+      );
       setPending(null);
     } catch (error) {
       setProblem(describeError(error));
@@ -215,7 +263,8 @@ export default function BackupsPage() {
         <div>
           <h1 class="page-title">Backups</h1>
           <p class="page-lead tabular">
-            On this device: {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')}, {plural(local.tasks, 'task')}.
+            On this device: {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')},{' '}
+            {plural(local.tasks, 'task')}.
           </p>
         </div>
       </div>
@@ -224,8 +273,18 @@ export default function BackupsPage() {
           <p>{done}</p>
         </div>
       )}
-      <CloudSection onRestore={(next) => { setDone(null); setPending(next); }} />
-      <FileSection onImport={(next) => { setDone(null); setPending(next); }} />
+      <CloudSection
+        onRestore={(next) => {
+          setDone(null);
+          setPending(next);
+        }}
+      />
+      <FileSection
+        onImport={(next) => {
+          setDone(null);
+          setPending(next);
+        }}
+      />
       <WaitingSection />
       <Dialog
         open={pending !== null}
@@ -234,19 +293,30 @@ export default function BackupsPage() {
         onClose={() => setPending(null)}
         actions={
           <>
-            <button type="button" class="button" onClick={() => setPending(null)} disabled={busy}>Cancel</button>
+            <button type="button" class="button" onClick={() => setPending(null)} disabled={busy}>
+              Cancel
+            </button>
             <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
               {busy ? 'Replacing…' : 'Replace the data on this device'}
             </button>
           </>
         }
       >
-        {pending && <BackupPreview counts={pending.counts} {...(pending.kind === 'cloud' ? { when: pending.when, source: pending.source } : {})} />}
+        {pending && (
+          <BackupPreview
+            counts={pending.counts}
+            {...(pending.kind === 'cloud' ? { when: pending.when, source: pending.source } : {})}
+          />
+        )}
         <p>
-          This replaces the {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')} and {plural(local.tasks, 'task')} on this device with
-          the backup's. Sessions already on the server stay there.
+          This replaces the {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')} and{' '}
+          {plural(local.tasks, 'task')} on this device with the backup's. Sessions already on the server stay there.
         </p>
-        {problem && <p class="field-error" role="alert">{problem}</p>}
+        {problem && (
+          <p class="field-error" role="alert">
+            {problem}
+          </p>
+        )}
       </Dialog>
     </div>
   );

@@ -44,7 +44,11 @@ export default function RestoreOfferDialog() {
       <p>This device has no studyhall data yet. Your account has a backup:</p>
       <BackupPreview counts={offer.counts} when={dateTime(offer.createdAt)} source={offer.source} />
       <p class="small muted">You can also restore it later from Backups.</p>
-      {problem && <p class="field-error" role="alert">{problem}</p>}
+      {problem && (
+        <p class="field-error" role="alert">
+          {problem}
+        </p>
+      )}
     </Dialog>
   );
 }

@@ -7,9 +7,13 @@ import { replaceAllData } from '../../state/data.ts';
 
 export async function restoreBestBackup(): Promise<BackupPayload> {
   const token = await requireToken();
-  const answer = await requestJson<{ payload: Record<string, unknown> }>('/__auth/restore-best-backup', { token, method: 'POST' });
+  const answer = await requestJson<{ payload: Record<string, unknown> }>('/__auth/restore-best-backup', {
+    token,
+    method: 'POST',
+  });
   const parsed = parseBackup(answer.payload);
-  if (!parsed.ok) throw new ApiError(422, 'backup_unreadable', `The stored backup cannot be read: ${parsed.problems.join('; ')}.`);
+  if (!parsed.ok)
+    throw new ApiError(422, 'backup_unreadable', `The stored backup cannot be read: ${parsed.problems.join('; ')}.`);
   await replaceAllData(parsed.payload);
   return parsed.payload;
 }

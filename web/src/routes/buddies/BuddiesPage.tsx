@@ -44,7 +44,11 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
       onSent();
     } catch (failure) {
       if (failure instanceof CommunityError && FIELD_CODES.has(failure.code)) {
-        setFieldError(failure.code === 'user_not_found' ? `No student has the handle “${wanted}”. Check the spelling, or send them an invite link instead.` : describeCommunityError(failure));
+        setFieldError(
+          failure.code === 'user_not_found'
+            ? `No student has the handle “${wanted}”. Check the spelling, or send them an invite link instead.`
+            : describeCommunityError(failure),
+        );
       } else setProblem(describeCommunityError(failure));
     } finally {
       setBusy(false);
@@ -52,17 +56,50 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
   };
   return (
     <form class="card stack" aria-labelledby="add-title" onSubmit={(event) => void submit(event)} noValidate>
-      <h2 id="add-title" class="card-title">Add a buddy</h2>
+      <h2 id="add-title" class="card-title">
+        Add a buddy
+      </h2>
       <div class="inline-form">
         <div class="field">
-          <label class="field-label" for="buddy-handle">Their handle</label>
-          <input id="buddy-handle" class="input" value={handle} placeholder="e.g. ada_lovelace" autoComplete="off" spellcheck={false} onInput={(event) => setHandle(event.currentTarget.value)} aria-invalid={fieldError ? true : undefined} aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'} />
+          <label class="field-label" for="buddy-handle">
+            Their handle
+          </label>
+          <input
+            id="buddy-handle"
+            class="input"
+            value={handle}
+            placeholder="e.g. ada_lovelace"
+            autoComplete="off"
+            spellcheck={false}
+            onInput={(event) => setHandle(event.currentTarget.value)}
+            aria-invalid={fieldError ? true : undefined}
+            aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'}
+          />
         </div>
-        <button type="submit" class="button button-primary" disabled={busy}><UserPlusIcon size={18} />{busy ? 'Sending…' : 'Send request'}</button>
+        <button type="submit" class="button button-primary" disabled={busy}>
+          <UserPlusIcon size={18} />
+          {busy ? 'Sending…' : 'Send request'}
+        </button>
       </div>
-      {fieldError ? <p id="buddy-handle-error" class="field-error" role="alert">{fieldError}</p> : <p id="buddy-handle-hint" class="field-hint">They see your request on their Buddies page and accept or decline it.</p>}
-      {problem && <div class="notice notice-error" role="alert"><p>{problem}</p></div>}
-      {sent && <div class="notice notice-success" role="status"><p>Request sent to @{sent}.</p></div>}
+      {fieldError ? (
+        <p id="buddy-handle-error" class="field-error" role="alert">
+          {fieldError}
+        </p>
+      ) : (
+        <p id="buddy-handle-hint" class="field-hint">
+          They see your request on their Buddies page and accept or decline it.
+        </p>
+      )}
+      {problem && (
+        <div class="notice notice-error" role="alert">
+          <p>{problem}</p>
+        </div>
+      )}
+      {sent && (
+        <div class="notice notice-success" role="status">
+          <p>Request sent to @{sent}.</p>
+        </div>
+      )}
     </form>
   );
 }
@@ -75,17 +112,36 @@ function BuddyInvite() {
   };
   return (
     <section class="card stack" aria-labelledby="buddy-invite-title">
-      <h2 id="buddy-invite-title" class="card-title">Invite by link</h2>
-      <p class="muted small">For a friend without a handle yet: whoever opens the link and accepts becomes your buddy. It works once and expires in 7 days.</p>
+      <h2 id="buddy-invite-title" class="card-title">
+        Invite by link
+      </h2>
+      <p class="muted small">
+        For a friend without a handle yet: whoever opens the link and accepts becomes your buddy. It works once and
+        expires in 7 days.
+      </p>
       {link ? (
         <div class="row invite-row">
-          <input class="input invite-link" readOnly value={link} aria-label="Your buddy invite link" onFocus={(event) => event.currentTarget.select()} />
+          <input
+            class="input invite-link"
+            readOnly
+            value={link}
+            aria-label="Your buddy invite link"
+            onFocus={(event) => event.currentTarget.select()}
+          />
           <CopyButton text={link} />
         </div>
       ) : (
-        <div><button type="button" class="button" disabled={busy} onClick={() => void create()}>{busy ? 'Creating…' : 'Create a buddy invite link'}</button></div>
+        <div>
+          <button type="button" class="button" disabled={busy} onClick={() => void create()}>
+            {busy ? 'Creating…' : 'Create a buddy invite link'}
+          </button>
+        </div>
       )}
-      {error && <p class="field-error" role="alert">{error}</p>}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
     </section>
   );
 }
@@ -100,16 +156,35 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
   if (entries.length === 0) return null;
   return (
     <section class="card stack" aria-labelledby="requests-title">
-      <h2 id="requests-title" class="card-title">Requests</h2>
+      <h2 id="requests-title" class="card-title">
+        Requests
+      </h2>
       {incoming.length > 0 && (
         <ul class="list" aria-label="Asking to be your buddy">
           {incoming.map((entry) => (
             <li key={entry.connectionId} class="list-item">
               <Avatar url={null} name={nameOf(entry)} size="small" />
-              <div class="list-main"><p class="list-title">{nameOf(entry)}</p><p class="list-meta">wants to be your buddy</p></div>
+              <div class="list-main">
+                <p class="list-title">{nameOf(entry)}</p>
+                <p class="list-meta">wants to be your buddy</p>
+              </div>
               <div class="row">
-                <button type="button" class="button button-primary" aria-label={`Accept ${nameOf(entry)}`} onClick={() => void act(() => respondBuddy(entry.connectionId, true))}>Accept</button>
-                <button type="button" class="button" aria-label={`Decline ${nameOf(entry)}`} onClick={() => void act(() => respondBuddy(entry.connectionId, false))}>Decline</button>
+                <button
+                  type="button"
+                  class="button button-primary"
+                  aria-label={`Accept ${nameOf(entry)}`}
+                  onClick={() => void act(() => respondBuddy(entry.connectionId, true))}
+                >
+                  Accept
+                </button>
+                <button
+                  type="button"
+                  class="button"
+                  aria-label={`Decline ${nameOf(entry)}`}
+                  onClick={() => void act(() => respondBuddy(entry.connectionId, false))}
+                >
+                  Decline
+                </button>
               </div>
             </li>
           ))}
@@ -120,13 +195,27 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
           {outgoing.map((entry) => (
             <li key={entry.connectionId} class="list-item">
               <Avatar url={null} name={nameOf(entry)} size="small" />
-              <div class="list-main"><p class="list-title">{nameOf(entry)}</p><p class="list-meta">waiting for their answer</p></div>
-              <button type="button" class="button" aria-label={`Cancel your request to ${nameOf(entry)}`} onClick={() => void act(() => removeBuddy(entry.userId, false))}>Cancel request</button>
+              <div class="list-main">
+                <p class="list-title">{nameOf(entry)}</p>
+                <p class="list-meta">waiting for their answer</p>
+              </div>
+              <button
+                type="button"
+                class="button"
+                aria-label={`Cancel your request to ${nameOf(entry)}`}
+                onClick={() => void act(() => removeBuddy(entry.userId, false))}
+              >
+                Cancel request
+              </button>
             </li>
           ))}
         </ul>
       )}
-      {error && <p class="field-error" role="alert">{error}</p>}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
     </section>
   );
 }
@@ -134,7 +223,9 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
 function CardsSkeleton() {
   return (
     <ul class="buddy-grid" aria-busy="true" aria-label="Loading buddies">
-      {[0, 1].map((index) => <li key={index} class="card skeleton-card skeleton" />)}
+      {[0, 1].map((index) => (
+        <li key={index} class="card skeleton-card skeleton" />
+      ))}
     </ul>
   );
 }
@@ -155,14 +246,20 @@ export default function BuddiesPage() {
       <div class="page-head">
         <div>
           <h1 class="page-title">Buddies</h1>
-          <p class="page-lead">Study side by side with friends: see how their day is going, as far as each of them shares.</p>
+          <p class="page-lead">
+            Study side by side with friends: see how their day is going, as far as each of them shares.
+          </p>
         </div>
-        <a class="button" href="/settings/privacy">What my buddies see</a>
+        <a class="button" href="/settings/privacy">
+          What my buddies see
+        </a>
       </div>
       {enrollment.data && !enrollment.data.consent && (
         <div class="notice callout">
           <p>Your buddies see you as offline while you study: community sharing is off.</p>
-          <a class="button" href="/settings/privacy">Privacy settings</a>
+          <a class="button" href="/settings/privacy">
+            Privacy settings
+          </a>
         </div>
       )}
       <div class="grid-2 buddies-top">
@@ -180,11 +277,15 @@ export default function BuddiesPage() {
         <>
           <Requests entries={pending} onChanged={() => void overview.reload()} />
           <section class="stack" aria-labelledby="buddies-title">
-            <h2 id="buddies-title" class="section-title">Your buddies {buddies.length > 0 && <span class="muted">({buddies.length})</span>}</h2>
+            <h2 id="buddies-title" class="section-title">
+              Your buddies {buddies.length > 0 && <span class="muted">({buddies.length})</span>}
+            </h2>
             {buddies.length === 0 ? (
               <div class="empty">
                 <strong>No buddies yet</strong>
-                <p>Add a friend by their handle, or send them an invite link. Once they accept, their day shows here.</p>
+                <p>
+                  Add a friend by their handle, or send them an invite link. Once they accept, their day shows here.
+                </p>
               </div>
             ) : (
               <ul class="buddy-grid">
@@ -194,26 +295,40 @@ export default function BuddiesPage() {
                     buddy={buddy}
                     alertOn={alertFor(alerts.data ?? [], 'buddy', buddy.userId)}
                     onAlertChanged={() => void alerts.reload()}
-                    onRemove={() => setConfirmation({
-                      title: `Remove ${nameOf(buddy)}?`,
-                      body: <p>You stop seeing each other's study day, and your start alerts for {nameOf(buddy)} stop. Either of you can send a new request later.</p>,
-                      action: 'Remove buddy',
-                      danger: true,
-                      run: async () => {
-                        await removeBuddy(buddy.userId, false);
-                        await overview.reload();
-                      },
-                    })}
-                    onBlock={() => setConfirmation({
-                      title: `Block ${nameOf(buddy)}?`,
-                      body: <p>{nameOf(buddy)} is removed from your buddies and can no longer send you requests or find you by your handle. They are not told.</p>,
-                      action: 'Block',
-                      danger: true,
-                      run: async () => {
-                        await removeBuddy(buddy.userId, true);
-                        await overview.reload();
-                      },
-                    })}
+                    onRemove={() =>
+                      setConfirmation({
+                        title: `Remove ${nameOf(buddy)}?`,
+                        body: (
+                          <p>
+                            You stop seeing each other's study day, and your start alerts for {nameOf(buddy)} stop.
+                            Either of you can send a new request later.
+                          </p>
+                        ),
+                        action: 'Remove buddy',
+                        danger: true,
+                        run: async () => {
+                          await removeBuddy(buddy.userId, false);
+                          await overview.reload();
+                        },
+                      })
+                    }
+                    onBlock={() =>
+                      setConfirmation({
+                        title: `Block ${nameOf(buddy)}?`,
+                        body: (
+                          <p>
+                            {nameOf(buddy)} is removed from your buddies and can no longer send you requests or find you
+                            by your handle. They are not told.
+                          </p>
+                        ),
+                        action: 'Block',
+                        danger: true,
+                        run: async () => {
+                          await removeBuddy(buddy.userId, true);
+                          await overview.reload();
+                        },
+                      })
+                    }
                   />
                 ))}
               </ul>

@@ -24,22 +24,45 @@ import { useAction } from '../../components/community/useAction.ts';
 async function pendingGroupIds(): Promise<Set<string>> {
   const userId = await currentUserId();
   if (!userId) return new Set();
-  const pending = await rows((await client()).from('community_join_requests').select('group_id').eq('user_id', userId).eq('status', 'pending'), z.object({ group_id: z.string() }));
+  const pending = await rows(
+    (await client()).from('community_join_requests').select('group_id').eq('user_id', userId).eq('status', 'pending'),
+    z.object({ group_id: z.string() }),
+  );
   return new Set(pending.map((row) => row.group_id));
 }
 
-function GroupAction({ group, pending, onChange }: { group: DiscoveredGroup; pending: boolean; onChange: (next: { member?: boolean; pending?: boolean }) => void }) {
+function GroupAction({
+  group,
+  pending,
+  onChange,
+}: {
+  group: DiscoveredGroup;
+  pending: boolean;
+  onChange: (next: { member?: boolean; pending?: boolean }) => void;
+}) {
   const { route } = useLocation();
   const { busy, error, act } = useAction();
   let control;
   if (group.is_member) {
-    control = <a class="button" href={`/groups/${group.id}`}>Open</a>;
+    control = (
+      <a class="button" href={`/groups/${group.id}`}>
+        Open
+      </a>
+    );
   } else if (pending) {
     control = (
-      <button type="button" class="button" disabled={busy} onClick={() => void act(async () => {
-        await cancelJoinRequest(group.id);
-        onChange({ pending: false });
-      })} aria-label={`Cancel your request to join ${group.name}`}>
+      <button
+        type="button"
+        class="button"
+        disabled={busy}
+        onClick={() =>
+          void act(async () => {
+            await cancelJoinRequest(group.id);
+            onChange({ pending: false });
+          })
+        }
+        aria-label={`Cancel your request to join ${group.name}`}
+      >
         Cancel request
       </button>
     );
@@ -47,13 +70,21 @@ function GroupAction({ group, pending, onChange }: { group: DiscoveredGroup; pen
     control = <span class="small muted group-invite-only">Invite link only</span>;
   } else {
     control = (
-      <button type="button" class="button" disabled={busy} aria-label={`${group.join_policy === 'open' ? 'Join' : 'Ask to join'} ${group.name}`} onClick={() => void act(async () => {
-        const answer = await joinGroup(group.id);
-        if (answer === 'member') {
-          onChange({ member: true });
-          route(`/groups/${group.id}`);
-        } else onChange({ pending: true });
-      })}>
+      <button
+        type="button"
+        class="button"
+        disabled={busy}
+        aria-label={`${group.join_policy === 'open' ? 'Join' : 'Ask to join'} ${group.name}`}
+        onClick={() =>
+          void act(async () => {
+            const answer = await joinGroup(group.id);
+            if (answer === 'member') {
+              onChange({ member: true });
+              route(`/groups/${group.id}`);
+            } else onChange({ pending: true });
+          })
+        }
+      >
         {group.join_policy === 'open' ? 'Join' : 'Ask to join'}
       </button>
     );
@@ -62,12 +93,24 @@ function GroupAction({ group, pending, onChange }: { group: DiscoveredGroup; pen
     <div class="group-action">
       {pending && !group.is_member && <span class="badge badge-warning">Request sent</span>}
       {control}
-      {error && <p class="field-error" role="alert">{error}</p>}
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
 
-function GroupRowItem({ group, pending, onChange }: { group: DiscoveredGroup; pending: boolean; onChange: (next: { member?: boolean; pending?: boolean }) => void }) {
+function GroupRowItem({
+  group,
+  pending,
+  onChange,
+}: {
+  group: DiscoveredGroup;
+  pending: boolean;
+  onChange: (next: { member?: boolean; pending?: boolean }) => void;
+}) {
   return (
     <li class="group-row">
       <Avatar url={group.icon_url} name={group.name} square />
@@ -79,10 +122,21 @@ function GroupRowItem({ group, pending, onChange }: { group: DiscoveredGroup; pe
         <p class="group-row-meta small muted">
           <span class="tabular">{plural(group.member_count, 'member')}</span>
           <span aria-hidden="true"> · </span>
-          {group.visibility === 'private' ? <span class="inline-icon"><ShieldIcon size={14} /> Private</span> : 'Public'}
+          {group.visibility === 'private' ? (
+            <span class="inline-icon">
+              <ShieldIcon size={14} /> Private
+            </span>
+          ) : (
+            'Public'
+          )}
           <span aria-hidden="true"> · </span>
           {policyWord(group.join_policy)}
-          {group.is_member && <><span aria-hidden="true"> · </span><strong class="member-mark">You are a member</strong></>}
+          {group.is_member && (
+            <>
+              <span aria-hidden="true"> · </span>
+              <strong class="member-mark">You are a member</strong>
+            </>
+          )}
         </p>
       </div>
       <GroupAction group={group} pending={pending} onChange={onChange} />
@@ -127,7 +181,10 @@ export default function CommunityPage() {
   const [moreError, setMoreError] = useState<unknown>(null);
   /** Whether another page exists after the last one loaded by "Show more" (null: none loaded yet). */
   const [moreAfter, setMoreAfter] = useState<boolean | null>(null);
-  const first = useLoad(async () => ({ found: await discoverGroups(term, 0), pending: await pendingGroupIds() }), [term]);
+  const first = useLoad(
+    async () => ({ found: await discoverGroups(term, 0), pending: await pendingGroupIds() }),
+    [term],
+  );
   const enrollment = useLoad(readEnrollment, []);
   const [overrides, setOverrides] = useState<Record<string, { member?: boolean; pending?: boolean }>>({});
   useEffect(() => {
@@ -137,9 +194,13 @@ export default function CommunityPage() {
     setOverrides({});
   }, [term]);
 
-  const all = useMemo(() => [...(first.data?.found.groups ?? []), ...extra]
-    .filter((group, index, list) => list.findIndex((other) => other.id === group.id) === index)
-    .map((group) => ({ ...group, is_member: overrides[group.id]?.member ?? group.is_member })), [first.data, extra, overrides]);
+  const all = useMemo(
+    () =>
+      [...(first.data?.found.groups ?? []), ...extra]
+        .filter((group, index, list) => list.findIndex((other) => other.id === group.id) === index)
+        .map((group) => ({ ...group, is_member: overrides[group.id]?.member ?? group.is_member })),
+    [first.data, extra, overrides],
+  );
   const hasMore = moreAfter ?? first.data?.found.hasMore ?? false;
   const pendingOf = (id: string) => overrides[id]?.pending ?? first.data?.pending.has(id) ?? false;
   const mine = all.filter((group) => group.is_member);
@@ -176,16 +237,31 @@ export default function CommunityPage() {
       {enrollment.data && !enrollment.data.consent && (
         <div class="notice callout">
           <ShieldIcon size={20} />
-          <p>You appear offline to others while you study. Turn on community sharing to show your groups and buddies when you focus.</p>
-          <a class="button" href="/settings/privacy">Privacy settings</a>
+          <p>
+            You appear offline to others while you study. Turn on community sharing to show your groups and buddies when
+            you focus.
+          </p>
+          <a class="button" href="/settings/privacy">
+            Privacy settings
+          </a>
         </div>
       )}
 
       <form class="search-field" role="search" onSubmit={(event) => event.preventDefault()}>
-        <label class="field-label" for="group-search">Find groups</label>
+        <label class="field-label" for="group-search">
+          Find groups
+        </label>
         <div class="search-box">
           <SearchIcon size={18} />
-          <input id="group-search" class="input" type="search" placeholder="Search by name, e.g. anatomy" value={search} onInput={(event) => setSearch(event.currentTarget.value)} autoComplete="off" />
+          <input
+            id="group-search"
+            class="input"
+            type="search"
+            placeholder="Search by name, e.g. anatomy"
+            value={search}
+            onInput={(event) => setSearch(event.currentTarget.value)}
+            autoComplete="off"
+          />
         </div>
       </form>
 
@@ -200,27 +276,48 @@ export default function CommunityPage() {
         <div class="empty">
           <GroupIcon size={28} />
           <strong>{term ? `No groups match “${term}”` : 'No groups yet'}</strong>
-          <p>{term ? 'Try another word, or create your own group and invite others.' : 'Find one or create your own: a group shows who is studying right now and has its own chat.'}</p>
-          <button type="button" class="button" onClick={() => setCreating(true)}>Create a group</button>
+          <p>
+            {term
+              ? 'Try another word, or create your own group and invite others.'
+              : 'Find one or create your own: a group shows who is studying right now and has its own chat.'}
+          </p>
+          <button type="button" class="button" onClick={() => setCreating(true)}>
+            Create a group
+          </button>
         </div>
       ) : (
         <>
           {mine.length > 0 && (
             <section class="stack-tight" aria-labelledby="mine-title">
-              <h2 id="mine-title" class="section-title">{term ? 'Your groups that match' : 'Your groups'}</h2>
+              <h2 id="mine-title" class="section-title">
+                {term ? 'Your groups that match' : 'Your groups'}
+              </h2>
               <ul class="group-list card">
-                {mine.map((group) => <GroupRowItem key={group.id} group={group} pending={false} onChange={() => undefined} />)}
+                {mine.map((group) => (
+                  <GroupRowItem key={group.id} group={group} pending={false} onChange={() => undefined} />
+                ))}
               </ul>
             </section>
           )}
           <section class="stack-tight" aria-labelledby="discover-title">
-            <h2 id="discover-title" class="section-title">{term ? 'Other groups that match' : 'Groups to join'}</h2>
+            <h2 id="discover-title" class="section-title">
+              {term ? 'Other groups that match' : 'Groups to join'}
+            </h2>
             {others.length === 0 ? (
-              <p class="muted">{term ? 'No other group matches.' : 'You are in every group there is. Start another one?'}</p>
+              <p class="muted">
+                {term ? 'No other group matches.' : 'You are in every group there is. Start another one?'}
+              </p>
             ) : (
               <ul class="group-list card">
                 {others.map((group) => (
-                  <GroupRowItem key={group.id} group={group} pending={pendingOf(group.id)} onChange={(next) => setOverrides((previous) => ({ ...previous, [group.id]: { ...previous[group.id], ...next } }))} />
+                  <GroupRowItem
+                    key={group.id}
+                    group={group}
+                    pending={pendingOf(group.id)}
+                    onChange={(next) =>
+                      setOverrides((previous) => ({ ...previous, [group.id]: { ...previous[group.id], ...next } }))
+                    }
+                  />
                 ))}
               </ul>
             )}
@@ -236,8 +333,11 @@ export default function CommunityPage() {
         </>
       )}
 
-      <CreateGroupDialog open={creating} onClose={() => setCreating(false)} onCreated={(id) => route(`/groups/${id}`)} />
+      <CreateGroupDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(id) => route(`/groups/${id}`)}
+      />
     </div>
   );
 }
-

@@ -2,13 +2,26 @@
 // makes them its owner), then the icon, if one was picked, goes to group-icons under the new id.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
-import { GroupFields, validateGroup, type GroupFieldErrors, type GroupFieldValues } from '../../components/community/GroupFields.tsx';
+import {
+  GroupFields,
+  validateGroup,
+  type GroupFieldErrors,
+  type GroupFieldValues,
+} from '../../components/community/GroupFields.tsx';
 import { createGroup, uploadGroupIcon } from '../../lib/community/groups.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 
 const EMPTY: GroupFieldValues = { name: '', description: '', visibility: 'public', joinPolicy: 'request', icon: null };
 
-export function CreateGroupDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (groupId: string) => void }) {
+export function CreateGroupDialog({
+  open,
+  onClose,
+  onCreated,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onCreated: (groupId: string) => void;
+}) {
   const [values, setValues] = useState<GroupFieldValues>(EMPTY);
   const [errors, setErrors] = useState<GroupFieldErrors>({});
   const [problem, setProblem] = useState<string | null>(null);
@@ -29,7 +42,12 @@ export function CreateGroupDialog({ open, onClose, onCreated }: { open: boolean;
     setBusy(true);
     setProblem(null);
     try {
-      const group = await createGroup({ name: values.name.trim(), description: values.description.trim(), visibility: values.visibility, joinPolicy: values.joinPolicy });
+      const group = await createGroup({
+        name: values.name.trim(),
+        description: values.description.trim(),
+        visibility: values.visibility,
+        joinPolicy: values.joinPolicy,
+      });
       if (values.icon) {
         try {
           await uploadGroupIcon(group.id, values.icon);
@@ -54,15 +72,29 @@ export function CreateGroupDialog({ open, onClose, onCreated }: { open: boolean;
       onClose={onClose}
       actions={
         <>
-          <button type="button" class="button" onClick={onClose}>Cancel</button>
-          <button type="submit" form="create-group" class="button button-primary" disabled={busy}>{busy ? 'Creating…' : 'Create group'}</button>
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="create-group" class="button button-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create group'}
+          </button>
         </>
       }
     >
       <form id="create-group" onSubmit={(event) => void create(event)} noValidate>
-        <GroupFields idPrefix="new-group" values={values} errors={errors} onChange={setValues} onIconError={(message) => setErrors((previous) => ({ ...previous, icon: message }))} />
+        <GroupFields
+          idPrefix="new-group"
+          values={values}
+          errors={errors}
+          onChange={setValues}
+          onIconError={(message) => setErrors((previous) => ({ ...previous, icon: message }))}
+        />
       </form>
-      {problem && <div class="notice notice-error" role="alert"><p>{problem}</p></div>}
+      {problem && (
+        <div class="notice notice-error" role="alert">
+          <p>{problem}</p>
+        </div>
+      )}
     </Dialog>
   );
 }

@@ -21,11 +21,35 @@ function useFlash(key: Key): boolean {
   return flash;
 }
 
-function Counter({ kind, label, value, shortcut, onClick, icon }: { kind: Key; label: string; value: number; shortcut: string; onClick: () => void; icon: JSX.Element }) {
+function Counter({
+  kind,
+  label,
+  value,
+  shortcut,
+  onClick,
+  icon,
+}: {
+  kind: Key;
+  label: string;
+  value: number;
+  shortcut: string;
+  onClick: () => void;
+  icon: JSX.Element;
+}) {
   const flash = useFlash(kind);
   return (
-    <button type="button" class={`counter counter-${kind}${flash ? ' is-flashing' : ''}`} onClick={onClick} aria-label={label} aria-describedby={`count-${kind}`} aria-keyshortcuts={shortcut} title={`${label} (${shortcut})`}>
-      <span class="counter-value tabular" id={`count-${kind}`}>{value}</span>
+    <button
+      type="button"
+      class={`counter counter-${kind}${flash ? ' is-flashing' : ''}`}
+      onClick={onClick}
+      aria-label={label}
+      aria-describedby={`count-${kind}`}
+      aria-keyshortcuts={shortcut}
+      title={`${label} (${shortcut})`}
+    >
+      <span class="counter-value tabular" id={`count-${kind}`}>
+        {value}
+      </span>
       <span class="counter-label">
         {icon}
         {label}
@@ -59,18 +83,45 @@ function TargetEditor({ target, answered }: { target: number | null; answered: n
     return (
       <form class="target-form" onSubmit={save}>
         <div class="field">
-          <label class="field-label" for="target-input">Target</label>
-          <input id="target-input" class="input input-number" inputMode="numeric" value={draft} onInput={(event) => setDraft(event.currentTarget.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'target-error' : undefined} />
-          {problem && <p id="target-error" class="field-error" role="alert">{problem}</p>}
+          <label class="field-label" for="target-input">
+            Target
+          </label>
+          <input
+            id="target-input"
+            class="input input-number"
+            inputMode="numeric"
+            value={draft}
+            onInput={(event) => setDraft(event.currentTarget.value)}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'target-error' : undefined}
+          />
+          {problem && (
+            <p id="target-error" class="field-error" role="alert">
+              {problem}
+            </p>
+          )}
         </div>
-        <button type="submit" class="button">Set</button>
-        <button type="button" class="button button-quiet" onClick={() => setEditing(false)}>Cancel</button>
+        <button type="submit" class="button">
+          Set
+        </button>
+        <button type="button" class="button button-quiet" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
       </form>
     );
   }
   return (
     <div class={`target${flash ? ' is-flashing' : ''}`}>
-      <button type="button" class="button button-quiet" onClick={() => { setDraft(target ? String(target) : ''); setEditing(true); }} aria-describedby="target-value" title="Set how many questions this session aims for">
+      <button
+        type="button"
+        class="button button-quiet"
+        onClick={() => {
+          setDraft(target ? String(target) : '');
+          setEditing(true);
+        }}
+        aria-describedby="target-value"
+        title="Set how many questions this session aims for"
+      >
         Target
       </button>
       {target ? (
@@ -83,22 +134,60 @@ function TargetEditor({ target, answered }: { target: number | null; answered: n
           </p>
         </div>
       ) : (
-        <p id="target-value" class="muted">None set</p>
+        <p id="target-value" class="muted">
+          None set
+        </p>
       )}
     </div>
   );
 }
 
-export function Counters({ attempts, target, canUndo }: { attempts: Attempts; target: number | null; canUndo: boolean }) {
+export function Counters({
+  attempts,
+  target,
+  canUndo,
+}: {
+  attempts: Attempts;
+  target: number | null;
+  canUndo: boolean;
+}) {
   return (
     <section class="counters-area" aria-label="Attempts">
       <div class="counters">
-        <Counter kind="correct" label="Correct" value={attempts.correct} shortcut="C" onClick={countCorrect} icon={<CheckIcon size={18} />} />
-        <Counter kind="incorrect" label="Incorrect" value={attempts.incorrect} shortcut="I" onClick={countIncorrect} icon={<CrossIcon size={18} />} />
-        <Counter kind="skipped" label="Skip" value={attempts.skipped} shortcut="S" onClick={countSkip} icon={<SkipIcon size={18} />} />
+        <Counter
+          kind="correct"
+          label="Correct"
+          value={attempts.correct}
+          shortcut="C"
+          onClick={countCorrect}
+          icon={<CheckIcon size={18} />}
+        />
+        <Counter
+          kind="incorrect"
+          label="Incorrect"
+          value={attempts.incorrect}
+          shortcut="I"
+          onClick={countIncorrect}
+          icon={<CrossIcon size={18} />}
+        />
+        <Counter
+          kind="skipped"
+          label="Skip"
+          value={attempts.skipped}
+          shortcut="S"
+          onClick={countSkip}
+          icon={<SkipIcon size={18} />}
+        />
       </div>
       <div class="counters-foot">
-        <button type="button" class="button button-quiet" onClick={undoCount} disabled={!canUndo} aria-keyshortcuts="Z" title="Undo the last count (Z)">
+        <button
+          type="button"
+          class="button button-quiet"
+          onClick={undoCount}
+          disabled={!canUndo}
+          aria-keyshortcuts="Z"
+          title="Undo the last count (Z)"
+        >
           <UndoIcon size={18} />
           Undo
         </button>

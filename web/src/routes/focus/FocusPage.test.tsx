@@ -77,8 +77,18 @@ describe('the focus screen', () => {
     expect(timer.value.running).toBe(false);
     expect(await screen.findByRole('button', { name: 'Resume' })).toBeTruthy();
     // A phone with the page's code reads what the page posted: paused focus, with the counts.
-    const phoneReads = async () => (await fetch(`${gateway.url}/api/pip/state`, { headers: { 'x-pip-code': pairingCode() } })).json();
-    await waitFor(async () => expect(await phoneReads()).toMatchObject({ phase: 'focus', running: false, completionAtMs: null, attempts: { correct: 2, incorrect: 0, skipped: 0 } }), { timeout: 5000 });
+    const phoneReads = async () =>
+      (await fetch(`${gateway.url}/api/pip/state`, { headers: { 'x-pip-code': pairingCode() } })).json();
+    await waitFor(
+      async () =>
+        expect(await phoneReads()).toMatchObject({
+          phase: 'focus',
+          running: false,
+          completionAtMs: null,
+          attempts: { correct: 2, incorrect: 0, skipped: 0 },
+        }),
+      { timeout: 5000 },
+    );
     // Without the code the phone reads nothing.
     expect((await fetch(`${gateway.url}/api/pip/state`)).status).toBe(401);
   });
@@ -94,7 +104,11 @@ describe('the focus screen', () => {
   it('shows a relayed phone action once, however often its event arrives', async () => {
     const deduper = new ActionDeduper();
     deduper.streamOpened();
-    for (const event of [{ id: 1, action: 'correct' as const, at: 0 }, { id: 1, action: 'correct' as const, at: 0 }, { id: 2, action: 'target' as const, target: 12, at: 0 }]) {
+    for (const event of [
+      { id: 1, action: 'correct' as const, at: 0 },
+      { id: 1, action: 'correct' as const, at: 0 },
+      { id: 2, action: 'target' as const, target: 12, at: 0 },
+    ]) {
       if (deduper.accept(event.id)) applyPipAction(event);
     }
     await waitFor(() => expect(count('correct')).toBe('1'));

@@ -4,7 +4,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { minutesText } from '../../lib/format.ts';
 import { advance, focusedMs } from '../../lib/timer.ts';
-import { countCorrect, countIncorrect, countSkip, finishSession, pauseTimer, startTimer, toggleTimer, undoCount } from '../../state/focus.ts';
+import {
+  countCorrect,
+  countIncorrect,
+  countSkip,
+  finishSession,
+  pauseTimer,
+  startTimer,
+  toggleTimer,
+  undoCount,
+} from '../../state/focus.ts';
 import { timer } from '../../state/signals.ts';
 import { Counters } from './Counters.tsx';
 import { phaseLabel } from './phase-label.ts';
@@ -60,9 +69,11 @@ export default function FocusPage() {
     setFinishing(true);
     try {
       const result = await finishSession();
-      setNotice(result.recorded
-        ? { tone: 'success', text: `Saved ${minutesText(result.minutes)} of focus. It is in your stats.` }
-        : { tone: 'info', text: 'Sessions under a minute are not saved. The timer is reset.' });
+      setNotice(
+        result.recorded
+          ? { tone: 'success', text: `Saved ${minutesText(result.minutes)} of focus. It is in your stats.` }
+          : { tone: 'info', text: 'Sessions under a minute are not saved. The timer is reset.' },
+      );
     } finally {
       setFinishing(false);
     }
@@ -72,7 +83,9 @@ export default function FocusPage() {
     <div class="focus-page">
       <section class="focus-main" aria-labelledby="focus-phase">
         <div class="focus-toolbar">
-          <h1 id="focus-phase" class={`phase-pill phase-${state.complete ? 'complete' : state.phase}`}>{phaseLabel(state)}</h1>
+          <h1 id="focus-phase" class={`phase-pill phase-${state.complete ? 'complete' : state.phase}`}>
+            {phaseLabel(state)}
+          </h1>
           <div class="row">
             <PhoneRemote />
             <PopOutButton />
@@ -80,20 +93,39 @@ export default function FocusPage() {
         </div>
         <TimeRing state={state} now={now.value} label={state.phase === 'break' ? 'Break' : 'Focus'} />
         <p class="focus-total muted tabular" aria-live="off">
-          {started ? `${minutesText(focusedMinutes)} focused this session` : `${state.settings.cycles} × ${state.settings.focusMinutes} min focus, ${state.settings.breakMinutes} min breaks`}
+          {started
+            ? `${minutesText(focusedMinutes)} focused this session`
+            : `${state.settings.cycles} × ${state.settings.focusMinutes} min focus, ${state.settings.breakMinutes} min breaks`}
         </p>
         <Pickers locked={false} />
         <div class="focus-controls">
           {state.complete ? null : state.running ? (
-            <button type="button" class="button button-primary button-large" onClick={pauseTimer} aria-keyshortcuts="Space" title="Pause (Space)">
+            <button
+              type="button"
+              class="button button-primary button-large"
+              onClick={pauseTimer}
+              aria-keyshortcuts="Space"
+              title="Pause (Space)"
+            >
               Pause
             </button>
           ) : (
-            <button type="button" class="button button-primary button-large" onClick={startTimer} aria-keyshortcuts="Space" title={`${started ? 'Resume' : 'Start'} (Space)`}>
+            <button
+              type="button"
+              class="button button-primary button-large"
+              onClick={startTimer}
+              aria-keyshortcuts="Space"
+              title={`${started ? 'Resume' : 'Start'} (Space)`}
+            >
               {started ? 'Resume' : 'Start'}
             </button>
           )}
-          <button type="button" class={`button button-large${state.complete ? ' button-primary' : ''}`} onClick={() => void finish()} disabled={!started || finishing}>
+          <button
+            type="button"
+            class={`button button-large${state.complete ? ' button-primary' : ''}`}
+            onClick={() => void finish()}
+            disabled={!started || finishing}
+          >
             Finish
           </button>
         </div>
@@ -105,7 +137,8 @@ export default function FocusPage() {
         )}
         <Counters attempts={state.attempts} target={state.target} canUndo={state.history.length > 0} />
         <p class="shortcut-hint small muted">
-          Keyboard: <kbd>Space</kbd> start or pause, <kbd>C</kbd> correct, <kbd>I</kbd> incorrect, <kbd>S</kbd> skip, <kbd>Z</kbd> undo
+          Keyboard: <kbd>Space</kbd> start or pause, <kbd>C</kbd> correct, <kbd>I</kbd> incorrect, <kbd>S</kbd> skip,{' '}
+          <kbd>Z</kbd> undo
         </p>
       </section>
       <aside class="focus-side">

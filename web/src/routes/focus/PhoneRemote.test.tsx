@@ -20,7 +20,9 @@ beforeAll(async () => {
   server = http.createServer((request, response) => {
     if (request.url !== '/api/client-config') return void response.writeHead(404, { connection: 'close' }).end();
     response.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-    response.end(JSON.stringify({ backend_url: '/__backend', anon_key: 'anon', companion_urls: [LAN, 'http://10.0.0.7:3000'] }));
+    response.end(
+      JSON.stringify({ backend_url: '/__backend', anon_key: 'anon', companion_urls: [LAN, 'http://10.0.0.7:3000'] }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,7 +38,14 @@ async function openPanel(view: PairingView): Promise<HTMLElement> {
   return screen.findByRole('region', { name: 'Phone remote' });
 }
 
-const paired = (overrides: Partial<Extract<PairingView, { status: 'on' }>> = {}): PairingView => ({ status: 'on', code: 'K7M2QD', renewed: false, stream: 'live', phone: { state: 'none' }, ...overrides });
+const paired = (overrides: Partial<Extract<PairingView, { status: 'on' }>> = {}): PairingView => ({
+  status: 'on',
+  code: 'K7M2QD',
+  renewed: false,
+  stream: 'live',
+  phone: { state: 'none' },
+  ...overrides,
+});
 
 describe('the phone remote panel', () => {
   it('shows a skeleton while it gets a code', async () => {
@@ -50,10 +59,16 @@ describe('the phone remote panel', () => {
     expect(within(panel).getByText('Waiting for your phone')).toBeTruthy();
     expect(within(panel).getByText('K7M 2QD')).toBeTruthy();
     expect(within(panel).getByText('K 7 M 2 Q D').className).toContain('visually-hidden');
-    const qr = await within(panel).findByRole('img', { name: /QR code: opens the remote on your phone, paired with this page/ });
+    const qr = await within(panel).findByRole('img', {
+      name: /QR code: opens the remote on your phone, paired with this page/,
+    });
     expect(qr.getAttribute('aria-label')).toContain(`${LAN}/companion/#code=K7M2QD`);
     expect(qr.querySelector('path')?.getAttribute('d')).toMatch(/^M\d+ \d+h/);
-    expect(within(panel).getByRole('link', { name: `${LAN}/companion/` }).getAttribute('href')).toBe(`${LAN}/companion/#code=K7M2QD`);
+    expect(
+      within(panel)
+        .getByRole('link', { name: `${LAN}/companion/` })
+        .getAttribute('href'),
+    ).toBe(`${LAN}/companion/#code=K7M2QD`);
     expect(panel.querySelector('span.url-chip')?.textContent).toBe('http://10.0.0.7:3000/companion/');
   });
 
@@ -69,7 +84,9 @@ describe('the phone remote panel', () => {
   it('says when the phone left, and keeps the code for it to come back', async () => {
     const since = new Date(2026, 10, 23, 14, 32).getTime();
     const panel = await openPanel(paired({ phone: { state: 'gone', since } }));
-    expect(within(panel).getByText(/^Phone left at /).textContent).toContain(new Date(since).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
+    expect(within(panel).getByText(/^Phone left at /).textContent).toContain(
+      new Date(since).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+    );
     expect(within(panel).getByText('K7M 2QD')).toBeTruthy();
   });
 

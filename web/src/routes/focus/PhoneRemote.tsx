@@ -5,7 +5,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
 import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
 import { clientConfig } from '../../lib/client-config.ts';
-import { companionLink, formatPairingCode, phoneUrls, type PairingView, type PhonePresence } from '../../lib/pairing.ts';
+import {
+  companionLink,
+  formatPairingCode,
+  phoneUrls,
+  type PairingView,
+  type PhonePresence,
+} from '../../lib/pairing.ts';
 import { pairing, retryPairing } from '../../state/focus.ts';
 import { QrCode } from './QrCode.tsx';
 import { useNow } from './useNow.ts';
@@ -58,8 +64,12 @@ function RetryLine({ retryAt, children }: { retryAt: number; children: string })
   return (
     <div class="remote-trouble">
       <p>{children}</p>
-      <p class="small muted" aria-live="off">{seconds > 0 ? `Trying again in ${seconds} s.` : 'Trying again now…'}</p>
-      <button type="button" class="button" onClick={retryPairing}>Try now</button>
+      <p class="small muted" aria-live="off">
+        {seconds > 0 ? `Trying again in ${seconds} s.` : 'Trying again now…'}
+      </p>
+      <button type="button" class="button" onClick={retryPairing}>
+        Try now
+      </button>
     </div>
   );
 }
@@ -71,19 +81,27 @@ function usePhoneUrls(enabled: boolean): { urls: string[] | null; failed: boolea
   useEffect(() => {
     if (!enabled || urls) return;
     clientConfig()
-      .then((config) => setUrls(phoneUrls((config as { companion_urls?: string[] }).companion_urls ?? [], location.origin)))
+      .then((config) =>
+        setUrls(phoneUrls((config as { companion_urls?: string[] }).companion_urls ?? [], location.origin)),
+      )
       .catch(() => setFailed(true));
   }, [enabled, urls]);
   return { urls, failed };
 }
 
 function Connect({ code, urls, failed }: { code: string | null; urls: string[] | null; failed: boolean }) {
-  if (failed) return <p class="small">The server’s network address could not be read. Open this panel again when the server is reachable.</p>;
+  if (failed)
+    return (
+      <p class="small">
+        The server’s network address could not be read. Open this panel again when the server is reachable.
+      </p>
+    );
   if (urls === null) return <div class="qr qr-loading skeleton" aria-hidden="true" />;
   if (urls.length === 0) {
     return (
       <p class="small remote-hint">
-        This server only listens on this computer, so a phone cannot reach it. Start it with <code>HOST=0.0.0.0</code> (the default) and open this panel again.
+        This server only listens on this computer, so a phone cannot reach it. Start it with <code>HOST=0.0.0.0</code>{' '}
+        (the default) and open this panel again.
       </p>
     );
   }
@@ -92,7 +110,14 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
   return (
     <div class="remote-connect">
       <div class="remote-scan">
-        <QrCode link={link} label={code ? `QR code: opens the remote on your phone, paired with this page (${link})` : `QR code: opens the remote on your phone (${link})`} />
+        <QrCode
+          link={link}
+          label={
+            code
+              ? `QR code: opens the remote on your phone, paired with this page (${link})`
+              : `QR code: opens the remote on your phone (${link})`
+          }
+        />
         <p class="small">Scan it with your phone’s camera: the remote opens{code ? ', paired with this page' : ''}.</p>
       </div>
       <p class="small">
@@ -132,11 +157,24 @@ function Panel({ view }: { view: PairingView }) {
         </div>
       );
     case 'elsewhere':
-      return <p class="small">Another studyhall tab in this browser holds the phone remote; its code is shown there. Counts from your phone appear here too. Close that tab to move the remote here.</p>;
+      return (
+        <p class="small">
+          Another studyhall tab in this browser holds the phone remote; its code is shown there. Counts from your phone
+          appear here too. Close that tab to move the remote here.
+        </p>
+      );
     case 'unreachable':
-      return <RetryLine retryAt={view.retryAt}>The studyhall server is not answering, so no code can be shown. Your timer keeps running on this page.</RetryLine>;
+      return (
+        <RetryLine retryAt={view.retryAt}>
+          The studyhall server is not answering, so no code can be shown. Your timer keeps running on this page.
+        </RetryLine>
+      );
     case 'full':
-      return <RetryLine retryAt={view.retryAt}>The server is pairing as many focus pages as it can. Close focus pages nobody uses any more.</RetryLine>;
+      return (
+        <RetryLine retryAt={view.retryAt}>
+          The server is pairing as many focus pages as it can. Close focus pages nobody uses any more.
+        </RetryLine>
+      );
     case 'refused':
       return <RetryLine retryAt={view.retryAt}>{view.message}</RetryLine>;
     default:
@@ -145,21 +183,37 @@ function Panel({ view }: { view: PairingView }) {
   return (
     <div class="remote-body">
       {view.stream === 'lost' && (
-        <p class="notice notice-warning small">The server is not answering. Your timer keeps running here, and the phone catches up when the server is back.</p>
+        <p class="notice notice-warning small">
+          The server is not answering. Your timer keeps running here, and the phone catches up when the server is back.
+        </p>
       )}
       {paired?.renewed && (
-        <p class="notice notice-warning small">The server forgot the old code (it restarted, or this page was closed for a while). Pair your phone again with the new code.</p>
+        <p class="notice notice-warning small">
+          The server forgot the old code (it restarted, or this page was closed for a while). Pair your phone again with
+          the new code.
+        </p>
       )}
       {paired ? (
         <div class="remote-code">
-          <p class="small muted" id="pairing-code-label">Pairing code</p>
-          <p class="remote-code-value tabular" aria-labelledby="pairing-code-label" aria-describedby="pairing-code-spelled">
+          <p class="small muted" id="pairing-code-label">
+            Pairing code
+          </p>
+          <p
+            class="remote-code-value tabular"
+            aria-labelledby="pairing-code-label"
+            aria-describedby="pairing-code-spelled"
+          >
             {formatPairingCode(paired.code)}
           </p>
-          <p class="visually-hidden" id="pairing-code-spelled">{[...paired.code].join(' ')}</p>
+          <p class="visually-hidden" id="pairing-code-spelled">
+            {[...paired.code].join(' ')}
+          </p>
         </div>
       ) : (
-        <p class="small">Pairing is off on this server: any phone on this network can open the remote and count for your timer. To keep it to yourself, start the server with <code>PIP_PAIRING=on</code>.</p>
+        <p class="small">
+          Pairing is off on this server: any phone on this network can open the remote and count for your timer. To keep
+          it to yourself, start the server with <code>PIP_PAIRING=on</code>.
+        </p>
       )}
       <Connect code={paired?.code ?? null} urls={urls} failed={failed} />
     </div>
@@ -175,14 +229,23 @@ export function PhoneRemote() {
   usePopoverDismiss(open, ref, toggle, () => setOpen(false));
   return (
     <div class="popover-anchor" ref={ref}>
-      <button type="button" ref={toggle} class="button button-quiet" aria-expanded={open} aria-controls="phone-remote" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        ref={toggle}
+        class="button button-quiet"
+        aria-expanded={open}
+        aria-controls="phone-remote"
+        onClick={() => setOpen(!open)}
+      >
         <PhoneIcon />
         Phone remote
         {status.tone === 'ok' && <span class="remote-dot remote-dot-inline" aria-hidden="true" />}
       </button>
       {/* Said once when the phone comes or goes, whether or not the panel is open. A plain live
           region, not role="status": the page's own status notices stay the first of that role. */}
-      <span class="visually-hidden" aria-live="polite" data-testid="phone-presence">{view.status === 'on' || view.status === 'off' ? presenceStatus(view.phone, view.status === 'on').text : ''}</span>
+      <span class="visually-hidden" aria-live="polite" data-testid="phone-presence">
+        {view.status === 'on' || view.status === 'off' ? presenceStatus(view.phone, view.status === 'on').text : ''}
+      </span>
       {open && (
         <div id="phone-remote" class="popover remote-panel" role="region" aria-label="Phone remote">
           <div class="remote-head">

@@ -7,7 +7,19 @@ import { studyDayOf } from '../../lib/study-day.ts';
 
 const NEW = '__new__';
 
-function InlineAdd({ id, label, onAdd, onCancel, max }: { id: string; label: string; max: number; onAdd: (text: string) => Promise<void>; onCancel: () => void }) {
+function InlineAdd({
+  id,
+  label,
+  onAdd,
+  onCancel,
+  max,
+}: {
+  id: string;
+  label: string;
+  max: number;
+  onAdd: (text: string) => Promise<void>;
+  onCancel: () => void;
+}) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const submit = async (event: Event) => {
@@ -20,12 +32,31 @@ function InlineAdd({ id, label, onAdd, onCancel, max }: { id: string; label: str
   return (
     <form class="inline-form" onSubmit={(event) => void submit(event)}>
       <div class="field">
-        <label class="field-label" for={id}>{label}</label>
-        <input id={id} class="input" value={text} maxLength={max} onInput={(event) => setText(event.currentTarget.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-error` : undefined} autoFocus />
-        {problem && <p id={`${id}-error`} class="field-error" role="alert">{problem}</p>}
+        <label class="field-label" for={id}>
+          {label}
+        </label>
+        <input
+          id={id}
+          class="input"
+          value={text}
+          maxLength={max}
+          onInput={(event) => setText(event.currentTarget.value)}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? `${id}-error` : undefined}
+          autoFocus
+        />
+        {problem && (
+          <p id={`${id}-error`} class="field-error" role="alert">
+            {problem}
+          </p>
+        )}
       </div>
-      <button type="submit" class="button">Add</button>
-      <button type="button" class="button button-quiet" onClick={onCancel}>Cancel</button>
+      <button type="submit" class="button">
+        Add
+      </button>
+      <button type="button" class="button button-quiet" onClick={onCancel}>
+        Cancel
+      </button>
     </form>
   );
 }
@@ -34,49 +65,90 @@ export function Pickers({ locked }: { locked: boolean }) {
   const chosen = selection();
   const [adding, setAdding] = useState<'subject' | 'task' | null>(null);
   const today = studyDayOf(Date.now(), settings.value.dayOffsetHours);
-  const openTasks = tasks.value.filter((task) => !task.done && (task.day === null || task.day <= today) && (!chosen.subjectId || task.subjectId === chosen.subjectId || task.subjectId === null));
+  const openTasks = tasks.value.filter(
+    (task) =>
+      !task.done &&
+      (task.day === null || task.day <= today) &&
+      (!chosen.subjectId || task.subjectId === chosen.subjectId || task.subjectId === null),
+  );
 
   if (adding === 'subject') {
     return (
-      <InlineAdd id="new-subject" label="New subject" max={200} onCancel={() => setAdding(null)} onAdd={async (name) => {
-        const subject = await addSubject(name);
-        choose({ subjectId: subject.id, taskId: null });
-        setAdding(null);
-      }} />
+      <InlineAdd
+        id="new-subject"
+        label="New subject"
+        max={200}
+        onCancel={() => setAdding(null)}
+        onAdd={async (name) => {
+          const subject = await addSubject(name);
+          choose({ subjectId: subject.id, taskId: null });
+          setAdding(null);
+        }}
+      />
     );
   }
   if (adding === 'task') {
     return (
-      <InlineAdd id="new-task" label="New task" max={500} onCancel={() => setAdding(null)} onAdd={async (title) => {
-        const task = await addTask(title, chosen.subjectId, today);
-        choose({ taskId: task.id });
-        setAdding(null);
-      }} />
+      <InlineAdd
+        id="new-task"
+        label="New task"
+        max={500}
+        onCancel={() => setAdding(null)}
+        onAdd={async (title) => {
+          const task = await addTask(title, chosen.subjectId, today);
+          choose({ taskId: task.id });
+          setAdding(null);
+        }}
+      />
     );
   }
   return (
     <div class="pickers">
       <div class="field">
-        <label class="field-label" for="subject-picker">Subject</label>
-        <select id="subject-picker" class="select" value={chosen.subjectId ?? ''} disabled={locked} onChange={(event) => {
-          const value = event.currentTarget.value;
-          if (value === NEW) return setAdding('subject');
-          choose({ subjectId: value || null, taskId: null });
-        }}>
+        <label class="field-label" for="subject-picker">
+          Subject
+        </label>
+        <select
+          id="subject-picker"
+          class="select"
+          value={chosen.subjectId ?? ''}
+          disabled={locked}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            if (value === NEW) return setAdding('subject');
+            choose({ subjectId: value || null, taskId: null });
+          }}
+        >
           <option value="">No subject</option>
-          {subjects.value.map((subject) => <option key={subject.id} value={subject.id}>{subject.name}</option>)}
+          {subjects.value.map((subject) => (
+            <option key={subject.id} value={subject.id}>
+              {subject.name}
+            </option>
+          ))}
           <option value={NEW}>New subject…</option>
         </select>
       </div>
       <div class="field">
-        <label class="field-label" for="task-picker">Task</label>
-        <select id="task-picker" class="select" value={chosen.taskId ?? ''} disabled={locked} onChange={(event) => {
-          const value = event.currentTarget.value;
-          if (value === NEW) return setAdding('task');
-          choose({ taskId: value || null });
-        }}>
+        <label class="field-label" for="task-picker">
+          Task
+        </label>
+        <select
+          id="task-picker"
+          class="select"
+          value={chosen.taskId ?? ''}
+          disabled={locked}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            if (value === NEW) return setAdding('task');
+            choose({ taskId: value || null });
+          }}
+        >
           <option value="">No task</option>
-          {openTasks.map((task) => <option key={task.id} value={task.id}>{task.title}</option>)}
+          {openTasks.map((task) => (
+            <option key={task.id} value={task.id}>
+              {task.title}
+            </option>
+          ))}
           <option value={NEW}>New task…</option>
         </select>
       </div>

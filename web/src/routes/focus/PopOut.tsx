@@ -33,18 +33,44 @@ function PopOutView() {
   return (
     <main class="popout">
       <p class="popout-phase">{phaseLabel(state)}</p>
-      <p class="popout-time tabular" role="timer">{clock(remainingMs(state, now))}</p>
+      <p class="popout-time tabular" role="timer">
+        {clock(remainingMs(state, now))}
+      </p>
       <div class="popout-counters">
-        <button type="button" class="counter counter-correct" onClick={() => countFromAfar('correct')} aria-label="Correct" aria-describedby="pop-correct">
-          <span id="pop-correct" class="counter-value tabular">{state.attempts.correct}</span>
+        <button
+          type="button"
+          class="counter counter-correct"
+          onClick={() => countFromAfar('correct')}
+          aria-label="Correct"
+          aria-describedby="pop-correct"
+        >
+          <span id="pop-correct" class="counter-value tabular">
+            {state.attempts.correct}
+          </span>
           <span class="counter-label">Correct</span>
         </button>
-        <button type="button" class="counter counter-incorrect" onClick={() => countFromAfar('incorrect')} aria-label="Incorrect" aria-describedby="pop-incorrect">
-          <span id="pop-incorrect" class="counter-value tabular">{state.attempts.incorrect}</span>
+        <button
+          type="button"
+          class="counter counter-incorrect"
+          onClick={() => countFromAfar('incorrect')}
+          aria-label="Incorrect"
+          aria-describedby="pop-incorrect"
+        >
+          <span id="pop-incorrect" class="counter-value tabular">
+            {state.attempts.incorrect}
+          </span>
           <span class="counter-label">Incorrect</span>
         </button>
-        <button type="button" class="counter counter-skipped" onClick={() => countFromAfar('skip')} aria-label="Skip" aria-describedby="pop-skipped">
-          <span id="pop-skipped" class="counter-value tabular">{state.attempts.skipped}</span>
+        <button
+          type="button"
+          class="counter counter-skipped"
+          onClick={() => countFromAfar('skip')}
+          aria-label="Skip"
+          aria-describedby="pop-skipped"
+        >
+          <span id="pop-skipped" class="counter-value tabular">
+            {state.attempts.skipped}
+          </span>
           <span class="counter-label">Skip</span>
         </button>
       </div>
@@ -52,7 +78,12 @@ function PopOutView() {
         <button type="button" class="button" onClick={toggleTimer} disabled={state.complete}>
           {state.running ? 'Pause' : state.phase === 'idle' ? 'Start' : 'Resume'}
         </button>
-        <button type="button" class="button button-quiet" onClick={() => countFromAfar('undo')} disabled={state.history.length === 0}>
+        <button
+          type="button"
+          class="button button-quiet"
+          onClick={() => countFromAfar('undo')}
+          disabled={state.history.length === 0}
+        >
           Undo
         </button>
       </div>
@@ -82,7 +113,12 @@ async function openPopOut(): Promise<void> {
 export function PopOutButton() {
   if (!popOutSupported()) return null;
   return (
-    <button type="button" class="button button-quiet" onClick={() => void openPopOut()} title="Keep the timer and counters on top of other windows">
+    <button
+      type="button"
+      class="button button-quiet"
+      onClick={() => void openPopOut()}
+      title="Keep the timer and counters on top of other windows"
+    >
       <PopOutIcon />
       Pop out
     </button>

@@ -17,7 +17,12 @@ export function QrCode({ link, label }: { link: string; label: string }) {
     };
   }, [link]);
   if (!drawn || drawn.link !== link) return <div class="qr qr-loading skeleton" aria-hidden="true" />;
-  if ('failed' in drawn) return <p class="small muted qr-failed">The QR code could not be drawn (this page is offline). Type the address below instead.</p>;
+  if ('failed' in drawn)
+    return (
+      <p class="small muted qr-failed">
+        The QR code could not be drawn (this page is offline). Type the address below instead.
+      </p>
+    );
   const { size, path } = drawn.drawing;
   return (
     <svg class="qr" viewBox={`0 0 ${size} ${size}`} role="img" aria-label={label} shape-rendering="crispEdges">

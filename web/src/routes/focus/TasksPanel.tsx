@@ -11,7 +11,10 @@ export function TasksPanel() {
   const today = studyDayOf(Date.now(), settings.value.dayOffsetHours);
   const [title, setTitle] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const visible = tasks.value.filter((task) => task.day === today || (task.day === null && !task.done) || (task.day !== null && task.day < today && !task.done));
+  const visible = tasks.value.filter(
+    (task) =>
+      task.day === today || (task.day === null && !task.done) || (task.day !== null && task.day < today && !task.done),
+  );
   const doneCount = visible.filter((task) => task.done).length;
   const add = async (event: Event) => {
     event.preventDefault();
@@ -24,11 +27,19 @@ export function TasksPanel() {
   return (
     <section class="card tasks-panel" aria-labelledby="tasks-title">
       <div class="row-between">
-        <h2 id="tasks-title" class="card-title">Today's tasks</h2>
-        {visible.length > 0 && <p class="small muted tabular">{doneCount} of {visible.length} done</p>}
+        <h2 id="tasks-title" class="card-title">
+          Today's tasks
+        </h2>
+        {visible.length > 0 && (
+          <p class="small muted tabular">
+            {doneCount} of {visible.length} done
+          </p>
+        )}
       </div>
       {visible.length === 0 ? (
-        <p class="muted small">No tasks for today yet. Add what you plan to study; each one can be picked for a session.</p>
+        <p class="muted small">
+          No tasks for today yet. Add what you plan to study; each one can be picked for a session.
+        </p>
       ) : (
         <ul class="list">
           {visible.map((task) => {
@@ -36,15 +47,31 @@ export function TasksPanel() {
             return (
               <li key={task.id} class="list-item">
                 <label class="check-target">
-                  <input type="checkbox" class="checkbox" checked={task.done} onChange={(event) => void setTaskDone(task, event.currentTarget.checked)} aria-label={`Done: ${task.title}`} />
+                  <input
+                    type="checkbox"
+                    class="checkbox"
+                    checked={task.done}
+                    onChange={(event) => void setTaskDone(task, event.currentTarget.checked)}
+                    aria-label={`Done: ${task.title}`}
+                  />
                 </label>
                 <div class="list-main">
                   <p class={`list-title${task.done ? ' is-done' : ''}`}>{task.title}</p>
                   {(subject || (task.day && task.day < today)) && (
-                    <p class="list-meta">{[subject, task.day && task.day < today ? 'from an earlier day' : null].filter(Boolean).join(' · ')}</p>
+                    <p class="list-meta">
+                      {[subject, task.day && task.day < today ? 'from an earlier day' : null]
+                        .filter(Boolean)
+                        .join(' · ')}
+                    </p>
                   )}
                 </div>
-                <button type="button" class="button button-quiet icon-button" onClick={() => void deleteTask(task.id)} aria-label={`Delete task: ${task.title}`} title="Delete task">
+                <button
+                  type="button"
+                  class="button button-quiet icon-button"
+                  onClick={() => void deleteTask(task.id)}
+                  aria-label={`Delete task: ${task.title}`}
+                  title="Delete task"
+                >
                   <TrashIcon size={18} />
                 </button>
               </li>
@@ -54,9 +81,23 @@ export function TasksPanel() {
       )}
       <form class="inline-form task-add" onSubmit={(event) => void add(event)}>
         <div class="field">
-          <label class="field-label" for="task-add-input">Add a task for today</label>
-          <input id="task-add-input" class="input" maxLength={500} value={title} onInput={(event) => setTitle(event.currentTarget.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'task-add-error' : undefined} />
-          {problem && <p id="task-add-error" class="field-error" role="alert">{problem}</p>}
+          <label class="field-label" for="task-add-input">
+            Add a task for today
+          </label>
+          <input
+            id="task-add-input"
+            class="input"
+            maxLength={500}
+            value={title}
+            onInput={(event) => setTitle(event.currentTarget.value)}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'task-add-error' : undefined}
+          />
+          {problem && (
+            <p id="task-add-error" class="field-error" role="alert">
+              {problem}
+            </p>
+          )}
         </div>
         <button type="submit" class="button icon-button" aria-label="Add task" title="Add task">
           <PlusIcon />

@@ -12,7 +12,14 @@ export function TimeRing({ state, now, label }: { state: TimerState; now: number
     <div class={`ring ring-${state.phase}${state.running ? ' is-running' : ''}`}>
       <svg viewBox="0 0 100 100" aria-hidden="true" focusable="false">
         <circle class="ring-track" cx="50" cy="50" r={RADIUS} />
-        <circle class="ring-fill" cx="50" cy="50" r={RADIUS} stroke-dasharray={CIRCUMFERENCE} stroke-dashoffset={CIRCUMFERENCE * (1 - done)} />
+        <circle
+          class="ring-fill"
+          cx="50"
+          cy="50"
+          r={RADIUS}
+          stroke-dasharray={CIRCUMFERENCE}
+          stroke-dashoffset={CIRCUMFERENCE * (1 - done)}
+        />
       </svg>
       <div class="ring-center">
         <p class="ring-time tabular" role="timer" aria-label={`${label}: ${clock(remaining)} remaining`}>

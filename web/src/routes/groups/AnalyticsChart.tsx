@@ -11,16 +11,36 @@ function dayMs(day: string): number {
 
 export default function AnalyticsChart({ days }: { days: AnalyticsDay[] }) {
   const host = useRef<HTMLDivElement>(null);
-  useDayBarsChart(host, () => ({ days: days.map((day) => dayMs(day.study_day) / 1000), minutes: days.map((day) => day.total_minutes), padEnds: true }), [days]);
+  useDayBarsChart(
+    host,
+    () => ({
+      days: days.map((day) => dayMs(day.study_day) / 1000),
+      minutes: days.map((day) => day.total_minutes),
+      padEnds: true,
+    }),
+    [days],
+  );
   return (
     <figure class="activity-chart">
       <div ref={host} class="activity-chart-canvas" aria-hidden="true" />
       <figcaption class="small muted">Minutes the group studied per day.</figcaption>
       <table class="visually-hidden">
         <caption>Group minutes and active members per day</caption>
-        <thead><tr><th scope="col">Day</th><th scope="col">Minutes</th><th scope="col">Active members</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Minutes</th>
+            <th scope="col">Active members</th>
+          </tr>
+        </thead>
         <tbody>
-          {days.map((day) => <tr key={day.study_day}><td>{day.study_day}</td><td>{day.total_minutes}</td><td>{day.active_members}</td></tr>)}
+          {days.map((day) => (
+            <tr key={day.study_day}>
+              <td>{day.study_day}</td>
+              <td>{day.total_minutes}</td>
+              <td>{day.active_members}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </figure>

@@ -11,7 +11,9 @@ import type { BoardMember, PresenceState } from '../../lib/community/schemas.ts'
 const ORDER: Record<PresenceState, number> = { studying: 0, break: 1, idle: 2, offline: 3 };
 
 export function sortBoard(members: readonly BoardMember[]): BoardMember[] {
-  return [...members].sort((a, b) => ORDER[a.presence.state] - ORDER[b.presence.state] || nameOf(a).localeCompare(nameOf(b)));
+  return [...members].sort(
+    (a, b) => ORDER[a.presence.state] - ORDER[b.presence.state] || nameOf(a).localeCompare(nameOf(b)),
+  );
 }
 
 function sinceText(since: string | null, now: number): string | null {
@@ -24,13 +26,27 @@ function ReportMember({ member, onReport }: { member: BoardMember; onReport: (su
   if (member.you) return null;
   const name = nameOf(member);
   return (
-    <button type="button" class="board-report" title={`Report ${name}`} aria-label={`Report ${name}`} onClick={() => onReport({ type: 'user', id: member.userId, what: name })}>
+    <button
+      type="button"
+      class="board-report"
+      title={`Report ${name}`}
+      aria-label={`Report ${name}`}
+      onClick={() => onReport({ type: 'user', id: member.userId, what: name })}
+    >
       <FlagIcon size={14} />
     </button>
   );
 }
 
-function ActiveTile({ member, now, onReport }: { member: BoardMember; now: number; onReport: (subject: ReportSubject) => void }) {
+function ActiveTile({
+  member,
+  now,
+  onReport,
+}: {
+  member: BoardMember;
+  now: number;
+  onReport: (subject: ReportSubject) => void;
+}) {
   const { presence } = member;
   const doing = [presence.subject, presence.task].filter(Boolean).join(' · ');
   const since = sinceText(presence.since, now);
@@ -50,7 +66,16 @@ function ActiveTile({ member, now, onReport }: { member: BoardMember; now: numbe
         <p class="board-doing small">{doing || <span class="muted">Subject not shared</span>}</p>
       </div>
       <p class="board-today small tabular" title="Minutes studied today">
-        {member.minutesToday === null ? <NotShared what="Time today" /> : member.minutesToday === 0 ? <span class="muted">Nothing yet today</span> : <>{minutesText(member.minutesToday)}<span class="muted"> today</span></>}
+        {member.minutesToday === null ? (
+          <NotShared what="Time today" />
+        ) : member.minutesToday === 0 ? (
+          <span class="muted">Nothing yet today</span>
+        ) : (
+          <>
+            {minutesText(member.minutesToday)}
+            <span class="muted"> today</span>
+          </>
+        )}
       </p>
       <ReportMember member={member} onReport={onReport} />
     </li>
@@ -68,14 +93,30 @@ function RestRow({ member, onReport }: { member: BoardMember; onReport: (subject
       </span>
       <PresenceBadge state={member.presence.state} />
       <span class="small muted tabular board-rest-today">
-        {member.minutesToday === null ? <NotShared what="Time today" /> : member.minutesToday > 0 ? `${minutesText(member.minutesToday)} today` : 'Nothing yet today'}
+        {member.minutesToday === null ? (
+          <NotShared what="Time today" />
+        ) : member.minutesToday > 0 ? (
+          `${minutesText(member.minutesToday)} today`
+        ) : (
+          'Nothing yet today'
+        )}
       </span>
       <ReportMember member={member} onReport={onReport} />
     </li>
   );
 }
 
-export function Board({ members, now, consented, onReport }: { members: readonly BoardMember[]; now: number; consented: boolean | null; onReport: (subject: ReportSubject) => void }) {
+export function Board({
+  members,
+  now,
+  consented,
+  onReport,
+}: {
+  members: readonly BoardMember[];
+  now: number;
+  consented: boolean | null;
+  onReport: (subject: ReportSubject) => void;
+}) {
   const sorted = sortBoard(members);
   const active = sorted.filter((member) => member.presence.state !== 'offline');
   const rest = sorted.filter((member) => member.presence.state === 'offline');
@@ -84,28 +125,45 @@ export function Board({ members, now, consented, onReport }: { members: readonly
   return (
     <section class="card board" aria-labelledby="board-title">
       <div class="row-between">
-        <h2 id="board-title" class="card-title">Studying now</h2>
+        <h2 id="board-title" class="card-title">
+          Studying now
+        </h2>
         {studying > 0 && <p class="small muted tabular">{plural(studying, 'member')} studying</p>}
       </div>
       {active.length === 0 ? (
         <div class="board-empty">
-          <p><strong>Nobody is studying right now.</strong></p>
-          <p class="muted small">Start a focus session and you show up here for everyone in the group{consented === false ? ', once community sharing is on' : ''}.</p>
-          <a class="button" href="/focus">Start focusing</a>
+          <p>
+            <strong>Nobody is studying right now.</strong>
+          </p>
+          <p class="muted small">
+            Start a focus session and you show up here for everyone in the group
+            {consented === false ? ', once community sharing is on' : ''}.
+          </p>
+          <a class="button" href="/focus">
+            Start focusing
+          </a>
         </div>
       ) : (
         <ul class="board-tiles">
-          {active.map((member) => <ActiveTile key={member.userId} member={member} now={now} onReport={onReport} />)}
+          {active.map((member) => (
+            <ActiveTile key={member.userId} member={member} now={now} onReport={onReport} />
+          ))}
         </ul>
       )}
       {me && me.presence.state === 'offline' && consented === false && (
-        <p class="small muted board-hint">You appear offline here: community sharing is off. <a href="/settings/privacy">Turn it on</a></p>
+        <p class="small muted board-hint">
+          You appear offline here: community sharing is off. <a href="/settings/privacy">Turn it on</a>
+        </p>
       )}
       {rest.length > 0 && (
         <details class="board-rest" open={rest.length <= 8}>
-          <summary>Not studying now <span class="muted">({rest.length})</span></summary>
+          <summary>
+            Not studying now <span class="muted">({rest.length})</span>
+          </summary>
           <ul class="board-rest-list">
-            {rest.map((member) => <RestRow key={member.userId} member={member} onReport={onReport} />)}
+            {rest.map((member) => (
+              <RestRow key={member.userId} member={member} onReport={onReport} />
+            ))}
           </ul>
         </details>
       )}

@@ -25,7 +25,12 @@ function dividerText(ms: number): string {
   const date = new Date(ms);
   const today = new Date();
   const yesterday = new Date(Date.now() - 86_400_000);
-  const day = date.toDateString() === today.toDateString() ? 'Today' : date.toDateString() === yesterday.toDateString() ? 'Yesterday' : date.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' });
+  const day =
+    date.toDateString() === today.toDateString()
+      ? 'Today'
+      : date.toDateString() === yesterday.toDateString()
+        ? 'Yesterday'
+        : date.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' });
   return `${day}, ${clockText(ms)}`;
 }
 
@@ -35,7 +40,17 @@ function senderName(senderId: string | null, members: Map<string, BoardMember>):
   return member ? nameOf(member) : 'Former member';
 }
 
-export function Chat({ groupId, members, onLost, onReport }: { groupId: string; members: readonly BoardMember[]; onLost: () => void; onReport: (subject: ReportSubject) => void }) {
+export function Chat({
+  groupId,
+  members,
+  onLost,
+  onReport,
+}: {
+  groupId: string;
+  members: readonly BoardMember[];
+  onLost: () => void;
+  onReport: (subject: ReportSubject) => void;
+}) {
   const [state, setState] = useState<FeedState | null>(null);
   const [draft, setDraft] = useState('');
   const [sendError, setSendError] = useState<string | null>(null);
@@ -134,33 +149,74 @@ export function Chat({ groupId, members, onLost, onReport }: { groupId: string; 
   return (
     <section class="card chat" aria-labelledby="chat-title">
       <div class="row-between chat-head">
-        <h2 id="chat-title" class="card-title">Chat</h2>
+        <h2 id="chat-title" class="card-title">
+          Chat
+        </h2>
         <p class={`chat-status chat-status-${status}`} role="status">
-          {status === 'live' ? <><span class="presence-dot" aria-hidden="true" />Live</> : status === 'reconnecting' ? 'Reconnecting… new messages appear when it is back' : status === 'connecting' ? 'Connecting…' : ''}
+          {status === 'live' ? (
+            <>
+              <span class="presence-dot" aria-hidden="true" />
+              Live
+            </>
+          ) : status === 'reconnecting' ? (
+            'Reconnecting… new messages appear when it is back'
+          ) : status === 'connecting' ? (
+            'Connecting…'
+          ) : (
+            ''
+          )}
         </p>
       </div>
-      <div class="chat-log" ref={log} onScroll={onScroll} role="log" aria-live="polite" aria-relevant="additions" aria-label="Messages" tabIndex={0}>
+      <div
+        class="chat-log"
+        ref={log}
+        onScroll={onScroll}
+        role="log"
+        aria-live="polite"
+        aria-relevant="additions"
+        aria-label="Messages"
+        tabIndex={0}
+      >
         {state === null || (messages.length === 0 && status === 'connecting') ? (
           <div class="chat-skeleton" aria-busy="true">
-            <div class="skeleton skeleton-line" /><div class="skeleton skeleton-line skeleton-long" /><div class="skeleton skeleton-line skeleton-short" />
+            <div class="skeleton skeleton-line" />
+            <div class="skeleton skeleton-line skeleton-long" />
+            <div class="skeleton skeleton-line skeleton-short" />
           </div>
         ) : messages.length === 0 ? (
           <div class="chat-empty">
-            <p><strong>No messages yet.</strong></p>
+            <p>
+              <strong>No messages yet.</strong>
+            </p>
             <p class="muted small">Say hello, share what you are working on, or agree on a time to study together.</p>
           </div>
         ) : (
           <>
             {state.hasOlder && (
               <p class="chat-older">
-                <button type="button" class="button button-quiet" disabled={state.loadingOlder} onClick={() => void loadOlder()}>
+                <button
+                  type="button"
+                  class="button button-quiet"
+                  disabled={state.loadingOlder}
+                  onClick={() => void loadOlder()}
+                >
                   {state.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
                 </button>
               </p>
             )}
             {items.map((item) => {
-              if (item.kind === 'divider') return <p key={item.key} class="chat-divider"><span>{dividerText(item.at)}</span></p>;
-              if (item.kind === 'unread') return <p key={item.key} class="chat-unread"><span>New messages</span></p>;
+              if (item.kind === 'divider')
+                return (
+                  <p key={item.key} class="chat-divider">
+                    <span>{dividerText(item.at)}</span>
+                  </p>
+                );
+              if (item.kind === 'unread')
+                return (
+                  <p key={item.key} class="chat-unread">
+                    <span>New messages</span>
+                  </p>
+                );
               const name = senderName(item.senderId, byId);
               const member = item.senderId ? byId.get(item.senderId) : undefined;
               const mine = item.senderId !== null && item.senderId === meId;
@@ -170,7 +226,9 @@ export function Chat({ groupId, members, onLost, onReport }: { groupId: string; 
                   <div class="chat-run-body">
                     <p class="chat-run-head">
                       <strong>{mine ? 'You' : name}</strong>
-                      <time class="muted small" dateTime={new Date(item.at).toISOString()}>{clockText(item.at)}</time>
+                      <time class="muted small" dateTime={new Date(item.at).toISOString()}>
+                        {clockText(item.at)}
+                      </time>
                     </p>
                     {item.messages.map((message) => {
                       const ms = msOf(message);
@@ -182,15 +240,28 @@ export function Chat({ groupId, members, onLost, onReport }: { groupId: string; 
                           title={new Date(ms).toLocaleString()}
                           onPointerDown={() => {
                             clearTimeout(pressTimer.current);
-                            pressTimer.current = setTimeout(() => setPressed(pressed === message.id ? null : message.id), LONG_PRESS_MS);
+                            pressTimer.current = setTimeout(
+                              () => setPressed(pressed === message.id ? null : message.id),
+                              LONG_PRESS_MS,
+                            );
                           }}
                           onPointerUp={() => clearTimeout(pressTimer.current)}
                           onPointerLeave={() => clearTimeout(pressTimer.current)}
                         >
                           <p class="chat-text">{message.content}</p>
-                          <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>{clockText(ms)}</time>
+                          <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
+                            {clockText(ms)}
+                          </time>
                           {!mine && (
-                            <button type="button" class="chat-report" title="Report this message" aria-label={`Report this message by ${name}`} onClick={() => onReport({ type: 'message', id: message.id, what: `this message by ${name}` })}>
+                            <button
+                              type="button"
+                              class="chat-report"
+                              title="Report this message"
+                              aria-label={`Report this message by ${name}`}
+                              onClick={() =>
+                                onReport({ type: 'message', id: message.id, what: `this message by ${name}` })
+                              }
+                            >
                               <FlagIcon size={14} />
                             </button>
                           )}
@@ -205,14 +276,25 @@ export function Chat({ groupId, members, onLost, onReport }: { groupId: string; 
         )}
       </div>
       {!atBottom && messages.length > 0 && (
-        <button type="button" class="button chat-jump" onClick={jumpToNewest}>{firstUnread ? 'New messages ↓' : 'Back to newest ↓'}</button>
+        <button type="button" class="button chat-jump" onClick={jumpToNewest}>
+          {firstUnread ? 'New messages ↓' : 'Back to newest ↓'}
+        </button>
       )}
-      {state?.error && state.status !== 'no_access' && <p class="small field-error" role="alert">{describeCommunityError(state.error)}</p>}
-      <form class="chat-compose" onSubmit={(event) => {
-        event.preventDefault();
-        void send();
-      }}>
-        <label class="visually-hidden" for="chat-input">Message</label>
+      {state?.error && state.status !== 'no_access' && (
+        <p class="small field-error" role="alert">
+          {describeCommunityError(state.error)}
+        </p>
+      )}
+      <form
+        class="chat-compose"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send();
+        }}
+      >
+        <label class="visually-hidden" for="chat-input">
+          Message
+        </label>
         <textarea
           id="chat-input"
           ref={input}
@@ -231,11 +313,25 @@ export function Chat({ groupId, members, onLost, onReport }: { groupId: string; 
             }
           }}
         />
-        <button type="submit" class="button button-primary icon-button" aria-label="Send message" title="Send (Enter)" disabled={sending || !draft.trim()}>
+        <button
+          type="submit"
+          class="button button-primary icon-button"
+          aria-label="Send message"
+          title="Send (Enter)"
+          disabled={sending || !draft.trim()}
+        >
           <SendIcon size={18} />
         </button>
       </form>
-      {sendError ? <p id="chat-error" class="field-error" role="alert">{sendError}</p> : <p id="chat-hint" class="visually-hidden">Enter sends, Shift and Enter starts a new line.</p>}
+      {sendError ? (
+        <p id="chat-error" class="field-error" role="alert">
+          {sendError}
+        </p>
+      ) : (
+        <p id="chat-hint" class="visually-hidden">
+          Enter sends, Shift and Enter starts a new line.
+        </p>
+      )}
     </section>
   );
 }

@@ -16,7 +16,15 @@ import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
 import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
-import { cancelJoinRequest, joinGroup, leaveGroup, readBoard, readGroup, standingIn, type Standing } from '../../lib/community/groups.ts';
+import {
+  cancelJoinRequest,
+  joinGroup,
+  leaveGroup,
+  readBoard,
+  readGroup,
+  standingIn,
+  type Standing,
+} from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
 import type { GroupRow } from '../../lib/community/schemas.ts';
 import { plural } from '../../lib/format.ts';
@@ -34,8 +42,14 @@ function Unavailable() {
   return (
     <div class="page">
       <h1 class="page-title">This group does not exist or is private</h1>
-      <p class="muted">Private groups are visible to their members only. If someone wants you in it, ask them for an invite link.</p>
-      <p><a class="button button-primary" href="/community">Find groups</a></p>
+      <p class="muted">
+        Private groups are visible to their members only. If someone wants you in it, ask them for an invite link.
+      </p>
+      <p>
+        <a class="button button-primary" href="/community">
+          Find groups
+        </a>
+      </p>
     </div>
   );
 }
@@ -44,8 +58,14 @@ function LostAccess({ name }: { name: string }) {
   return (
     <div class="page">
       <h1 class="page-title">You are no longer a member of {name}</h1>
-      <p class="muted">An owner removed you, or the group was deleted. Its board, chat and leaderboard are closed to you now.</p>
-      <p><a class="button button-primary" href="/community">Back to Community</a></p>
+      <p class="muted">
+        An owner removed you, or the group was deleted. Its board, chat and leaderboard are closed to you now.
+      </p>
+      <p>
+        <a class="button button-primary" href="/community">
+          Back to Community
+        </a>
+      </p>
     </div>
   );
 }
@@ -59,7 +79,13 @@ function GroupHeading({ group, children }: { group: GroupRow; children?: preact.
         <p class="small muted group-meta">
           <span class="tabular">{plural(group.member_count, 'member')}</span>
           <span aria-hidden="true"> · </span>
-          {group.visibility === 'private' ? <span class="inline-icon"><ShieldIcon size={14} /> Private</span> : 'Public'}
+          {group.visibility === 'private' ? (
+            <span class="inline-icon">
+              <ShieldIcon size={14} /> Private
+            </span>
+          ) : (
+            'Public'
+          )}
           <span aria-hidden="true"> · </span>
           {policyWord(group.join_policy)}
         </p>
@@ -70,47 +96,102 @@ function GroupHeading({ group, children }: { group: GroupRow; children?: preact.
   );
 }
 
-function OutsideView({ group, standing, onJoined, onStanding, onReport }: { group: GroupRow; standing: Standing; onJoined: () => void; onStanding: (next: Standing) => void; onReport: () => void }) {
+function OutsideView({
+  group,
+  standing,
+  onJoined,
+  onStanding,
+  onReport,
+}: {
+  group: GroupRow;
+  standing: Standing;
+  onJoined: () => void;
+  onStanding: (next: Standing) => void;
+  onReport: () => void;
+}) {
   const { busy, error, act } = useAction();
   return (
     <div class="page">
       <GroupHeading group={group} />
       <section class="card stack join-card" aria-labelledby="join-title">
-        <h2 id="join-title" class="card-title">{standing.kind === 'pending' ? 'Your request is waiting' : 'Join this group'}</h2>
+        <h2 id="join-title" class="card-title">
+          {standing.kind === 'pending' ? 'Your request is waiting' : 'Join this group'}
+        </h2>
         {standing.kind === 'pending' ? (
           <>
-            <p>An owner of {group.name} will accept or decline it. You will see the group in Community once you are in.</p>
+            <p>
+              An owner of {group.name} will accept or decline it. You will see the group in Community once you are in.
+            </p>
             <div class="row">
-              <button type="button" class="button" disabled={busy} onClick={() => void act(async () => {
-                await cancelJoinRequest(group.id);
-                onStanding({ kind: 'outside' });
-              })}>Cancel request</button>
+              <button
+                type="button"
+                class="button"
+                disabled={busy}
+                onClick={() =>
+                  void act(async () => {
+                    await cancelJoinRequest(group.id);
+                    onStanding({ kind: 'outside' });
+                  })
+                }
+              >
+                Cancel request
+              </button>
             </div>
           </>
         ) : group.join_policy === 'invite' ? (
           <p>This group is joined with an invite link only. Ask one of its owners for a link.</p>
         ) : (
           <>
-            <p>{group.join_policy === 'open' ? 'Anyone can join. Members see who is studying now, chat, and appear on the leaderboard.' : 'An owner accepts or declines requests to join.'}</p>
+            <p>
+              {group.join_policy === 'open'
+                ? 'Anyone can join. Members see who is studying now, chat, and appear on the leaderboard.'
+                : 'An owner accepts or declines requests to join.'}
+            </p>
             <div class="row">
-              <button type="button" class="button button-primary" disabled={busy} onClick={() => void act(async () => {
-                const answer = await joinGroup(group.id);
-                if (answer === 'member') onJoined();
-                else onStanding({ kind: 'pending' });
-              })}>{group.join_policy === 'open' ? 'Join group' : 'Ask to join'}</button>
+              <button
+                type="button"
+                class="button button-primary"
+                disabled={busy}
+                onClick={() =>
+                  void act(async () => {
+                    const answer = await joinGroup(group.id);
+                    if (answer === 'member') onJoined();
+                    else onStanding({ kind: 'pending' });
+                  })
+                }
+              >
+                {group.join_policy === 'open' ? 'Join group' : 'Ask to join'}
+              </button>
             </div>
           </>
         )}
-        {error && <p class="field-error" role="alert">{error}</p>}
+        {error && (
+          <p class="field-error" role="alert">
+            {error}
+          </p>
+        )}
       </section>
       <p>
-        <button type="button" class="button button-quiet" onClick={onReport}><FlagIcon size={16} />Report this group</button>
+        <button type="button" class="button button-quiet" onClick={onReport}>
+          <FlagIcon size={16} />
+          Report this group
+        </button>
       </p>
     </div>
   );
 }
 
-function MemberView({ initial, role, onLost, onLeft }: { initial: GroupRow; role: 'owner' | 'member'; onLost: () => void; onLeft: () => void }) {
+function MemberView({
+  initial,
+  role,
+  onLost,
+  onLeft,
+}: {
+  initial: GroupRow;
+  role: 'owner' | 'member';
+  onLost: () => void;
+  onLeft: () => void;
+}) {
   const [group, setGroup] = useState(initial);
   const [report, setReport] = useState<ReportSubject | null>(null);
   const [confirmation, setConfirmation] = useState<Confirmation | null>(null);
@@ -139,7 +220,12 @@ function MemberView({ initial, role, onLost, onLeft }: { initial: GroupRow; role
     if (myRole === 'owner' && owners <= 1) {
       setConfirmation({
         title: 'Make someone else an owner first',
-        body: <p>You are the only owner of {group.name}, so you cannot leave yet. In Members and roles below, make another member an owner (or transfer ownership), then leave. Or delete the group if it is no longer needed.</p>,
+        body: (
+          <p>
+            You are the only owner of {group.name}, so you cannot leave yet. In Members and roles below, make another
+            member an owner (or transfer ownership), then leave. Or delete the group if it is no longer needed.
+          </p>
+        ),
         action: 'Show members',
         run: async () => {
           document.getElementById('members')?.scrollIntoView({ behavior: 'smooth' });
@@ -149,7 +235,18 @@ function MemberView({ initial, role, onLost, onLeft }: { initial: GroupRow; role
     }
     setConfirmation({
       title: `Leave ${group.name}?`,
-      body: <p>You stop seeing its board, chat and leaderboard, and its members stop seeing you there. Your messages stay. To come back you need to {group.join_policy === 'open' && group.visibility === 'public' ? 'join again' : group.join_policy === 'request' && group.visibility === 'public' ? 'ask again' : 'get a new invite link'}.</p>,
+      body: (
+        <p>
+          You stop seeing its board, chat and leaderboard, and its members stop seeing you there. Your messages stay. To
+          come back you need to{' '}
+          {group.join_policy === 'open' && group.visibility === 'public'
+            ? 'join again'
+            : group.join_policy === 'request' && group.visibility === 'public'
+              ? 'ask again'
+              : 'get a new invite link'}
+          .
+        </p>
+      ),
       action: 'Leave group',
       danger: true,
       run: async () => {
@@ -162,20 +259,48 @@ function MemberView({ initial, role, onLost, onLeft }: { initial: GroupRow; role
   return (
     <div class="page page-wide group-page">
       <GroupHeading group={group}>
-        <AlertBell type="group" id={group.id} name={group.name} enabled={alertsOn} onChanged={() => void alerts.reload()} />
-        {myRole === 'owner' && <a class="button" href="#invites"><LinkIcon size={18} />Invite people</a>}
-        <button type="button" class="button" onClick={leave}><DoorIcon size={18} />Leave</button>
-        <button type="button" class="button button-quiet icon-button" aria-label={`Report ${group.name}`} title="Report this group" onClick={() => setReport({ type: 'group', id: group.id, what: group.name })}><FlagIcon size={18} /></button>
+        <AlertBell
+          type="group"
+          id={group.id}
+          name={group.name}
+          enabled={alertsOn}
+          onChanged={() => void alerts.reload()}
+        />
+        {myRole === 'owner' && (
+          <a class="button" href="#invites">
+            <LinkIcon size={18} />
+            Invite people
+          </a>
+        )}
+        <button type="button" class="button" onClick={leave}>
+          <DoorIcon size={18} />
+          Leave
+        </button>
+        <button
+          type="button"
+          class="button button-quiet icon-button"
+          aria-label={`Report ${group.name}`}
+          title="Report this group"
+          onClick={() => setReport({ type: 'group', id: group.id, what: group.name })}
+        >
+          <FlagIcon size={18} />
+        </button>
       </GroupHeading>
 
       {board.error && !(board.error instanceof CommunityError && board.error.code === 'not_group_member') && (
         <ErrorNotice error={board.error} onRetry={() => void board.reload()} />
       )}
       <div class="group-live">
-        {board.data ? <Board members={members} now={now} consented={enrollment.data?.consent ?? null} onReport={setReport} /> : (
+        {board.data ? (
+          <Board members={members} now={now} consented={enrollment.data?.consent ?? null} onReport={setReport} />
+        ) : (
           <section class="card board" aria-busy="true" aria-label="Loading who is studying">
             <div class="skeleton skeleton-line" />
-            <div class="board-tiles">{[0, 1].map((index) => <div key={index} class="skeleton skeleton-tile" />)}</div>
+            <div class="board-tiles">
+              {[0, 1].map((index) => (
+                <div key={index} class="skeleton skeleton-tile" />
+              ))}
+            </div>
           </section>
         )}
         <Chat groupId={group.id} members={members} onLost={onLost} onReport={setReport} />
@@ -212,12 +337,26 @@ export default function GroupPage() {
   }, [loaded.data]);
 
   if (lost) return <LostAccess name={loaded.data?.group.name ?? 'this group'} />;
-  if (loaded.error) return <div class="page"><h1 class="page-title">Group</h1><ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} /></div>;
+  if (loaded.error)
+    return (
+      <div class="page">
+        <h1 class="page-title">Group</h1>
+        <ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} />
+      </div>
+    );
   if (loaded.data === undefined) return <PageSkeleton />;
   if (loaded.data === null) return <Unavailable />;
   const { group, standing } = loaded.data;
   if (standing.kind === 'member') {
-    return <MemberView key={group.id} initial={group} role={standing.role} onLost={() => setLost(true)} onLeft={() => route('/community')} />;
+    return (
+      <MemberView
+        key={group.id}
+        initial={group}
+        role={standing.role}
+        onLost={() => setLost(true)}
+        onLeft={() => route('/community')}
+      />
+    );
   }
   return (
     <>

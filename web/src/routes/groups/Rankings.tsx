@@ -18,11 +18,27 @@ const PERIODS: { value: Period; label: string; empty: string }[] = [
 
 const loadChart = () => import('./AnalyticsChart.tsx');
 
-function Segmented<T extends string | number>({ label, options, value, onChange }: { label: string; options: { value: T; label: string }[]; value: T; onChange: (next: T) => void }) {
+function Segmented<T extends string | number>({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: { value: T; label: string }[];
+  value: T;
+  onChange: (next: T) => void;
+}) {
   return (
     <div class="segmented-control" role="group" aria-label={label}>
       {options.map((option) => (
-        <button key={String(option.value)} type="button" aria-pressed={option.value === value} class={option.value === value ? 'is-selected' : ''} onClick={() => onChange(option.value)}>
+        <button
+          key={String(option.value)}
+          type="button"
+          aria-pressed={option.value === value}
+          class={option.value === value ? 'is-selected' : ''}
+          onClick={() => onChange(option.value)}
+        >
           {option.label}
         </button>
       ))}
@@ -38,13 +54,18 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
   return (
     <section class="card stack" aria-labelledby="leaderboard-title">
       <div class="row-between">
-        <h2 id="leaderboard-title" class="card-title">Leaderboard</h2>
+        <h2 id="leaderboard-title" class="card-title">
+          Leaderboard
+        </h2>
         <Segmented label="Leaderboard period" options={PERIODS} value={period} onChange={setPeriod} />
       </div>
       {board.error ? (
         <ErrorNotice error={board.error} onRetry={() => void board.reload()} />
       ) : !board.data ? (
-        <div class="stack-tight" aria-busy="true"><div class="skeleton skeleton-line skeleton-long" /><div class="skeleton skeleton-line" /></div>
+        <div class="stack-tight" aria-busy="true">
+          <div class="skeleton skeleton-line skeleton-long" />
+          <div class="skeleton skeleton-line" />
+        </div>
       ) : ranked.length === 0 ? (
         <div class="empty">
           <TrophyIcon size={24} />
@@ -55,25 +76,49 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
         <table class="table leaderboard">
           <caption class="visually-hidden">Points {words?.empty}: study minutes plus correct answers</caption>
           <thead>
-            <tr><th scope="col" class="number">#</th><th scope="col">Member</th><th scope="col" class="number hide-phone">Minutes</th><th scope="col" class="number hide-phone">Correct</th><th scope="col" class="number">Points</th></tr>
+            <tr>
+              <th scope="col" class="number">
+                #
+              </th>
+              <th scope="col">Member</th>
+              <th scope="col" class="number hide-phone">
+                Minutes
+              </th>
+              <th scope="col" class="number hide-phone">
+                Correct
+              </th>
+              <th scope="col" class="number">
+                Points
+              </th>
+            </tr>
           </thead>
           <tbody>
             {ranked.map((row) => (
               <tr key={row.user_id} class={row.user_id === meId ? 'is-you' : ''}>
-                <td class="number"><span class={`rank rank-${row.rank}`}>{row.rank}</span></td>
+                <td class="number">
+                  <span class={`rank rank-${row.rank}`}>{row.rank}</span>
+                </td>
                 <td>
-                  {row.display_name}{row.user_id === meId && <span class="muted"> (you)</span>}
-                  <span class="show-phone small muted">{minutesText(row.minutes)} · {row.correct} correct</span>
+                  {row.display_name}
+                  {row.user_id === meId && <span class="muted"> (you)</span>}
+                  <span class="show-phone small muted">
+                    {minutesText(row.minutes)} · {row.correct} correct
+                  </span>
                 </td>
                 <td class="number nowrap hide-phone">{minutesText(row.minutes)}</td>
                 <td class="number hide-phone">{row.correct}</td>
-                <td class="number"><strong>{row.points}</strong></td>
+                <td class="number">
+                  <strong>{row.points}</strong>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <p class="small muted">Members appear here while they share both their study time and their question counts (<a href="/privacy">Privacy</a>).</p>
+      <p class="small muted">
+        Members appear here while they share both their study time and their question counts (
+        <a href="/privacy">Privacy</a>).
+      </p>
     </section>
   );
 }
@@ -87,8 +132,18 @@ function Analytics({ groupId }: { groupId: string }) {
   return (
     <section class="card stack" aria-labelledby="analytics-title">
       <div class="row-between">
-        <h2 id="analytics-title" class="card-title">Group activity</h2>
-        <Segmented label="Activity period" options={[{ value: 7 as const, label: '7 days' }, { value: 30 as const, label: '30 days' }]} value={days} onChange={setDays} />
+        <h2 id="analytics-title" class="card-title">
+          Group activity
+        </h2>
+        <Segmented
+          label="Activity period"
+          options={[
+            { value: 7 as const, label: '7 days' },
+            { value: 30 as const, label: '30 days' },
+          ]}
+          value={days}
+          onChange={setDays}
+        />
       </div>
       {data.error ? (
         <ErrorNotice error={data.error} onRetry={() => void data.reload()} />
@@ -96,9 +151,17 @@ function Analytics({ groupId }: { groupId: string }) {
         <div class="skeleton skeleton-card" aria-busy="true" aria-label="Loading activity" />
       ) : (
         <>
-          {total > 0 && <p class="small muted tabular">{minutesText(total)} studied together in {days} days; at most {plural(busiest, 'member')} active on one day.</p>}
+          {total > 0 && (
+            <p class="small muted tabular">
+              {minutesText(total)} studied together in {days} days; at most {plural(busiest, 'member')} active on one
+              day.
+            </p>
+          )}
           {total === 0 ? (
-            <div class="empty"><strong>No study time in the last {days} days</strong><p>When members finish focus sessions, their minutes add up here day by day.</p></div>
+            <div class="empty">
+              <strong>No study time in the last {days} days</strong>
+              <p>When members finish focus sessions, their minutes add up here day by day.</p>
+            </div>
           ) : (
             <Lazy load={loadChart} props={{ days: rows }} fallback={<div class="skeleton skeleton-card" />} />
           )}

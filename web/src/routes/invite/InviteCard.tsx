@@ -9,7 +9,9 @@ export function InviteSummary({ preview }: { preview: InvitePreview }) {
     return (
       <div class="invite-summary">
         <h1 class="page-title">This invite link does not work</h1>
-        <p class="muted">It may be mistyped, expired, used up, or revoked by the person who made it. Ask them for a new link.</p>
+        <p class="muted">
+          It may be mistyped, expired, used up, or revoked by the person who made it. Ask them for a new link.
+        </p>
       </div>
     );
   }

@@ -31,7 +31,13 @@ export default function InvitePage() {
     }
   };
 
-  if (preview.error) return <div class="page"><h1 class="page-title">Invitation</h1><ErrorNotice error={preview.error} onRetry={() => void preview.reload()} /></div>;
+  if (preview.error)
+    return (
+      <div class="page">
+        <h1 class="page-title">Invitation</h1>
+        <ErrorNotice error={preview.error} onRetry={() => void preview.reload()} />
+      </div>
+    );
   if (!preview.data) return <PageSkeleton />;
   const data = preview.data;
   return (
@@ -40,15 +46,30 @@ export default function InvitePage() {
         <InviteSummary preview={data} />
         {data.valid ? (
           <div class="row">
-            <button type="button" class="button button-primary button-large" disabled={busy} onClick={() => void accept()}>
+            <button
+              type="button"
+              class="button button-primary button-large"
+              disabled={busy}
+              onClick={() => void accept()}
+            >
               {busy ? 'Joining…' : data.type === 'group' ? `Join ${data.group_name}` : 'Become buddies'}
             </button>
-            <a class="button button-large" href="/community">Not now</a>
+            <a class="button button-large" href="/community">
+              Not now
+            </a>
           </div>
         ) : (
-          <p><a class="button button-primary" href="/community">Go to Community</a></p>
+          <p>
+            <a class="button button-primary" href="/community">
+              Go to Community
+            </a>
+          </p>
         )}
-        {error && <div class="notice notice-error" role="alert"><p>{error}</p></div>}
+        {error && (
+          <div class="notice notice-error" role="alert">
+            <p>{error}</p>
+          </div>
+        )}
       </section>
     </div>
   );

@@ -11,12 +11,19 @@ import '../../styles/community.css';
 export default function InviteWelcome({ token }: { token: string }) {
   const [preview, setPreview] = useState<InvitePreview | null>(null);
   useEffect(() => {
-    void previewInvite(token).then(setPreview).catch(() => setPreview(null));
+    void previewInvite(token)
+      .then(setPreview)
+      .catch(() => setPreview(null));
   }, [token]);
   const intro = preview ? (
     <div class="invite-welcome-intro">
       <InviteSummary preview={preview} />
-      {preview.valid && <p>Create an account (or log in) and you come straight back here to {preview.type === 'group' ? 'join' : 'accept'}.</p>}
+      {preview.valid && (
+        <p>
+          Create an account (or log in) and you come straight back here to{' '}
+          {preview.type === 'group' ? 'join' : 'accept'}.
+        </p>
+      )}
     </div>
   ) : null;
   return <WelcomePage initialMode="signup" intro={intro} headingLevel={preview ? 2 : 1} />;

@@ -27,7 +27,11 @@ export function whoSeesWhat(enrollment: Enrollment): Row[] {
   const ranked = !p.stealthMode && p.shareExactTime && p.shareQuestionCounts;
   return [
     { what: 'Studying, on a break or offline, right now', buddies: live, groups: live },
-    { what: 'The subject you study now', buddies: live && p.shareCurrentSubject, groups: live && p.shareCurrentSubject },
+    {
+      what: 'The subject you study now',
+      buddies: live && p.shareCurrentSubject,
+      groups: live && p.shareCurrentSubject,
+    },
     { what: 'The task you work on now', buddies: live && p.shareTasks, groups: live && p.shareTasks },
     { what: 'How long your session has run', buddies: 'never', groups: live && p.shareExactTime },
     { what: "Today's minutes", buddies: p.shareExactTime, groups: p.shareExactTime },
@@ -39,8 +43,19 @@ export function whoSeesWhat(enrollment: Enrollment): Row[] {
 }
 
 function Cell({ value }: { value: boolean | 'never' }) {
-  if (value === true) return <span class="sees"><CheckIcon size={16} />Sees it</span>;
-  if (value === 'never') return <span class="muted small" title="Never shown to them">—<span class="visually-hidden">never shown</span></span>;
+  if (value === true)
+    return (
+      <span class="sees">
+        <CheckIcon size={16} />
+        Sees it
+      </span>
+    );
+  if (value === 'never')
+    return (
+      <span class="muted small" title="Never shown to them">
+        —<span class="visually-hidden">never shown</span>
+      </span>
+    );
   return <NotShared />;
 }
 
@@ -68,7 +83,13 @@ export default function PrivacyPage() {
     }
   };
 
-  if (loaded.error && !loaded.data) return <div class="page"><h1 class="page-title">Privacy</h1><ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} /></div>;
+  if (loaded.error && !loaded.data)
+    return (
+      <div class="page">
+        <h1 class="page-title">Privacy</h1>
+        <ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} />
+      </div>
+    );
   if (!loaded.data) return <PageSkeleton />;
   const enrollment = loaded.data;
   const toggle = (key: PrivacyKey, next: boolean) => {
@@ -81,41 +102,85 @@ export default function PrivacyPage() {
     <div class="page privacy-page">
       <div class="page-head">
         <div>
-          <p class="small"><a href="/settings">Settings</a> <span aria-hidden="true">›</span> Privacy</p>
+          <p class="small">
+            <a href="/settings">Settings</a> <span aria-hidden="true">›</span> Privacy
+          </p>
           <h1 class="page-title">Privacy</h1>
-          <p class="page-lead">Who sees what of your studying. Every change is saved at once; the server applies it to everything others read.</p>
+          <p class="page-lead">
+            Who sees what of your studying. Every change is saved at once; the server applies it to everything others
+            read.
+          </p>
         </div>
       </div>
-      <p class="visually-hidden" role="status" aria-live="polite">{status}</p>
-      {error && <div class="notice notice-error" role="alert"><p>{error}</p></div>}
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {status}
+      </p>
+      {error && (
+        <div class="notice notice-error" role="alert">
+          <p>{error}</p>
+        </div>
+      )}
 
       <section class="card stack" aria-labelledby="consent-title">
         <div class="switch-row">
           <div class="switch-text">
-            <h2 id="consent-title" class="card-title">Take part in the community</h2>
-            <p id="consent-statement">{enrollment.consent
-              ? 'On: while a focus session runs, this app tells the server you are studying, so your buddies and groups can see it as far as the switches below allow.'
-              : 'Off: your live status is never sent, so you appear offline to everyone. Buddies still see the totals of finished sessions that the switches below share.'}</p>
-            {enrollment.consent && enrollment.consented_at && <p class="small muted">Agreed on {new Date(enrollment.consented_at).toLocaleDateString()}.</p>}
+            <h2 id="consent-title" class="card-title">
+              Take part in the community
+            </h2>
+            <p id="consent-statement">
+              {enrollment.consent
+                ? 'On: while a focus session runs, this app tells the server you are studying, so your buddies and groups can see it as far as the switches below allow.'
+                : 'Off: your live status is never sent, so you appear offline to everyone. Buddies still see the totals of finished sessions that the switches below share.'}
+            </p>
+            {enrollment.consent && enrollment.consented_at && (
+              <p class="small muted">Agreed on {new Date(enrollment.consented_at).toLocaleDateString()}.</p>
+            )}
           </div>
-          <Switch id="consent" label="Take part in the community" checked={enrollment.consent} describedBy="consent-statement" disabled={saving !== null} onChange={(next) => void apply(`Community sharing ${next ? 'on' : 'off'}`, { ...enrollment, consent: next }, () => saveConsent(next))} />
+          <Switch
+            id="consent"
+            label="Take part in the community"
+            checked={enrollment.consent}
+            describedBy="consent-statement"
+            disabled={saving !== null}
+            onChange={(next) =>
+              void apply(`Community sharing ${next ? 'on' : 'off'}`, { ...enrollment, consent: next }, () =>
+                saveConsent(next),
+              )
+            }
+          />
         </div>
       </section>
 
       <section class="card stack" aria-labelledby="switches-title">
-        <h2 id="switches-title" class="card-title">What you share</h2>
+        <h2 id="switches-title" class="card-title">
+          What you share
+        </h2>
         <ul class="switch-list">
           {SWITCHES.map((item) => {
             const on = enrollment.privacy[item.key];
-            const overridden = item.key !== 'stealthMode' && enrollment.privacy.stealthMode && ['shareCurrentSubject', 'shareTasks'].includes(item.key);
+            const overridden =
+              item.key !== 'stealthMode' &&
+              enrollment.privacy.stealthMode &&
+              ['shareCurrentSubject', 'shareTasks'].includes(item.key);
             return (
               <li key={item.key} class={`switch-row${item.key === 'stealthMode' ? ' is-stealth' : ''}`}>
                 <div class="switch-text">
-                  <h3 class="switch-label" id={`${item.key}-label`}>{item.label}</h3>
-                  <p id={`${item.key}-statement`} class="small">{on ? item.on : item.off}</p>
+                  <h3 class="switch-label" id={`${item.key}-label`}>
+                    {item.label}
+                  </h3>
+                  <p id={`${item.key}-statement`} class="small">
+                    {on ? item.on : item.off}
+                  </p>
                   {overridden && on && <p class="small muted">Stealth mode hides this while you study.</p>}
                 </div>
-                <Switch id={item.key} label={item.label} checked={on} describedBy={`${item.key}-statement`} disabled={saving !== null} onChange={(next) => toggle(item.key, next)} />
+                <Switch
+                  id={item.key}
+                  label={item.label}
+                  checked={on}
+                  describedBy={`${item.key}-statement`}
+                  disabled={saving !== null}
+                  onChange={(next) => toggle(item.key, next)}
+                />
               </li>
             );
           })}
@@ -123,18 +188,36 @@ export default function PrivacyPage() {
       </section>
 
       <section class="card stack" aria-labelledby="summary-title">
-        <h2 id="summary-title" class="card-title">What others see right now</h2>
+        <h2 id="summary-title" class="card-title">
+          What others see right now
+        </h2>
         <table class="table who-sees">
           <thead>
-            <tr><th scope="col">About you</th><th scope="col">Buddies</th><th scope="col">Group members</th></tr>
+            <tr>
+              <th scope="col">About you</th>
+              <th scope="col">Buddies</th>
+              <th scope="col">Group members</th>
+            </tr>
           </thead>
           <tbody>
             {whoSeesWhat(enrollment).map((row) => (
-              <tr key={row.what}><th scope="row">{row.what}</th><td><Cell value={row.buddies} /></td><td><Cell value={row.groups} /></td></tr>
+              <tr key={row.what}>
+                <th scope="row">{row.what}</th>
+                <td>
+                  <Cell value={row.buddies} />
+                </td>
+                <td>
+                  <Cell value={row.groups} />
+                </td>
+              </tr>
             ))}
           </tbody>
         </table>
-        <p class="small muted">Always visible to your groups: your name, handle, picture and role. Leaderboards, everyone's and your groups', rank you by points (minutes plus correct answers) only while you share both your study time and your question counts, and never in stealth mode. Strangers see nothing else.</p>
+        <p class="small muted">
+          Always visible to your groups: your name, handle, picture and role. Leaderboards, everyone's and your groups',
+          rank you by points (minutes plus correct answers) only while you share both your study time and your question
+          counts, and never in stealth mode. Strangers see nothing else.
+        </p>
       </section>
     </div>
   );

@@ -24,7 +24,9 @@ function Avatar({ url, name, size = 'large' }: { url: string | null; name: strin
   return url && !broken ? (
     <img class={`avatar avatar-${size}`} src={url} alt="" onError={() => setBroken(true)} />
   ) : (
-    <span class={`avatar avatar-${size} avatar-initials`} aria-hidden="true">{initials}</span>
+    <span class={`avatar avatar-${size} avatar-initials`} aria-hidden="true">
+      {initials}
+    </span>
   );
 }
 
@@ -47,7 +49,8 @@ export default function ProfilePage() {
   const pick = async (file: File | undefined) => {
     setErrors((previous) => ({ ...previous, avatar: undefined }));
     if (!file) return;
-    if (!/^image\/(png|jpeg|gif|webp)$/.test(file.type)) return setErrors((previous) => ({ ...previous, avatar: 'Choose a PNG, JPEG, GIF or WebP image.' }));
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(file.type))
+      return setErrors((previous) => ({ ...previous, avatar: 'Choose a PNG, JPEG, GIF or WebP image.' }));
     try {
       setAvatar(await resizeToDataUrl(file, 256));
     } catch {
@@ -76,13 +79,24 @@ export default function ProfilePage() {
     try {
       const token = await requireToken();
       const answer = await requestJson<{ profile: ProfileRow }>('/__auth/profile', { token, body });
-      profile.value = { handle: answer.profile.handle, displayName: answer.profile.display_name, avatarUrl: answer.profile.avatar_url };
+      profile.value = {
+        handle: answer.profile.handle,
+        displayName: answer.profile.display_name,
+        avatarUrl: answer.profile.avatar_url,
+      };
       if (db.value) await writeKv(db.value, 'profile', profile.value);
       setAvatar(null);
       setSaved(true);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'handle_taken') setErrors({ handle: 'Another student already has this handle. Try another one.' });
-      else if (error instanceof ApiError && (error.code === 'avatar_too_large' || error.code === 'invalid_avatar' || error.code === 'unsupported_avatar_type')) setErrors({ avatar: error.message });
+      if (error instanceof ApiError && error.code === 'handle_taken')
+        setErrors({ handle: 'Another student already has this handle. Try another one.' });
+      else if (
+        error instanceof ApiError &&
+        (error.code === 'avatar_too_large' ||
+          error.code === 'invalid_avatar' ||
+          error.code === 'unsupported_avatar_type')
+      )
+        setErrors({ avatar: error.message });
       else setProblem(describeError(error));
     } finally {
       setBusy(false);
@@ -104,23 +118,72 @@ export default function ProfilePage() {
           <div class="stack-tight">
             <label class="button file-button">
               Choose a picture…
-              <input type="file" accept="image/png,image/jpeg,image/gif,image/webp" class="visually-hidden" aria-describedby={errors.avatar ? 'avatar-error' : 'avatar-hint'} onChange={(event) => {
-                void pick(event.currentTarget.files?.[0]);
-                event.currentTarget.value = '';
-              }} />
+              <input
+                type="file"
+                accept="image/png,image/jpeg,image/gif,image/webp"
+                class="visually-hidden"
+                aria-describedby={errors.avatar ? 'avatar-error' : 'avatar-hint'}
+                onChange={(event) => {
+                  void pick(event.currentTarget.files?.[0]);
+                  event.currentTarget.value = '';
+                }}
+              />
             </label>
-            {errors.avatar ? <p id="avatar-error" class="field-error" role="alert">{errors.avatar}</p> : <p id="avatar-hint" class="field-hint">{avatar ? 'New picture chosen; save to use it.' : 'Cropped to a square, 256 pixels.'}</p>}
+            {errors.avatar ? (
+              <p id="avatar-error" class="field-error" role="alert">
+                {errors.avatar}
+              </p>
+            ) : (
+              <p id="avatar-hint" class="field-hint">
+                {avatar ? 'New picture chosen; save to use it.' : 'Cropped to a square, 256 pixels.'}
+              </p>
+            )}
           </div>
         </div>
         <div class="field">
-          <label class="field-label" for="display-name">Display name</label>
-          <input id="display-name" class="input" value={displayName} maxLength={80} autoComplete="nickname" onInput={(event) => setDisplayName(event.currentTarget.value)} aria-invalid={errors.displayName ? true : undefined} aria-describedby={errors.displayName ? 'display-name-error' : undefined} />
-          {errors.displayName && <p id="display-name-error" class="field-error" role="alert">{errors.displayName}</p>}
+          <label class="field-label" for="display-name">
+            Display name
+          </label>
+          <input
+            id="display-name"
+            class="input"
+            value={displayName}
+            maxLength={80}
+            autoComplete="nickname"
+            onInput={(event) => setDisplayName(event.currentTarget.value)}
+            aria-invalid={errors.displayName ? true : undefined}
+            aria-describedby={errors.displayName ? 'display-name-error' : undefined}
+          />
+          {errors.displayName && (
+            <p id="display-name-error" class="field-error" role="alert">
+              {errors.displayName}
+            </p>
+          )}
         </div>
         <div class="field">
-          <label class="field-label" for="handle">Handle</label>
-          <input id="handle" class="input" value={handle} maxLength={24} autoComplete="username" spellcheck={false} onInput={(event) => setHandle(event.currentTarget.value)} aria-invalid={errors.handle ? true : undefined} aria-describedby={errors.handle ? 'handle-error' : 'handle-hint'} />
-          {errors.handle ? <p id="handle-error" class="field-error" role="alert">{errors.handle}</p> : <p id="handle-hint" class="field-hint">Buddies find you by it. 3 to 24 letters, digits or underscores.</p>}
+          <label class="field-label" for="handle">
+            Handle
+          </label>
+          <input
+            id="handle"
+            class="input"
+            value={handle}
+            maxLength={24}
+            autoComplete="username"
+            spellcheck={false}
+            onInput={(event) => setHandle(event.currentTarget.value)}
+            aria-invalid={errors.handle ? true : undefined}
+            aria-describedby={errors.handle ? 'handle-error' : 'handle-hint'}
+          />
+          {errors.handle ? (
+            <p id="handle-error" class="field-error" role="alert">
+              {errors.handle}
+            </p>
+          ) : (
+            <p id="handle-hint" class="field-hint">
+              Buddies find you by it. 3 to 24 letters, digits or underscores.
+            </p>
+          )}
         </div>
         <p class="small muted">Signed in as {account.value?.email ?? 'this account'}.</p>
         {problem && (

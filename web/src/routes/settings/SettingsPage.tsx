@@ -41,7 +41,8 @@ function TimerSettings() {
     for (const field of Object.keys(LIMITS) as NumberField[]) {
       const { min, max } = LIMITS[field];
       const value = Number(draft[field]);
-      if (!Number.isInteger(value) || value < min || value > max) problems[field] = `Enter a whole number from ${min} to ${max}.`;
+      if (!Number.isInteger(value) || value < min || value > max)
+        problems[field] = `Enter a whole number from ${min} to ${max}.`;
       else next[field] = value;
     }
     setErrors(problems);
@@ -52,24 +53,56 @@ function TimerSettings() {
 
   return (
     <form class="card stack" aria-labelledby="timer-title" onSubmit={(event) => void save(event)} noValidate>
-      <h2 id="timer-title" class="card-title">Timer and goal</h2>
+      <h2 id="timer-title" class="card-title">
+        Timer and goal
+      </h2>
       <div class="settings-grid">
         {(Object.keys(LIMITS) as NumberField[]).map((field) => (
           <div class="field" key={field}>
-            <label class="field-label" for={field}>{LIMITS[field].label}</label>
+            <label class="field-label" for={field}>
+              {LIMITS[field].label}
+            </label>
             <div class="row">
-              <input id={field} class="input input-number" inputMode="numeric" value={draft[field]} onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })} aria-invalid={errors[field] ? true : undefined} aria-describedby={`${field}-unit${errors[field] ? ` ${field}-error` : ''}`} />
-              <span id={`${field}-unit`} class="muted small">{LIMITS[field].unit}</span>
+              <input
+                id={field}
+                class="input input-number"
+                inputMode="numeric"
+                value={draft[field]}
+                onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })}
+                aria-invalid={errors[field] ? true : undefined}
+                aria-describedby={`${field}-unit${errors[field] ? ` ${field}-error` : ''}`}
+              />
+              <span id={`${field}-unit`} class="muted small">
+                {LIMITS[field].unit}
+              </span>
             </div>
-            {errors[field] && <p id={`${field}-error`} class="field-error" role="alert">{errors[field]}</p>}
+            {errors[field] && (
+              <p id={`${field}-error`} class="field-error" role="alert">
+                {errors[field]}
+              </p>
+            )}
           </div>
         ))}
         <div class="field">
-          <label class="field-label" for="day-offset">A study day starts at</label>
-          <select id="day-offset" class="select" value={String(dayOffset)} onChange={(event) => setDayOffset(Number(event.currentTarget.value))} aria-describedby="day-offset-hint">
-            {Array.from({ length: 24 }, (_, hour) => <option key={hour} value={String(hour)}>{hourLabel(hour)}</option>)}
+          <label class="field-label" for="day-offset">
+            A study day starts at
+          </label>
+          <select
+            id="day-offset"
+            class="select"
+            value={String(dayOffset)}
+            onChange={(event) => setDayOffset(Number(event.currentTarget.value))}
+            aria-describedby="day-offset-hint"
+          >
+            {Array.from({ length: 24 }, (_, hour) => (
+              <option key={hour} value={String(hour)}>
+                {hourLabel(hour)}
+              </option>
+            ))}
           </select>
-          <p id="day-offset-hint" class="field-hint">A night owl's 01:30 session counts for the day before when the day starts later.</p>
+          <p id="day-offset-hint" class="field-hint">
+            A night owl's 01:30 session counts for the day before when the day starts later.
+          </p>
         </div>
       </div>
       <p class="small muted">New lengths apply from the next phase; a running phase keeps its end time.</p>
@@ -79,7 +112,9 @@ function TimerSettings() {
         </div>
       )}
       <div class="row">
-        <button type="submit" class="button button-primary">Save settings</button>
+        <button type="submit" class="button button-primary">
+          Save settings
+        </button>
       </div>
     </form>
   );
@@ -89,7 +124,9 @@ function SubjectSettings() {
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
   return (
     <section class="card stack" aria-labelledby="subjects-title">
-      <h2 id="subjects-title" class="card-title">Subjects</h2>
+      <h2 id="subjects-title" class="card-title">
+        Subjects
+      </h2>
       {subjects.value.length === 0 ? (
         <p class="muted">No subjects yet. Add one from the subject picker on Focus.</p>
       ) : (
@@ -100,9 +137,18 @@ function SubjectSettings() {
               <li key={subject.id} class="list-item">
                 <div class="list-main">
                   <p class="list-title">{subject.name}</p>
-                  <p class="list-meta">{plural(used, 'session')}, {plural(tasks.value.filter((task) => task.subjectId === subject.id).length, 'task')}</p>
+                  <p class="list-meta">
+                    {plural(used, 'session')},{' '}
+                    {plural(tasks.value.filter((task) => task.subjectId === subject.id).length, 'task')}
+                  </p>
                 </div>
-                <button type="button" class="button button-quiet icon-button" aria-label={`Remove subject ${subject.name}`} title="Remove subject" onClick={() => setRemoving(subject)}>
+                <button
+                  type="button"
+                  class="button button-quiet icon-button"
+                  aria-label={`Remove subject ${subject.name}`}
+                  title="Remove subject"
+                  onClick={() => setRemoving(subject)}
+                >
                   <TrashIcon size={18} />
                 </button>
               </li>
@@ -116,11 +162,17 @@ function SubjectSettings() {
         onClose={() => setRemoving(null)}
         actions={
           <>
-            <button type="button" class="button" onClick={() => setRemoving(null)}>Cancel</button>
-            <button type="button" class="button button-danger" onClick={() => {
-              if (removing) void deleteSubject(removing.id);
-              setRemoving(null);
-            }}>
+            <button type="button" class="button" onClick={() => setRemoving(null)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="button button-danger"
+              onClick={() => {
+                if (removing) void deleteSubject(removing.id);
+                setRemoving(null);
+              }}
+            >
               Remove subject
             </button>
           </>
@@ -137,8 +189,12 @@ function AccountSettings() {
   const waiting = syncState.value.pending + syncState.value.failed;
   return (
     <section class="card stack" aria-labelledby="account-title">
-      <h2 id="account-title" class="card-title">Account</h2>
-      <p>Signed in as <strong>{account.value?.email ?? 'this account'}</strong>.</p>
+      <h2 id="account-title" class="card-title">
+        Account
+      </h2>
+      <p>
+        Signed in as <strong>{account.value?.email ?? 'this account'}</strong>.
+      </p>
       <div class="row">
         <button type="button" class="button" onClick={() => (waiting > 0 ? setConfirming(true) : void signOut())}>
           Sign out
@@ -150,12 +206,19 @@ function AccountSettings() {
         onClose={() => setConfirming(false)}
         actions={
           <>
-            <button type="button" class="button" onClick={() => setConfirming(false)}>Stay signed in</button>
-            <button type="button" class="button button-primary" onClick={() => void signOut()}>Sign out</button>
+            <button type="button" class="button" onClick={() => setConfirming(false)}>
+              Stay signed in
+            </button>
+            <button type="button" class="button button-primary" onClick={() => void signOut()}>
+              Sign out
+            </button>
           </>
         }
       >
-        <p>{plural(waiting, 'change')} has not reached the server yet. It stays on this device and syncs when you sign in again.</p>
+        <p>
+          {plural(waiting, 'change')} has not reached the server yet. It stays on this device and syncs when you sign in
+          again.
+        </p>
       </Dialog>
     </section>
   );
@@ -171,10 +234,14 @@ export default function SettingsPage() {
       <TimerSettings />
       <section class="card row-between" aria-labelledby="privacy-link-title">
         <div>
-          <h2 id="privacy-link-title" class="card-title">Privacy and community</h2>
+          <h2 id="privacy-link-title" class="card-title">
+            Privacy and community
+          </h2>
           <p class="muted small">Who sees that you are studying, and what buddies and groups see of your day.</p>
         </div>
-        <a class="button" href="/settings/privacy">Privacy settings</a>
+        <a class="button" href="/settings/privacy">
+          Privacy settings
+        </a>
       </section>
       <SubjectSettings />
       <UpdateSection />

@@ -53,7 +53,10 @@ export function UpdateSection() {
         () => undefined, // restarting: keep waiting
       );
       if (Date.now() - phase.since > GIVE_UP_MS) {
-        setPhase({ kind: 'error', text: 'The update is taking longer than ten minutes. Check update.log in the server\'s log folder.' });
+        setPhase({
+          kind: 'error',
+          text: "The update is taking longer than ten minutes. Check update.log in the server's log folder.",
+        });
       }
     }, POLL_MS);
     return () => clearInterval(timer);
@@ -64,14 +67,22 @@ export function UpdateSection() {
     try {
       setPhase({ kind: 'checked', check: await requestJson<UpdateCheck>('/api/check-update') });
     } catch (error) {
-      setPhase({ kind: 'error', text: error instanceof ApiError && error.code === 'remote_unreachable' ? 'The update source cannot be reached. Check the internet connection of the computer running studyhall.' : describeError(error) });
+      setPhase({
+        kind: 'error',
+        text:
+          error instanceof ApiError && error.code === 'remote_unreachable'
+            ? 'The update source cannot be reached. Check the internet connection of the computer running studyhall.'
+            : describeError(error),
+      });
     }
   };
 
   const updateNow = async (confirm: boolean) => {
     setPhase({ kind: 'starting' });
     try {
-      const answer = await requestJson<{ from_sha: string | null }>(`/api/update-now${confirm ? '?confirm=1' : ''}`, { method: 'POST' });
+      const answer = await requestJson<{ from_sha: string | null }>(`/api/update-now${confirm ? '?confirm=1' : ''}`, {
+        method: 'POST',
+      });
       setPhase({ kind: 'waiting', fromSha: answer.from_sha ?? version?.git_sha ?? null, since: Date.now() });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'confirmation_required') {
@@ -99,7 +110,9 @@ export function UpdateSection() {
 
   return (
     <section class="card stack" aria-labelledby="update-title">
-      <h2 id="update-title" class="card-title">Updates</h2>
+      <h2 id="update-title" class="card-title">
+        Updates
+      </h2>
       {versionProblem ? (
         <p class="muted">The running version cannot be read while the server is unreachable.</p>
       ) : version ? (
@@ -138,10 +151,20 @@ export function UpdateSection() {
         )}
       </div>
       <div class="row">
-        <button type="button" class="button" onClick={() => void check()} disabled={phase.kind === 'checking' || phase.kind === 'waiting'}>
+        <button
+          type="button"
+          class="button"
+          onClick={() => void check()}
+          disabled={phase.kind === 'checking' || phase.kind === 'waiting'}
+        >
           {phase.kind === 'checking' ? 'Checking…' : 'Check for updates'}
         </button>
-        <button type="button" class="button button-primary" onClick={() => void updateNow(false)} disabled={phase.kind === 'starting' || phase.kind === 'waiting'}>
+        <button
+          type="button"
+          class="button button-primary"
+          onClick={() => void updateNow(false)}
+          disabled={phase.kind === 'starting' || phase.kind === 'waiting'}
+        >
           Update now
         </button>
       </div>
@@ -152,7 +175,9 @@ export function UpdateSection() {
         onClose={() => setPhase({ kind: 'idle' })}
         actions={
           <>
-            <button type="button" class="button" onClick={() => setPhase({ kind: 'idle' })}>Cancel</button>
+            <button type="button" class="button" onClick={() => setPhase({ kind: 'idle' })}>
+              Cancel
+            </button>
             <button type="button" class="button button-primary" onClick={() => void updateNow(true)}>
               Keep my changes aside and update
             </button>
@@ -160,12 +185,15 @@ export function UpdateSection() {
         }
       >
         <p>
-          The studyhall folder on this computer has {phase.kind === 'confirm' ? plural(phase.files.length, 'changed file') : 'changed files'}. The update puts
+          The studyhall folder on this computer has{' '}
+          {phase.kind === 'confirm' ? plural(phase.files.length, 'changed file') : 'changed files'}. The update puts
           them aside in a git stash (nothing is deleted) and then installs the new version.
         </p>
         {phase.kind === 'confirm' && (
           <ul class="file-list" aria-label="Changed files">
-            {phase.files.map((file) => <li key={file}>{file}</li>)}
+            {phase.files.map((file) => (
+              <li key={file}>{file}</li>
+            ))}
           </ul>
         )}
       </Dialog>

@@ -5,21 +5,45 @@ import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
 import { dayLabel } from '../../lib/format.ts';
 import { dateOfKey } from '../../lib/study-day.ts';
 
-export function DayChart({ perDay, today, goal }: { perDay: { day: string; minutes: number }[]; today: string; goal: number }) {
+export function DayChart({
+  perDay,
+  today,
+  goal,
+}: {
+  perDay: { day: string; minutes: number }[];
+  today: string;
+  goal: number;
+}) {
   const host = useRef<HTMLDivElement>(null);
-  useDayBarsChart(host, () => ({ days: perDay.map((entry) => dateOfKey(entry.day).getTime() / 1000), minutes: perDay.map((entry) => entry.minutes), minTopMinutes: goal }), [perDay, goal]);
+  useDayBarsChart(
+    host,
+    () => ({
+      days: perDay.map((entry) => dateOfKey(entry.day).getTime() / 1000),
+      minutes: perDay.map((entry) => entry.minutes),
+      minTopMinutes: goal,
+    }),
+    [perDay, goal],
+  );
   return (
     <figure class="day-chart">
       <div ref={host} class="day-chart-canvas" aria-hidden="true" />
-      <figcaption class="small muted">Minutes of focus per day, last {perDay.length} days. Daily goal: {goal} min.</figcaption>
+      <figcaption class="small muted">
+        Minutes of focus per day, last {perDay.length} days. Daily goal: {goal} min.
+      </figcaption>
       <table class="visually-hidden">
         <caption>Minutes per day</caption>
         <thead>
-          <tr><th scope="col">Day</th><th scope="col">Minutes</th></tr>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Minutes</th>
+          </tr>
         </thead>
         <tbody>
           {perDay.map((entry) => (
-            <tr key={entry.day}><td>{dayLabel(entry.day, today)}</td><td>{entry.minutes}</td></tr>
+            <tr key={entry.day}>
+              <td>{dayLabel(entry.day, today)}</td>
+              <td>{entry.minutes}</td>
+            </tr>
           ))}
         </tbody>
       </table>

@@ -12,7 +12,9 @@ function Tile({ label, totals, note }: { label: string; totals: Totals; note?: s
   return (
     <div class="stat-tile card">
       <p class="stat-label">{label}</p>
-      <p class="stat-value tabular" data-testid={`stat-${label.toLowerCase().replace(/\s+/g, '-')}`}>{minutesText(totals.minutes)}</p>
+      <p class="stat-value tabular" data-testid={`stat-${label.toLowerCase().replace(/\s+/g, '-')}`}>
+        {minutesText(totals.minutes)}
+      </p>
       <p class="stat-meta small muted tabular">
         {plural(totals.sessions, 'session')} · {plural(totals.points, 'point')}
       </p>
@@ -44,7 +46,9 @@ export default function StatsPage() {
         <div class="empty">
           <strong>No study sessions yet</strong>
           <p>Start a focus session; when you press Finish, its minutes appear here with your streak and subjects.</p>
-          <a class="button button-primary" href="/focus">Start focusing</a>
+          <a class="button button-primary" href="/focus">
+            Start focusing
+          </a>
         </div>
       ) : (
         <>
@@ -60,13 +64,17 @@ export default function StatsPage() {
           </div>
 
           <section class="card" aria-labelledby="chart-title">
-            <h2 id="chart-title" class="card-title">Per day</h2>
+            <h2 id="chart-title" class="card-title">
+              Per day
+            </h2>
             <DayChart perDay={stats.perDay} today={today} goal={settings.value.dailyGoalMinutes} />
           </section>
 
           <div class="grid-2 stats-columns">
             <section class="card" aria-labelledby="subjects-title">
-              <h2 id="subjects-title" class="card-title">Minutes per subject</h2>
+              <h2 id="subjects-title" class="card-title">
+                Minutes per subject
+              </h2>
               <ul class="subject-bars">
                 {stats.perSubject.map((subject) => (
                   <li key={subject.name}>
@@ -82,17 +90,25 @@ export default function StatsPage() {
               </ul>
             </section>
             <section class="card" aria-labelledby="recent-title">
-              <h2 id="recent-title" class="card-title">Recent sessions</h2>
+              <h2 id="recent-title" class="card-title">
+                Recent sessions
+              </h2>
               <ul class="list">
                 {recent.map((session) => (
                   <li key={session.id} class="list-item">
                     <div class="list-main">
-                      <p class="list-title">{session.subjectName ?? 'No subject'}{session.taskTitle ? ` · ${session.taskTitle}` : ''}</p>
+                      <p class="list-title">
+                        {session.subjectName ?? 'No subject'}
+                        {session.taskTitle ? ` · ${session.taskTitle}` : ''}
+                      </p>
                       <p class="list-meta tabular">
-                        {dayLabel(session.studyDay, today)} · {minutesText(session.minutes)} · {session.correct} correct, {session.incorrect} incorrect, {session.skipped} skipped
+                        {dayLabel(session.studyDay, today)} · {minutesText(session.minutes)} · {session.correct}{' '}
+                        correct, {session.incorrect} incorrect, {session.skipped} skipped
                       </p>
                     </div>
-                    {!session.synced && <span class="badge badge-warning">{syncState.value.failed > 0 ? 'not synced' : 'will sync'}</span>}
+                    {!session.synced && (
+                      <span class="badge badge-warning">{syncState.value.failed > 0 ? 'not synced' : 'will sync'}</span>
+                    )}
                   </li>
                 ))}
               </ul>
