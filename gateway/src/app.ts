@@ -4,6 +4,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { repoRoot } from '#db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
+import { AdminStanding } from './admin/admin-standing.ts';
 import { ENDED_SESSIONS_FILE } from './admin/ended-sessions.ts';
 import adminConsole from './admin/admin-console.ts';
 import type { AdminTuning } from './admin/admin-context.ts';
@@ -119,6 +120,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     serviceRoleKey: options.backend.serviceRoleKey,
     endedSessionsFile: path.join(config.dataDir, ENDED_SESSIONS_FILE),
   });
+  const adminStanding = new AdminStanding({
+    gate: adminGate,
+    backend,
+    allowedEmails: config.admin.emails,
+    ...(options.admin?.now ? { now: options.admin.now } : {}),
+  });
   const relay = options.relay ?? new PipRelay();
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
@@ -153,6 +160,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     anonKey: options.backend.anonKey,
     serviceRoleKey: options.backend.serviceRoleKey,
     adminGate,
+    adminStanding,
     accountLogins,
     pushEndpoints: {
       resolve: options.push?.resolveHost ?? systemResolver,
@@ -165,6 +173,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     config,
     backend: options.backend,
     gate: adminGate,
+    standing: adminStanding,
     repoDir,
     ...(options.admin ? { tuning: options.admin } : {}),
   });

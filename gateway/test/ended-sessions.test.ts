@@ -4,8 +4,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  accountSubject,
   ADMIN_COOKIE_MAX_AGE_S,
   createAdminGate,
+  endAccountSessions,
   endAdminSession,
   readAdminCookie,
   signAdminCookie,
@@ -42,6 +44,24 @@ describe('ended admin sessions', () => {
     const restarted = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
     expect(readAdminCookie(restarted, ended, 1_000_200)).toBeUndefined();
     expect(readAdminCookie(restarted, kept, 1_000_200)?.subject).toBe('other');
+  });
+
+  it('ends every earlier session of an account, keeps later logins and other accounts, across a restart', async () => {
+    const file = await listFile();
+    const gate = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
+    const ada = accountSubject('00000000-0000-4000-8000-00000000000a', 'ada@example.test');
+    const bo = accountSubject('00000000-0000-4000-8000-00000000000b', 'bo@example.test');
+    const adaEarlier = signAdminCookie(gate, ada, 1_000_000);
+    const boEarlier = signAdminCookie(gate, bo, 1_000_000);
+    endAccountSessions(gate, '00000000-0000-4000-8000-00000000000a', 1_000_050);
+    const adaLater = signAdminCookie(gate, ada, 1_000_051);
+    expect(readAdminCookie(gate, adaEarlier, 1_000_100)).toBeUndefined();
+    expect(readAdminCookie(gate, adaLater, 1_000_100)?.subject).toBe(ada);
+    expect(readAdminCookie(gate, boEarlier, 1_000_100)?.subject).toBe(bo);
+
+    const restarted = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
+    expect(readAdminCookie(restarted, adaEarlier, 1_000_100)).toBeUndefined();
+    expect(readAdminCookie(restarted, adaLater, 1_000_100)?.subject).toBe(ada);
   });
 
   it('forgets entries once their cookie has expired anyway', async () => {

@@ -15,6 +15,7 @@ import type { GatewayConfig } from '../config.ts';
 import { badRequest, GatewayError, sendError } from '../http-errors.ts';
 import { requireSameOrigin } from '../security/same-origin.ts';
 import { ADMIN_COOKIE, readAdminCookie, type AdminGate } from './admin-cookie.ts';
+import type { AdminStanding } from './admin-standing.ts';
 import { createAdminContext, type AdminTuning } from './admin-context.ts';
 import browserProofRoutes from './browser-proof/proof-routes.ts';
 import { installFormBodyParser } from './form-body.ts';
@@ -39,6 +40,8 @@ export interface AdminConsoleOptions {
   config: GatewayConfig;
   backend: BackendTarget;
   gate: AdminGate;
+  /** Rechecks account sessions against the login's rule (shared with the backend proxy). */
+  standing: AdminStanding;
   repoDir: string;
   tuning?: Partial<AdminTuning>;
 }
@@ -95,8 +98,9 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   );
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const session = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
-    request.adminSession = session ?? null;
+    const cookieSession = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
+    const session = cookieSession && (await options.standing.stands(cookieSession, request.log)) ? cookieSession : null;
+    request.adminSession = session;
     const access = request.routeOptions.config?.adminAccess ?? 'session';
     if (access !== 'session' || session) return;
     if (request.method === 'GET' && wantsHtml(request)) {

@@ -60,6 +60,16 @@ const cookiePayload = z.object({
   n: z.string().max(64).optional(),
 });
 
+/** The subject of a console session opened with a backend account. */
+export function accountSubject(userId: string, email: string): string {
+  return `user:${userId}:${email}`;
+}
+
+/** The user id of an account subject (`user:<id>:<email>`), undefined for the secret. */
+export function subjectUserId(subject: string): string | undefined {
+  return /^user:([0-9a-f-]{36}):/.exec(subject)?.[1];
+}
+
 export interface AdminSession {
   subject: string;
   issuedAtS: number;
@@ -101,6 +111,8 @@ export function readAdminCookie(
     const payload = cookiePayload.parse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
     if (payload.iat > nowS + CLOCK_SKEW_S || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
     if (gate.ended.has(signedValue, nowS)) return undefined;
+    const userId = subjectUserId(payload.sub);
+    if (userId && gate.ended.endsAccountSession(userId, payload.iat)) return undefined;
     return { subject: payload.sub, issuedAtS: payload.iat, expiresAtS: payload.iat + ADMIN_COOKIE_MAX_AGE_S };
   } catch {
     return undefined;
@@ -141,6 +153,11 @@ export function adminSessionFromCookieHeader(
 /** The subject of the admin session in a raw Cookie header (the proxy and /api/update-now use it). */
 export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
   return adminSessionFromCookieHeader(gate, cookieHeader)?.subject;
+}
+
+/** Ends every console session of an account issued up to now (its admin standing was lost). */
+export function endAccountSessions(gate: AdminGate, userId: string, nowS = Math.floor(Date.now() / 1000)): void {
+  gate.ended.endAccount(userId, nowS);
 }
 
 /** Logs a session out: its signed value is refused from now on, here and after a restart. */

@@ -5,6 +5,10 @@
 // does too: it is written to a file in DATA_DIR (mode 0600, replaced whole by a rename, so a crash
 // mid-write leaves the previous list). Without ADMIN_SECRET a restart draws a new key and ends
 // every session by itself, and the list is kept in memory only.
+//
+// An account can be ended as a whole too (its admin role revoked, its e-mail no longer allowed):
+// every cookie of that account issued up to that moment is refused, whichever browser holds it.
+// Those entries are kept 12 hours, the longest any such cookie could still live.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,8 +16,13 @@ import { z } from 'zod';
 
 export const ENDED_SESSIONS_FILE = 'admin-ended-sessions.json';
 
+/** How long an ended account is remembered: no cookie issued before it can live longer. */
+const ACCOUNT_MEMORY_S = 12 * 60 * 60;
+
 const storedList = z.object({
   ended: z.array(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/), expires_at_s: z.number().int() })),
+  // Absent in lists written before accounts could be ended.
+  accounts: z.array(z.object({ user_id: z.string().min(1).max(64), ended_at_s: z.number().int() })).default([]),
 });
 
 /** The id an ended session is remembered by: a digest of the whole signed cookie value. */
@@ -23,6 +32,8 @@ export function sessionId(signedValue: string): string {
 
 export class EndedAdminSessions {
   private readonly ended = new Map<string, number>();
+  /** user id → the second its account was ended; cookies issued up to then are refused. */
+  private readonly endedAccounts = new Map<string, number>();
 
   /** file: where the list survives restarts; undefined keeps it in memory. A file that cannot be read is an error at boot. */
   constructor(private readonly file: string | undefined) {
@@ -45,6 +56,7 @@ export class EndedAdminSessions {
     if (!parsed.success)
       throw new Error(`${file} is not a list of ended admin sessions; remove it to end every admin session instead`);
     for (const entry of parsed.data.ended) this.ended.set(entry.id, entry.expires_at_s);
+    for (const entry of parsed.data.accounts) this.endedAccounts.set(entry.user_id, entry.ended_at_s);
   }
 
   has(signedValue: string, nowS: number): boolean {
@@ -52,12 +64,32 @@ export class EndedAdminSessions {
     return expiresAtS !== undefined && expiresAtS >= nowS;
   }
 
+  /** Whether the account's sessions were ended at or after a cookie issued at issuedAtS. */
+  endsAccountSession(userId: string, issuedAtS: number): boolean {
+    const endedAtS = this.endedAccounts.get(userId);
+    return endedAtS !== undefined && issuedAtS <= endedAtS;
+  }
+
   /** Remembers a logged-out session until its cookie expires; written before the logout answers. */
   end(signedValue: string, expiresAtS: number, nowS: number): void {
-    for (const [id, at] of this.ended) if (at < nowS) this.ended.delete(id);
     this.ended.set(sessionId(signedValue), expiresAtS);
+    this.save(nowS);
+  }
+
+  /** Ends every session of an account issued up to now; a later login starts a new one. */
+  endAccount(userId: string, nowS: number): void {
+    this.endedAccounts.set(userId, nowS);
+    this.save(nowS);
+  }
+
+  private save(nowS: number): void {
+    for (const [id, at] of this.ended) if (at < nowS) this.ended.delete(id);
+    for (const [userId, at] of this.endedAccounts) if (at + ACCOUNT_MEMORY_S < nowS) this.endedAccounts.delete(userId);
     if (!this.file) return;
-    const list = { ended: [...this.ended].map(([id, at]) => ({ id, expires_at_s: at })) };
+    const list = {
+      ended: [...this.ended].map(([id, at]) => ({ id, expires_at_s: at })),
+      accounts: [...this.endedAccounts].map(([userId, at]) => ({ user_id: userId, ended_at_s: at })),
+    };
     mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const temporary = `${this.file}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(list)}\n`, { mode: 0o600 });

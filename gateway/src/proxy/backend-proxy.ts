@@ -15,7 +15,8 @@ import { Readable } from 'node:stream';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
+import { adminSessionFromCookieHeader, adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
+import type { AdminStanding } from '../admin/admin-standing.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
 import {
   isPasswordGrant,
@@ -48,6 +49,8 @@ export interface BackendProxyOptions {
   anonKey: string;
   serviceRoleKey: string | undefined;
   adminGate: AdminGate;
+  /** Rechecks an admin cookie's account before the request runs as the service role. */
+  adminStanding: AdminStanding;
   /** The per-account budget of failed passwords, shared with POST /__auth/login. */
   accountLogins: AccountLoginBudget;
   /** Where a registered push endpoint may point (the push worker's own rule). */
@@ -228,6 +231,13 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
     asAdmin: adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined,
+  });
+
+  // An admin cookie turns the request into the service role's: its account must still be an admin.
+  // A lost standing ends the account's sessions, so credentials() below reads no admin any more.
+  app.addHook('onRequest', async (request) => {
+    const session = adminSessionFromCookieHeader(options.adminGate, request.headers.cookie);
+    if (session) await options.adminStanding.stands(session, request.log);
   });
 
   app.addHook('onRequest', async (request, reply) => {

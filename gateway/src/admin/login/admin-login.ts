@@ -18,15 +18,6 @@ export function secretMatches(given: string, secret: string | undefined): boolea
   return timingSafeEqual(digest(given), digest(secret));
 }
 
-export function accountSubject(userId: string, email: string): string {
-  return `user:${userId}:${email}`;
-}
-
-/** The user id of an account subject (`user:<id>:<email>`), undefined for the secret. */
-export function subjectUserId(subject: string): string | undefined {
-  return /^user:([0-9a-f-]{36}):/.exec(subject)?.[1];
-}
-
 const backendUser = z.object({ id: z.string(), email: z.string().nullish() }).loose();
 
 export interface AllowedAccount {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AdminLoginStatus, AdminSignedIn, AdminSignedOut } from '#contracts/admin-api.ts';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import {
+  accountSubject,
   ADMIN_COOKIE,
   ADMIN_COOKIE_MAX_AGE_S,
   adminCookiePayload,
@@ -17,7 +18,7 @@ import {
 import type { AdminContext } from '../admin-context.ts';
 import { optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
-import { accountSubject, SECRET_SUBJECT, secretMatches, verifyBackendSession } from './admin-login.ts';
+import { SECRET_SUBJECT, secretMatches, verifyBackendSession } from './admin-login.ts';
 import { ACCOUNT_LOGIN_SCRIPT, loginBody, type LoginView } from './login-page.ts';
 
 export const DEFAULT_NEXT = '/__admin/verify';

@@ -7,7 +7,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import { listAccounts } from '../backend-users.ts';
-import { SECRET_SUBJECT, subjectUserId } from '../login/admin-login.ts';
+import { endAccountSessions, subjectUserId } from '../admin-cookie.ts';
+import { SECRET_SUBJECT } from '../login/admin-login.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
@@ -76,6 +77,9 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const backend = context.backend.forRoute();
     const user = await resolveUser(backend, target);
     await revokeAdmin(backend, user.userId);
+    // A revoked admin's open console sessions end now, not when their cookies expire; if the
+    // account still qualifies another way (a confirmed ADMIN_EMAIL), it signs in again.
+    endAccountSessions(context.gate, user.userId);
     const subject = request.adminSession?.subject ?? 'unknown';
     await context.audit.record({ subject, action: 'revoke-admin', user_id: user.userId }, (error) =>
       request.log.error({ err: error }, 'admin audit log failed'),
