@@ -24,6 +24,7 @@ import loginRoutes from './login/login-routes.ts';
 import patchRoutes from './patch/patch-routes.ts';
 import { sendPage, wantsHtml } from './respond.ts';
 import { adminEmailBootWarning } from './roles/email-confirmations.ts';
+import usersRoutes from './users/users-routes.ts';
 import rolesRoutes from './roles/roles-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
@@ -151,6 +152,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(patchRoutes, { context });
   await app.register(syncRoutes, { context });
   await app.register(storageRoutes, { context });
+  await app.register(usersRoutes, { context });
   await app.register(rolesRoutes, { context });
   await app.register(browserProofRoutes, { context });
 

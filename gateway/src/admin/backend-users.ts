@@ -5,13 +5,24 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { BackendClient } from '../backend/backend-client.ts';
 
-const authUser = z.object({ id: z.string(), email: z.string().nullish(), created_at: z.string().nullish() }).loose();
+const authUser = z
+  .object({
+    id: z.string(),
+    email: z.string().nullish(),
+    created_at: z.string().nullish(),
+    last_sign_in_at: z.string().nullish(),
+    banned_until: z.string().nullish(),
+  })
+  .loose();
 const userPage = z.object({ users: z.array(authUser) }).loose();
 
 export interface AccountSummary {
   id: string;
   email: string | null;
   created_at: string | null;
+  last_sign_in_at: string | null;
+  /** GoTrue's ban end; null or a past time when the account is not banned. */
+  banned_until: string | null;
 }
 
 const PAGE_SIZE = 1000;
@@ -28,6 +39,8 @@ export async function listAccounts(backend: BackendClient): Promise<AccountSumma
         id: user.id,
         email: user.email?.toLowerCase() ?? null,
         created_at: user.created_at ?? null,
+        last_sign_in_at: user.last_sign_in_at ?? null,
+        banned_until: user.banned_until ?? null,
       })),
     );
     if (users.length < PAGE_SIZE) return accounts;

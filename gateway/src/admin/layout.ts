@@ -17,6 +17,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/patch', label: 'Patch', key: 'p' },
   { href: '/__admin/sync', label: 'Sync', key: 's' },
   { href: '/__admin/storage', label: 'Storage', key: 'o' },
+  { href: '/__admin/users', label: 'Users', key: 'u' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
@@ -63,7 +64,7 @@ form.stack{display:grid;gap:var(--s3);max-width:40rem;margin:0 0 var(--s4)}
 form.inline{display:inline}
 label{display:grid;gap:var(--s1);font-weight:600}label.check{display:flex;gap:var(--s2);align-items:flex-start;font-weight:400}
 label .hint{font-weight:400;color:var(--muted);font-size:var(--t12)}
-input[type=text],input[type=password],input[type=email],select,textarea{font:inherit;font-weight:400;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s1) var(--s2);min-height:32px;width:100%}
+input[type=text],input[type=password],input[type=email],input[type=search],select,textarea{font:inherit;font-weight:400;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s1) var(--s2);min-height:32px;width:100%}
 textarea{min-height:8em;font-family:var(--mono);font-size:var(--t12)}
 input[type=checkbox]{width:16px;height:16px;margin-top:2px}
 fieldset{display:grid;gap:var(--s2);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s3);margin:0}
@@ -73,7 +74,8 @@ button:hover,.button:hover{border-color:var(--muted)}
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
 button.danger{background:var(--bg);border-color:var(--bad);color:var(--bad)}
 button.link{border:0;background:none;padding:0;min-height:0;color:var(--accent);text-decoration:underline}
-.actions{display:flex;flex-wrap:wrap;gap:var(--s2);align-items:center}
+.actions{display:flex;flex-wrap:wrap;gap:var(--s2);align-items:center;margin:0 0 var(--s3)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:var(--s1) var(--s4);margin:0 0 var(--s4)}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
 .field-error{color:var(--bad);font-weight:400;font-size:var(--t12)}
 footer{max-width:1200px;margin:0 auto;padding:var(--s4);color:var(--muted);font-size:var(--t12);border-top:1px solid var(--line)}
 kbd{font-family:var(--mono);font-size:var(--t12);border:1px solid var(--line);border-bottom-width:2px;border-radius:3px;padding:0 3px}

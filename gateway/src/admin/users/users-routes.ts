@@ -1,0 +1,138 @@
+// GET /__admin/users?q= (every account, newest first, filtered by e-mail or handle), GET
+// /__admin/users/:id (one account), and its actions, each a POST with the console's same-origin
+// guard, recorded in the audit log:
+//   POST /__admin/users/:id/reset-link {delivery: "mail" | "show"}  mail: as "Forgot password?";
+//        show: a one-time link the admin hands over (answered once, never logged)
+//   POST /__admin/users/:id/ban {duration: "1h" | "24h" | "168h" | "720h" | "876000h" | "none"}
+//   POST /__admin/users/:id/delete {confirm_account: <her e-mail, or her id without one>}
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import type { AdminContext } from '../admin-context.ts';
+import { sendData } from '../respond.ts';
+import { userBody, usersBody } from './users-page.ts';
+import {
+  BAN_DURATIONS,
+  deleteUserWithEverything,
+  findUserRow,
+  generateResetLink,
+  listUserRows,
+  mailResetLink,
+  matchUserRows,
+  setBan,
+  type BanDuration,
+  type UserRow,
+} from './users.ts';
+
+const listQuery = z.object({ q: z.string().max(320).optional() });
+const userParams = z.object({ id: z.uuid({ message: 'must be an account id' }) });
+const resetBody = z.object({ delivery: z.enum(['mail', 'show']) });
+const banBody = z.object({
+  duration: z.enum([...(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]), 'none'], {
+    message: `must be one of ${Object.keys(BAN_DURATIONS).join(', ')} or none`,
+  }),
+});
+const deleteBody = z.object({ confirm_account: z.string().max(320) });
+
+const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+  const audit = (request: FastifyRequest, action: string, userId: string, detail: Record<string, unknown> = {}) =>
+    context.audit.record(
+      { subject: request.adminSession?.subject ?? 'unknown', action, user_id: userId, ...detail },
+      (error) => request.log.error({ err: error }, 'admin audit log failed'),
+    );
+
+  const showUser = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: UserRow,
+    extra: { notice?: string; resetLink?: string; data?: Record<string, unknown> } = {},
+  ) =>
+    sendData(request, reply, { user: row, ...extra.data }, () => ({
+      title: row.email ?? row.id,
+      current: '/__admin/users',
+      body: userBody({ row, notice: extra.notice, resetLink: extra.resetLink }),
+    }));
+
+  app.get('/__admin/users', async (request, reply) => {
+    const { q = '' } = parseOrThrow(listQuery, request.query);
+    const backend = context.backend.forRoute();
+    const all = await listUserRows(backend);
+    const rows = matchUserRows(all, q);
+    return sendData(request, reply, { users: rows, total: all.length }, () => ({
+      title: 'Users',
+      current: '/__admin/users',
+      body: usersBody({ rows, query: q.trim(), total: all.length }),
+    }));
+  });
+
+  app.get('/__admin/users/:id', async (request, reply) => {
+    const { id } = parseOrThrow(userParams, request.params);
+    return showUser(request, reply, await findUserRow(context.backend.forRoute(), id));
+  });
+
+  app.post('/__admin/users/:id/reset-link', async (request, reply) => {
+    const { id } = parseOrThrow(userParams, request.params);
+    const { delivery } = parseOrThrow(resetBody, request.body ?? {});
+    const backend = context.backend.forRoute();
+    const row = await findUserRow(backend, id);
+    if (!row.email) throw new GatewayError(409, 'no_email', 'This account has no e-mail address to reset.');
+    if (delivery === 'mail') {
+      await mailResetLink(backend, row.email);
+      await audit(request, 'mail-reset-link', id);
+      return showUser(request, reply, row, {
+        notice: `A reset link went to ${row.email}.`,
+        data: { ok: true, mailed: true },
+      });
+    }
+    const link = await generateResetLink(backend, row.email);
+    await audit(request, 'show-reset-link', id);
+    return showUser(request, reply, row, { resetLink: link, data: { ok: true, action_link: link } });
+  });
+
+  app.post('/__admin/users/:id/ban', async (request, reply) => {
+    const { id } = parseOrThrow(userParams, request.params);
+    const { duration } = parseOrThrow(banBody, request.body ?? {});
+    const backend = context.backend.forRoute();
+    const before = await findUserRow(backend, id);
+    await setBan(backend, id, duration);
+    await audit(request, duration === 'none' ? 'unban-user' : 'ban-user', id, duration === 'none' ? {} : { duration });
+    const row = await findUserRow(backend, id);
+    const name = before.email ?? id;
+    return showUser(request, reply, row, {
+      notice:
+        duration === 'none'
+          ? `${name} is no longer banned.`
+          : `${name} is banned ${duration === '876000h' ? 'until unbanned' : `for ${BAN_DURATIONS[duration]}`}.`,
+      data: { ok: true },
+    });
+  });
+
+  app.post('/__admin/users/:id/delete', async (request, reply) => {
+    const { id } = parseOrThrow(userParams, request.params);
+    const { confirm_account: typed } = parseOrThrow(deleteBody, request.body ?? {});
+    const backend = context.backend.forRoute();
+    const row = await findUserRow(backend, id);
+    const expected = row.email ?? row.id;
+    if (typed.trim().toLowerCase() !== expected.toLowerCase())
+      throw new GatewayError(
+        400,
+        'confirmation_required',
+        `Type ${row.email ? 'the account’s e-mail' : 'the account id'} exactly to delete it; nothing was deleted.`,
+      );
+    const objects = await deleteUserWithEverything(backend, id);
+    await audit(request, 'delete-user', id, { objects });
+    const rows = await listUserRows(backend);
+    return sendData(request, reply, { ok: true, deleted: { user_id: id, objects } }, () => ({
+      title: 'Users',
+      current: '/__admin/users',
+      body: usersBody({
+        rows,
+        query: '',
+        total: rows.length,
+        notice: `${expected} and everything of hers were deleted.`,
+      }),
+    }));
+  });
+};
+
+export default usersRoutes;

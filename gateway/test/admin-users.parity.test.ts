@@ -1,0 +1,162 @@
+// The console's Users page against a real localbase: every account newest first with its facts,
+// search by e-mail or handle, one account's page, and deletion with everything (her stored objects
+// through the Storage API, then the account), refused without the typed confirmation. Only an
+// admin session reaches any of it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Localbase } from '#localbase';
+import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
+import { signInWithSecret } from './admin-helpers.ts';
+import { startTestGateway, type TestGateway } from './helpers.ts';
+
+const SECRET = 'users-page-test-admin-secret';
+// The smallest valid PNG: 1x1, transparent.
+const PNG = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='}`;
+
+let localbase: Localbase;
+let gateway: TestGateway;
+let cookie: string;
+
+interface Student {
+  email: string;
+  token: string;
+  userId: string;
+}
+
+async function signUp(name: string): Promise<Student> {
+  const email = `${name}@example.com`;
+  const response = await gateway.app.inject({
+    method: 'POST',
+    url: '/__auth/signup',
+    payload: { username: email, password: `${name}-password-1` },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return { email, token: response.json().session.access_token, userId: response.json().user.id };
+}
+
+async function asStudent(student: Student, method: 'GET' | 'POST', url: string, payload?: unknown) {
+  const response = await gateway.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${student.token}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300);
+  return response.body === '' ? null : response.json();
+}
+
+function admin(method: 'GET' | 'POST', url: string, payload?: unknown, accept = 'application/json') {
+  return gateway.app.inject({
+    method,
+    url,
+    headers: { cookie, accept },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+let ada: Student;
+let bo: Student;
+
+beforeAll(async () => {
+  localbase = await startLocalbaseStack();
+  gateway = await startTestGateway({
+    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
+  });
+  cookie = await signInWithSecret(gateway.app, SECRET);
+  ada = await signUp('ada-users');
+  bo = await signUp('bo-users');
+  await localbase.database.pool.query(`update public.user_profiles set handle = 'bo_the_great' where user_id = $1`, [
+    bo.userId,
+  ]);
+  await asStudent(ada, 'POST', '/__backend/rest/v1/rpc/record_study_session', {
+    p_started_at: new Date(Date.now() - 60 * 60_000).toISOString(),
+    p_minutes: 25,
+  });
+  await asStudent(ada, 'POST', '/__auth/profile', { avatar_url: PNG });
+}, 120_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await localbase?.close();
+});
+
+describe('the Users page', () => {
+  it('lists every account newest first, with sessions, storage and last sign-in', async () => {
+    const response = await admin('GET', '/__admin/users');
+    expect(response.statusCode, response.body).toBe(200);
+    const { users, total } = response.json() as { users: Record<string, unknown>[]; total: number };
+    expect(total).toBe(2);
+    expect(users.map((user) => user.email)).toEqual([bo.email, ada.email]);
+    const adaRow = users[1];
+    expect(adaRow).toMatchObject({ id: ada.userId, sessions: 1, minutes: 25, storage_objects: 1, banned: false });
+    expect(Number(adaRow?.storage_bytes)).toBeGreaterThan(0);
+    expect(adaRow?.last_sign_in_at).toEqual(expect.any(String));
+    expect(users[0]).toMatchObject({ handle: 'bo_the_great', sessions: 0, storage_bytes: 0 });
+  });
+
+  it('finds an account by part of its e-mail or its handle, in any case', async () => {
+    const byEmail = (await admin('GET', '/__admin/users?q=ADA-US')).json();
+    expect(byEmail.users.map((user: { id: string }) => user.id)).toEqual([ada.userId]);
+    expect(byEmail.total).toBe(2);
+    const byHandle = (await admin('GET', '/__admin/users?q=the_great')).json();
+    expect(byHandle.users.map((user: { id: string }) => user.id)).toEqual([bo.userId]);
+    expect((await admin('GET', '/__admin/users?q=nobody-here')).json().users).toEqual([]);
+    const page = await admin('GET', '/__admin/users?q=nobody-here', undefined, 'text/html');
+    expect(page.body).toContain('No account matches');
+    expect(page.body).toContain('aria-current="page">Users');
+  });
+
+  it('shows one account with its actions, and 404 for an unknown id', async () => {
+    const page = await admin('GET', `/__admin/users/${ada.userId}`, undefined, 'text/html');
+    expect(page.statusCode).toBe(200);
+    for (const text of ['E-mail a reset link', 'Show a reset link', `Ban ${ada.email}`, `Delete ${ada.email} for good`])
+      expect(page.body).toContain(text);
+    const unknown = await admin('GET', '/__admin/users/00000000-0000-4000-8000-000000000000');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('user_not_found');
+    expect((await admin('GET', '/__admin/users/not-an-id')).statusCode).toBe(400);
+  });
+
+  it('is closed to a student and to a caller without a session', async () => {
+    for (const url of ['/__admin/users', `/__admin/users/${ada.userId}`]) {
+      expect((await gateway.app.inject({ url, headers: { accept: 'application/json' } })).statusCode).toBe(401);
+      const asAda = await gateway.app.inject({
+        url,
+        headers: { accept: 'application/json', authorization: `Bearer ${ada.token}` },
+      });
+      expect(asAda.statusCode).toBe(401);
+    }
+    const deleteAttempt = await gateway.app.inject({
+      method: 'POST',
+      url: `/__admin/users/${bo.userId}/delete`,
+      headers: { authorization: `Bearer ${ada.token}`, accept: 'application/json' },
+      payload: { confirm_account: bo.email },
+    });
+    expect(deleteAttempt.statusCode).toBe(401);
+    expect((await admin('GET', '/__admin/users')).json().total).toBe(2);
+  });
+
+  it('deletes an account only with its e-mail typed, and then with her stored objects', async () => {
+    const refused = await admin('POST', `/__admin/users/${ada.userId}/delete`, { confirm_account: bo.email });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe('confirmation_required');
+    expect((await admin('GET', '/__admin/users')).json().total).toBe(2);
+
+    const deleted = await admin('POST', `/__admin/users/${ada.userId}/delete`, {
+      confirm_account: ` ${ada.email.toUpperCase()} `,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(deleted.json()).toEqual({ ok: true, deleted: { user_id: ada.userId, objects: 1 } });
+    const left = await localbase.database.pool.query(
+      `select (select count(*) from storage.objects where owner = $1)::int as objects,
+              (select count(*) from public.users where id = $1)::int as users,
+              (select count(*) from public.study_sessions where user_id = $1)::int as sessions`,
+      [ada.userId],
+    );
+    expect(left.rows[0]).toEqual({ objects: 0, users: 0, sessions: 0 });
+    expect((await admin('GET', '/__admin/users')).json().users.map((user: { id: string }) => user.id)).toEqual([
+      bo.userId,
+    ]);
+  });
+});
