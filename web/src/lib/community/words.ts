@@ -14,7 +14,7 @@ const WORDS: Record<string, string> = {
   last_owner: 'You are the only owner. Make another member an owner first, or delete the group.',
   cannot_remove_self: 'You cannot remove yourself. Leave the group instead.',
   cannot_demote_self: 'Hand ownership to someone else instead of demoting yourself.',
-  invalid_role: 'A member is either an owner or a member.',
+  invalid_role: 'A member is an owner, a moderator or a member.',
   invalid_message: 'A message is 1 to 2,000 characters.',
   request_not_found: 'That request is no longer waiting.',
   invite_not_found: 'That invite no longer exists.',

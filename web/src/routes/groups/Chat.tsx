@@ -248,7 +248,11 @@ export function Chat({
                           onPointerUp={() => clearTimeout(pressTimer.current)}
                           onPointerLeave={() => clearTimeout(pressTimer.current)}
                         >
-                          <p class="chat-text">{message.content}</p>
+                          {message.deleted_at ? (
+                            <p class="chat-text muted">Message removed</p>
+                          ) : (
+                            <p class="chat-text">{message.content}</p>
+                          )}
                           <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
                             {clockText(ms)}
                           </time>
