@@ -104,7 +104,8 @@ select is(
     'community_transfer_ownership(uuid,uuid)',               -- user id: owner only
     'delete_chat_message(uuid)',                             -- message id: message_not_found unless the caller reads its group
     'get_group_analytics_from_snapshots(uuid,integer)',      -- group id: members only
-    'get_group_leaderboard(uuid,integer,integer)'            -- group id: members only
+    'get_group_leaderboard(uuid,integer,integer)',           -- group id: members only
+    'resolve_report(uuid,text,text,uuid)'                    -- report id: admins only
   ],
   'every function the API roles execute that takes an id is on the reviewed list');
 
