@@ -1,7 +1,7 @@
 -- One audit log of moderation that nobody can edit: public.admin_audit_log, written only by the
 -- definer functions that moderate (deleting another student's chat message, resolving a report,
 -- deleting an account), read only by admins.
--- Rules: docs/database.md#moderation.
+-- Rules: docs/database.md#moderation-audit-log.
 --
 -- Why a table and not the console's file (LOG_DIR/admin-audit.log): moderation happens in the
 -- database, through RPCs a signed-in admin or a group's owner calls with her own token, often
