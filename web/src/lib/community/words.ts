@@ -16,6 +16,8 @@ const WORDS: Record<string, string> = {
   cannot_demote_self: 'Hand ownership to someone else instead of demoting yourself.',
   invalid_role: 'A member is an owner, a moderator or a member.',
   invalid_message: 'A message is 1 to 2,000 characters.',
+  message_not_found: 'That message is no longer there.',
+  cannot_delete_message: "Only the sender, the group's owners and moderators can delete this message.",
   request_not_found: 'That request is no longer waiting.',
   invite_not_found: 'That invite no longer exists.',
   invalid_invite: 'This invite link does not work: it may be mistyped, expired, used up or revoked.',
