@@ -4295,13 +4295,20 @@ begin
    where sender_id = p_user_id;
   get diagnostics v_messages = row_count;
 
+  -- Her groups' rows are locked first, in one order: two owners of one group deleting their
+  -- accounts at once take turns, and the second (its next statement sees the first's commit) finds
+  -- itself the only owner and hands the group on, so no group is left without one.
+  perform 1 from public.groups g
+  where g.id in (select m.group_id from public.group_members m where m.user_id = p_user_id and m.role = 'owner')
+  order by g.id
+  for update;
+
   for v_group in
     select m.group_id from public.group_members m
     where m.user_id = p_user_id and m.role = 'owner'
       and not exists (select 1 from public.group_members o
                       where o.group_id = m.group_id and o.role = 'owner' and o.user_id <> p_user_id)
     order by m.group_id
-    for update of m
   loop
     select c.user_id into v_heir
     from public.group_members c
