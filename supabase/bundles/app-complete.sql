@@ -34,6 +34,10 @@
 --   20261125110000_admin_email_confirmations.sql
 --   20261125120000_community_chat_read_group_array.sql
 --   20261125130000_security_study_session_rules.sql
+--   20261126100000_admin_audit_log.sql
+--   20261126100100_community_chat_message_deletion.sql
+--   20261126100200_community_report_resolution.sql
+--   20261126100300_community_account_deletion.sql
 --   20261126300000_admin_user_facts.sql
 
 begin;
@@ -4216,6 +4220,717 @@ create trigger trg_enforce_study_session_rules
 
 revoke execute on function private.enforce_study_session_rules() from public, anon, authenticated;
 -- <<< 20261125130000_security_study_session_rules.sql
+
+-- >>> 20261126100000_admin_audit_log.sql
+-- One audit log of moderation that nobody can edit: public.admin_audit_log, written only by the
+-- definer functions that moderate (deleting another student's chat message, resolving a report,
+-- deleting an account), read only by admins.
+-- Rules: docs/database.md#moderation-audit-log.
+--
+-- Why a table and not the console's file (LOG_DIR/admin-audit.log): moderation happens in the
+-- database, through RPCs a signed-in admin or a group's owner calls with her own token, often
+-- without the console in between. Only the database sees every such action, and it records it in
+-- the same transaction as the action, so a row exists exactly when the action happened. The file
+-- keeps recording what the console itself does.
+--
+-- Nobody edits it: no API role (service_role included) holds insert, update, delete or truncate;
+-- and a trigger refuses every update and delete, and truncate, whoever asks (the database owner
+-- too, short of dropping the trigger), with `audit_log_immutable` P0096. Rows name accounts by id
+-- without a foreign key, so deleting an account neither changes nor removes them.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+create table if not exists public.admin_audit_log (
+  id bigint generated always as identity primary key,
+  at timestamptz not null default now(),
+  -- Who acted (null: the service role, e.g. the console unlocked with ADMIN_SECRET) and the
+  -- standing that allowed it.
+  actor_id uuid,
+  actor_role text not null check (actor_role in ('admin', 'service_role', 'group_owner', 'group_moderator', 'self')),
+  action text not null check (char_length(action) between 1 and 64),
+  target_user_id uuid,
+  target_table text check (target_table is null or char_length(target_table) <= 64),
+  target_id text check (target_id is null or char_length(target_id) <= 64),
+  -- Ids, codes and the moderator's note; never a message body.
+  detail jsonb not null default '{}'::jsonb check (jsonb_typeof(detail) = 'object')
+);
+comment on table public.admin_audit_log is
+  'Moderation actions, appended by definer RPCs only; no role updates or deletes a row. Admins read it.';
+
+create index if not exists admin_audit_log_at_idx on public.admin_audit_log (at desc);
+create index if not exists admin_audit_log_target_user_idx on public.admin_audit_log (target_user_id);
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- An admin of the app: an `admin` or `super_admin` row in user_roles (the console's own test is
+-- the `admin` row; a super admin is above it). The global `moderator` role is not an admin.
+create or replace function private.is_app_admin(p_user_id uuid) returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select p_user_id is not null and exists (
+    select 1 from public.user_roles r where r.user_id = p_user_id and r.role in ('admin', 'super_admin')
+  )
+$$;
+comment on function private.is_app_admin(uuid) is
+  'internal: whether the user holds an admin or super_admin row in user_roles; never executable by an API role.';
+
+-- The read policy's question, about the caller only (an API role may execute it).
+create or replace function private.caller_is_app_admin() returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select private.is_app_admin((select auth.uid()))
+$$;
+comment on function private.caller_is_app_admin() is
+  'policy helper: whether the caller is an admin of the app (answers about nobody else).';
+
+-- The caller acts as an admin: a signed-in admin, or the service role (the console and the
+-- gateway's service calls). Told apart by the session's role, which the Data API sets from the
+-- verified token and a definer function does not change.
+create or replace function private.caller_admin_role() returns text
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case
+    when current_setting('role', true) = 'service_role' then 'service_role'
+    when private.is_app_admin((select auth.uid())) then 'admin'
+  end
+$$;
+comment on function private.caller_admin_role() is
+  'internal: ''admin'' or ''service_role'' when the caller may act as an admin, else null.';
+
+create or replace function private.require_app_admin() returns text
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_role text := private.caller_admin_role();
+begin
+  if v_role is null then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only an admin of the app may do that';
+  end if;
+  return v_role;
+end
+$$;
+
+create or replace function private.record_audit(
+  p_actor_role text, p_action text, p_target_user_id uuid, p_target_table text, p_target_id text,
+  p_detail jsonb default '{}'::jsonb
+) returns void
+language sql
+security definer
+set search_path = ''
+as $$
+  insert into public.admin_audit_log (actor_id, actor_role, action, target_user_id, target_table, target_id, detail)
+  values ((select auth.uid()), p_actor_role, p_action, p_target_user_id, p_target_table, p_target_id,
+          coalesce(p_detail, '{}'::jsonb))
+$$;
+comment on function private.record_audit(text, text, uuid, text, text, jsonb) is
+  'internal: appends one row to admin_audit_log as the caller; only moderating definer functions call it.';
+
+create or replace function private.refuse_audit_log_change() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  raise exception 'audit_log_immutable' using errcode = 'P0096', hint = 'the audit log is append-only';
+end
+$$;
+
+drop trigger if exists trg_refuse_audit_log_change on public.admin_audit_log;
+create trigger trg_refuse_audit_log_change before update or delete on public.admin_audit_log
+  for each row execute function private.refuse_audit_log_change();
+drop trigger if exists trg_refuse_audit_log_truncate on public.admin_audit_log;
+create trigger trg_refuse_audit_log_truncate before truncate on public.admin_audit_log
+  for each statement execute function private.refuse_audit_log_change();
+
+-- Policies ---------------------------------------------------------------------------------------
+
+alter table public.admin_audit_log enable row level security;
+
+drop policy if exists "admins read the audit log" on public.admin_audit_log;
+create policy "admins read the audit log" on public.admin_audit_log
+  for select to authenticated
+  using ((select private.caller_is_app_admin()));
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on public.admin_audit_log from anon;
+revoke insert, update, delete, truncate, references, trigger on public.admin_audit_log
+  from authenticated, service_role;
+grant select on public.admin_audit_log to authenticated, service_role;
+
+revoke execute on function private.is_app_admin(uuid), private.caller_is_app_admin(), private.caller_admin_role(),
+  private.require_app_admin(),
+  private.record_audit(text, text, uuid, text, text, jsonb), private.refuse_audit_log_change()
+  from public, anon, authenticated, service_role;
+-- The read policy runs with the caller's rights.
+grant execute on function private.caller_is_app_admin() to authenticated;
+-- <<< 20261126100000_admin_audit_log.sql
+
+-- >>> 20261126100100_community_chat_message_deletion.sql
+-- Deleting chat messages, and the group role that may delete others' messages: `moderator`.
+-- Rules: docs/database.md#deleting-chat-messages.
+--
+-- A deleted message stays as a tombstone: `content` emptied, `deleted_at` and `deleted_by` set.
+-- So the chat shows "message removed" where it was, realtime subscribers get an UPDATE carrying
+-- the empty row (the table keeps the default replica identity, so the UPDATE's old record is its
+-- key, never the old body), and reports keep pointing at a row. The body itself is gone.
+--
+-- Who deletes: the sender her own message; an owner or a moderator of the group any message in
+-- it; an admin of the app (private.is_app_admin) or the service role any message. Everyone else
+-- is refused: `cannot_delete_message` P0091 when she can read the message (a member of its group),
+-- `message_not_found` P0090 otherwise, the same answer as for an id that does not exist, so the
+-- RPC tells a stranger nothing about other groups. Deleting a tombstone again changes nothing.
+-- A deletion of someone else's message is moderation and is appended to admin_audit_log.
+--
+-- Direct writes cannot get around it: `authenticated` has no update or delete on the table (since
+-- the groups migration), and may insert only the columns a new message has, never the tombstone's.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+alter table public.group_members drop constraint if exists group_members_role_check;
+alter table public.group_members add constraint group_members_role_check
+  check (role in ('owner', 'moderator', 'member'));
+
+alter table public.group_chat_messages add column if not exists deleted_at timestamptz;
+alter table public.group_chat_messages add column if not exists deleted_by uuid
+  references public.users (id) on delete set null;
+
+-- A live message has a body of 1-2000 characters; a tombstone has none.
+alter table public.group_chat_messages drop constraint if exists group_chat_messages_content_check;
+alter table public.group_chat_messages add constraint group_chat_messages_content_check
+  check (case when deleted_at is null then char_length(content) between 1 and 2000 else content = '' end);
+alter table public.group_chat_messages drop constraint if exists group_chat_messages_deleted_by_check;
+alter table public.group_chat_messages add constraint group_chat_messages_deleted_by_check
+  check (deleted_at is not null or deleted_by is null);
+
+create index if not exists group_chat_messages_deleted_by_idx on public.group_chat_messages (deleted_by)
+  where deleted_by is not null;
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- The one way a message becomes a tombstone (the RPC, report resolution and account deletion).
+create or replace function private.tombstone_message(p_message_id uuid, p_deleted_by uuid)
+returns public.group_chat_messages
+language sql
+security definer
+set search_path = ''
+as $$
+  update public.group_chat_messages
+     set content = '', deleted_at = coalesce(deleted_at, now()), deleted_by = coalesce(deleted_by, p_deleted_by)
+   where id = p_message_id
+  returning *
+$$;
+comment on function private.tombstone_message(uuid, uuid) is
+  'internal: empties a chat message and marks it deleted (idempotent: a tombstone keeps its first deletion).';
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.delete_chat_message(p_message_id uuid) returns public.group_chat_messages
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_admin text := private.caller_admin_role();
+  v_row public.group_chat_messages;
+  v_standing text;
+begin
+  if v_uid is null and v_admin is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to delete a message';
+  end if;
+  -- Locked, so a deletion and a report resolution on one message take turns.
+  select * into v_row from public.group_chat_messages where id = p_message_id for update;
+  if not found then
+    raise exception 'message_not_found' using errcode = 'P0090', hint = 'no message you can see has that id';
+  end if;
+  if v_row.deleted_at is not null then
+    return v_row;
+  end if;
+  v_standing := case
+    when v_uid is not null and v_row.sender_id = v_uid then 'self'
+    when private.has_group_role(v_row.group_id, v_uid, array['owner']) then 'group_owner'
+    when private.has_group_role(v_row.group_id, v_uid, array['moderator']) then 'group_moderator'
+    else v_admin
+  end;
+  if v_standing is null then
+    if private.is_group_member(v_row.group_id, v_uid) then
+      raise exception 'cannot_delete_message' using errcode = 'P0091',
+        hint = 'only the sender, the group''s owners and moderators, and admins delete a message';
+    end if;
+    raise exception 'message_not_found' using errcode = 'P0090', hint = 'no message you can see has that id';
+  end if;
+  v_row := private.tombstone_message(p_message_id, v_uid);
+  if v_standing <> 'self' then
+    perform private.record_audit(v_standing, 'delete_message', v_row.sender_id, 'group_chat_messages',
+                                 v_row.id::text, jsonb_build_object('group_id', v_row.group_id));
+  end if;
+  return v_row;
+end
+$$;
+comment on function public.delete_chat_message(uuid) is
+  'rpc: empties a chat message into a tombstone; the sender, the group''s owners and moderators, admins.';
+
+-- A moderator is a member whose role an owner set; owners still are the only ones who manage the
+-- group (remove members, change roles, transfer, delete). Otherwise as in the groups migration.
+create or replace function public.community_set_member_role(p_group_id uuid, p_user_id uuid, p_role text)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := private.require_group_owner(p_group_id);
+begin
+  if p_role is null or p_role not in ('owner', 'moderator', 'member') then
+    raise exception 'invalid_role' using errcode = 'P0004', hint = 'a role is owner, moderator or member';
+  end if;
+  if p_user_id = v_uid and p_role <> 'owner' then
+    raise exception 'cannot_demote_self' using errcode = 'P0004', hint = 'transfer ownership instead';
+  end if;
+  update public.group_members set role = p_role where group_id = p_group_id and user_id = p_user_id;
+  if not found then
+    raise exception 'not_group_member' using errcode = 'P0001', hint = 'that user is not a member of this group';
+  end if;
+end
+$$;
+
+-- Grants -----------------------------------------------------------------------------------------
+
+-- What a new message may carry; the tombstone columns are written by the definer functions only.
+revoke insert on public.group_chat_messages from authenticated;
+grant insert (id, group_id, sender_id, content, created_at) on public.group_chat_messages to authenticated;
+
+revoke execute on function private.tombstone_message(uuid, uuid) from public, anon, authenticated, service_role;
+revoke execute on function public.delete_chat_message(uuid) from public, anon;
+grant execute on function public.delete_chat_message(uuid) to authenticated, service_role;
+-- <<< 20261126100100_community_chat_message_deletion.sql
+
+-- >>> 20261126100200_community_report_resolution.sql
+-- Reports are resolved by admins only, and read by admins with their context.
+-- Rules: docs/database.md#reports.
+--
+-- A report is open until an admin resolves it once, with one resolution:
+--   dismiss         nothing was wrong (status dismissed);
+--   delete_message  the reported message becomes a tombstone (a message report only);
+--   remove_member   the reported student leaves the group: the message's sender and group, or for a
+--                   user report the group the admin names (never a group's last owner);
+--   ban             recorded only: the console bans through the auth admin API, which the database
+--                   cannot call (a message or user report).
+-- The action and the resolution are one transaction, and the audit log gets its row in it too.
+-- Only one resolution wins: the report row is locked, and a resolved report refuses another.
+--
+-- The reporter reads her own reports' status and when they were resolved, nothing more: the
+-- resolution (whether someone was banned), who resolved and the note are not hers to read, so the
+-- column grants leave them out. Another student reads nothing of a report (the existing policy).
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+alter table public.community_reports add column if not exists status text not null default 'open';
+alter table public.community_reports add column if not exists resolution text;
+alter table public.community_reports add column if not exists resolved_by uuid
+  references public.users (id) on delete set null;
+alter table public.community_reports add column if not exists resolved_at timestamptz;
+alter table public.community_reports add column if not exists note text;
+
+alter table public.community_reports drop constraint if exists community_reports_status_check;
+alter table public.community_reports add constraint community_reports_status_check
+  check (status in ('open', 'dismissed', 'actioned'));
+alter table public.community_reports drop constraint if exists community_reports_resolution_check;
+alter table public.community_reports add constraint community_reports_resolution_check
+  check (case status
+           when 'open' then resolution is null and resolved_at is null and resolved_by is null
+           when 'dismissed' then resolution = 'dismiss' and resolved_at is not null
+           else resolution in ('delete_message', 'remove_member', 'ban') and resolved_at is not null
+         end);
+alter table public.community_reports drop constraint if exists community_reports_note_check;
+alter table public.community_reports add constraint community_reports_note_check
+  check (note is null or char_length(note) <= 2000);
+
+-- The queue: open reports, oldest first.
+create index if not exists community_reports_open_idx on public.community_reports (created_at, id)
+  where status = 'open';
+create index if not exists community_reports_resolved_by_idx on public.community_reports (resolved_by)
+  where resolved_by is not null;
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- A message with who sent it, for the admin's context view (tombstones included, body empty).
+create or replace function private.report_message_json(p_message public.group_chat_messages) returns jsonb
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case when p_message.id is null then null else jsonb_build_object(
+    'id', p_message.id, 'sender_id', p_message.sender_id,
+    'sender_handle', (select p.handle from public.user_profiles p where p.user_id = p_message.sender_id),
+    'content', p_message.content, 'created_at', p_message.created_at,
+    'deleted_at', p_message.deleted_at, 'deleted_by', p_message.deleted_by) end
+$$;
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.resolve_report(
+  p_report_id uuid, p_resolution text, p_note text default null, p_group_id uuid default null
+) returns public.community_reports
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_role text := private.require_app_admin();
+  v_report public.community_reports;
+  v_message public.group_chat_messages;
+  v_note text := nullif(btrim(coalesce(p_note, '')), '');
+  v_user uuid;
+  v_group uuid;
+begin
+  select * into v_report from public.community_reports where id = p_report_id for update;
+  if not found then
+    raise exception 'report_not_found' using errcode = 'P0093', hint = 'no report has that id';
+  end if;
+  if v_report.status <> 'open' then
+    raise exception 'report_already_resolved' using errcode = 'P0094', hint = 'this report was resolved already';
+  end if;
+  if p_resolution is null or p_resolution not in ('dismiss', 'delete_message', 'remove_member', 'ban')
+     or char_length(coalesce(v_note, '')) > 2000 then
+    raise exception 'invalid_resolution' using errcode = 'P0095',
+      hint = 'resolve with dismiss, delete_message, remove_member or ban, and a note of at most 2000 characters';
+  end if;
+
+  if v_report.target_type = 'message' then
+    select * into v_message from public.group_chat_messages where id = v_report.target_id for update;
+    v_user := v_message.sender_id;
+    v_group := v_message.group_id;
+  elsif v_report.target_type = 'user' then
+    v_user := v_report.target_id;
+    v_group := p_group_id;
+  else
+    v_group := v_report.target_id;
+  end if;
+
+  if p_resolution = 'delete_message' then
+    if v_message.id is null then
+      raise exception 'invalid_resolution' using errcode = 'P0095',
+        hint = 'delete_message resolves a report on a message that still exists';
+    end if;
+    perform private.tombstone_message(v_message.id, (select auth.uid()));
+  elsif p_resolution = 'remove_member' then
+    if v_user is null or v_group is null or v_report.target_type = 'group'
+       or not private.is_group_member(v_group, v_user) then
+      raise exception 'invalid_resolution' using errcode = 'P0095',
+        hint = 'remove_member needs a reported student who is a member (name the group for a user report)';
+    end if;
+    if private.has_group_role(v_group, v_user, array['owner'])
+       and not exists (select 1 from public.group_members m
+                       where m.group_id = v_group and m.role = 'owner' and m.user_id <> v_user) then
+      raise exception 'last_owner' using errcode = 'P0005',
+        hint = 'the student is the group''s only owner: make another member an owner first';
+    end if;
+    delete from public.group_members where group_id = v_group and user_id = v_user;
+  elsif p_resolution = 'ban' and (v_user is null or v_report.target_type = 'group') then
+    raise exception 'invalid_resolution' using errcode = 'P0095',
+      hint = 'ban resolves a report on a message or a user';
+  end if;
+
+  update public.community_reports
+     set status = case when p_resolution = 'dismiss' then 'dismissed' else 'actioned' end,
+         resolution = p_resolution, resolved_by = (select auth.uid()), resolved_at = now(), note = v_note
+   where id = p_report_id
+  returning * into v_report;
+
+  perform private.record_audit(v_role, 'resolve_report:' || p_resolution, v_user, 'community_reports',
+    v_report.id::text,
+    jsonb_strip_nulls(jsonb_build_object('target_type', v_report.target_type, 'target_id', v_report.target_id,
+                                         'group_id', v_group, 'note', v_note)));
+  return v_report;
+end
+$$;
+comment on function public.resolve_report(uuid, text, text, uuid) is
+  'rpc: (admins only) resolves an open report once, applying delete_message / remove_member in the same transaction; ban is recorded only.';
+
+-- Open reports, oldest first, each with what an admin needs to judge it: the reported message and
+-- the five messages before and after it in its group, the group, the reported student, and the
+-- reporter's handle.
+create or replace function public.admin_open_reports(p_limit integer default 20, p_offset integer default 0)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_limit integer := least(greatest(coalesce(p_limit, 20), 1), 100);
+  v_offset integer := greatest(coalesce(p_offset, 0), 0);
+begin
+  perform private.require_app_admin();
+  return coalesce((
+    select jsonb_agg(item.value order by item.created_at, item.id)
+    from (
+      select r.created_at, r.id, jsonb_build_object(
+        'report', jsonb_build_object('id', r.id, 'target_type', r.target_type, 'target_id', r.target_id,
+                                     'reason', r.reason, 'created_at', r.created_at),
+        'reporter', jsonb_build_object('id', r.reporter_id,
+          'handle', (select p.handle from public.user_profiles p where p.user_id = r.reporter_id)),
+        'reported_user', (select jsonb_build_object('id', p.user_id, 'handle', p.handle, 'display_name', p.display_name)
+                          from public.user_profiles p
+                          where p.user_id = case r.target_type when 'user' then r.target_id else m.sender_id end),
+        'group', (select jsonb_build_object('id', g.id, 'name', g.name, 'slug', g.slug, 'visibility', g.visibility)
+                  from public.groups g
+                  where g.id = case r.target_type when 'group' then r.target_id else m.group_id end),
+        'message', private.report_message_json(m),
+        'before', coalesce((
+          select jsonb_agg(private.report_message_json(b) order by b.created_at, b.id)
+          from (select * from public.group_chat_messages x
+                where m.id is not null and x.group_id = m.group_id and (x.created_at, x.id) < (m.created_at, m.id)
+                order by x.created_at desc, x.id desc limit 5) b), '[]'::jsonb),
+        'after', coalesce((
+          select jsonb_agg(private.report_message_json(a) order by a.created_at, a.id)
+          from (select * from public.group_chat_messages x
+                where m.id is not null and x.group_id = m.group_id and (x.created_at, x.id) > (m.created_at, m.id)
+                order by x.created_at, x.id limit 5) a), '[]'::jsonb)
+      ) as value
+      from (select * from public.community_reports o where o.status = 'open'
+            order by o.created_at, o.id limit v_limit offset v_offset) r
+      left join public.group_chat_messages m on r.target_type = 'message' and m.id = r.target_id
+    ) item
+  ), '[]'::jsonb);
+end
+$$;
+comment on function public.admin_open_reports(integer, integer) is
+  'rpc: (admins only) open reports oldest first, each with its message, five messages either side, group, reported student and reporter handle.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+-- The reporter reads her reports' status; the resolution, who resolved it and the note stay with admins.
+revoke select on public.community_reports from authenticated;
+grant select (id, reporter_id, target_type, target_id, reason, created_at, status, resolved_at)
+  on public.community_reports to authenticated;
+
+revoke execute on function private.report_message_json(public.group_chat_messages) from public, anon, authenticated, service_role;
+revoke execute on function public.resolve_report(uuid, text, text, uuid), public.admin_open_reports(integer, integer)
+  from public, anon;
+grant execute on function public.resolve_report(uuid, text, text, uuid), public.admin_open_reports(integer, integer)
+  to authenticated, service_role;
+-- <<< 20261126100200_community_report_resolution.sql
+
+-- >>> 20261126100300_community_account_deletion.sql
+-- Deleting an account: one rule for the student deleting her own (delete_my_account) and for an
+-- admin deleting her (DELETE /auth/v1/admin/users/:id, or any delete of her auth.users row), and a
+-- copy of everything of hers (export_my_data).
+-- Rules: docs/database.md#deleting-an-account.
+--
+-- The rule is a BEFORE DELETE trigger on auth.users, so every way the row goes applies it, in the
+-- same transaction as the delete: either all of it happens or none.
+--   1. Storage first: while storage.objects holds an object she owns (owner or owner_id), the delete
+--      is refused with storage_objects_remain P0098. Supabase refuses to delete such a user too, and
+--      blocks deleting storage.objects with SQL (the files would stay behind in the object store),
+--      so the app or the console deletes her files through the Storage API first, then the account.
+--   2. Her chat messages become anonymous tombstones: body emptied, sender cleared. Deleting them
+--      would pull them out of the conversations they belong to and leave replies hanging; the
+--      tombstone keeps the place ("message removed") and holds nothing of hers.
+--   3. Each group she is the only owner of goes to the longest-standing moderator, else the
+--      longest-standing member (a super admin, a member of every group for moderation, is never
+--      picked); a group left with nobody else is deleted with everything in it.
+--   4. Rows about her that name her without a foreign key: reports on her as a user, start alerts
+--      on her as a buddy, queued push notifications that name her as the one who started studying.
+--   5. The auth.users row goes; the foreign keys then remove the rest (public.users cascades to her
+--      profile, settings, roles, sessions, statistics, tasks, backups and their archive, enrollment,
+--      presence, buddies, alerts, devices, outbox rows, memberships, join requests, buddy invites,
+--      reports she made) and clear where she is named as the one who acted (created_by of groups and
+--      invites, responded_by, granted_by, deleted_by, resolved_by).
+-- The audit log keeps its rows (ids only, no foreign key) and gains one: delete_account.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+create or replace function private.erase_account(p_user_id uuid) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_group record;
+  v_heir uuid;
+  v_handed integer := 0;
+  v_closed integer := 0;
+  v_messages integer;
+begin
+  if exists (select 1 from storage.objects o where o.owner = p_user_id or o.owner_id = p_user_id::text) then
+    raise exception 'storage_objects_remain' using errcode = 'P0098',
+      hint = 'delete the account''s stored files through the Storage API first';
+  end if;
+
+  update public.group_chat_messages
+     set content = '', deleted_at = coalesce(deleted_at, now()), deleted_by = null, sender_id = null
+   where sender_id = p_user_id;
+  get diagnostics v_messages = row_count;
+
+  -- Her groups' rows are locked first, in one order: two owners of one group deleting their
+  -- accounts at once take turns, and the second (its next statement sees the first's commit) finds
+  -- itself the only owner and hands the group on, so no group is left without one.
+  perform 1 from public.groups g
+  where g.id in (select m.group_id from public.group_members m where m.user_id = p_user_id and m.role = 'owner')
+  order by g.id
+  for update;
+
+  for v_group in
+    select m.group_id from public.group_members m
+    where m.user_id = p_user_id and m.role = 'owner'
+      and not exists (select 1 from public.group_members o
+                      where o.group_id = m.group_id and o.role = 'owner' and o.user_id <> p_user_id)
+    order by m.group_id
+  loop
+    select c.user_id into v_heir
+    from public.group_members c
+    where c.group_id = v_group.group_id and c.user_id <> p_user_id
+      and not exists (select 1 from public.user_roles r where r.user_id = c.user_id and r.role = 'super_admin')
+    order by (c.role = 'moderator') desc, c.joined_at, c.user_id
+    limit 1;
+    if v_heir is null then
+      delete from public.groups where id = v_group.group_id;
+      v_closed := v_closed + 1;
+    else
+      update public.group_members set role = 'owner' where group_id = v_group.group_id and user_id = v_heir;
+      v_handed := v_handed + 1;
+    end if;
+  end loop;
+
+  delete from public.community_reports where target_type = 'user' and target_id = p_user_id;
+  delete from public.community_start_alerts where target_type = 'buddy' and target_id = p_user_id;
+  delete from public.community_notification_outbox where payload -> 'actor' ->> 'id' = p_user_id::text;
+
+  return jsonb_build_object('messages_removed', v_messages, 'groups_handed_over', v_handed, 'groups_closed', v_closed);
+end
+$$;
+comment on function private.erase_account(uuid) is
+  'internal: what deleting an account does before the foreign keys cascade (docs/database.md#deleting-an-account).';
+
+create or replace function private.on_auth_user_deleted() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_summary jsonb := private.erase_account(old.id);
+begin
+  perform private.record_audit(
+    -- The auth admin API (GoTrue, or localbase as the database owner) is the service acting.
+    case when current_setting('role', true) = 'authenticated' and (select auth.uid()) = old.id then 'self'
+         else coalesce(private.caller_admin_role(), 'service_role') end,
+    'delete_account', old.id, 'users', old.id::text, v_summary);
+  return old;
+end
+$$;
+
+drop trigger if exists on_auth_user_deleted on auth.users;
+create trigger on_auth_user_deleted before delete on auth.users
+  for each row execute function private.on_auth_user_deleted();
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- She confirms by typing her handle, or the word "delete" when she has none: a call that was not
+-- meant (a stray request, a script run with the wrong token) does not know what to type.
+create or replace function public.delete_my_account(p_confirm text) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_expected text;
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to delete your account';
+  end if;
+  select coalesce(p.handle, 'delete') into v_expected from public.user_profiles p where p.user_id = v_uid;
+  if lower(btrim(coalesce(p_confirm, ''))) <> lower(coalesce(v_expected, 'delete')) then
+    raise exception 'invalid_confirmation' using errcode = 'P0097',
+      hint = 'type your handle (or "delete" if you have none) to confirm';
+  end if;
+  delete from auth.users where id = v_uid;
+  return jsonb_build_object('deleted', v_uid);
+end
+$$;
+comment on function public.delete_my_account(text) is
+  'rpc: deletes the caller''s account by the account deletion rule, once she typed her handle (or "delete").';
+
+-- Everything of hers, one JSON object per table that holds her rows (the same tables the deletion
+-- empties). Others' ids appear only where they are her own rows' content (buddies, groups).
+create or replace function public.export_my_data() returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to export your data';
+  end if;
+  return jsonb_build_object(
+    'exported_at', now(),
+    'user', (select to_jsonb(u) from public.users u where u.id = v_uid),
+    'profile', (select to_jsonb(p) from public.user_profiles p where p.user_id = v_uid),
+    'settings', (select to_jsonb(s) from public.user_settings s where s.user_id = v_uid),
+    'roles', coalesce((select jsonb_agg(r.role order by r.role) from public.user_roles r where r.user_id = v_uid), '[]'),
+    'stats_summary', (select to_jsonb(s) from public.user_stats_summary s where s.user_id = v_uid),
+    'daily_stats', coalesce((select jsonb_agg(to_jsonb(d) order by d.study_day) from public.daily_user_stats d where d.user_id = v_uid), '[]'),
+    'study_sessions', coalesce((select jsonb_agg(to_jsonb(s) order by s.started_at) from public.study_sessions s where s.user_id = v_uid), '[]'),
+    'tasks', coalesce((select jsonb_agg(to_jsonb(t) order by t.created_at) from public.user_tasks t where t.user_id = v_uid), '[]'),
+    'backups', coalesce((select jsonb_agg(to_jsonb(b) order by b.created_at) from public.user_backups b where b.user_id = v_uid), '[]'),
+    'enrollment', (select to_jsonb(e) from public.community_enrollments e where e.user_id = v_uid),
+    'presence', (select to_jsonb(p) from public.user_presence p where p.user_id = v_uid),
+    'buddies', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at) from public.community_friends f
+                         where f.user_id = v_uid or f.friend_id = v_uid), '[]'),
+    'groups', coalesce((select jsonb_agg(jsonb_build_object('group_id', m.group_id, 'name', g.name, 'role', m.role,
+                                                            'joined_at', m.joined_at) order by m.joined_at)
+                        from public.group_members m join public.groups g on g.id = m.group_id
+                        where m.user_id = v_uid), '[]'),
+    'messages', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'group_id', c.group_id, 'content', c.content,
+                                                              'created_at', c.created_at, 'deleted_at', c.deleted_at)
+                                           order by c.created_at)
+                          from public.group_chat_messages c where c.sender_id = v_uid), '[]'),
+    'join_requests', coalesce((select jsonb_agg(jsonb_build_object('group_id', j.group_id, 'status', j.status,
+                                                                   'created_at', j.created_at) order by j.created_at)
+                               from public.community_join_requests j where j.user_id = v_uid), '[]'),
+    'reports', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'target_type', r.target_type,
+                                                             'target_id', r.target_id, 'reason', r.reason,
+                                                             'status', r.status, 'created_at', r.created_at)
+                                          order by r.created_at)
+                         from public.community_reports r where r.reporter_id = v_uid), '[]'),
+    'start_alerts', coalesce((select jsonb_agg(to_jsonb(a) order by a.target_type, a.target_id)
+                              from public.community_start_alerts a where a.user_id = v_uid), '[]'),
+    'device_tokens', (select count(*) from public.community_device_tokens t where t.user_id = v_uid)
+  );
+end
+$$;
+comment on function public.export_my_data() is
+  'rpc: everything of the caller''s as one JSON object (device tokens only counted).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.erase_account(uuid), private.on_auth_user_deleted()
+  from public, anon, authenticated, service_role;
+revoke execute on function public.delete_my_account(text), public.export_my_data() from public, anon;
+grant execute on function public.delete_my_account(text), public.export_my_data() to authenticated;
+-- <<< 20261126100300_community_account_deletion.sql
 
 -- >>> 20261126300000_admin_user_facts.sql
 -- The admin console's Users page: per account what the auth API does not know (handle, last seen,

@@ -1,5 +1,6 @@
-// On PostgreSQL 15 with real concurrent connections: redeem never passes max_uses, and
-// member_count stays equal to the membership rows under simultaneous joins.
+// On PostgreSQL 15 with real concurrent connections: redeem never passes max_uses,
+// member_count stays equal to the membership rows under simultaneous joins, and two owners
+// deleting their accounts at once do not leave their group without an owner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startCluster, type Cluster } from '../pg/cluster.ts';
@@ -81,5 +82,28 @@ describe('community concurrency on PostgreSQL 15', () => {
       [groupId],
     );
     expect(firstRow(rows)).toEqual({ member_count: 51, rows: 51 });
+  });
+
+  it('two owners deleting their accounts at once still leave their group an owner', async () => {
+    const firstOwner = await createStudent(pool, 'leaving-owner-a');
+    const secondOwner = await createStudent(pool, 'leaving-owner-b');
+    const stayer = await createStudent(pool, 'staying-member');
+    const groupId = await createGroup(firstOwner, 'open');
+    await pool.query(
+      `insert into public.group_members (group_id, user_id, role) values ($1, $2, 'owner'), ($1, $3, 'member')`,
+      [groupId, secondOwner, stayer],
+    );
+
+    await Promise.all(
+      [firstOwner, secondOwner].map((ownerId) =>
+        asStudent(pool, ownerId, (client) => client.query(`select public.delete_my_account('delete')`)),
+      ),
+    );
+
+    const { rows } = await pool.query<{ user_id: string; role: string }>(
+      `select user_id, role from public.group_members where group_id = $1`,
+      [groupId],
+    );
+    expect(rows).toEqual([{ user_id: stayer, role: 'owner' }]);
   });
 });

@@ -47,6 +47,14 @@ export function victimRowsSql(table: TargetTable): string {
   return `(${table.ownerColumns.map((column) => `${ident(column)} = $1`).join(' or ')})`;
 }
 
+/**
+ * Tables whose rows name a student on purpose without a foreign key, because a row must outlive
+ * her account unchanged (docs/database.md#moderation-audit-log): the columns that make a row hers.
+ */
+export const OWNER_COLUMNS_WITHOUT_FOREIGN_KEY: Record<string, string[]> = {
+  admin_audit_log: ['actor_id', 'target_user_id'],
+};
+
 export async function readTargets(client: pg.ClientBase): Promise<TargetTable[]> {
   const { rows } = await client.query<{
     name: string;
@@ -84,7 +92,7 @@ export async function readTargets(client: pg.ClientBase): Promise<TargetTable[]>
     from tbl t order by t.name`);
   return rows.map((row) => ({
     name: row.name,
-    ownerColumns: row.owners ?? [],
+    ownerColumns: row.owners ?? OWNER_COLUMNS_WITHOUT_FOREIGN_KEY[row.name] ?? [],
     insertColumns: row.inserts,
     updateColumn: row.updatable?.[0] ?? null,
   }));
@@ -143,12 +151,18 @@ function insertAttempt(table: TargetTable, victim: string): Attempt {
   return {
     prepare: async (client) => {
       const columns = table.insertColumns.map(ident).join(', ');
-      const { rows } = await client.query<{ row: unknown }>(
-        `delete from ${tableSql(table)} as victim_row
-         where ctid = (select min(ctid) from ${tableSql(table)} where ${victimRowsSql(table)})
-         returning to_jsonb(victim_row) as row`,
-        [victim],
-      );
+      const victimRow = `${tableSql(table)} as victim_row
+         where ctid = (select min(ctid) from ${tableSql(table)} where ${victimRowsSql(table)})`;
+      // An append-only table refuses even the owner's delete; its rows have no key an attacker
+      // would have to supply, so the copy is inserted next to the original instead.
+      await client.query('savepoint remove_original');
+      const { rows } = await client
+        .query<{ row: unknown }>(`delete from ${victimRow} returning to_jsonb(victim_row) as row`, [victim])
+        .catch(async () => {
+          await client.query('rollback to savepoint remove_original');
+          return client.query<{ row: unknown }>(`select to_jsonb(victim_row) as row from ${victimRow}`, [victim]);
+        });
+      await client.query('release savepoint remove_original');
       remaining = await countVictimRows(client, table, victim);
       return {
         sql: `insert into ${tableSql(table)} (${columns}) select ${columns} from jsonb_populate_record(null::${tableSql(table)}, $1::jsonb)`,

@@ -94,6 +94,11 @@ export async function seedWorld(client: pg.ClientBase): Promise<World> {
   );
   await actAs(client, alice, `select public.community_join_group($1)`, [carolGroup?.id]);
   await actAs(client, alice, `select public.community_submit_report('group', $1, 'off-topic posts')`, [carolGroup?.id]);
+  // Moderation of alice is recorded in the audit log (by a moderating definer function).
+  await client.query(
+    `select private.record_audit('service_role', 'matrix', $1::uuid, 'users', $1::text, '{"note": "matrix"}')`,
+    [world.alice],
+  );
 
   // Buddies, presence, a start alert on carol with a device token; carol starting to study then
   // leaves a notification for alice in the outbox.

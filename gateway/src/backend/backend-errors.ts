@@ -75,6 +75,16 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   invalid_keep: { status: 400 },
   // A push device token, not the caller's access token (which is the gateway's 401 invalid_token).
   invalid_token: { status: 400, error: 'invalid_device_token' },
+  // Moderation and account deletion.
+  message_not_found: { status: 404 },
+  cannot_delete_message: { status: 403 },
+  not_admin: { status: 403 },
+  report_not_found: { status: 404 },
+  report_already_resolved: { status: 409 },
+  invalid_resolution: { status: 400 },
+  audit_log_immutable: { status: 403 },
+  invalid_confirmation: { status: 400 },
+  storage_objects_remain: { status: 409 },
 };
 
 const INVALID_SESSION: Mapped = {

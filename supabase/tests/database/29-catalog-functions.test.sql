@@ -60,6 +60,7 @@ select is(
           and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('authenticated', p.oid, 'execute'))
         order by 1),
   array[
+    'private.caller_is_app_admin()',                                     -- whether the caller is an admin, for the audit log read policy
     'private.effective_presence_status(text,timestamp with time zone)',  -- pure; the overview calls it as the caller
     'private.leaderboard_visible_ids()',                                 -- who chose to be on leaderboards, for the stats policies
     'private.my_group_id_array()',                                       -- the caller's own groups as an array, for the chat read policy
@@ -101,8 +102,10 @@ select is(
     'community_set_start_alert(text,uuid,time without time zone,time without time zone,integer,boolean)', -- target: the caller's buddies and groups
     'community_submit_report(text,uuid,text)',               -- target: written, never read back
     'community_transfer_ownership(uuid,uuid)',               -- user id: owner only
+    'delete_chat_message(uuid)',                             -- message id: message_not_found unless the caller reads its group
     'get_group_analytics_from_snapshots(uuid,integer)',      -- group id: members only
-    'get_group_leaderboard(uuid,integer,integer)'            -- group id: members only
+    'get_group_leaderboard(uuid,integer,integer)',           -- group id: members only
+    'resolve_report(uuid,text,text,uuid)'                    -- report id: admins only
   ],
   'every function the API roles execute that takes an id is on the reviewed list');
 

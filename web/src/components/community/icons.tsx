@@ -28,6 +28,13 @@ export const FlagIcon = (props: IconProps) => (
     <path d="M5 4h11l-2 4 2 4H5" />
   </Icon>
 );
+export const TrashIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M4 7h16" />
+    <path d="M9 7V4h6v3" />
+    <path d="M6 7l1 13h10l1-13" />
+  </Icon>
+);
 export const CopyIcon = (props: IconProps) => (
   <Icon {...props}>
     <rect x="9" y="9" width="11" height="11" rx="2" />

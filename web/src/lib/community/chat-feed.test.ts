@@ -1,7 +1,7 @@
 // The chat feed against a real localbase (the parity database), with the member's connection going
 // through a TCP proxy the test can cut: history in pages of 50, live messages, a socket dropped
-// mid-conversation that reconnects with neither a gap nor a duplicate, and an outsider who is told
-// the chat is not theirs.
+// mid-conversation that reconnects with neither a gap nor a duplicate, a deletion arriving as a
+// tombstone, and an outsider who is told the chat is not theirs.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -153,6 +153,26 @@ describe('ChatFeed', () => {
     expect(states.some((state) => state.status === 'reconnecting')).toBe(true);
     await feed.stop();
   }, 60_000);
+
+  it("shows a deleted message as a tombstone, live, to another member, who cannot delete the owner's message", async () => {
+    useClientForTests(member);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    const doomed = await send('this will be removed');
+    await until(() => feed.current.messages.some((m) => m.id === doomed), 2000, 'the live message');
+
+    await expect(feed.remove(doomed)).rejects.toMatchObject({ code: 'cannot_delete_message' });
+    const removed = await owner.client.rpc('delete_chat_message', { p_message_id: doomed });
+    expect(removed.error).toBeNull();
+    await until(
+      () => feed.current.messages.some((m) => m.id === doomed && m.deleted_at),
+      5000,
+      'the UPDATE event that turns the message into a tombstone',
+    );
+    expect(feed.current.messages.find((m) => m.id === doomed)?.content).toBe('');
+    await feed.stop();
+  }, 30_000);
 
   it('tells an outsider the chat is not theirs, however they ask', async () => {
     useClientForTests(outsider);

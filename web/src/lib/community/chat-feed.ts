@@ -1,5 +1,6 @@
 // One group's live chat: the newest page of history, older pages on demand, new messages over
-// realtime (postgres_changes INSERT on group_chat_messages, which RLS filters per subscriber), and
+// realtime (postgres_changes INSERT on group_chat_messages, which RLS filters per subscriber; an
+// UPDATE is a message deleted into a tombstone, which replaces the message by id), and
 // after every (re)subscription a catch-up read of everything since shortly before the newest
 // message held, merged by id, so a dropped socket leaves neither a gap nor a duplicate.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
@@ -67,6 +68,14 @@ export class ChatFeed {
           if (parsed.success) this.add([parsed.data]);
         },
       )
+      .on(
+        'postgres_changes',
+        { event: 'UPDATE', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` },
+        (payload) => {
+          const parsed = chatMessage.safeParse(payload.new);
+          if (parsed.success) this.add([parsed.data]);
+        },
+      )
       .subscribe((status) => {
         if (status === 'SUBSCRIBED') {
           this.set({ status: 'live' });
@@ -111,7 +120,7 @@ export class ChatFeed {
       const read = await rows(
         sb
           .from('group_chat_messages')
-          .select('id,group_id,sender_id,content,created_at')
+          .select('id,group_id,sender_id,content,created_at,deleted_at')
           .eq('group_id', this.groupId)
           .gte('created_at', from)
           .order('created_at', { ascending: true })
@@ -169,6 +178,14 @@ export class ChatFeed {
       throw new CommunityError('unexpected_answer', 'The sent message came back in a shape this app does not expect.');
     this.add([parsed.data]);
     return parsed.data;
+  }
+
+  /** Deletes a message (the sender's own; any, for owners, moderators and admins): it becomes a tombstone at once. */
+  async remove(messageId: string): Promise<void> {
+    const { data, error, status } = await (await client()).rpc('delete_chat_message', { p_message_id: messageId });
+    if (error) throw communityError(error, status);
+    const parsed = chatMessage.safeParse(data);
+    if (parsed.success) this.add([parsed.data]);
   }
 
   private fail(error: unknown): void {

@@ -10,10 +10,12 @@ import {
   discoveredGroup,
   GROUP_COLUMNS,
   groupInvite,
+  groupRole,
   groupRow,
   joinRequest,
   leaderboardRow,
   type DiscoveredGroup,
+  type GroupRole,
   type GroupRow,
   type JoinPolicy,
   type Visibility,
@@ -46,7 +48,7 @@ export async function readGroup(groupId: string): Promise<GroupRow | null> {
   return found[0] ?? null;
 }
 
-export type Standing = { kind: 'member'; role: 'owner' | 'member' } | { kind: 'pending' } | { kind: 'outside' };
+export type Standing = { kind: 'member'; role: GroupRole } | { kind: 'pending' } | { kind: 'outside' };
 
 /** The caller's own standing in a group: member (with role), a pending request, or outside. */
 export async function standingIn(groupId: string): Promise<Standing> {
@@ -55,7 +57,7 @@ export async function standingIn(groupId: string): Promise<Standing> {
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
   const membership = await rows(
     sb.from('group_members').select('role').eq('group_id', groupId).eq('user_id', userId).limit(1),
-    z.object({ role: z.enum(['owner', 'member']) }),
+    z.object({ role: groupRole }),
   );
   if (membership[0]) return { kind: 'member', role: membership[0].role };
   const pending = await rows(
@@ -144,7 +146,7 @@ export const leaveGroup = (groupId: string) => rpc('community_leave_group', { p_
 export const deleteGroup = (groupId: string) => rpc('community_delete_group', { p_group_id: groupId }, nothing);
 export const removeMember = (groupId: string, userId: string) =>
   rpc('community_remove_member', { p_group_id: groupId, p_user_id: userId }, nothing);
-export const setMemberRole = (groupId: string, userId: string, role: 'owner' | 'member') =>
+export const setMemberRole = (groupId: string, userId: string, role: GroupRole) =>
   rpc('community_set_member_role', { p_group_id: groupId, p_user_id: userId, p_role: role }, nothing);
 export const transferOwnership = (groupId: string, userId: string) =>
   rpc('community_transfer_ownership', { p_group_id: groupId, p_new_owner: userId }, nothing);

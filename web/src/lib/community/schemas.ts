@@ -48,13 +48,17 @@ export type GroupRow = z.infer<typeof groupRow>;
 export const presenceState = z.enum(['studying', 'break', 'idle', 'offline']);
 export type PresenceState = z.infer<typeof presenceState>;
 
+/** A member's role in a group: owners manage it, moderators also delete others' chat messages. */
+export const groupRole = z.enum(['owner', 'moderator', 'member']);
+export type GroupRole = z.infer<typeof groupRole>;
+
 /** community_get_group_board: each member, filtered by that member's own privacy switches. */
 export const boardMember = z.object({
   userId: uuid,
   handle: z.string().nullable(),
   displayName: z.string().nullable(),
   avatarUrl: z.string().nullable(),
-  role: z.enum(['owner', 'member']),
+  role: groupRole,
   joinedAt: timestamp,
   you: z.boolean(),
   minutesToday: z.number().int().nullable(),
@@ -74,6 +78,8 @@ export const chatMessage = z.object({
   sender_id: uuid.nullable(),
   content: z.string(),
   created_at: timestamp,
+  // A deleted message stays as a tombstone: empty content, the time it was removed.
+  deleted_at: timestamp.nullable().optional(),
 });
 export type ChatMessage = z.infer<typeof chatMessage>;
 

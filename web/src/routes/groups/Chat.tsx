@@ -4,7 +4,7 @@
 // calm line while the connection is being restored (messages sent meanwhile appear on return).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
-import { FlagIcon, SendIcon } from '../../components/community/icons.tsx';
+import { FlagIcon, SendIcon, TrashIcon } from '../../components/community/icons.tsx';
 import { ChatFeed, type FeedState } from '../../lib/community/chat-feed.ts';
 import { instantOf, layoutMessages } from '../../lib/community/chat-log.ts';
 import type { BoardMember, ChatMessage } from '../../lib/community/schemas.ts';
@@ -65,7 +65,20 @@ export function Chat({
   const seen = useRef<Set<string>>(new Set());
   const pressTimer = useRef<ReturnType<typeof setTimeout>>();
   const byId = useMemo(() => new Map(members.map((member) => [member.userId, member])), [members]);
-  const meId = members.find((member) => member.you)?.userId ?? null;
+  const me = members.find((member) => member.you);
+  const meId = me?.userId ?? null;
+  // Owners and moderators delete anyone's message in the group; everyone deletes her own.
+  const moderates = me?.role === 'owner' || me?.role === 'moderator';
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+
+  const remove = async (messageId: string) => {
+    setConfirmDelete(null);
+    try {
+      await feed.current?.remove(messageId);
+    } catch (failure) {
+      setSendError(describeCommunityError(failure));
+    }
+  };
 
   useEffect(() => {
     const started = new ChatFeed(groupId, setState);
@@ -248,11 +261,37 @@ export function Chat({
                           onPointerUp={() => clearTimeout(pressTimer.current)}
                           onPointerLeave={() => clearTimeout(pressTimer.current)}
                         >
-                          <p class="chat-text">{message.content}</p>
+                          {message.deleted_at ? (
+                            <p class="chat-text muted">Message removed</p>
+                          ) : (
+                            <p class="chat-text">{message.content}</p>
+                          )}
                           <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
                             {clockText(ms)}
                           </time>
-                          {!mine && (
+                          {!message.deleted_at && (mine || moderates) && (
+                            <button
+                              type="button"
+                              class={mine ? 'chat-report' : 'chat-report chat-delete'}
+                              title={
+                                confirmDelete === message.id
+                                  ? 'Click again to delete for everyone'
+                                  : 'Delete this message'
+                              }
+                              aria-label={
+                                confirmDelete === message.id
+                                  ? `Confirm: delete this message by ${name} for everyone`
+                                  : `Delete this message by ${name}`
+                              }
+                              aria-pressed={confirmDelete === message.id}
+                              onClick={() =>
+                                confirmDelete === message.id ? void remove(message.id) : setConfirmDelete(message.id)
+                              }
+                            >
+                              <TrashIcon size={14} />
+                            </button>
+                          )}
+                          {!mine && !message.deleted_at && (
                             <button
                               type="button"
                               class="chat-report"

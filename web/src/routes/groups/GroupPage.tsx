@@ -26,7 +26,7 @@ import {
   type Standing,
 } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import type { GroupRow } from '../../lib/community/schemas.ts';
+import type { GroupRole, GroupRow } from '../../lib/community/schemas.ts';
 import { plural } from '../../lib/format.ts';
 import { Board } from './Board.tsx';
 import { Chat } from './Chat.tsx';
@@ -188,7 +188,7 @@ function MemberView({
   onLeft,
 }: {
   initial: GroupRow;
-  role: 'owner' | 'member';
+  role: GroupRole;
   onLost: () => void;
   onLeft: () => void;
 }) {
