@@ -25,6 +25,8 @@ import patchRoutes from './patch/patch-routes.ts';
 import { sendPage, wantsHtml } from './respond.ts';
 import { adminEmailBootWarning } from './roles/email-confirmations.ts';
 import usersRoutes from './users/users-routes.ts';
+import reportsRoutes from './reports/reports-routes.ts';
+import auditRoutes from './audit/audit-routes.ts';
 import rolesRoutes from './roles/roles-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
@@ -153,6 +155,8 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(syncRoutes, { context });
   await app.register(storageRoutes, { context });
   await app.register(usersRoutes, { context });
+  await app.register(reportsRoutes, { context });
+  await app.register(auditRoutes, { context });
   await app.register(rolesRoutes, { context });
   await app.register(browserProofRoutes, { context });
 

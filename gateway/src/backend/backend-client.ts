@@ -76,13 +76,19 @@ export class BackendClient {
     readonly target: BackendTarget,
     deadlines: Partial<typeof BACKEND_DEADLINES> = {},
     private readonly routeDeadlineAt?: number,
+    private readonly extraHeaders: Record<string, string> = {},
   ) {
     this.deadlines = { ...BACKEND_DEADLINES, ...deadlines };
   }
 
   /** This client with one route budget, starting now, shared by every call a route makes. */
   forRoute(): BackendClient {
-    return new BackendClient(this.target, this.deadlines, Date.now() + this.deadlines.routeBudgetMs);
+    return new BackendClient(this.target, this.deadlines, Date.now() + this.deadlines.routeBudgetMs, this.extraHeaders);
+  }
+
+  /** This client (same budget) sending these headers on every call too. */
+  withHeaders(headers: Record<string, string>): BackendClient {
+    return new BackendClient(this.target, this.deadlines, this.routeDeadlineAt, { ...this.extraHeaders, ...headers });
   }
 
   get hasServiceRole(): boolean {
@@ -107,6 +113,7 @@ export class BackendClient {
     const headers: Record<string, string> = {
       ...this.headersFor(options.credential),
       'x-supabase-api-version': '2024-01-01',
+      ...this.extraHeaders,
       ...options.headers,
     };
     let body: BodyInit | undefined;

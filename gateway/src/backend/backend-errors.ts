@@ -85,6 +85,7 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   audit_log_immutable: { status: 403 },
   invalid_confirmation: { status: 400 },
   storage_objects_remain: { status: 409 },
+  invalid_audit_entry: { status: 400 },
 };
 
 const INVALID_SESSION: Mapped = {

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleBackend, recordConsoleAction } from '../console-audit.ts';
 import { sendData } from '../respond.ts';
 import { userBody, usersBody } from './users-page.ts';
 import {
@@ -35,12 +36,6 @@ const banBody = z.object({
 const deleteBody = z.object({ confirm_account: z.string().max(320) });
 
 const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  const audit = (request: FastifyRequest, action: string, userId: string, detail: Record<string, unknown> = {}) =>
-    context.audit.record(
-      { subject: request.adminSession?.subject ?? 'unknown', action, user_id: userId, ...detail },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
-
   const showUser = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -55,7 +50,7 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
 
   app.get('/__admin/users', async (request, reply) => {
     const { q = '' } = parseOrThrow(listQuery, request.query);
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const all = await listUserRows(backend);
     const rows = matchUserRows(all, q);
     return sendData(request, reply, { users: rows, total: all.length }, () => ({
@@ -67,35 +62,42 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
 
   app.get('/__admin/users/:id', async (request, reply) => {
     const { id } = parseOrThrow(userParams, request.params);
-    return showUser(request, reply, await findUserRow(context.backend.forRoute(), id));
+    return showUser(request, reply, await findUserRow(consoleBackend(context, request), id));
   });
 
   app.post('/__admin/users/:id/reset-link', async (request, reply) => {
     const { id } = parseOrThrow(userParams, request.params);
     const { delivery } = parseOrThrow(resetBody, request.body ?? {});
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const row = await findUserRow(backend, id);
     if (!row.email) throw new GatewayError(409, 'no_email', 'This account has no e-mail address to reset.');
     if (delivery === 'mail') {
       await mailResetLink(backend, row.email);
-      await audit(request, 'mail-reset-link', id);
+      await recordConsoleAction(context, request, backend, 'mail_reset_link', id);
       return showUser(request, reply, row, {
         notice: `A reset link went to ${row.email}.`,
         data: { ok: true, mailed: true },
       });
     }
     const link = await generateResetLink(backend, row.email);
-    await audit(request, 'show-reset-link', id);
+    await recordConsoleAction(context, request, backend, 'show_reset_link', id);
     return showUser(request, reply, row, { resetLink: link, data: { ok: true, action_link: link } });
   });
 
   app.post('/__admin/users/:id/ban', async (request, reply) => {
     const { id } = parseOrThrow(userParams, request.params);
     const { duration } = parseOrThrow(banBody, request.body ?? {});
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const before = await findUserRow(backend, id);
     await setBan(backend, id, duration);
-    await audit(request, duration === 'none' ? 'unban-user' : 'ban-user', id, duration === 'none' ? {} : { duration });
+    await recordConsoleAction(
+      context,
+      request,
+      backend,
+      duration === 'none' ? 'unban_user' : 'ban_user',
+      id,
+      duration === 'none' ? {} : { duration },
+    );
     const row = await findUserRow(backend, id);
     const name = before.email ?? id;
     return showUser(request, reply, row, {
@@ -110,7 +112,7 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   app.post('/__admin/users/:id/delete', async (request, reply) => {
     const { id } = parseOrThrow(userParams, request.params);
     const { confirm_account: typed } = parseOrThrow(deleteBody, request.body ?? {});
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const row = await findUserRow(backend, id);
     const expected = row.email ?? row.id;
     if (typed.trim().toLowerCase() !== expected.toLowerCase())
@@ -120,7 +122,7 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
         `Type ${row.email ? 'the account’s e-mail' : 'the account id'} exactly to delete it; nothing was deleted.`,
       );
     const objects = await deleteUserWithEverything(backend, id);
-    await audit(request, 'delete-user', id, { objects });
+    await recordConsoleAction(context, request, backend, 'delete_user', id, { objects });
     const rows = await listUserRows(backend);
     return sendData(request, reply, { ok: true, deleted: { user_id: id, objects } }, () => ({
       title: 'Users',
