@@ -111,8 +111,9 @@ export async function deleteTask(id: string): Promise<void> {
   await enqueue({ kind: 'task-delete', taskId: id });
 }
 
-// Sessions: settled by Finish, recorded through the outbox with record_study_session; the outbox
-// marks each one synced once the backend has it (sync.ts).
+// Sessions: settled by Finish, recorded through the outbox with record_study_session at once (the
+// outbox entry is written first, so a tab closed right after Finish still sends it on the next
+// load); the outbox marks each one synced once the backend has it (sync.ts).
 
 export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
   const session: StudySession = {
@@ -121,11 +122,13 @@ export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay'
     studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours),
     synced: false,
   };
-  await requireDb().put('sessions', session);
-  sessions.value = [...sessions.value, session];
-  changed();
-  snapshotSoon();
-  await enqueue({ kind: 'session', session });
+  const database = requireDb();
+  await enqueue({ kind: 'session', session }, async () => {
+    await database.put('sessions', session);
+    sessions.value = [...sessions.value, session];
+    changed();
+    snapshotSoon();
+  });
   return session;
 }
 

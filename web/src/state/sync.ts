@@ -69,12 +69,19 @@ export async function refreshSyncCounts(): Promise<OutboxEntry[]> {
   return entries;
 }
 
-export async function enqueue(op: OutboxOp): Promise<void> {
+/**
+ * Queues a change and starts sending it at once. `persist` (the local record the change belongs
+ * to) is written after the outbox entry and before the send: a page closed in between leaves the
+ * change queued (it drains on the next load), never a local record the outbox does not know.
+ */
+export async function enqueue(op: OutboxOp, persist?: () => Promise<void>): Promise<void> {
   const box = currentOutbox();
-  if (!box) return;
-  await box.enqueue(op);
-  await refreshSyncCounts();
-  void flushNow();
+  if (box) {
+    await box.enqueue(op);
+    await refreshSyncCounts();
+  }
+  await persist?.();
+  if (box) void flushNow();
 }
 
 export async function flushNow(): Promise<void> {
