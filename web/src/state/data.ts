@@ -158,6 +158,23 @@ export async function saveSettings(next: AppSettings): Promise<void> {
     });
 }
 
+/** Writes records merged from the backend (history-merge.ts) next to the local ones. */
+export async function mergeRecords(records: {
+  subjects: Subject[];
+  tasks: Task[];
+  sessions: StudySession[];
+}): Promise<void> {
+  if (records.subjects.length + records.tasks.length + records.sessions.length === 0) return;
+  const database = requireDb();
+  const tx = database.transaction(['subjects', 'tasks', 'sessions'], 'readwrite');
+  for (const subject of records.subjects) await tx.objectStore('subjects').put(subject);
+  for (const task of records.tasks) await tx.objectStore('tasks').put(task);
+  for (const session of records.sessions) await tx.objectStore('sessions').put(session);
+  await tx.done;
+  await loadAll(database);
+  changed();
+}
+
 /** Replaces every local record with a backup's (after the student confirmed). */
 export async function replaceAllData(data: {
   subjects: Subject[];
