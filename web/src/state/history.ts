@@ -2,41 +2,21 @@
 // each start while signed in: her study sessions (voided ones included, shown but not counted) and
 // her tasks, merged with the local records by lib/history-merge.ts. Subjects are not on the backend
 // (only in backups); the ones pulled records name are added.
-import { ApiError, requestJson } from '../lib/api.ts';
 import { clientConfig } from '../lib/client-config.ts';
-import {
-  mergeSessions,
-  mergeTasks,
-  missingSubjects,
-  SESSION_COLUMNS,
-  TASK_COLUMNS,
-  type RemoteSession,
-  type RemoteTask,
-} from '../lib/history-merge.ts';
+import { mergeSessions, mergeTasks, missingSubjects } from '../lib/history-merge.ts';
+import { HistoryReader } from '../lib/history-reader.ts';
 import { studyDayOf } from '../lib/study-day.ts';
 import { accessToken } from './auth.ts';
 import { mergeRecords, subjectName } from './data.ts';
-import { serverReachable, sessions, settings, subjects, tasks } from './signals.ts';
+import { account, serverReachable, sessions, settings, subjects, tasks } from './signals.ts';
 import { discardEntry, enqueue, refreshSyncCounts } from './sync.ts';
 
-const PAGE = 1000;
-
-async function readAll<T>(table: string, query: string): Promise<T[]> {
-  const apikey = (await clientConfig()).anon_key;
-  const rows: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const path = `/__backend/rest/v1/${table}?${query}&limit=${PAGE}&offset=${offset}`;
-    let page: T[];
-    try {
-      page = await requestJson<T[]>(path, { token: await accessToken(), headers: { apikey } });
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      page = await requestJson<T[]>(path, { token: await accessToken(true), headers: { apikey } });
-    }
-    rows.push(...page);
-    if (page.length < PAGE) return rows;
-  }
-}
+const reader = new HistoryReader({
+  baseUrl: '/__backend',
+  anonKey: async () => (await clientConfig()).anon_key,
+  token: (refresh) => accessToken(refresh),
+  userId: () => account.value?.userId ?? null,
+});
 
 export interface PulledHistory {
   sessions: number;
@@ -45,10 +25,7 @@ export interface PulledHistory {
 
 /** Pulls and merges; how many records changed on this device. Throws when the backend cannot be read. */
 export async function pullHistory(): Promise<PulledHistory> {
-  const [remoteSessions, remoteTasks] = await Promise.all([
-    readAll<RemoteSession>('study_sessions', `select=${SESSION_COLUMNS}&order=started_at.asc,id.asc`),
-    readAll<RemoteTask>('user_tasks', `select=${TASK_COLUMNS}&order=created_at.asc,id.asc`),
-  ]);
+  const { sessions: remoteSessions, tasks: remoteTasks } = await reader.read();
   serverReachable.value = true;
   const waiting = await refreshSyncCounts();
   const pendingTaskIds = new Set(
