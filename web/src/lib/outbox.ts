@@ -102,6 +102,11 @@ export class Outbox {
     return entry;
   }
 
+  /** Whether an entry with this key still waits (or was set aside). */
+  async holds(key: string): Promise<boolean> {
+    return (await this.store.get(key)) !== undefined;
+  }
+
   async entries(): Promise<OutboxEntry[]> {
     return (await this.store.all()).sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key));
   }

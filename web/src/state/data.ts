@@ -112,8 +112,9 @@ export async function deleteTask(id: string): Promise<void> {
 }
 
 // Sessions: settled by Finish, recorded through the outbox with record_study_session at once (the
-// outbox entry is written first, so a tab closed right after Finish still sends it on the next
-// load); the outbox marks each one synced once the backend has it (sync.ts).
+// outbox entry is written first and the send starts before the session is stored, so a tab closed
+// right after Finish still sends it); the outbox marks each one synced once the backend has it
+// (sync.ts).
 
 export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
   const session: StudySession = {

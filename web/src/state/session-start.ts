@@ -161,7 +161,7 @@ export function closeAccount(): void {
   db.value?.close();
   db.value = null;
   dataStatus.value = 'loading';
-  syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false };
+  syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false, known: false };
   restoreOffer.reset();
 }
 
