@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { makeTempDir } from '#gateway/test/helpers.ts';
+import { keysFile } from '#localbase';
 import {
   accountSession,
   signedInContext,
@@ -57,7 +58,7 @@ afterAll(async () => {
 
 /** The student's session rows, counted with the service role (past row-level security). */
 async function serverSessions(): Promise<{ id: string; client_id: string | null; minutes: number }[]> {
-  const keys = JSON.parse(await readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { serviceRoleKey: string };
+  const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { serviceRoleKey: string };
   const answer = await fetch(
     `${studyhall.url}/__backend/rest/v1/study_sessions?select=id,client_id,minutes&user_id=eq.${userId}`,
     { headers: { apikey: keys.serviceRoleKey, authorization: `Bearer ${keys.serviceRoleKey}` } },
