@@ -18,6 +18,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/sync', label: 'Sync', key: 's' },
   { href: '/__admin/storage', label: 'Storage', key: 'o' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
+  { href: '/__admin/sessions', label: 'Sessions', key: 'e' },
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
 

@@ -103,7 +103,8 @@ select is(
     'community_transfer_ownership(uuid,uuid)',               -- user id: owner only
     'get_group_analytics_from_snapshots(uuid,integer)',      -- group id: members only
     'get_group_leaderboard(uuid,integer,integer)',           -- group id: members only
-    'record_study_session(timestamp with time zone,integer,text,text,text,text,integer,integer,integer,uuid)' -- client id: looked up among the caller's own sessions only
+    'record_study_session(timestamp with time zone,integer,text,text,text,text,integer,integer,integer,uuid)', -- client id: looked up among the caller's own sessions only
+    'void_study_session(uuid,text,text)'                     -- session id: admins and the service role only
   ],
   'every function the API roles execute that takes an id is on the reviewed list');
 
