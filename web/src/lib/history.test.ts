@@ -8,6 +8,7 @@ import { BackendWriter, type BackendAccess } from './backend-writer.ts';
 import { mergeSessions, mergeTasks } from './history-merge.ts';
 import { HistoryReader } from './history-reader.ts';
 import type { StudySession, Task } from './model.ts';
+import { computeStats } from './stats.ts';
 import { MemoryOutboxStore, Outbox } from './outbox.ts';
 
 let localbase: Localbase;
@@ -93,6 +94,33 @@ describe('the history on two devices', () => {
     const remote = (await reader.read()).sessions;
     expect(remote).toHaveLength(3);
     expect(remote.map((row) => row.client_id).sort()).toEqual(deviceB.map((item) => item.id).sort());
+  });
+
+  it('pulls a session an admin voided as voided, with the reason, and does not count it', async () => {
+    const access = await signUp('voided@example.com');
+    const outbox = new Outbox(new MemoryOutboxStore(), new BackendWriter(access));
+    const kept = session(6, 30);
+    const voided = session(3, 20);
+    for (const item of [kept, voided]) await outbox.enqueue({ kind: 'session', session: item });
+    expect(await outbox.flush()).toMatchObject({ sent: 2 });
+    const reader = new HistoryReader(access);
+    const serverId = (await reader.read()).sessions.find((row) => row.client_id === voided.id)?.id;
+    const answer = await fetch(`${localbase.url}/rest/v1/rpc/void_study_session`, {
+      method: 'POST',
+      headers: {
+        apikey: localbase.serviceRoleKey,
+        authorization: `Bearer ${localbase.serviceRoleKey}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ p_session_id: serverId, p_reason: 'a test session', p_voided_by: 'console' }),
+    });
+    expect(answer.status).toBe(200);
+
+    const device = [{ ...kept, synced: true }, { ...voided, synced: true }];
+    const merged = mergeSessions(device, (await reader.read()).sessions, day);
+    expect(merged).toEqual([{ ...voided, synced: true, voidedAt: expect.any(Number), voidReason: 'a test session' }]);
+    const after = device.map((item) => merged.find((next) => next.id === item.id) ?? item);
+    expect(computeStats(after, '2026-11-23').allTime).toMatchObject({ minutes: 30, sessions: 1 });
   });
 
   it('keeps the newer edit of a task edited on two devices', async () => {
