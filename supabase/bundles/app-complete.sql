@@ -38,6 +38,9 @@
 --   20261126100100_community_chat_message_deletion.sql
 --   20261126100200_community_report_resolution.sql
 --   20261126100300_community_account_deletion.sql
+--   20261126200000_community_study_session_client_id.sql
+--   20261126200100_community_study_session_voids.sql
+--   20261126200200_community_overview_skips_voided.sql
 --   20261126300000_admin_user_facts.sql
 --   20261126300100_admin_console_audit.sql
 
@@ -4932,6 +4935,429 @@ revoke execute on function private.erase_account(uuid), private.on_auth_user_del
 revoke execute on function public.delete_my_account(text), public.export_my_data() from public, anon;
 grant execute on function public.delete_my_account(text), public.export_my_data() to authenticated;
 -- <<< 20261126100300_community_account_deletion.sql
+
+-- >>> 20261126200000_community_study_session_client_id.sql
+-- Idempotent study session writes: the app names each finished session with a client id (a uuid it
+-- makes once) and sends it again after a lost answer, a reload or an offline queue's retry. The
+-- second call with the same client id returns the first call's session id and changes nothing, so a
+-- retry never doubles a student's minutes. Unique per student: one student's ids say nothing about
+-- another's. Sessions recorded before this migration (and by writers that send none) have no client
+-- id; nulls never collide.
+-- Rules: docs/database.md#idempotent-writes. Idempotent: part of community-patch-v6.sql.
+
+alter table public.study_sessions add column if not exists client_id uuid;
+create unique index if not exists study_sessions_user_client_key on public.study_sessions (user_id, client_id);
+
+-- The nine-argument function is replaced, not overloaded: with both present, a call naming only
+-- the first arguments would match either and fail as ambiguous.
+drop function if exists public.record_study_session(timestamptz, integer, text, text, text, text, integer, integer,
+  integer);
+
+create or replace function public.record_study_session(
+  p_started_at timestamptz,
+  p_minutes integer,
+  p_subject_id text default null,
+  p_subject_name text default null,
+  p_task_id text default null,
+  p_task_title text default null,
+  p_correct integer default 0,
+  p_incorrect integer default 0,
+  p_skipped integer default 0,
+  p_client_id uuid default null
+) returns uuid
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := auth.uid();
+  v_day date;
+  v_id uuid;
+  v_last date;
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in first';
+  end if;
+  perform private.ensure_user_rows(v_uid);
+  -- Two writes of one student's sessions take turns from here (the same lock the plausibility
+  -- trigger takes), so a retry racing the first call waits for it and then finds its row below,
+  -- instead of reaching the overlap rule and being refused as a second session.
+  perform 1 from public.users where id = v_uid for no key update;
+  if p_client_id is not null then
+    select id into v_id from public.study_sessions where user_id = v_uid and client_id = p_client_id;
+    if found then
+      return v_id;
+    end if;
+  end if;
+
+  if p_started_at is null or p_started_at > now() + interval '5 minutes' then
+    raise exception 'invalid_session' using errcode = 'P0050', hint = 'a session starts in the past';
+  end if;
+  if p_minutes is null or p_minutes < 1 or p_minutes > 1440
+     or coalesce(p_correct, 0) < 0 or coalesce(p_incorrect, 0) < 0 or coalesce(p_skipped, 0) < 0 then
+    raise exception 'invalid_session' using errcode = 'P0050',
+      hint = 'minutes are 1 to 1440 and answer counts are not negative';
+  end if;
+  v_day := private.study_day_of(v_uid, p_started_at);
+  if coalesce((select minutes from public.daily_user_stats where user_id = v_uid and study_day = v_day), 0)
+     + p_minutes > 1440 then
+    raise exception 'too_many_minutes' using errcode = 'P0051', hint = 'a day holds at most 24 hours of study';
+  end if;
+
+  -- The lock above already orders writers; the conflict clause is the unique index's last word for
+  -- a writer that reached the table some other way.
+  insert into public.study_sessions (user_id, client_id, subject_id, subject_name, task_id, task_title, minutes,
+                                     correct, incorrect, skipped, started_at, ended_at, study_day)
+    values (v_uid, p_client_id, p_subject_id, p_subject_name, p_task_id, p_task_title, p_minutes,
+            coalesce(p_correct, 0), coalesce(p_incorrect, 0), coalesce(p_skipped, 0),
+            p_started_at, p_started_at + make_interval(mins => p_minutes), v_day)
+    on conflict (user_id, client_id) do nothing
+    returning id into v_id;
+  if v_id is null then
+    select id into v_id from public.study_sessions where user_id = v_uid and client_id = p_client_id;
+    return v_id;
+  end if;
+
+  insert into public.daily_user_stats as d (user_id, study_day, minutes, sessions, correct, incorrect, skipped)
+    values (v_uid, v_day, p_minutes, 1, coalesce(p_correct, 0), coalesce(p_incorrect, 0), coalesce(p_skipped, 0))
+    on conflict (user_id, study_day) do update
+      set minutes = d.minutes + excluded.minutes, sessions = d.sessions + 1,
+          correct = d.correct + excluded.correct, incorrect = d.incorrect + excluded.incorrect,
+          skipped = d.skipped + excluded.skipped, updated_at = now();
+
+  select last_study_day into v_last from public.user_stats_summary where user_id = v_uid for update;
+  update public.user_stats_summary
+    set total_minutes = total_minutes + p_minutes,
+        total_sessions = total_sessions + 1,
+        total_correct = total_correct + coalesce(p_correct, 0),
+        total_incorrect = total_incorrect + coalesce(p_incorrect, 0),
+        total_skipped = total_skipped + coalesce(p_skipped, 0),
+        current_streak_days = case
+          when v_last = v_day then current_streak_days
+          when v_last = v_day - 1 then current_streak_days + 1
+          when v_last > v_day then current_streak_days  -- a late-settled older session
+          else 1 end,
+        longest_streak_days = greatest(longest_streak_days, case
+          when v_last = v_day - 1 then current_streak_days + 1
+          when v_last is null or v_last < v_day - 1 then 1
+          else current_streak_days end),
+        last_study_day = greatest(coalesce(v_last, v_day), v_day),
+        updated_at = now()
+    where user_id = v_uid;
+  return v_id;
+end
+$$;
+comment on function public.record_study_session(timestamptz, integer, text, text, text, text, integer, integer,
+  integer, uuid)
+  is 'rpc: settles the caller''s finished session into sessions, daily stats and the summary; a repeated client id returns the first session''s id and changes nothing.';
+
+revoke execute on function
+  public.record_study_session(timestamptz, integer, text, text, text, text, integer, integer, integer, uuid)
+  from public, anon;
+grant execute on function
+  public.record_study_session(timestamptz, integer, text, text, text, text, integer, integer, integer, uuid)
+  to authenticated;
+-- <<< 20261126200000_community_study_session_client_id.sql
+
+-- >>> 20261126200100_community_study_session_voids.sql
+-- An admin voids a study session that should not count (a forgotten timer, a test, a cheat the
+-- rules could not see). A void is kept, never a delete: the row stays with who voided it, when and
+-- why, and its student sees that on her own rows. A voided session counts nowhere: her daily row
+-- and summary (totals, streaks, last study day) are recomputed from her sessions that are not
+-- voided, in the same transaction, so every leaderboard drops it at once. It no longer blocks an
+-- honest re-record of the same time span (the overlap rule skips it).
+-- Rules: docs/database.md#voided-sessions. Idempotent: part of community-patch-v6.sql.
+
+alter table public.study_sessions add column if not exists voided_at timestamptz;
+-- An admin account's user id, or for the service role the console's signed-in subject.
+alter table public.study_sessions add column if not exists voided_by text;
+alter table public.study_sessions add column if not exists void_reason text;
+alter table public.study_sessions drop constraint if exists study_sessions_void_check;
+alter table public.study_sessions add constraint study_sessions_void_check check (
+  (voided_at is null and voided_by is null and void_reason is null)
+  or (voided_at is not null and char_length(voided_by) between 1 and 320
+      and char_length(void_reason) between 1 and 500));
+
+-- Recomputes a student's daily row for one study day and her summary from her sessions that are not
+-- voided, the definition the running totals of record_study_session keep incrementally. A day left
+-- without sessions loses its row, as if it had never been studied. The streaks are the runs of
+-- consecutive study days: current is the run that ends on the last study day, longest the longest.
+create or replace function private.recompute_study_stats(p_user_id uuid, p_day date) returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  with day as (
+    select count(*)::int as sessions, coalesce(sum(minutes), 0)::int as minutes,
+           coalesce(sum(correct), 0)::int as correct, coalesce(sum(incorrect), 0)::int as incorrect,
+           coalesce(sum(skipped), 0)::int as skipped
+    from public.study_sessions
+    where user_id = p_user_id and study_day = p_day and voided_at is null
+  )
+  update public.daily_user_stats d
+    set minutes = day.minutes, sessions = day.sessions, correct = day.correct, incorrect = day.incorrect,
+        skipped = day.skipped, updated_at = now()
+    from day
+    where d.user_id = p_user_id and d.study_day = p_day and day.sessions > 0;
+  delete from public.daily_user_stats d
+    where d.user_id = p_user_id and d.study_day = p_day
+      and not exists (select 1 from public.study_sessions s
+                      where s.user_id = p_user_id and s.study_day = p_day and s.voided_at is null);
+
+  with counted as (
+    select * from public.study_sessions where user_id = p_user_id and voided_at is null
+  ),
+  totals as (
+    select count(*)::int as sessions, coalesce(sum(minutes), 0)::int as minutes,
+           coalesce(sum(correct), 0)::int as correct, coalesce(sum(incorrect), 0)::int as incorrect,
+           coalesce(sum(skipped), 0)::int as skipped, max(study_day) as last_day
+    from counted
+  ),
+  -- Consecutive days share day - row number (gaps and islands).
+  runs as (
+    select max(study_day) as run_end, count(*)::int as days
+    from (select study_day, study_day - (row_number() over (order by study_day))::int as island
+          from (select distinct study_day from counted) distinct_days) numbered
+    group by island
+  )
+  update public.user_stats_summary s
+    set total_minutes = t.minutes, total_sessions = t.sessions, total_correct = t.correct,
+        total_incorrect = t.incorrect, total_skipped = t.skipped,
+        current_streak_days = coalesce((select r.days from runs r where r.run_end = t.last_day), 0),
+        longest_streak_days = coalesce((select max(r.days) from runs r), 0),
+        last_study_day = t.last_day,
+        updated_at = now()
+    from totals t
+    where s.user_id = p_user_id;
+end
+$$;
+
+-- Admins: an account with an admin (or super admin) row in user_roles, the rule the console's
+-- backend login uses; the console itself calls as the service role.
+create or replace function public.void_study_session(p_session_id uuid, p_reason text, p_voided_by text default null)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := auth.uid();
+  v_by text;
+  v_reason text := btrim(p_reason);
+  v_session public.study_sessions%rowtype;
+begin
+  -- The role the request runs as (set by the API for its key), not the claims: a caller who can
+  -- set request.jwt.claims still cannot become service_role.
+  if current_setting('role', true) = 'service_role' then
+    -- The console names the admin who signed in to it; a bare service call is still someone.
+    v_by := coalesce(nullif(btrim(p_voided_by), ''), 'service_role');
+  elsif v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in first';
+  elsif exists (select 1 from public.user_roles where user_id = v_uid and role in ('admin', 'super_admin')) then
+    -- An admin account is recorded as itself, whatever it passes as p_voided_by.
+    v_by := v_uid::text;
+  else
+    raise exception 'not_admin' using errcode = 'P0056', hint = 'only an admin voids a study session';
+  end if;
+  if v_reason is null or char_length(v_reason) not between 1 and 500 then
+    raise exception 'invalid_void_reason' using errcode = 'P0057',
+      hint = 'say why the session is voided, in 1 to 500 characters';
+  end if;
+  if char_length(v_by) > 320 then
+    raise exception 'invalid_void_reason' using errcode = 'P0057', hint = 'the voiding admin''s name is too long';
+  end if;
+
+  select * into v_session from public.study_sessions where id = p_session_id;
+  if not found then
+    raise exception 'session_not_found' using errcode = 'P0058', hint = 'no study session has that id';
+  end if;
+  -- The student's sessions and statistics change under the lock her own writes take
+  -- (record_study_session and the plausibility trigger), so a session recorded meanwhile is
+  -- counted by exactly one of the two.
+  perform 1 from public.users where id = v_session.user_id for no key update;
+  select * into v_session from public.study_sessions where id = p_session_id for update;
+  if v_session.voided_at is not null then
+    raise exception 'already_voided' using errcode = 'P0059',
+      hint = 'this session was already voided; the first void stands';
+  end if;
+
+  update public.study_sessions
+    set voided_at = now(), voided_by = v_by, void_reason = v_reason
+    where id = p_session_id;
+  perform private.recompute_study_stats(v_session.user_id, v_session.study_day);
+  return jsonb_build_object('session_id', p_session_id, 'user_id', v_session.user_id,
+                            'study_day', v_session.study_day, 'minutes', v_session.minutes,
+                            'voided_at', now(), 'voided_by', v_by, 'void_reason', v_reason);
+end
+$$;
+comment on function public.void_study_session(uuid, text, text) is
+  'rpc: admins only: voids a study session (kept, never deleted) and recomputes its student''s statistics.';
+
+-- The overlap rule, as in 20261125130000_security_study_session_rules.sql, skipping voided sessions:
+-- a session an admin voided must not stand in the way of the student recording what she did then.
+create or replace function private.enforce_study_session_rules() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  -- A device's clock may run a little ahead of the database's; a session may end that far ahead.
+  c_clock_skew constant interval := interval '2 minutes';
+  -- The app rounds focused time to the nearest minute and record_study_session ends a session at
+  -- start + minutes, so a session can end up to half a minute after it truly did; the next one,
+  -- started right away, may overlap it by that much.
+  c_rounding_overlap constant interval := interval '30 seconds';
+  -- One answer every 6 seconds, all the session long: correct, incorrect and skipped together.
+  c_answers_per_minute constant integer := 10;
+begin
+  if new.ended_at > now() + c_clock_skew then
+    raise exception 'session_in_future' using errcode = 'P0052',
+      hint = 'this session ends in the future: a session is recorded after it ends; check the date and time of your device';
+  end if;
+  -- Whole minutes, rounded down: a minute counts once it has fully passed.
+  if new.minutes * 60 > extract(epoch from new.ended_at - new.started_at) then
+    raise exception 'minutes_exceed_duration' using errcode = 'P0053',
+      hint = 'a session counts at most the minutes between its start and its end';
+  end if;
+  if new.correct::bigint + new.incorrect + new.skipped > new.minutes * c_answers_per_minute then
+    raise exception 'too_many_answers' using errcode = 'P0055',
+      hint = 'a session holds at most 10 answers per minute of study';
+  end if;
+  -- Two writers of one student's sessions take turns here, so neither misses the other's row.
+  -- The student's users row is the lock (every session references it); no key update does not
+  -- block the key-share locks other tables' foreign keys take on it.
+  perform 1 from public.users where id = new.user_id for no key update;
+  -- Ordered by the index with a limit, so the cached generic plan walks study_sessions_user_ended_idx
+  -- from the new start on; as a bare exists it scanned the table when one student owns most rows.
+  perform 1 from public.study_sessions s
+    where s.user_id = new.user_id and s.id <> new.id and s.voided_at is null
+      and s.ended_at > new.started_at and s.started_at < new.ended_at
+      and least(s.ended_at, new.ended_at) - greatest(s.started_at, new.started_at) > c_rounding_overlap
+    order by s.ended_at
+    limit 1;
+  if found then
+    raise exception 'session_overlaps' using errcode = 'P0054',
+      hint = 'this session overlaps another session you already recorded';
+  end if;
+  return new;
+end
+$$;
+
+revoke execute on function private.recompute_study_stats(uuid, date) from public, anon, authenticated;
+revoke execute on function private.enforce_study_session_rules() from public, anon, authenticated;
+revoke execute on function public.void_study_session(uuid, text, text) from public, anon;
+grant execute on function public.void_study_session(uuid, text, text) to authenticated, service_role;
+-- <<< 20261126200100_community_study_session_voids.sql
+
+-- >>> 20261126200200_community_overview_skips_voided.sql
+-- The buddy overview's subject breakdown for today reads study_sessions directly; a session an admin
+-- voided counts nowhere (docs/database.md#voided-sessions), so it leaves that breakdown too. The
+-- function is 20261123100300_community_overview_set_based.sql's with one more join condition.
+-- Idempotent: part of community-patch-v6.sql.
+
+create or replace function public.community_get_overview() returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := auth.uid();
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in first';
+  end if;
+  return coalesce((
+    with connection as (
+      select c.id, c.status, c.status = 'accepted' as buddy,
+             c.status = 'pending' and c.user_id = v_uid as outgoing,
+             case when c.user_id = v_uid then c.friend_id else c.user_id end as other_id
+      from public.community_friends c
+      where (c.user_id = v_uid or c.friend_id = v_uid) and c.status in ('accepted', 'pending')
+    ),
+    -- One row per connection: the other person, their switches and their study day (the
+    -- expression of private.study_day_of, at now(); a change to that function must be made here
+    -- too: supabase/tests/database/33-community-overview.test.sql checks the day boundary under
+    -- day_offset_hours through this query).
+    person as materialized (
+      select cn.*, u.username, pr.handle, pr.profile_data, pr.display_name,
+             coalesce((e.privacy ->> 'stealthMode')::boolean, false) as stealth,
+             coalesce((e.privacy ->> 'shareTasks')::boolean, false) as share_tasks,
+             coalesce((e.privacy ->> 'shareSubjectBreakdown')::boolean, false) as share_subjects,
+             coalesce((e.privacy ->> 'shareQuestionCounts')::boolean, false) as share_questions,
+             coalesce((e.privacy ->> 'shareExactTime')::boolean, false) as share_time,
+             coalesce((e.privacy ->> 'shareCurrentSubject')::boolean, false) as share_subject,
+             ((now() at time zone 'UTC')
+               + make_interval(mins => coalesce(st.timezone_offset_minutes, 0))
+               - make_interval(hours => coalesce(st.day_offset_hours, 0)))::date as today
+      from connection cn
+      join public.users u on u.id = cn.other_id
+      left join public.user_profiles pr on pr.user_id = cn.other_id
+      left join public.community_enrollments e on e.user_id = cn.other_id
+      left join public.user_settings st on st.user_id = cn.other_id
+    ),
+    -- Today's minutes and questions per buddy and subject, ranked within each buddy.
+    subject_total as (
+      select ss.user_id, coalesce(ss.subject_name, '') as name, sum(ss.minutes)::int as minutes,
+             case when b.share_questions then sum(ss.correct + ss.incorrect + ss.skipped)::int end as questions,
+             row_number() over (partition by ss.user_id
+                                order by sum(ss.minutes) desc, coalesce(ss.subject_name, '')) as rank
+      from person b
+      join public.study_sessions ss on ss.user_id = b.other_id and ss.study_day = b.today and ss.voided_at is null
+      where b.buddy and b.share_subjects
+      group by ss.user_id, 2, b.share_questions
+    ),
+    subjects as (
+      select s.user_id, jsonb_agg(item order by s.minutes desc, s.name) as items
+      from subject_total s
+      cross join lateral (select s.name, s.minutes, s.questions) item
+      where s.rank <= 8
+      group by s.user_id
+    ),
+    tasks as (
+      select t.user_id, jsonb_agg(item order by t.created_at) as items
+      from person b
+      join public.user_tasks t on t.user_id = b.other_id and t.task_day = b.today
+      cross join lateral (select t.id, t.title, t.subject_name as subject, t.done) item
+      where b.buddy and b.share_tasks
+      group by t.user_id
+    )
+    -- Each entry's keys are the column names of the row below.
+    select jsonb_agg(entry order by case when b.buddy then 0 else 1 end, lower(coalesce(b.handle, b.username)))
+    from person b
+    left join public.daily_user_stats ds on b.buddy and ds.user_id = b.other_id and ds.study_day = b.today
+    left join public.user_presence p on b.buddy and p.user_id = b.other_id
+    left join subjects subj on subj.user_id = b.other_id
+    left join tasks tk on tk.user_id = b.other_id
+    cross join lateral (select
+        b.id as "connectionId",
+        b.other_id as "userId",
+        coalesce(b.handle, b.profile_data ->> 'community_handle') as handle,
+        b.display_name as "displayName",
+        b.status,
+        b.outgoing,
+        case when b.buddy and b.share_time then coalesce(ds.minutes, 0) end as "minutesToday",
+        case when b.buddy and b.share_questions
+             then coalesce(ds.correct + ds.incorrect + ds.skipped, 0) end as "questionsToday",
+        case when b.buddy and b.share_subjects then coalesce(subj.items, '[]'::jsonb) end as subjects,
+        case when b.buddy and b.share_tasks then coalesce(tk.items, '[]'::jsonb) end as tasks,
+        case when b.buddy then jsonb_build_object(
+            'state', case when b.stealth then 'offline'
+                          else coalesce(private.effective_presence_status(p.status, p.last_seen), 'offline') end,
+            'subject', case when not b.stealth and b.share_subject and p.last_seen >= now() - interval '2 minutes'
+                            then p.subject_name end,
+            'task', case when not b.stealth and b.share_tasks and p.last_seen >= now() - interval '2 minutes'
+                         then p.task_title end) end as presence) entry
+  ), '[]'::jsonb);
+end
+$$;
+comment on function public.community_get_overview() is
+  'rpc: the caller''s buddies and pending requests, each buddy''s data filtered by their own privacy switches.';
+
+revoke execute on function public.community_get_overview() from public, anon;
+grant execute on function public.community_get_overview() to authenticated;
+-- <<< 20261126200200_community_overview_skips_voided.sql
 
 -- >>> 20261126300000_admin_user_facts.sql
 -- The admin console's Users page: per account what the auth API does not know (handle, last seen,

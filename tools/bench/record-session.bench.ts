@@ -1,6 +1,7 @@
-// Benchmark: record_study_session for a student who already has 5,000 sessions, with the plausible
-// session rules (20261125130000_security_study_session_rules.sql) on and off, side by side in one
-// run, on PostgreSQL 15 and on PGlite. Prints median and p95 in ms. Not a test: it never fails on a time.
+// Benchmark: record_study_session for a student who already has 5,000 sessions (each with a client
+// id), with the plausible session rules (20261125130000_security_study_session_rules.sql) on and
+// off, without and with a client id, and a retry of a stored client id, side by side in one run, on
+// PostgreSQL 15 and on PGlite. Prints median and p95 in ms. Not a test: it never fails on a time.
 //   node --import tsx tools/bench/record-session.bench.ts [--calls 300] [--rounds 2]
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -17,6 +18,8 @@ const options = z
 
 const STUDENT = '00000000-0000-4000-8000-000000000001';
 const SESSIONS = 5_000;
+// The client id of the newest seeded session: a retry of it is answered from the unique index.
+const STORED_CLIENT_ID = '00000000-0000-4000-8000-0000000000c1';
 
 // One 30-minute session at the start of every hour, going back from a day ago. Replica mode skips
 // the triggers (the rules too, so seeding does not measure them) and the foreign key checks.
@@ -26,8 +29,8 @@ insert into auth.users (id, email) values ('${STUDENT}', 'bench-sessions@test.lo
 insert into public.users (id, username) values ('${STUDENT}', 'bench-sessions@test.local');
 insert into public.user_settings (user_id) values ('${STUDENT}');
 insert into public.user_stats_summary (user_id, total_minutes, total_sessions) values ('${STUDENT}', ${SESSIONS * 30}, ${SESSIONS});
-insert into public.study_sessions (user_id, subject_name, minutes, correct, started_at, ended_at, study_day)
-  select '${STUDENT}', 'Subject ' || (g % 7), 30, 5,
+insert into public.study_sessions (user_id, client_id, subject_name, minutes, correct, started_at, ended_at, study_day)
+  select '${STUDENT}', case when g = 0 then '${STORED_CLIENT_ID}'::uuid else gen_random_uuid() end, 'Subject ' || (g % 7), 30, 5,
          date_trunc('hour', now()) - interval '1 day' - make_interval(hours => g),
          date_trunc('hour', now()) - interval '1 day' - make_interval(hours => g) + interval '30 minutes',
          (date_trunc('hour', now()) - interval '1 day' - make_interval(hours => g))::date
@@ -38,6 +41,13 @@ analyze;
 
 // The common case: a session that just ended, after every stored one.
 const APPENDED = `select public.record_study_session(now() - interval '10 minutes', 5, 's1', 'Maths', null, null, 8, 2, 0)`;
+// The same with a client id, a new one each call (what the app sends since idempotent writes).
+const APPENDED_WITH_CLIENT_ID = `select public.record_study_session(now() - interval '10 minutes', 5, 's1', 'Maths', null, null, 8, 2, 0, gen_random_uuid())`;
+// A retry of a session already stored (a lost answer): found by its client id, nothing written.
+const RETRY = `select public.record_study_session(now() - interval '10 minutes', 5, 's1', 'Maths', null, null, 8, 2, 0, '${STORED_CLIENT_ID}')`;
+// The console voids the newest session: the student's day and whole summary are recomputed from
+// her 4,999 other sessions.
+const VOID = `select public.void_study_session((select id from public.study_sessions where client_id = '${STORED_CLIENT_ID}'), 'bench', 'bench')`;
 // A session settled late, in a gap half-way back in the history: the overlap check reads every
 // session that ends after it starts (about 2,500 here), the rules' worst case for this student.
 const LATE = `select public.record_study_session(date_trunc('hour', now()) - interval '1 day' - interval '${SESSIONS / 2} hours' + interval '40 minutes', 10, 's1', 'Maths')`;
@@ -60,11 +70,12 @@ function summarise(latencies: number[]): Stats {
   return { median: at(0.5), p95: at(0.95) };
 }
 
-/** One call as the student, in a transaction rolled back after, so every call meets the same 5,000 rows. */
-async function timeCall(client: pg.PoolClient, sql: string): Promise<number> {
+/** One call as the student (or the console), in a transaction rolled back after, so every call meets the same 5,000 rows. */
+async function timeCall(client: pg.PoolClient, sql: string, role = 'authenticated'): Promise<number> {
   await client.query('begin');
-  await client.query(`select set_config('request.jwt.claims', $1, true), set_config('role', 'authenticated', true)`, [
-    JSON.stringify({ sub: STUDENT, role: 'authenticated' }),
+  await client.query(`select set_config('request.jwt.claims', $1, true), set_config('role', $2, true)`, [
+    JSON.stringify(role === 'authenticated' ? { sub: STUDENT, role } : { role }),
+    role,
   ]);
   const start = performance.now();
   await client.query(sql);
@@ -82,6 +93,8 @@ async function benchmark(label: string, client: pg.PoolClient): Promise<void> {
       await client.query(rules === 'off' ? RULES_OFF : RULES_ON);
       for (const [name, sql] of [
         ['appended', APPENDED],
+        ['appended+client id', APPENDED_WITH_CLIENT_ID],
+        ['retry', RETRY],
         ['late', LATE],
       ] as const) {
         const key = `${name}, rules ${rules}`;
@@ -90,15 +103,22 @@ async function benchmark(label: string, client: pg.PoolClient): Promise<void> {
       }
     }
   }
+  for (let i = 0; i < 10; i++) await timeCall(client, VOID, 'service_role');
+  const voids: number[] = [];
+  for (let i = 0; i < options.calls; i++) voids.push(await timeCall(client, VOID, 'service_role'));
   const count = await client.query<{ n: number }>(`select count(*)::int as n from public.study_sessions`);
   if (count.rows[0]?.n !== SESSIONS)
     throw new Error(`the calls left ${count.rows[0]?.n} sessions, expected ${SESSIONS}`);
   for (const [key, latencies] of Object.entries(samples)) {
     const stats = summarise(latencies);
     console.log(
-      `${label} record_study_session, ${SESSIONS} sessions, ${key.padEnd(18)} median ${stats.median.toFixed(2).padStart(6)} ms   p95 ${stats.p95.toFixed(2).padStart(6)} ms   (n=${latencies.length})`,
+      `${label} record_study_session, ${SESSIONS} sessions, ${key.padEnd(28)} median ${stats.median.toFixed(2).padStart(6)} ms   p95 ${stats.p95.toFixed(2).padStart(6)} ms   (n=${latencies.length})`,
     );
   }
+  const voidStats = summarise(voids);
+  console.log(
+    `${label} void_study_session,   ${SESSIONS} sessions, ${'recompute, rules on'.padEnd(28)} median ${voidStats.median.toFixed(2).padStart(6)} ms   p95 ${voidStats.p95.toFixed(2).padStart(6)} ms   (n=${voids.length})`,
+  );
 }
 
 async function onPostgres15(): Promise<void> {

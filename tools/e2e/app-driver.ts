@@ -78,6 +78,11 @@ export interface CspProxy {
    * ones for `refuseForMs`, so a test can talk while the socket is away.
    */
   dropWebSockets(refuseForMs?: number): number;
+  /**
+   * Makes the server unreachable through the proxy, as a stopped server would be (every open
+   * connection cut, every new one closed unanswered), or reachable again.
+   */
+  setServerDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -98,7 +103,9 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
     host: target.host,
     ...(request.headers.origin === ownOrigin ? { origin: target.origin } : {}),
   });
+  let serverDown = false;
   const server = http.createServer((request, response) => {
+    if (serverDown) return void request.socket.destroy();
     const forward = http.request(
       {
         host: target.hostname,
@@ -125,7 +132,7 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
   const tunnels = new Set<Socket>();
   let refuseUntil = 0;
   server.on('upgrade', (request: http.IncomingMessage, client: Socket, head: Buffer) => {
-    if (Date.now() < refuseUntil) return client.destroy();
+    if (serverDown || Date.now() < refuseUntil) return client.destroy();
     const upstream = connect(Number(target.port), target.hostname, () => {
       const lines = [`${request.method} ${request.url} HTTP/1.1`];
       for (let index = 0; index < request.rawHeaders.length; index += 2) {
@@ -163,6 +170,13 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
       for (const socket of tunnels) socket.destroy();
       tunnels.clear();
       return count;
+    },
+    setServerDown(down) {
+      serverDown = down;
+      if (!down) return;
+      for (const socket of tunnels) socket.destroy();
+      tunnels.clear();
+      server.closeAllConnections();
     },
     close: () =>
       new Promise<void>((resolve) => {

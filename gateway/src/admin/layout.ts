@@ -21,6 +21,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/reports', label: 'Reports', key: 'e' },
   { href: '/__admin/audit', label: 'Audit log', key: 'a' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
+  { href: '/__admin/sessions', label: 'Sessions', key: 'e' },
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
 

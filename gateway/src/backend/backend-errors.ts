@@ -50,6 +50,11 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   minutes_exceed_duration: { status: 400 },
   too_many_answers: { status: 400 },
   session_overlaps: { status: 409 },
+  // Voiding a study session (admins and the service role only).
+  not_admin: { status: 403 },
+  invalid_void_reason: { status: 400 },
+  session_not_found: { status: 404 },
+  already_voided: { status: 409 },
   invalid_handle: { status: 400 },
   invalid_privacy: { status: 400 },
   invalid_role: { status: 400 },

@@ -8,7 +8,9 @@ export interface SmallRoutesOptions {
 }
 
 const smallRoutes: FastifyPluginAsync<SmallRoutesOptions> = async (app, options) => {
-  app.get('/__app/ping', async () => ({ ok: true, at: new Date().toISOString() }));
+  // The web app asks every few seconds whether the server is there: a request log line each time
+  // would bury the rest of server.log, so only its warnings and errors are logged.
+  app.get('/__app/ping', { logLevel: 'warn' }, async () => ({ ok: true, at: new Date().toISOString() }));
 
   app.get('/api/version', async (_request, reply) => {
     reply.header('cache-control', 'no-store');

@@ -105,7 +105,9 @@ select is(
     'delete_chat_message(uuid)',                             -- message id: message_not_found unless the caller reads its group
     'get_group_analytics_from_snapshots(uuid,integer)',      -- group id: members only
     'get_group_leaderboard(uuid,integer,integer)',           -- group id: members only
-    'resolve_report(uuid,text,text,uuid)'                    -- report id: admins only
+    'record_study_session(timestamp with time zone,integer,text,text,text,text,integer,integer,integer,uuid)', -- client id: looked up among the caller's own sessions only
+    'resolve_report(uuid,text,text,uuid)',                   -- report id: admins only
+    'void_study_session(uuid,text,text)'                     -- session id: admins and the service role only
   ],
   'every function the API roles execute that takes an id is on the reviewed list');
 

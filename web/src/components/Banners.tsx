@@ -1,23 +1,23 @@
 // The calm strip above every screen: offline, a waiting new version, changes that cannot sync.
-import { useComputed } from '@preact/signals';
 import { applyWaitingUpdate } from '../lib/service-worker.ts';
 import { plural } from '../lib/format.ts';
-import { online, serverReachable, syncState, updateWaiting } from '../state/signals.ts';
+import { online, syncLine, syncState, updateWaiting } from '../state/signals.ts';
 import { flushNow } from '../state/sync.ts';
 import { OfflineIcon, SyncIcon } from './icons.tsx';
 
 export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
-  const offline = useComputed(() => !online.value || !serverReachable.value);
+  const line = syncLine.value;
   const sync = syncState.value;
   return (
     <div class="banners">
-      {offline.value && (
-        <div class="banner banner-offline" role="status">
+      {/* Not a live region of its own: the sync line (role="status") already reads the same words out. */}
+      {line.offline && (
+        <div class="banner banner-offline" data-testid="offline-banner">
           <OfflineIcon />
           <p>
-            <strong>{online.value ? 'The server is not answering.' : 'You are offline.'}</strong> The timer and your
-            data keep working on this device
-            {sync.pending > 0 ? `; ${plural(sync.pending, 'change')} will sync when it is back` : ''}.
+            <strong>{line.text}.</strong>{' '}
+            {online.value ? 'The server is not answering.' : 'This device has no network.'} The timer and your data
+            keep working on this device{sync.pending > 0 ? ', and the changes are sent when it is back' : ''}.
           </p>
           {online.value && (
             <button type="button" class="button button-quiet" onClick={() => void flushNow()}>

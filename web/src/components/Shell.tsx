@@ -4,9 +4,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { places, type Place } from '../routes.ts';
-import { plural } from '../lib/format.ts';
 import { signOut } from '../state/sign-out.ts';
-import { account, profile, syncState } from '../state/signals.ts';
+import { account, profile, syncLine } from '../state/signals.ts';
 import { Banners } from './Banners.tsx';
 import { usePopoverDismiss } from './usePopoverDismiss.ts';
 import { MoreIcon } from './icons.tsx';
@@ -16,22 +15,16 @@ function isCurrent(place: Place, path: string): boolean {
   return under(place.path) || (place.marks ?? []).some(under) || (path === '/' && place.path === '/focus');
 }
 
-function SyncStatus() {
-  const { pending, failed, blockedBy, syncing } = syncState.value;
-  let text = 'Everything is synced';
-  let tone = 'ok';
-  if (failed > 0) {
-    text = `${plural(failed, 'change')} could not sync`;
-    tone = 'danger';
-  } else if (pending > 0) {
-    text = syncing ? 'Syncing…' : `${plural(pending, 'change')} will sync`;
-    tone = blockedBy ? 'waiting' : 'busy';
-  }
+/** The sync line: a live region, so a change of state is read out without moving the focus. */
+function SyncStatus({ place }: { place: 'rail' | 'phone' }) {
+  const { tone, text } = syncLine.value;
   return (
-    <a class={`sync-status sync-${tone}`} href="/backups" aria-live="polite">
-      <span class="sync-dot" aria-hidden="true" />
-      {text}
-    </a>
+    <p class={`sync-line sync-line-${place}`} role="status">
+      <a class={`sync-status sync-${tone}`} href="/backups" data-testid={`sync-status-${place}`}>
+        <span class="sync-dot" aria-hidden="true" />
+        {text}
+      </a>
+    </p>
   );
 }
 
@@ -98,7 +91,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
           ))}
         </ul>
         <div class="rail-foot">
-          <SyncStatus />
+          <SyncStatus place="rail" />
           {who && (
             <p class="rail-who" title={who}>
               {who}
@@ -107,6 +100,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </div>
       </nav>
       <div class="main-column">
+        <SyncStatus place="phone" />
         <Banners onSignInAgain={() => void signOut()} />
         <main id="main" class="main" tabIndex={-1}>
           {children}

@@ -25,6 +25,8 @@ export interface RequestOptions {
   token?: string | null;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** The request outlives the page (a write started just before the tab closes still arrives). */
+  keepalive?: boolean;
   /** Absolute origin for tests outside a page; the app uses relative URLs. */
   base?: string;
 }
@@ -51,6 +53,7 @@ export async function requestJson<T = unknown>(url: string, options: RequestOpti
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
+      keepalive: options.keepalive,
       cache: 'no-store',
     });
   } catch (error) {

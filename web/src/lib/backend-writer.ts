@@ -1,12 +1,17 @@
 // The outbox's writes to the backend's Data API (through /__backend, with the student's token, so
 // row-level security decides). Each write is safe to repeat:
-// - a session is first looked up by its start instant (a student cannot start two sessions in the
-//   same millisecond), and recorded with record_study_session only when it is not there yet; a
-//   session the database refuses as implausible fails for good with a sentence for the student
-//   (session-refusals.ts), so the outbox sets it aside instead of retrying it;
+// - a session is recorded with record_study_session under its client id (its local uuid): the
+//   database records it once per student and client id and answers a repeat with the row it
+//   already has, so a retry after a lost answer changes nothing. A session from an older backup
+//   whose id is not a uuid is first looked up by its start instant instead (a student cannot start
+//   two sessions in the same millisecond). The call outlives the page (keepalive), so a session
+//   finished just before the tab closes still arrives. A session the database refuses as
+//   implausible fails for good with a sentence for the student (session-refusals.ts), so the
+//   outbox sets it aside instead of retrying it;
 // - a task is upserted by its id (generated on the device), a deleted task deleted by id;
 // - the day settings are a PATCH of the student's own user_settings row.
 import { ApiError, requestJson } from './api.ts';
+import { sessionClientId } from './model.ts';
 import type { OutboxOp, OutboxSender } from './outbox.ts';
 import { sessionRefusal } from './session-refusals.ts';
 
@@ -23,6 +28,7 @@ interface CallInit {
   method?: string;
   body?: unknown;
   prefer?: string;
+  keepalive?: boolean;
   /** Recognises the answers that refuse this write for good, whatever their status. */
   refusals?: (error: unknown) => ApiError | null;
 }
@@ -50,6 +56,7 @@ export class BackendWriter implements OutboxSender {
         body: init.body,
         token,
         headers,
+        keepalive: init.keepalive,
       });
     } catch (error) {
       throw init.refusals?.(error) ?? error;
@@ -61,14 +68,19 @@ export class BackendWriter implements OutboxSender {
       case 'session': {
         const { session } = op;
         const startedAt = new Date(session.startedAt).toISOString();
-        const found = await this.call<unknown[]>(
-          `/rest/v1/study_sessions?select=id&started_at=eq.${encodeURIComponent(startedAt)}&limit=1`,
-          refresh,
-        );
-        if (found.length > 0) return;
+        const clientId = sessionClientId(session);
+        if (clientId === null) {
+          const found = await this.call<unknown[]>(
+            `/rest/v1/study_sessions?select=id&started_at=eq.${encodeURIComponent(startedAt)}&limit=1`,
+            refresh,
+          );
+          if (found.length > 0) return;
+        }
         await this.call('/rest/v1/rpc/record_study_session', refresh, {
           refusals: sessionRefusal,
+          keepalive: true,
           body: {
+            ...(clientId === null ? {} : { p_client_id: clientId }),
             p_started_at: startedAt,
             p_minutes: session.minutes,
             p_subject_id: session.subjectId,

@@ -38,6 +38,8 @@ const session = z.object({
   skipped: count,
   studyDay: day,
   synced: z.boolean().default(false),
+  voidedAt: ms.nullable().optional(),
+  voidReason: z.string().max(500).nullable().optional(),
 });
 const settings = z.object({
   focusMinutes: z.number().int().min(1).max(180),

@@ -35,6 +35,9 @@ export interface StudySession {
   studyDay: string;
   /** Recorded by the backend (record_study_session). */
   synced: boolean;
+  /** Set aside by the backend (study_sessions.voided_at, ms epoch): shown, never counted. */
+  voidedAt?: number | null;
+  voidReason?: string | null;
 }
 
 export interface AppSettings {
@@ -63,4 +66,15 @@ export interface Profile {
 
 export function newId(): string {
   return crypto.randomUUID();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The id the backend knows a session by (study_sessions.client_id): its local id, made on the
+ * device by newId(). A session from an older backup whose id is not a uuid has none; it is
+ * matched by its start instant instead.
+ */
+export function sessionClientId(session: Pick<StudySession, 'id'>): string | null {
+  return UUID.test(session.id) ? session.id.toLowerCase() : null;
 }

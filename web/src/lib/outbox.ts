@@ -2,7 +2,7 @@
 // An entry's key is its idempotency key: enqueueing the same key again replaces the waiting entry
 // (three edits of one task send one write), and an entry leaves the outbox only after the backend
 // confirmed it. A send whose answer was lost is repeated safely: each write is idempotent on the
-// backend (task upserts by id; a session is looked up by its start instant before it is recorded).
+// backend (task upserts by id; a session is recorded once per client id, backend-writer.ts).
 import { ApiError } from './api.ts';
 import type { StudySession, Task } from './model.ts';
 
@@ -100,6 +100,11 @@ export class Outbox {
     };
     await this.store.put(entry);
     return entry;
+  }
+
+  /** Whether an entry with this key still waits (or was set aside). */
+  async holds(key: string): Promise<boolean> {
+    return (await this.store.get(key)) !== undefined;
   }
 
   async entries(): Promise<OutboxEntry[]> {

@@ -32,7 +32,9 @@ function totals(sessions: StudySession[]): Totals {
   return { minutes, sessions: sessions.length, correct, points: minutes + correct };
 }
 
-export function computeStats(sessions: StudySession[], today: string, days = 30): Stats {
+export function computeStats(all: StudySession[], today: string, days = 30): Stats {
+  // A session the backend voided is listed with its reason, never counted.
+  const sessions = all.filter((session) => !session.voidedAt);
   const week = weekStart(today);
   const month = monthStart(today);
   const byDay = new Map<string, number>();

@@ -111,8 +111,10 @@ export async function deleteTask(id: string): Promise<void> {
   await enqueue({ kind: 'task-delete', taskId: id });
 }
 
-// Sessions: settled by Finish, recorded through the outbox with record_study_session; the outbox
-// marks each one synced once the backend has it (sync.ts).
+// Sessions: settled by Finish, recorded through the outbox with record_study_session at once (the
+// outbox entry is written first and the send starts before the session is stored, so a tab closed
+// right after Finish still sends it); the outbox marks each one synced once the backend has it
+// (sync.ts).
 
 export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
   const session: StudySession = {
@@ -121,11 +123,13 @@ export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay'
     studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours),
     synced: false,
   };
-  await requireDb().put('sessions', session);
-  sessions.value = [...sessions.value, session];
-  changed();
-  snapshotSoon();
-  await enqueue({ kind: 'session', session });
+  const database = requireDb();
+  await enqueue({ kind: 'session', session }, async () => {
+    await database.put('sessions', session);
+    sessions.value = [...sessions.value, session];
+    changed();
+    snapshotSoon();
+  });
   return session;
 }
 
@@ -153,6 +157,23 @@ export async function saveSettings(next: AppSettings): Promise<void> {
       dayOffsetHours: next.dayOffsetHours,
       timezoneOffsetMinutes: -new Date().getTimezoneOffset(),
     });
+}
+
+/** Writes records merged from the backend (history-merge.ts) next to the local ones. */
+export async function mergeRecords(records: {
+  subjects: Subject[];
+  tasks: Task[];
+  sessions: StudySession[];
+}): Promise<void> {
+  if (records.subjects.length + records.tasks.length + records.sessions.length === 0) return;
+  const database = requireDb();
+  const tx = database.transaction(['subjects', 'tasks', 'sessions'], 'readwrite');
+  for (const subject of records.subjects) await tx.objectStore('subjects').put(subject);
+  for (const task of records.tasks) await tx.objectStore('tasks').put(task);
+  for (const session of records.sessions) await tx.objectStore('sessions').put(session);
+  await tx.done;
+  await loadAll(database);
+  changed();
 }
 
 /** Replaces every local record with a backup's (after the student confirmed). */

@@ -1,6 +1,7 @@
 // What happens once a student is known (a stored session at start, or a fresh sign-in): their
 // local data opens, the relay and the outbox start, and, when the server answers, the account's
-// bootstrap bundle is applied and a new device is offered its best backup.
+// bootstrap bundle is applied, the history on the backend is merged in (state/history.ts) and a new
+// device is offered its best backup.
 import { effect } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
 import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
@@ -24,6 +25,7 @@ import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
 import { startPresence } from './presence.ts';
+import { pullHistory } from './history.ts';
 
 let openedFor: string | null = null;
 let releaseRelayLock: (() => void) | undefined;
@@ -102,8 +104,12 @@ async function hydrate(): Promise<void> {
   }
 }
 
-async function offerRestoreIfNew(): Promise<void> {
-  if (!db.value || hasLocalData() || (await readKv(db.value, 'restoreDeclined'))) return;
+/**
+ * A device that held nothing before this start is offered the best backup (subjects, settings and
+ * whatever the backend does not hold), even when the history pull has just filled it.
+ */
+async function offerRestoreIfNew(hadLocalData: boolean): Promise<void> {
+  if (!db.value || hadLocalData || (await readKv(db.value, 'restoreDeclined'))) return;
   await restoreOffer.check();
 }
 
@@ -131,11 +137,16 @@ export async function openAccount(userId: string): Promise<void> {
   await startAutoBackup();
   const pending = await refreshSyncCounts();
   if (pending.length > 0) void flushNow();
-  // The rest needs the server and supabase-js: after the first paint, never in its way.
+  const hadLocalData = hasLocalData();
+  // The rest needs the server and supabase-js: after the first paint, never in its way. The
+  // history is pulled after the day settings arrived (they decide each session's study day).
   setTimeout(() => {
     void watchSession().catch(() => undefined);
     void hydrate()
-      .then(offerRestoreIfNew)
+      .catch(() => undefined)
+      .then(() => pullHistory())
+      .catch(() => undefined)
+      .then(() => offerRestoreIfNew(hadLocalData))
       .catch(() => undefined);
   }, 300);
 }
@@ -150,7 +161,7 @@ export function closeAccount(): void {
   db.value?.close();
   db.value = null;
   dataStatus.value = 'loading';
-  syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false };
+  syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false, known: false };
   restoreOffer.reset();
 }
 

@@ -1,5 +1,5 @@
 // The app's state, in one place: signals the screens read and the actions in state/*.ts write.
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import type { Db } from '../lib/db.ts';
 import {
   defaultSettings,
@@ -10,6 +10,7 @@ import {
   type Task,
 } from '../lib/model.ts';
 import { readStoredAccount, type StoredAccount } from '../lib/session-storage.ts';
+import { describeSync } from '../lib/sync-status.ts';
 import { idleTimer, type TimerState } from '../lib/timer.ts';
 
 export const account = signal<StoredAccount | null>(readStoredAccount());
@@ -34,12 +35,19 @@ export interface SyncState {
   /** `offline`, `signed_out`, or a server trouble's code while changes wait; null when all is sent. */
   blockedBy: string | null;
   syncing: boolean;
+  /** The outbox was read since the data opened: until then nothing can be said about it. */
+  known: boolean;
 }
-export const syncState = signal<SyncState>({ pending: 0, failed: 0, blockedBy: null, syncing: false });
+export const syncState = signal<SyncState>({ pending: 0, failed: 0, blockedBy: null, syncing: false, known: false });
 
 /** The browser's network and whether this server answered the last request. */
 export const online = signal(typeof navigator === 'undefined' ? true : navigator.onLine);
 export const serverReachable = signal(true);
+
+/** The one sentence about syncing that the sidebar line and the banners both show. */
+export const syncLine = computed(() =>
+  describeSync({ ...syncState.value, online: online.value, serverReachable: serverReachable.value }),
+);
 
 /** A new service worker waits: the app offers "New version, reload". */
 export const updateWaiting = signal<ServiceWorker | null>(null);

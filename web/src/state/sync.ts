@@ -1,12 +1,14 @@
 // Runs the outbox: flushes when something is queued, when the browser comes back online, when the
-// tab becomes visible, and on a backoff timer while changes wait. Flushes of several tabs are
-// serialised with a Web Lock, so two tabs never send the same entry at once.
+// tab becomes visible, when the server answers again after it did not (the health watch), and on a
+// backoff timer while changes wait. Flushes of several tabs are serialised with a Web Lock, so two
+// tabs never send the same entry at once.
 import { BackendWriter } from '../lib/backend-writer.ts';
 import { clientConfig } from '../lib/client-config.ts';
 import { IdbOutboxStore } from '../lib/db.ts';
-import { Outbox, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
+import { HealthWatch, pingServer } from '../lib/health-watch.ts';
+import { Outbox, outboxKey, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
 import { accessToken } from './auth.ts';
-import { account, db, serverReachable, sessions, syncState } from './signals.ts';
+import { account, db, online, serverReachable, sessions, syncState } from './signals.ts';
 
 let outbox: Outbox | undefined;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -65,16 +67,29 @@ export async function refreshSyncCounts(): Promise<OutboxEntry[]> {
   if (!box) return [];
   const entries = await box.entries();
   const failed = entries.filter((entry) => entry.failed).length;
-  syncState.value = { ...syncState.value, pending: entries.length - failed, failed };
+  syncState.value = { ...syncState.value, pending: entries.length - failed, failed, known: true };
   return entries;
 }
 
-export async function enqueue(op: OutboxOp): Promise<void> {
+/**
+ * Queues a change and starts sending it at once. `persist` (the local record the change belongs
+ * to) is written after the outbox entry, while the send is already under way: a page closed right
+ * after it leaves the change queued (it drains on the next load) or already sent, never a local
+ * record the outbox does not know.
+ */
+export async function enqueue(op: OutboxOp, persist?: () => Promise<void>): Promise<void> {
   const box = currentOutbox();
-  if (!box) return;
-  await box.enqueue(op);
-  await refreshSyncCounts();
-  void flushNow();
+  if (box) {
+    await box.enqueue(op);
+    await refreshSyncCounts();
+  }
+  const sending = box ? flushNow() : undefined;
+  await persist?.();
+  // The send may have finished before the session was written: mark it then.
+  if (box && op.kind === 'session')
+    void sending?.then(async () => {
+      if (!(await box.holds(outboxKey(op)))) await markSessionSynced(op.session.id);
+    });
 }
 
 export async function flushNow(): Promise<void> {
@@ -84,9 +99,15 @@ export async function flushNow(): Promise<void> {
   syncState.value = { ...syncState.value, syncing: true };
   try {
     const result = await box.flush();
-    if (result.stoppedBy === 'offline') serverReachable.value = false;
-    else serverReachable.value = true;
-    syncState.value = { pending: result.pending, failed: result.failed, blockedBy: result.stoppedBy, syncing: false };
+    serverReachable.value = result.stoppedBy !== 'offline';
+    health.learned(serverReachable.value);
+    syncState.value = {
+      pending: result.pending,
+      failed: result.failed,
+      blockedBy: result.stoppedBy,
+      syncing: false,
+      known: true,
+    };
     if (result.stoppedBy && result.stoppedBy !== 'signed_out') {
       retryTimer = setTimeout(() => void flushNow(), backoffMs);
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
@@ -109,17 +130,39 @@ export async function discardEntry(key: string): Promise<void> {
   await refreshSyncCounts();
 }
 
+const health = new HealthWatch({
+  ping: () => pingServer(),
+  urgent: () => syncState.value.pending > 0 || syncState.value.syncing,
+  hidden: () => typeof document !== 'undefined' && document.visibilityState === 'hidden',
+  report: (reachable, back) => {
+    serverReachable.value = reachable;
+    if (back && syncState.value.pending > 0) {
+      backoffMs = 2000;
+      void flushNow();
+    }
+  },
+});
+
 let triggersInstalled = false;
 
 export function startSyncTriggers(): void {
   if (triggersInstalled) return void flushNow();
   triggersInstalled = true;
   window.addEventListener('online', () => {
+    online.value = true;
     backoffMs = 2000;
+    void health.check();
     void flushNow();
   });
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible' && syncState.value.pending > 0) void flushNow();
+  window.addEventListener('offline', () => {
+    online.value = false;
+    void health.check();
   });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState !== 'visible') return;
+    void health.check();
+    if (syncState.value.pending > 0) void flushNow();
+  });
+  health.start();
   void flushNow();
 }

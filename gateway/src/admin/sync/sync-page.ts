@@ -27,6 +27,7 @@ function repairForms(user: UserBackups): SafeHtml {
 function userSection(user: UserBackups): SafeHtml {
   return html`<section aria-labelledby="user-${user.user_id}">
 <h2 id="user-${user.user_id}">${user.email ?? 'unknown account'} <span class="muted mono">${user.user_id}</span></h2>
+<p><a href="/__admin/sessions?account=${user.user_id}">Her study sessions</a></p>
 <p${user.repair_needed ? html` class="banner banner-bad"` : ''}>${user.explanation}</p>
 <div class="scroll"><table>
 <thead><tr><th scope="col">Kind</th><th scope="col">Backup</th><th scope="col">Source</th><th scope="col" class="num">Richness</th><th scope="col" class="num">Size</th><th scope="col">Date</th><th scope="col">Role</th></tr></thead>

@@ -4,6 +4,13 @@ import { parseBackup } from '../../lib/backup-import.ts';
 import type { BackupPayload } from '../../lib/backup-payload.ts';
 import { requireToken } from '../../state/auth.ts';
 import { replaceAllData } from '../../state/data.ts';
+import { pullHistory } from '../../state/history.ts';
+
+/** A backup may be older than the backend's history: what it lacks comes back from the backend. */
+async function replaceThenPull(payload: BackupPayload): Promise<void> {
+  await replaceAllData(payload);
+  await pullHistory().catch(() => undefined);
+}
 
 export async function restoreBestBackup(): Promise<BackupPayload> {
   const token = await requireToken();
@@ -14,7 +21,7 @@ export async function restoreBestBackup(): Promise<BackupPayload> {
   const parsed = parseBackup(answer.payload);
   if (!parsed.ok)
     throw new ApiError(422, 'backup_unreadable', `The stored backup cannot be read: ${parsed.problems.join('; ')}.`);
-  await replaceAllData(parsed.payload);
+  await replaceThenPull(parsed.payload);
   return parsed.payload;
 }
 
@@ -22,5 +29,5 @@ export async function restoreBestBackup(): Promise<BackupPayload> {
 export async function importBackup(payload: BackupPayload): Promise<void> {
   const token = await requireToken();
   await requestJson('/__auth/import', { token, body: { payload, app_version: null } });
-  await replaceAllData(payload);
+  await replaceThenPull(payload);
 }

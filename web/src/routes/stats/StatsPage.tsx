@@ -1,5 +1,6 @@
 // /stats: today, this week, this month, the streak, minutes per subject and a chart per day, from
-// the sessions on this device (the ones still waiting to sync included).
+// the sessions on this device (the ones still waiting to sync included; a session the backend
+// voided is listed with its reason but not counted).
 import { useMemo } from 'preact/hooks';
 import { dayLabel, minutesText, plural } from '../../lib/format.ts';
 import { computeStats, type Totals } from '../../lib/stats.ts';
@@ -105,9 +106,20 @@ export default function StatsPage() {
                         {dayLabel(session.studyDay, today)} · {minutesText(session.minutes)} · {session.correct}{' '}
                         correct, {session.incorrect} incorrect, {session.skipped} skipped
                       </p>
+                      {session.voidedAt && (
+                        <p class="list-meta" data-testid="void-reason">
+                          Not counted: {session.voidReason || 'voided on the server'}
+                        </p>
+                      )}
                     </div>
-                    {!session.synced && (
-                      <span class="badge badge-warning">{syncState.value.failed > 0 ? 'not synced' : 'will sync'}</span>
+                    {session.voidedAt ? (
+                      <span class="badge badge-warning">voided</span>
+                    ) : (
+                      !session.synced && (
+                        <span class="badge badge-warning">
+                          {syncState.value.failed > 0 ? 'not synced' : 'will sync'}
+                        </span>
+                      )
                     )}
                   </li>
                 ))}

@@ -1,0 +1,68 @@
+// The sessions page: find a student by e-mail, handle or id; her study sessions newest first (start,
+// minutes, subject, answer counts, voided or not); a void form with a required reason on each
+// session still counted.
+import { html, type SafeHtml } from '../html.ts';
+import { formatTime, plural } from '../layout.ts';
+import { SESSION_PAGE_LIMIT, type Student, type StudySession } from './study-sessions.ts';
+
+export interface SessionsView {
+  /** What the admin typed, kept in the search box. */
+  account: string;
+  student?: Student | undefined;
+  sessions?: StudySession[] | undefined;
+  notice?: string | undefined;
+}
+
+function searchForm(account: string): SafeHtml {
+  return html`<form class="stack" method="get" action="/__admin/sessions" role="search">
+  <label>Student <span class="hint">an e-mail address, a handle or an account id</span>
+    <input type="text" name="account" value="${account}" required autocomplete="off"></label>
+  <div class="actions"><button class="primary" type="submit">Show her sessions</button></div>
+</form>`;
+}
+
+function voidForm(session: StudySession, account: string): SafeHtml {
+  return html`<form method="post" action="/__admin/sessions/void" class="stack">
+  <input type="hidden" name="session_id" value="${session.id}"><input type="hidden" name="account" value="${account}">
+  <label>Reason <span class="hint">1 to 500 characters; the student sees it</span>
+    <input type="text" name="reason" maxlength="500" required></label>
+  <button class="danger" type="submit">Void this session</button></form>`;
+}
+
+function sessionRow(session: StudySession, account: string): SafeHtml {
+  const subject = [session.subject_name, session.task_title].filter(Boolean).join(' · ');
+  const voided = session.voided_at !== null;
+  return html`<tr${voided ? html` class="row-bad"` : ''}><td>${formatTime(session.started_at)}<br><span class="muted">study day ${session.study_day}</span></td>
+<td class="num">${session.minutes}</td><td>${subject || html`<span class="muted">none</span>`}</td>
+<td class="num">${session.correct} / ${session.incorrect} / ${session.skipped}</td>
+<td>${
+    voided
+      ? html`<span class="status-bad">Voided</span> ${formatTime(session.voided_at)} by ${session.voided_by ?? 'unknown'}: ${session.void_reason ?? ''}`
+      : html`<span class="status-ok">Counted</span>`
+  }</td>
+<td>${voided ? html`<span class="muted">Counts nowhere</span>` : voidForm(session, account)}</td></tr>`;
+}
+
+function studentSection(student: Student, sessions: StudySession[], account: string): SafeHtml {
+  const counted = sessions.filter((session) => session.voided_at === null);
+  const minutes = counted.reduce((sum, session) => sum + session.minutes, 0);
+  const name = [student.email, student.handle ? `@${student.handle}` : null].filter(Boolean).join(' · ');
+  return html`<h2>${name || 'unknown account'} <span class="muted mono">${student.userId}</span></h2>
+<p class="muted">${plural(sessions.length, 'session')} listed, ${plural(counted.length, 'counted session')} (${plural(minutes, 'minute')})${sessions.length >= SESSION_PAGE_LIMIT ? html` · only the newest ${SESSION_PAGE_LIMIT} are listed` : ''}.
+A void keeps the session and removes it from her daily statistics, totals, streaks and every leaderboard at once; it cannot be undone here.</p>
+${
+  sessions.length === 0
+    ? html`<p class="muted">She has recorded no study session.</p>`
+    : html`<div class="scroll"><table>
+<thead><tr><th scope="col">Start</th><th scope="col" class="num">Minutes</th><th scope="col">Subject</th><th scope="col" class="num">Correct / incorrect / skipped</th><th scope="col">State</th><th scope="col">Void</th></tr></thead>
+<tbody>${sessions.map((session) => sessionRow(session, account))}</tbody></table></div>`
+}`;
+}
+
+export function sessionsBody(view: SessionsView): SafeHtml {
+  return html`<h1>Study sessions</h1>
+<p>A student's recorded study sessions, newest first. Void one that should not count (a timer left running, a test, a session that did not happen); the reason is required and shown to her.</p>
+${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p>` : ''}
+${searchForm(view.account)}
+${view.student && view.sessions ? studentSection(view.student, view.sessions, view.account) : ''}`;
+}
