@@ -3,7 +3,7 @@
 -- her daily stats, totals, streaks and every leaderboard drop it at once; a second void is refused;
 -- a voided session no longer blocks an honest re-record of the same time.
 begin;
-select plan(37);
+select plan(39);
 
 select tests.create_user('vic');  -- the student whose session is voided; shares her numbers
 select tests.create_user('wes');  -- another student, in a group with her
@@ -175,6 +175,24 @@ select public.void_study_session((select id from public.study_sessions where sub
 select tests.authenticate_as('wes');
 select is((select jsonb_array_length(e -> 'subjects') from jsonb_array_elements(public.community_get_overview()) e
   where e ->> 'userId' = tests.get_user_id('vic')::text), 0, 'and not once it is voided');
+
+-- Sending a voided session again does not undo the void ------------------------------------------
+
+select tests.authenticate_as('vic');
+create temporary table retried on commit drop as
+  select public.record_study_session(now() - interval '3 hours', 30, null, null, null, null, 0, 0, 0,
+    'd0000000-0000-4000-8000-000000000001') as id;
+grant select on retried to public;
+select tests.authenticate_as_service_role();
+select public.void_study_session((select id from retried), 'sent twice by mistake');
+select tests.authenticate_as('vic');
+create temporary table before_retry on commit drop as
+  select total_minutes, total_sessions from public.user_stats_summary where user_id = auth.uid();
+select is(public.record_study_session(now() - interval '3 hours', 30, null, null, null, null, 0, 0, 0,
+    'd0000000-0000-4000-8000-000000000001'), (select id from retried),
+  'a retry with a voided session''s client id returns its id');
+select is((select row(total_minutes, total_sessions)::text from public.user_stats_summary where user_id = auth.uid()),
+  (select row(total_minutes, total_sessions)::text from before_retry), 'and the session stays voided, counted nowhere');
 
 -- Admin rights are the admin's own ---------------------------------------------------------------
 
