@@ -13,8 +13,8 @@ alter table public.study_sessions add column if not exists void_reason text;
 alter table public.study_sessions drop constraint if exists study_sessions_void_check;
 alter table public.study_sessions add constraint study_sessions_void_check check (
   (voided_at is null and voided_by is null and void_reason is null)
-  or (voided_at is not null and char_length(voided_by) between 1 and 320
-      and char_length(void_reason) between 1 and 500));
+  or (voided_at is not null and voided_by is not null and void_reason is not null
+      and char_length(voided_by) between 1 and 320 and char_length(void_reason) between 1 and 500));
 
 -- Recomputes a student's daily row for one study day and her summary from her sessions that are not
 -- voided, the definition the running totals of record_study_session keep incrementally. A day left
@@ -71,6 +71,25 @@ begin
 end
 $$;
 
+-- Any change of voided_at, by any writer (void_study_session, or the service role's own SQL), is
+-- followed at once by the recompute, so the statistics never disagree with the sessions.
+create or replace function private.recompute_study_stats_after_void() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform private.recompute_study_stats(new.user_id, new.study_day);
+  return null;
+end
+$$;
+
+drop trigger if exists trg_recompute_study_stats_after_void on public.study_sessions;
+create trigger trg_recompute_study_stats_after_void
+  after update of voided_at on public.study_sessions
+  for each row when (old.voided_at is distinct from new.voided_at)
+  execute function private.recompute_study_stats_after_void();
+
 -- Admins: an account with an admin (or super admin) row in user_roles, the rule the console's
 -- backend login uses; the console itself calls as the service role.
 create or replace function public.void_study_session(p_session_id uuid, p_reason text, p_voided_by text default null)
@@ -120,10 +139,10 @@ begin
       hint = 'this session was already voided; the first void stands';
   end if;
 
+  -- trg_recompute_study_stats_after_void recomputes her statistics in this transaction.
   update public.study_sessions
     set voided_at = now(), voided_by = v_by, void_reason = v_reason
     where id = p_session_id;
-  perform private.recompute_study_stats(v_session.user_id, v_session.study_day);
   return jsonb_build_object('session_id', p_session_id, 'user_id', v_session.user_id,
                             'study_day', v_session.study_day, 'minutes', v_session.minutes,
                             'voided_at', now(), 'voided_by', v_by, 'void_reason', v_reason);
@@ -183,6 +202,7 @@ end
 $$;
 
 revoke execute on function private.recompute_study_stats(uuid, date) from public, anon, authenticated;
+revoke execute on function private.recompute_study_stats_after_void() from public, anon, authenticated;
 revoke execute on function private.enforce_study_session_rules() from public, anon, authenticated;
 revoke execute on function public.void_study_session(uuid, text, text) from public, anon;
 grant execute on function public.void_study_session(uuid, text, text) to authenticated, service_role;

@@ -3,7 +3,7 @@
 -- her daily stats, totals, streaks and every leaderboard drop it at once; a second void is refused;
 -- a voided session no longer blocks an honest re-record of the same time.
 begin;
-select plan(37);
+select plan(42);
 
 select tests.create_user('vic');  -- the student whose session is voided; shares her numbers
 select tests.create_user('wes');  -- another student, in a group with her
@@ -175,6 +175,42 @@ select public.void_study_session((select id from public.study_sessions where sub
 select tests.authenticate_as('wes');
 select is((select jsonb_array_length(e -> 'subjects') from jsonb_array_elements(public.community_get_overview()) e
   where e ->> 'userId' = tests.get_user_id('vic')::text), 0, 'and not once it is voided');
+
+-- Sending a voided session again does not undo the void ------------------------------------------
+
+select tests.authenticate_as('vic');
+create temporary table retried on commit drop as
+  select public.record_study_session(now() - interval '3 hours', 30, null, null, null, null, 0, 0, 0,
+    'd0000000-0000-4000-8000-000000000001') as id;
+grant select on retried to public;
+select tests.authenticate_as_service_role();
+select public.void_study_session((select id from retried), 'sent twice by mistake');
+select tests.authenticate_as('vic');
+create temporary table before_retry on commit drop as
+  select total_minutes, total_sessions from public.user_stats_summary where user_id = auth.uid();
+select is(public.record_study_session(now() - interval '3 hours', 30, null, null, null, null, 0, 0, 0,
+    'd0000000-0000-4000-8000-000000000001'), (select id from retried),
+  'a retry with a voided session''s client id returns its id');
+select is((select row(total_minutes, total_sessions)::text from public.user_stats_summary where user_id = auth.uid()),
+  (select row(total_minutes, total_sessions)::text from before_retry), 'and the session stays voided, counted nowhere');
+
+-- Every writer's void is recomputed: the service role's own SQL ---------------------------------
+
+select tests.authenticate_as_service_role();
+create temporary table before_sql on commit drop as
+  select total_minutes from public.user_stats_summary where user_id = tests.get_user_id('vic');
+grant select on before_sql to public;
+select throws_ok($$update public.study_sessions set voided_at = now()
+    where user_id = tests.get_user_id('vic') and started_at = (select at1 from d)$$,
+  '23514', null, 'a void written directly still needs who and why');
+update public.study_sessions set voided_at = now(), voided_by = 'sql editor', void_reason = 'direct'
+  where user_id = tests.get_user_id('vic') and started_at = (select at1 from d);
+select is((select total_minutes from public.user_stats_summary where user_id = tests.get_user_id('vic')),
+  (select total_minutes - 30 from before_sql), 'a void written directly is taken out of her totals at once');
+update public.study_sessions set voided_at = null, voided_by = null, void_reason = null
+  where user_id = tests.get_user_id('vic') and started_at = (select at1 from d);
+select is((select total_minutes from public.user_stats_summary where user_id = tests.get_user_id('vic')),
+  (select total_minutes from before_sql), 'and one cleared directly counts again');
 
 -- Admin rights are the admin's own ---------------------------------------------------------------
 
