@@ -5177,7 +5177,7 @@ begin
     -- An admin account is recorded as itself, whatever it passes as p_voided_by.
     v_by := v_uid::text;
   else
-    raise exception 'not_admin' using errcode = 'P0056', hint = 'only an admin voids a study session';
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only an admin voids a study session';
   end if;
   if v_reason is null or char_length(v_reason) not between 1 and 500 then
     raise exception 'invalid_void_reason' using errcode = 'P0057',

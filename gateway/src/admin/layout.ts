@@ -18,7 +18,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/sync', label: 'Sync', key: 's' },
   { href: '/__admin/storage', label: 'Storage', key: 'o' },
   { href: '/__admin/users', label: 'Users', key: 'u' },
-  { href: '/__admin/reports', label: 'Reports', key: 'e' },
+  { href: '/__admin/reports', label: 'Reports', key: 't' },
   { href: '/__admin/audit', label: 'Audit log', key: 'a' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
   { href: '/__admin/sessions', label: 'Sessions', key: 'e' },

@@ -83,7 +83,6 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   // Moderation and account deletion.
   message_not_found: { status: 404 },
   cannot_delete_message: { status: 403 },
-  not_admin: { status: 403 },
   report_not_found: { status: 404 },
   report_already_resolved: { status: 409 },
   invalid_resolution: { status: 400 },

@@ -42,12 +42,12 @@ grant select on target to public;
 
 select tests.authenticate_as('vic');
 select throws_ok($$select public.void_study_session((select id from target), 'mine')$$,
-  'P0056', 'not_admin', 'a student cannot void her own session');
+  'P0092', 'not_admin', 'a student cannot void her own session');
 select tests.authenticate_as('wes');
 select throws_ok($$select public.void_study_session((select id from target), 'hers')$$,
-  'P0056', 'not_admin', 'another student cannot void it');
+  'P0092', 'not_admin', 'another student cannot void it');
 select throws_ok($$select public.void_study_session((select id from target), 'hers', 'service_role')$$,
-  'P0056', 'not_admin', 'naming the service role as the voider changes nothing');
+  'P0092', 'not_admin', 'naming the service role as the voider changes nothing');
 select set_config('request.jwt.claims', '{"role": "service_role"}', true);
 select throws_ok($$select public.void_study_session((select id from target), 'claims')$$,
   'P0001', 'not_authenticated', 'claims that say service_role do not make a student the service role');
@@ -219,7 +219,7 @@ delete from public.user_roles where user_id = tests.get_user_id('ada');
 select tests.authenticate_as('ada');
 select throws_ok($$select public.void_study_session(
     (select id from public.study_sessions where user_id = tests.get_user_id('vic') and voided_at is null limit 1),
-    'no longer admin')$$, 'P0056', 'not_admin', 'an account whose admin row is gone can no longer void');
+    'no longer admin')$$, 'P0092', 'not_admin', 'an account whose admin row is gone can no longer void');
 
 select * from finish();
 rollback;

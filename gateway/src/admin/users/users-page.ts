@@ -71,7 +71,7 @@ ${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p
   <dt>Signed up</dt><dd>${formatTime(row.created_at)}</dd>
   <dt>Last sign-in</dt><dd>${formatTime(row.last_sign_in_at)}</dd>
   <dt>Last seen</dt><dd>${formatTime(row.last_seen)}</dd>
-  <dt>Study</dt><dd>${plural(row.sessions, 'session')}, ${plural(row.minutes, 'minute')}</dd>
+  <dt>Study</dt><dd>${plural(row.sessions, 'session')}, ${plural(row.minutes, 'minute')} · <a href="/__admin/sessions?account=${row.id}">Her sessions</a> (void one there)</dd>
   <dt>Storage</dt><dd>${formatBytes(row.storage_bytes)} in ${plural(row.storage_objects, 'object')}</dd>
   <dt>Status</dt><dd>${status(row)}</dd>
 </dl>
