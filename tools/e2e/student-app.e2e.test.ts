@@ -139,6 +139,22 @@ describe('the student app on a real npm start', () => {
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Stats' }).click();
     await expect.poll(() => page.getByTestId('stat-today').textContent()).toBe('25 min');
     await expect.poll(() => page.getByText('Chemistry').first().isVisible()).toBe(true);
+    // The chart's table for screen readers takes no room: the page ends with the frame, so at the
+    // bottom of the page the rail is still in view.
+    const layout = await page.evaluate(() => {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+      const table = document.querySelector('.day-chart table');
+      const hidden = table?.closest('.visually-hidden')?.getBoundingClientRect();
+      return {
+        page: document.documentElement.scrollHeight,
+        frame: Math.ceil(document.querySelector('.shell')?.getBoundingClientRect().height ?? 0),
+        railTop: document.querySelector('.rail')?.getBoundingClientRect().top,
+        hidden: hidden && { width: hidden.width, height: hidden.height },
+      };
+    });
+    expect(layout.page).toBeLessThanOrEqual(layout.frame);
+    expect(layout.railTop).toBe(0);
+    expect(layout.hidden).toEqual({ width: 1, height: 1 });
   }, 60_000);
 
   it('records the session on the backend once and backs it up', async () => {

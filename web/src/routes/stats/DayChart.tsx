@@ -30,23 +30,27 @@ export function DayChart({
       <figcaption class="small muted">
         Minutes of focus per day, last {perDay.length} days. Daily goal: {goal} min.
       </figcaption>
-      <table class="visually-hidden">
-        <caption>Minutes per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Minutes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {perDay.map((entry) => (
-            <tr key={entry.day}>
-              <td>{dayLabel(entry.day, today)}</td>
-              <td>{entry.minutes}</td>
+      {/* A table's box ignores width, height and overflow, so the hidden wrapper is what keeps its
+          rows from stretching the page (and scrolling the rail away) below the frame. */}
+      <div class="visually-hidden">
+        <table>
+          <caption>Minutes per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Minutes</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {perDay.map((entry) => (
+              <tr key={entry.day}>
+                <td>{dayLabel(entry.day, today)}</td>
+                <td>{entry.minutes}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
