@@ -94,10 +94,12 @@ describe('the student app on a real npm start', () => {
     page = await newPage(first);
     const response = await page.goto(`${app}/focus`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.getByRole('button', { name: 'Create account' }).first().click();
+    // A browser nobody signed in on yet: greeted as a first visit, already on "Create account".
+    await page.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
+    await page.getByRole('tab', { name: 'Create account', exact: true }).click();
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.locator('form').getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('button', { name: 'Create my account', exact: true }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Start' }).isVisible(), { timeout: 20_000 }).toBe(true);
     expect((await storedSession(page)).user.email).toBe(EMAIL);
   }, 60_000);
@@ -190,9 +192,10 @@ describe('the student app on a real npm start', () => {
     const fresh = await context();
     const other = await newPage(fresh);
     await other.goto(`${app}/stats`);
+    await other.getByRole('tab', { name: 'Log in', exact: true }).click();
     await other.getByLabel('E-mail').fill(EMAIL);
     await other.getByLabel('Password').fill(PASSWORD);
-    await other.locator('form').getByRole('button', { name: 'Log in' }).click();
+    await other.getByRole('button', { name: 'Log in to my account', exact: true }).click();
     const dialog = other.getByRole('dialog', { name: 'Restore your backup on this device?' });
     await expect.poll(() => dialog.isVisible(), { timeout: 20_000 }).toBe(true);
     expect(await dialog.textContent()).toMatch(/Sessions\s*1, 25 min in total/);
@@ -313,7 +316,7 @@ describe('the student app on a real npm start', () => {
         const signedOut = await context({ colorScheme, viewport });
         const welcome = await newPage(signedOut);
         await welcome.goto(`${app}/focus`);
-        await welcome.getByRole('heading', { name: 'Welcome back' }).waitFor();
+        await welcome.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
         const result = await new AxeBuilder({ page: welcome }).analyze();
         expect(
           result.violations
