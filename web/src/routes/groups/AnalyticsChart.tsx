@@ -3,6 +3,7 @@
 import { useRef } from 'preact/hooks';
 import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
 import type { AnalyticsDay } from '../../lib/community/schemas.ts';
+import { formatCount } from '../../lib/format.ts';
 
 function dayMs(day: string): number {
   const [year, month, date] = day.split('-').map(Number);
@@ -40,8 +41,8 @@ export default function AnalyticsChart({ days }: { days: AnalyticsDay[] }) {
             {days.map((day) => (
               <tr key={day.study_day}>
                 <td>{day.study_day}</td>
-                <td>{day.total_minutes}</td>
-                <td>{day.active_members}</td>
+                <td>{formatCount(day.total_minutes)}</td>
+                <td>{formatCount(day.active_members)}</td>
               </tr>
             ))}
           </tbody>

@@ -7,7 +7,7 @@ import { TrophyIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
 import { readAnalytics, readLeaderboard, type Period } from '../../lib/community/groups.ts';
-import { minutesText, plural } from '../../lib/format.ts';
+import { formatCount, minutesText, plural } from '../../lib/format.ts';
 
 const PERIODS: { value: Period; label: string; empty: string }[] = [
   { value: 'day', label: 'Today', empty: 'today' },
@@ -96,19 +96,19 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
             {ranked.map((row) => (
               <tr key={row.user_id} class={row.user_id === meId ? 'is-you' : ''}>
                 <td class="number">
-                  <span class={`rank rank-${row.rank}`}>{row.rank}</span>
+                  <span class={`rank rank-${row.rank}`}>{formatCount(row.rank)}</span>
                 </td>
                 <td>
                   {row.display_name}
                   {row.user_id === meId && <span class="muted"> (you)</span>}
                   <span class="show-phone small muted">
-                    {minutesText(row.minutes)} · {row.correct} correct
+                    {minutesText(row.minutes)} · {formatCount(row.correct)} correct
                   </span>
                 </td>
                 <td class="number nowrap hide-phone">{minutesText(row.minutes)}</td>
-                <td class="number hide-phone">{row.correct}</td>
+                <td class="number hide-phone">{formatCount(row.correct)}</td>
                 <td class="number">
-                  <strong>{row.points}</strong>
+                  <strong>{formatCount(row.points)}</strong>
                 </td>
               </tr>
             ))}

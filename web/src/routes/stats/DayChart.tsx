@@ -2,7 +2,7 @@
 // colours, with the same numbers as a table for screen readers.
 import { useRef } from 'preact/hooks';
 import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
-import { dayLabel } from '../../lib/format.ts';
+import { dayLabel, formatCount } from '../../lib/format.ts';
 import { dateOfKey } from '../../lib/study-day.ts';
 
 export function DayChart({
@@ -45,7 +45,7 @@ export function DayChart({
             {perDay.map((entry) => (
               <tr key={entry.day}>
                 <td>{dayLabel(entry.day, today)}</td>
-                <td>{entry.minutes}</td>
+                <td>{formatCount(entry.minutes)}</td>
               </tr>
             ))}
           </tbody>
