@@ -80,7 +80,8 @@ function listed(parts: string[]): string {
 
 /** The refusal in words: not a backup at all, a version this app cannot read, or which parts are damaged. */
 function summarize(value: unknown, issues: z.core.$ZodIssue[]): string {
-  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const record =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   if (!record || record.format !== BACKUP_FORMAT) return NOT_A_BACKUP;
   if (record.version !== 1) return 'This backup was made by another version of studyhall, which this app cannot read.';
   const parts = [...new Set(issues.map((issue) => PARTS[String(issue.path[0])] ?? 'a part of it'))];

@@ -20,7 +20,11 @@ vi.mock('../../lib/community/push.ts', async (importActual) => {
     // What enableDeviceAlerts does with a push service that never answers.
     enableDeviceAlerts: () => {
       calls.enable += 1;
-      return actual.withinTime(new Promise(() => undefined), actual.PUSH_ANSWER_TIMEOUT_MS, "The browser's push service");
+      return actual.withinTime(
+        new Promise(() => undefined),
+        actual.PUSH_ANSWER_TIMEOUT_MS,
+        "The browser's push service",
+      );
     },
   };
 });

@@ -10,8 +10,6 @@ export function lastStudyDays(rows: AnalyticsDay[], count: number, today: string
   return Array.from({ length: count }, (_, index) => {
     const day = addDays(today, index - count + 1);
     const row = byDay.get(day);
-    return row
-      ? { ...row, study_day: day }
-      : { study_day: day, total_minutes: 0, total_correct: 0, active_members: 0 };
+    return row ? { ...row, study_day: day } : { study_day: day, total_minutes: 0, total_correct: 0, active_members: 0 };
   });
 }

@@ -42,7 +42,8 @@ export const SWITCHES: SwitchText[] = [
     label: 'Share your study time',
     on: "Buddies and group members see today's minutes; group members also see how long your current session has run.",
     off: 'Your minutes stay private, and you are on no leaderboard.',
-    stealthNote: "Stealth mode hides how long your session has run and keeps you off leaderboards; today's minutes stay shared.",
+    stealthNote:
+      "Stealth mode hides how long your session has run and keeps you off leaderboards; today's minutes stay shared.",
   },
   {
     key: 'shareSubjectBreakdown',

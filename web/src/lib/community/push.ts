@@ -103,7 +103,11 @@ export async function enableDeviceAlerts(): Promise<void> {
   const permission = await Notification.requestPermission();
   if (permission !== 'granted')
     throw new CommunityError('notifications_blocked', 'Notifications are blocked for this site in the browser.');
-  const registration = await withinTime(navigator.serviceWorker.ready, PUSH_ANSWER_TIMEOUT_MS, "The app's background helper");
+  const registration = await withinTime(
+    navigator.serviceWorker.ready,
+    PUSH_ANSWER_TIMEOUT_MS,
+    "The app's background helper",
+  );
   const wanted = keyBytes(key);
   let subscription = await registration.pushManager.getSubscription();
   // A subscription made with another key (a new server) cannot receive this server's pushes.

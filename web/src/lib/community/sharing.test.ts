@@ -46,7 +46,7 @@ describe('what the privacy screen says', () => {
     expect(checked).toBeGreaterThan(64);
   });
 
-  it('says group members still see today\'s minutes when consent is off and study time is shared', () => {
+  it("says group members still see today's minutes when consent is off and study time is shared", () => {
     const enrollment = {
       consent: false,
       consented_at: null,
@@ -75,7 +75,9 @@ describe('what the privacy screen says', () => {
 
   it('words stealth off by whether the student takes part at all', () => {
     const base = { consented_at: null, privacy: { stealthMode: false } } as unknown as Enrollment;
-    expect(stealthStatement({ ...base, consent: true })).toMatch(/^Buddies and group members see whether you are studying/);
+    expect(stealthStatement({ ...base, consent: true })).toMatch(
+      /^Buddies and group members see whether you are studying/,
+    );
     expect(stealthStatement({ ...base, consent: false })).toMatch(/^Once you take part in the community/);
   });
 });

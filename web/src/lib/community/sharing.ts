@@ -75,7 +75,8 @@ export function whatOthersStillSee(enrollment: Enrollment): string {
   const items = whoSeesWhat(enrollment);
   const buddies = items.filter((item) => item.buddies === true).map((item) => item.phrase);
   const groups = items.filter((item) => item.groups === true).map((item) => item.phrase);
-  if (buddies.length === 0 && groups.length === 0) return 'Buddies and group members see nothing more of your studying.';
+  if (buddies.length === 0 && groups.length === 0)
+    return 'Buddies and group members see nothing more of your studying.';
   if (listed(buddies) === listed(groups)) return `Buddies and group members still see ${listed(buddies)}.`;
   const parts = [
     buddies.length ? `buddies still see ${listed(buddies)}` : 'buddies see nothing more',
