@@ -155,7 +155,7 @@ describe('the student app on a real npm start', () => {
       };
     });
     expect(layout.page).toBeLessThanOrEqual(layout.frame);
-    expect(layout.railTop).toBe(0);
+    expect(Math.abs(layout.railTop ?? Number.NaN)).toBeLessThan(1); // sub-pixel rounding of the page's height
     expect(layout.hidden).toEqual({ width: 1, height: 1 });
   }, 60_000);
 
