@@ -69,12 +69,12 @@ describe('the web app under its CSP', () => {
   it('runs with no violation report and no console error', async () => {
     const response = await page.goto(baseUrl);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
+    await page.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
     expect(scope).toBe(`${baseUrl}/`);
     // Reload under the service worker: the shell still runs, still clean.
     await page.reload();
-    await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
+    await page.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
     expect(await violations()).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });

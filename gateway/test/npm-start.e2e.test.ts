@@ -72,7 +72,7 @@ describe('npm start with the embedded localbase, in Chromium', () => {
   it('serves the app shell, which greets a new visitor and installs its service worker', async () => {
     const response = await page.goto(appUrl);
     expect(response?.status()).toBe(200);
-    await expect.poll(() => page.textContent('h1')).toBe('Welcome back');
+    await expect.poll(() => page.textContent('h1')).toBe('Welcome to studyhall');
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
     expect(scope).toBe(`${appUrl}/`);
   });

@@ -188,7 +188,7 @@ describe('a private, invite-only group', () => {
     await expect.poll(() => visitor.locator('.invite-summary').textContent()).toContain('Night Shift Anatomy');
     await visitor.getByLabel('E-mail').fill('dee@example.com');
     await visitor.getByLabel('Password').fill('dee-password-1');
-    await visitor.locator('form').getByRole('button', { name: 'Create account' }).click();
+    await visitor.getByRole('button', { name: 'Create my account', exact: true }).click();
     await visitor.getByRole('button', { name: 'Join Night Shift Anatomy' }).click({ timeout: 20_000 });
     await visitor.waitForURL(groupUrl);
     await expect.poll(() => visitor.getByRole('region', { name: 'Studying now' }).textContent()).toContain('(you)');

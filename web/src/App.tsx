@@ -52,7 +52,7 @@ function SignedOut() {
   return invite?.[1] ? (
     <Lazy load={loadInviteWelcome} props={{ token: decodeURIComponent(invite[1]) }} fallback={<PageSkeleton />} />
   ) : (
-    <Lazy load={loadWelcome} props={{ initialMode: 'login' as const }} fallback={<PageSkeleton />} />
+    <Lazy load={loadWelcome} props={{ headingLevel: 1 as const }} fallback={<PageSkeleton />} />
   );
 }
 

@@ -59,13 +59,43 @@ const payload = z.object({
   settings: settings.default(defaultSettings),
 });
 
-export type ParsedBackup = { ok: true; payload: BackupPayload } | { ok: false; problems: string[] };
+/**
+ * A refusal: `summary` is the sentence a student reads; `problems` are the validator's findings
+ * (field paths and all), for a "details" line and for bug reports.
+ */
+export type ParsedBackup = { ok: true; payload: BackupPayload } | { ok: false; summary: string; problems: string[] };
+
+export const NOT_A_BACKUP = 'This file is not a studyhall backup. Choose a file made with "Export to a file".';
+
+/** What each part of a backup is called on screen. */
+const PARTS: Record<string, string> = {
+  exported_at: 'the date it was saved',
+  subjects: 'its subjects',
+  tasks: 'its tasks',
+  sessions: 'its study sessions',
+  settings: 'its timer settings',
+};
+
+function listed(parts: string[]): string {
+  return parts.length < 2 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/** The refusal in words: not a backup at all, a version this app cannot read, or which parts are damaged. */
+function summarize(value: unknown, issues: z.core.$ZodIssue[]): string {
+  const record =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (!record || record.format !== BACKUP_FORMAT) return NOT_A_BACKUP;
+  if (record.version !== 1) return 'This backup was made by another version of studyhall, which this app cannot read.';
+  const parts = [...new Set(issues.map((issue) => PARTS[String(issue.path[0])] ?? 'a part of it'))];
+  return `This studyhall backup is damaged and cannot be imported: something is wrong with ${listed(parts)}.`;
+}
 
 export function parseBackup(value: unknown): ParsedBackup {
   const result = payload.safeParse(value);
   if (result.success) return { ok: true, payload: result.data as BackupPayload };
   return {
     ok: false,
+    summary: summarize(value, result.error.issues),
     problems: result.error.issues
       .slice(0, 5)
       .map((issue) => `${issue.path.length ? issue.path.join('.') : 'the file'} ${issue.message}`),
@@ -76,6 +106,6 @@ export function parseBackupText(text: string): ParsedBackup {
   try {
     return parseBackup(JSON.parse(text));
   } catch {
-    return { ok: false, problems: ['the file is not JSON'] };
+    return { ok: false, summary: NOT_A_BACKUP, problems: ['the file is not JSON'] };
   }
 }

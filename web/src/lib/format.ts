@@ -1,5 +1,13 @@
 // How numbers, durations and dates read on screen.
 
+let counts: Intl.NumberFormat | undefined;
+
+/** A count in the student's locale, with its digit grouping: 1,000,000 (or 1.000.000, 1 000 000). */
+export function formatCount(value: number): string {
+  counts ??= new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+  return counts.format(value);
+}
+
 export function clock(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
   const hours = Math.floor(total / 3600);
@@ -11,10 +19,10 @@ export function clock(ms: number): string {
 }
 
 export function minutesText(minutes: number): string {
-  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 60) return `${formatCount(minutes)} min`;
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+  return rest === 0 ? `${formatCount(hours)} h` : `${formatCount(hours)} h ${rest} min`;
 }
 
 export function dayLabel(key: string, today: string): string {
@@ -42,5 +50,5 @@ export function relativeTime(ms: number, now = Date.now()): string {
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }

@@ -19,3 +19,23 @@ export function readStoredAccount(storage: Pick<Storage, 'getItem'> = localStora
     return null;
   }
 }
+
+/** Set once a student has been signed in on this device, and kept after signing out. */
+export const SIGNED_IN_BEFORE_KEY = 'studyhall-signed-in-before';
+
+/** Whether anyone has been signed in on this device, so the welcome screen can tell a first visit. */
+export function signedInHereBefore(storage: Pick<Storage, 'getItem'> = localStorage): boolean {
+  try {
+    return storage.getItem(SIGNED_IN_BEFORE_KEY) === '1' || readStoredAccount(storage) !== null;
+  } catch {
+    return false;
+  }
+}
+
+export function rememberSignedInHere(storage: Pick<Storage, 'setItem'> = localStorage): void {
+  try {
+    storage.setItem(SIGNED_IN_BEFORE_KEY, '1');
+  } catch {
+    // Storage refused (private mode, full): the next visit is greeted as a first one, nothing worse.
+  }
+}

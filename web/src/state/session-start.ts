@@ -4,6 +4,7 @@
 // device is offered its best backup.
 import { effect } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
+import { rememberSignedInHere } from '../lib/session-storage.ts';
 import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
 import type { TimerState } from '../lib/timer.ts';
 import { requireToken, watchSession } from './auth.ts';
@@ -169,8 +170,10 @@ export function closeAccount(): void {
 export function followAccount(): void {
   effect(() => {
     const current = account.value;
-    if (current) void openAccount(current.userId);
-    else if (openedFor) closeAccount();
+    if (current) {
+      rememberSignedInHere();
+      void openAccount(current.userId);
+    } else if (openedFor) closeAccount();
   });
 }
 

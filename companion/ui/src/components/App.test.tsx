@@ -190,9 +190,20 @@ describe('pairing', () => {
     await screen.findByRole('heading', { name: 'Pair with your focus page' });
     expect((screen.getByRole('button', { name: 'Correct' }) as HTMLButtonElement).disabled).toBe(true);
     const input = screen.getByRole('textbox', { name: 'Pairing code' });
+    // The hint is not itself a code that could be mistaken for the one to type.
+    expect((input as HTMLInputElement).placeholder).not.toMatch(/^[A-Z0-9]{3} ?[A-Z0-9]{3}$/i);
+    expect((input as HTMLInputElement).placeholder).toBe('6 characters');
     fireEvent.input(input, { target: { value: 'ZZZ ZZZ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
-    await screen.findByText(/That code is not shown on any focus page now/);
+    await screen.findByText(/No focus page shows ZZZ ZZZ now/);
+    // What she typed stays, marked wrong and focused, with the reason as its description.
+    const wrong = screen.getByRole('textbox', { name: 'Pairing code' }) as HTMLInputElement;
+    expect(wrong.value).toBe('ZZZ ZZZ');
+    expect(wrong.getAttribute('aria-invalid')).toBe('true');
+    await waitFor(() => expect(document.activeElement).toBe(wrong));
+    expect(document.getElementById(wrong.getAttribute('aria-describedby') ?? '')?.textContent).toMatch(
+      /Check the code on the Focus page/,
+    );
     fireEvent.input(screen.getByRole('textbox', { name: 'Pairing code' }), { target: { value: code.toLowerCase() } });
     fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
     await screen.findByText('Geography');

@@ -1,23 +1,35 @@
-// Shown instead of the timer when the server runs with pairing on and has no (or a wrong) code.
-import { useState } from 'preact/hooks';
+// Shown instead of the timer when the server runs with pairing on and has no (or a wrong) code. A
+// wrong code stays in the field, marked and focused, with why it failed, so one mistyped character
+// is fixed in place rather than typed again.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatPairingCode } from '../../../core/pairing-code.ts';
 import type { Companion } from '../state/companion.ts';
 
 export function PairingCard({ companion }: { companion: Companion }) {
   const problem = companion.poll.value.problem;
   const wrongCode = problem?.kind === 'pairing' && problem.reason === 'pairing_code_invalid';
-  const [code, setCode] = useState('');
+  const saved = companion.settings.value?.pairingCode ?? null;
+  // The card is drawn again when the server's answer arrives: start from the code that was tried.
+  const [code, setCode] = useState(() => (wrongCode && saved ? formatPairingCode(saved) : ''));
   const [error, setError] = useState<string | undefined>(undefined);
+  const input = useRef<HTMLInputElement>(null);
 
   async function pair(event: Event) {
     event.preventDefault();
     const result = await companion.savePairing(code);
     setError(result.ok ? undefined : result.message);
-    if (result.ok) setCode('');
   }
 
   const message =
     error ??
-    (wrongCode ? 'That code is not shown on any focus page now. Check the code on the focus page.' : undefined);
+    (wrongCode
+      ? `No focus page shows ${saved ? formatPairingCode(saved) : 'this code'} now. Check the code on the Focus page (a new one appears after the server restarts) and correct it here.`
+      : undefined);
+
+  useEffect(() => {
+    if (message) input.current?.focus();
+  }, [message]);
+
   return (
     <section class="face pairing" aria-labelledby="pairing-title">
       <h1 id="pairing-title" class="pairing-title">
@@ -29,6 +41,7 @@ export function PairingCard({ companion }: { companion: Companion }) {
           Pairing code
         </label>
         <input
+          ref={input}
           id="pairing-input"
           class="input input--code input--big"
           type="text"
@@ -36,7 +49,7 @@ export function PairingCard({ companion }: { companion: Companion }) {
           autocapitalize="characters"
           spellcheck={false}
           maxLength={7}
-          placeholder="K7M 2QD"
+          placeholder="6 characters"
           value={code}
           aria-invalid={message ? 'true' : 'false'}
           aria-describedby={message ? 'pairing-error' : undefined}

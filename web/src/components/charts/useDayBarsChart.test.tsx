@@ -6,7 +6,7 @@
 import { cleanup, render, waitFor } from '@testing-library/preact';
 import { useRef } from 'preact/hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useDayBarsChart, type DayBars } from './useDayBarsChart.ts';
+import { dayTicks, useDayBarsChart, type DayBars } from './useDayBarsChart.ts';
 
 interface FakeChart {
   options: {
@@ -15,6 +15,7 @@ interface FakeChart {
       x: { range?: (u: unknown, min: number, max: number) => number[] };
       y: { range: (u: unknown, min: number, max: number) => number[] };
     };
+    axes: { splits?: (u: { bbox: { width: number } }) => number[] }[];
   };
   data: number[][];
   height: number;
@@ -120,5 +121,30 @@ describe('a day-bars chart', () => {
     unmount();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(charts).toHaveLength(0);
+  });
+
+  it("labels the bars' own days, never the day after the last one, however wide the padded axis is", async () => {
+    const days = Array.from({ length: 7 }, (_, index) => 86_400 * (index + 1) + 43_200);
+    render(<Chart bars={{ days, minutes: days.map(() => 10), padEnds: true }} />);
+    await waitFor(() => expect(charts).toHaveLength(1));
+    const ticks = charts[0]!.options.axes[0]!.splits?.({ bbox: { width: 640 * devicePixelRatio } }) ?? [];
+    expect(ticks).toEqual(days);
+    expect(Math.max(...ticks)).toBe(days.at(-1));
+  });
+});
+
+describe('dayTicks', () => {
+  const month = Array.from({ length: 30 }, (_, index) => index * 86_400);
+
+  it('keeps every day when they fit, and thins a month on a phone while ending with the last day', () => {
+    expect(dayTicks(month, 30 * 64)).toEqual(month);
+    const phone = dayTicks(month, 320);
+    expect(phone.length).toBeLessThanOrEqual(5);
+    expect(phone.at(-1)).toBe(month.at(-1));
+    expect(phone.every((tick) => month.includes(tick))).toBe(true);
+  });
+
+  it('labels the one day of a one-day chart', () => {
+    expect(dayTicks([86_400], 10)).toEqual([86_400]);
   });
 });

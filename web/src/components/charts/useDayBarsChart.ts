@@ -25,6 +25,21 @@ function token(name: string): string {
 }
 
 const HALF_DAY_SECONDS = 43_200;
+/** Room a date label needs on the x axis, in CSS pixels. */
+const LABEL_SPACING = 64;
+
+/**
+ * The days that get a label: the bars' own days (not uPlot's midnights, which would name the day
+ * after the last bar at the padded right edge), as many as fit `width`, always ending with the
+ * last day.
+ */
+export function dayTicks(days: number[], width: number): number[] {
+  const fit = Math.max(1, Math.floor(width / LABEL_SPACING));
+  const step = Math.max(1, Math.ceil(days.length / fit));
+  const ticks: number[] = [];
+  for (let index = days.length - 1; index >= 0; index -= step) ticks.unshift(days[index] as number);
+  return ticks;
+}
 
 function chartOptions(UPlot: typeof uPlot, bars: DayBars, width: number): uPlot.Options {
   const accent = token('--color-accent');
@@ -51,6 +66,7 @@ function chartOptions(UPlot: typeof uPlot, bars: DayBars, width: number): uPlot.
     axes: [
       {
         ...axis,
+        splits: (u) => dayTicks(bars.days, u.bbox.width / devicePixelRatio || width),
         values: (_u, splits) =>
           splits.map((seconds) =>
             new Date(seconds * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' }),

@@ -52,6 +52,8 @@ export function StartAlertsCard() {
       setDevice(await deviceAlerts());
     } catch (failure) {
       setError(describeCommunityError(failure));
+      // The button comes back now; what the device can do is checked again behind it.
+      setBusy(false);
       setDevice(await deviceAlerts().catch(() => 'unsupported' as const));
     } finally {
       setBusy(false);

@@ -163,7 +163,7 @@ export const readLeaderboard = (groupId: string, period: Period) =>
     { p_group_id: groupId, p_limit: 50, p_days: PERIOD_DAYS[period] },
     z.array(leaderboardRow),
   );
-export const readAnalytics = (groupId: string, days: 7 | 30) =>
+export const readAnalytics = (groupId: string, days: number) =>
   rpc('get_group_analytics_from_snapshots', { p_group_id: groupId, p_days: days }, z.array(analyticsDay));
 
 export async function listInvites(groupId: string) {

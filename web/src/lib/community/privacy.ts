@@ -10,6 +10,8 @@ export interface SwitchText {
   label: string;
   on: string;
   off: string;
+  /** What stealth mode changes about this switch, shown while both are on. */
+  stealthNote?: string;
 }
 
 /** In the order the screen lists them; stealth first because it overrides the others. */
@@ -17,7 +19,8 @@ export const SWITCHES: SwitchText[] = [
   {
     key: 'stealthMode',
     label: 'Stealth mode',
-    on: 'You always appear offline to buddies and group members, with no subject or task, even while you study, and you are on no leaderboard.',
+    // The screen words stealth from sharing.ts, which says what the other switches still share.
+    on: 'You always appear offline to buddies and group members, even while you study, and are on no leaderboard.',
     off: 'Buddies and group members see whether you are studying, on a break or offline right now.',
   },
   {
@@ -25,18 +28,22 @@ export const SWITCHES: SwitchText[] = [
     label: 'Share what you are studying now',
     on: 'Buddies and group members see the subject of your running session.',
     off: 'Your current subject stays on this device.',
+    stealthNote: 'Stealth mode hides this while you study.',
   },
   {
     key: 'shareTasks',
     label: "Share today's tasks",
     on: "Buddies see today's task list, and buddies and group members see the task you are working on.",
     off: 'Your tasks stay private: buddies see a lock instead.',
+    stealthNote: "Stealth mode hides the task you work on now; buddies still see today's task list.",
   },
   {
     key: 'shareExactTime',
     label: 'Share your study time',
     on: "Buddies and group members see today's minutes; group members also see how long your current session has run.",
     off: 'Your minutes stay private, and you are on no leaderboard.',
+    stealthNote:
+      "Stealth mode hides how long your session has run and keeps you off leaderboards; today's minutes stay shared.",
   },
   {
     key: 'shareSubjectBreakdown',
@@ -49,6 +56,7 @@ export const SWITCHES: SwitchText[] = [
     label: 'Share question counts',
     on: 'Buddies see how many questions you answered today. With your study time shared too, leaderboards rank you by points.',
     off: 'Buddies see a lock instead of your question counts, and you are on no leaderboard.',
+    stealthNote: "Stealth mode keeps you off leaderboards; buddies still see today's question counts.",
   },
 ];
 

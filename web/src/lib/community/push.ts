@@ -10,6 +10,30 @@ export type DeviceAlerts = 'unsupported' | 'unavailable' | 'blocked' | 'off' | '
 
 const TOKEN_KEY = 'studyhall-push-token';
 
+/**
+ * How long the service worker and the browser's push service get to answer. A browser with no
+ * push service it can reach (no Google services, a blocked network) never settles subscribe().
+ */
+export const PUSH_ANSWER_TIMEOUT_MS = 10_000;
+
+/** `work`, or a push_timeout error once `ms` have passed without an answer. */
+export function withinTime<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CommunityError(
+            'push_timeout',
+            `${what} did not answer within ${Math.round(ms / 1000)} seconds, so notifications are not on. Check the connection and try again; some browsers (without Google services, or in a private window) cannot receive them at all.`,
+          ),
+        ),
+      ms,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export function pushSupported(): boolean {
   return (
     typeof window !== 'undefined' && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window
@@ -79,7 +103,11 @@ export async function enableDeviceAlerts(): Promise<void> {
   const permission = await Notification.requestPermission();
   if (permission !== 'granted')
     throw new CommunityError('notifications_blocked', 'Notifications are blocked for this site in the browser.');
-  const registration = await navigator.serviceWorker.ready;
+  const registration = await withinTime(
+    navigator.serviceWorker.ready,
+    PUSH_ANSWER_TIMEOUT_MS,
+    "The app's background helper",
+  );
   const wanted = keyBytes(key);
   let subscription = await registration.pushManager.getSubscription();
   // A subscription made with another key (a new server) cannot receive this server's pushes.
@@ -89,8 +117,13 @@ export async function enableDeviceAlerts(): Promise<void> {
     subscription = null;
   }
   try {
-    subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: wanted });
+    subscription ??= await withinTime(
+      registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: wanted }),
+      PUSH_ANSWER_TIMEOUT_MS,
+      "The browser's push service",
+    );
   } catch (error) {
+    if (error instanceof CommunityError) throw error;
     throw new CommunityError(
       'push_subscribe_failed',
       `The browser could not subscribe to notifications (${(error as Error).message}).`,

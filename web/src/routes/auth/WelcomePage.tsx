@@ -1,8 +1,11 @@
 // Welcome: log in or create an account. A refused login asks the server whether the e-mail has an
-// account at all, so "new here" and "wrong password" get different answers.
+// account at all, so "new here" and "wrong password" get different answers. A device nobody has
+// signed in on yet is greeted as a first visit and opens on "Create account"; the mode switch is a
+// pair of tabs, and the submit button says what it does, so no two controls share a name.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, describeError } from '../../lib/api.ts';
+import { signedInHereBefore } from '../../lib/session-storage.ts';
 import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
 import '../../styles/welcome.css';
 
@@ -23,6 +26,7 @@ function validate(email: string, password: string): FieldErrors {
 type Problem = { text: string; suggest?: AuthMode } | null;
 
 export interface WelcomeProps {
+  /** Unset: log in on a device someone signed in on before, create an account on a first visit. */
   initialMode?: AuthMode;
   /** Shown above the form, e.g. what an invite link leads to. */
   intro?: ComponentChildren;
@@ -30,8 +34,15 @@ export interface WelcomeProps {
   headingLevel?: 1 | 2;
 }
 
-export default function WelcomePage({ initialMode = 'login', intro, headingLevel = 1 }: WelcomeProps) {
-  const [mode, setMode] = useState<AuthMode>(initialMode);
+const MODES: { mode: AuthMode; tab: string; submit: string; busy: string }[] = [
+  { mode: 'login', tab: 'Log in', submit: 'Log in to my account', busy: 'Logging in…' },
+  { mode: 'signup', tab: 'Create account', submit: 'Create my account', busy: 'Creating your account…' },
+];
+
+export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: WelcomeProps) {
+  const [firstVisit] = useState(() => !signedInHereBefore());
+  const [mode, setMode] = useState<AuthMode>(() => initialMode ?? (firstVisit ? 'signup' : 'login'));
+  const current = MODES.find((entry) => entry.mode === mode) ?? MODES[0]!;
   const Heading = headingLevel === 1 ? 'h1' : 'h2';
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -74,6 +85,26 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
     setErrors({});
   };
 
+  /** Tabs move with the arrow keys (and Home, End); Tab goes on to the form. */
+  const moveBetweenTabs = (event: KeyboardEvent) => {
+    const index = MODES.findIndex((entry) => entry.mode === mode);
+    const target =
+      event.key === 'ArrowRight'
+        ? (index + 1) % MODES.length
+        : event.key === 'ArrowLeft'
+          ? (index + MODES.length - 1) % MODES.length
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? MODES.length - 1
+              : -1;
+    const next = MODES[target];
+    if (!next) return;
+    event.preventDefault();
+    switchTo(next.mode);
+    document.getElementById(`welcome-tab-${next.mode}`)?.focus();
+  };
+
   return (
     <main class="welcome" id="main">
       <div class="welcome-card card">
@@ -82,31 +113,39 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
           <p class="welcome-name">studyhall</p>
         </div>
         {intro}
-        <Heading class="welcome-title">{mode === 'login' ? 'Welcome back' : 'Create your account'}</Heading>
+        <Heading class="welcome-title">
+          {firstVisit ? 'Welcome to studyhall' : mode === 'login' ? 'Welcome back' : 'Create your account'}
+        </Heading>
         <p class="muted">
           {mode === 'login'
             ? 'Log in to your timer, tasks and stats. Everything also works offline on this device.'
             : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
         </p>
-        <div class="segmented" role="group" aria-label="Log in or create an account">
-          <button
-            type="button"
-            class={mode === 'login' ? 'is-selected' : ''}
-            aria-pressed={mode === 'login'}
-            onClick={() => switchTo('login')}
-          >
-            Log in
-          </button>
-          <button
-            type="button"
-            class={mode === 'signup' ? 'is-selected' : ''}
-            aria-pressed={mode === 'signup'}
-            onClick={() => switchTo('signup')}
-          >
-            Create account
-          </button>
+        <div class="segmented" role="tablist" aria-label="Log in or create an account" onKeyDown={moveBetweenTabs}>
+          {MODES.map((entry) => (
+            <button
+              key={entry.mode}
+              type="button"
+              role="tab"
+              id={`welcome-tab-${entry.mode}`}
+              class={mode === entry.mode ? 'is-selected' : ''}
+              aria-selected={mode === entry.mode}
+              aria-controls="welcome-form"
+              tabIndex={mode === entry.mode ? 0 : -1}
+              onClick={() => switchTo(entry.mode)}
+            >
+              {entry.tab}
+            </button>
+          ))}
         </div>
-        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <form
+          class="stack"
+          id="welcome-form"
+          role="tabpanel"
+          aria-labelledby={`welcome-tab-${mode}`}
+          onSubmit={(event) => void submit(event)}
+          noValidate
+        >
           <div class="field">
             <label class="field-label" for="email">
               E-mail
@@ -164,13 +203,7 @@ export default function WelcomePage({ initialMode = 'login', intro, headingLevel
             </div>
           )}
           <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {busy
-              ? mode === 'login'
-                ? 'Logging in…'
-                : 'Creating account…'
-              : mode === 'login'
-                ? 'Log in'
-                : 'Create account'}
+            {busy ? current.busy : current.submit}
           </button>
         </form>
       </div>

@@ -1,5 +1,5 @@
 // What a backup holds, shown before it replaces anything.
-import { minutesText } from '../../lib/format.ts';
+import { formatCount, minutesText } from '../../lib/format.ts';
 import type { BackupSummaryCounts } from '../../lib/backup-payload.ts';
 
 export function BackupPreview({
@@ -24,7 +24,7 @@ export function BackupPreview({
       )}
       <dt>Sessions</dt>
       <dd>
-        {counts.sessions}
+        {formatCount(counts.sessions)}
         {counts.sessions > 0 ? `, ${minutesText(counts.minutes)} in total` : ''}
       </dd>
       {counts.firstDay && counts.lastDay && (
@@ -34,9 +34,9 @@ export function BackupPreview({
         </>
       )}
       <dt>Subjects</dt>
-      <dd>{counts.subjects}</dd>
+      <dd>{formatCount(counts.subjects)}</dd>
       <dt>Tasks</dt>
-      <dd>{counts.tasks}</dd>
+      <dd>{formatCount(counts.tasks)}</dd>
     </dl>
   );
 }

@@ -104,7 +104,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
 }
 
 function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
-  const [problems, setProblems] = useState<string[]>([]);
+  const [refusal, setRefusal] = useState<{ summary: string; problems: string[] } | null>(null);
   const exportFile = () => {
     const payload = currentPayload();
     const blob = new Blob([JSON.stringify(payload, null, 2)], { type: 'application/json' });
@@ -116,11 +116,12 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   };
   const readFile = async (file: File | undefined) => {
-    setProblems([]);
+    setRefusal(null);
     if (!file) return;
-    if (file.size > 8 * 1024 * 1024) return setProblems(['the file is larger than 8 MB, the most the server accepts']);
+    if (file.size > 8 * 1024 * 1024)
+      return setRefusal({ summary: 'This file is larger than 8 MB, the most the server accepts.', problems: [] });
     const parsed = parseBackupText(await file.text());
-    if (!parsed.ok) return setProblems(parsed.problems);
+    if (!parsed.ok) return setRefusal(parsed);
     onImport({
       kind: 'file',
       counts: summarizePayload(parsed.payload as unknown as Record<string, unknown>),
@@ -153,17 +154,22 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
           />
         </label>
       </div>
-      {problems.length > 0 && (
+      {refusal && (
         <div class="notice notice-error" role="alert">
           <div>
             <p>
-              <strong>This file cannot be imported.</strong> Nothing was changed.
+              <strong>{refusal.summary}</strong> Nothing was changed.
             </p>
-            <ul class="problem-list">
-              {problems.map((problem) => (
-                <li key={problem}>{problem}</li>
-              ))}
-            </ul>
+            {refusal.problems.length > 0 && (
+              <details class="small">
+                <summary>Details</summary>
+                <ul class="problem-list">
+                  {refusal.problems.map((problem) => (
+                    <li key={problem}>{problem}</li>
+                  ))}
+                </ul>
+              </details>
+            )}
           </div>
         </div>
       )}

@@ -3,6 +3,7 @@
 import { useRef } from 'preact/hooks';
 import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
 import type { AnalyticsDay } from '../../lib/community/schemas.ts';
+import { formatCount } from '../../lib/format.ts';
 
 function dayMs(day: string): number {
   const [year, month, date] = day.split('-').map(Number);
@@ -24,25 +25,29 @@ export default function AnalyticsChart({ days }: { days: AnalyticsDay[] }) {
     <figure class="activity-chart">
       <div ref={host} class="activity-chart-canvas" aria-hidden="true" />
       <figcaption class="small muted">Minutes the group studied per day.</figcaption>
-      <table class="visually-hidden">
-        <caption>Group minutes and active members per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Minutes</th>
-            <th scope="col">Active members</th>
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((day) => (
-            <tr key={day.study_day}>
-              <td>{day.study_day}</td>
-              <td>{day.total_minutes}</td>
-              <td>{day.active_members}</td>
+      {/* A table's box ignores width, height and overflow, so the hidden wrapper is what keeps its
+          rows from stretching the page (and scrolling the rail away) below the frame. */}
+      <div class="visually-hidden">
+        <table>
+          <caption>Group minutes and active members per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Minutes</th>
+              <th scope="col">Active members</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day.study_day}>
+                <td>{day.study_day}</td>
+                <td>{formatCount(day.total_minutes)}</td>
+                <td>{formatCount(day.active_members)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -5,7 +5,7 @@ import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { FlagIcon } from '../../components/community/icons.tsx';
 import { NotShared, PresenceBadge } from '../../components/community/Presence.tsx';
 import type { ReportSubject } from '../../components/community/ReportDialog.tsx';
-import { minutesText, plural } from '../../lib/format.ts';
+import { formatCount, minutesText, plural } from '../../lib/format.ts';
 import type { BoardMember, PresenceState } from '../../lib/community/schemas.ts';
 
 const ORDER: Record<PresenceState, number> = { studying: 0, break: 1, idle: 2, offline: 3 };
@@ -158,7 +158,7 @@ export function Board({
       {rest.length > 0 && (
         <details class="board-rest" open={rest.length <= 8}>
           <summary>
-            Not studying now <span class="muted">({rest.length})</span>
+            Not studying now <span class="muted">({formatCount(rest.length)})</span>
           </summary>
           <ul class="board-rest-list">
             {rest.map((member) => (

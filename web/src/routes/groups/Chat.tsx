@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { FlagIcon, SendIcon, TrashIcon } from '../../components/community/icons.tsx';
+import { MessageText } from '../../components/community/MessageText.tsx';
 import { ChatFeed, type FeedState } from '../../lib/community/chat-feed.ts';
 import { instantOf, layoutMessages } from '../../lib/community/chat-log.ts';
 import type { BoardMember, ChatMessage } from '../../lib/community/schemas.ts';
@@ -264,7 +265,9 @@ export function Chat({
                           {message.deleted_at ? (
                             <p class="chat-text muted">Message removed</p>
                           ) : (
-                            <p class="chat-text">{message.content}</p>
+                            <p class="chat-text">
+                              <MessageText content={message.content} />
+                            </p>
                           )}
                           <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
                             {clockText(ms)}

@@ -1,13 +1,16 @@
 // The group's leaderboard (points = study minutes + correct answers; today, this week, this month
 // or all time) and its analytics (minutes and active members per day over 7 or 30 days). Both are
 // members-only database functions.
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { Lazy } from '../../components/Lazy.tsx';
 import { TrophyIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
 import { readAnalytics, readLeaderboard, type Period } from '../../lib/community/groups.ts';
-import { minutesText, plural } from '../../lib/format.ts';
+import { lastStudyDays } from '../../lib/community/analytics-days.ts';
+import { formatCount, minutesText, plural } from '../../lib/format.ts';
+import { studyDayOf } from '../../lib/study-day.ts';
+import { settings } from '../../state/signals.ts';
 
 const PERIODS: { value: Period; label: string; empty: string }[] = [
   { value: 'day', label: 'Today', empty: 'today' },
@@ -96,19 +99,19 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
             {ranked.map((row) => (
               <tr key={row.user_id} class={row.user_id === meId ? 'is-you' : ''}>
                 <td class="number">
-                  <span class={`rank rank-${row.rank}`}>{row.rank}</span>
+                  <span class={`rank rank-${row.rank}`}>{formatCount(row.rank)}</span>
                 </td>
                 <td>
                   {row.display_name}
                   {row.user_id === meId && <span class="muted"> (you)</span>}
                   <span class="show-phone small muted">
-                    {minutesText(row.minutes)} · {row.correct} correct
+                    {minutesText(row.minutes)} · {formatCount(row.correct)} correct
                   </span>
                 </td>
                 <td class="number nowrap hide-phone">{minutesText(row.minutes)}</td>
-                <td class="number hide-phone">{row.correct}</td>
+                <td class="number hide-phone">{formatCount(row.correct)}</td>
                 <td class="number">
-                  <strong>{row.points}</strong>
+                  <strong>{formatCount(row.points)}</strong>
                 </td>
               </tr>
             ))}
@@ -125,8 +128,10 @@ function Leaderboard({ groupId, meId }: { groupId: string; meId: string | null }
 
 function Analytics({ groupId }: { groupId: string }) {
   const [days, setDays] = useState<7 | 30>(7);
-  const data = useLoad(() => readAnalytics(groupId, days), [groupId, days]);
-  const rows = data.data ?? [];
+  const today = studyDayOf(Date.now(), settings.value.dayOffsetHours);
+  // One day more than shown: the database's today can be a day ahead of the student's.
+  const data = useLoad(() => readAnalytics(groupId, days + 1), [groupId, days]);
+  const rows = useMemo(() => lastStudyDays(data.data ?? [], days, today), [data.data, days, today]);
   const total = rows.reduce((sum, row) => sum + row.total_minutes, 0);
   const busiest = rows.reduce((best, row) => Math.max(best, row.active_members), 0);
   return (

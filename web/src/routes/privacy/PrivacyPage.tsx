@@ -9,38 +9,10 @@ import { useLoad } from '../../components/community/useLoad.ts';
 import { CheckIcon } from '../../components/icons.tsx';
 import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { readEnrollment, saveConsent, savePrivacy, SWITCHES } from '../../lib/community/privacy.ts';
+import { consentStatement, stealthStatement, whoSeesWhat } from '../../lib/community/sharing.ts';
 import type { Enrollment, PrivacyKey, PrivacySwitches } from '../../lib/community/schemas.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import '../../styles/community.css';
-
-interface Row {
-  what: string;
-  buddies: boolean | 'never';
-  groups: boolean | 'never';
-}
-
-/** What others see under the current switches, as the database decides it. */
-export function whoSeesWhat(enrollment: Enrollment): Row[] {
-  const p = enrollment.privacy;
-  const live = enrollment.consent && !p.stealthMode;
-  // Points reveal minutes plus correct answers, so leaderboards need both shared.
-  const ranked = !p.stealthMode && p.shareExactTime && p.shareQuestionCounts;
-  return [
-    { what: 'Studying, on a break or offline, right now', buddies: live, groups: live },
-    {
-      what: 'The subject you study now',
-      buddies: live && p.shareCurrentSubject,
-      groups: live && p.shareCurrentSubject,
-    },
-    { what: 'The task you work on now', buddies: live && p.shareTasks, groups: live && p.shareTasks },
-    { what: 'How long your session has run', buddies: 'never', groups: live && p.shareExactTime },
-    { what: "Today's minutes", buddies: p.shareExactTime, groups: p.shareExactTime },
-    { what: "Today's minutes per subject", buddies: p.shareSubjectBreakdown, groups: 'never' },
-    { what: "Today's question counts", buddies: p.shareQuestionCounts, groups: 'never' },
-    { what: "Today's task list", buddies: p.shareTasks, groups: 'never' },
-    { what: 'Your place on leaderboards (points)', buddies: ranked, groups: ranked },
-  ];
-}
 
 function Cell({ value }: { value: boolean | 'never' }) {
   if (value === true)
@@ -127,11 +99,7 @@ export default function PrivacyPage() {
             <h2 id="consent-title" class="card-title">
               Take part in the community
             </h2>
-            <p id="consent-statement">
-              {enrollment.consent
-                ? 'On: while a focus session runs, this app tells the server you are studying, so your buddies and groups can see it as far as the switches below allow.'
-                : 'Off: your live status is never sent, so you appear offline to everyone. Buddies still see the totals of finished sessions that the switches below share.'}
-            </p>
+            <p id="consent-statement">{consentStatement(enrollment)}</p>
             {enrollment.consent && enrollment.consented_at && (
               <p class="small muted">Agreed on {new Date(enrollment.consented_at).toLocaleDateString()}.</p>
             )}
@@ -158,10 +126,7 @@ export default function PrivacyPage() {
         <ul class="switch-list">
           {SWITCHES.map((item) => {
             const on = enrollment.privacy[item.key];
-            const overridden =
-              item.key !== 'stealthMode' &&
-              enrollment.privacy.stealthMode &&
-              ['shareCurrentSubject', 'shareTasks'].includes(item.key);
+            const overridden = enrollment.privacy.stealthMode ? item.stealthNote : undefined;
             return (
               <li key={item.key} class={`switch-row${item.key === 'stealthMode' ? ' is-stealth' : ''}`}>
                 <div class="switch-text">
@@ -169,9 +134,9 @@ export default function PrivacyPage() {
                     {item.label}
                   </h3>
                   <p id={`${item.key}-statement`} class="small">
-                    {on ? item.on : item.off}
+                    {item.key === 'stealthMode' ? stealthStatement(enrollment) : on ? item.on : item.off}
                   </p>
-                  {overridden && on && <p class="small muted">Stealth mode hides this while you study.</p>}
+                  {overridden && on && <p class="small muted">{overridden}</p>}
                 </div>
                 <Switch
                   id={item.key}

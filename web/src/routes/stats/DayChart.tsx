@@ -2,7 +2,7 @@
 // colours, with the same numbers as a table for screen readers.
 import { useRef } from 'preact/hooks';
 import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
-import { dayLabel } from '../../lib/format.ts';
+import { dayLabel, formatCount } from '../../lib/format.ts';
 import { dateOfKey } from '../../lib/study-day.ts';
 
 export function DayChart({
@@ -30,23 +30,27 @@ export function DayChart({
       <figcaption class="small muted">
         Minutes of focus per day, last {perDay.length} days. Daily goal: {goal} min.
       </figcaption>
-      <table class="visually-hidden">
-        <caption>Minutes per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Minutes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {perDay.map((entry) => (
-            <tr key={entry.day}>
-              <td>{dayLabel(entry.day, today)}</td>
-              <td>{entry.minutes}</td>
+      {/* A table's box ignores width, height and overflow, so the hidden wrapper is what keeps its
+          rows from stretching the page (and scrolling the rail away) below the frame. */}
+      <div class="visually-hidden">
+        <table>
+          <caption>Minutes per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Minutes</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {perDay.map((entry) => (
+              <tr key={entry.day}>
+                <td>{dayLabel(entry.day, today)}</td>
+                <td>{formatCount(entry.minutes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

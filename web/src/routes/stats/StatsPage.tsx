@@ -2,7 +2,7 @@
 // the sessions on this device (the ones still waiting to sync included; a session the backend
 // voided is listed with its reason but not counted).
 import { useMemo } from 'preact/hooks';
-import { dayLabel, minutesText, plural } from '../../lib/format.ts';
+import { dayLabel, formatCount, minutesText, plural } from '../../lib/format.ts';
 import { computeStats, type Totals } from '../../lib/stats.ts';
 import { studyDayOf } from '../../lib/study-day.ts';
 import { sessions, settings, syncState } from '../../state/signals.ts';
@@ -103,8 +103,9 @@ export default function StatsPage() {
                         {session.taskTitle ? ` · ${session.taskTitle}` : ''}
                       </p>
                       <p class="list-meta tabular">
-                        {dayLabel(session.studyDay, today)} · {minutesText(session.minutes)} · {session.correct}{' '}
-                        correct, {session.incorrect} incorrect, {session.skipped} skipped
+                        {dayLabel(session.studyDay, today)} · {minutesText(session.minutes)} ·{' '}
+                        {formatCount(session.correct)} correct, {formatCount(session.incorrect)} incorrect,{' '}
+                        {formatCount(session.skipped)} skipped
                       </p>
                       {session.voidedAt && (
                         <p class="list-meta" data-testid="void-reason">
