@@ -18,6 +18,7 @@ import {
   userNotFound,
   validationFailed,
 } from './errors.ts';
+import { checkPasswordStrength } from './password-strength.ts';
 import {
   buildSession,
   endSessions,
@@ -47,8 +48,7 @@ export interface AuthRoutesOptions {
   issuer: () => string;
 }
 
-/** GoTrue's default minimum; bcrypt's input ends at 72 bytes, so longer would be silently cut. */
-const PASSWORD_MIN_CHARS = 6;
+/** bcrypt's input ends at 72 bytes, so longer would be silently cut. */
 const PASSWORD_MAX_BYTES = 72;
 /** GoTrue's limit (auth.users.email is varchar(255)): checked before the database sees it. */
 const EMAIL_MAX_CHARS = 255;
@@ -98,13 +98,12 @@ function checkEmail(email: string): string {
   return normalized;
 }
 
-function checkPassword(password: string): void {
-  if (password.length < PASSWORD_MIN_CHARS) {
-    throw new AuthError(422, 'weak_password', `Password should be at least ${PASSWORD_MIN_CHARS} characters.`);
-  }
+/** The length bcrypt can take, then the strength rules of password-strength.ts. */
+async function checkPassword(password: string, email: string): Promise<void> {
   if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
     throw validationFailed(`Password cannot be longer than ${PASSWORD_MAX_BYTES} bytes`);
   }
+  await checkPasswordStrength(password, [email]);
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -211,7 +210,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const body = parse(signupBody, request.body);
     if (!body.email) throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
     const email = checkEmail(body.email);
-    checkPassword(body.password);
+    await checkPassword(body.password, email);
     const passwordHash = await hashPassword(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const userId = await createUser(
@@ -299,7 +298,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const body = parse(adminCreateBody, request.body);
     const email = checkEmail(body.email);
     // Without a password the account exists but nobody can sign in with one (GoTrue allows this).
-    if (body.password !== undefined) checkPassword(body.password);
+    if (body.password !== undefined) await checkPassword(body.password, email);
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const id = await createUser(
