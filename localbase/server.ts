@@ -7,6 +7,8 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '#db/database.ts';
 import { installApiKeyGate } from './src/api-key.ts';
+import { installAuthSchema } from './src/auth/auth-schema.ts';
+import { outboxMailer, smtpMailer } from './src/auth/mail.ts';
 import { authRoutes } from './src/auth/routes.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
@@ -37,6 +39,17 @@ export interface LocalbaseOptions {
   schemas?: readonly string[];
   /** PostgREST's db-max-rows: the most rows one response carries. Default: no limit. */
   maxRows?: number;
+  /**
+   * GoTrue's SITE_URL: where e-mail links lead after verifying when no allowed `redirect_to` is
+   * given, and whose host every redirect may go to. Default: localbase's own URL.
+   */
+  siteUrl?: string;
+  /** GoTrue's uri_allow_list: more redirect targets, as globs (`https://app.example/**`). */
+  redirectAllowList?: readonly string[];
+  /** GoTrue's API_EXTERNAL_URL: localbase's URL as the readers of the mail reach it. Default: its own URL. */
+  externalUrl?: string;
+  /** SMTP server for auth mail (`smtp://user:pass@host:587`); without one, mail goes to the outbox. */
+  smtpUrl?: string;
 }
 
 export interface Localbase {
@@ -80,6 +93,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await installSessionGuard(pool);
     await installCapture(pool);
     await installVisibility(pool);
+    await installAuthSchema(pool);
+    const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);
@@ -109,7 +124,19 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(
       async (scope) => {
         installApiKeyGate(scope, gated());
-        await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
+        await scope.register(authRoutes, {
+          pool,
+          jwtSecret: keys.jwtSecret,
+          issuer: () => `${listening.url}/auth/v1`,
+          mailer,
+          redirects: {
+            get siteUrl() {
+              return options.siteUrl ?? listening.url;
+            },
+            allowList: options.redirectAllowList ?? [],
+          },
+          linkBase: () => `${options.externalUrl ?? listening.url}/auth/v1`,
+        });
       },
       { prefix: '/auth/v1' },
     );
@@ -145,6 +172,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {
       pool,
+      outbox: !options.smtpUrl,
       sharedSession: database.kind === 'pglite',
       accessToken: keys.accessToken,
       onSchemaMaybeChanged: async () => {
@@ -177,6 +205,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           stopHousekeeping();
           realtime.stop();
           await server.close();
+          mailer.close();
           if (ownsDatabase) await database.close();
         })();
         return closing;

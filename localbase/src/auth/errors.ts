@@ -26,7 +26,9 @@ export function sendAuthError(request: FastifyRequest, reply: FastifyReply, erro
       .status(error.status)
       .send({ code: error.code, message: error.message, ...error.extra });
   }
-  return reply.status(error.status).send({ code: error.status, error_code: error.code, msg: error.message, ...error.extra });
+  return reply
+    .status(error.status)
+    .send({ code: error.status, error_code: error.code, msg: error.message, ...error.extra });
 }
 
 export const invalidCredentials = () => new AuthError(400, 'invalid_credentials', 'Invalid login credentials');
