@@ -10,6 +10,7 @@ import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
 import { outboxMailer, smtpMailer } from './src/auth/mail.ts';
 import { authRoutes } from './src/auth/routes.ts';
+import { sessionExists } from './src/auth/sessions.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
@@ -20,7 +21,7 @@ import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
-import { installSessionGuard } from './src/request-transaction.ts';
+import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
@@ -165,7 +166,11 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(
       async (scope) => {
         installApiKeyGate(scope, gated());
-        await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
+        await scope.register(realtimeRoutes, {
+          hub: realtime,
+          jwtSecret: keys.jwtSecret,
+          sessionLive: (sessionId) => withOwnerTransaction(pool, (client) => sessionExists(client, sessionId)),
+        });
       },
       { prefix: '/realtime/v1' },
     );
