@@ -37,6 +37,7 @@ if (config.backend) {
     localbase = await startEmbeddedLocalbase({
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
       host: '127.0.0.1',
       port: config.localbasePort,
       logger: serverLog.loggerOptions('localbase'),
