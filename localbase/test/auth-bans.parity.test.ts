@@ -138,6 +138,16 @@ describe('a banned user', () => {
   });
 });
 
+describe('admin list', () => {
+  it('lists the newest account first, as GoTrue orders it', async () => {
+    const older = await signedUpClient(localbase, 'older');
+    const newer = await signedUpClient(localbase, 'newer');
+    const { data, error } = await service().auth.admin.listUsers({ page: 1, perPage: 2 });
+    expect(error).toBeNull();
+    expect(data.users.map((user) => user.id)).toEqual([newer.id, older.id]);
+  });
+});
+
 describe('admin update', () => {
   it('sets a strong password, confirms the e-mail and merges metadata; refuses a weak password', async () => {
     const user = await signedUpClient(localbase, 'admin-update');

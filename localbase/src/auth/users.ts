@@ -194,7 +194,7 @@ export async function listUsers(
     'select count(*)::integer as total from auth.users where deleted_at is null',
   );
   const rows = await client.query<{ user: Record<string, unknown> }>(
-    `${USER_SELECT} where u.deleted_at is null order by u.created_at, u.id limit $1 offset $2`,
+    `${USER_SELECT} where u.deleted_at is null order by u.created_at desc, u.id desc limit $1 offset $2`,
     [perPage, (page - 1) * perPage],
   );
   return { users: rows.rows.map((row) => row.user), total: total.rows[0]?.total ?? 0 };
