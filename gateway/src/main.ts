@@ -49,7 +49,12 @@ if (config.backend) {
     await serverLog.close();
     process.exit(1);
   }
-  backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
+  backend = {
+    url: localbase.url,
+    anonKey: localbase.anonKey,
+    serviceRoleKey: localbase.serviceRoleKey,
+    managementToken: localbase.accessToken,
+  };
 }
 
 const { app, push } = await buildGateway({

@@ -23,6 +23,7 @@ import loginRoutes from './login/login-routes.ts';
 import patchRoutes from './patch/patch-routes.ts';
 import { sendPage, wantsHtml } from './respond.ts';
 import { adminEmailBootWarning } from './roles/email-confirmations.ts';
+import outboxRoutes from './outbox/outbox-routes.ts';
 import rolesRoutes from './roles/roles-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
@@ -148,6 +149,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(syncRoutes, { context });
   await app.register(storageRoutes, { context });
   await app.register(rolesRoutes, { context });
+  await app.register(outboxRoutes, { context });
   await app.register(browserProofRoutes, { context });
 
   app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());

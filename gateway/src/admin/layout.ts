@@ -18,6 +18,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/sync', label: 'Sync', key: 's' },
   { href: '/__admin/storage', label: 'Storage', key: 'o' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
+  { href: '/__admin/outbox', label: 'Outbox', key: 'm' },
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
 
