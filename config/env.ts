@@ -75,6 +75,10 @@ export const envFields = {
   LOCALBASE_API_MAX_ROWS: optionalText.pipe(
     z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional(),
   ),
+  /** Where localbase's auth mail goes (`smtp://user:pass@host:587`, `smtps://...:465`); unset: its local outbox. */
+  SMTP_URL: optionalText.pipe(
+    z.url({ message: 'must be an smtp:// or smtps:// URL', protocol: /^smtps?$/ }).optional(),
+  ),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,

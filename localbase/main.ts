@@ -13,6 +13,7 @@ const BACKEND_ENV = [
   'LOCALBASE_PORT',
   'LOCALBASE_API_SCHEMAS',
   'LOCALBASE_API_MAX_ROWS',
+  'SMTP_URL',
 ] as const;
 
 export function statusOf(localbase: Localbase) {
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     port,
     schemas: env.value.LOCALBASE_API_SCHEMAS,
     maxRows: env.value.LOCALBASE_API_MAX_ROWS,
+    smtpUrl: env.value.SMTP_URL,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

@@ -7,7 +7,10 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '#db/database.ts';
 import { installApiKeyGate } from './src/api-key.ts';
+import { installAuthSchema } from './src/auth/auth-schema.ts';
+import { outboxMailer, smtpMailer } from './src/auth/mail.ts';
 import { authRoutes } from './src/auth/routes.ts';
+import { sessionExists } from './src/auth/sessions.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
@@ -18,7 +21,7 @@ import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
-import { installSessionGuard } from './src/request-transaction.ts';
+import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
@@ -37,6 +40,17 @@ export interface LocalbaseOptions {
   schemas?: readonly string[];
   /** PostgREST's db-max-rows: the most rows one response carries. Default: no limit. */
   maxRows?: number;
+  /**
+   * GoTrue's SITE_URL: where e-mail links lead after verifying when no allowed `redirect_to` is
+   * given, and whose host every redirect may go to. Default: localbase's own URL.
+   */
+  siteUrl?: string;
+  /** GoTrue's uri_allow_list: more redirect targets, as globs (`https://app.example/**`). */
+  redirectAllowList?: readonly string[];
+  /** GoTrue's API_EXTERNAL_URL: localbase's URL as the readers of the mail reach it. Default: its own URL. */
+  externalUrl?: string;
+  /** SMTP server for auth mail (`smtp://user:pass@host:587`); without one, mail goes to the outbox. */
+  smtpUrl?: string;
 }
 
 export interface Localbase {
@@ -80,6 +94,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await installSessionGuard(pool);
     await installCapture(pool);
     await installVisibility(pool);
+    await installAuthSchema(pool);
+    const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
     const verifier = new TokenVerifier(keys.jwtSecret);
@@ -109,7 +125,19 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(
       async (scope) => {
         installApiKeyGate(scope, gated());
-        await scope.register(authRoutes, { pool, jwtSecret: keys.jwtSecret, issuer: () => `${listening.url}/auth/v1` });
+        await scope.register(authRoutes, {
+          pool,
+          jwtSecret: keys.jwtSecret,
+          issuer: () => `${listening.url}/auth/v1`,
+          mailer,
+          redirects: {
+            get siteUrl() {
+              return options.siteUrl ?? listening.url;
+            },
+            allowList: options.redirectAllowList ?? [],
+          },
+          linkBase: () => `${options.externalUrl ?? listening.url}/auth/v1`,
+        });
       },
       { prefix: '/auth/v1' },
     );
@@ -138,13 +166,18 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await app.register(
       async (scope) => {
         installApiKeyGate(scope, gated());
-        await scope.register(realtimeRoutes, { hub: realtime, jwtSecret: keys.jwtSecret });
+        await scope.register(realtimeRoutes, {
+          hub: realtime,
+          jwtSecret: keys.jwtSecret,
+          sessionLive: (sessionId) => withOwnerTransaction(pool, (client) => sessionExists(client, sessionId)),
+        });
       },
       { prefix: '/realtime/v1' },
     );
     await app.register(functionsRoutes, { prefix: '/functions/v1' });
     await app.register(managementRoutes, {
       pool,
+      outbox: !options.smtpUrl,
       sharedSession: database.kind === 'pglite',
       accessToken: keys.accessToken,
       onSchemaMaybeChanged: async () => {
@@ -177,6 +210,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           stopHousekeeping();
           realtime.stop();
           await server.close();
+          mailer.close();
           if (ownsDatabase) await database.close();
         })();
         return closing;

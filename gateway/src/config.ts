@@ -11,6 +11,7 @@ const GATEWAY_ENV = [
   'DATA_DIR',
   'DATABASE_URL',
   'LOCALBASE_PORT',
+  'SMTP_URL',
   'BACKEND_URL',
   'BACKEND_ANON_KEY',
   'BACKEND_SERVICE_ROLE_KEY',
@@ -53,6 +54,8 @@ export interface GatewayConfig {
   dataDir: string;
   databaseUrl: string | undefined;
   localbasePort: number;
+  /** localbase's auth mail server; unset: mail is kept in localbase's outbox. */
+  smtpUrl?: string;
   /** Set when fronting a hosted backend; unset means localbase runs in this process. */
   backend: { url: string; anonKey: string; serviceRoleKey: string | undefined } | undefined;
   logDir: string;
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       dataDir: value.DATA_DIR,
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,
+      ...(value.SMTP_URL ? { smtpUrl: value.SMTP_URL } : {}),
       backend: value.BACKEND_URL
         ? {
             url: value.BACKEND_URL,

@@ -37,6 +37,7 @@ if (config.backend) {
     localbase = await startEmbeddedLocalbase({
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
       host: '127.0.0.1',
       port: config.localbasePort,
       logger: serverLog.loggerOptions('localbase'),
@@ -48,7 +49,12 @@ if (config.backend) {
     await serverLog.close();
     process.exit(1);
   }
-  backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
+  backend = {
+    url: localbase.url,
+    anonKey: localbase.anonKey,
+    serviceRoleKey: localbase.serviceRoleKey,
+    managementToken: localbase.accessToken,
+  };
 }
 
 const { app, push } = await buildGateway({

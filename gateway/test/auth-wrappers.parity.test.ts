@@ -160,6 +160,27 @@ describe('bearer-token wrappers', () => {
     });
   });
 
+  it("answers 401 for a banned student's token and refuses her login", async () => {
+    const cleo = await signUp('cleo');
+    expect((await get('/__auth/bootstrap', cleo.token)).statusCode).toBe(200);
+    const ban = await fetch(`${localbase.url}/auth/v1/admin/users/${cleo.userId}`, {
+      method: 'PUT',
+      headers: {
+        apikey: localbase.serviceRoleKey,
+        authorization: `Bearer ${localbase.serviceRoleKey}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ ban_duration: '24h' }),
+    });
+    expect(ban.status).toBe(200);
+    const bootstrap = await get('/__auth/bootstrap', cleo.token);
+    expect(bootstrap.statusCode, bootstrap.body).toBe(401);
+    expect(bootstrap.json().error).toBe('invalid_token');
+    const login = await post('/__auth/login', { username: cleo.email, password: cleo.password });
+    expect(login.statusCode, login.body).toBeGreaterThanOrEqual(400);
+    expect(login.json().session).toBeUndefined();
+  });
+
   it('refuses every bearer route without a token (401 missing_token) and with a forged one (401 invalid_token)', async () => {
     const forged = await new SignJWT({ role: 'authenticated' })
       .setProtectedHeader({ alg: 'HS256' })

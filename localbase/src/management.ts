@@ -1,10 +1,13 @@
-// The one Management API call the admin console makes: run SQL as the database owner.
-// `POST /v1/projects/local/database/query` with the local access token; a wrong token runs nothing.
+// The Management API calls the admin console makes, with the local access token (a wrong token
+// gets nothing): run SQL as the database owner (`POST /v1/projects/local/database/query`), and
+// read auth's outbox (`GET /v1/projects/local/auth/outbox`, localbase's own: the mail auth kept
+// instead of sending it when no SMTP server is configured, newest first).
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from './json-body.ts';
+import { listOutbox } from './auth/mail.ts';
 import { forgetAllPrepared } from './prepared-statements.ts';
 import { acquireClient } from './request-transaction.ts';
 
@@ -13,6 +16,8 @@ export interface ManagementRoutesOptions {
   /** PGlite has one session for everything; a real Postgres connection can simply be dropped. */
   sharedSession: boolean;
   accessToken: string;
+  /** Whether auth keeps its mail in the outbox (no SMTP server configured). */
+  outbox: boolean;
   /** After a query ran: DDL may have changed what the API exposes or publishes. */
   onSchemaMaybeChanged: () => Promise<void>;
 }
@@ -21,6 +26,7 @@ export const LOCAL_PROJECT_REF = 'local';
 
 const queryBody = z.object({ query: z.string().min(1) });
 const refParams = z.object({ ref: z.string() });
+const outboxQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
 function tokenMatches(header: string | undefined, expected: string): boolean {
   const match = /^Bearer\s+(\S+)$/i.exec(header?.trim() ?? '');
@@ -79,6 +85,18 @@ export async function managementRoutes(app: FastifyInstance, options: Management
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ message: `localbase does not implement ${request.method} ${request.url.split('?')[0]}` }),
   );
+
+  app.get('/v1/projects/:ref/auth/outbox', async (request, reply) => {
+    if (!tokenMatches(request.headers.authorization, options.accessToken)) {
+      return reply.status(401).send({ message: 'Unauthorized' });
+    }
+    const { ref } = refParams.parse(request.params);
+    if (ref !== LOCAL_PROJECT_REF)
+      return reply.status(404).send({ message: `project ${ref} not found (localbase serves "${LOCAL_PROJECT_REF}")` });
+    const query = outboxQuery.safeParse(request.query);
+    if (!query.success) return reply.status(400).send({ message: 'limit must be a whole number from 1 to 500' });
+    return { smtp: !options.outbox, messages: await listOutbox(options.pool, query.data.limit) };
+  });
 
   app.post('/v1/projects/:ref/database/query', async (request, reply) => {
     if (!tokenMatches(request.headers.authorization, options.accessToken)) {

@@ -139,7 +139,11 @@ create or replace function _localbase.require_live_session(p_session uuid) retur
 language plpgsql stable security definer set search_path = ''
 as $$
 begin
-  if p_session is not null and not exists (select 1 from auth.sessions s where s.id = p_session) then
+  -- A banned user's session counts as ended, also when the ban was set without ending it.
+  if p_session is not null and not exists (
+    select 1 from auth.sessions s join auth.users u on u.id = s.user_id
+    where s.id = p_session and not coalesce(u.banned_until > now(), false)
+  ) then
     raise exception 'session_ended' using errcode = 'LB401';
   end if;
   return true;

@@ -41,7 +41,12 @@ beforeEach(async () => {
   } as unknown as RealtimeHub;
   app = Fastify();
   await app.register(websocket);
-  await app.register(realtimeRoutes, { prefix: '/realtime/v1', hub, jwtSecret: SECRET });
+  await app.register(realtimeRoutes, {
+    prefix: '/realtime/v1',
+    hub,
+    jwtSecret: SECRET,
+    sessionLive: async () => true,
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const apiKey = await signJwt({ role: 'anon' }, SECRET);
   url = `${address.replace('http', 'ws')}/realtime/v1/websocket?apikey=${apiKey}&vsn=1.0.0`;

@@ -88,6 +88,52 @@ function viaPg(pool: pg.Pool): () => Promise<void> {
 interface EngineRun {
   engine: string;
   rows: { label: string; stats: Stats }[];
+  /** The per-request session check with and without the ban lookup, measured alternately. */
+  guard: { label: string; stats: Stats }[];
+}
+
+// The per-request check before bans: the session's row alone. The installed one joins the user
+// to read banned_until (request-transaction.ts); both are swapped in and out within one run.
+const SESSION_ONLY_GUARD = `
+create or replace function _localbase.require_live_session(p_session uuid) returns boolean
+language plpgsql stable security definer set search_path = ''
+as $$
+begin
+  if p_session is not null and not exists (select 1 from auth.sessions s where s.id = p_session) then
+    raise exception 'session_ended' using errcode = 'LB401';
+  end if;
+  return true;
+end
+$$;`;
+
+async function installedGuard(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ definition: string }>(
+    `select pg_get_functiondef('_localbase.require_live_session(uuid)'::regprocedure) as definition`,
+  );
+  return rows[0]?.definition ?? '';
+}
+
+/** Alternates the installed check (session + ban) and the session-only one, three rounds each. */
+async function measureGuard(pool: pg.Pool, client: SupabaseClient): Promise<EngineRun['guard']> {
+  const installed = await installedGuard(pool);
+  const calls = Math.max(10, Math.floor(options.calls / 3));
+  const withBan: Stats[] = [];
+  const sessionOnly: Stats[] = [];
+  try {
+    for (let round = 0; round < 3; round++) {
+      await pool.query(installed);
+      withBan.push(await measure(viaSupabase(client), calls, 1));
+      await pool.query(SESSION_ONLY_GUARD);
+      sessionOnly.push(await measure(viaSupabase(client), calls, 1));
+    }
+  } finally {
+    await pool.query(installed);
+  }
+  const median = (runs: Stats[]) => [...runs].sort((a, b) => a.p50 - b.p50)[1] as Stats;
+  return [
+    { label: 'session check only (before bans), 1 at a time', stats: median(sessionOnly) },
+    { label: 'session + ban check (installed), 1 at a time', stats: median(withBan) },
+  ];
 }
 
 async function runEngine(engine: string, database: Database, directPool: pg.Pool): Promise<EngineRun> {
@@ -107,7 +153,7 @@ async function runEngine(engine: string, database: Database, directPool: pg.Pool
         stats: await measure(viaSupabase(client), options.calls, options.concurrency),
       },
     ];
-    return { engine, rows };
+    return { engine, rows, guard: await measureGuard(database.pool, client) };
   } finally {
     await localbase.close();
     await rm(dataDir, { recursive: true, force: true });
@@ -129,6 +175,15 @@ function report(run: EngineRun): string {
     `localbase adds ${(lbOne.p50 - pgOne.p50).toFixed(3)} ms at p50 (1 at a time); ` +
       `throughput ratio localbase/pg: ${(lbOne.perSecond / pgOne.perSecond).toFixed(2)} (1 at a time), ` +
       `${(lbMany.perSecond / pgMany.perSecond).toFixed(2)} (${options.concurrency} concurrent)`,
+  );
+  for (const { label, stats } of run.guard) {
+    lines.push(
+      `${label.padEnd(44)} ${stats.perSecond.toFixed(0).padStart(9)} ${stats.p50.toFixed(3).padStart(8)} ${stats.p99.toFixed(3).padStart(8)}`,
+    );
+  }
+  const [before, after] = run.guard.map((row) => row.stats) as [Stats, Stats];
+  lines.push(
+    `the ban lookup adds ${(after.p50 - before.p50).toFixed(3)} ms at p50; throughput ratio with/without: ${(after.perSecond / before.perSecond).toFixed(2)}`,
   );
   return lines.join('\n');
 }

@@ -5,20 +5,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '#db/database.ts';
-import { startLocalbase, type Localbase } from '#localbase';
+import { startLocalbase, type Localbase, type LocalbaseOptions } from '#localbase';
 import { openParityDatabase } from './parity-database.ts';
 
 export interface LocalbaseStackOptions {
   /** A database the test owns (it stays open after close()); default: a fresh parity database. */
   database?: Database;
   logger?: boolean | object;
+  /** Auth's site URL, redirect allow list and SMTP server (LocalbaseOptions). */
+  auth?: Pick<LocalbaseOptions, 'siteUrl' | 'redirectAllowList' | 'smtpUrl'>;
 }
 
 export async function startLocalbaseStack(options: LocalbaseStackOptions = {}): Promise<Localbase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-test-'));
   const database = options.database ?? (await openParityDatabase());
   try {
-    const localbase = await startLocalbase({ dataDir, database, port: 0, logger: options.logger ?? false });
+    const localbase = await startLocalbase({
+      dataDir,
+      database,
+      port: 0,
+      logger: options.logger ?? false,
+      ...options.auth,
+    });
     return {
       ...localbase,
       close: async () => {

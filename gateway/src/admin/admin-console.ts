@@ -27,6 +27,7 @@ import { adminEmailBootWarning } from './roles/email-confirmations.ts';
 import usersRoutes from './users/users-routes.ts';
 import reportsRoutes from './reports/reports-routes.ts';
 import auditRoutes from './audit/audit-routes.ts';
+import outboxRoutes from './outbox/outbox-routes.ts';
 import rolesRoutes from './roles/roles-routes.ts';
 import sessionsRoutes from './sessions/sessions-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
@@ -160,6 +161,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(auditRoutes, { context });
   await app.register(rolesRoutes, { context });
   await app.register(sessionsRoutes, { context });
+  await app.register(outboxRoutes, { context });
   await app.register(browserProofRoutes, { context });
 
   app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());

@@ -22,6 +22,7 @@ export const NAV: NavItem[] = [
   { href: '/__admin/audit', label: 'Audit log', key: 'a' },
   { href: '/__admin/roles', label: 'Roles', key: 'r' },
   { href: '/__admin/sessions', label: 'Sessions', key: 'e' },
+  { href: '/__admin/outbox', label: 'Outbox', key: 'm' },
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
 

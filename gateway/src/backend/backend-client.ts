@@ -21,6 +21,8 @@ export interface BackendTarget {
   url: string;
   anonKey: string;
   serviceRoleKey: string | undefined;
+  /** The embedded localbase's management access token (its auth outbox); never a hosted project's. */
+  managementToken?: string;
 }
 
 export class BackendError extends Error {

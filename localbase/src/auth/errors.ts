@@ -11,6 +11,8 @@ export class AuthError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** More fields of the body, as GoTrue adds them (`weak_password: {reasons}`). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -22,9 +24,11 @@ export function sendAuthError(request: FastifyRequest, reply: FastifyReply, erro
     return reply
       .header(API_VERSION_HEADER, API_VERSION_2024)
       .status(error.status)
-      .send({ code: error.code, message: error.message });
+      .send({ code: error.code, message: error.message, ...error.extra });
   }
-  return reply.status(error.status).send({ code: error.status, error_code: error.code, msg: error.message });
+  return reply
+    .status(error.status)
+    .send({ code: error.status, error_code: error.code, msg: error.message, ...error.extra });
 }
 
 export const invalidCredentials = () => new AuthError(400, 'invalid_credentials', 'Invalid login credentials');

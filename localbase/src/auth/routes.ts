@@ -18,6 +18,12 @@ import {
   userNotFound,
   validationFailed,
 } from './errors.ts';
+import { accountRoutes } from './account-routes.ts';
+import type { AuthContext } from './context.ts';
+import { emailRoutes, userBanned } from './email-routes.ts';
+import { checkEmail, checkPassword, EMAIL_MAX_CHARS, isUniqueViolation, metadata, parse } from './input.ts';
+import type { Mailer } from './mail.ts';
+import type { RedirectPolicy } from './redirects.ts';
 import {
   buildSession,
   endSessions,
@@ -45,17 +51,15 @@ export interface AuthRoutesOptions {
   jwtSecret: string;
   /** `iss` of access tokens: `<API URL>/auth/v1`, as GoTrue sets it (known once listening). */
   issuer: () => string;
+  mailer: Mailer;
+  redirects: RedirectPolicy;
+  /** `<API URL as mail readers reach it>/auth/v1`: the base of the links in mail. */
+  linkBase: () => string;
 }
 
-/** GoTrue's default minimum; bcrypt's input ends at 72 bytes, so longer would be silently cut. */
-const PASSWORD_MIN_CHARS = 6;
-const PASSWORD_MAX_BYTES = 72;
-/** GoTrue's limit (auth.users.email is varchar(255)): checked before the database sees it. */
-const EMAIL_MAX_CHARS = 255;
 /** auth.refresh_tokens.token is varchar(255): anything longer cannot be a token of ours. */
 const REFRESH_TOKEN_MAX_CHARS = 255;
 
-const metadata = z.record(z.string(), z.unknown());
 const signupBody = z.object({ email: z.string(), password: z.string(), data: metadata.optional() }).passthrough();
 const passwordGrantBody = z.object({ email: z.string(), password: z.string() }).passthrough();
 const refreshGrantBody = z.object({ refresh_token: z.string() }).passthrough();
@@ -75,41 +79,6 @@ const adminListQuery = z.object({
   per_page: z.union([z.literal(''), z.coerce.number().int().min(1).max(1000)]).optional(),
 });
 const userIdParams = z.object({ id: z.uuid() });
-
-const emailSchema = z.email();
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw validationFailed(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return result.data;
-}
-
-/** GoTrue's validateEmail: required, at most 255 characters, then the format. */
-function checkEmail(email: string): string {
-  const normalized = normalizeEmail(email);
-  if (normalized === '') throw validationFailed('An email address is required');
-  if (normalized.length > EMAIL_MAX_CHARS) throw validationFailed('An email address is too long');
-  if (!emailSchema.safeParse(normalized).success) {
-    throw validationFailed('Unable to validate email address: invalid format');
-  }
-  return normalized;
-}
-
-function checkPassword(password: string): void {
-  if (password.length < PASSWORD_MIN_CHARS) {
-    throw new AuthError(422, 'weak_password', `Password should be at least ${PASSWORD_MIN_CHARS} characters.`);
-  }
-  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
-    throw validationFailed(`Password cannot be longer than ${PASSWORD_MAX_BYTES} bytes`);
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === '23505';
-}
 
 /** Text PostgreSQL cannot store (a NUL character) or will not take as an identifier. */
 function storableText(text: string, maxChars: number): boolean {
@@ -201,6 +170,29 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     }
   }
 
+  // Work that runs after the answer (mail whose sending must not show in the answer's timing);
+  // closing the server waits for it.
+  const pending = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled(pending);
+  });
+  const context: AuthContext = {
+    pool,
+    signing,
+    mailer: options.mailer,
+    redirects: options.redirects,
+    linkBase: options.linkBase,
+    signedInUser,
+    requireServiceRole,
+    afterAnswer(request, work) {
+      const running = work().catch((error: unknown) => request.log.error({ err: error }, 'auth mail failed'));
+      pending.add(running);
+      void running.finally(() => pending.delete(running));
+    },
+  };
+  await emailRoutes(app, context);
+  await accountRoutes(app, context);
+
   app.get('/health', async () => ({
     version: 'localbase',
     name: 'GoTrue',
@@ -211,7 +203,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const body = parse(signupBody, request.body);
     if (!body.email) throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
     const email = checkEmail(body.email);
-    checkPassword(body.password);
+    await checkPassword(body.password, email);
     const passwordHash = await hashPassword(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const userId = await createUser(
@@ -240,6 +232,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       // An unknown e-mail is compared too (against a dummy hash), so that it takes as long.
       const matches = await passwordMatches(body.password, found?.encrypted_password);
       if (!found || !matches) throw invalidCredentials();
+      if (found.banned) throw userBanned();
       return withOwnerTransaction(pool, async (client) => {
         await recordSignIn(client, found.id);
         const { sessionId, refreshToken } = await startSession(client, found.id);
@@ -257,6 +250,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       if (rotation.kind === 'reuse-detected') return rotation;
       const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
+      if (user.banned) throw userBanned();
       return buildSession(signing, user.user, rotation.sessionId, rotation.refreshToken);
     });
     if ('kind' in rotated) {
@@ -299,7 +293,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const body = parse(adminCreateBody, request.body);
     const email = checkEmail(body.email);
     // Without a password the account exists but nobody can sign in with one (GoTrue allows this).
-    if (body.password !== undefined) checkPassword(body.password);
+    if (body.password !== undefined) await checkPassword(body.password, email);
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const id = await createUser(

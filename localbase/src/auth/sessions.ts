@@ -127,8 +127,13 @@ export async function rotateRefreshToken(client: pg.PoolClient, token: string): 
   };
 }
 
+/** Whether the session exists and its user is not banned (a ban set by SQL, without ending the sessions, counts too). */
 export async function sessionExists(client: pg.PoolClient, sessionId: string): Promise<boolean> {
-  const result = await client.query('select 1 from auth.sessions where id = $1', [sessionId]);
+  const result = await client.query(
+    `select 1 from auth.sessions s join auth.users u on u.id = s.user_id
+     where s.id = $1 and not coalesce(u.banned_until > now(), false)`,
+    [sessionId],
+  );
   return (result.rowCount ?? 0) > 0;
 }
 
@@ -151,6 +156,8 @@ export async function buildSession(
   user: Record<string, unknown>,
   sessionId: string,
   refreshToken: string,
+  /** How the session was started, as GoTrue's `amr` names it: `password`, `otp`, `recovery`, ... */
+  method = 'password',
 ): Promise<Session> {
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + ACCESS_TOKEN_LIFETIME_SECONDS;
@@ -167,7 +174,7 @@ export async function buildSession(
       user_metadata: user.user_metadata as Record<string, unknown>,
       role: 'authenticated',
       aal: 'aal1',
-      amr: [{ method: 'password', timestamp: now }],
+      amr: [{ method, timestamp: now }],
       session_id: sessionId,
       is_anonymous: false,
     },

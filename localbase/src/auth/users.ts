@@ -19,6 +19,9 @@ export interface UserRow {
   id: string;
   email: string;
   encrypted_password: string | null;
+  /** banned_until is in the future. */
+  banned: boolean;
+  confirmed: boolean;
   user: Record<string, unknown>;
 }
 
@@ -35,9 +38,12 @@ const USER_JSON = `json_build_object(
         'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at, 'updated_at', i.updated_at)
         order by i.created_at)
       from auth.identities i where i.user_id = u.id), '[]'::json),
-    'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)`;
+    'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)::jsonb
+  || jsonb_strip_nulls(jsonb_build_object('new_email', nullif(u.email_change, ''),
+    'email_change_sent_at', u.email_change_sent_at, 'banned_until', u.banned_until))`;
 
-const USER_SELECT = `select u.id, u.email, u.encrypted_password, ${USER_JSON} as "user" from auth.users u`;
+const USER_SELECT = `select u.id, u.email, u.encrypted_password, coalesce(u.banned_until > now(), false) as banned,
+  u.email_confirmed_at is not null as confirmed, ${USER_JSON} as "user" from auth.users u`;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -106,6 +112,79 @@ export async function recordSignIn(client: pg.PoolClient, userId: string): Promi
   await client.query('update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1', [userId]);
 }
 
+export async function setPassword(client: pg.PoolClient, userId: string, passwordHash: string): Promise<void> {
+  await client.query('update auth.users set encrypted_password = $2, updated_at = now() where id = $1', [
+    userId,
+    passwordHash,
+  ]);
+}
+
+/**
+ * Merges top-level keys into raw_user_meta_data (or raw_app_meta_data), as GoTrue does: a key
+ * given as null is removed.
+ */
+export async function mergeMetadata(
+  client: pg.PoolClient,
+  userId: string,
+  column: 'raw_user_meta_data' | 'raw_app_meta_data',
+  changes: Record<string, unknown>,
+): Promise<void> {
+  await client.query(
+    `update auth.users set ${column} = (coalesce(${column}, '{}'::jsonb) || $2::jsonb)
+       - coalesce((select array_agg(key) from jsonb_each($2::jsonb) where value = 'null'::jsonb), '{}'::text[]),
+       updated_at = now()
+     where id = $1`,
+    [userId, JSON.stringify(changes)],
+  );
+}
+
+/** Marks the e-mail address confirmed (the first confirmation counts), in the user and its identity. */
+export async function confirmEmail(client: pg.PoolClient, userId: string): Promise<void> {
+  await client.query(
+    `update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() where id = $1`,
+    [userId],
+  );
+  await client.query(
+    `update auth.identities set identity_data = identity_data || '{"email_verified": true}'::jsonb, updated_at = now()
+     where user_id = $1 and provider = 'email'`,
+    [userId],
+  );
+}
+
+/** Records a pending change of address (shown as `new_email` until it is confirmed). */
+export async function recordEmailChangeRequest(client: pg.PoolClient, userId: string, newEmail: string): Promise<void> {
+  await client.query(
+    `update auth.users set email_change = $2, email_change_sent_at = now(), updated_at = now() where id = $1`,
+    [userId, newEmail],
+  );
+}
+
+/** Switches the account to `email` (confirmed); a taken address surfaces as 23505 for the caller. */
+export async function changeEmail(client: pg.PoolClient, userId: string, email: string): Promise<void> {
+  await client.query(
+    `update auth.users set email = $2, email_change = '', email_change_sent_at = null,
+       email_confirmed_at = now(), updated_at = now()
+     where id = $1`,
+    [userId, email],
+  );
+  await client.query(
+    `update auth.identities
+     set identity_data = identity_data || jsonb_build_object('email', $2::text, 'email_verified', true), updated_at = now()
+     where user_id = $1 and provider = 'email'`,
+    [userId, email],
+  );
+}
+
+/** Bans until `now() + seconds` (null: lifts the ban). */
+export async function setBan(client: pg.PoolClient, userId: string, seconds: number | null): Promise<void> {
+  await client.query(
+    `update auth.users set banned_until = case when $2::double precision is null then null
+       else now() + make_interval(secs => $2::double precision) end, updated_at = now()
+     where id = $1`,
+    [userId, seconds],
+  );
+}
+
 export async function listUsers(
   client: pg.PoolClient,
   page: number,
@@ -115,7 +194,7 @@ export async function listUsers(
     'select count(*)::integer as total from auth.users where deleted_at is null',
   );
   const rows = await client.query<{ user: Record<string, unknown> }>(
-    `${USER_SELECT} where u.deleted_at is null order by u.created_at, u.id limit $1 offset $2`,
+    `${USER_SELECT} where u.deleted_at is null order by u.created_at desc, u.id desc limit $1 offset $2`,
     [perPage, (page - 1) * perPage],
   );
   return { users: rows.rows.map((row) => row.user), total: total.rows[0]?.total ?? 0 };

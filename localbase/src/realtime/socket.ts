@@ -21,7 +21,11 @@ import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, Topics, type TopicMember } 
 export interface RealtimeRoutesOptions {
   hub: RealtimeHub;
   jwtSecret: string;
+  /** Whether a user token's session still exists and its user is not banned (auth/sessions.ts). */
+  sessionLive: (sessionId: string) => Promise<boolean>;
 }
+
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const postgresChange = z.object({
   event: z.string(),
@@ -222,6 +226,11 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           token = await verifiedToken(request.access_token);
         } catch (error) {
           return reply(joinRef, ref, topic, 'error', { reason: `Invalid JWT: ${(error as Error).message}` });
+        }
+        // A logged-out or banned user's token joins nothing (deliveries check the session too).
+        const sessionId = token.claims.session_id;
+        if (sessionId !== undefined && !(SESSION_ID.test(sessionId) && (await options.sessionLive(sessionId)))) {
+          return reply(joinRef, ref, topic, 'error', { reason: 'Invalid JWT: the session of this token has ended' });
         }
         // A socket that closed while the token was verified has left all its channels already.
         if (closed) return;

@@ -102,6 +102,7 @@ begin
   -- The readers' sessions that still exist, looked up together (as the owner: the API roles cannot
   -- read auth.sessions).
   select coalesce(pg_catalog.array_agg(s.id), '{}') into v_live from auth.sessions s
+  join auth.users u on u.id = s.user_id and not coalesce(u.banned_until operator(pg_catalog.>) pg_catalog.now(), false)
   where s.id in (select (e.value ->> 'session')::uuid from pg_catalog.jsonb_array_elements(p_readers) e);
   -- A deleted row cannot be selected: the reader needs only a grant to read the table (and a live
   -- session), as Supabase Realtime sends DELETEs without an RLS check.

@@ -1,0 +1,169 @@
+// Changing an account: PUT /user (the user herself) and PUT /admin/users/:id (service role), in
+// GoTrue's shapes.
+//
+// A password change by the user needs proof that she is the account's owner and not merely the
+// holder of its access token: the current password (`current_password`, which auth-js 2.109
+// sends when asked to), or the code of GET /reauthenticate (`nonce`). Exempt are sessions that a
+// recovery, magic or invite link has just started (their access token's `amr`), since following
+// the link proves the same. The change ends every other session of the user, as GoTrue does.
+//
+// A new e-mail address is not taken at once: the confirmation goes to the new address, and the
+// address changes when its link is verified (type `email_change`). Until then the user shows it
+// as `new_email`.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { withOwnerTransaction } from '../request-transaction.ts';
+import { parseBanDuration } from './ban-duration.ts';
+import type { AuthContext } from './context.ts';
+import { emailChangeMail } from './email-routes.ts';
+import { AuthError, userNotFound, validationFailed } from './errors.ts';
+import { checkEmail, checkPassword, isUniqueViolation, metadata, parse } from './input.ts';
+import type { Mail } from './mail.ts';
+import { spendTokenByOtp } from './one-time-tokens.ts';
+import { endSessions } from './sessions.ts';
+import {
+  changeEmail,
+  confirmEmail,
+  findUserByEmail,
+  findUserById,
+  hashPassword,
+  mergeMetadata,
+  passwordMatches,
+  recordEmailChangeRequest,
+  setBan,
+  setPassword,
+} from './users.ts';
+
+const userUpdateBody = z
+  .object({
+    email: z.string().optional(),
+    password: z.string().optional(),
+    current_password: z.string().optional(),
+    nonce: z.string().optional(),
+    data: metadata.optional(),
+  })
+  .passthrough();
+const adminUpdateBody = z
+  .object({
+    email: z.string().optional(),
+    password: z.string().optional(),
+    email_confirm: z.boolean().optional(),
+    user_metadata: metadata.optional(),
+    app_metadata: metadata.optional(),
+    ban_duration: z.string().optional(),
+  })
+  .passthrough();
+const redirectQuery = z.object({ redirect_to: z.string().optional() }).passthrough();
+const userIdParams = z.object({ id: z.uuid() });
+
+/** Sessions started by following a link sent to the address: they may set a password without the old one. */
+const LINK_METHODS = new Set(['recovery', 'otp', 'invite', 'magiclink']);
+
+const emailTaken = () =>
+  new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
+export const reauthenticationNeeded = () =>
+  new AuthError(400, 'reauthentication_needed', 'Password update requires reauthentication');
+
+function startedByLink(claims: Record<string, unknown>): boolean {
+  const amr = claims.amr;
+  return Array.isArray(amr) && amr.some((entry) => LINK_METHODS.has((entry as { method?: string }).method ?? ''));
+}
+
+export async function accountRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
+  const { pool } = context;
+
+  app.put('/user', async (request) => {
+    const caller = await context.signedInUser(request);
+    const body = parse(userUpdateBody, request.body);
+    const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
+    const current = await withOwnerTransaction(pool, (client) => findUserById(client, caller.userId));
+    if (!current) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
+    const newEmail = body.email === undefined ? undefined : checkEmail(body.email);
+
+    let passwordHash: string | undefined;
+    if (body.password !== undefined) {
+      await checkPassword(body.password, current.email);
+      const hasPassword = current.encrypted_password !== null;
+      if (hasPassword && !startedByLink(caller.claims) && body.nonce === undefined) {
+        if (body.current_password === undefined) throw reauthenticationNeeded();
+        // bcrypt outside any transaction (PGlite has one session), as the password grant does.
+        if (!(await passwordMatches(body.current_password, current.encrypted_password))) {
+          throw new AuthError(400, 'invalid_credentials', 'Current password is incorrect');
+        }
+      }
+      if (hasPassword && (await passwordMatches(body.password, current.encrypted_password))) {
+        throw new AuthError(422, 'same_password', 'New password should be different from the old password.');
+      }
+      passwordHash = await hashPassword(body.password);
+    }
+
+    // A wrong nonce must count as a failed attempt even though the update is refused.
+    if (body.password !== undefined && body.nonce !== undefined) {
+      const nonce = body.nonce;
+      const spent = /^\d{6}$/.test(nonce)
+        ? await withOwnerTransaction(pool, (client) =>
+            spendTokenByOtp(client, caller.userId, nonce, ['reauthentication']),
+          )
+        : undefined;
+      if (!spent) throw new AuthError(400, 'reauthentication_not_valid', 'Requires reauthentication');
+    }
+
+    let mail: Mail | undefined;
+    const updated = await withOwnerTransaction(pool, async (client) => {
+      if (passwordHash !== undefined) {
+        await setPassword(client, caller.userId, passwordHash);
+        await endSessions(client, caller.userId, caller.sessionId, 'others');
+      }
+      if (body.data !== undefined) await mergeMetadata(client, caller.userId, 'raw_user_meta_data', body.data);
+      if (newEmail !== undefined && newEmail !== current.email) {
+        const owner = await findUserByEmail(client, newEmail);
+        if (owner) throw emailTaken();
+        await recordEmailChangeRequest(client, caller.userId, newEmail);
+        mail = await emailChangeMail(context, client, current, newEmail, redirectTo);
+      }
+      const user = await findUserById(client, caller.userId);
+      if (!user) throw userNotFound();
+      return user.user;
+    });
+    if (mail) await context.mailer.send(mail);
+    return updated;
+  });
+
+  app.put('/admin/users/:id', async (request) => {
+    await context.requireServiceRole(request);
+    const { id } = parse(userIdParams, request.params);
+    const body = parse(adminUpdateBody, request.body);
+    const email = body.email === undefined ? undefined : checkEmail(body.email);
+    const banSeconds = body.ban_duration === undefined ? undefined : parseBanDuration(body.ban_duration);
+    if (banSeconds === undefined && body.ban_duration !== undefined) {
+      throw validationFailed(`ban_duration: invalid format, use a duration like "24h" or "none"`);
+    }
+    const existing = await withOwnerTransaction(pool, (client) => findUserById(client, id));
+    if (!existing) throw userNotFound();
+    if (body.password !== undefined) await checkPassword(body.password, email ?? existing.email);
+    const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+    return withOwnerTransaction(pool, async (client) => {
+      if (email !== undefined && email !== existing.email) {
+        try {
+          await changeEmail(client, id, email);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw emailTaken();
+          throw error;
+        }
+      }
+      if (passwordHash !== undefined) await setPassword(client, id, passwordHash);
+      if (body.email_confirm === true) await confirmEmail(client, id);
+      if (body.user_metadata !== undefined) await mergeMetadata(client, id, 'raw_user_meta_data', body.user_metadata);
+      if (body.app_metadata !== undefined) await mergeMetadata(client, id, 'raw_app_meta_data', body.app_metadata);
+      if (banSeconds !== undefined) {
+        await setBan(client, id, banSeconds);
+        // A ban ends the user's sessions now: her access tokens stop working on the next request
+        // (every API checks the session) and her refresh tokens with them.
+        if (banSeconds !== null && banSeconds > 0) await endSessions(client, id, id, 'global');
+      }
+      const user = await findUserById(client, id);
+      if (!user) throw userNotFound();
+      return user.user;
+    });
+  });
+}

@@ -1,0 +1,303 @@
+// Getting back in by e-mail, GoTrue's routes and shapes: /recover, /otp (magic link), /resend,
+// /verify (POST answers a session; GET, the link in the mail, redirects with the session in the
+// URL fragment), /admin/generate_link and /reauthenticate.
+//
+// The routes that mail someone (/recover, /otp, /resend) answer 200 before looking the address
+// up, and do the lookup, the token and the mail after the answer: whether an account exists shows
+// neither in the answer nor in its timing. For the same reason they never create an account
+// (`create_user` is ignored: sign-up is the one way in), and an unknown address gets no mail.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import { withOwnerTransaction } from '../request-transaction.ts';
+import type { AuthContext } from './context.ts';
+import { AuthError, userNotFound, validationFailed } from './errors.ts';
+import { checkEmail, checkPassword, isUniqueViolation, metadata, parse } from './input.ts';
+import { composeMail, type Mail } from './mail.ts';
+import { issueToken, spendTokenByOtp, spendTokenBySecret, type SpentToken, type TokenType } from './one-time-tokens.ts';
+import { redirectOrSite } from './redirects.ts';
+import { buildSession, startSession, type Session } from './sessions.ts';
+import {
+  changeEmail,
+  confirmEmail,
+  findUserByEmail,
+  findUserById,
+  hashPassword,
+  insertUser,
+  recordSignIn,
+  type UserRow,
+} from './users.ts';
+
+/** Which stored tokens a verify `type` accepts (GoTrue's `email` stands for any sign-in link). */
+const VERIFY_TYPES = {
+  signup: ['signup', 'invite'],
+  invite: ['invite', 'signup'],
+  magiclink: ['magiclink'],
+  recovery: ['recovery'],
+  email_change: ['email_change'],
+  email: ['magiclink', 'signup', 'invite'],
+} as const satisfies Record<string, readonly TokenType[]>;
+type VerifyType = keyof typeof VERIFY_TYPES;
+const verifyType = z.enum(Object.keys(VERIFY_TYPES) as [VerifyType, ...VerifyType[]]);
+
+/** A link secret is 64 hex digits; anything else is simply not a token. */
+const SECRET = /^[0-9a-f]{64}$/;
+
+const redirectQuery = z.object({ redirect_to: z.string().optional() }).passthrough();
+const emailBody = z.object({ email: z.string() }).passthrough();
+const resendBody = z.object({ email: z.string(), type: z.enum(['signup', 'email_change']) }).passthrough();
+const verifyBody = z
+  .object({
+    type: verifyType,
+    token_hash: z.string().optional(),
+    token: z.string().optional(),
+    email: z.string().optional(),
+    redirect_to: z.string().optional(),
+  })
+  .passthrough();
+const verifyQuery = z.object({ token: z.string(), type: verifyType, redirect_to: z.string().optional() }).passthrough();
+const generateLinkBody = z
+  .object({
+    type: z.enum(['signup', 'invite', 'magiclink', 'recovery']),
+    email: z.string(),
+    password: z.string().optional(),
+    data: metadata.optional(),
+    redirect_to: z.string().optional(),
+  })
+  .passthrough();
+
+const linkExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
+const codeExpired = () => new AuthError(403, 'otp_expired', 'Token has expired or is invalid');
+export const userBanned = () => new AuthError(400, 'user_banned', 'User is banned');
+
+/** The `amr` method of a session started by a link or code of this type (GoTrue's names). */
+const AMR_METHODS: Record<TokenType, string> = {
+  signup: 'otp',
+  invite: 'invite',
+  magiclink: 'otp',
+  recovery: 'recovery',
+  email_change: 'email_change',
+  reauthentication: 'otp',
+};
+
+export async function emailRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
+  const { pool, signing, mailer, redirects } = context;
+
+  function actionLink(secret: string, type: TokenType, redirectTo: string): string {
+    const query = new URLSearchParams({ token: secret, type, redirect_to: redirectTo });
+    return `${context.linkBase()}/verify?${query.toString()}`;
+  }
+
+  /** Issues a token of `type` for the user and composes its mail (sent by the caller after the commit). */
+  async function tokenMail(
+    client: pg.PoolClient,
+    user: UserRow,
+    type: TokenType,
+    redirectTo: string,
+    newEmail?: string,
+  ): Promise<{ mail: Mail; secret: string; otp: string; link: string }> {
+    const { secret, otp } = await issueToken(client, user.id, type, { redirectTo, newEmail });
+    const link = actionLink(secret, type, redirectTo);
+    const mail = composeMail(type, newEmail ?? user.email, type === 'reauthentication' ? null : link, otp);
+    return { mail, secret, otp, link };
+  }
+
+  /** Looks the address up after the answer and mails the user a token of the type `choose` picks. */
+  function mailLater(
+    request: Parameters<AuthContext['afterAnswer']>[0],
+    email: string,
+    redirectTo: string,
+    choose: (user: UserRow) => { type: TokenType; newEmail?: string } | undefined,
+  ): void {
+    context.afterAnswer(request, async () => {
+      const mail = await withOwnerTransaction(pool, async (client) => {
+        const user = await findUserByEmail(client, email);
+        const chosen = user && !user.banned ? choose(user) : undefined;
+        if (!user || !chosen) return undefined;
+        if (chosen.type === 'email_change' && !chosen.newEmail) return undefined;
+        return (await tokenMail(client, user, chosen.type, redirectTo, chosen.newEmail)).mail;
+      });
+      if (mail) await mailer.send(mail);
+    });
+  }
+
+  app.post('/recover', async (request) => {
+    const { email } = parse(emailBody, request.body);
+    const address = checkEmail(email);
+    const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
+    mailLater(request, address, redirectOrSite(redirects, redirectTo), () => ({ type: 'recovery' }));
+    return {};
+  });
+
+  app.post('/otp', async (request) => {
+    const body = parse(z.object({ email: z.string().optional() }).passthrough(), request.body);
+    if (body.email === undefined) throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
+    const address = checkEmail(body.email);
+    const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
+    // As GoTrue: an address not confirmed yet is sent the sign-up confirmation instead.
+    mailLater(request, address, redirectOrSite(redirects, redirectTo), (user) => ({
+      type: user.confirmed ? 'magiclink' : 'signup',
+    }));
+    return {};
+  });
+
+  app.post('/resend', async (request) => {
+    const body = parse(resendBody, request.body);
+    const address = checkEmail(body.email);
+    const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
+    mailLater(request, address, redirectOrSite(redirects, redirectTo), (user) => {
+      if (body.type === 'signup') return user.confirmed ? undefined : { type: 'signup' };
+      const pending = (user.user as { new_email?: string }).new_email;
+      return pending ? { type: 'email_change', newEmail: pending } : undefined;
+    });
+    return {};
+  });
+
+  /** Applies a spent token to its user and starts a session; throws (rolling the spending back) when refused. */
+  async function signInWith(client: pg.PoolClient, token: SpentToken): Promise<Session> {
+    const found = await findUserById(client, token.userId);
+    if (!found) throw userNotFound();
+    if (found.banned) throw userBanned();
+    if (token.type === 'email_change') {
+      if (!token.newEmail) throw linkExpired();
+      try {
+        await changeEmail(client, found.id, token.newEmail);
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
+        }
+        throw error;
+      }
+    } else {
+      // Following a link sent to the address proves the address: this is what confirms an e-mail.
+      await confirmEmail(client, found.id);
+    }
+    await recordSignIn(client, found.id);
+    const { sessionId, refreshToken } = await startSession(client, found.id);
+    const user = await findUserById(client, found.id);
+    if (!user) throw userNotFound();
+    return buildSession(signing, user.user, sessionId, refreshToken, AMR_METHODS[token.type]);
+  }
+
+  app.post('/verify', async (request) => {
+    const body = parse(verifyBody, request.body);
+    const types = VERIFY_TYPES[body.type];
+    if (body.token_hash !== undefined) {
+      if (!SECRET.test(body.token_hash)) throw linkExpired();
+      const secret = body.token_hash;
+      return withOwnerTransaction(pool, async (client) => {
+        const token = await spendTokenBySecret(client, secret, types);
+        if (!token) throw linkExpired();
+        return signInWith(client, token);
+      });
+    }
+    if (body.email === undefined || body.token === undefined) {
+      throw validationFailed('Verify requires either a token_hash, or an email and a token');
+    }
+    const email = checkEmail(body.email);
+    const otp = body.token.replace(/[\s-]/g, '');
+    // A wrong code must count even though the answer is a refusal: the refusal is thrown after the commit.
+    const outcome = await withOwnerTransaction(pool, async (client) => {
+      const user = await findUserByEmail(client, email);
+      if (!user || !/^\d{6}$/.test(otp)) return undefined;
+      const token = await spendTokenByOtp(client, user.id, otp, types);
+      return token ? { token } : undefined;
+    });
+    if (!outcome) throw codeExpired();
+    return withOwnerTransaction(pool, async (client) => signInWith(client, outcome.token));
+  });
+
+  app.get('/verify', async (request, reply: FastifyReply) => {
+    const query = parse(verifyQuery, request.query);
+    const redirectTo = redirectOrSite(redirects, query.redirect_to);
+    const fragment = (values: Record<string, string>) => `${redirectTo}#${new URLSearchParams(values).toString()}`;
+    let session: Session;
+    try {
+      if (!SECRET.test(query.token)) throw linkExpired();
+      session = await withOwnerTransaction(pool, async (client) => {
+        const token = await spendTokenBySecret(client, query.token, VERIFY_TYPES[query.type]);
+        if (!token) throw linkExpired();
+        return signInWith(client, token);
+      });
+    } catch (error) {
+      if (!(error instanceof AuthError)) throw error;
+      // As GoTrue: the browser still goes to the site, with the error where the session would be.
+      const location = fragment({ error: 'access_denied', error_code: error.code, error_description: error.message });
+      return reply.status(303).header('location', location).send();
+    }
+    const location = fragment({
+      access_token: session.access_token,
+      expires_at: String(session.expires_at),
+      expires_in: String(session.expires_in),
+      refresh_token: session.refresh_token,
+      token_type: session.token_type,
+      type: query.type,
+    });
+    return reply.status(303).header('location', location).send();
+  });
+
+  app.post('/admin/generate_link', async (request) => {
+    await context.requireServiceRole(request);
+    const body = parse(generateLinkBody, request.body);
+    const email = checkEmail(body.email);
+    const { redirect_to: queryRedirect } = parse(redirectQuery, request.query);
+    const redirectTo = redirectOrSite(redirects, queryRedirect ?? body.redirect_to);
+    if (body.type === 'signup') {
+      if (body.password === undefined) throw validationFailed('Password is required for signup links');
+      await checkPassword(body.password, email);
+    }
+    const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
+    return withOwnerTransaction(pool, async (client) => {
+      let user = await findUserByEmail(client, email);
+      if (body.type === 'signup' || body.type === 'invite') {
+        if (user?.confirmed) {
+          throw new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
+        }
+        if (!user) {
+          const id = await insertUser(
+            client,
+            { email, userMetadata: body.data ?? {}, appMetadata: {}, confirmed: false },
+            body.type === 'signup' ? passwordHash : null,
+          );
+          user = await findUserById(client, id);
+        }
+      }
+      if (!user) throw userNotFound();
+      const issued = await tokenMail(client, user, body.type, redirectTo);
+      const fresh = (await findUserById(client, user.id)) ?? user;
+      return {
+        ...fresh.user,
+        action_link: issued.link,
+        email_otp: issued.otp,
+        hashed_token: issued.secret,
+        verification_type: body.type,
+        redirect_to: redirectTo,
+      };
+    });
+  });
+
+  app.get('/reauthenticate', async (request) => {
+    const caller = await context.signedInUser(request);
+    const mail = await withOwnerTransaction(pool, async (client) => {
+      const user = await findUserById(client, caller.userId);
+      if (!user) throw userNotFound();
+      return (await tokenMail(client, user, 'reauthentication', redirects.siteUrl)).mail;
+    });
+    await mailer.send(mail);
+    return {};
+  });
+}
+
+/** Composes and stores an e-mail change token; the caller sends the mail after the commit. */
+export async function emailChangeMail(
+  context: AuthContext,
+  client: pg.PoolClient,
+  user: UserRow,
+  newEmail: string,
+  requestedRedirect: string | undefined,
+): Promise<Mail> {
+  const redirectTo = redirectOrSite(context.redirects, requestedRedirect);
+  const { secret, otp } = await issueToken(client, user.id, 'email_change', { newEmail, redirectTo });
+  const query = new URLSearchParams({ token: secret, type: 'email_change', redirect_to: redirectTo });
+  return composeMail('email_change', newEmail, `${context.linkBase()}/verify?${query.toString()}`, otp);
+}

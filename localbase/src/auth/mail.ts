@@ -1,0 +1,128 @@
+// The mail auth sends (confirmation, magic link, recovery, invite, e-mail change, reauthentication
+// code), with GoTrue's default subjects. With an SMTP URL it goes out through nodemailer; without
+// one it is kept in the local outbox (_localbase.outbox), which the management API lists, as the
+// Supabase CLI keeps a local project's mail in Inbucket/Mailpit. The outbox keeps 7 days, at most
+// the newest 500 messages.
+import type { Transporter } from 'nodemailer';
+import type pg from 'pg';
+import { withOwnerTransaction } from '../request-transaction.ts';
+import type { TokenType } from './one-time-tokens.ts';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  link: string | null;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+export const OUTBOX_KEEP_DAYS = 7;
+export const OUTBOX_KEEP_MESSAGES = 500;
+/** The sender of SMTP mail, as the Supabase CLI's default. */
+export const MAIL_FROM = 'studyhall <admin@localhost>';
+
+/** Keeps the mail in the database. */
+export function outboxMailer(pool: pg.Pool): Mailer {
+  return {
+    send: (mail) => withOwnerTransaction(pool, (client) => keepInOutbox(client, mail)),
+    close() {},
+  };
+}
+
+/** Stores the mail and drops what is past the outbox's bounds (older than 7 days, beyond the newest 500). */
+async function keepInOutbox(client: pg.PoolClient, mail: Mail): Promise<void> {
+  await client.query(
+    `insert into _localbase.outbox (to_address, subject, text_body, html_body, link) values ($1, $2, $3, $4, $5)`,
+    [mail.to, mail.subject, mail.text, mail.html, mail.link],
+  );
+  await client.query(
+    `delete from _localbase.outbox where created_at < now() - make_interval(days => $1)
+       or id <= (select id from _localbase.outbox order by id desc offset $2 limit 1)`,
+    [OUTBOX_KEEP_DAYS, OUTBOX_KEEP_MESSAGES],
+  );
+}
+
+/**
+ * Sends through SMTP (nodemailer, loaded on first use). The SMTP conversation happens outside the
+ * database: the mail is handed over after the token is stored, and a failure is the caller's to log.
+ */
+export function smtpMailer(smtpUrl: string): Mailer {
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
+  return {
+    async send(mail) {
+      await (
+        await open()
+      ).sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    },
+    close() {
+      void transport?.then((opened) => opened.close());
+    },
+  };
+}
+
+export interface OutboxMessage {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  link: string | null;
+  created_at: string;
+}
+
+export async function listOutbox(pool: pg.Pool, limit: number): Promise<OutboxMessage[]> {
+  const { rows } = await pool.query<OutboxMessage>(
+    `select o.id::text as id, o.to_address as "to", o.subject, o.text_body as text, o.html_body as html, o.link,
+       to_char(o.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
+     from _localbase.outbox o order by o.id desc limit $1`,
+    [limit],
+  );
+  return rows;
+}
+
+type MailPurpose = TokenType;
+
+/** GoTrue's default subjects. */
+const SUBJECTS: Record<MailPurpose, string> = {
+  signup: 'Confirm Your Signup',
+  invite: 'You have been invited',
+  magiclink: 'Your Magic Link',
+  recovery: 'Reset Your Password',
+  email_change: 'Confirm Email Change',
+  reauthentication: 'Confirm reauthentication',
+};
+
+const ACTIONS: Record<MailPurpose, string> = {
+  signup: 'Follow this link to confirm your e-mail address:',
+  invite: 'You have been invited to create an account. Follow this link to accept the invite:',
+  magiclink: 'Follow this link to sign in:',
+  recovery: 'Follow this link to reset the password of your account:',
+  email_change: 'Follow this link to confirm the change of your e-mail address to this one:',
+  reauthentication: 'Enter this code to confirm it is you:',
+};
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** The message for a token: the link (none for a reauthentication code) and the 6-digit code. */
+export function composeMail(purpose: MailPurpose, to: string, link: string | null, otp: string): Mail {
+  const action = ACTIONS[purpose];
+  const lines = [action, '', link ?? otp, ''];
+  if (link) lines.push(`Or enter this code: ${otp}`, '');
+  lines.push('If you did not ask for this, you can ignore this message. The link and code work once, for one hour.');
+  const html = [
+    `<h2>${escapeHtml(SUBJECTS[purpose])}</h2>`,
+    `<p>${escapeHtml(action)}</p>`,
+    link
+      ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>Or enter this code: ${otp}</p>`
+      : `<p><strong>${otp}</strong></p>`,
+    '<p>If you did not ask for this, you can ignore this message. The link and code work once, for one hour.</p>',
+  ].join('\n');
+  return { to, subject: SUBJECTS[purpose], text: lines.join('\n'), html, link };
+}
