@@ -137,6 +137,50 @@ describe('the Users page', () => {
     expect((await admin('GET', '/__admin/users')).json().total).toBe(2);
   });
 
+  it('bans a student (her token stops working at once, she cannot sign in) and lifts the ban', async () => {
+    const read = () =>
+      gateway.app.inject({
+        url: '/__backend/rest/v1/user_profiles?select=user_id',
+        headers: { authorization: `Bearer ${bo.token}` },
+      });
+    expect((await read()).statusCode).toBe(200);
+    const banned = await admin('POST', `/__admin/users/${bo.userId}/ban`, { duration: '24h' });
+    expect(banned.statusCode, banned.body).toBe(200);
+    expect(banned.json().user).toMatchObject({ id: bo.userId, banned: true });
+    expect((await read()).statusCode).toBe(401);
+    const login = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/login',
+      payload: { username: bo.email, password: 'bo-users-password-1' },
+    });
+    expect(login.statusCode).toBeGreaterThanOrEqual(400);
+    expect((await admin('POST', `/__admin/users/${bo.userId}/ban`, { duration: 'forever' })).statusCode).toBe(400);
+
+    const lifted = await admin('POST', `/__admin/users/${bo.userId}/ban`, { duration: 'none' });
+    expect(lifted.json().user).toMatchObject({ banned: false });
+    const again = await gateway.app.inject({
+      method: 'POST',
+      url: '/__auth/login',
+      payload: { username: bo.email, password: 'bo-users-password-1' },
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    bo = { ...bo, token: again.json().session.access_token };
+    expect((await read()).statusCode).toBe(200);
+
+    const audit = (await admin('GET', '/__admin/audit')).json().entries as { action: string; target_name: string }[];
+    expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(['console:unban_user', 'console:ban_user']);
+    expect(audit[1]?.target_name).toBe(bo.email);
+  });
+
+  it('hands a student a one-time reset link, or mails one to the outbox', async () => {
+    const shown = await admin('POST', `/__admin/users/${ada.userId}/reset-link`, { delivery: 'show' });
+    expect(shown.statusCode, shown.body).toBe(200);
+    expect(shown.json().action_link).toMatch(/\/auth\/v1\/verify\?token=[^&]+&type=recovery/);
+    const mailed = await admin('POST', `/__admin/users/${ada.userId}/reset-link`, { delivery: 'mail' });
+    expect(mailed.json()).toMatchObject({ ok: true, mailed: true });
+    expect((await admin('POST', `/__admin/users/${ada.userId}/reset-link`, { delivery: 'post' })).statusCode).toBe(400);
+  });
+
   it('deletes an account only with its e-mail typed, and then with her stored objects', async () => {
     const refused = await admin('POST', `/__admin/users/${ada.userId}/delete`, { confirm_account: bo.email });
     expect(refused.statusCode).toBe(400);
