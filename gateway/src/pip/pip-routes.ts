@@ -9,12 +9,16 @@ import { CHANNEL_TOKEN_PATTERN, PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#con
 import { timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
 import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
+import { requireBearer, type Caller } from '../auth/bearer.ts';
+import type { PhaseEndScheduler } from './phase-end-push.ts';
 import type { PipChannel, PipRelay } from './pip-relay.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
   /** PIP_PAIRING=on: per-page channels, reached by phones only with the page's code. */
   pairing?: boolean;
+  /** Schedules the phase-end push of a student whose page posts with her access token. */
+  phaseEnds?: PhaseEndScheduler;
 }
 
 export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
@@ -63,7 +67,17 @@ function pairingRequired(who: 'page' | 'phone'): GatewayError {
       );
 }
 
-const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false }) => {
+/** The student a snapshot post names (Authorization: Bearer), or undefined: the relay itself needs none. */
+function namedStudent(request: FastifyRequest): Caller | undefined {
+  if (!request.headers.authorization) return undefined;
+  try {
+    return requireBearer(request);
+  } catch {
+    return undefined;
+  }
+}
+
+const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false, phaseEnds }) => {
   const cors = pairing ? pairedCompanionCors : companionCors;
   const pairings = relay.pairings;
 
@@ -149,6 +163,8 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
     const channel = pageChannel(singleHeader(request, PIP_CHANNEL_HEADER));
     const snapshot = channel.storeSnapshot(parseContract(timerSnapshotInput, request.body));
+    const student = phaseEnds ? namedStudent(request) : undefined;
+    if (student) phaseEnds?.note(student, snapshot);
     const stored: SnapshotStored = { ok: true, updatedAt: snapshot.updatedAt };
     return stored;
   });
