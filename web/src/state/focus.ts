@@ -176,7 +176,21 @@ export function countFromAfar(kind: 'correct' | 'incorrect' | 'skip' | 'undo'): 
   remoteBump.value = { key: kind === 'skip' ? 'skipped' : kind, at: Date.now() };
 }
 
+/**
+ * Start, pause or resume from the phone: each applies only to the state it names, so a tap made on
+ * a screen a moment out of date (Resume after the page already resumed) changes nothing.
+ */
+export function runFromAfar(kind: 'start' | 'pause' | 'resume'): void {
+  const state = advance(timer.value, Date.now());
+  if (state.complete) return;
+  if (kind === 'start' && state.phase === 'idle') startTimer();
+  else if (kind === 'pause' && state.running) pauseTimer();
+  else if (kind === 'resume' && !state.running && state.phase !== 'idle') startTimer();
+}
+
 export function applyPipAction(action: RelayedAction): void {
+  if (action.action === 'start' || action.action === 'pause' || action.action === 'resume')
+    return runFromAfar(action.action);
   if (action.action !== 'target') return countFromAfar(action.action);
   if (action.target !== undefined) changeTarget(action.target);
   remoteBump.value = { key: 'target', at: Date.now() };
