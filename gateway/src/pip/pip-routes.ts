@@ -11,7 +11,7 @@ import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-error
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import { requireBearer, type Caller } from '../auth/bearer.ts';
 import type { PhaseEndScheduler } from './phase-end-push.ts';
-import type { PipChannel, PipRelay } from './pip-relay.ts';
+import { LONG_POLL_MS, type PipChannel, type PipRelay } from './pip-relay.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
@@ -22,6 +22,11 @@ export interface PipRoutesOptions {
 }
 
 export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
+/** On a GET /api/pip/state?after= answer: this server holds such requests up to this many ms (the long poll). */
+export const PIP_WAIT_HEADER = 'x-pip-wait-ms';
+/** The updatedAt of the snapshot the phone shows (0 before any page posted). */
+const stateQuery = z.object({ after: z.string().regex(/^\d{1,15}$/).optional() });
+
 /** Retry-After of an address over its event-stream limit: streams close when their pages do. */
 const STREAM_RETRY_AFTER_S = 10;
 
@@ -33,6 +38,7 @@ const companionCors = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'content-type',
+  'access-control-expose-headers': PIP_WAIT_HEADER,
   'access-control-max-age': '600',
 };
 const pairedCompanionCors = { ...companionCors, 'access-control-allow-headers': `content-type, ${PIP_CODE_HEADER}` };
@@ -171,7 +177,15 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
 
   app.get('/api/pip/state', async (request, reply) => {
     reply.headers(cors).header('cache-control', 'no-store');
-    return phoneChannel(request, reply).latestSnapshot();
+    const channel = phoneChannel(request, reply);
+    // A phone that names the snapshot it shows waits for a newer one; a query this server cannot read is a plain poll.
+    const query = stateQuery.safeParse(request.query);
+    const after = query.success ? query.data.after : undefined;
+    if (after !== undefined) {
+      await channel.waitForNewer(Number(after), LONG_POLL_MS);
+      reply.header(PIP_WAIT_HEADER, String(LONG_POLL_MS));
+    }
+    return channel.latestSnapshot();
   });
 
   app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {

@@ -93,7 +93,7 @@ export function createCompanion(platform: Platform) {
     client = createPipClient({ serverUrl: current.serverUrl, pairingCode: current.pairingCode, fetch: platform.fetch });
     const activeClient = client;
     poller = startStatePoller({
-      getState: () => activeClient.getState(),
+      getState: (after) => activeClient.getState(after),
       loopback: isLoopbackServer(current.serverUrl),
       networkAvailable: () => platform.networkAvailable(),
       onChange: (view) => (poll.value = view),
