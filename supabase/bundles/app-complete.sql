@@ -4263,7 +4263,8 @@ create index if not exists community_notification_outbox_phase_end_idx
   on public.community_notification_outbox (recipient_id)
   where payload ->> 'type' = 'phase_end' and delivered_at is null and failed_at is null;
 
--- Schedules the push for the end of the caller's running phase, replacing any earlier one; a null
+-- Schedules the push for the end of the caller's running phase, replacing any earlier one still
+-- ahead; a null
 -- p_ends_at only cancels (paused, stopped, or the phase changed). Returns how many rows are queued:
 -- one per registered device, none without one.
 create or replace function public.community_schedule_phase_end(p_phase text, p_ends_at timestamptz)
@@ -4284,9 +4285,13 @@ begin
     raise exception 'invalid_phase_end' using errcode = 'P0073',
       hint = 'a phase is focus or break and ends between a minute ago and a day from now';
   end if;
+  -- A null end (paused, stopped) cancels every pending push. A new end replaces those still ahead,
+  -- but not one due now: the page posts the next phase the moment the last one ends, and that post
+  -- must not take back the push announcing the end (clocks may differ by a few seconds).
   delete from public.community_notification_outbox o
     where o.recipient_id = v_user and o.payload ->> 'type' = 'phase_end'
-      and o.delivered_at is null and o.failed_at is null;
+      and o.delivered_at is null and o.failed_at is null
+      and (p_ends_at is null or o.next_attempt_at > now() + interval '5 seconds');
   if p_ends_at is null then return 0; end if;
   insert into public.community_notification_outbox (recipient_id, token, payload, created_at, next_attempt_at)
     select v_user, t.token,

@@ -3,7 +3,7 @@
 -- student's devices, bad phases and times are refused; the row is due at the phase end and is
 -- given up when its token is gone.
 begin;
-select plan(16);
+select plan(17);
 
 select tests.create_user('ada');
 select tests.create_user('bo');
@@ -55,6 +55,17 @@ select is((select jsonb_agg(r -> 'token') from jsonb_array_elements(
   'a due row goes out while its token is registered');
 select is((select last_error from public.community_notification_outbox where token = 'tok-ada-2'), 'suppressed',
   'a row whose token was removed is given up');
+
+-- The page posts the break as the focus phase ends: the push due now stays.
+update public.community_notification_outbox set claim_id = null, next_attempt_at = now()
+  where token = 'tok-ada-1';
+select tests.authenticate_as('ada');
+select public.community_schedule_phase_end('break', now() + interval '5 minutes');
+select tests.authenticate_as_service_role();
+select is((select count(*)::int from public.community_notification_outbox
+           where recipient_id = tests.get_user_id('ada') and next_attempt_at <= now()
+             and delivered_at is null and failed_at is null), 1,
+  'scheduling the next phase keeps the push of the phase ending now');
 
 select tests.authenticate_as('ada');
 select public.community_schedule_phase_end('focus', now() + interval '25 minutes');
