@@ -5,12 +5,15 @@ import * as z from 'zod/mini';
 
 /** The actions that count an attempt (or take the last one back). */
 export const COUNT_ACTIONS = ['correct', 'incorrect', 'skip', 'undo'] as const;
+/** The actions that run the timer: start an idle session, pause a running phase, resume a paused one. */
+export const TIMER_ACTIONS = ['start', 'pause', 'resume'] as const;
 /** Every action a phone may send. */
-export const PIP_ACTIONS = [...COUNT_ACTIONS, 'target'] as const;
+export const PIP_ACTIONS = [...COUNT_ACTIONS, ...TIMER_ACTIONS, 'target'] as const;
 /** The largest target a phone may set (questions in a session). */
 export const MAX_TARGET = 10_000;
 
 export type CountActionName = (typeof COUNT_ACTIONS)[number];
+export type TimerActionName = (typeof TIMER_ACTIONS)[number];
 export type PipActionName = (typeof PIP_ACTIONS)[number];
 
 /** A target: a whole number of questions from 1 to MAX_TARGET. */
@@ -19,6 +22,7 @@ export const targetValue = z.int().check(z.minimum(1), z.maximum(MAX_TARGET));
 /** The body of POST /api/pip/action. */
 export const pipAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.enum(COUNT_ACTIONS) }),
+  z.strictObject({ action: z.enum(TIMER_ACTIONS) }),
   z.strictObject({ action: z.literal('target'), target: targetValue }),
 ]);
 

@@ -2,7 +2,7 @@
 // and the JSON each `data:` line carries. The gateway writes them through formatRelayEvent, typed by
 // this module; the focus page reads them with the parsers below.
 import * as z from 'zod/mini';
-import { COUNT_ACTIONS, targetValue } from './phone-actions.ts';
+import { COUNT_ACTIONS, TIMER_ACTIONS, targetValue } from './phone-actions.ts';
 import { timerSnapshot } from './timer-snapshot.ts';
 
 const serverMs = z.int().check(z.minimum(0));
@@ -16,6 +16,7 @@ export const phoneEvent = z.object({ present: z.boolean(), at: serverMs });
 /** A phone's action, relayed with the server's id and time. */
 export const relayedAction = z.discriminatedUnion('action', [
   z.object({ id: actionId, action: z.enum(COUNT_ACTIONS), at: serverMs }),
+  z.object({ id: actionId, action: z.enum(TIMER_ACTIONS), at: serverMs }),
   z.object({ id: actionId, action: z.literal('target'), target: targetValue, at: serverMs }),
 ]);
 

@@ -103,10 +103,40 @@ self.addEventListener('push', (event) => {
   } catch {
     payload = null;
   }
+  if (payload && payload.type === 'phase_end') {
+    event.waitUntil(showPhaseEnd(payload));
+    return;
+  }
   if (!payload || payload.type !== 'start_alert') return;
   const { title, options } = startAlertNotification(payload);
   event.waitUntil(self.registration.showNotification(title, options));
 });
+
+// Phase ends (Web Push, {type: "phase_end", phase, ends_at}): "Focus phase over" or "Break over".
+// The focus page shows the same notification itself when it is hidden, with the same tag, so the
+// two replace each other; while a tab of the app is in sight its own chime says it already.
+function phaseEndNotification(payload) {
+  const focusEnded = payload.phase === 'focus';
+  return {
+    title: focusEnded ? 'Focus phase over' : 'Break over',
+    options: {
+      body: focusEnded ? 'Time for a break.' : 'Back to focus.',
+      tag: 'phase-end',
+      renotify: true,
+      icon: '/icon.svg',
+      badge: '/icon.svg',
+      timestamp: Date.parse(payload.ends_at) || Date.now(),
+      data: { url: '/focus', type: 'phase_end' },
+    },
+  };
+}
+
+async function showPhaseEnd(payload) {
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  if (windows.some((client) => client.visibilityState === 'visible')) return;
+  const { title, options } = phaseEndNotification(payload);
+  await self.registration.showNotification(title, options);
+}
 
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();

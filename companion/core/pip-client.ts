@@ -9,6 +9,8 @@ import { parseTimerSnapshot, type TimerSnapshot } from '#contracts/timer-snapsho
 import type { ActionBody } from './actions.ts';
 
 export const REQUEST_TIMEOUT_MS = 4_000;
+/** The answer header of a server that holds state requests until the snapshot changes. */
+const WAIT_HEADER = 'x-pip-wait-ms';
 export const PAIRING_CODE_HEADER = PIP_CODE_HEADER;
 
 export interface FetchResponseLike {
@@ -36,12 +38,17 @@ export type Failure =
   | { kind: 'rate_limited'; retryAfterMs: number; message: string }
   | { kind: 'refused'; status: number; message: string };
 
-export type StateAnswer = { kind: 'snapshot'; snapshot: TimerSnapshot } | Failure;
+/**
+ * `waited`: the server held the request until the snapshot changed or its wait ran out (a server
+ * that knows the long poll says so in x-pip-wait-ms), so the next request may go at once.
+ */
+export type StateAnswer = { kind: 'snapshot'; snapshot: TimerSnapshot; waited?: boolean } | Failure;
 export type ActionAnswer = { kind: 'accepted'; delivered: number; id: number } | Failure;
 
 export interface PipClient {
   readonly serverUrl: string;
-  getState(): Promise<StateAnswer>;
+  /** With `after` (the updatedAt shown, 0 for none), a server that can waits for a newer snapshot. */
+  getState(after?: number): Promise<StateAnswer>;
   sendAction(body: ActionBody): Promise<ActionAnswer>;
 }
 
@@ -137,13 +144,14 @@ export function createPipClient({
 
   return {
     serverUrl,
-    async getState() {
-      const result = await request('/api/pip/state', 'GET');
+    async getState(after) {
+      const result = await request(after === undefined ? '/api/pip/state' : `/api/pip/state?after=${after}`, 'GET');
       if ('kind' in result) return result;
       if (result.response.status !== 200) return failureOf(result.response, result.json);
       const snapshot = parseTimerSnapshot(result.json);
+      const waited = after !== undefined && Number(result.response.headers.get(WAIT_HEADER)) > 0;
       return snapshot
-        ? { kind: 'snapshot', snapshot }
+        ? { kind: 'snapshot', snapshot, ...(waited ? { waited } : {}) }
         : { kind: 'unreachable', message: `${serverUrl} does not answer like a studyhall server.` };
     },
     async sendAction(body) {

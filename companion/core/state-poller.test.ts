@@ -10,7 +10,7 @@ import {
   POLL_IDLE_MS,
   POLL_RUNNING_MS,
 } from './poll-schedule.ts';
-import { startStatePoller, type PollerView, type StatePoller } from './state-poller.ts';
+import { delayAfter, startStatePoller, type PollerView, type StatePoller } from './state-poller.ts';
 import { idleSnapshot, runningSnapshot } from './test-snapshots.ts';
 
 const START = Date.UTC(2026, 10, 23, 9, 0, 0);
@@ -183,5 +183,21 @@ describe('pollNow and stop', () => {
     poller.stop();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(askedAt).toEqual([0, 1_000]);
+  });
+});
+
+describe('the long poll', () => {
+  const running = runningSnapshot(Date.now() + 60_000);
+  const view: PollerView = {
+    snapshot: running,
+    offline: false,
+    problem: undefined,
+    consecutiveFailures: 0,
+    nextPollAt: undefined,
+  };
+
+  it('asks again at once after a server held the request, and keeps the cadence with one that did not', () => {
+    expect(delayAfter(view, { kind: 'snapshot', snapshot: running, waited: true }, true)).toBe(0);
+    expect(delayAfter(view, { kind: 'snapshot', snapshot: running }, true)).toBe(1000);
   });
 });

@@ -25,7 +25,8 @@ export interface PollerView {
 }
 
 export interface StatePollerOptions {
-  getState: () => Promise<StateAnswer>;
+  /** `after`: the updatedAt of the snapshot shown (0 for none), for a server that waits for a newer one. */
+  getState: (after?: number) => Promise<StateAnswer>;
   loopback: boolean;
   networkAvailable: () => boolean;
   onChange: (view: PollerView) => void;
@@ -77,6 +78,8 @@ export function applyAnswer(view: PollerView, answer: StateAnswer | { kind: 'no_
 }
 
 export function delayAfter(view: PollerView, answer: StateAnswer | { kind: 'no_network' }, loopback: boolean): number {
+  // The server held the request until something changed (or its wait ran out): ask again at once.
+  if (answer.kind === 'snapshot' && answer.waited) return 0;
   if (answer.kind === 'rate_limited') return Math.max(POLL_IDLE_MS, answer.retryAfterMs);
   if (answer.kind === 'pairing' || answer.kind === 'refused') return POLL_IDLE_MS;
   return nextPollDelayMs({
@@ -119,7 +122,7 @@ export function startStatePoller({
     let answer: StateAnswer | { kind: 'no_network' };
     if (!shouldRequest({ networkAvailable: networkAvailable(), loopback })) answer = { kind: 'no_network' };
     else
-      answer = await getState().catch((error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const);
+      answer = await getState(view.snapshot ? (view.snapshot.updatedAt ?? 0) : undefined).catch((error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const);
     inFlight = false;
     if (stopped) return;
     view = applyAnswer(view, answer);

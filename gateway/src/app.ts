@@ -17,6 +17,7 @@ import { installErrorHandling } from './error-handler.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
+import { PhaseEndScheduler } from './pip/phase-end-push.ts';
 import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
 import { PushService } from './push/push-service.ts';
 import pushRoutes from './push/push-routes.ts';
@@ -69,6 +70,8 @@ export interface Gateway {
   relay: PipRelay;
   /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
   push: PushService;
+  /** The phase-end pushes the relay schedules for students who name themselves. */
+  phaseEnds: PhaseEndScheduler;
 }
 
 /**
@@ -149,7 +152,14 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     logDir: config.logDir,
     ...(options.errorLog ? { rotation: options.errorLog } : {}),
   });
-  await app.register(pipRoutes, { relay, pairing: config.pipPairing });
+  const phaseEnds = new PhaseEndScheduler(async (token, end) => {
+    await backend.rpc(
+      'community_schedule_phase_end',
+      { p_phase: end?.phase ?? null, p_ends_at: end ? new Date(end.endsAtMs).toISOString() : null },
+      { userToken: token },
+    );
+  }, app.log);
+  await app.register(pipRoutes, { relay, pairing: config.pipPairing, phaseEnds });
   await app.register(authRoutes, { backend, accountLogins });
   await app.register(profileRoutes, { backend, publicBackendBase });
   await app.register(backupRoutes, { backend });
@@ -179,5 +189,5 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
-  return { app, relay, push };
+  return { app, relay, push, phaseEnds };
 }

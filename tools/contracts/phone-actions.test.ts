@@ -60,6 +60,8 @@ describe('the phone action contract', () => {
     ['an unknown action', { action: 'explode' }],
     ['a target on a count', { action: 'skip', target: 3 }],
     ['a target without its number', { action: 'target' }],
+    ['a target on start', { action: 'start', target: 3 }],
+    ['a stop, which is not an action', { action: 'stop' }],
   ])('refuses %s on both sides', async (_name, body) => {
     expect(pipAction.safeParse(body).success).toBe(false);
     expect((await post(body)).status).toBe(400);

@@ -78,6 +78,8 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   invalid_claim: { status: 400 },
   invalid_retry: { status: 400 },
   invalid_keep: { status: 400 },
+  // Scheduling the push for the end of a timer phase.
+  invalid_phase_end: { status: 400 },
   // A push device token, not the caller's access token (which is the gateway's 401 invalid_token).
   invalid_token: { status: 400, error: 'invalid_device_token' },
   // Moderation and account deletion.

@@ -20,6 +20,14 @@ export type StoredSnapshot = TimerSnapshot & { updatedAt: number };
 export const SSE_PING_INTERVAL_MS = 15_000;
 export const SLOW_CLIENT_BUFFER_LIMIT = 256 * 1024;
 export const PHONE_GONE_AFTER_MS = 12_000;
+/**
+ * How long GET /api/pip/state?after= holds a phone's request while the snapshot is the one it has:
+ * a newer one is answered the moment the page posts it, so Start reaches the phone at once. Under
+ * the phone's 4 s request timeout, and well under PHONE_GONE_AFTER_MS.
+ */
+export const LONG_POLL_MS = 2_500;
+/** Phone requests one channel holds at once; past it a request is answered at once (a plain poll). */
+export const MAX_WAITING_PHONES = 64;
 /** Open /__pip/events streams one client address may hold (with pairing on or off). */
 export const MAX_EVENT_STREAMS_PER_ADDRESS = 16;
 
@@ -28,6 +36,8 @@ export class PipChannel {
   private snapshot: TimerSnapshot = idleSnapshot;
   private readonly streams = new Set<ServerResponse>();
   private phoneTimer: NodeJS.Timeout | undefined;
+  /** Phones waiting for a snapshot newer than theirs (the long poll). */
+  private readonly waiting = new Set<() => void>();
 
   constructor(
     private readonly bufferLimit: number,
@@ -64,7 +74,31 @@ export class PipChannel {
     const { updatedAt: _clientClock, ...fields } = input;
     const stored = { ...fields, updatedAt: Date.now() };
     this.snapshot = stored;
+    this.wakeWaiting();
     return stored;
+  }
+
+  /**
+   * Resolves once the snapshot is newer than the one stamped `knownUpdatedAt` (0: the idle one),
+   * at once when it already is, or after waitMs; also when the channel closes.
+   */
+  waitForNewer(knownUpdatedAt: number, waitMs: number): Promise<void> {
+    if ((this.snapshot.updatedAt ?? 0) !== knownUpdatedAt || this.waiting.size >= MAX_WAITING_PHONES)
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      timer.unref();
+      this.waiting.add(done);
+    });
+  }
+
+  private wakeWaiting(): void {
+    for (const done of [...this.waiting]) done();
   }
 
   subscribe(stream: ServerResponse, onClose: () => void = () => {}): void {
@@ -92,6 +126,7 @@ export class PipChannel {
   close(): void {
     clearTimeout(this.phoneTimer);
     this.phoneTimer = undefined;
+    this.wakeWaiting();
     for (const stream of this.streams) stream.end();
     this.streams.clear();
   }

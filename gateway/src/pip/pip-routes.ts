@@ -9,15 +9,24 @@ import { CHANNEL_TOKEN_PATTERN, PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#con
 import { timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
 import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
-import type { PipChannel, PipRelay } from './pip-relay.ts';
+import { requireBearer, type Caller } from '../auth/bearer.ts';
+import type { PhaseEndScheduler } from './phase-end-push.ts';
+import { LONG_POLL_MS, type PipChannel, type PipRelay } from './pip-relay.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
   /** PIP_PAIRING=on: per-page channels, reached by phones only with the page's code. */
   pairing?: boolean;
+  /** Schedules the phase-end push of a student whose page posts with her access token. */
+  phaseEnds?: PhaseEndScheduler;
 }
 
 export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
+/** On a GET /api/pip/state?after= answer: this server holds such requests up to this many ms (the long poll). */
+export const PIP_WAIT_HEADER = 'x-pip-wait-ms';
+/** The updatedAt of the snapshot the phone shows (0 before any page posted). */
+const stateQuery = z.object({ after: z.string().regex(/^\d{1,15}$/).optional() });
+
 /** Retry-After of an address over its event-stream limit: streams close when their pages do. */
 const STREAM_RETRY_AFTER_S = 10;
 
@@ -29,6 +38,7 @@ const companionCors = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'content-type',
+  'access-control-expose-headers': PIP_WAIT_HEADER,
   'access-control-max-age': '600',
 };
 const pairedCompanionCors = { ...companionCors, 'access-control-allow-headers': `content-type, ${PIP_CODE_HEADER}` };
@@ -63,7 +73,17 @@ function pairingRequired(who: 'page' | 'phone'): GatewayError {
       );
 }
 
-const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false }) => {
+/** The student a snapshot post names (Authorization: Bearer), or undefined: the relay itself needs none. */
+function namedStudent(request: FastifyRequest): Caller | undefined {
+  if (!request.headers.authorization) return undefined;
+  try {
+    return requireBearer(request);
+  } catch {
+    return undefined;
+  }
+}
+
+const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false, phaseEnds }) => {
   const cors = pairing ? pairedCompanionCors : companionCors;
   const pairings = relay.pairings;
 
@@ -149,13 +169,23 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
   app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
     const channel = pageChannel(singleHeader(request, PIP_CHANNEL_HEADER));
     const snapshot = channel.storeSnapshot(parseContract(timerSnapshotInput, request.body));
+    const student = phaseEnds ? namedStudent(request) : undefined;
+    if (student) phaseEnds?.note(student, snapshot);
     const stored: SnapshotStored = { ok: true, updatedAt: snapshot.updatedAt };
     return stored;
   });
 
   app.get('/api/pip/state', async (request, reply) => {
     reply.headers(cors).header('cache-control', 'no-store');
-    return phoneChannel(request, reply).latestSnapshot();
+    const channel = phoneChannel(request, reply);
+    // A phone that names the snapshot it shows waits for a newer one; a query this server cannot read is a plain poll.
+    const query = stateQuery.safeParse(request.query);
+    const after = query.success ? query.data.after : undefined;
+    if (after !== undefined) {
+      await channel.waitForNewer(Number(after), LONG_POLL_MS);
+      reply.header(PIP_WAIT_HEADER, String(LONG_POLL_MS));
+    }
+    return channel.latestSnapshot();
   });
 
   app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {

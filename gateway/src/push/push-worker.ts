@@ -10,6 +10,7 @@
 import type { OutboxClient, Claim, ClaimedRow } from './outbox-client.ts';
 import { parsePushToken } from './push-subscription.ts';
 import { startAlertMessage, startAlertPayloadSchema, startAlertTopic } from './start-alert-message.ts';
+import { PHASE_END_TOPIC, PHASE_END_TTL_SECONDS, phaseEndMessage, phaseEndPayloadSchema } from './phase-end-message.ts';
 import type { HostResolver } from './public-address.ts';
 import type { VapidKeys } from './vapid-keys.ts';
 import { createPushAgent, sendWebPush, systemResolver, VapidSigner } from './web-push-sender.ts';
@@ -192,19 +193,18 @@ export class PushWorker {
   }
 
   private async deliverRow(claimId: string, row: ClaimedRow): Promise<RowResult> {
-    const payload = startAlertPayloadSchema.safeParse(row.payload);
-    if (!payload.success)
-      return this.giveUp(claimId, row, 'unsupported_payload: not a start alert this gateway can send');
+    const push = this.messageOf(row.payload);
+    if (!push) return this.giveUp(claimId, row, 'unsupported_payload: not a start alert or phase end this gateway can send');
     const token = parsePushToken(row.token, { allowPlainHttp: this.settings.allowPlainHttp });
     if (!token.ok) return this.giveUp(claimId, row, `invalid_subscription: ${token.reason}`);
     const { subscription } = token;
     if (subscription.expirationTime != null && subscription.expirationTime < Date.now()) {
       return this.removeToken(claimId, row, 'subscription_expired: the browser said it expires before now');
     }
-    const outcome = await sendWebPush(subscription, JSON.stringify(startAlertMessage(payload.data)), {
+    const outcome = await sendWebPush(subscription, JSON.stringify(push.message), {
       vapid: this.signer,
-      ttlSeconds: this.settings.ttlSeconds,
-      topic: startAlertTopic(payload.data),
+      ttlSeconds: Math.min(this.settings.ttlSeconds, push.ttlSeconds ?? this.settings.ttlSeconds),
+      topic: push.topic,
       timeoutMs: this.settings.requestTimeoutMs,
       dispatcher: this.agent,
     });
@@ -232,6 +232,17 @@ export class PushWorker {
         return 'settled';
       }
     }
+  }
+
+  /** The message, topic and lifetime of a row's payload, or undefined for a kind this gateway cannot send. */
+  private messageOf(payload: unknown): { message: object; topic: string; ttlSeconds?: number } | undefined {
+    const startAlert = startAlertPayloadSchema.safeParse(payload);
+    if (startAlert.success)
+      return { message: startAlertMessage(startAlert.data), topic: startAlertTopic(startAlert.data) };
+    const phaseEnd = phaseEndPayloadSchema.safeParse(payload);
+    if (phaseEnd.success)
+      return { message: phaseEndMessage(phaseEnd.data), topic: PHASE_END_TOPIC, ttlSeconds: PHASE_END_TTL_SECONDS };
+    return undefined;
   }
 
   /** Exponential backoff with jitter, so rows that failed together do not all come back together. */

@@ -2,6 +2,7 @@
 // damaged or foreign file is refused with the reason before anything local is replaced.
 import { z } from 'zod';
 import { BACKUP_FORMAT, type BackupPayload } from './backup-payload.ts';
+import { ALARM_SOUNDS } from './chime.ts';
 import { defaultSettings } from './model.ts';
 
 // The app runs under a policy without 'unsafe-eval': zod must not compile validators with Function.
@@ -47,6 +48,8 @@ const settings = z.object({
   cycles: z.number().int().min(1).max(12),
   dayOffsetHours: z.number().int().min(0).max(23),
   dailyGoalMinutes: z.number().int().min(0).max(1440).default(defaultSettings.dailyGoalMinutes),
+  alarmSound: z.enum(ALARM_SOUNDS).default(defaultSettings.alarmSound),
+  alarmMuted: z.boolean().default(defaultSettings.alarmMuted),
 });
 
 const payload = z.object({

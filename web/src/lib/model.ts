@@ -1,5 +1,6 @@
 // The records a student's device keeps (IndexedDB) and backs up. Ids are generated on the device,
 // so a record has its final id before it ever reaches the backend.
+import type { AlarmSound } from './chime.ts';
 
 export interface Subject {
   id: string;
@@ -48,6 +49,10 @@ export interface AppSettings {
   dayOffsetHours: number;
   /** Minutes a day the student aims for (the Stats goal line). */
   dailyGoalMinutes: number;
+  /** The sound played when a focus or break phase ends. */
+  alarmSound: AlarmSound;
+  /** No sound at phase ends (notifications still come). */
+  alarmMuted: boolean;
 }
 
 export const defaultSettings: AppSettings = {
@@ -56,6 +61,8 @@ export const defaultSettings: AppSettings = {
   cycles: 4,
   dayOffsetHours: 0,
   dailyGoalMinutes: 120,
+  alarmSound: 'chime',
+  alarmMuted: false,
 };
 
 export interface Profile {

@@ -46,6 +46,8 @@ export interface PhoneLinkOptions {
   openStream: (url: string) => EventSourceLike;
   /** The snapshot to post, read when the post is sent (so queued posts send the latest). */
   snapshot: () => unknown;
+  /** The signed-in student's access token, sent with each post so the server can push the phase end to her devices. */
+  accessToken?: () => string | null;
   onAction: (action: RelayedAction) => void;
   onView: (view: PairingView) => void;
   /** The stream opened (`hello`) or dropped. */
@@ -120,6 +122,8 @@ export class PhoneLink {
       if (this.mode !== mode) return;
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (mode.kind === 'on') headers[CHANNEL_HEADER] = mode.channel;
+      const token = this.options.accessToken?.();
+      if (token) headers.authorization = `Bearer ${token}`;
       try {
         const response = await this.options.fetch(`${this.options.base ?? ''}/__pip/state`, {
           method: 'POST',

@@ -39,3 +39,23 @@ export function rememberSignedInHere(storage: Pick<Storage, 'setItem'> = localSt
     // Storage refused (private mode, full): the next visit is greeted as a first one, nothing worse.
   }
 }
+
+/**
+ * The stored access token while it is still valid for a while, or null. The focus page names its
+ * student with it on the relay's snapshot posts (the phase-end push) without loading supabase-js;
+ * supabase-js refreshes the stored session whenever it runs.
+ */
+export function readStoredAccessToken(storage: Pick<Storage, 'getItem'> = localStorage, now = Date.now()): string | null {
+  try {
+    const session = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
+      access_token?: unknown;
+      expires_at?: unknown;
+    } | null;
+    const token = session?.access_token;
+    if (typeof token !== 'string' || token === '') return null;
+    if (typeof session?.expires_at === 'number' && session.expires_at * 1000 <= now + 10_000) return null;
+    return token;
+  } catch {
+    return null;
+  }
+}

@@ -7,6 +7,7 @@ import type { PostedTimerSnapshot } from '#contracts/timer-snapshot.ts';
 import { writeKv } from '../lib/db.ts';
 import type { PairingView } from '../lib/pairing.ts';
 import { PhoneLink } from '../lib/phone-link.ts';
+import { readStoredAccessToken } from '../lib/session-storage.ts';
 import type { EventSourceLike, RelayedAction } from '../lib/relay.ts';
 import {
   advance,
@@ -21,6 +22,7 @@ import {
   undoAttempt,
   type TimerState,
 } from '../lib/timer.ts';
+import { announcePhaseEnd } from './alarms.ts';
 import { recordSession, subjectName } from './data.ts';
 import { account, db, remoteBump, settings, tasks, timer } from './signals.ts';
 import { channel } from './tabs.ts';
@@ -83,6 +85,7 @@ export function startPhoneLink(onStream?: (connected: boolean) => void): PhoneLi
     fetch: (url, init) => fetch(url, init),
     openStream: (url) => new EventSource(url) as unknown as EventSourceLike,
     snapshot: () => snapshotOf(advance(timer.value, Date.now()), selection(), Date.now()),
+    accessToken: () => (account.value && typeof localStorage !== 'undefined' ? readStoredAccessToken() : null),
     onAction: applyPipAction,
     onView: (view) => (pairing.value = view),
     ...(onStream ? { onStream } : {}),
@@ -119,6 +122,7 @@ export function snapshotsSettled(): Promise<void> {
 }
 
 function commit(next: TimerState, options: { broadcast?: boolean } = {}): void {
+  announcePhaseEnd(timer.value, Date.now());
   timer.value = next;
   if (db.value) void writeKv(db.value, 'timer', next);
   if (options.broadcast !== false) channel()?.postMessage({ type: 'timer', state: next });
@@ -172,7 +176,21 @@ export function countFromAfar(kind: 'correct' | 'incorrect' | 'skip' | 'undo'): 
   remoteBump.value = { key: kind === 'skip' ? 'skipped' : kind, at: Date.now() };
 }
 
+/**
+ * Start, pause or resume from the phone: each applies only to the state it names, so a tap made on
+ * a screen a moment out of date (Resume after the page already resumed) changes nothing.
+ */
+export function runFromAfar(kind: 'start' | 'pause' | 'resume'): void {
+  const state = advance(timer.value, Date.now());
+  if (state.complete) return;
+  if (kind === 'start' && state.phase === 'idle') startTimer();
+  else if (kind === 'pause' && state.running) pauseTimer();
+  else if (kind === 'resume' && !state.running && state.phase !== 'idle') startTimer();
+}
+
 export function applyPipAction(action: RelayedAction): void {
+  if (action.action === 'start' || action.action === 'pause' || action.action === 'resume')
+    return runFromAfar(action.action);
   if (action.action !== 'target') return countFromAfar(action.action);
   if (action.target !== undefined) changeTarget(action.target);
   remoteBump.value = { key: 'target', at: Date.now() };

@@ -1,10 +1,19 @@
-// Five large buttons. The three counters carry their current number (it bumps for 150 ms when the
+// Five large buttons, and one that runs the timer: Start for an idle page, Pause while a phase
+// runs, Resume while one is paused. The three counters carry their current number (it bumps for 150 ms when the
 // focus page reports a change, so the student sees the remote worked); Undo is quieter; Target
 // opens a small sheet for the number.
 import type { ComponentChildren } from 'preact';
 import type { PipActionName } from '../../../core/actions.ts';
 import type { Companion } from '../state/companion.ts';
-import { CheckIcon, CrossIcon, SkipIcon, TargetIcon, UndoIcon } from './icons.tsx';
+import { CheckIcon, CrossIcon, PauseIcon, PlayIcon, SkipIcon, TargetIcon, UndoIcon } from './icons.tsx';
+
+/** Which timer action the page's state offers (none before any focus page reported). */
+function timerAction(companion: Companion): { action: 'start' | 'pause' | 'resume'; label: string } | undefined {
+  const snapshot = companion.snapshot.value;
+  if (!snapshot || snapshot.updatedAt === null) return undefined;
+  if (snapshot.phase === 'idle') return { action: 'start', label: 'Start' };
+  return snapshot.running ? { action: 'pause', label: 'Pause' } : { action: 'resume', label: 'Resume' };
+}
 
 interface PadButtonProps {
   companion: Companion;
@@ -81,7 +90,21 @@ export function ActionPad({ companion, onTarget }: { companion: Companion; onTar
           disabled={disabled}
         />
       </div>
-      <div class="pad-row">
+      <div class="pad-row pad-row--three">
+        {(() => {
+          const run = timerAction(companion);
+          return (
+            <PadButton
+              companion={companion}
+              action={run?.action ?? 'start'}
+              label={run?.label ?? 'Start'}
+              icon={run?.action === 'pause' ? <PauseIcon /> : <PlayIcon />}
+              variant="quiet"
+              onPress={send(run?.action ?? 'start')}
+              disabled={disabled || !run}
+            />
+          );
+        })()}
         <PadButton
           companion={companion}
           action="undo"

@@ -31,9 +31,15 @@ export function TimerFace({ companion, timeRef }: { companion: Companion; timeRe
   const phase = phaseLabel(companion);
   const idle = snapshot.phase === 'idle';
   const neverReported = snapshot.updatedAt === null;
+  const ended = companion.endShown.value;
   return (
     <section class="face" aria-label="Timer">
       <span class={`phase phase--${phase.tone}`}>{phase.text}</span>
+      {ended ? (
+        <p class={`phase-end phase-end--${ended.phase}`} role="alert">
+          {ended.phase === 'focus' ? 'Focus phase over' : 'Break over'}
+        </p>
+      ) : null}
       <div
         class={`time${idle ? ' time--idle' : ''}`}
         role="timer"

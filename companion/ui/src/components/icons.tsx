@@ -58,3 +58,15 @@ export const CloudOffIcon = () => (
     <path d="M8.5 8.6A5 5 0 0 0 6.5 18H17a3.5 3.5 0 0 0 2.2-.8M12.2 6.1A5 5 0 0 1 17 10h.5a3.5 3.5 0 0 1 3.2 4.9" />
   </svg>
 );
+
+export const PlayIcon = () => (
+  <svg {...common}>
+    <path d="M8 5.5v13l10.5-6.5z" />
+  </svg>
+);
+
+export const PauseIcon = () => (
+  <svg {...common}>
+    <path d="M9 5.5v13M15 5.5v13" />
+  </svg>
+);

@@ -14,8 +14,10 @@ import {
   saveServerUrl,
   type CompanionSettings,
 } from '../../../core/settings.ts';
+import { PHASE_END_SHOWN_MS, PhaseEndWatcher, type PhoneEnd } from '../../../core/phase-end.ts';
 import { isSessionRunning } from '../../../core/snapshot.ts';
 import { startStatePoller, type PollerView, type StatePoller } from '../../../core/state-poller.ts';
+import { playChime, primeChime } from '../platform/chime.ts';
 import type { Platform } from '../platform/platform.ts';
 
 export type Tone = 'neutral' | 'success' | 'warning' | 'danger';
@@ -30,6 +32,9 @@ export interface Notice {
 export type FieldResult = { ok: true } | { ok: false; message: string };
 
 export type ConnectionTest = { ok: true; text: string } | { ok: false; text: string };
+
+/** The phase-end vibration: long, short, long, so it is told apart from a tap's buzz. */
+export const PHASE_END_VIBRATION = [300, 120, 300];
 
 /** After an action, ask for the snapshot again this soon: the page applies it and posts its new state. */
 export const REFRESH_AFTER_ACTION_MS = 250;
@@ -46,6 +51,9 @@ export function createCompanion(platform: Platform) {
   const now = signal(Date.now());
   const notice = signal<Notice | undefined>(undefined);
   const sending = signal<PipActionName | undefined>(undefined);
+  /** The latest phase end announced, shown on the face for a while. */
+  const phaseEnded = signal<PhoneEnd | undefined>(undefined);
+  const phaseEnds = new PhaseEndWatcher();
   let serial = 0;
   let client: PipClient | undefined;
   let poller: StatePoller | undefined;
@@ -61,6 +69,20 @@ export function createCompanion(platform: Platform) {
   );
   const sessionRunning = computed(() => isSessionRunning(snapshot.value));
   const needsPairing = computed(() => poll.value.problem?.kind === 'pairing');
+  /** The end to show now ("Focus phase over"), until PHASE_END_SHOWN_MS after it or a pause or a new session. */
+  const endShown = computed(() => {
+    const end = phaseEnded.value;
+    return end && now.value - end.endedAtMs < PHASE_END_SHOWN_MS ? end : undefined;
+  });
+
+  /** Every tick and snapshot: a phase that just ended buzzes, chimes and shows. */
+  function watchPhaseEnd(time: number): void {
+    const end = phaseEnds.check(poll.value.snapshot, time);
+    if (!end) return;
+    phaseEnded.value = end;
+    navigator.vibrate?.(PHASE_END_VIBRATION);
+    playChime();
+  }
 
   function say(text: string, tone: Tone): void {
     notice.value = { text, tone, serial: ++serial };
@@ -71,7 +93,7 @@ export function createCompanion(platform: Platform) {
     client = createPipClient({ serverUrl: current.serverUrl, pairingCode: current.pairingCode, fetch: platform.fetch });
     const activeClient = client;
     poller = startStatePoller({
-      getState: () => activeClient.getState(),
+      getState: (after) => activeClient.getState(after),
       loopback: isLoopbackServer(current.serverUrl),
       networkAvailable: () => platform.networkAvailable(),
       onChange: (view) => (poll.value = view),
@@ -88,7 +110,10 @@ export function createCompanion(platform: Platform) {
     }
     settings.value = loaded;
     connect(loaded);
-    stopTick = startRenderTick((time) => (now.value = time));
+    stopTick = startRenderTick((time) => {
+      now.value = time;
+      watchPhaseEnd(time);
+    });
     stopResume = platform.onResume(() => poller?.pollNow());
   }
 
@@ -106,6 +131,7 @@ export function createCompanion(platform: Platform) {
       return false;
     }
     if (!client) return false;
+    primeChime();
     sending.value = action;
     const answer = await client.sendAction(body.body);
     sending.value = undefined;
@@ -206,6 +232,7 @@ export function createCompanion(platform: Platform) {
     displayTime,
     sessionRunning,
     needsPairing,
+    endShown,
     start,
     stop,
     sendAction,

@@ -115,6 +115,26 @@ describe('the focus screen', () => {
     expect(screen.getByText('of 12 answered', { exact: false })).toBeTruthy();
   });
 
+  it('starts, pauses and resumes from the phone, each only from the state it names', async () => {
+    applyPipAction({ id: 10, action: 'resume', at: 0 });
+    applyPipAction({ id: 11, action: 'pause', at: 0 });
+    expect(timer.value.phase).toBe('idle');
+    applyPipAction({ id: 12, action: 'start', at: 0 });
+    expect(timer.value).toMatchObject({ phase: 'focus', running: true });
+    expect(await screen.findByRole('button', { name: 'Pause' })).toBeTruthy();
+    const completion = timer.value.completionAtMs;
+    applyPipAction({ id: 13, action: 'start', at: 0 });
+    applyPipAction({ id: 14, action: 'resume', at: 0 });
+    expect(timer.value.completionAtMs).toBe(completion);
+    applyPipAction({ id: 15, action: 'pause', at: 0 });
+    expect(timer.value).toMatchObject({ phase: 'focus', running: false, completionAtMs: null });
+    expect(await screen.findByRole('button', { name: 'Resume' })).toBeTruthy();
+    applyPipAction({ id: 16, action: 'start', at: 0 });
+    expect(timer.value.running).toBe(false);
+    applyPipAction({ id: 17, action: 'resume', at: 0 });
+    expect(timer.value.running).toBe(true);
+  });
+
   it('opens the phone remote panel from its button, shows the code spelled out, and closes with Escape back on the button', async () => {
     const toggle = screen.getByRole('button', { name: 'Phone remote' });
     expect(toggle.getAttribute('aria-expanded')).toBe('false');

@@ -14,6 +14,7 @@ import {
   toggleTimer,
   undoCount,
 } from '../../state/focus.ts';
+import { onStartGesture } from '../../state/alarms.ts';
 import { timer } from '../../state/signals.ts';
 import { Counters } from './Counters.tsx';
 import { phaseLabel } from './phase-label.ts';
@@ -39,6 +40,7 @@ function useShortcuts() {
         // Space on a focused button presses that button; only elsewhere does it start or pause.
         if (target?.closest(PRESSABLE)) return;
         event.preventDefault();
+        if (!timer.value.running) onStartGesture();
         toggleTimer();
       } else if (key === 'c') countCorrect();
       else if (key === 'i') countIncorrect();
@@ -113,7 +115,10 @@ export default function FocusPage() {
             <button
               type="button"
               class="button button-primary button-large"
-              onClick={startTimer}
+              onClick={() => {
+                onStartGesture();
+                startTimer();
+              }}
               aria-keyshortcuts="Space"
               title={`${started ? 'Resume' : 'Start'} (Space)`}
             >

@@ -1,9 +1,11 @@
-// /settings: the timer, the daily goal, when a study day starts, subjects, updates and signing out.
+// /settings: the timer, the daily goal, the phase-end alarm, when a study day starts, subjects, updates and signing out.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
+import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
+import { askToNotify, notifyPermission } from '../../state/alarms.ts';
 import { signOut } from '../../state/sign-out.ts';
 import { deleteSubject, saveSettings } from '../../state/data.ts';
 import { account, sessions, settings, subjects, syncState, tasks } from '../../state/signals.ts';
@@ -120,6 +122,80 @@ function TimerSettings() {
   );
 }
 
+function AlarmSettings() {
+  const current = settings.value;
+  const permission = notifyPermission.value;
+  const change = (next: Partial<AppSettings>) => void saveSettings({ ...settings.value, ...next });
+  return (
+    <section class="card stack" aria-labelledby="alarm-title">
+      <h2 id="alarm-title" class="card-title">
+        Phase-end alarm
+      </h2>
+      <p class="small muted">When a focus phase or a break ends, this device plays a sound.</p>
+      <div class="settings-grid">
+        <div class="field">
+          <label class="field-label" for="alarm-sound">
+            Sound
+          </label>
+          <div class="row">
+            <select
+              id="alarm-sound"
+              class="select"
+              value={current.alarmSound}
+              disabled={current.alarmMuted}
+              onChange={(event) => {
+                const sound = event.currentTarget.value;
+                if (isAlarmSound(sound)) change({ alarmSound: sound });
+              }}
+            >
+              {ALARM_SOUNDS.map((sound) => (
+                <option key={sound} value={sound}>
+                  {ALARM_SOUND_LABELS[sound]}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              class="button"
+              disabled={current.alarmMuted}
+              onClick={() => void playChime(settings.value.alarmSound)}
+            >
+              Play
+            </button>
+          </div>
+        </div>
+        <div class="field">
+          <label class="row">
+            <input
+              type="checkbox"
+              checked={current.alarmMuted}
+              onChange={(event) => change({ alarmMuted: event.currentTarget.checked })}
+            />
+            <span>Mute the sound</span>
+          </label>
+        </div>
+      </div>
+      <div class="stack">
+        <p class="field-label">Notifications while the page is hidden</p>
+        {permission === 'granted' && <p class="small">On: a notification says when a phase ends.</p>}
+        {permission === 'denied' && (
+          <p class="small" role="status">
+            Blocked for this site. To get them, allow notifications in your browser's site settings, then reload.
+          </p>
+        )}
+        {permission === 'unsupported' && <p class="small muted">This browser cannot show notifications.</p>}
+        {permission === 'default' && (
+          <div class="row">
+            <button type="button" class="button" onClick={() => void askToNotify()}>
+              Allow notifications
+            </button>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
 function SubjectSettings() {
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
   return (
@@ -232,6 +308,7 @@ export default function SettingsPage() {
         <h1 class="page-title">Settings</h1>
       </div>
       <TimerSettings />
+      <AlarmSettings />
       <section class="card row-between" aria-labelledby="privacy-link-title">
         <div>
           <h2 id="privacy-link-title" class="card-title">
