@@ -71,6 +71,7 @@ log(
     config,
     backendUrl: backend.url,
     embedded: localbase !== undefined,
+    adminReady: config.admin.enabled && backend.serviceRoleKey !== undefined,
     logFile: serverLog.file,
     terminalLevel: serverLog.terminalLevel,
   }),

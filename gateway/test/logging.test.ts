@@ -225,6 +225,13 @@ describe('statusBlock', () => {
     ).not.toContain('relay');
   });
 
+  it("prints the admin console's address when admin mode is ready, and nothing about it otherwise", () => {
+    const config = { host: '0.0.0.0', port: 3000, logDir: '/logs' };
+    const lines = statusBlock({ ...base, config, adminReady: true, lan: '192.168.1.20' }).split('\n');
+    expect(lines[2]).toBe('studyhall: admin   http://127.0.0.1:3000/__admin/ (admin console)');
+    expect(statusBlock({ ...base, config, adminReady: false, lan: '192.168.1.20' })).not.toContain('admin');
+  });
+
   it('picks the first IPv4 address that is not loopback', () => {
     const address = (family: 'IPv4' | 'IPv6', value: string, internal: boolean) =>
       ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as never;

@@ -1,5 +1,6 @@
 // The lines `npm start` prints once it listens: where the app is, the address a phone on the same
-// network can open (the companion runs there), the backend, and where the log is. With
+// network can open (the companion runs there), the admin console when admin mode is on, the
+// backend, and where the log is. With
 // PIP_PAIRING=off it also says that the timer relay is open to the network, since nothing else
 // would tell the owner.
 import os from 'node:os';
@@ -28,6 +29,8 @@ export interface StatusFacts {
   embedded: boolean;
   logFile: string;
   terminalLevel: LogLevel;
+  /** Admin mode is on and has what it needs: the console's address is printed. */
+  adminReady?: boolean;
   /** For tests; the machine's own by default. */
   lan?: string | undefined;
 }
@@ -56,6 +59,9 @@ export function statusBlock(facts: StatusFacts): string {
       ? [
           'studyhall: relay   PIP_PAIRING=off: anyone on the network can read and drive the focus timer (for a single-user machine only)',
         ]
+      : []),
+    ...(facts.adminReady
+      ? [`studyhall: admin   http://${shownHost}:${port}/__admin/ (admin console)`]
       : []),
     `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
     `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,
