@@ -62,6 +62,8 @@ export interface GatewayOptions {
   admin?: Partial<AdminTuning>;
   /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
   push?: Partial<PushWorkerSettings>;
+  /** The embedded localbase's management token, which the admin console's apply form fills in. */
+  localbaseToken?: string;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
 }
@@ -179,6 +181,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     backend: options.backend,
     gate: adminGate,
     repoDir,
+    localbaseToken: options.localbaseToken,
     ...(options.admin ? { tuning: options.admin } : {}),
   });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });

@@ -56,6 +56,7 @@ const { app, push } = await buildGateway({
   backend,
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
+  ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
 });
 try {
   await app.listen({ host: config.host, port: config.port });

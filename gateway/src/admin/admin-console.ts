@@ -41,6 +41,7 @@ export interface AdminConsoleOptions {
   gate: AdminGate;
   repoDir: string;
   tuning?: Partial<AdminTuning>;
+  localbaseToken?: string | undefined;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
