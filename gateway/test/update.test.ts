@@ -138,7 +138,9 @@ describe('loopback detection', () => {
       expect(
         (
           await (
-            await fetch(`http://[::1]:${port}/api/update-capabilities`, { headers: { 'x-forwarded-host': 'example.com' } })
+            await fetch(`http://[::1]:${port}/api/update-capabilities`, {
+              headers: { 'x-forwarded-host': 'example.com' },
+            })
           ).json()
         ).can_update,
       ).toBe(false);

@@ -60,9 +60,7 @@ export function statusBlock(facts: StatusFacts): string {
           'studyhall: relay   PIP_PAIRING=off: anyone on the network can read and drive the focus timer (for a single-user machine only)',
         ]
       : []),
-    ...(facts.adminReady
-      ? [`studyhall: admin   http://${shownHost}:${port}/__admin/ (admin console)`]
-      : []),
+    ...(facts.adminReady ? [`studyhall: admin   http://${shownHost}:${port}/__admin/ (admin console)`] : []),
     `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
     `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,
   ];

@@ -82,7 +82,10 @@ export class RemoteCheck {
 }
 
 async function compareWith(repoDir: string, remote: string, branch: string, remoteSha: string): Promise<UpdateCheck> {
-  const [localSha, localVersion] = await Promise.all([git(repoDir, ['rev-parse', 'HEAD']), readPackageVersion(repoDir)]);
+  const [localSha, localVersion] = await Promise.all([
+    git(repoDir, ['rev-parse', 'HEAD']),
+    readPackageVersion(repoDir),
+  ]);
   const [behind, ahead, remoteStamp] = await Promise.all([
     git(repoDir, ['rev-list', '--count', `${localSha}..${remoteSha}`]).then(Number),
     git(repoDir, ['rev-list', '--count', `${remoteSha}..${localSha}`]).then(Number),

@@ -53,9 +53,14 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
     error instanceof GitError ? new GatewayError(500, 'git_failed', error.message) : error;
 
   const ownerOnly = () =>
-    new GatewayError(403, 'forbidden', 'Updates belong to the computer running studyhall (loopback) or an admin session.', {
-      admin_available: options.adminGate.ready,
-    });
+    new GatewayError(
+      403,
+      'forbidden',
+      'Updates belong to the computer running studyhall (loopback) or an admin session.',
+      {
+        admin_available: options.adminGate.ready,
+      },
+    );
 
   app.get('/api/update-capabilities', async (request, reply): Promise<UpdateCapabilities> => {
     reply.header('cache-control', 'no-store');
