@@ -11,9 +11,9 @@
 // backoff cap (5 s for a loopback server) and the page says the server is not answering; after a
 // restart the badge clears, the time is right, and the page's panel is back; the Android overlay's
 // page shows itself for a running session and hides when the page finishes it; the installable
-// remote; with PIP_PAIRING=on a phone without the code is refused and with it works, two students'
-// pages with two phones each see only their own, and a restart gives the page a new code that the
-// phone is asked for.
+// remote (those with PIP_PAIRING=off); with pairing on, the default, a phone without the code is
+// refused and with it works, two students' pages with two phones each see only their own, and a
+// restart gives the page a new code that the phone is asked for.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -54,6 +54,9 @@ beforeAll(async () => {
     LOCALBASE_PORT: String(await freePort()),
     DATA_DIR: path.join(temp.dir, 'data'),
     LOG_DIR: path.join(temp.dir, 'logs'),
+    // The first part shows the open relay of a single-user machine; the PIP_PAIRING=on part below
+    // shows the default.
+    PIP_PAIRING: 'off',
   };
   studyhall = startStudyhall(env);
   await studyhall.ready;
@@ -66,6 +69,12 @@ afterAll(async () => {
   await studyhall?.stop();
   await temp?.remove();
 });
+
+/** The same server with PIP_PAIRING unset, as a fresh install runs it. */
+function withDefaultPairing(): Record<string, string> {
+  const { PIP_PAIRING: _off, ...rest } = env;
+  return rest;
+}
 
 /** The time a page shows ("Time left 24:59" on the phone), in seconds. */
 function seconds(text: string): number {
@@ -99,7 +108,7 @@ async function expectNoProblems(phone: Phone): Promise<void> {
   expect(await phone.problems()).toEqual([]);
 }
 
-describe('the remote with the focus page (pairing off)', () => {
+describe('the remote with the focus page (PIP_PAIRING=off)', () => {
   let focus: FocusPage;
   let phone: Phone;
 
@@ -323,7 +332,7 @@ describe('the installable remote', () => {
   }, 60_000);
 });
 
-describe('PIP_PAIRING=on', () => {
+describe('pairing on (the default)', () => {
   let biology: FocusPage;
   let history: FocusPage;
   let phoneA: Phone;
@@ -333,7 +342,7 @@ describe('PIP_PAIRING=on', () => {
     for (const open of focusPages.splice(0)) await open.context.close();
     const stopped = studyhall.stop();
     expect(await stopped, studyhall.output().slice(-2000)).toBe(0);
-    studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
+    studyhall = startStudyhall(withDefaultPairing());
     await studyhall.ready;
     biology = await openFocusPage(browser, appUrl, { email: 'bea@example.com', subject: 'Biology' });
     history = await openFocusPage(browser, appUrl, { email: 'hal@example.com', subject: 'History' });
@@ -473,7 +482,7 @@ describe('PIP_PAIRING=on', () => {
   it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
     const oldCode = biology.code ?? '';
     expect(await studyhall.stop()).toBe(0);
-    studyhall = startStudyhall({ ...env, PIP_PAIRING: 'on' });
+    studyhall = startStudyhall(withDefaultPairing());
     await studyhall.ready;
     const panel = await biology.remotePanel();
     await panel.getByText(/The server forgot the old code/).waitFor({ timeout: 15_000 });

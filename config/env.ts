@@ -108,10 +108,13 @@ export const envFields = {
   UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
   UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
   UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
-  PIP_PAIRING: z
-    .enum(['on', 'off', 'true', 'false', '1', '0', ''], { message: 'must be on or off' })
-    .default('off')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  /** On unless turned off: an unpaired relay lets anyone on the network read and drive every timer. */
+  PIP_PAIRING: optionalText.pipe(
+    z
+      .enum(['on', 'off', 'true', 'false', '1', '0'], { message: 'must be on or off' })
+      .default('on')
+      .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  ),
   /** The Web Push identity for a hosted backend (all three or none); localbase generates its own. */
   VAPID_PUBLIC_KEY: optionalText.pipe(vapidPublicKeySchema.optional()),
   VAPID_PRIVATE_KEY: optionalText.pipe(vapidPrivateKeySchema.optional()),

@@ -1,4 +1,4 @@
-// The pairing code a focus page shows when the server runs with PIP_PAIRING=on: 6 characters from
+// The pairing code a focus page shows (pairing is on unless the server runs with PIP_PAIRING=off): 6 characters from
 // letters and digits that cannot be mistaken for each other (no 0/O, 1/I/L). What a code is, and
 // how a typed one is read, is the contract in contracts/pip-pairing.ts, the server's own rule.
 import { normalizePairingCode } from '#contracts/pip-pairing.ts';

@@ -1,6 +1,6 @@
 // The companion's settings, stored in the group pipapk_settings: server_url (loopback port 3000 by
 // default, a trailing slash trimmed on save, an invalid address refused with a message), auto_start
-// (on by default) and pairing_code (only for servers that run with PIP_PAIRING=on).
+// (on by default) and pairing_code (the focus page's code; a server run with PIP_PAIRING=off needs none).
 import { normalizePairingCode } from './pairing-code.ts';
 import { DEFAULT_SERVER_URL, normalizeServerUrl, type ServerUrlResult } from './server-url.ts';
 import type { SettingsStorage } from './settings-storage.ts';

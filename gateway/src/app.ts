@@ -37,6 +37,7 @@ import { installJsonBodyParser } from './security/json-body.ts';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
 import { installSameOriginGuard } from './security/same-origin.ts';
 import { appPolicyDirectives, installSecurityHeaders } from './security/security-headers.ts';
+import { isServerOwner } from './update/update-owner.ts';
 import updateRoutes from './update/update-routes.ts';
 import { webPaths } from './web-dist.ts';
 
@@ -63,6 +64,10 @@ export interface GatewayOptions {
   admin?: Partial<AdminTuning>;
   /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
   push?: Partial<PushWorkerSettings>;
+  /** The embedded localbase's management token, which the admin console's apply form fills in. */
+  localbaseToken?: string;
+  /** The clock of the update check's once-a-minute fetch (tests). */
+  updateCheckNow?: () => number;
 }
 
 export interface Gateway {
@@ -142,7 +147,11 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
-  await app.register(smallRoutes, { repoDir, ai: config.ai });
+  await app.register(smallRoutes, {
+    repoDir,
+    ai: config.ai,
+    isOwner: (request) => isServerOwner(adminGate, request),
+  });
   await app.register(clientConfig, { anonKey: options.backend.anonKey });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
@@ -178,13 +187,20 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     },
     ...options.proxy,
   });
-  await app.register(updateRoutes, { repoDir, logDir: config.logDir, settings: config.update, adminGate });
+  await app.register(updateRoutes, {
+    repoDir,
+    logDir: config.logDir,
+    settings: config.update,
+    adminGate,
+    now: options.updateCheckNow,
+  });
   await app.register(adminConsole, {
     config,
     backend: options.backend,
     gate: adminGate,
     standing: adminStanding,
     repoDir,
+    localbaseToken: options.localbaseToken,
     ...(options.admin ? { tuning: options.admin } : {}),
   });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });

@@ -72,7 +72,7 @@ export interface GatewayConfig {
   };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
-  /** PIP_PAIRING=on: phones need the focus page's pairing code, and each page has its own channel. */
+  /** On unless PIP_PAIRING=off: phones need the focus page's pairing code, and each page has its own channel. */
   pipPairing: boolean;
   /** The Web Push identity from VAPID_*; unset means keys generated in dataDir (localbase) or no push. */
   vapid?: VapidKeys;

@@ -62,6 +62,7 @@ const { app, push } = await buildGateway({
   backend,
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
+  ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
 });
 try {
   await app.listen({ host: config.host, port: config.port });
@@ -77,6 +78,7 @@ log(
     config,
     backendUrl: backend.url,
     embedded: localbase !== undefined,
+    adminReady: config.admin.enabled && backend.serviceRoleKey !== undefined,
     logFile: serverLog.file,
     terminalLevel: serverLog.terminalLevel,
   }),

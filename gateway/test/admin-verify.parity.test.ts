@@ -72,6 +72,8 @@ beforeAll(async () => {
     config: { admin: { enabled: true, secret: SECRET, emails: [] }, logDir: logs.dir },
     logger: { level: 'trace', stream: logStream },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
+    // As npm start does with the localbase it runs.
+    localbaseToken: localbase.accessToken,
   });
   cookie = await signInWithSecret(gateway.app, SECRET);
 }, 120_000);
@@ -202,6 +204,16 @@ describe('the leaderboard policies, end to end through the Management API', () =
       headers: { cookie, accept: 'text/html' },
     });
     expect(patchPage.body).toMatch(/<option value="leaderboard-rls-fix" selected>/);
+    // The apply form holds localbase's management token, so the admin need not look for it; the
+    // page's JSON answer does not carry it.
+    const filledIn = /<input type="password" name="access_token"[^>]* value="([^"]+)">/.exec(patchPage.body)?.[1];
+    expect(filledIn).toBe(localbase.accessToken);
+    expect(patchPage.body).not.toContain('npm run backend');
+    const patchJson = await gateway.app.inject({
+      url: '/__admin/patch',
+      headers: { cookie, accept: 'application/json' },
+    });
+    expect(patchJson.body).not.toContain(localbase.accessToken);
 
     const wrongToken = `sbp_${'0'.repeat(40)}`;
     const refused = await applySql({ bundle: 'leaderboard-rls-fix', access_token: wrongToken });
@@ -216,7 +228,7 @@ describe('the leaderboard policies, end to end through the Management API', () =
     expect(await policiesPresent()).toEqual([]);
     expect((await verify()).ok).toBe(false);
 
-    const applied = await applySql({ bundle: 'leaderboard-rls-fix', access_token: localbase.accessToken });
+    const applied = await applySql({ bundle: 'leaderboard-rls-fix', access_token: filledIn ?? '' });
     expect(applied.statusCode, applied.body).toBe(200);
     expect(applied.json()).toEqual({
       ok: true,

@@ -125,9 +125,15 @@ describe('loadConfig: the shared environment rules', () => {
 });
 
 describe('PIP_PAIRING', () => {
-  it('is off by default and on with on, true or 1', () => {
+  it('is on by default (also when empty), and off only with off, false or 0', () => {
     const byDefault = loadConfig({ HOME: '/home/student' });
-    expect(byDefault.ok && byDefault.config.pipPairing).toBe(false);
+    expect(byDefault.ok && byDefault.config.pipPairing).toBe(true);
+    const empty = loadConfig({ PIP_PAIRING: '' });
+    expect(empty.ok && empty.config.pipPairing).toBe(true);
+    for (const value of ['off', 'false', '0']) {
+      const result = loadConfig({ PIP_PAIRING: value });
+      expect(result.ok && result.config.pipPairing).toBe(false);
+    }
     for (const value of ['on', 'true', '1']) {
       const result = loadConfig({ PIP_PAIRING: value });
       expect(result.ok && result.config.pipPairing).toBe(true);

@@ -72,7 +72,7 @@ export function testConfig(logDir: string, overrides: Partial<GatewayConfig> = {
     admin: { enabled: false, secret: undefined, emails: [] },
     ai: { openai: false, gemini: false },
     update: { remote: 'origin', branch: undefined, installCommand: '', buildCommand: '', restart: 'none' },
-    pipPairing: false,
+    pipPairing: true,
     ...overrides,
   };
 }

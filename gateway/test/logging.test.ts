@@ -212,6 +212,26 @@ describe('statusBlock', () => {
     ).not.toContain('phone');
   });
 
+  it('warns that the relay is open to the network with pairing off, and only then', () => {
+    const config = { host: '0.0.0.0', port: 3000, logDir: '/logs' };
+    const relayLine =
+      'studyhall: relay   PIP_PAIRING=off: anyone on the network can read and drive the focus timer (for a single-user machine only)';
+    expect(statusBlock({ ...base, config: { ...config, pipPairing: false }, lan: '10.0.0.2' }).split('\n')).toContain(
+      relayLine,
+    );
+    expect(statusBlock({ ...base, config: { ...config, pipPairing: true }, lan: '10.0.0.2' })).not.toContain('relay');
+    expect(
+      statusBlock({ ...base, config: { ...config, host: '127.0.0.1', pipPairing: false }, lan: '10.0.0.2' }),
+    ).not.toContain('relay');
+  });
+
+  it("prints the admin console's address when admin mode is ready, and nothing about it otherwise", () => {
+    const config = { host: '0.0.0.0', port: 3000, logDir: '/logs' };
+    const lines = statusBlock({ ...base, config, adminReady: true, lan: '192.168.1.20' }).split('\n');
+    expect(lines[2]).toBe('studyhall: admin   http://127.0.0.1:3000/__admin/ (admin console)');
+    expect(statusBlock({ ...base, config, adminReady: false, lan: '192.168.1.20' })).not.toContain('admin');
+  });
+
   it('picks the first IPv4 address that is not loopback', () => {
     const address = (family: 'IPv4' | 'IPv6', value: string, internal: boolean) =>
       ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as never;

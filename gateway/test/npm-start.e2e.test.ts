@@ -119,17 +119,31 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     });
   });
 
-  it("delivers the phone's timer action to the page's event stream", async () => {
-    await page.evaluate(() => {
-      const events = new EventSource('/__pip/events');
+  it("delivers the phone's timer action to the page's event stream, with the code the page paired for", async () => {
+    const code = await page.evaluate(async () => {
+      // Pairing is on by default: the page pairs, listens on its channel, and shows the code.
+      const paired = await fetch('/__pip/pair', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const { code, channel } = (await paired.json()) as { code: string; channel: string };
+      const events = new EventSource(`/__pip/events?channel=${channel}`);
       const received: unknown[] = [];
       Object.assign(window, { pipReceived: received, pipStream: events });
       events.addEventListener('pip-action', (event) => received.push(JSON.parse((event as MessageEvent<string>).data)));
-      return new Promise((resolve) => events.addEventListener('hello', resolve, { once: true }));
+      await new Promise((resolve) => events.addEventListener('hello', resolve, { once: true }));
+      return code;
     });
-    const sent = await fetch(`${appUrl}/api/pip/action`, {
+    const unpaired = await fetch(`${appUrl}/api/pip/action`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'correct' }),
+    });
+    expect(unpaired.status).toBe(401);
+    const sent = await fetch(`${appUrl}/api/pip/action`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-pip-code': code },
       body: JSON.stringify({ action: 'target', target: 12 }),
     });
     expect(sent.status).toBeLessThan(300);

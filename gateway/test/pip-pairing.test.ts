@@ -3,7 +3,7 @@
 // code it is refused. With pairing off the pairing route says so and the shared channel is used.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipChannel, PipRelay } from '../src/pip/pip-relay.ts';
-import { normalizePairingCode, PAIRING_CODE_ALPHABET, PipPairings } from '../src/pip/pip-pairing.ts';
+import { guessingKey, normalizePairingCode, PAIRING_CODE_ALPHABET, PipPairings } from '../src/pip/pip-pairing.ts';
 import { openSse, type SseClient } from './sse-client.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 
@@ -278,7 +278,10 @@ describe("phone presence on the page's stream", () => {
   });
 
   it('tells pages on the shared channel when pairing is off', async () => {
-    const plain = await startTestGateway({ relay: new PipRelay(60_000, 256 * 1024, {}, 300) });
+    const plain = await startTestGateway({
+      config: { pipPairing: false },
+      relay: new PipRelay(60_000, 256 * 1024, {}, 300),
+    });
     const url = await plain.app.listen({ host: '127.0.0.1', port: 0 });
     const stream = await openSse(`${url}/__pip/events`);
     try {
@@ -300,7 +303,7 @@ describe("phone presence on the page's stream", () => {
 
 describe('with pairing off', () => {
   it('answers the pairing route with pairing off and ignores codes and channels', async () => {
-    const plain = await startTestGateway();
+    const plain = await startTestGateway({ config: { pipPairing: false } });
     try {
       const paired = await plain.app.inject({ method: 'POST', url: '/__pip/pair', payload: {} });
       expect(paired.statusCode).toBe(200);
@@ -372,5 +375,15 @@ describe('PipPairings', () => {
     expect(pairings.byCode(newer?.code ?? '')).toBeDefined();
     for (const pairing of [newer, third]) Object.defineProperty(pairing?.channel, 'openStreams', { get: () => 1 });
     expect(pairings.pair()).toEqual({ refused: 'server_full' });
+  });
+
+  it('counts wrong codes per IPv4 address and per IPv6 /64, an IPv4-mapped address as its IPv4 one', () => {
+    expect(guessingKey('192.168.1.20')).toBe('192.168.1.20');
+    expect(guessingKey('::ffff:192.168.1.20')).toBe('192.168.1.20');
+    expect(guessingKey('2001:db8:5:7::1')).toBe('2001:db8:5:7::/64');
+    expect(guessingKey('2001:0db8:0005:0007:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:5:7::/64');
+    expect(guessingKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(guessingKey('2001:db8:0:1::1')).not.toBe(guessingKey('2001:db8:0:2::1'));
+    expect(guessingKey('::1')).toBe('0:0:0:0::/64');
   });
 });

@@ -4,11 +4,14 @@ import { PipRelay } from '../src/pip/pip-relay.ts';
 import { openSse } from './sse-client.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 
+/** The open protocol of PIP_PAIRING=off (for a single-user machine only). */
+const UNPAIRED = { config: { pipPairing: false } };
+
 let gateway: TestGateway;
 let baseUrl: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  gateway = await startTestGateway(UNPAIRED);
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => gateway.close());
@@ -34,7 +37,7 @@ async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<voi
 
 describe('timer snapshot', () => {
   it('answers an idle snapshot with updatedAt null before any page posted one', async () => {
-    const fresh = await startTestGateway();
+    const fresh = await startTestGateway(UNPAIRED);
     try {
       const response = await fresh.app.inject({ url: '/api/pip/state' });
       expect(response.headers['cache-control']).toBe('no-store');
@@ -83,7 +86,7 @@ describe('timer snapshot', () => {
 
 describe('PiP actions', () => {
   it('accepts and drops an action when no focus page is open', async () => {
-    const fresh = await startTestGateway();
+    const fresh = await startTestGateway(UNPAIRED);
     try {
       const response = await fresh.app.inject({
         method: 'POST',
@@ -151,7 +154,7 @@ describe('PiP actions', () => {
   });
 
   it('drops a client that stops reading, while a reading tab still gets every action', async () => {
-    const gateway = await startTestGateway({ relay: new PipRelay(60_000, 16 * 1024) });
+    const gateway = await startTestGateway({ ...UNPAIRED, relay: new PipRelay(60_000, 16 * 1024) });
     const baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
     const reader = await openSse(`${baseUrl}/__pip/events`);
     await reader.next('hello');

@@ -374,15 +374,19 @@ describe('arbitrary paths', () => {
     );
   }, 180_000);
 
-  it('the event stream answers any query with a stream, never an error', async () => {
+  it('the event stream answers any query with a stream or a JSON refusal, never a server error', async () => {
     await fc.assert(
       fc.asyncProperty(queryString, async (query) => {
         const controller = new AbortController();
         const response = await fetch(`${baseUrl}/__pip/events${query.replace(/%(?![0-9A-Fa-f]{2})/g, '%25')}`, {
           signal: controller.signal,
         });
-        expect(response.status).toBe(200);
-        expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        // Pairing is on by default: a query without a known channel is refused (400 or 401).
+        if (response.status === 200) expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        else {
+          expect([400, 401]).toContain(response.status);
+          expect(gatewayErrorCode(await response.text())).toMatch(/^(invalid_request|pairing_\w+)$/);
+        }
         controller.abort();
       }),
       { numRuns: 20 },

@@ -131,9 +131,9 @@ describe('POST /api/update-now from this computer', () => {
     expect(runGit(gateway.repoDir, 'status', '--porcelain')).toContain('local-notes.txt');
   });
 
-  it('reports those callers as not authorised in /api/update-status', async () => {
+  it('reports those callers as not the owner in /api/update-capabilities', async () => {
     const status = async (headers: Record<string, string>) =>
-      JSON.parse((await rawRequest(baseUrl, { path: '/api/update-status', headers })).body).authorized;
+      JSON.parse((await rawRequest(baseUrl, { path: '/api/update-capabilities', headers })).body).can_update;
     expect(await status({})).toBe(true);
     expect(await status({ 'x-real-ip': '127.0.0.1' })).toBe(false);
     expect(await status({ host: `evil.example:${port}` })).toBe(false);
@@ -235,6 +235,8 @@ describe('requests no ambient credential rides on', () => {
       headers: { origin: 'capacitor://localhost', 'content-type': 'application/json' },
       body: '{"action":"correct"}',
     });
-    expect(action.status).toBe(202);
+    // Pairing is on by default: without a code the answer is a refusal the companion can read.
+    expect(action.status).toBe(401);
+    expect(action.headers['access-control-allow-origin']).toBe('*');
   });
 });

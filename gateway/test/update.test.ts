@@ -2,7 +2,7 @@
 // The update's install and build steps are configured as quick shell commands and restart as
 // `none`, so the test exercises stash, pull and the detached runner without npm ci or a restart.
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,14 @@ let temp: { dir: string; remove(): Promise<void> };
 let repoDir: string;
 let devDir: string;
 let gateway: TestGateway;
+/** The update check's clock: it fetches at most once a minute of it. */
+let clockMs = 1_000_000;
+/** Every `git fetch` from the checkout runs the remote's upload-pack through a script that counts it here. */
+let fetchLog: string;
+
+async function fetchesSoFar(): Promise<number> {
+  return (await readFile(fetchLog, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+}
 
 async function pushRemoteCommit(message: string, version?: string): Promise<string> {
   runGit(devDir, 'pull', '--quiet', '--ff-only', 'origin', 'main');
@@ -59,6 +67,7 @@ function gatewayFor(settings: Partial<UpdateSettings> = {}) {
       },
     },
     backend: { url: 'http://127.0.0.1:1', anonKey: 'anon', serviceRoleKey: 'service' },
+    updateCheckNow: () => clockMs,
   });
 }
 
@@ -69,6 +78,12 @@ beforeAll(async () => {
   repoDir = await makeFixtureRepo(path.join(temp.dir, 'checkout'));
   runGit(repoDir, 'remote', 'add', 'origin', bare);
   runGit(repoDir, 'push', '--quiet', '-u', 'origin', 'main');
+  fetchLog = path.join(temp.dir, 'fetches.log');
+  const countingUploadPack = path.join(temp.dir, 'counting-upload-pack');
+  await writeFile(countingUploadPack, `#!/bin/sh\necho fetch >> '${fetchLog}'\nexec git upload-pack "$@"\n`, {
+    mode: 0o755,
+  });
+  runGit(repoDir, 'config', 'remote.origin.uploadpack', countingUploadPack);
   devDir = path.join(temp.dir, 'dev');
   execFileSync('git', ['clone', '--quiet', bare, devDir]);
   runGit(devDir, 'config', 'user.email', 'dev@example.com');
@@ -96,12 +111,12 @@ describe('loopback detection', () => {
 
   it('over real sockets: a loopback connection is authorised, the same with x-forwarded-for is not', async () => {
     const baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-    const plain = await (await fetch(`${baseUrl}/api/update-status`)).json();
+    const plain = await (await fetch(`${baseUrl}/api/update-capabilities`)).json();
     const forwarded = await (
-      await fetch(`${baseUrl}/api/update-status`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+      await fetch(`${baseUrl}/api/update-capabilities`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
     ).json();
-    expect(plain.authorized).toBe(true);
-    expect(forwarded.authorized).toBe(false);
+    expect(plain.can_update).toBe(true);
+    expect(forwarded.can_update).toBe(false);
     const refused = await fetch(`${baseUrl}/api/update-now`, {
       method: 'POST',
       headers: { 'x-forwarded-proto': 'https' },
@@ -119,13 +134,15 @@ describe('loopback detection', () => {
         context.skip(); // no IPv6 loopback on this machine
       }
       const port = (v6.app.server.address() as { port: number }).port;
-      expect((await (await fetch(`http://[::1]:${port}/api/update-status`)).json()).authorized).toBe(true);
+      expect((await (await fetch(`http://[::1]:${port}/api/update-capabilities`)).json()).can_update).toBe(true);
       expect(
         (
           await (
-            await fetch(`http://[::1]:${port}/api/update-status`, { headers: { 'x-forwarded-host': 'example.com' } })
+            await fetch(`http://[::1]:${port}/api/update-capabilities`, {
+              headers: { 'x-forwarded-host': 'example.com' },
+            })
           ).json()
-        ).authorized,
+        ).can_update,
       ).toBe(false);
     } finally {
       await v6.close();
@@ -142,14 +159,14 @@ describe('loopback detection', () => {
       const port = (lan.app.server.address() as { port: number }).port;
       const body = await new Promise<string>((resolve, reject) => {
         http
-          .get({ host: lanAddress, port, path: '/api/update-status', localAddress: lanAddress }, (response) => {
+          .get({ host: lanAddress, port, path: '/api/update-capabilities', localAddress: lanAddress }, (response) => {
             let text = '';
             response.on('data', (chunk) => (text += chunk));
             response.on('end', () => resolve(text));
           })
           .on('error', reject);
       });
-      expect(JSON.parse(body).authorized).toBe(false);
+      expect(JSON.parse(body).can_update).toBe(false);
     } finally {
       await lan.close();
     }
@@ -168,8 +185,6 @@ describe('update status and check', () => {
       dirty_files: [],
       branch: 'main',
     });
-    const lan = (await gateway.app.inject({ url: '/api/update-status', remoteAddress: LAN })).json();
-    expect(lan.authorized).toBe(false);
     const admin = (
       await gateway.app.inject({
         url: '/api/update-status',
@@ -184,6 +199,9 @@ describe('update status and check', () => {
     const upToDate = (await gateway.app.inject({ url: '/api/check-update' })).json();
     expect(upToDate).toMatchObject({ behind: 0, ahead: 0, update_available: false, compared_by: 'sha' });
     const remoteSha = await pushRemoteCommit('Add a changelog', '1.3.0');
+    // Within the minute the remembered fetch answers; after it, a new fetch sees the commit.
+    expect((await gateway.app.inject({ url: '/api/check-update' })).json()).toMatchObject({ behind: 0 });
+    clockMs += 60_000;
     const behind = (await gateway.app.inject({ url: '/api/check-update' })).json();
     expect(behind).toMatchObject({
       ok: true,
@@ -206,6 +224,71 @@ describe('update status and check', () => {
     } finally {
       await broken.close();
     }
+  });
+});
+
+describe('the server controls belong to the owner', () => {
+  const adminCookie = () => `${ADMIN_COOKIE}=${signAdminCookie(Buffer.from(ADMIN_SECRET), 'owner')}`;
+
+  it('tells a LAN caller without an admin session that it may not update, and the owner that it may', async () => {
+    const lan = await gateway.app.inject({ url: '/api/update-capabilities', remoteAddress: LAN });
+    expect(lan.statusCode).toBe(200);
+    expect(lan.json()).toEqual({ can_update: false, admin_available: true });
+    expect((await gateway.app.inject({ url: '/api/update-capabilities' })).json()).toEqual({
+      can_update: true,
+      admin_available: true,
+    });
+    const admin = await gateway.app.inject({
+      url: '/api/update-capabilities',
+      remoteAddress: LAN,
+      headers: { cookie: adminCookie() },
+    });
+    expect(admin.json().can_update).toBe(true);
+  });
+
+  it('refuses check-update and update-status to a LAN caller, naming no file, branch or commit, and fetches nothing', async () => {
+    await writeFile(path.join(repoDir, 'private-notes.txt'), 'mine\n');
+    const fetchesBefore = await fetchesSoFar();
+    clockMs += 60_000;
+    try {
+      for (const url of ['/api/check-update', '/api/update-status']) {
+        const refused = await gateway.app.inject({ url, remoteAddress: LAN });
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json()).toMatchObject({ error: 'forbidden', admin_available: true });
+        expect(refused.body).not.toMatch(/private-notes|main|sha|Initial fixture commit/);
+      }
+      expect(await fetchesSoFar()).toBe(fetchesBefore);
+      const version = (await gateway.app.inject({ url: '/api/version', remoteAddress: LAN })).json();
+      expect(version.commit_message).toBeNull();
+      expect(version.git_sha).toMatch(/^[0-9a-f]{40}$/);
+      expect((await gateway.app.inject({ url: '/api/version' })).json().commit_message).toEqual(expect.any(String));
+      const admin = await gateway.app.inject({
+        url: '/api/update-status',
+        remoteAddress: LAN,
+        headers: { cookie: adminCookie() },
+      });
+      expect(admin.json().dirty_files).toContain('private-notes.txt');
+    } finally {
+      await rm(path.join(repoDir, 'private-notes.txt'));
+    }
+  });
+
+  it('fetches at most once a minute however many check, and callers at the same time share one fetch', async () => {
+    clockMs += 60_000;
+    const before = await fetchesSoFar();
+    const together = await Promise.all(
+      Array.from({ length: 10 }, () => gateway.app.inject({ url: '/api/check-update' })),
+    );
+    for (let call = 0; call < 10; call++) {
+      together.push(await gateway.app.inject({ url: '/api/check-update' }));
+      clockMs += 5_000;
+    }
+    expect(together.map((response) => response.statusCode)).toEqual(Array(20).fill(200));
+    expect(await fetchesSoFar()).toBe(before + 1);
+    // The minute is over: the next check fetches again.
+    clockMs += 10_000;
+    expect((await gateway.app.inject({ url: '/api/check-update' })).statusCode).toBe(200);
+    expect(await fetchesSoFar()).toBe(before + 2);
   });
 });
 

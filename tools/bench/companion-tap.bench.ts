@@ -71,7 +71,7 @@ interface Setup {
 }
 
 async function setUp(browser: Browser, env: Record<string, string>, pairing: boolean): Promise<Setup> {
-  const studyhall = startStudyhall(pairing ? { ...env, PIP_PAIRING: 'on' } : env);
+  const studyhall = startStudyhall({ ...env, PIP_PAIRING: pairing ? 'on' : 'off' });
   await studyhall.ready;
   const appUrl = `http://127.0.0.1:${env.PORT}`;
   const focus = await openFocusPage(browser, appUrl, {

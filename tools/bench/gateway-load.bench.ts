@@ -68,6 +68,8 @@ const server = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, '
     DATA_DIR: path.join(temp.dir, 'data'),
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
+    // One open channel for 1,000 streams: the relay's cost without codes.
+    PIP_PAIRING: 'off',
     // STUDYHALL_PGLITE_THREAD=main runs PGlite on the server's thread, to weigh its worker thread.
     ...(process.env.STUDYHALL_PGLITE_THREAD ? { STUDYHALL_PGLITE_THREAD: process.env.STUDYHALL_PGLITE_THREAD } : {}),
   },

@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   const repoDir = await makeFixtureRepo(`${temp.dir}/repo`);
   const localbase = await startLocalbaseStack();
   const { app } = await buildGateway({
-    config: testConfig(`${temp.dir}/logs`),
+    // The relay's own cost, without codes: the open channel of PIP_PAIRING=off.
+    config: testConfig(`${temp.dir}/logs`, { pipPairing: false }),
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     repoDir,
   });

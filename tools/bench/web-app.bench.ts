@@ -125,7 +125,11 @@ async function loads(browser: Browser, url: string, session: SessionJson): Promi
 
 const temp = await makeTempDir('web-bench');
 await ensureViteBuild(VITE_BUILDS.web);
-const studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
+// The relay without codes (PIP_PAIRING=off): the bench times the page, not the pairing.
+const studyhall = await startStudyhall(
+  { dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') },
+  { PIP_PAIRING: 'off' },
+);
 const browser = await launchChromium();
 try {
   const session = await accountSession(studyhall.url, 'bench@example.com', 'bench-password-1');

@@ -40,7 +40,7 @@ try {
       LOCALBASE_PORT: String(await freePort()),
       DATA_DIR: path.join(temp.dir, `data-${pairing}`),
       LOG_DIR: path.join(temp.dir, `logs-${pairing}`),
-      ...(pairing ? { PIP_PAIRING: 'on' } : {}),
+      PIP_PAIRING: pairing ? 'on' : 'off',
     };
     const appUrl = `http://127.0.0.1:${port}`;
     const server = startStudyhall(env);

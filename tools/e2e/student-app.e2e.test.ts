@@ -60,8 +60,20 @@ async function storedSession(page: Page): Promise<SessionJson> {
   return JSON.parse((await page.evaluate(() => localStorage.getItem('studyhall-auth'))) ?? 'null') as SessionJson;
 }
 
+/** The code the focus page shows in its Phone remote panel: what a phone needs (pairing is on by default). */
+let pairingCode = '';
+
 async function pipState(): Promise<{ attempts: { correct: number }; phase: string; running: boolean }> {
-  return (await fetch(`${studyhall.url}/api/pip/state`)).json() as never;
+  return (await fetch(`${studyhall.url}/api/pip/state`, { headers: { 'x-pip-code': pairingCode } })).json() as never;
+}
+
+async function readPairingCode(page: Page): Promise<string> {
+  await page.getByRole('button', { name: /^Phone remote/ }).click();
+  const shown = page.getByRole('region', { name: 'Phone remote' }).getByLabel('Pairing code');
+  await shown.waitFor();
+  const code = ((await shown.textContent()) ?? '').replace(/\s/g, '');
+  await page.keyboard.press('Escape');
+  return code;
 }
 
 beforeAll(async () => {
@@ -110,6 +122,7 @@ describe('the student app on a real npm start', () => {
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await expect.poll(() => page.getByLabel('Subject').inputValue()).not.toBe('');
     await page.getByRole('button', { name: 'Start' }).click();
+    pairingCode = await readPairingCode(page);
     await expect.poll(async () => (await pipState()).running, { timeout: 5000 }).toBe(true);
     // The page holds the relay stream once it has announced itself with a snapshot.
     await expect.poll(() => page.evaluate(() => document.querySelector('#count-correct')?.textContent)).toBe('0');
@@ -118,7 +131,7 @@ describe('the student app on a real npm start', () => {
     const sent = Date.now();
     const answer = await fetch(`${studyhall.url}/api/pip/action`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-pip-code': pairingCode },
       body: JSON.stringify({ action: 'correct' }),
     });
     expect(answer.status).toBe(202);

@@ -49,6 +49,7 @@ export interface AdminConsoleOptions {
   standing: AdminStanding;
   repoDir: string;
   tuning?: Partial<AdminTuning>;
+  localbaseToken?: string | undefined;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -46,6 +46,8 @@ export function createAdminContext(options: {
   gate: AdminGate;
   repoDir: string;
   tuning?: Partial<AdminTuning>;
+  /** The embedded localbase's management token (main.ts passes it; unset with a hosted backend). */
+  localbaseToken?: string | undefined;
 }): AdminContext {
   const tuning = { ...DEFAULT_ADMIN_TUNING, ...options.tuning };
   const backend = new BackendClient(options.backend, ADMIN_BACKEND_DEADLINES);
@@ -54,7 +56,7 @@ export function createAdminContext(options: {
     backend,
     allowedEmails: options.config.admin.emails,
     secret: options.config.admin.secret,
-    management: managementTarget(options.config, options.backend),
+    management: managementTarget(options.config, options.backend, options.localbaseToken),
     audit: new AuditLog(options.config.logDir),
     proofs: new BrowserProofRuns(backend, { ttlMs: tuning.runTokenTtlMs, now: tuning.now }),
     previews: new CleanupPreviews({ ttlMs: tuning.previewTtlMs, now: tuning.now }),

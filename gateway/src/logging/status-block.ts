@@ -1,11 +1,15 @@
 // The lines `npm start` prints once it listens: where the app is, the address a phone on the same
-// network can open (the companion runs there), the backend, and where the log is.
+// network can open (the companion runs there), the admin console when admin mode is on, the
+// backend, and where the log is. With
+// PIP_PAIRING=off it also says that the timer relay is open to the network, since nothing else
+// would tell the owner.
 import os from 'node:os';
 import path from 'node:path';
 import type { LogLevel } from '#config/env.ts';
 import type { GatewayConfig } from '../config.ts';
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** The first IPv4 address of this machine that is not loopback, as os.networkInterfaces() lists them. */
 export function lanAddress(
@@ -19,12 +23,14 @@ export function lanAddress(
 }
 
 export interface StatusFacts {
-  config: Pick<GatewayConfig, 'host' | 'port' | 'logDir'>;
+  config: Pick<GatewayConfig, 'host' | 'port' | 'logDir'> & Partial<Pick<GatewayConfig, 'pipPairing'>>;
   backendUrl: string;
   /** localbase runs in this process (no BACKEND_URL). */
   embedded: boolean;
   logFile: string;
   terminalLevel: LogLevel;
+  /** Admin mode is on and has what it needs: the console's address is printed. */
+  adminReady?: boolean;
   /** For tests; the machine's own by default. */
   lan?: string | undefined;
 }
@@ -49,6 +55,12 @@ export function statusBlock(facts: StatusFacts): string {
             : 'studyhall: phone   no network address found: connect this machine to a network to use the phone remote',
         ]
       : []),
+    ...(facts.config.pipPairing === false && !LOOPBACK_HOSTS.has(host)
+      ? [
+          'studyhall: relay   PIP_PAIRING=off: anyone on the network can read and drive the focus timer (for a single-user machine only)',
+        ]
+      : []),
+    ...(facts.adminReady ? [`studyhall: admin   http://${shownHost}:${port}/__admin/ (admin console)`] : []),
     `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
     `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,
   ];

@@ -1,18 +1,29 @@
-// Pairing of phones with focus pages (PIP_PAIRING=on). Each focus page asks POST /__pip/pair and
+// Pairing of phones with focus pages (on unless PIP_PAIRING=off). Each focus page asks POST /__pip/pair and
 // gets two things: a short code it shows to the student, and a long channel token it keeps to
 // itself. The page posts its snapshot and listens for actions with the token; a phone reads that
 // snapshot and sends actions with the code. So on a shared network nobody else can drive or read
 // a timer, and several students on one server each see only their own page.
 //
-// Codes are 6 characters from 31 unambiguous letters and digits (887 million codes); a client that
-// sends wrong codes is locked out for a while, so guessing one is hopeless. A pairing whose page
-// has had no open event stream and posted nothing for idleTimeoutMs is forgotten.
+// Codes are 6 characters from 31 unambiguous letters and digits (887 million codes). A pairing whose
+// page has had no open event stream and posted nothing for idleTimeoutMs is forgotten.
+//
+// Guessing is bounded twice (docs/api.md#pairing-codes-and-guessing). A wrong code names no page,
+// so it cannot be charged to the code it was aimed at: every wrong code is a try at every live
+// code at once. Hence:
+// - per address: maxFailedCodes wrong codes per window, then that address is refused (before its
+//   code is even looked up, so a lucky guess while locked out learns nothing). IPv6 addresses
+//   count per /64, the block one device can pick its addresses from;
+// - per code, i.e. for all live codes together: maxFailedCodesServerWide wrong codes per window from
+//   all addresses. Past that a code is looked up only for an address that already used it (the
+//   phones paired before), so an attacker with many addresses gains nothing by spreading guesses
+//   out; a phone pairing for the first time waits until the window ends.
 //
 // Slots are counted per client address too: one address holds at most maxPairingsPerAddress of
 // them, and when it asks for more its own longest-idle pairing gives way (or, when every one of its
 // pages has an open stream, it is told to wait). So one address can fill at most a small share of
 // the server and never makes anyone else's page get pairing_full.
 import { randomBytes, randomInt } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH } from '#contracts/pip-pairing.ts';
 
 export { normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH } from '#contracts/pip-pairing.ts';
@@ -20,6 +31,8 @@ export { normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_LENGTH } from
 export const MAX_PAIRINGS_PER_ADDRESS = 16;
 /** Retry-After when an address's every pairing has an open stream. */
 export const ADDRESS_FULL_RETRY_AFTER_MS = 30_000;
+/** Addresses a pairing remembers as its phones (they keep working while guessing is paused). */
+export const MAX_PHONES_PER_PAIRING = 8;
 
 export interface PipPairingsOptions {
   /** A pairing with no open stream and no state post for this long is forgotten. */
@@ -28,8 +41,10 @@ export interface PipPairingsOptions {
   maxPairings: number;
   /** At most this many per client address; the address's own longest-idle one makes room. */
   maxPairingsPerAddress: number;
-  /** Wrong codes one client may send per failure window before it is locked out. */
+  /** Wrong codes one client address (an IPv6 /64) may send per failure window before it is locked out. */
   maxFailedCodes: number;
+  /** Wrong codes from all addresses together per failure window; past them only known phones get in. */
+  maxFailedCodesServerWide: number;
   failureWindowMs: number;
   now: () => number;
 }
@@ -39,6 +54,7 @@ export const DEFAULT_PAIRING_OPTIONS: PipPairingsOptions = {
   maxPairings: 1_000,
   maxPairingsPerAddress: MAX_PAIRINGS_PER_ADDRESS,
   maxFailedCodes: 20,
+  maxFailedCodesServerWide: 100,
   failureWindowMs: 10 * 60_000,
   now: Date.now,
 };
@@ -55,6 +71,39 @@ export interface Pairing<Channel extends PairableChannel> {
   lastActiveAt: number;
   /** The client address that paired the page. */
   owner: string;
+  /** Address keys of the phones that used the code (at most MAX_PHONES_PER_PAIRING). */
+  phones: Set<string>;
+}
+
+/** What a phone's code got it: its page's pairing, or why not. */
+export type PhoneAttempt<Channel extends PairableChannel> =
+  | { pairing: Pairing<Channel> }
+  | { refused: 'missing' }
+  | { refused: 'unknown' }
+  /** address: this address sent too many wrong codes; server: all addresses together did. */
+  | { refused: 'address_locked' | 'server_paused'; retryAfterMs: number };
+
+interface FailureWindow {
+  count: number;
+  windowStart: number;
+}
+
+/** One client's key for the wrong-code count: an IPv4 address, or the /64 an IPv6 address lies in. */
+export function guessingKey(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (!isIPv6(address)) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export type PairResult<Channel extends PairableChannel> =
@@ -74,7 +123,8 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
   private readonly options: PipPairingsOptions;
   private readonly tokens = new Map<string, Pairing<Channel>>();
   private readonly codes = new Map<string, Pairing<Channel>>();
-  private readonly failures = new Map<string, { count: number; windowStart: number }>();
+  private readonly failures = new Map<string, FailureWindow>();
+  private serverFailures: FailureWindow | undefined;
   private readonly byOwner = new Map<string, Set<Pairing<Channel>>>();
 
   constructor(
@@ -129,6 +179,7 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
       channel: this.createChannel(),
       lastActiveAt: this.options.now(),
       owner,
+      phones: new Set(),
     };
     this.tokens.set(pairing.token, pairing);
     this.codes.set(code, pairing);
@@ -150,25 +201,42 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     return code ? this.codes.get(code) : undefined;
   }
 
-  /** Milliseconds until this client may try codes again; 0 when it may try now. */
-  lockedOutFor(client: string): number {
-    const entry = this.failures.get(client);
-    if (!entry) return 0;
-    const windowEnd = entry.windowStart + this.options.failureWindowMs;
-    const now = this.options.now();
-    if (now >= windowEnd) {
-      this.failures.delete(client);
-      return 0;
+  /**
+   * A phone at `client` names `rawCode`: its pairing when the code is live and guessing is not
+   * refused; a wrong code is counted against the address and against the server-wide budget.
+   */
+  phoneAttempt(rawCode: string | undefined, client: string): PhoneAttempt<Channel> {
+    const key = guessingKey(client);
+    const addressWait = this.waitOf(this.failures.get(key), this.options.maxFailedCodes);
+    if (addressWait > 0) return { refused: 'address_locked', retryAfterMs: addressWait };
+    if (rawCode === undefined) return { refused: 'missing' };
+    const code = normalizePairingCode(rawCode);
+    const pairing = code ? this.codes.get(code) : undefined;
+    const serverWait = this.waitOf(this.serverFailures, this.options.maxFailedCodesServerWide);
+    if (serverWait > 0 && !pairing?.phones.has(key)) return { refused: 'server_paused', retryAfterMs: serverWait };
+    if (!pairing) {
+      this.recordFailedCode(key);
+      return { refused: 'unknown' };
     }
-    return entry.count >= this.options.maxFailedCodes ? windowEnd - now : 0;
+    if (pairing.phones.size < MAX_PHONES_PER_PAIRING) pairing.phones.add(key);
+    return { pairing };
   }
 
-  recordFailedCode(client: string): void {
+  private recordFailedCode(key: string): void {
     const now = this.options.now();
-    const entry = this.failures.get(client);
-    if (!entry || now >= entry.windowStart + this.options.failureWindowMs)
-      this.failures.set(client, { count: 1, windowStart: now });
+    const windowMs = this.options.failureWindowMs;
+    const entry = this.failures.get(key);
+    if (!entry || now >= entry.windowStart + windowMs) this.failures.set(key, { count: 1, windowStart: now });
     else entry.count++;
+    if (!this.serverFailures || now >= this.serverFailures.windowStart + windowMs)
+      this.serverFailures = { count: 1, windowStart: now };
+    else this.serverFailures.count++;
+  }
+
+  /** How long a failure window with `max` wrong codes still refuses; 0 when it does not. */
+  private waitOf(entry: FailureWindow | undefined, max: number): number {
+    if (!entry || entry.count < max) return 0;
+    return Math.max(0, entry.windowStart + this.options.failureWindowMs - this.options.now());
   }
 
   touch(pairing: Pairing<Channel>): void {
@@ -192,6 +260,7 @@ export class PipPairings<Channel extends PairableChannel = PairableChannel> {
     this.tokens.clear();
     this.codes.clear();
     this.failures.clear();
+    this.serverFailures = undefined;
     this.byOwner.clear();
   }
 

@@ -1,8 +1,8 @@
 // The timer relay's state: the latest snapshot and the open /__pip/events streams of each channel.
 // This is the one place the relay keeps anything in memory. Without pairing there is one shared
-// channel; with PIP_PAIRING=on every focus page gets its own (see pip-pairing.ts). Writes to a
-// stream never wait: a client whose socket buffer is over the limit is dropped, so a slow tab
-// cannot hold up or bloat the others.
+// channel (PIP_PAIRING=off); with pairing on, the default, every focus page gets its own (see
+// pip-pairing.ts). Writes to a stream never wait: a client whose socket buffer is over the limit
+// is dropped, so a slow tab cannot hold up or bloat the others.
 //
 // A channel also tells its focus pages whether a phone is following it: the first phone request
 // after a quiet spell sends `phone {present: true}`, and PHONE_GONE_AFTER_MS without one sends

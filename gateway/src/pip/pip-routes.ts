@@ -1,7 +1,8 @@
 // The timer relay: the focus page posts snapshots and listens for actions; the phone companion
-// polls the snapshot and posts actions. With pairing off there is one shared channel; with
-// PIP_PAIRING=on the page pairs first (POST /__pip/pair), then names its channel token on every
-// request, and a phone names the page's short code (docs in companion/README.md, "Pairing").
+// polls the snapshot and posts actions. With pairing on (the default) the page pairs first
+// (POST /__pip/pair), then names its channel token on every request, and a phone names the page's
+// short code (docs in companion/README.md, "Pairing"); without a live code a phone reads nothing
+// and drives nothing. PIP_PAIRING=off, for a single-user machine, shares one open channel.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pipAction, type ActionAccepted } from '#contracts/phone-actions.ts';
@@ -15,7 +16,7 @@ import { LONG_POLL_MS, type PipChannel, type PipRelay } from './pip-relay.ts';
 
 export interface PipRoutesOptions {
   relay: PipRelay;
-  /** PIP_PAIRING=on: per-page channels, reached by phones only with the page's code. */
+  /** On unless PIP_PAIRING=off: per-page channels, reached by phones only with the page's code. */
   pairing?: boolean;
   /** Schedules the phase-end push of a student whose page posts with her access token. */
   phaseEnds?: PhaseEndScheduler;
@@ -31,9 +32,9 @@ const stateQuery = z.object({ after: z.string().regex(/^\d{1,15}$/).optional() }
 const STREAM_RETRY_AFTER_S = 10;
 
 // The phone companion runs in its own WebView origin and calls the two /api/pip routes across
-// origins; they carry no credentials and no private data, so any origin may call them. That is by
-// design (the timer relay is open on the LAN; SECURITY.md says so). With pairing on, the phone also
-// sends its code in a header, which the preflight must allow.
+// origins; they carry no credentials (the pairing code is the phone's only key), so any origin may
+// call them. With pairing on, the phone sends its code in a header, which the preflight must allow.
+// With PIP_PAIRING=off the relay is open on the LAN (SECURITY.md says so).
 const companionCors = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
@@ -110,26 +111,31 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
 
   function phoneChannelOf(request: FastifyRequest, reply: FastifyReply): PipChannel {
     if (!pairing) return relay.shared;
-    const lockedOutMs = pairings.lockedOutFor(request.ip);
-    if (lockedOutMs > 0) {
-      const retryAfterS = Math.ceil(lockedOutMs / 1000);
-      reply.header('retry-after', String(retryAfterS));
-      throw new GatewayError(429, 'rate_limited', 'Too many wrong pairing codes from this address; try again later.', {
-        retry_after_s: retryAfterS,
-      });
+    const attempt = pairings.phoneAttempt(singleHeader(request, PIP_CODE_HEADER), request.ip);
+    if ('pairing' in attempt) return attempt.pairing.channel;
+    switch (attempt.refused) {
+      case 'missing':
+        throw pairingRequired('phone');
+      case 'unknown':
+        throw new GatewayError(
+          401,
+          'pairing_code_invalid',
+          'No focus page shows this code: check the code on the focus page, which changes when the page is closed for a while.',
+        );
+      case 'address_locked':
+      case 'server_paused': {
+        const retryAfterS = Math.ceil(attempt.retryAfterMs / 1000);
+        reply.header('retry-after', String(retryAfterS));
+        throw new GatewayError(
+          429,
+          'rate_limited',
+          attempt.refused === 'address_locked'
+            ? 'Too many wrong pairing codes from this address; try again later.'
+            : 'Too many wrong pairing codes reached this server; phones paired before keep working, a new one can pair later.',
+          { scope: attempt.refused === 'address_locked' ? 'address' : 'server', retry_after_s: retryAfterS },
+        );
+      }
     }
-    const code = singleHeader(request, PIP_CODE_HEADER);
-    if (!code) throw pairingRequired('phone');
-    const found = pairings.byCode(code);
-    if (!found) {
-      pairings.recordFailedCode(request.ip);
-      throw new GatewayError(
-        401,
-        'pairing_code_invalid',
-        'No focus page shows this code: check the code on the focus page, which changes when the page is closed for a while.',
-      );
-    }
-    return found.channel;
   }
 
   for (const url of ['/api/pip/state', '/api/pip/action']) {

@@ -1,5 +1,10 @@
 // GET /api/check-update: fetch the configured remote, then compare the local build stamp (the
 // package version at HEAD) with the remote's; when the stamps agree, the SHAs decide.
+//
+// The fetch is the costly part (a network round trip, a git process, objects written to the
+// checkout), so RemoteCheck remembers the remote's head for FETCH_INTERVAL_MS: however many ask,
+// and however often, git fetches at most once a minute, and callers who ask while a fetch runs
+// share it. The comparison with the local HEAD is made afresh on every call (it is local and cheap).
 import { readPackageVersion } from '../build-info.ts';
 import { z } from 'zod';
 import { currentBranch, git } from './git.ts';
@@ -25,16 +30,60 @@ async function remoteVersion(repoDir: string, sha: string): Promise<string | nul
   }
 }
 
-export async function checkForUpdate(
-  repoDir: string,
-  remote: string,
-  configuredBranch: string | undefined,
-): Promise<UpdateCheck> {
-  const branch = configuredBranch ?? (await currentBranch(repoDir));
-  await git(repoDir, ['fetch', '--quiet', remote, branch], 30_000);
-  const [localSha, remoteSha, localVersion] = await Promise.all([
+/** At most one `git fetch` per this many milliseconds. */
+export const FETCH_INTERVAL_MS = 60_000;
+
+interface FetchedHead {
+  branch: string;
+  sha: string;
+}
+
+/** What the last fetch found (its head, or why it failed), and when it started. */
+type Fetched = { head: FetchedHead; at: number } | { failure: unknown; at: number };
+
+/** The remote's head as last fetched, and the fetch under way (shared by everyone who asks meanwhile). */
+export class RemoteCheck {
+  private last: Fetched | undefined;
+  private inFlight: Promise<Fetched> | undefined;
+
+  constructor(
+    private readonly repoDir: string,
+    private readonly remote: string,
+    private readonly configuredBranch: string | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async check(): Promise<UpdateCheck> {
+    const fetched = await this.lastFetch();
+    // A failed fetch is remembered too, so an unreachable remote is not asked again at every call.
+    if ('failure' in fetched) throw fetched.failure;
+    return compareWith(this.repoDir, this.remote, fetched.head.branch, fetched.head.sha);
+  }
+
+  private async lastFetch(): Promise<Fetched> {
+    if (this.last && this.now() - this.last.at < FETCH_INTERVAL_MS) return this.last;
+    this.inFlight ??= this.fetch().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async fetch(): Promise<Fetched> {
+    const at = this.now();
+    try {
+      const branch = this.configuredBranch ?? (await currentBranch(this.repoDir));
+      await git(this.repoDir, ['fetch', '--quiet', this.remote, branch], 30_000);
+      this.last = { head: { branch, sha: await git(this.repoDir, ['rev-parse', 'FETCH_HEAD']) }, at };
+    } catch (failure) {
+      this.last = { failure, at };
+    }
+    return this.last;
+  }
+}
+
+async function compareWith(repoDir: string, remote: string, branch: string, remoteSha: string): Promise<UpdateCheck> {
+  const [localSha, localVersion] = await Promise.all([
     git(repoDir, ['rev-parse', 'HEAD']),
-    git(repoDir, ['rev-parse', 'FETCH_HEAD']),
     readPackageVersion(repoDir),
   ]);
   const [behind, ahead, remoteStamp] = await Promise.all([

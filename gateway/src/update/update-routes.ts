@@ -1,17 +1,20 @@
-// Self-update: /api/check-update, /api/update-status and /api/update-now (docs/api.md#self-update).
-// Local changes are stashed only with confirm=1, and never discarded. update-now is allowed for an
-// admin cookie or a loopback caller (strictly: security/same-origin.ts) and starts the detached
-// updater (run-update.ts). Both are ambient credentials, so the route is same-origin only.
+// Self-update: /api/update-capabilities, /api/check-update, /api/update-status and /api/update-now
+// (docs/api.md#self-update). They belong to the owner: an admin cookie or a loopback caller
+// (strictly: security/same-origin.ts). /api/update-capabilities tells the web app whether this
+// caller is the owner, so it shows the controls only then; to anyone else the other three answer
+// 403 and say nothing about the checkout (its changed files, branch, commits). Local changes are
+// stashed only with confirm=1, and never discarded. update-now starts the detached updater
+// (run-update.ts). Both credentials are ambient, so update-now is same-origin only.
 import { mkdir } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
+import type { AdminGate } from '../admin/admin-cookie.ts';
 import type { UpdateSettings } from '../config.ts';
 import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
-import { isLoopbackRequest } from '../security/same-origin.ts';
-import { checkForUpdate } from './check-update.ts';
+import { RemoteCheck } from './check-update.ts';
 import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
 import { launchDetachedUpdate } from './launch-update.ts';
+import { isServerOwner } from './update-owner.ts';
 import type { UpdatePlan } from './run-update.ts';
 import {
   acquireUpdateLock,
@@ -26,21 +29,49 @@ export interface UpdateRoutesOptions {
   logDir: string;
   settings: UpdateSettings;
   adminGate: AdminGate;
+  /** The clock of the once-a-minute fetch (tests). */
+  now?: (() => number) | undefined;
+}
+
+/** What GET /api/update-capabilities answers. */
+export interface UpdateCapabilities {
+  /** This caller may check for and start updates (loopback, or an admin session). */
+  can_update: boolean;
+  /** Admin mode is on, so an admin session from another computer would be allowed. */
+  admin_available: boolean;
 }
 
 const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 
 const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, options) => {
   const files = updateFiles(options.logDir);
-  const isAuthorized = (request: FastifyRequest) =>
-    adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined || isLoopbackRequest(request);
+  const isAuthorized = (request: FastifyRequest) => isServerOwner(options.adminGate, request);
+
+  const remoteCheck = new RemoteCheck(options.repoDir, options.settings.remote, options.settings.branch, options.now);
 
   const gitFailure = (error: unknown) =>
     error instanceof GitError ? new GatewayError(500, 'git_failed', error.message) : error;
 
-  app.get('/api/check-update', async () => {
+  const ownerOnly = () =>
+    new GatewayError(
+      403,
+      'forbidden',
+      'Updates belong to the computer running studyhall (loopback) or an admin session.',
+      {
+        admin_available: options.adminGate.ready,
+      },
+    );
+
+  app.get('/api/update-capabilities', async (request, reply): Promise<UpdateCapabilities> => {
+    reply.header('cache-control', 'no-store');
+    return { can_update: isAuthorized(request), admin_available: options.adminGate.ready };
+  });
+
+  app.get('/api/check-update', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (!isAuthorized(request)) throw ownerOnly();
     try {
-      return await checkForUpdate(options.repoDir, options.settings.remote, options.settings.branch);
+      return await remoteCheck.check();
     } catch (error) {
       if (error instanceof GitError && error.args[0] === 'fetch') {
         throw new GatewayError(
@@ -55,6 +86,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
 
   app.get('/api/update-status', async (request, reply) => {
     reply.header('cache-control', 'no-store');
+    if (!isAuthorized(request)) throw ownerOnly();
     try {
       const [dirty, branch, inProgress, lastUpdate] = await Promise.all([
         dirtyFiles(options.repoDir),
@@ -79,17 +111,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
   });
 
   app.post('/api/update-now', { config: { ambientAuthorisation: true } }, async (request, reply) => {
-    if (!isAuthorized(request)) {
-      return sendError(
-        reply,
-        403,
-        'forbidden',
-        'Updates can be started from this computer (loopback) or with an admin session.',
-        {
-          admin_available: options.adminGate.ready,
-        },
-      );
-    }
+    if (!isAuthorized(request)) throw ownerOnly();
     const { confirm } = parseOrThrow(updateNowQuery, request.query);
     if (await updateInProgress(files)) {
       return sendError(reply, 409, 'update_in_progress', 'An update is already running; poll /api/update-status.');

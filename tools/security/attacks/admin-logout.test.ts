@@ -35,7 +35,7 @@ async function reach(gateway: TestGateway, cookie: string) {
   const proxied = await gateway.app.inject({ url: '/__backend/rest/v1/user_backups?select=*', headers: { cookie } });
   expect(proxied.statusCode).toBe(200);
   const updateStatus = await gateway.app.inject({
-    url: '/api/update-status',
+    url: '/api/update-capabilities',
     remoteAddress: '192.168.1.77',
     headers: { cookie },
   });
@@ -73,7 +73,7 @@ describe('attack: reusing an admin cookie after POST /__admin/logout', () => {
       const before = await reach(first, cookie);
       expect(before.console).toBe('not_found');
       expect(before.backendKey).toBe(SERVICE_KEY);
-      expect(before.updateStatus.authorized).toBe(true);
+      expect(before.updateStatus.can_update).toBe(true);
 
       const logout = await first.app.inject({ method: 'POST', url: '/__admin/logout', headers: { cookie } });
       expect(logout.statusCode).toBe(200);
@@ -82,7 +82,7 @@ describe('attack: reusing an admin cookie after POST /__admin/logout', () => {
       const after = await reach(first, cookie);
       expect(after.console).toBe('admin_login_required');
       expect(after.backendKey).toBe('anon-key');
-      expect(after.updateStatus.authorized).toBe(false);
+      expect(after.updateStatus.can_update).toBe(false);
       // A second session of the same secret is not ended by the first one's logout.
       expect((await reach(first, other)).console).toBe('not_found');
     } finally {

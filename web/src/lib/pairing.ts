@@ -2,9 +2,9 @@
 // answer of POST /__pip/pair is read, what the page shows, how long it waits before asking again.
 // The moving parts (requests, the event stream, timers) are in phone-link.ts.
 //
-// The server runs with pairing off (one relay channel shared by every page) or on (PIP_PAIRING=on:
-// each page pairs for a short code it shows and a secret channel token it keeps; a phone reaches
-// the page only with the code). The page learns which by pairing, and again whenever the server
+// The server runs with pairing on (the default: each page pairs for a short code it shows and a
+// secret channel token it keeps; a phone reaches the page only with the code) or off
+// (PIP_PAIRING=off, for a single-user machine: one relay channel shared by every page). The page learns which by pairing, and again whenever the server
 // refuses it (a restart or ten idle minutes forget a pairing).
 
 import { CHANNEL_TOKEN_PATTERN, isPairingCode } from '#contracts/pip-pairing.ts';

@@ -109,7 +109,7 @@ function codeOf(view: PairingView): string {
 
 const live = (view: PairingView) => (view.status === 'on' || view.status === 'off') && view.stream === 'live';
 
-describe('pairing off (the default)', () => {
+describe('pairing off (PIP_PAIRING=off)', () => {
   it('says so, uses the shared channel, posts on hello, and applies each action once', async () => {
     const { url } = await server({ pairing: false });
     const biology = page(url, 'Biology');

@@ -52,7 +52,7 @@ export function patchBody(view: PatchView): SafeHtml {
   const ref = view.management.projectRef;
   return html`<h1>Patch</h1>
 <p>Patches run on the project through the Supabase Management API at <code>${view.management.url}</code>${ref ? html`, project <code>${ref}</code>` : ''}.
-Your personal access token goes to that API for one request; this server never stores, logs or shows it.
+${view.management.localToken ? 'The form below holds the management token of the localbase this server runs; it goes to that API with the request and is never logged.' : 'Your personal access token goes to that API for one request; this server never stores, logs or shows it.'}
 The fresh-install schema is a separate download: <a href="/__admin/schema">app-complete.sql</a>.</p>
 ${
   view.chosen === 'app-complete.sql'
@@ -72,8 +72,13 @@ ${applicable.map(bundleSection)}
     <label class="check"><input type="radio" name="source" value="sql"> SQL I paste</label>
     <label>SQL <span class="hint">Only used with “SQL I paste”.</span><textarea name="sql" rows="8" spellcheck="false"></textarea></label>
   </fieldset>
-  <label>Personal access token <span class="hint">From supabase.com/dashboard/account/tokens (with localbase: the access token npm run backend prints). Sent once, never kept.</span>
-    <input type="password" name="access_token" autocomplete="off" required></label>
+  ${
+    view.management.localToken
+      ? html`<label>Management token <span class="hint">Filled in: the token of the localbase this server runs (kept in its DATA_DIR). Sent with this request only.</span>
+    <input type="password" name="access_token" autocomplete="off" required value="${view.management.localToken}"></label>`
+      : html`<label>Personal access token <span class="hint">From supabase.com/dashboard/account/tokens. Sent once, never kept.</span>
+    <input type="password" name="access_token" autocomplete="off" required></label>`
+  }
   <label>Project ref <span class="hint">${ref ? 'The project this server fronts.' : 'Set BACKEND_PROJECT_REF to fill this in.'}</span>
     <input type="text" name="project_ref" value="${ref ?? ''}" pattern="[a-z0-9][a-z0-9\\-]{0,62}" required spellcheck="false"></label>
   <label class="check"><input type="checkbox" name="confirm" value="true" required>

@@ -101,10 +101,12 @@ describe('the phone remote panel', () => {
     expect(within(panel).getByText(/Your timer keeps running here/)).toBeTruthy();
   });
 
-  it('explains pairing off: no code, any phone on the network, how to turn it on', async () => {
+  it('explains pairing off: no code, any phone on the network, and no server setting to change', async () => {
     const panel = await openPanel({ status: 'off', stream: 'live', phone: { state: 'none' } });
     expect(within(panel).getByText('No phone yet')).toBeTruthy();
     expect(within(panel).getByText(/Pairing is off on this server/)).toBeTruthy();
+    // A student cannot restart the server: the panel does not tell them to.
+    expect(panel.textContent).not.toMatch(/PIP_PAIRING|restart|start the server/i);
     expect(within(panel).queryByText('Pairing code')).toBeNull();
     const qr = await within(panel).findByRole('img', { name: /^QR code: opens the remote on your phone \(/ });
     expect(qr.getAttribute('aria-label')).toContain(`${LAN}/companion/)`);

@@ -211,8 +211,8 @@ function Panel({ view }: { view: PairingView }) {
         </div>
       ) : (
         <p class="small">
-          Pairing is off on this server: any phone on this network can open the remote and count for your timer. To keep
-          it to yourself, start the server with <code>PIP_PAIRING=on</code>.
+          Pairing is off on this server: any phone on this network can open the remote, see your timer and count for it.
+          The server's owner turned it off, which is meant for a computer only you use.
         </p>
       )}
       <Connect code={paired?.code ?? null} urls={urls} failed={failed} />

@@ -1,7 +1,9 @@
 // The update of this studyhall installation: the running version, "Check for updates", and
-// "Update now". Local changes in the checkout are listed and stashed only after the student agrees;
-// updates run from the computer itself (or with admin mode), which a 403 explains. After the
-// server accepted, the page waits for the new version to answer, then reloads.
+// "Update now". The controls and the latest change belong to the server's owner (this computer, or
+// an admin session): the page asks the server (/api/update-capabilities) and shows them only when
+// it says this caller may update; everyone else sees the version. Local changes in the checkout are
+// listed and stashed only after the owner agrees. After the server accepted, the page waits for the
+// new version to answer, then reloads.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
@@ -11,6 +13,11 @@ interface Version {
   version: string;
   git_sha: string | null;
   commit_message: string | null;
+}
+
+interface UpdateCapabilities {
+  can_update: boolean;
+  admin_available: boolean;
 }
 
 interface UpdateCheck {
@@ -37,10 +44,16 @@ export function UpdateSection() {
   const [version, setVersion] = useState<Version | null>(null);
   const [versionProblem, setVersionProblem] = useState(false);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  // Unknown until the server answers; a failed answer shows no controls.
+  const [capabilities, setCapabilities] = useState<UpdateCapabilities | null>(null);
 
   useEffect(() => {
     requestJson<Version>('/api/version').then(setVersion, () => setVersionProblem(true));
+    requestJson<UpdateCapabilities>('/api/update-capabilities').then(setCapabilities, () =>
+      setCapabilities({ can_update: false, admin_available: false }),
+    );
   }, []);
+  const owner = capabilities?.can_update === true;
 
   // After 202: poll /api/version until the SHA changes, then reload into the new build.
   useEffect(() => {
@@ -121,7 +134,7 @@ export function UpdateSection() {
           <dd data-testid="app-version">{version.version}</dd>
           <dt>Build</dt>
           <dd class="tabular">{version.git_sha ? version.git_sha.slice(0, 12) : 'not a git checkout'}</dd>
-          {version.commit_message && (
+          {owner && version.commit_message && (
             <>
               <dt>Latest change</dt>
               <dd>{version.commit_message}</dd>
@@ -150,24 +163,33 @@ export function UpdateSection() {
           </div>
         )}
       </div>
-      <div class="row">
-        <button
-          type="button"
-          class="button"
-          onClick={() => void check()}
-          disabled={phase.kind === 'checking' || phase.kind === 'waiting'}
-        >
-          {phase.kind === 'checking' ? 'Checking…' : 'Check for updates'}
-        </button>
-        <button
-          type="button"
-          class="button button-primary"
-          onClick={() => void updateNow(false)}
-          disabled={phase.kind === 'starting' || phase.kind === 'waiting'}
-        >
-          Update now
-        </button>
-      </div>
+      {capabilities && !owner && (
+        <p class="small muted">
+          {capabilities.admin_available
+            ? 'Updates are started on the computer running studyhall, or with its admin session.'
+            : 'Updates are started on the computer running studyhall.'}
+        </p>
+      )}
+      {owner && (
+        <div class="row">
+          <button
+            type="button"
+            class="button"
+            onClick={() => void check()}
+            disabled={phase.kind === 'checking' || phase.kind === 'waiting'}
+          >
+            {phase.kind === 'checking' ? 'Checking…' : 'Check for updates'}
+          </button>
+          <button
+            type="button"
+            class="button button-primary"
+            onClick={() => void updateNow(false)}
+            disabled={phase.kind === 'starting' || phase.kind === 'waiting'}
+          >
+            Update now
+          </button>
+        </div>
+      )}
       <Dialog
         open={phase.kind === 'confirm'}
         wide
