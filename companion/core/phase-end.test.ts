@@ -30,7 +30,10 @@ describe('PhaseEndWatcher', () => {
     expect(watcher.check(focus, T0 + 1040)).toBeNull();
     // The page's break snapshot arrives: nothing new to say.
     expect(watcher.check(snap('break', T0 + 301_000), T0 + 1500)).toBeNull();
-    expect(watcher.check(snap('break', T0 + 301_000), T0 + 301_000)).toEqual({ phase: 'break', endedAtMs: T0 + 301_000 });
+    expect(watcher.check(snap('break', T0 + 301_000), T0 + 301_000)).toEqual({
+      phase: 'break',
+      endedAtMs: T0 + 301_000,
+    });
   });
 
   it('announces an end the page moved past before the phone ticked', () => {

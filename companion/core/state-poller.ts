@@ -122,7 +122,9 @@ export function startStatePoller({
     let answer: StateAnswer | { kind: 'no_network' };
     if (!shouldRequest({ networkAvailable: networkAvailable(), loopback })) answer = { kind: 'no_network' };
     else
-      answer = await getState(view.snapshot ? (view.snapshot.updatedAt ?? 0) : undefined).catch((error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const);
+      answer = await getState(view.snapshot ? (view.snapshot.updatedAt ?? 0) : undefined).catch(
+        (error: unknown) => ({ kind: 'unreachable', message: String(error) }) as const,
+      );
     inFlight = false;
     if (stopped) return;
     view = applyAnswer(view, answer);

@@ -13,7 +13,11 @@ import { registerDeviceToken, signUpStudent, type Student } from './push-fixture
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from './push-receiver.ts';
 
 const generated = webpush.generateVAPIDKeys();
-const vapid: VapidKeys = { publicKey: generated.publicKey, privateKey: generated.privateKey, subject: 'mailto:t@example.com' };
+const vapid: VapidKeys = {
+  publicKey: generated.publicKey,
+  privateKey: generated.privateKey,
+  subject: 'mailto:t@example.com',
+};
 
 let localbase: Localbase;
 let receiver: PushReceiver;
@@ -53,7 +57,8 @@ async function post(body: unknown, token?: string): Promise<void> {
   await gateway.phaseEnds.settled();
 }
 
-const pushesTo = (device: ReceiverSubscription) => receiver.received.filter((push) => push.subscriptionId === device.id);
+const pushesTo = (device: ReceiverSubscription) =>
+  receiver.received.filter((push) => push.subscriptionId === device.id);
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {

@@ -156,9 +156,9 @@ describe('the phase-end alarm', () => {
     expect(await focus.getByRole('button', { name: 'Pause' }).isVisible()).toBe(true);
     const notifications = () =>
       focus.evaluate(() => (window as unknown as { __notifications: unknown[] }).__notifications);
-    await expect.poll(notifications, { timeout: 2 * LEAD_MS }).toEqual([
-      { title: 'Focus phase over', body: 'Time for a break.', tag: 'phase-end' },
-    ]);
+    await expect
+      .poll(notifications, { timeout: 2 * LEAD_MS })
+      .toEqual([{ title: 'Focus phase over', body: 'Time for a break.', tag: 'phase-end' }]);
     const [push] = await receiver.waitForReceived(1, 2 * LEAD_MS, device.id);
     expect(push!.payload).toMatchObject({ type: 'phase_end', phase: 'focus', url: '/focus' });
     await phone.page.getByRole('alert').filter({ hasText: 'Focus phase over' }).waitFor({ timeout: 3000 });

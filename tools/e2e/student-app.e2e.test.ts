@@ -150,9 +150,7 @@ describe('the student app on a real npm start', () => {
     await first.clock.fastForward('26:00'); // the 25-minute focus phase is over, the break has begun
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Break');
     await page.getByRole('button', { name: 'Finish' }).click();
-    await expect
-      .poll(() => page.getByRole('status').filter({ hasText: 'Saved 25 min of focus' }).count())
-      .toBe(1);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved 25 min of focus' }).count()).toBe(1);
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Stats' }).click();
     await expect.poll(() => page.getByTestId('stat-today').textContent()).toBe('25 min');
     await expect.poll(() => page.getByText('Chemistry').first().isVisible()).toBe(true);
@@ -240,8 +238,18 @@ describe('the student app on a real npm start', () => {
     await offlineContext.setOffline(true);
     await offline.reload();
     await expect.poll(() => offline.getByTestId('stat-today').textContent(), { timeout: 10_000 }).toBe('25 min');
-    await expect.poll(() => offline.getByTestId('offline-banner').filter({ hasText: 'no network' }).isVisible()).toBe(true);
-    await expect.poll(() => offline.getByRole('status').filter({ hasText: /^Offline$/ }).first().isVisible()).toBe(true);
+    await expect
+      .poll(() => offline.getByTestId('offline-banner').filter({ hasText: 'no network' }).isVisible())
+      .toBe(true);
+    await expect
+      .poll(() =>
+        offline
+          .getByRole('status')
+          .filter({ hasText: /^Offline$/ })
+          .first()
+          .isVisible(),
+      )
+      .toBe(true);
     await offline.goto(`${app}/focus`);
     await expect.poll(() => offline.getByRole('button', { name: 'Start' }).isVisible(), { timeout: 10_000 }).toBe(true);
     // Work done offline waits in the outbox and says so.

@@ -163,9 +163,9 @@ describe('sync between devices and through outages', () => {
     expect((await serverSessions()).length).toBe(before);
 
     proxy.setServerDown(false);
-    await expect.poll(() => a.page.getByTestId('sync-status-phone').textContent(), { timeout: 10_000 }).toBe(
-      'Everything is synced',
-    );
+    await expect
+      .poll(() => a.page.getByTestId('sync-status-phone').textContent(), { timeout: 10_000 })
+      .toBe('Everything is synced');
     await a.page.screenshot({ path: path.join(shots, 'synced-phone.png') });
     const rows = await serverSessions();
     expect(rows).toHaveLength(before + 2);

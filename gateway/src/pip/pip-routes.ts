@@ -26,7 +26,12 @@ export { PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
 /** On a GET /api/pip/state?after= answer: this server holds such requests up to this many ms (the long poll). */
 export const PIP_WAIT_HEADER = 'x-pip-wait-ms';
 /** The updatedAt of the snapshot the phone shows (0 before any page posted). */
-const stateQuery = z.object({ after: z.string().regex(/^\d{1,15}$/).optional() });
+const stateQuery = z.object({
+  after: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .optional(),
+});
 
 /** Retry-After of an address over its event-stream limit: streams close when their pages do. */
 const STREAM_RETRY_AFTER_S = 10;

@@ -194,7 +194,8 @@ export class PushWorker {
 
   private async deliverRow(claimId: string, row: ClaimedRow): Promise<RowResult> {
     const push = this.messageOf(row.payload);
-    if (!push) return this.giveUp(claimId, row, 'unsupported_payload: not a start alert or phase end this gateway can send');
+    if (!push)
+      return this.giveUp(claimId, row, 'unsupported_payload: not a start alert or phase end this gateway can send');
     const token = parsePushToken(row.token, { allowPlainHttp: this.settings.allowPlainHttp });
     if (!token.ok) return this.giveUp(claimId, row, `invalid_subscription: ${token.reason}`);
     const { subscription } = token;

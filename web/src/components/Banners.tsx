@@ -16,8 +16,8 @@ export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
           <OfflineIcon />
           <p>
             <strong>{line.text}.</strong>{' '}
-            {online.value ? 'The server is not answering.' : 'This device has no network.'} The timer and your data
-            keep working on this device{sync.pending > 0 ? ', and the changes are sent when it is back' : ''}.
+            {online.value ? 'The server is not answering.' : 'This device has no network.'} The timer and your data keep
+            working on this device{sync.pending > 0 ? ', and the changes are sent when it is back' : ''}.
           </p>
           {online.value && (
             <button type="button" class="button button-quiet" onClick={() => void flushNow()}>

@@ -27,7 +27,11 @@ export function phaseEndBetween(before: TimerState, now: number, staleAfterMs = 
     const endsAt = state.completionAtMs;
     if (!state.running || endsAt === null || state.phase === 'idle' || now < endsAt) break;
     const next = advance(state, endsAt);
-    last = { phase: state.phase, endedAtMs: endsAt, next: next.complete ? 'done' : next.phase === 'break' ? 'break' : 'focus' };
+    last = {
+      phase: state.phase,
+      endedAtMs: endsAt,
+      next: next.complete ? 'done' : next.phase === 'break' ? 'break' : 'focus',
+    };
     if (next === state) break;
     state = next;
   }

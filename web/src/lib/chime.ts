@@ -48,7 +48,8 @@ let context: AudioContext | undefined;
 
 function audioContext(): AudioContext | undefined {
   if (context) return context;
-  const Context = globalThis.AudioContext ?? (globalThis as { webkitAudioContext?: typeof AudioContext }).webkitAudioContext;
+  const Context =
+    globalThis.AudioContext ?? (globalThis as { webkitAudioContext?: typeof AudioContext }).webkitAudioContext;
   if (!Context) return undefined;
   context = new Context();
   return context;

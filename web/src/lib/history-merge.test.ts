@@ -73,9 +73,7 @@ describe('mergeSessions', () => {
 
   it('leaves local sessions the backend does not have yet untouched (they wait in the outbox)', () => {
     const waiting = local(crypto.randomUUID(), 10);
-    expect(mergeSessions([waiting], [remote(crypto.randomUUID(), 11)], day).map((s) => s.id)).not.toContain(
-      waiting.id,
-    );
+    expect(mergeSessions([waiting], [remote(crypto.randomUUID(), 11)], day).map((s) => s.id)).not.toContain(waiting.id);
   });
 
   it('brings a voided session in voided, with its reason, and does not count it', () => {

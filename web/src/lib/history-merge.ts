@@ -123,7 +123,11 @@ function fromRemote(row: RemoteTask): Task {
 
 function sameContent(a: Task, b: Task): boolean {
   return (
-    a.title === b.title && a.subjectId === b.subjectId && a.day === b.day && a.done === b.done && a.completedAt === b.completedAt
+    a.title === b.title &&
+    a.subjectId === b.subjectId &&
+    a.day === b.day &&
+    a.done === b.done &&
+    a.completedAt === b.completedAt
   );
 }
 
@@ -132,7 +136,11 @@ function sameContent(a: Task, b: Task): boolean {
  * the edit it carries, so a version the device sent comes back as "newer" with the same content
  * and is left alone.
  */
-export function mergeTasks(local: readonly Task[], remote: readonly RemoteTask[], pendingIds: ReadonlySet<string>): TaskMerge {
+export function mergeTasks(
+  local: readonly Task[],
+  remote: readonly RemoteTask[],
+  pendingIds: ReadonlySet<string>,
+): TaskMerge {
   const byId = new Map(local.map((task) => [task.id, task]));
   const merge: TaskMerge = { put: [], send: [], dropPending: [] };
   for (const row of remote) {

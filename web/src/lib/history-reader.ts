@@ -43,7 +43,10 @@ export class HistoryReader {
     } catch (error) {
       // A backend without the voiding columns answers 400 (undefined column): its sessions all count.
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      const rows = await this.all<RemoteSession>('study_sessions', `select=${SESSION_COLUMNS_WITHOUT_VOIDING}&${order}`);
+      const rows = await this.all<RemoteSession>(
+        'study_sessions',
+        `select=${SESSION_COLUMNS_WITHOUT_VOIDING}&${order}`,
+      );
       return rows.map((row) => ({ ...row, voided_at: null, void_reason: null }));
     }
   }

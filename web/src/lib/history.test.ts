@@ -116,7 +116,10 @@ describe('the history on two devices', () => {
     });
     expect(answer.status).toBe(200);
 
-    const device = [{ ...kept, synced: true }, { ...voided, synced: true }];
+    const device = [
+      { ...kept, synced: true },
+      { ...voided, synced: true },
+    ];
     const merged = mergeSessions(device, (await reader.read()).sessions, day);
     expect(merged).toEqual([{ ...voided, synced: true, voidedAt: expect.any(Number), voidReason: 'a test session' }]);
     const after = device.map((item) => merged.find((next) => next.id === item.id) ?? item);
@@ -140,7 +143,11 @@ describe('the history on two devices', () => {
     };
     // Device B edits first (offline, still waiting); device A edits later and sends.
     const editedOnB = { ...task, title: 'Read chapter 4 and 5', updatedAt: created + 1_000 };
-    await writer.enqueue({ kind: 'task-upsert', task: { ...task, done: true, updatedAt: Date.now() }, subjectName: null });
+    await writer.enqueue({
+      kind: 'task-upsert',
+      task: { ...task, done: true, updatedAt: Date.now() },
+      subjectName: null,
+    });
     expect(await writer.flush()).toMatchObject({ sent: 1 });
 
     const merge = mergeTasks([editedOnB], (await reader.read()).tasks, new Set([task.id]));

@@ -45,7 +45,10 @@ export function rememberSignedInHere(storage: Pick<Storage, 'setItem'> = localSt
  * student with it on the relay's snapshot posts (the phase-end push) without loading supabase-js;
  * supabase-js refreshes the stored session whenever it runs.
  */
-export function readStoredAccessToken(storage: Pick<Storage, 'getItem'> = localStorage, now = Date.now()): string | null {
+export function readStoredAccessToken(
+  storage: Pick<Storage, 'getItem'> = localStorage,
+  now = Date.now(),
+): string | null {
   try {
     const session = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
       access_token?: unknown;

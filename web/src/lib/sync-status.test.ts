@@ -34,7 +34,15 @@ describe('describeSync', () => {
           for (const syncing of [false, true])
             for (const online of [false, true])
               for (const serverReachable of [false, true]) {
-                const line = describeSync({ pending, failed, blockedBy, syncing, known: true, online, serverReachable });
+                const line = describeSync({
+                  pending,
+                  failed,
+                  blockedBy,
+                  syncing,
+                  known: true,
+                  online,
+                  serverReachable,
+                });
                 const calmNow = pending === 0 && failed === 0 && online && serverReachable && blockedBy !== 'offline';
                 expect(line.text === 'Everything is synced', JSON.stringify(line)).toBe(calmNow);
                 expect(line.text.includes('synced'), JSON.stringify(line)).toBe(calmNow);
@@ -53,8 +61,12 @@ describe('describeSync', () => {
 
   it('names a refusal, a sign-in that is needed and a troubled server', () => {
     expect(describeSync({ ...calm, failed: 1 })).toMatchObject({ tone: 'danger', text: '1 change could not sync' });
-    expect(describeSync({ ...calm, pending: 2, blockedBy: 'signed_out' }).text).toBe('Sign in to sync · 2 changes waiting');
-    expect(describeSync({ ...calm, pending: 2, blockedBy: 'http_502' }).text).toBe('Server trouble · 2 changes waiting');
+    expect(describeSync({ ...calm, pending: 2, blockedBy: 'signed_out' }).text).toBe(
+      'Sign in to sync · 2 changes waiting',
+    );
+    expect(describeSync({ ...calm, pending: 2, blockedBy: 'http_502' }).text).toBe(
+      'Server trouble · 2 changes waiting',
+    );
     expect(describeSync({ ...calm, pending: 2, syncing: true }).text).toBe('Syncing 2 changes…');
   });
 });

@@ -37,8 +37,7 @@ export function describeSync(facts: SyncFacts): SyncLine {
     return { tone: 'danger', text: `${plural(facts.failed, 'change')} could not sync${waiting}`, offline: false };
   if (facts.pending > 0) {
     if (facts.syncing) return { tone: 'busy', text: `Syncing ${plural(facts.pending, 'change')}…`, offline: false };
-    if (facts.blockedBy)
-      return { tone: 'waiting', text: `Server trouble${waiting}`, offline: false };
+    if (facts.blockedBy) return { tone: 'waiting', text: `Server trouble${waiting}`, offline: false };
     return { tone: 'busy', text: `${plural(facts.pending, 'change')} waiting`, offline: false };
   }
   return { tone: 'ok', text: 'Everything is synced', offline: false };
