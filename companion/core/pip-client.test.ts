@@ -13,7 +13,7 @@ let paired: TestGateway;
 let pairedUrl: string;
 
 beforeAll(async () => {
-  plain = await startTestGateway();
+  plain = await startTestGateway({ config: { pipPairing: false } });
   plainUrl = await plain.app.listen({ host: '127.0.0.1', port: 0 });
   paired = await startTestGateway({ config: { pipPairing: true } });
   pairedUrl = await paired.app.listen({ host: '127.0.0.1', port: 0 });

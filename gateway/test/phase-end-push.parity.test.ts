@@ -66,7 +66,8 @@ beforeAll(async () => {
   receiver = await startPushReceiver({ expectedVapidKey: vapid.publicKey });
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
-    config: { vapid },
+    // The open relay (PIP_PAIRING=off): the push path is the same with pairing, proven in the alarm e2e.
+    config: { vapid, pipPairing: false },
     push: { pollIntervalMs: 100, allowPlainHttp: true },
   });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });

@@ -10,7 +10,8 @@ import { startTestGateway, type TestGateway } from './helpers.ts';
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // The open relay (PIP_PAIRING=off); the paired routes hold requests the same way.
+  gateway = await startTestGateway({ config: { pipPairing: false } });
 });
 afterAll(() => gateway.close());
 

@@ -41,13 +41,17 @@ export const WORKER_ENTRY_POINTS = {
 
 /**
  * Packages loaded from node_modules at run time rather than bundled: PGlite and its extensions find
- * their WebAssembly and data files next to their own modules; native or optional modules that some
- * packages only try to load.
+ * their WebAssembly and data files next to their own modules; zxcvbn-ts (the password check) is
+ * imported lazily by name, which esbuild's interop turns into a namespace without its named
+ * exports, and its dictionaries are megabytes nobody needs in the bundle; native or optional
+ * modules that some packages only try to load.
  */
 export const EXTERNAL_PACKAGES = [
   '@electric-sql/pglite',
   '@electric-sql/pglite/*',
   '@electric-sql/pglite-pgtap',
+  '@zxcvbn-ts/core',
+  '@zxcvbn-ts/language-common',
   'pg-native',
   'bufferutil',
   'utf-8-validate',

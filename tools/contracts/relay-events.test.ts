@@ -16,7 +16,8 @@ let gateway: TestGateway;
 let baseUrl: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // The open relay (PIP_PAIRING=off): the contract is the same behind a pairing code.
+  gateway = await startTestGateway({ config: { pipPairing: false } });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => gateway.close());

@@ -16,7 +16,8 @@ let gateway: TestGateway;
 let baseUrl: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // The open relay (PIP_PAIRING=off): the contract is the same behind a pairing code.
+  gateway = await startTestGateway({ config: { pipPairing: false } });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => gateway.close());
@@ -41,7 +42,7 @@ async function served(): Promise<unknown> {
 
 describe('the timer snapshot contract', () => {
   it('is what the gateway serves before any post: the idle snapshot, key for key', async () => {
-    const fresh = await startTestGateway();
+    const fresh = await startTestGateway({ config: { pipPairing: false } });
     try {
       const body: unknown = (await fresh.app.inject({ url: '/api/pip/state' })).json();
       expect(body).toEqual(idleSnapshot);

@@ -115,7 +115,14 @@ describe('the phase-end alarm', () => {
     await focus.clock.install({ time: Date.now() - BEHIND_MS });
     await focus.goto(`${appUrl}/focus`);
     await focus.getByRole('button', { name: 'Start' }).waitFor();
-    phone = await openPhone(browser, `${appUrl}/companion/`);
+    // Pairing is on by default: read the code off the page's Phone remote panel, as the student does.
+    await focus.getByRole('button', { name: /^Phone remote/ }).click();
+    const panel = focus.getByRole('region', { name: 'Phone remote' });
+    const code = ((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '');
+    expect(code).toMatch(/^[0-9A-Z]{6}$/);
+    await focus.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    phone = await openPhone(browser, `${appUrl}/companion/#code=${code}`);
     await phone.context.addInitScript(VIBRATE_SPY);
     await phone.page.reload();
   }, 120_000);
