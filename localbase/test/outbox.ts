@@ -1,16 +1,9 @@
 // Reading auth's outbox through the management API in tests, as the admin console reads it.
 import { expect } from 'vitest';
 import type { Localbase } from '../server.ts';
+import type { OutboxMessage } from '../src/auth/mail.ts';
 
-export interface OutboxMessage {
-  id: string;
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  link: string | null;
-  created_at: string;
-}
+export type { OutboxMessage };
 
 export async function readOutbox(localbase: Localbase, token = localbase.accessToken): Promise<Response> {
   return fetch(`${localbase.url}/v1/projects/local/auth/outbox`, { headers: { authorization: `Bearer ${token}` } });

@@ -193,8 +193,11 @@ export const ambiguousFunction = (
   new PostgrestError(
     300,
     'PGRST203',
+    // In signature order, so the message does not depend on the order of the catalog's rows (OIDs
+    // differ between a fresh PGlite and a reused PostgreSQL cluster).
     `Could not choose the best candidate function between: ${candidates
       .map((c) => `${c.schema}.${c.name}(${c.arguments.map((a) => `${a.name} => ${a.type}`).join(', ')})`)
+      .sort()
       .join(', ')}`,
     null,
     'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
