@@ -247,6 +247,7 @@ describe('sql', () => {
       action: 'read',
       topRange: params.ranges.get('') ?? { offset: 0, limit: undefined },
       maxRows: undefined,
+      aggregates: false,
     });
     const bind = new Params();
     const sql = readStatement(

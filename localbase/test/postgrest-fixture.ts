@@ -6,14 +6,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openParityDatabase } from '#tools/testing/parity-database.ts';
-import { startLocalbase, type Localbase } from '../server.ts';
+import { startLocalbase, type Localbase, type LocalbaseOptions } from '../server.ts';
 import { managementQuery } from './clients.ts';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'postgrest-fixture.sql');
 
 export const FIXTURE_SCHEMAS = ['public', 'archive'] as const;
 
-export async function startFixtureStack(options: { maxRows?: number } = {}): Promise<Localbase> {
+/** The PostgREST settings a conformance file may turn on (all off by default, as in PostgREST). */
+export type FixtureSettings = Pick<LocalbaseOptions, 'maxRows' | 'aggregates' | 'plans' | 'txEnd'>;
+
+export async function startFixtureStack(options: FixtureSettings = {}): Promise<Localbase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-postgrest-'));
   const database = await openParityDatabase();
   let localbase: Localbase | undefined;
@@ -23,7 +26,7 @@ export async function startFixtureStack(options: { maxRows?: number } = {}): Pro
       database,
       port: 0,
       schemas: FIXTURE_SCHEMAS,
-      maxRows: options.maxRows,
+      ...options,
     });
     const loaded = await managementQuery(localbase, await readFile(FIXTURE, 'utf8'));
     if (loaded.status !== 201) throw new Error(`fixture failed to load: ${await loaded.text()}`);

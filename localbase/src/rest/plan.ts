@@ -8,6 +8,7 @@ import {
   ambiguousRelationship,
   noRelationship,
   notEmbedded,
+  notImplemented,
   relatedOrderNotToOne,
 } from './errors.ts';
 import type {
@@ -31,6 +32,8 @@ export interface SelectColumn {
   cast: string | undefined;
   alias: string | undefined;
   aggregate: AggregateName | undefined;
+  /** The cast of the aggregate's result (`amount.sum()::int`). */
+  aggregateCast: string | undefined;
 }
 
 export type ResolvedLogic =
@@ -62,7 +65,19 @@ export interface JoinCondition {
 
 export type RelSelect =
   | { kind: 'embed'; name: string; aggregateAlias: string; mode: 'object' | 'array'; empty: boolean }
-  | { kind: 'spread'; aggregateAlias: string; columns: string[] };
+  | { kind: 'spread'; aggregateAlias: string; columns: SpreadColumn[] };
+
+/**
+ * A column a spread lifts into its parent, by its name in the spread's subquery. An aggregate
+ * written inside a to-one spread is applied in the parent (PostgREST hoists it there), so that the
+ * parent's other columns group it.
+ */
+export interface SpreadColumn {
+  name: string;
+  aggregate: AggregateName | undefined;
+  aggregateCast: string | undefined;
+  alias: string | undefined;
+}
 
 export type SpreadKind =
   | { kind: 'to-one' }
@@ -152,7 +167,13 @@ function newNode(relation: QualifiedName, relName: string, depth: number): ReadN
 function buildTree(items: SelectItem[], node: ReadNode, schema: string): ReadNode {
   for (const item of items) {
     if (item.kind === 'field') {
-      node.select.push({ field: item.field, cast: item.cast, alias: item.alias, aggregate: item.aggregate });
+      node.select.push({
+        field: item.field,
+        cast: item.cast,
+        alias: item.alias,
+        aggregate: item.aggregate,
+        aggregateCast: item.aggregateCast,
+      });
       continue;
     }
     const child = newNode({ schema, name: item.name }, item.name, node.depth + 1);
@@ -193,6 +214,8 @@ export interface PlanInput {
   /** The Range header's range, already merged with `limit`/`offset` for the top level. */
   topRange: RangeParam;
   maxRows: number | undefined;
+  /** PostgREST's db-aggregates-enabled: off refuses any aggregate with PGRST123. */
+  aggregates: boolean;
 }
 
 export function buildReadPlan(input: PlanInput): ReadNode {
@@ -224,7 +247,8 @@ export function buildReadPlan(input: PlanInput): ReadNode {
   addRelatedOrders(root);
   addNullEmbedFilters(root);
   addRelSelects(root);
-  refuseAggregates(root);
+  if (!input.aggregates) refuseAggregates(root);
+  hoistSpreadAggregates(root);
   addToManyOrderSelects(root);
   if (action !== 'mutate' && input.maxRows !== undefined) restrictRanges(root, input.maxRows);
   return root;
@@ -397,9 +421,12 @@ function isEmptyEmbed(node: ReadNode): boolean {
 }
 
 /** The output names a spread lifts into its parent: its own columns, then its spreads' and embeds'. */
-function spreadColumns(node: ReadNode): string[] {
-  const own = node.select.map((column) => column.alias ?? column.field.name);
-  const nested = node.relSelect.flatMap((rel) => (rel.kind === 'embed' ? [rel.name] : rel.columns));
+function spreadColumns(node: ReadNode): SpreadColumn[] {
+  const plain = (name: string): SpreadColumn => ({ name, aggregate: undefined, aggregateCast: undefined, alias: undefined });
+  const own = node.select.map((column) => plain(column.alias ?? column.field.name));
+  const nested = node.relSelect.flatMap((rel) =>
+    rel.kind === 'embed' ? [plain(rel.name)] : rel.columns.map((column) => plain(column.alias ?? column.name)),
+  );
   return [...own, ...nested];
 }
 
@@ -408,9 +435,67 @@ function refuseAggregates(node: ReadNode): void {
   node.children.forEach(refuseAggregates);
 }
 
+interface HoistedAggregate {
+  aggregateAlias: string;
+  name: string;
+  aggregate: AggregateName;
+  aggregateCast: string | undefined;
+  alias: string | undefined;
+}
+
+/**
+ * PostgREST's hoistSpreadAggFunctions: an aggregate inside a to-one spread (`...films(budget.sum())`)
+ * is taken out of the spread's subquery and applied to the lifted column in the parent, through
+ * nested to-one spreads up to the first node that is not one. Returns what this node hands up.
+ */
+function hoistSpreadAggregates(node: ReadNode): HoistedAggregate[] {
+  const fromChildren = node.children.flatMap(hoistSpreadAggregates);
+  const toOneSpread = node.spread?.kind === 'to-one';
+  if (!toOneSpread) {
+    if (fromChildren.length > 0) {
+      node.relSelect = node.relSelect.map((rel) => {
+        if (rel.kind !== 'spread') return rel;
+        const columns = rel.columns.map((column) => {
+          const hoisted = fromChildren.find(
+            (candidate) => candidate.aggregateAlias === rel.aggregateAlias && candidate.name === column.name,
+          );
+          return hoisted
+            ? { ...column, aggregate: hoisted.aggregate, aggregateCast: hoisted.aggregateCast, alias: hoisted.alias }
+            : column;
+        });
+        return { ...rel, columns };
+      });
+    }
+    return [];
+  }
+  const own: HoistedAggregate[] = [];
+  node.select = node.select.map((column) => {
+    if (column.aggregate === undefined) return column;
+    own.push({
+      aggregateAlias: node.aggregateAlias,
+      name: column.alias ?? column.field.name,
+      aggregate: column.aggregate,
+      aggregateCast: column.aggregateCast,
+      alias: column.alias,
+    });
+    return { ...column, aggregate: undefined, aggregateCast: undefined };
+  });
+  return [...own, ...fromChildren.map((hoisted) => ({ ...hoisted, aggregateAlias: node.aggregateAlias }))];
+}
+
+/** Whether a node's query aggregates: its own columns, or columns lifted from a spread. */
+export function isAggregated(node: ReadNode): boolean {
+  return (
+    node.select.some((column) => column.aggregate !== undefined) ||
+    node.relSelect.some((rel) => rel.kind === 'spread' && rel.columns.some((column) => column.aggregate !== undefined))
+  );
+}
+
 /** A to-many spread orders its arrays: the order moves into the aggregation, over selected keys. */
 function addToManyOrderSelects(node: ReadNode): void {
   if (node.spread?.kind === 'to-many') {
+    if (isAggregated(node))
+      throw notImplemented('Aggregates are not implemented for one-to-many or many-to-many spreads.');
     const extraSelects: { qualifier: string | undefined; field: Field; alias: string }[] = [];
     const order: ResolvedOrder[] = [];
     node.order.forEach((term, index) => {
