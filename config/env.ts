@@ -13,6 +13,9 @@ import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** PostgREST's db-tx-end values: how a Data API transaction ends, and whether `Prefer: tx=` may choose. */
+export const TX_END_MODES = ['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'] as const;
+
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_LOCALBASE_PORT = 54321;
 
@@ -74,6 +77,16 @@ export const envFields = {
   /** The most rows one Data API answer carries (Supabase's `[api] max_rows`); unset means no limit. */
   LOCALBASE_API_MAX_ROWS: optionalText.pipe(
     z.coerce.number<string | undefined>({ message: 'must be a whole number' }).int().min(1).optional(),
+  ),
+  /** PostgREST's db-aggregates-enabled: aggregate functions in the Data API's `select`. */
+  LOCALBASE_API_AGGREGATES: booleanFlag.default(false),
+  /** PostgREST's db-plan-enabled: the Data API answers query plans (`Accept: application/vnd.pgrst.plan`). */
+  LOCALBASE_API_PLANS: booleanFlag.default(false),
+  /** PostgREST's db-tx-end: how a Data API request's transaction ends and whether `Prefer: tx=` may override it. */
+  LOCALBASE_API_TX_END: optionalText.pipe(
+    z
+      .enum(TX_END_MODES, { message: `must be one of ${TX_END_MODES.join(', ')}` })
+      .default('commit'),
   ),
   /** Where localbase's auth mail goes (`smtp://user:pass@host:587`, `smtps://...:465`); unset: its local outbox. */
   SMTP_URL: optionalText.pipe(

@@ -13,6 +13,9 @@ const BACKEND_ENV = [
   'LOCALBASE_PORT',
   'LOCALBASE_API_SCHEMAS',
   'LOCALBASE_API_MAX_ROWS',
+  'LOCALBASE_API_AGGREGATES',
+  'LOCALBASE_API_PLANS',
+  'LOCALBASE_API_TX_END',
   'SMTP_URL',
 ] as const;
 
@@ -55,6 +58,9 @@ async function main(): Promise<void> {
     port,
     schemas: env.value.LOCALBASE_API_SCHEMAS,
     maxRows: env.value.LOCALBASE_API_MAX_ROWS,
+    aggregates: env.value.LOCALBASE_API_AGGREGATES,
+    plans: env.value.LOCALBASE_API_PLANS,
+    txEnd: env.value.LOCALBASE_API_TX_END,
     smtpUrl: env.value.SMTP_URL,
     logger: { level: 'warn' },
   });

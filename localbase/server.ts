@@ -23,6 +23,7 @@ import { installVisibility } from './src/realtime/visibility.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
+import type { TxEnd } from './src/rest/prefer.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
 
@@ -40,6 +41,12 @@ export interface LocalbaseOptions {
   schemas?: readonly string[];
   /** PostgREST's db-max-rows: the most rows one response carries. Default: no limit. */
   maxRows?: number;
+  /** PostgREST's db-aggregates-enabled: `count()`, `col.sum()`, ... in `select`. Default: off (400 PGRST123). */
+  aggregates?: boolean;
+  /** PostgREST's db-plan-enabled: `Accept: application/vnd.pgrst.plan` answers the query plan. Default: off (406 PGRST107). */
+  plans?: boolean;
+  /** PostgREST's db-tx-end: how a request's transaction ends, and whether `Prefer: tx=` may choose. Default: `commit`. */
+  txEnd?: TxEnd;
   /**
    * GoTrue's SITE_URL: where e-mail links lead after verifying when no allowed `redirect_to` is
    * given, and whose host every redirect may go to. Default: localbase's own URL.
@@ -150,6 +157,9 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           verifier,
           schemas,
           maxRows: options.maxRows,
+          aggregates: options.aggregates ?? false,
+          plans: options.plans ?? false,
+          txEnd: options.txEnd ?? 'commit',
           onWrite: () => void realtime.poke(),
         });
       },

@@ -2,13 +2,31 @@
 // quality, then specificity), each type mapped to what localbase can produce. JSON (array, object
 // with `.single()`, either with nulls stripped) and CSV are produced; anything else the client
 // lists is skipped, and when nothing is left the answer is 406 PGRST107, as PostgREST gives it
-// for a type it has no handler for. Query plans are off, as in PostgREST's default configuration,
-// so their media type counts as not produced.
+// for a type it has no handler for. Query plans (`application/vnd.pgrst.plan`) are produced only
+// when db-plan-enabled is on, for a `for` type that is itself produced; off, as in PostgREST's
+// default configuration, their media type counts as not produced.
 import { mediaTypeUnavailable } from './errors.ts';
 import type { BodyHandler } from './sql.ts';
 
-export type Produced =
+export type BodyProduced =
   { kind: 'json'; stripNulls: boolean } | { kind: 'single'; stripNulls: boolean } | { kind: 'csv' };
+
+export type PlanFormat = 'json' | 'text';
+/** EXPLAIN's options, in PostgREST's order. */
+export const PLAN_OPTIONS = ['analyze', 'verbose', 'settings', 'buffers', 'wal'] as const;
+export type PlanOption = (typeof PLAN_OPTIONS)[number];
+
+/** The query plan of the statement that would produce `for`. */
+export interface PlanProduced {
+  kind: 'plan';
+  format: PlanFormat;
+  options: PlanOption[];
+  for: BodyProduced;
+  /** The media type as PostgREST prints it (its Content-Type). */
+  mime: string;
+}
+
+export type Produced = BodyProduced | PlanProduced;
 
 interface AcceptedType {
   /** What PostgREST prints for it in the 406 message. */
@@ -50,7 +68,7 @@ function parameters(type: string): Map<string, string> {
 }
 
 /** PostgREST's decodeMediaType, reduced to what decides the answer. */
-function decode(type: string): AcceptedType {
+function decode(type: string, plans: boolean): AcceptedType {
   const [essence = ''] = type.split(';');
   const lower = essence.trim().toLowerCase();
   const params = parameters(type);
@@ -76,13 +94,16 @@ function decode(type: string): AcceptedType {
     case 'application/vnd.pgrst.plan':
     case 'application/vnd.pgrst.plan+text':
     case 'application/vnd.pgrst.plan+json': {
-      const format = lower.endsWith('+json') ? 'json' : 'text';
-      const forType = decode(params.get('for') ?? 'application/json').mime;
-      const options = params.get('options');
-      return {
-        mime: `application/vnd.pgrst.plan+${format}; for="${forType}"${options ? `; options=${options}` : ''}`,
-        produced: undefined,
-      };
+      const format: PlanFormat = lower.endsWith('+json') ? 'json' : 'text';
+      const forType = decode(params.get('for') ?? 'application/json', false);
+      const given = (params.get('options') ?? '').split('|');
+      const options = PLAN_OPTIONS.filter((option) => given.includes(option));
+      const mime = `application/vnd.pgrst.plan+${format}; for="${forType.mime}"${options.length > 0 ? `; options=${options.join('|')}` : ''}`;
+      const produced: PlanProduced | undefined =
+        plans && forType.produced !== undefined && forType.produced.kind !== 'plan'
+          ? { kind: 'plan', format, options, for: forType.produced, mime }
+          : undefined;
+      return { mime, produced };
     }
     case 'application/geo+json':
     case 'text/plain':
@@ -97,9 +118,9 @@ function decode(type: string): AcceptedType {
 }
 
 /** The first accepted type localbase produces; 406 PGRST107 listing all of them when none. */
-export function negotiate(accept: string | undefined): Produced {
+export function negotiate(accept: string | undefined, plans = false): Produced {
   const accepted = accept === undefined || accept.trim() === '' ? ['*/*'] : parseAccept(accept);
-  const decoded = accepted.map(decode);
+  const decoded = accepted.map((type) => decode(type, plans));
   const chosen = decoded.find((type) => type.produced !== undefined);
   if (!chosen?.produced) throw mediaTypeUnavailable(decoded.map((type) => type.mime));
   return chosen.produced;
@@ -115,6 +136,7 @@ export const CONTENT_TYPES: Record<Produced['kind'], (produced: Produced) => str
       ? 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8'
       : 'application/vnd.pgrst.object+json; charset=utf-8',
   csv: () => 'text/csv; charset=utf-8',
+  plan: (p) => (p.kind === 'plan' ? `${p.mime}; charset=utf-8` : ''),
 };
 
 export function contentTypeOf(produced: Produced): string {
@@ -122,5 +144,6 @@ export function contentTypeOf(produced: Produced): string {
 }
 
 export function handlerFor(produced: Produced): BodyHandler {
+  if (produced.kind === 'plan') return handlerFor(produced.for);
   return produced.kind === 'csv' ? { kind: 'csv' } : { kind: produced.kind, stripNulls: produced.stripNulls };
 }

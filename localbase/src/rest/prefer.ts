@@ -1,12 +1,16 @@
 // The `Prefer` header (RFC 7240) as PostgREST reads it (ApiRequest/Preferences.hs): every Prefer
 // header, split on commas; for each preference the first recognised value wins; anything not
 // recognised is collected, and refused with PGRST122 only under `handling=strict`. `tx=commit`
-// and `tx=rollback` are recognised but not applied: PostgREST's default configuration does not
-// let a request choose how its transaction ends.
+// and `tx=rollback` are always recognised, but honoured only when db-tx-end allows an override
+// (`commit-allow-override`, `rollback-allow-override`); otherwise they are ignored, as PostgREST
+// ignores them, never refused.
 
 export type Resolution = 'merge-duplicates' | 'ignore-duplicates';
 export type Representation = 'full' | 'headers-only' | 'minimal';
 export type CountPreference = 'exact' | 'planned' | 'estimated';
+export type TransactionPreference = 'commit' | 'rollback';
+/** PostgREST's db-tx-end. */
+export type TxEnd = 'commit' | 'commit-allow-override' | 'rollback' | 'rollback-allow-override';
 
 export interface Preferences {
   resolution: Resolution | undefined;
@@ -16,6 +20,8 @@ export interface Preferences {
   handling: 'strict' | 'lenient' | undefined;
   timezone: string | undefined;
   maxAffected: number | undefined;
+  /** `tx=`, only when db-tx-end lets a request choose; else undefined. */
+  transaction: TransactionPreference | undefined;
   /** Items neither recognised nor valid, in the order given (PGRST122 lists them). */
   invalid: string[];
 }
@@ -36,7 +42,7 @@ const COUNTS: Record<string, CountPreference> = {
 };
 const MISSING: Record<string, 'default' | 'null'> = { 'missing=default': 'default', 'missing=null': 'null' };
 const HANDLING: Record<string, 'strict' | 'lenient'> = { 'handling=strict': 'strict', 'handling=lenient': 'lenient' };
-const TRANSACTION = new Set(['tx=commit', 'tx=rollback']);
+const TRANSACTION: Record<string, TransactionPreference> = { 'tx=commit': 'commit', 'tx=rollback': 'rollback' };
 
 const RECOGNISED = new Set([
   ...Object.keys(RESOLUTIONS),
@@ -44,7 +50,7 @@ const RECOGNISED = new Set([
   ...Object.keys(COUNTS),
   ...Object.keys(MISSING),
   ...Object.keys(HANDLING),
-  ...TRANSACTION,
+  ...Object.keys(TRANSACTION),
 ]);
 
 /** Haskell's readMaybe for an Int64: digits with an optional minus, nothing else. */
@@ -56,7 +62,11 @@ function readInteger(text: string): number | undefined {
  * Reads all Prefer headers. `timezones` is the set of names PostgreSQL knows (pg_timezone_names):
  * an unknown time zone is ignored, and is invalid under strict handling.
  */
-export function parsePrefer(header: string | string[] | undefined, timezones: ReadonlySet<string>): Preferences {
+export function parsePrefer(
+  header: string | string[] | undefined,
+  timezones: ReadonlySet<string>,
+  txEnd: TxEnd = 'commit',
+): Preferences {
   const items = (Array.isArray(header) ? header : header === undefined ? [] : [header])
     .flatMap((value) => value.split(','))
     .map((item) => item.trim());
@@ -76,6 +86,7 @@ export function parsePrefer(header: string | string[] | undefined, timezones: Re
     handling: first(HANDLING),
     timezone: timezoneAccepted ? timezone : undefined,
     maxAffected: maxAffectedText === undefined ? undefined : readInteger(maxAffectedText),
+    transaction: txEnd.endsWith('-allow-override') ? first(TRANSACTION) : undefined,
     invalid: items.filter(
       (item) =>
         !RECOGNISED.has(item) &&
@@ -102,6 +113,7 @@ export function preferenceApplied(
   if ((kind === 'insert' || kind === 'update') && prefs.missing) values.push(`missing=${prefs.missing}`);
   if (kind !== 'read' && kind !== 'call' && prefs.representation) values.push(representationText(prefs.representation));
   if (prefs.count) values.push(`count=${prefs.count}`);
+  if (prefs.transaction) values.push(`tx=${prefs.transaction}`);
   if (prefs.handling) values.push(`handling=${prefs.handling}`);
   if (prefs.timezone) values.push(`timezone=${prefs.timezone}`);
   if ((kind === 'update' || kind === 'delete' || kind === 'call') && strict && prefs.maxAffected !== undefined) {
@@ -116,4 +128,9 @@ function representationText(representation: Representation): string {
     : representation === 'minimal'
       ? 'return=minimal'
       : 'return=headers-only';
+}
+
+/** Whether a request's transaction ends in a rollback: its `tx=` preference, else db-tx-end. */
+export function rollsBack(prefs: Preferences, txEnd: TxEnd): boolean {
+  return prefs.transaction === undefined ? txEnd.startsWith('rollback') : prefs.transaction === 'rollback';
 }

@@ -12,8 +12,8 @@ import { httpRequestContext, runRequestStatement, withRequestTransaction } from 
 import { planRowsOf, statementResult, type StatementResult } from './answers.ts';
 import { qualifiedKey, type Catalog, type CatalogSnapshot } from './catalog.ts';
 import { invalidPreferences, maxAffectedExceeded, singleRowExpected, unacceptableSchema } from './errors.ts';
-import { contentTypeOf, type Produced } from './negotiate.ts';
-import { parsePrefer, type Preferences } from './prefer.ts';
+import { contentTypeOf, type PlanProduced, type Produced } from './negotiate.ts';
+import { parsePrefer, type Preferences, type TxEnd } from './prefer.ts';
 import { Params, type SqlContext } from './sql.ts';
 
 export interface RestRoutesOptions {
@@ -24,6 +24,12 @@ export interface RestRoutesOptions {
   schemas: readonly string[];
   /** PostgREST's db-max-rows; undefined: no limit. */
   maxRows?: number | undefined;
+  /** PostgREST's db-aggregates-enabled. */
+  aggregates: boolean;
+  /** PostgREST's db-plan-enabled. */
+  plans: boolean;
+  /** PostgREST's db-tx-end. */
+  txEnd: TxEnd;
   /** Called after a write committed (realtime looks for new changes). */
   onWrite: () => void;
 }
@@ -73,6 +79,18 @@ export interface RunSpec {
   explain?: { sql: string; values: unknown[] } | undefined;
   timezone?: string | undefined;
   check?: ResultCheck | undefined;
+  /** End the transaction in a rollback (db-tx-end, `Prefer: tx=rollback`), answering what it did. */
+  rollback?: boolean | undefined;
+}
+
+export interface ExplainSpec {
+  /** The statement the request would run; its plan is the answer. */
+  sql: string;
+  values: unknown[];
+  plan: PlanProduced;
+  timezone?: string | undefined;
+  /** Undo what `analyze` did: always for a write, so that asking for a plan never changes data. */
+  rollback: boolean;
 }
 
 /** The pieces bound to the routes' options, made once by restRoutes and handed to each handler. */
@@ -92,6 +110,28 @@ export interface RestContext {
     verified: VerifiedToken,
     spec: RunSpec,
   ): Promise<{ result: StatementResult; planRows: number | undefined }>;
+  /** Runs EXPLAIN of the statement as the caller, in the same kind of transaction, and returns its text. */
+  explain(request: FastifyRequest, verified: VerifiedToken, spec: ExplainSpec): Promise<string>;
+}
+
+/** Undoing a request's work inside its transaction, as PostgREST's rollback: deferred constraints are checked first. */
+const ROLLBACK_POINT = 'localbase_tx_end';
+
+async function undoable<T>(client: pg.PoolClient, rollback: boolean, work: () => Promise<T>): Promise<T> {
+  if (!rollback) return work();
+  await client.query(`savepoint ${ROLLBACK_POINT}`);
+  const result = await work();
+  await client.query('set constraints all immediate');
+  await client.query(`rollback to savepoint ${ROLLBACK_POINT}`);
+  return result;
+}
+
+/** EXPLAIN's text as it comes from the server: one row for FORMAT JSON, one per line for FORMAT TEXT, each ended by a newline. */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+
+export function explainSql(plan: PlanProduced, sql: string): string {
+  const options = [`FORMAT ${plan.format.toUpperCase()}`, ...plan.options.map((option) => option.toUpperCase())];
+  return `EXPLAIN (${options.join(', ')}) ${sql}`;
 }
 
 export function restContext(options: RestRoutesOptions): RestContext {
@@ -108,27 +148,51 @@ export function restContext(options: RestRoutesOptions): RestContext {
       const namesTimezone = (Array.isArray(header) ? header : [header ?? '']).some((value) =>
         value.includes('timezone='),
       );
-      return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set());
+      return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set(), options.txEnd);
     },
     async run(request, verified, spec) {
       const context = httpRequestContext(request, verified);
       let planRows: number | undefined;
       let result: StatementResult;
-      if (spec.explain === undefined && spec.timezone === undefined && (spec.check === undefined || context.readOnly)) {
+      const rollback = spec.rollback === true;
+      if (
+        spec.explain === undefined &&
+        spec.timezone === undefined &&
+        !rollback &&
+        (spec.check === undefined || context.readOnly)
+      ) {
         result = statementResult(await runRequestStatement(pool, context, spec.sql, spec.values));
         spec.check?.(result);
       } else {
         result = await withRequestTransaction(pool, context, async (client) => {
           if (spec.timezone !== undefined)
             await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
-          const answered = statementResult(await client.query(preparedQuery(client, spec.sql, spec.values)));
-          spec.check?.(answered);
-          if (spec.explain) planRows = planRowsOf(await client.query(spec.explain.sql, spec.explain.values));
-          return answered;
+          return undoable(client, rollback && !context.readOnly, async () => {
+            const answered = statementResult(await client.query(preparedQuery(client, spec.sql, spec.values)));
+            spec.check?.(answered);
+            if (spec.explain) planRows = planRowsOf(await client.query(spec.explain.sql, spec.explain.values));
+            return answered;
+          });
         });
       }
-      if (!context.readOnly) options.onWrite();
+      if (!context.readOnly && !rollback) options.onWrite();
       return { result, planRows };
+    },
+    async explain(request, verified, spec) {
+      // The caller's role, claims and statement timeout, as for the statement itself: the plan
+      // (and what `analyze` runs) sees only what row-level security lets the caller see.
+      const context = httpRequestContext(request, verified);
+      return withRequestTransaction(pool, context, async (client) => {
+        if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
+        return undoable(client, spec.rollback && !context.readOnly, async () => {
+          const explained = await client.query({
+            text: explainSql(spec.plan, spec.sql),
+            values: spec.values,
+            types: RAW_TEXT,
+          });
+          return explained.rows.map((row: Record<string, string>) => `${row['QUERY PLAN'] ?? ''}\n`).join('');
+        });
+      });
     },
   };
 }
@@ -179,4 +243,11 @@ export function bodyHeaders(produced: Produced, choice: SchemaChoice): Record<st
   const headers: Record<string, string> = { 'content-type': contentTypeOf(produced) };
   if (choice.negotiated) headers['content-profile'] = choice.schema;
   return headers;
+}
+
+/** The answer to a request for a query plan: 200, the plan's media type, the plan; nothing else. */
+export function planAnswer(plan: PlanProduced, choice: SchemaChoice, text: string) {
+  const headers: Record<string, string> = { 'content-type': contentTypeOf(plan) };
+  if (choice.negotiated) headers['content-profile'] = choice.schema;
+  return { status: 200, headers, body: text };
 }

@@ -9,7 +9,7 @@ import { handlerFor, negotiate } from './negotiate.ts';
 import { parseQueryParams } from './parse.ts';
 import { mediaKind, rpcPayload, type RpcPayload } from './payload.ts';
 import { buildReadPlan } from './plan.ts';
-import { preferenceApplied } from './prefer.ts';
+import { preferenceApplied, rollsBack } from './prefer.ts';
 import { contentRange, rangedAnswer, topLevelRange } from './ranges.ts';
 import {
   allChecks,
@@ -17,6 +17,7 @@ import {
   header,
   maxAffectedCheck,
   nameParams,
+  planAnswer,
   queryOf,
   requestSchema,
   singleCheck,
@@ -77,8 +78,17 @@ export async function rpcRequest(
   const prefs = await rest.preferencesOf(request);
   const composite = fn.returns === 'composite' || fn.returns === 'setof-composite';
   const relation = { schema: fn.schema, name: fn.returnTypeName ?? (composite ? 'record' : fn.name) };
-  const plan = buildReadPlan({ snapshot, schema: choice.schema, relation, params, action: 'call', topRange, maxRows });
-  const produced = negotiate(header(request, 'accept'));
+  const plan = buildReadPlan({
+    snapshot,
+    schema: choice.schema,
+    relation,
+    params,
+    action: 'call',
+    topRange,
+    maxRows,
+    aggregates: rest.options.aggregates,
+  });
+  const produced = negotiate(header(request, 'accept'), rest.options.plans);
   strictPreferences(prefs);
   const single = fn.returns === 'void' || fn.returns === 'scalar' || fn.returns === 'composite';
   if (strictMaxAffected(prefs) !== undefined && single) throw maxAffectedOnSingleRpc();
@@ -97,11 +107,23 @@ export async function rpcRequest(
   const count = prefs.count === 'exact' || prefs.count === 'estimated' ? countQuery(ctx, plan) : undefined;
   const handler: BodyHandler = method === 'HEAD' ? { kind: 'none' } : handlerFor(produced);
   const sql = callStatement(ctx, source, plan, handler, shape, count);
+  if (produced.kind === 'plan') {
+    // A POST may call a function that writes: what `analyze` ran is undone. A GET is read-only anyway.
+    const text = await rest.explain(request, verified, {
+      sql,
+      values: ctx.params.values,
+      plan: produced,
+      timezone: prefs.timezone,
+      rollback: true,
+    });
+    return send(reply, planAnswer(produced, choice, text));
+  }
   const { result } = await rest.run(request, verified, {
     sql,
     values: ctx.params.values,
     timezone: prefs.timezone,
     check: allChecks(singleCheck(produced), maxAffectedCheck(prefs)),
+    rollback: rollsBack(prefs, rest.options.txEnd),
   });
   const lower = topRange.offset;
   const total = result.total;

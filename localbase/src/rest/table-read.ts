@@ -7,10 +7,11 @@ import type { CatalogSnapshot } from './catalog.ts';
 import { handlerFor, type Produced } from './negotiate.ts';
 import type { RangeParam } from './parse.ts';
 import type { ReadNode } from './plan.ts';
-import { preferenceApplied, type Preferences } from './prefer.ts';
+import { preferenceApplied, rollsBack, type Preferences } from './prefer.ts';
 import { contentRange, rangedAnswer } from './ranges.ts';
 import {
   bodyHeaders,
+  planAnswer,
   singleCheck,
   sqlContext,
   type RestContext,
@@ -72,12 +73,23 @@ export async function tableRead(
   const counting = countParts(ctx, read.plan, read.prefs, maxRows);
   const handler: BodyHandler = read.headOnly ? { kind: 'none' } : handlerFor(read.produced);
   const sql = readStatement(ctx, read.plan, handler, counting.inStatement);
+  if (read.produced.kind === 'plan') {
+    const text = await rest.explain(request, verified, {
+      sql,
+      values: ctx.params.values,
+      plan: read.produced,
+      timezone: read.prefs.timezone,
+      rollback: false,
+    });
+    return send(reply, planAnswer(read.produced, read.choice, text));
+  }
   const { result, planRows } = await rest.run(request, verified, {
     sql,
     values: ctx.params.values,
     explain: counting.explain,
     timezone: read.prefs.timezone,
     check: singleCheck(read.produced),
+    rollback: rollsBack(read.prefs, rest.options.txEnd),
   });
   const total = countedTotal(read.prefs, result, planRows, maxRows);
   const lower = read.topRange.offset;

@@ -49,9 +49,10 @@ export async function tableRequest(
     action: kind === 'read' || kind === 'head' ? 'read' : 'mutate',
     topRange,
     maxRows,
+    aggregates: rest.options.aggregates,
   });
   if (kind === 'read' || kind === 'head') {
-    const produced = negotiate(header(request, 'accept'));
+    const produced = negotiate(header(request, 'accept'), rest.options.plans);
     strictPreferences(prefs);
     return tableRead(rest, request, reply, verified, {
       snapshot,
@@ -65,6 +66,6 @@ export async function tableRequest(
   }
   const mutation = planMutation(table, kind, params, prefs, plan, payload);
   strictPreferences(prefs);
-  const produced = negotiate(header(request, 'accept'));
+  const produced = negotiate(header(request, 'accept'), rest.options.plans);
   return tableWrite(rest, request, reply, verified, { snapshot, choice, table, kind, plan, prefs, produced, mutation });
 }

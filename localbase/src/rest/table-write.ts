@@ -8,12 +8,13 @@ import { putPrimaryKeyMismatch } from './errors.ts';
 import { encodeLocationPair, type Mutation, type TableAction } from './mutations.ts';
 import { handlerFor, type Produced } from './negotiate.ts';
 import type { ReadNode } from './plan.ts';
-import { preferenceApplied, type PreferenceApplication, type Preferences } from './prefer.ts';
+import { preferenceApplied, rollsBack, type PreferenceApplication, type Preferences } from './prefer.ts';
 import { contentRange } from './ranges.ts';
 import {
   allChecks,
   bodyHeaders,
   maxAffectedCheck,
+  planAnswer,
   queryOf,
   singleCheck,
   sqlContext,
@@ -60,11 +61,23 @@ export async function tableWrite(
     kind === 'upsert' ? onePutRow : singleCheck(write.produced),
     kind === 'update' || kind === 'delete' ? maxAffectedCheck(prefs) : undefined,
   );
+  if (write.produced.kind === 'plan') {
+    // EXPLAIN ANALYZE runs the write: it is always undone, whatever db-tx-end says.
+    const text = await rest.explain(request, verified, {
+      sql: statement,
+      values: ctx.params.values,
+      plan: write.produced,
+      timezone: prefs.timezone,
+      rollback: true,
+    });
+    return send(reply, planAnswer(write.produced, write.choice, text));
+  }
   const { result } = await rest.run(request, verified, {
     sql: statement,
     values: ctx.params.values,
     timezone: prefs.timezone,
     check,
+    rollback: rollsBack(prefs, rest.options.txEnd),
   });
   const counted = prefs.count === 'exact' || prefs.count === 'estimated' ? result.returned : undefined;
   const applied = preferenceApplied(
