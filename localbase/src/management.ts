@@ -1,9 +1,11 @@
 // The Management API calls the admin console makes, with the local access token (a wrong token
-// gets nothing): run SQL as the database owner (`POST /v1/projects/local/database/query`), and
+// gets nothing): run SQL as the database owner (`POST /v1/projects/local/database/query`, with
+// `parameters` bound to $1..$n as the hosted API binds them), run it read-only
+// (`POST .../database/query/read-only`, or `"read_only": true`: see readOnlyRole), and
 // read auth's outbox (`GET /v1/projects/local/auth/outbox`, localbase's own: the mail auth kept
 // instead of sending it when no SMTP server is configured, newest first).
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from './json-body.ts';
@@ -24,7 +26,38 @@ export interface ManagementRoutesOptions {
 
 export const LOCAL_PROJECT_REF = 'local';
 
-const queryBody = z.object({ query: z.string().min(1) });
+const queryBody = z.object({
+  query: z.string().min(1),
+  /** Bound to $1..$n. A query with parameters is one statement (the extended protocol's rule). */
+  parameters: z.array(z.unknown()).optional(),
+  read_only: z.boolean().optional(),
+});
+type QueryBody = z.infer<typeof queryBody>;
+
+/**
+ * The hosted API's read-only queries run as `supabase_read_only_user`, a role that reads every
+ * table (pg_read_all_data, bypassing RLS) and owns nothing. localbase creates it when first needed
+ * (NOLOGIN: it is only ever switched to), then runs the query as that role in a read-only
+ * transaction that is rolled back. The query runs through the extended protocol, so it is one
+ * statement: a `commit;` inside it cannot end that transaction and go on as the owner. A write
+ * fails with the database's error (25006 in a read-only transaction, 42501 where the role lacks
+ * the privilege). This guards against accidents, not against the token's holder, who may run
+ * anything on database/query.
+ */
+const READ_ONLY_ROLE = 'supabase_read_only_user';
+const ENSURE_READ_ONLY_ROLE = `do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = '${READ_ONLY_ROLE}') then
+    create role ${READ_ONLY_ROLE} nologin bypassrls;
+    grant pg_read_all_data to ${READ_ONLY_ROLE};
+  end if;
+  if not (select rolsuper from pg_roles where rolname = session_user) then
+    execute format('grant ${READ_ONLY_ROLE} to %I', session_user);
+  end if;
+exception when duplicate_object or unique_violation then
+  null;
+end
+$$`;
 const refParams = z.object({ ref: z.string() });
 const outboxQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
@@ -43,14 +76,28 @@ function tokenMatches(header: string | undefined, expected: string): boolean {
  * one session gets its role and search path back, and its prepared statements are renewed, since
  * the script may have deallocated them.
  */
-async function runAsOwner(pool: pg.Pool, query: string, sharedSession: boolean): Promise<unknown[]> {
+async function runAsOwner(pool: pg.Pool, body: QueryBody, readOnly: boolean, sharedSession: boolean): Promise<unknown[]> {
   const client = await acquireClient(pool);
   const searchPath = sharedSession
     ? (await client.query<{ path: string }>("select current_setting('search_path') as path")).rows[0]?.path
     : undefined;
   try {
-    // The simple protocol runs several statements as one implicit transaction; the last result counts.
-    const result = (await client.query(query)) as pg.QueryResult | pg.QueryResult[];
+    if (readOnly) {
+      await client.query(ENSURE_READ_ONLY_ROLE);
+      await client.query('begin read only');
+      await client.query(`set local role ${READ_ONLY_ROLE}`);
+      // pg 8.23 reads queryMode; its types do not list it yet.
+      const oneStatement: pg.QueryConfig = Object.assign(
+        { text: body.query, values: body.parameters ?? [] },
+        { queryMode: 'extended' },
+      );
+      const result = await client.query(oneStatement);
+      await client.query('rollback');
+      return result.rows;
+    }
+    // Without parameters, the simple protocol runs several statements as one implicit
+    // transaction; the last result counts. With them, pg binds them to one statement.
+    const result = (await client.query(body.query, body.parameters)) as pg.QueryResult | pg.QueryResult[];
     const last = Array.isArray(result) ? result[result.length - 1] : result;
     return last?.rows ?? [];
   } finally {
@@ -98,7 +145,7 @@ export async function managementRoutes(app: FastifyInstance, options: Management
     return { smtp: !options.outbox, messages: await listOutbox(options.pool, query.data.limit) };
   });
 
-  app.post('/v1/projects/:ref/database/query', async (request, reply) => {
+  const runQuery = (readOnlyRoute: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (!tokenMatches(request.headers.authorization, options.accessToken)) {
       return reply.status(401).send({ message: 'Unauthorized' });
     }
@@ -106,14 +153,21 @@ export async function managementRoutes(app: FastifyInstance, options: Management
     if (ref !== LOCAL_PROJECT_REF)
       return reply.status(404).send({ message: `project ${ref} not found (localbase serves "${LOCAL_PROJECT_REF}")` });
     const body = queryBody.safeParse(request.body);
-    if (!body.success) return reply.status(400).send({ message: 'body must be {"query": "<sql>"}' });
+    if (!body.success) {
+      return reply
+        .status(400)
+        .send({ message: 'body must be {"query": "<sql>", "parameters": [<values>], "read_only": <boolean>}' });
+    }
+    const readOnly = readOnlyRoute || body.data.read_only === true;
     let rows: unknown[];
     try {
-      rows = await runAsOwner(options.pool, body.data.query, options.sharedSession);
+      rows = await runAsOwner(options.pool, body.data, readOnly, options.sharedSession);
     } catch (error) {
       return reply.status(400).send({ message: (error as Error).message });
     }
-    await options.onSchemaMaybeChanged();
+    if (!readOnly) await options.onSchemaMaybeChanged();
     return reply.status(201).send(rows);
-  });
+  };
+  app.post('/v1/projects/:ref/database/query', runQuery(false));
+  app.post('/v1/projects/:ref/database/query/read-only', runQuery(true));
 }
