@@ -11,7 +11,13 @@ import { preparedQuery } from '../prepared-statements.ts';
 import { httpRequestContext, runRequestStatement, withRequestTransaction } from '../request-transaction.ts';
 import { planRowsOf, statementResult, type StatementResult } from './answers.ts';
 import { qualifiedKey, type Catalog, type CatalogSnapshot } from './catalog.ts';
-import { invalidPreferences, maxAffectedExceeded, singleRowExpected, unacceptableSchema } from './errors.ts';
+import {
+  invalidPreferences,
+  maxAffectedExceeded,
+  PostgrestError,
+  singleRowExpected,
+  unacceptableSchema,
+} from './errors.ts';
 import { contentTypeOf, type PlanProduced, type Produced } from './negotiate.ts';
 import { parsePrefer, type Preferences, type TxEnd } from './prefer.ts';
 import { Params, type SqlContext } from './sql.ts';
@@ -129,9 +135,55 @@ async function undoable<T>(client: pg.PoolClient, rollback: boolean, work: () =>
 /** EXPLAIN's text as it comes from the server: one row for FORMAT JSON, one per line for FORMAT TEXT, each ended by a newline. */
 const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 
-export function explainSql(plan: PlanProduced, sql: string): string {
+export function explainSql(plan: PlanProduced, sql: string, values: unknown[]): string {
   const options = [`FORMAT ${plan.format.toUpperCase()}`, ...plan.options.map((option) => option.toUpperCase())];
-  return `EXPLAIN (${options.join(', ')}) ${sql}`;
+  return `EXPLAIN (${options.join(', ')}) ${inlineParameters(sql, values)}`;
+}
+
+/** A value as an SQL string literal: of type unknown, as an untyped parameter is, so it is read the same way. */
+function literalOf(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  const text = String(value);
+  if (text.includes('\0')) throw new PostgrestError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * The statement with each `$n` replaced by its value as a literal. EXPLAIN of a statement with bind
+ * parameters stalls PGlite's session, so a plan is asked for in the simple protocol, with the
+ * values written in. Quoted identifiers and string literals of the statement are copied as they
+ * are (a `$1` inside one is not a parameter); the transaction runs with standard_conforming_strings
+ * on, so a backslash in a value is only a backslash.
+ */
+export function inlineParameters(sql: string, values: unknown[]): string {
+  let out = '';
+  let index = 0;
+  while (index < sql.length) {
+    const char = sql[index] as string;
+    if (char === "'" || char === '"') {
+      let end = index + 1;
+      while (end < sql.length) {
+        if (sql[end] === char) {
+          if (sql[end + 1] !== char) break;
+          end += 1;
+        }
+        end += 1;
+      }
+      out += sql.slice(index, end + 1);
+      index = end + 1;
+      continue;
+    }
+    if (char === '$' && /\d/.test(sql[index + 1] ?? '') && !/[\w$]/.test(sql[index - 1] ?? '')) {
+      let end = index + 1;
+      while (/\d/.test(sql[end] ?? '')) end += 1;
+      out += literalOf(values[Number(sql.slice(index + 1, end)) - 1]);
+      index = end;
+      continue;
+    }
+    out += char;
+    index += 1;
+  }
+  return out;
 }
 
 export function restContext(options: RestRoutesOptions): RestContext {
@@ -184,12 +236,9 @@ export function restContext(options: RestRoutesOptions): RestContext {
       const context = httpRequestContext(request, verified);
       return withRequestTransaction(pool, context, async (client) => {
         if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
+        await client.query('set local standard_conforming_strings = on');
         return undoable(client, spec.rollback && !context.readOnly, async () => {
-          const explained = await client.query({
-            text: explainSql(spec.plan, spec.sql),
-            values: spec.values,
-            types: RAW_TEXT,
-          });
+          const explained = await client.query({ text: explainSql(spec.plan, spec.sql, spec.values), types: RAW_TEXT });
           return explained.rows.map((row: Record<string, string>) => `${row['QUERY PLAN'] ?? ''}\n`).join('');
         });
       });
