@@ -50,6 +50,30 @@ describe('readEnv', () => {
       ],
     });
   });
+
+  it("reads the Data API's PostgREST switches off by default, and refuses what PostgREST would", () => {
+    const names = ['LOCALBASE_API_AGGREGATES', 'LOCALBASE_API_PLANS', 'LOCALBASE_API_TX_END'] as const;
+    expect(readEnv({}, names)).toEqual({
+      ok: true,
+      value: { LOCALBASE_API_AGGREGATES: false, LOCALBASE_API_PLANS: false, LOCALBASE_API_TX_END: 'commit' },
+    });
+    expect(
+      readEnv(
+        { LOCALBASE_API_AGGREGATES: 'true', LOCALBASE_API_PLANS: '1', LOCALBASE_API_TX_END: 'rollback-allow-override' },
+        names,
+      ),
+    ).toEqual({
+      ok: true,
+      value: { LOCALBASE_API_AGGREGATES: true, LOCALBASE_API_PLANS: true, LOCALBASE_API_TX_END: 'rollback-allow-override' },
+    });
+    expect(readEnv({ LOCALBASE_API_PLANS: 'on', LOCALBASE_API_TX_END: 'abort' }, names)).toEqual({
+      ok: false,
+      problems: [
+        'LOCALBASE_API_PLANS: must be true or false',
+        'LOCALBASE_API_TX_END: must be one of commit, commit-allow-override, rollback, rollback-allow-override',
+      ],
+    });
+  });
 });
 
 describe('the entry points share the rules', () => {
