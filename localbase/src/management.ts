@@ -42,7 +42,8 @@ type QueryBody = z.infer<typeof queryBody>;
  * statement: a `commit;` inside it cannot end that transaction and go on as the owner. A write
  * fails with the database's error (25006 in a read-only transaction, 42501 where the role lacks
  * the privilege). This guards against accidents, not against the token's holder, who may run
- * anything on database/query.
+ * anything on database/query: the connection is the owner's, so one statement (a DO block setting
+ * `role`) can switch back to the owner inside the transaction.
  */
 const READ_ONLY_ROLE = 'supabase_read_only_user';
 const ENSURE_READ_ONLY_ROLE = `do $$
