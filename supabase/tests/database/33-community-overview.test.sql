@@ -68,6 +68,13 @@ select is(pg_temp.bud() -> 'presence', '{"state": "studying", "subject": "Maths"
   'shareCurrentSubject on: the subject shows');
 
 -- A settled session shows in minutes and subjects; question counts follow their own switch.
+-- The session (25 minutes, ended before now) and bud's today must be one study day at any hour:
+-- just after midnight they are not, so his clock is put between 12:00 and 13:00 (a timezone offset
+-- of -11 to +12 hours from now's UTC hour). His tasks above were read on the UTC day, before.
+reset role;
+update public.user_settings
+  set timezone_offset_minutes = (12 - extract(hour from now() at time zone 'UTC'))::int * 60
+  where user_id = tests.get_user_id('bud');
 select tests.authenticate_as('bud');
 select public.record_study_session(now() - interval '30 minutes', 25, 's1', 'Maths', null, null, 7, 2, 1);
 select tests.authenticate_as('viv');

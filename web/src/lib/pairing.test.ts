@@ -10,6 +10,7 @@ import {
   nextPresence,
   phoneUrls,
   readPairAnswer,
+  retryAfterMs,
   retryDelayMs,
   RETRY_CAP_MS,
 } from './pairing.ts';
@@ -52,6 +53,35 @@ describe('reading the answer to POST /__pip/pair', () => {
     expect(readPairAnswer(400, { error: 'invalid_request' })).toEqual({ kind: 'bad_request' });
     for (const status of [0, 404, 500, 502, 503, 504])
       expect(readPairAnswer(status, null)).toEqual({ kind: 'unreachable' });
+  });
+
+  it('reads a 429 as a wait: Retry-After in seconds or as a date, else the body’s retry_after_s, else 15 s', () => {
+    const now = Date.UTC(2026, 10, 26, 2, 0);
+    const body = { error: 'rate_limited', message: 'Too many focus pages.', retry_after_s: 30 };
+    expect(readPairAnswer(429, body, '45', now)).toEqual({
+      kind: 'rate_limited',
+      message: 'Too many focus pages.',
+      retryAfterMs: 45_000,
+    });
+    expect(readPairAnswer(429, body, new Date(now + 90_000).toUTCString(), now)).toMatchObject({
+      retryAfterMs: 90_000,
+    });
+    expect(readPairAnswer(429, body, null, now)).toMatchObject({ retryAfterMs: 30_000 });
+    expect(readPairAnswer(429, body, 'soon', now)).toMatchObject({ retryAfterMs: 30_000 });
+    expect(readPairAnswer(429, { error: 'rate_limited' }, null, now)).toEqual({
+      kind: 'rate_limited',
+      message: 'This address asked to pair too often.',
+      retryAfterMs: 15_000,
+    });
+  });
+
+  it('keeps a Retry-After between a second and an hour', () => {
+    const now = Date.UTC(2026, 10, 26, 2, 0);
+    expect(retryAfterMs('0', now)).toBe(1_000);
+    expect(retryAfterMs(new Date(now - 60_000).toUTCString(), now)).toBe(1_000);
+    expect(retryAfterMs('86400', now)).toBe(60 * 60_000);
+    expect(retryAfterMs('-5', now)).toBeNull();
+    expect(retryAfterMs('', now)).toBeNull();
   });
 
   it('passes the server’s sentence on for any other refusal', () => {

@@ -18,16 +18,50 @@ export type PairAnswer =
   | { kind: 'full' }
   | { kind: 'bad_request' }
   | { kind: 'unreachable' }
+  /** Too many tries from this address: the server says when to ask again (Retry-After). */
+  | { kind: 'rate_limited'; message: string; retryAfterMs: number }
   | { kind: 'refused'; message: string };
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-/** Reads an answer of POST /__pip/pair; `status` 0 means the request never reached the server. */
-export function readPairAnswer(status: number, body: unknown): PairAnswer {
+/** The longest wait the page takes from a Retry-After: a value past it is a server's mistake, not advice. */
+export const RETRY_AFTER_MAX_MS = 60 * 60_000;
+
+/**
+ * How long a Retry-After header asks to wait, in ms: delta-seconds or an HTTP date (RFC 9110); null
+ * when absent or unreadable. At least a second, at most RETRY_AFTER_MAX_MS.
+ */
+export function retryAfterMs(header: string | null | undefined, now: number): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  let ms: number;
+  if (/^\d+$/.test(value)) ms = Number(value) * 1000;
+  else {
+    // An HTTP date names its day and month ("Thu, 26 Nov 2026 02:00:00 GMT"); without letters it is not one.
+    const at = /[A-Za-z]/.test(value) ? Date.parse(value) : Number.NaN;
+    if (Number.isNaN(at)) return null;
+    ms = at - now;
+  }
+  return Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_BASE_MS, ms));
+}
+
+/**
+ * Reads an answer of POST /__pip/pair; `status` 0 means the request never reached the server.
+ * `retryAfter` is the answer's Retry-After header, which a 429 carries (the body's retry_after_s
+ * says the same, and stands in when a proxy dropped the header).
+ */
+export function readPairAnswer(status: number, body: unknown, retryAfter: string | null = null, now = Date.now()): PairAnswer {
   const fields = record(body);
   if (status === 0 || status === 404 || status === 502 || status === 504) return { kind: 'unreachable' };
+  if (status === 429) {
+    const advised =
+      retryAfterMs(retryAfter, now) ??
+      (typeof fields.retry_after_s === 'number' ? retryAfterMs(String(Math.ceil(fields.retry_after_s)), now) : null);
+    const message = typeof fields.message === 'string' ? fields.message : 'This address asked to pair too often.';
+    return { kind: 'rate_limited', message, retryAfterMs: advised ?? RETRY_CAP_MS };
+  }
   if (status === 503 && fields.error === 'pairing_full') return { kind: 'full' };
   if (status >= 500) return { kind: 'unreachable' };
   if (status === 400) return { kind: 'bad_request' };
@@ -71,6 +105,8 @@ export type PairingView =
   | { status: 'unreachable'; retryAt: number }
   /** Every pairing slot of the server is taken by an open page. */
   | { status: 'full'; retryAt: number }
+  /** The server asked this address to wait (429): the page asks again at `retryAt`, not before. */
+  | { status: 'rate_limited'; message: string; retryAt: number }
   /** The server refused in a way the page cannot fix by itself. */
   | { status: 'refused'; message: string; retryAt: number }
   /** Another tab of this browser holds the remote (one tab applies the phone's actions). */

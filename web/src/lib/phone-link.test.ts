@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PipRelay } from '#gateway/src/pip/pip-relay.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import type { PairingView } from './pairing.ts';
-import { CHANNEL_STORAGE_KEY, PhoneLink } from './phone-link.ts';
+import { CHANNEL_STORAGE_KEY, PhoneLink, type PhoneLinkOptions } from './phone-link.ts';
 import type { EventSourceLike, RelayedAction } from './relay.ts';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -61,7 +61,7 @@ function snapshot(subject: string, correct: number) {
 }
 
 /** A focus page's link: what it shows, what it applied, the snapshot it posts. */
-function page(base: string, subject: string, storage = new MemoryStorage()) {
+function page(base: string, subject: string, storage = new MemoryStorage(), extra: Partial<PhoneLinkOptions> = {}) {
   const views: PairingView[] = [];
   const actions: RelayedAction[] = [];
   const state = { correct: 0 };
@@ -77,6 +77,7 @@ function page(base: string, subject: string, storage = new MemoryStorage()) {
     },
     onView: (view) => views.push(view),
     storage,
+    ...extra,
   });
   links.push(link);
   link.start();
@@ -306,4 +307,52 @@ describe('a server that does not answer', () => {
     biology.link.retryNow();
     await until(biology.view, live);
   }, 20_000);
+});
+
+describe('an address that asks to pair too often', () => {
+  it('waits the Retry-After of a 429, says so, does not ask before, and pairs once it has waited', async () => {
+    // One pairing per address: while the first page holds it with an open stream, a second page
+    // from the same address is refused with 429 and Retry-After: 30.
+    const { url } = await server({
+      pairing: true,
+      relay: new PipRelay(60_000, 256 * 1024, { maxPairingsPerAddress: 1 }),
+    });
+    const holder = page(url, 'Biology');
+    await until(holder.view, live);
+    const pairRequests: number[] = [];
+    const timers: Array<{ run: () => void; ms: number }> = [];
+    const waiting = page(url, 'History', new MemoryStorage(), {
+      fetch: (target, init) => {
+        if (target.endsWith('/__pip/pair')) pairRequests.push(Date.now());
+        return fetch(target, init);
+      },
+      setTimer: (run, ms) => {
+        const timer = { run, ms };
+        timers.push(timer);
+        return timer;
+      },
+      clearTimer: (handle) => {
+        const index = timers.indexOf(handle as (typeof timers)[number]);
+        if (index >= 0) timers.splice(index, 1);
+      },
+    });
+    const view = await until(waiting.view, (current) => current.status === 'rate_limited');
+    if (view.status !== 'rate_limited') throw new Error(view.status);
+    expect(view.message).toMatch(/focus pages paired/);
+    expect(view.retryAt - Date.now()).toBeGreaterThan(28_000);
+    expect(view.retryAt - Date.now()).toBeLessThanOrEqual(30_000);
+    // The page asks again when the server said, not at its own 15 s.
+    expect(timers.map((timer) => timer.ms)).toEqual([expect.any(Number)]);
+    expect(timers[0]?.ms).toBeGreaterThan(29_000);
+    // Pressing "Try now" (not shown then) would not ask either.
+    waiting.link.retryNow();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pairRequests).toHaveLength(1);
+
+    holder.link.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    timers.shift()?.run(); // the 30 s are over
+    await until(waiting.view, live);
+    expect(pairRequests).toHaveLength(2);
+  });
 });

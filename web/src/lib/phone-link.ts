@@ -29,10 +29,12 @@ export const CHANNEL_HEADER = PIP_CHANNEL_HEADER;
 export const STREAM_LOST_AFTER_MS = 4_000;
 
 type Mode = { kind: 'off' } | { kind: 'on'; code: string; channel: string };
-type Problem = Extract<PairingView, { status: 'unreachable' | 'full' | 'refused' }>;
+type Problem = Extract<PairingView, { status: 'unreachable' | 'full' | 'rate_limited' | 'refused' }>;
 
 interface ResponseLike {
   status: number;
+  /** A 429's Retry-After is read from here. */
+  headers?: { get(name: string): string | null };
   json(): Promise<unknown>;
 }
 
@@ -109,7 +111,8 @@ export class PhoneLink {
 
   /** The student pressed Retry: ask the server now instead of at the scheduled time. */
   retryNow(): void {
-    if (this.stopped) return;
+    // A server that said when to ask again would only refuse again before then.
+    if (this.stopped || (this.problem?.status === 'rate_limited' && this.problem.retryAt > this.now)) return;
     this.failures = 0;
     void this.pair();
   }
@@ -159,6 +162,7 @@ export class PhoneLink {
     const known = this.mode?.kind === 'on' ? this.mode.channel : (storage?.getItem(CHANNEL_STORAGE_KEY) ?? undefined);
     let status = 0;
     let body: unknown = null;
+    let retryAfter: string | null = null;
     try {
       const response = await this.options.fetch(`${this.options.base ?? ''}/__pip/pair`, {
         method: 'POST',
@@ -167,12 +171,13 @@ export class PhoneLink {
         cache: 'no-store',
       });
       status = response.status;
+      retryAfter = response.headers?.get('retry-after') ?? null;
       body = await response.json().catch(() => null);
     } catch {
       status = 0;
     }
     if (this.stopped) return;
-    const answer = readPairAnswer(status, body);
+    const answer = readPairAnswer(status, body, retryAfter, this.now);
     switch (answer.kind) {
       case 'off':
         storage?.removeItem(CHANNEL_STORAGE_KEY);
@@ -198,6 +203,8 @@ export class PhoneLink {
         });
       case 'full':
         return this.fail({ status: 'full', retryAt: this.now + FULL_RETRY_MS });
+      case 'rate_limited':
+        return this.fail({ status: 'rate_limited', message: answer.message, retryAt: this.now + answer.retryAfterMs });
       case 'refused':
         return this.fail({ status: 'refused', message: answer.message, retryAt: this.now + RETRY_CAP_MS });
       case 'unreachable':

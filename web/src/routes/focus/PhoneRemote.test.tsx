@@ -128,6 +128,18 @@ describe('the phone remote panel', () => {
     expect(within(panel).getByText('Pairing refused')).toBeTruthy();
   });
 
+  it('after a 429, says how long the server asked to wait and offers no button that would be refused', async () => {
+    const panel = await openPanel({
+      status: 'rate_limited',
+      message: 'This address already has 16 focus pages paired.',
+      retryAt: Date.now() + 30_000,
+    });
+    expect(within(panel).getByText('Too many tries')).toBeTruthy();
+    expect(within(panel).getByText('This address already has 16 focus pages paired.')).toBeTruthy();
+    expect(within(panel).getByText(/^Too many tries; try again in (29|30) s\.$/)).toBeTruthy();
+    expect(within(panel).queryByRole('button', { name: 'Try now' })).toBeNull();
+  });
+
   it('points to the tab that holds the remote', async () => {
     const panel = await openPanel({ status: 'elsewhere' });
     expect(within(panel).getByText(/Another studyhall tab in this browser holds the phone remote/)).toBeTruthy();

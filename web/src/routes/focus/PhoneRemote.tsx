@@ -34,6 +34,8 @@ export function remoteStatus(view: PairingView): { tone: Tone; text: string } {
       return { tone: 'trouble', text: 'Server not reachable' };
     case 'full':
       return { tone: 'trouble', text: 'Server busy' };
+    case 'rate_limited':
+      return { tone: 'trouble', text: 'Too many tries' };
     case 'refused':
       return { tone: 'trouble', text: 'Pairing refused' };
     default:
@@ -58,18 +60,29 @@ function StatusLine({ view }: { view: PairingView }) {
   );
 }
 
-function RetryLine({ retryAt, children }: { retryAt: number; children: string }) {
+/**
+ * A problem, when the page asks again, and a button to ask now. `advised`: the server said how long
+ * to wait (a 429's Retry-After), so the page waits that long and offers no button that would only be
+ * refused again.
+ */
+function RetryLine({ retryAt, advised = false, children }: { retryAt: number; advised?: boolean; children: string }) {
   const now = useNow(1000);
   const seconds = Math.max(0, Math.ceil((retryAt - now.value) / 1000));
   return (
     <div class="remote-trouble">
       <p>{children}</p>
       <p class="small muted" aria-live="off">
-        {seconds > 0 ? `Trying again in ${seconds} s.` : 'Trying again now…'}
+        {seconds <= 0
+          ? 'Trying again now…'
+          : advised
+            ? `Too many tries; try again in ${seconds} s.`
+            : `Trying again in ${seconds} s.`}
       </p>
-      <button type="button" class="button" onClick={retryPairing}>
-        Try now
-      </button>
+      {!advised && (
+        <button type="button" class="button" onClick={retryPairing}>
+          Try now
+        </button>
+      )}
     </div>
   );
 }
@@ -173,6 +186,12 @@ function Panel({ view }: { view: PairingView }) {
       return (
         <RetryLine retryAt={view.retryAt}>
           The server is pairing as many focus pages as it can. Close focus pages nobody uses any more.
+        </RetryLine>
+      );
+    case 'rate_limited':
+      return (
+        <RetryLine retryAt={view.retryAt} advised>
+          {view.message}
         </RetryLine>
       );
     case 'refused':
