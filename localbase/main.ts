@@ -14,6 +14,7 @@ const BACKEND_ENV = [
   'LOCALBASE_API_SCHEMAS',
   'LOCALBASE_API_MAX_ROWS',
   'SMTP_URL',
+  'LOCALBASE_ANONYMOUS_SIGN_INS',
 ] as const;
 
 export function statusOf(localbase: Localbase) {
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
     schemas: env.value.LOCALBASE_API_SCHEMAS,
     maxRows: env.value.LOCALBASE_API_MAX_ROWS,
     smtpUrl: env.value.SMTP_URL,
+    anonymousSignIns: env.value.LOCALBASE_ANONYMOUS_SIGN_INS,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());
