@@ -202,8 +202,8 @@ export async function changeEmail(client: pg.PoolClient, userId: string, email: 
   if ((updated.rowCount ?? 0) > 0) return;
   await client.query(
     `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
-     values ($1, $1, $2, 'email', now(), now(), now())`,
-    [userId, { sub: userId, email, email_verified: true, phone_verified: false }],
+     values ($1, $2, $3, 'email', now(), now(), now())`,
+    [userId, userId, { sub: userId, email, email_verified: true, phone_verified: false }],
   );
   // app_metadata.providers lists the user's identities' providers, as GoTrue recomputes it.
   await client.query(
