@@ -136,7 +136,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const gated = (openRoutes: readonly string[] = []) => ({ keys, openRoutes });
     await app.register(
       async (scope) => {
-        installApiKeyGate(scope, gated());
+        // The browser is sent to /authorize (signInWithOAuth) without a key, as the hosted gateway allows.
+        installApiKeyGate(scope, gated(['/auth/v1/authorize']));
         await scope.register(authRoutes, {
           pool,
           verificationKeys,
