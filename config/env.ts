@@ -92,6 +92,8 @@ export const envFields = {
   SMTP_URL: optionalText.pipe(
     z.url({ message: 'must be an smtp:// or smtps:// URL', protocol: /^smtps?$/ }).optional(),
   ),
+  /** Whether localbase's signInAnonymously() creates users (GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED); off by default. */
+  LOCALBASE_ANONYMOUS_SIGN_INS: booleanFlag.default(false),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,

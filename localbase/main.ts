@@ -17,6 +17,7 @@ const BACKEND_ENV = [
   'LOCALBASE_API_PLANS',
   'LOCALBASE_API_TX_END',
   'SMTP_URL',
+  'LOCALBASE_ANONYMOUS_SIGN_INS',
 ] as const;
 
 export function statusOf(localbase: Localbase) {
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     plans: env.value.LOCALBASE_API_PLANS,
     txEnd: env.value.LOCALBASE_API_TX_END,
     smtpUrl: env.value.SMTP_URL,
+    anonymousSignIns: env.value.LOCALBASE_ANONYMOUS_SIGN_INS,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

@@ -14,7 +14,7 @@ import { sessionExists } from './src/auth/sessions.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
-import { TokenVerifier } from './src/jwt.ts';
+import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
@@ -58,6 +58,11 @@ export interface LocalbaseOptions {
   externalUrl?: string;
   /** SMTP server for auth mail (`smtp://user:pass@host:587`); without one, mail goes to the outbox. */
   smtpUrl?: string;
+  /**
+   * GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED (the CLI's `enable_anonymous_sign_ins`): whether
+   * signInAnonymously() creates users. Default: off, as on a new hosted project.
+   */
+  anonymousSignIns?: boolean;
 }
 
 export interface Localbase {
@@ -105,7 +110,14 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
-    const verifier = new TokenVerifier(keys.jwtSecret);
+    // Sessions are signed ES256 (as hosted projects created now sign them); the anon and
+    // service_role keys, and sessions signed before, stay HS256: every API verifies both.
+    const signingKey = await importSigningKey(keys.signingKey);
+    const verificationKeys: VerificationKeys = {
+      secret: keys.jwtSecret,
+      publicKeys: new Map([[signingKey.kid, signingKey.publicKey]]),
+    };
+    const verifier = new TokenVerifier(verificationKeys);
 
     app = Fastify({
       logger: options.logger ?? false,
@@ -131,10 +143,13 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const gated = (openRoutes: readonly string[] = []) => ({ keys, openRoutes });
     await app.register(
       async (scope) => {
-        installApiKeyGate(scope, gated());
+        // The browser is sent to /authorize (signInWithOAuth) without a key, as the hosted gateway allows.
+        installApiKeyGate(scope, gated(['/auth/v1/authorize']));
         await scope.register(authRoutes, {
           pool,
-          jwtSecret: keys.jwtSecret,
+          verificationKeys,
+          signingKey,
+          anonymousSignIns: options.anonymousSignIns ?? false,
           issuer: () => `${listening.url}/auth/v1`,
           mailer,
           redirects: {
@@ -178,7 +193,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
         installApiKeyGate(scope, gated());
         await scope.register(realtimeRoutes, {
           hub: realtime,
-          jwtSecret: keys.jwtSecret,
+          jwtSecret: verificationKeys,
           sessionLive: (sessionId) => withOwnerTransaction(pool, (client) => sessionExists(client, sessionId)),
         });
       },

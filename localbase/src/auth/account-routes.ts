@@ -20,7 +20,8 @@ import { AuthError, userNotFound, validationFailed } from './errors.ts';
 import { checkEmail, checkPassword, isUniqueViolation, metadata, parse } from './input.ts';
 import type { Mail } from './mail.ts';
 import { spendTokenByOtp } from './one-time-tokens.ts';
-import { endSessions } from './sessions.ts';
+import { hasVerifiedFactor } from './mfa-factors.ts';
+import { endSessions, sessionIsAal2 } from './sessions.ts';
 import {
   changeEmail,
   confirmEmail,
@@ -76,9 +77,29 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
     const caller = await context.signedInUser(request);
     const body = parse(userUpdateBody, request.body);
     const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
-    const current = await withOwnerTransaction(pool, (client) => findUserById(client, caller.userId));
+    const { current, mfaEnabled, aal2 } = await withOwnerTransaction(pool, async (client) => ({
+      current: await findUserById(client, caller.userId),
+      mfaEnabled: await hasVerifiedFactor(client, caller.userId),
+      aal2: await sessionIsAal2(client, caller.sessionId),
+    }));
     if (!current) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
     const newEmail = body.email === undefined ? undefined : checkEmail(body.email);
+    const changesEmail = newEmail !== undefined && newEmail !== current.email;
+    // With a second factor, whoever holds an aal1 session (a stolen password) cannot take the account over.
+    if (mfaEnabled && !aal2 && (body.password || changesEmail)) {
+      throw new AuthError(
+        401,
+        'insufficient_aal',
+        'AAL2 session is required to update email or password when MFA is enabled.',
+      );
+    }
+    if (current.is_anonymous && body.password && !newEmail) {
+      throw new AuthError(
+        422,
+        'validation_failed',
+        'Updating password of an anonymous user without an email or phone is not allowed',
+      );
+    }
 
     let passwordHash: string | undefined;
     if (body.password !== undefined) {
@@ -115,11 +136,17 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
         await endSessions(client, caller.userId, caller.sessionId, 'others');
       }
       if (body.data !== undefined) await mergeMetadata(client, caller.userId, 'raw_user_meta_data', body.data);
-      if (newEmail !== undefined && newEmail !== current.email) {
+      if (newEmail !== undefined && changesEmail) {
         const owner = await findUserByEmail(client, newEmail);
         if (owner) throw emailTaken();
-        await recordEmailChangeRequest(client, caller.userId, newEmail);
-        mail = await emailChangeMail(context, client, current, newEmail, redirectTo);
+        if (current.is_anonymous) {
+          // An anonymous user adding an address is signing up: confirmed at once, as sign-ups are
+          // here (GoTrue with autoconfirm); she becomes a permanent user.
+          await changeEmail(client, caller.userId, newEmail);
+        } else {
+          await recordEmailChangeRequest(client, caller.userId, newEmail);
+          mail = await emailChangeMail(context, client, current, newEmail, redirectTo);
+        }
       }
       const user = await findUserById(client, caller.userId);
       if (!user) throw userNotFound();

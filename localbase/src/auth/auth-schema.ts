@@ -1,6 +1,7 @@
 // localbase's own auth tables, beside GoTrue's auth schema (which stays as the bundles create it):
-// the one-time tokens of e-mail links and codes, and the outbox that keeps mail when no SMTP
-// server is configured. Installed at boot like the session guard (installed-sql.ts), never in a
+// the one-time tokens of e-mail links and codes, the outbox that keeps mail when no SMTP server is
+// configured, and what GoTrue keeps in auth.mfa_factors / mfa_challenges / mfa_amr_claims (the
+// TOTP factors with their secrets, their challenges, and how each session was authenticated). Installed at boot like the session guard (installed-sql.ts), never in a
 // bundle; only the database owner reads them (no grants to the API roles).
 import type pg from 'pg';
 import { installIfChanged } from '../installed-sql.ts';
@@ -39,11 +40,55 @@ create table if not exists _localbase.outbox (
 create index if not exists outbox_created_at_idx on _localbase.outbox (created_at desc);
 revoke all on _localbase.outbox from public;`;
 
+// GoTrue keeps the TOTP secret in plain text unless told to encrypt it; here only the database
+// owner can read it at all. last_step is the 30-second step of the last code accepted, so that a
+// code (or an older one) cannot be used twice.
+const MFA_SCHEMA_SQL = `
+create schema if not exists _localbase;
+revoke all on schema _localbase from public;
+
+create table if not exists _localbase.mfa_factors (
+  id uuid primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  friendly_name text,
+  factor_type text not null check (factor_type = 'totp'),
+  status text not null check (status in ('unverified', 'verified')),
+  secret text not null,
+  last_step bigint,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  last_challenged_at timestamptz
+);
+create index if not exists mfa_factors_user_id_idx on _localbase.mfa_factors (user_id, created_at);
+revoke all on _localbase.mfa_factors from public;
+
+create table if not exists _localbase.mfa_challenges (
+  id uuid primary key,
+  factor_id uuid not null references _localbase.mfa_factors (id) on delete cascade,
+  created_at timestamptz not null default now(),
+  verified_at timestamptz
+);
+revoke all on _localbase.mfa_challenges from public;
+
+create table if not exists _localbase.session_amr (
+  session_id uuid not null references auth.sessions (id) on delete cascade,
+  method text not null,
+  authenticated_at timestamptz not null default now(),
+  primary key (session_id, method)
+);
+revoke all on _localbase.session_amr from public;`;
+
 export async function installAuthSchema(pool: pg.Pool): Promise<void> {
   await installIfChanged(pool, {
     name: 'auth-tokens-and-outbox',
     sql: AUTH_SCHEMA_SQL,
     tables: ['_localbase.auth_tokens', '_localbase.outbox'],
+    functions: [],
+  });
+  await installIfChanged(pool, {
+    name: 'auth-mfa',
+    sql: MFA_SCHEMA_SQL,
+    tables: ['_localbase.mfa_factors', '_localbase.mfa_challenges', '_localbase.session_amr'],
     functions: [],
   });
 }

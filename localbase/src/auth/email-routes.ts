@@ -98,7 +98,7 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
   ): Promise<{ mail: Mail; secret: string; otp: string; link: string }> {
     const { secret, otp } = await issueToken(client, user.id, type, { redirectTo, newEmail });
     const link = actionLink(secret, type, redirectTo);
-    const mail = composeMail(type, newEmail ?? user.email, type === 'reauthentication' ? null : link, otp);
+    const mail = composeMail(type, newEmail ?? user.email ?? '', type === 'reauthentication' ? null : link, otp);
     return { mail, secret, otp, link };
   }
 
@@ -173,7 +173,7 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       await confirmEmail(client, found.id);
     }
     await recordSignIn(client, found.id);
-    const { sessionId, refreshToken } = await startSession(client, found.id);
+    const { sessionId, refreshToken } = await startSession(client, found.id, AMR_METHODS[token.type]);
     const user = await findUserById(client, found.id);
     if (!user) throw userNotFound();
     return buildSession(signing, user.user, sessionId, refreshToken, AMR_METHODS[token.type]);
@@ -281,6 +281,8 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     const mail = await withOwnerTransaction(pool, async (client) => {
       const user = await findUserById(client, caller.userId);
       if (!user) throw userNotFound();
+      // An anonymous user has no address to send the code to (GoTrue's refusal).
+      if (!user.email) throw validationFailed('Reauthentication requires the user to have an email or a phone number');
       return (await tokenMail(client, user, 'reauthentication', redirects.siteUrl)).mail;
     });
     await mailer.send(mail);

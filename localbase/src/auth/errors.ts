@@ -40,3 +40,13 @@ export const notAdmin = () => new AuthError(403, 'not_admin', 'User not allowed'
 export const sessionNotFound = () =>
   new AuthError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
 export const userNotFound = () => new AuthError(404, 'user_not_found', 'User not found');
+
+/** GoTrue's OAuth-style refusal: HTTP 400 with `{error, error_description}`, whatever the API version. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}

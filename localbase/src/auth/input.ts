@@ -35,11 +35,11 @@ export function checkEmail(email: string): string {
 }
 
 /** The length bcrypt can take, then the strength rules of password-strength.ts. */
-export async function checkPassword(password: string, email: string): Promise<void> {
+export async function checkPassword(password: string, email: string | null): Promise<void> {
   if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
     throw validationFailed(`Password cannot be longer than ${PASSWORD_MAX_BYTES} bytes`);
   }
-  await checkPasswordStrength(password, [email]);
+  await checkPasswordStrength(password, email ? [email] : []);
 }
 
 export function isUniqueViolation(error: unknown): boolean {

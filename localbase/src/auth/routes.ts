@@ -1,10 +1,18 @@
 // /auth/v1: the GoTrue subset docs/localbase.md lists ("Other APIs"). Sign-up confirms at once
-// (as the local CLI does); passwords are bcrypt-hashed; access tokens are HS256 with GoTrue's claims.
+// (as the local CLI does); passwords are bcrypt-hashed; access tokens carry GoTrue's claims and are
+// signed ES256 with the project's signing key, published at /.well-known/jwks.json.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
-import { JwtError, requestToken, verifyJwt, type VerifiedToken } from '../jwt.ts';
+import {
+  JwtError,
+  requestToken,
+  verifyJwt,
+  type SigningKey,
+  type VerificationKeys,
+  type VerifiedToken,
+} from '../jwt.ts';
 import { ConnectionBusyError, withOwnerTransaction } from '../request-transaction.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import {
@@ -12,6 +20,7 @@ import {
   badJwt,
   invalidCredentials,
   noAuthorization,
+  OAuthError,
   notAdmin,
   sendAuthError,
   sessionNotFound,
@@ -21,6 +30,8 @@ import {
 import { accountRoutes } from './account-routes.ts';
 import type { AuthContext } from './context.ts';
 import { emailRoutes, userBanned } from './email-routes.ts';
+import { mfaRoutes } from './mfa-routes.ts';
+import { refusalRoutes, refuseIdTokenGrant, refusePkceGrant, refuseWeb3Grant } from './refusals.ts';
 import { checkEmail, checkPassword, EMAIL_MAX_CHARS, isUniqueViolation, metadata, parse } from './input.ts';
 import type { Mailer } from './mail.ts';
 import type { RedirectPolicy } from './redirects.ts';
@@ -28,6 +39,7 @@ import {
   buildSession,
   endSessions,
   rotateRefreshToken,
+  sessionAssurance,
   sessionExists,
   startSession,
   type SessionSigning,
@@ -38,6 +50,7 @@ import {
   findUserByEmail,
   findUserById,
   hashPassword,
+  insertAnonymousUser,
   insertUser,
   listUsers,
   normalizeEmail,
@@ -48,7 +61,12 @@ import {
 
 export interface AuthRoutesOptions {
   pool: pg.Pool;
-  jwtSecret: string;
+  /** What bearer tokens are verified with: the HS256 secret and the ES256 public keys. */
+  verificationKeys: VerificationKeys;
+  /** What signs new sessions. */
+  signingKey: SigningKey;
+  /** GoTrue's GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED: whether POST /signup without credentials signs in anonymously. */
+  anonymousSignIns: boolean;
   /** `iss` of access tokens: `<API URL>/auth/v1`, as GoTrue sets it (known once listening). */
   issuer: () => string;
   mailer: Mailer;
@@ -60,10 +78,12 @@ export interface AuthRoutesOptions {
 /** auth.refresh_tokens.token is varchar(255): anything longer cannot be a token of ours. */
 const REFRESH_TOKEN_MAX_CHARS = 255;
 
-const signupBody = z.object({ email: z.string(), password: z.string(), data: metadata.optional() }).passthrough();
+const signupBody = z
+  .object({ email: z.string().optional(), password: z.string().optional(), data: metadata.optional() })
+  .passthrough();
 const passwordGrantBody = z.object({ email: z.string(), password: z.string() }).passthrough();
 const refreshGrantBody = z.object({ refresh_token: z.string() }).passthrough();
-const tokenQuery = z.object({ grant_type: z.enum(['password', 'refresh_token']) });
+const tokenQuery = z.object({ grant_type: z.string().optional() }).passthrough();
 const logoutQuery = z.object({ scope: z.enum(['global', 'local', 'others']).default('global') });
 const adminCreateBody = z
   .object({
@@ -90,7 +110,7 @@ const refreshTokenNotFound = () =>
 
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { pool } = options;
-  const signing: SessionSigning = { jwtSecret: options.jwtSecret, issuer: options.issuer };
+  const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
 
   installJsonParser(app);
   // Made now, so that the first sign-in with an unknown e-mail does not pay for it.
@@ -98,6 +118,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
+    if (error instanceof OAuthError) {
+      return reply.status(400).send({ error: error.error, error_description: error.description });
+    }
     if (error instanceof InvalidJsonError) {
       return sendAuthError(
         request,
@@ -146,7 +169,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (typeof authorization !== 'string' || !/^Bearer\s+\S+/i.test(authorization)) throw noAuthorization();
     const token = requestToken({ authorization });
     try {
-      return await verifyJwt(token ?? '', options.jwtSecret);
+      return await verifyJwt(token ?? '', options.verificationKeys);
     } catch (error) {
       if (error instanceof JwtError) throw badJwt(error.message);
       throw error;
@@ -164,7 +187,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       return await insertUser(client, user, passwordHash);
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new AuthError(422, duplicateCode, 'A user with this email address has already been registered');
+        throw duplicateCode === 'user_already_exists'
+          ? new AuthError(422, duplicateCode, 'User already registered')
+          : new AuthError(422, duplicateCode, 'A user with this email address has already been registered');
       }
       throw error;
     }
@@ -192,6 +217,14 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   };
   await emailRoutes(app, context);
   await accountRoutes(app, context);
+  await mfaRoutes(app, context);
+  await refusalRoutes(app, context);
+
+  // The public half of the signing key, as GoTrue publishes it (never the HS256 secret).
+  app.get('/.well-known/jwks.json', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=600');
+    return { keys: [options.signingKey.publicJwk] };
+  });
 
   app.get('/health', async () => ({
     version: 'localbase',
@@ -201,8 +234,21 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   app.post('/signup', async (request) => {
     const body = parse(signupBody, request.body);
-    if (!body.email) throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    if (!body.email) {
+      if (!options.anonymousSignIns) {
+        throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+      }
+      return withOwnerTransaction(pool, async (client) => {
+        const userId = await insertAnonymousUser(client, body.data ?? {});
+        await recordSignIn(client, userId);
+        const { sessionId, refreshToken } = await startSession(client, userId, 'anonymous');
+        const user = await findUserById(client, userId);
+        if (!user) throw userNotFound();
+        return buildSession(signing, user.user, sessionId, refreshToken, 'anonymous');
+      });
+    }
     const email = checkEmail(body.email);
+    if (body.password === undefined) throw validationFailed('Signup requires a valid password');
     await checkPassword(body.password, email);
     const passwordHash = await hashPassword(body.password);
     return withOwnerTransaction(pool, async (client) => {
@@ -222,6 +268,12 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   app.post('/token', async (request) => {
     const { grant_type: grantType } = parse(tokenQuery, request.query);
+    if (grantType === 'id_token') refuseIdTokenGrant(request.body);
+    if (grantType === 'web3') refuseWeb3Grant();
+    if (grantType === 'pkce') refusePkceGrant(request.body);
+    if (grantType !== 'password' && grantType !== 'refresh_token') {
+      throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
+    }
     if (grantType === 'password') {
       const body = parse(passwordGrantBody, request.body);
       const email = normalizeEmail(body.email);
@@ -251,7 +303,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
       if (user.banned) throw userBanned();
-      return buildSession(signing, user.user, rotation.sessionId, rotation.refreshToken);
+      const assurance = await sessionAssurance(client, rotation.sessionId);
+      return buildSession(signing, user.user, rotation.sessionId, rotation.refreshToken, assurance);
     });
     if ('kind' in rotated) {
       request.log.warn({ sessionId: rotated.sessionId }, 'refresh token reused after rotation: session ended');

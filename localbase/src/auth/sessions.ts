@@ -3,16 +3,35 @@
 // after the reuse interval ends the whole session.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { signJwt } from '../jwt.ts';
+import { signJwt, type SigningKey } from '../jwt.ts';
 import { AuthError } from './errors.ts';
 
 /** The CLI's jwt_expiry. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
 export interface SessionSigning {
-  jwtSecret: string;
+  /**
+   * What signs access tokens: the project's ES256 signing key (as hosted projects created now sign
+   * sessions), or the HS256 secret.
+   */
+  key: string | SigningKey;
   issuer: () => string;
 }
+
+/** One way the session's user proved who she is, as GoTrue's `amr` claim lists it. */
+export interface AmrEntry {
+  method: string;
+  timestamp: number;
+}
+
+/** The session's assurance level and how it was reached, most recent method first. */
+export interface Assurance {
+  aal: 'aal1' | 'aal2';
+  amr: AmrEntry[];
+}
+
+/** Methods that are a second factor: a session that used one is aal2. */
+const SECOND_FACTOR_METHODS = ['totp'];
 
 export interface Session {
   access_token: string;
@@ -42,9 +61,11 @@ async function insertRefreshToken(
   return token;
 }
 
+/** Starts an aal1 session, recording how the user signed in (`password`, `otp`, `anonymous`, ...). */
 export async function startSession(
   client: pg.PoolClient,
   userId: string,
+  method = 'password',
 ): Promise<{ sessionId: string; refreshToken: string }> {
   const sessionId = randomUUID();
   await client.query(
@@ -52,7 +73,88 @@ export async function startSession(
      values ($1, $2, now(), now(), 'aal1', now() at time zone 'utc')`,
     [sessionId, userId],
   );
+  await recordSessionMethod(client, sessionId, method);
   return { sessionId, refreshToken: await insertRefreshToken(client, userId, sessionId, null) };
+}
+
+/**
+ * Records (or renews) a method the session's user has proved, as GoTrue's mfa_amr_claims does; a
+ * second factor raises the session to aal2, and `factorId` names the factor that did.
+ */
+export async function recordSessionMethod(
+  client: pg.PoolClient,
+  sessionId: string,
+  method: string,
+  factorId?: string,
+): Promise<void> {
+  await client.query(
+    `insert into _localbase.session_amr (session_id, method, authenticated_at) values ($1, $2, now())
+     on conflict (session_id, method) do update set authenticated_at = excluded.authenticated_at`,
+    [sessionId, method],
+  );
+  if (SECOND_FACTOR_METHODS.includes(method)) {
+    await client.query(`update auth.sessions set aal = 'aal2', factor_id = $2, updated_at = now() where id = $1`, [
+      sessionId,
+      factorId ?? null,
+    ]);
+  }
+}
+
+/**
+ * The session's aal and amr from what it recorded, so that a refreshed access token says what the
+ * first one said. A session from before the record began counts as a password sign-in.
+ */
+export async function sessionAssurance(client: pg.PoolClient, sessionId: string): Promise<Assurance> {
+  const { rows } = await client.query<{ method: string; timestamp: number }>(
+    `select method, extract(epoch from authenticated_at)::bigint::integer as timestamp
+     from _localbase.session_amr where session_id = $1 order by authenticated_at desc, method`,
+    [sessionId],
+  );
+  if (rows.length === 0) return { aal: 'aal1', amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] };
+  const aal = rows.some((row) => SECOND_FACTOR_METHODS.includes(row.method)) ? 'aal2' : 'aal1';
+  return { aal, amr: rows.map((row) => ({ method: row.method, timestamp: row.timestamp })) };
+}
+
+/** Whether the session has reached aal2 (as recorded now, whatever its access token says). */
+export async function sessionIsAal2(client: pg.PoolClient, sessionId: string): Promise<boolean> {
+  const { rows } = await client.query<{ aal2: boolean }>(
+    `select coalesce(aal = 'aal2', false) as aal2 from auth.sessions where id = $1`,
+    [sessionId],
+  );
+  return rows[0]?.aal2 === true;
+}
+
+/** Ends the user's sessions below aal2 but `keep`, as GoTrue does once a second factor is verified. */
+export async function endSessionsBelowAal2(client: pg.PoolClient, userId: string, keep: string): Promise<void> {
+  await client.query(
+    `delete from auth.sessions where user_id = $1 and id <> $2 and coalesce(aal, 'aal1') < 'aal2'::auth.aal_level`,
+    [userId, keep],
+  );
+}
+
+/** Back to aal1 for the sessions a factor raised, once it is unenrolled (GoTrue's downgrade). */
+export async function downgradeSessionsOfFactor(client: pg.PoolClient, factorId: string): Promise<void> {
+  await client.query(
+    `delete from _localbase.session_amr a using auth.sessions s
+     where a.session_id = s.id and s.factor_id = $1 and a.method = any($2::text[])`,
+    [factorId, SECOND_FACTOR_METHODS],
+  );
+  await client.query(`update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where factor_id = $1`, [
+    factorId,
+  ]);
+}
+
+/**
+ * A fresh refresh token for a session whose access token changes outside a refresh (a verified
+ * second factor): the session's live tokens are spent, the new one their child.
+ */
+export async function reissueRefreshToken(client: pg.PoolClient, userId: string, sessionId: string): Promise<string> {
+  const active = await client.query<{ token: string }>(
+    `update auth.refresh_tokens set revoked = true, updated_at = now()
+     where session_id = $1 and revoked = false returning token`,
+    [sessionId],
+  );
+  return insertRefreshToken(client, userId, sessionId, active.rows.at(-1)?.token ?? null);
 }
 
 /**
@@ -156,11 +258,16 @@ export async function buildSession(
   user: Record<string, unknown>,
   sessionId: string,
   refreshToken: string,
-  /** How the session was started, as GoTrue's `amr` names it: `password`, `otp`, `recovery`, ... */
-  method = 'password',
+  /**
+   * How the session was started, as GoTrue's `amr` names it (`password`, `otp`, `recovery`, ...), or
+   * the session's recorded assurance (sessionAssurance).
+   */
+  assurance: string | Assurance = 'password',
 ): Promise<Session> {
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + ACCESS_TOKEN_LIFETIME_SECONDS;
+  const { aal, amr } =
+    typeof assurance === 'string' ? { aal: 'aal1', amr: [{ method: assurance, timestamp: now }] } : assurance;
   const accessToken = await signJwt(
     {
       iss: signing.issuer(),
@@ -168,17 +275,17 @@ export async function buildSession(
       aud: 'authenticated',
       exp: expiresAt,
       iat: now,
-      email: user.email as string,
+      email: (user.email as string | null) ?? '',
       phone: '',
       app_metadata: user.app_metadata as Record<string, unknown>,
       user_metadata: user.user_metadata as Record<string, unknown>,
       role: 'authenticated',
-      aal: 'aal1',
-      amr: [{ method, timestamp: now }],
+      aal,
+      amr,
       session_id: sessionId,
-      is_anonymous: false,
+      is_anonymous: user.is_anonymous === true,
     },
-    signing.jwtSecret,
+    signing.key,
   );
   return {
     access_token: accessToken,

@@ -17,17 +17,19 @@ export interface NewUser {
 
 export interface UserRow {
   id: string;
-  email: string;
+  /** Null for an anonymous user. */
+  email: string | null;
   encrypted_password: string | null;
   /** banned_until is in the future. */
   banned: boolean;
   confirmed: boolean;
+  is_anonymous: boolean;
   user: Record<string, unknown>;
 }
 
 // The User JSON is built by Postgres from the row, so timestamps keep GoTrue's ISO format.
 const USER_JSON = `json_build_object(
-    'id', u.id, 'aud', u.aud, 'role', u.role, 'email', u.email,
+    'id', u.id, 'aud', u.aud, 'role', u.role, 'email', coalesce(u.email, ''),
     'email_confirmed_at', u.email_confirmed_at, 'phone', coalesce(u.phone, ''),
     'confirmed_at', u.confirmed_at, 'last_sign_in_at', u.last_sign_in_at,
     'app_metadata', coalesce(u.raw_app_meta_data, '{}'::jsonb),
@@ -40,9 +42,14 @@ const USER_JSON = `json_build_object(
       from auth.identities i where i.user_id = u.id), '[]'::json),
     'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)::jsonb
   || jsonb_strip_nulls(jsonb_build_object('new_email', nullif(u.email_change, ''),
-    'email_change_sent_at', u.email_change_sent_at, 'banned_until', u.banned_until))`;
+    'email_change_sent_at', u.email_change_sent_at, 'banned_until', u.banned_until))
+  || coalesce((select jsonb_build_object('factors', jsonb_agg(jsonb_build_object(
+        'id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'status', f.status,
+        'created_at', f.created_at, 'updated_at', f.updated_at, 'last_challenged_at', f.last_challenged_at)
+        order by f.created_at, f.id))
+      from _localbase.mfa_factors f where f.user_id = u.id having count(*) > 0), '{}'::jsonb)`;
 
-const USER_SELECT = `select u.id, u.email, u.encrypted_password, coalesce(u.banned_until > now(), false) as banned,
+const USER_SELECT = `select u.id, u.email, u.encrypted_password, u.is_anonymous, coalesce(u.banned_until > now(), false) as banned,
   u.email_confirmed_at is not null as confirmed, ${USER_JSON} as "user" from auth.users u`;
 
 export function normalizeEmail(email: string): string {
@@ -94,6 +101,21 @@ export async function insertUser(client: pg.PoolClient, user: NewUser, passwordH
     `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
      values ($1, $2, $3, 'email', now(), now(), now())`,
     [id, id, { sub: id, email: user.email, email_verified: user.confirmed, phone_verified: false }],
+  );
+  return id;
+}
+
+/**
+ * Inserts an anonymous user, as GoTrue's anonymous sign-in does: no e-mail, no password, no
+ * identity, `is_anonymous` true and the `anonymous` provider in app_metadata.
+ */
+export async function insertAnonymousUser(client: pg.PoolClient, userMetadata: Record<string, unknown>): Promise<string> {
+  const id = randomUUID();
+  await client.query(
+    `insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data,
+       created_at, updated_at, is_anonymous, is_sso_user)
+     values ($1, $2, 'authenticated', 'authenticated', $3, $4, now(), now(), true, false)`,
+    [INSTANCE_ID, id, { provider: 'anonymous', providers: ['anonymous'] }, userMetadata],
   );
   return id;
 }
@@ -159,19 +181,36 @@ export async function recordEmailChangeRequest(client: pg.PoolClient, userId: st
   );
 }
 
-/** Switches the account to `email` (confirmed); a taken address surfaces as 23505 for the caller. */
+/**
+ * Switches the account to `email` (confirmed); a taken address surfaces as 23505 for the caller.
+ * An anonymous user who gets an address this way becomes a permanent one, with an e-mail identity
+ * (GoTrue's email change verification).
+ */
 export async function changeEmail(client: pg.PoolClient, userId: string, email: string): Promise<void> {
   await client.query(
     `update auth.users set email = $2, email_change = '', email_change_sent_at = null,
-       email_confirmed_at = now(), updated_at = now()
+       email_confirmed_at = now(), is_anonymous = false, updated_at = now()
      where id = $1`,
     [userId, email],
   );
-  await client.query(
+  const updated = await client.query(
     `update auth.identities
      set identity_data = identity_data || jsonb_build_object('email', $2::text, 'email_verified', true), updated_at = now()
      where user_id = $1 and provider = 'email'`,
     [userId, email],
+  );
+  if ((updated.rowCount ?? 0) > 0) return;
+  await client.query(
+    `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+     values ($1, $2, $3, 'email', now(), now(), now())`,
+    [userId, userId, { sub: userId, email, email_verified: true, phone_verified: false }],
+  );
+  // app_metadata.providers lists the user's identities' providers, as GoTrue recomputes it.
+  await client.query(
+    `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb)
+       || jsonb_build_object('providers', (select jsonb_agg(distinct provider) from auth.identities where user_id = $1))
+     where id = $1`,
+    [userId],
   );
 }
 

@@ -6,12 +6,13 @@
 // token in Authorization must verify. Private messages are refused, as private joins are.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { verifyJwt } from '../jwt.ts';
+import { verifyJwt, type VerificationKeys } from '../jwt.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, type Topics } from './topics.ts';
 
 export interface BroadcastRoutesOptions {
   topics: Topics;
-  jwtSecret: string;
+  /** The project secret, and the ES256 public keys of its sessions (jwt.ts). */
+  jwtSecret: VerificationKeys;
 }
 
 /** Messages one request may carry: each is copied to every channel of its topic. */

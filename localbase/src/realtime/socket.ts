@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
-import { JwtError, verifyJwt, type VerifiedToken } from '../jwt.ts';
+import { JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
@@ -20,7 +20,8 @@ import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, Topics, type TopicMember } 
 
 export interface RealtimeRoutesOptions {
   hub: RealtimeHub;
-  jwtSecret: string;
+  /** The project secret, and the ES256 public keys of its sessions (jwt.ts). */
+  jwtSecret: VerificationKeys;
   /** Whether a user token's session still exists and its user is not banned (auth/sessions.ts). */
   sessionLive: (sessionId: string) => Promise<boolean>;
 }
