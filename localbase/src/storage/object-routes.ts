@@ -51,20 +51,31 @@ export async function bucketExistsNamed(context: StorageContext, id: string): Pr
 const wordParams = z.object({ bucket: z.string().min(1), '*': z.string().optional() });
 
 /**
- * A fixed-word route (`/object/<word>/:bucket/*`) asked about a bucket that does not exist, while
- * a bucket named `<word>` does: the request means that bucket's object `<bucket>/<rest>`.
+ * A fixed-word route (`/object/<word>/:bucket/*`) that means the generic route for a bucket named
+ * `<word>` (its object `<bucket>/<rest>`): when that bucket exists and the fixed reading cannot be
+ * meant (`fixedImpossible`, a signed download without a token), or names a bucket that does not
+ * exist, or, both buckets existing, names an object that does not exist where the generic reading's
+ * does. Otherwise the fixed route, as storage-api reads it. Existence is judged as the owner.
  */
 export async function wordBucketAddress(
   context: StorageContext,
   request: FastifyRequest,
   word: string,
+  fixedImpossible = false,
 ): Promise<ObjectAddress | undefined> {
   const params = wordParams.safeParse(request.params);
   if (!params.success) return undefined;
-  if (await bucketExistsNamed(context, params.data.bucket)) return undefined;
-  if (!(await bucketExistsNamed(context, word))) return undefined;
-  const generic = wordAsBucket(word, params.data.bucket, params.data['*']);
-  return { bucket: generic.bucket, name: objectName(generic.raw) };
+  const { bucket, '*': rest } = params.data;
+  const generic = wordAsBucket(word, bucket, rest);
+  const genericName = generic.raw.replace(/^\/+/, '');
+  const fixedName = (rest ?? '').replace(/^\/+/, '');
+  const useGeneric = await asOwner(context, async (client) => {
+    if (!(await findBucket(client, word))) return false;
+    if (fixedImpossible || !(await findBucket(client, bucket))) return true;
+    if (fixedName !== '' && (await findObject(client, bucket, fixedName))) return false;
+    return (await findObject(client, word, genericName)) !== undefined;
+  });
+  return useGeneric ? { bucket: word, name: objectName(generic.raw) } : undefined;
 }
 
 /**
@@ -173,21 +184,31 @@ export function objectRoutes(app: FastifyInstance, context: StorageContext, oper
 
   app.post('/object/:bucket/*', (request) => upload(request, addressOf(request), uploadMode(request)));
   app.put('/object/:bucket/*', (request) => upload(request, addressOf(request), 'update'));
-  app.get('/object/:bucket/*', (request, reply) => download(request, reply, addressOf(request)));
-
-  app.get('/object/authenticated/:bucket/*', async (request, reply) => {
-    const generic = await wordBucketAddress(context, request, 'authenticated');
-    return download(request, reply, generic ?? addressOf(request));
+  // GET and HEAD (storage-js's `exists`) as one route: HEAD answers the headers without the bytes.
+  const getAndHead = ['GET', 'HEAD'] as const;
+  app.route({
+    method: [...getAndHead],
+    url: '/object/:bucket/*',
+    handler: (request, reply) => download(request, reply, addressOf(request)),
   });
 
-  app.get('/object/public/:bucket/*', async (request, reply) => {
+  app.route({
+    method: [...getAndHead],
+    url: '/object/authenticated/:bucket/*',
+    handler: async (request, reply) => {
+      const generic = await wordBucketAddress(context, request, 'authenticated');
+      return download(request, reply, generic ?? addressOf(request));
+    },
+  });
+
+  app.route({ method: [...getAndHead], url: '/object/public/:bucket/*', handler: async (request, reply) => {
     const generic = await wordBucketAddress(context, request, 'public');
     if (generic) {
       requireApiKey(context, request);
       return download(request, reply, generic);
     }
     return publicDownload(request, reply, addressOf(request));
-  });
+  } });
 
   app.post('/object/list/:bucket', async (request) => {
     const generic = await wordBucketUpload(context, request, 'list');

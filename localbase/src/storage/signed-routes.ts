@@ -114,7 +114,7 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
 
   app.get('/object/sign/:bucket/*', async (request, reply) => {
     if (!hasToken(request)) {
-      const generic = await wordBucketAddress(context, request, 'sign');
+      const generic = await wordBucketAddress(context, request, 'sign', true);
       if (generic) {
         requireApiKey(context, request);
         return download(request, reply, generic);
