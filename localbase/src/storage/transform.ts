@@ -103,7 +103,10 @@ export async function renderImage(
   const width = options.width ? clamp(options.width) : undefined;
   const height = options.height ? clamp(options.height) : undefined;
   if (width || height) {
-    image = image.resize({ width, height, fit: options.resize ?? 'cover', withoutEnlargement: false });
+    // imgproxy's resizing types as storage-api names them: cover crops (fill), contain fits inside
+    // (fit), fill stretches (force); like imgproxy, never enlarging the source.
+    const fit = { cover: 'cover', contain: 'inside', fill: 'fill' } as const;
+    image = image.resize({ width, height, fit: fit[options.resize ?? 'cover'], withoutEnlargement: true });
   }
   image = image.rotate().toFormat(target, { quality: options.quality ?? DEFAULT_QUALITY });
   try {
