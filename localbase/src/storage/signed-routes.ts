@@ -61,7 +61,6 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
   const { upload, download } = operations;
 
   async function signDownload(request: FastifyRequest) {
-    requireApiKey(context, request);
     const verified = await callerOf(context, request);
     const address = addressOf(request);
     const body = parse(signBody, await readJson(request));
@@ -80,11 +79,9 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
   }
 
   app.post('/object/sign/:bucket/*', async (request) => {
+    requireApiKey(context, request);
     const generic = await wordBucketUpload(context, request, 'sign');
-    if (generic) {
-      requireApiKey(context, request);
-      return upload(request, generic, uploadMode(request));
-    }
+    if (generic) return upload(request, generic, uploadMode(request));
     return signDownload(request);
   });
 

@@ -4,7 +4,7 @@
 // and the output format: WebP when the client accepts it, else the source's own format;
 // `format=origin` always keeps the source's. Inputs are bounded (size in bytes and pixels), and
 // anything sharp cannot read as a raster image is refused with storage-api's 422-style error.
-import sharp from 'sharp';
+import type { Sharp } from 'sharp';
 import { z } from 'zod';
 import { StorageError } from './errors.ts';
 
@@ -55,6 +55,11 @@ export function parseTransformationText(text: string): TransformOptions {
 export const imageProcessingError = (message: string) =>
   new StorageError(422, 'InvalidRequest', 'InvalidRequest', message);
 
+/** sharp (and libvips with it) is loaded on the first transform, not when localbase boots. */
+const importSharp = () => import('sharp');
+let loading: ReturnType<typeof importSharp> | undefined;
+const loadSharp = async () => (await (loading ??= importSharp())).default;
+
 export interface RenderedImage {
   body: Buffer;
   contentType: string;
@@ -87,7 +92,8 @@ export async function renderImage(
   if (input.length > TRANSFORM_MAX_INPUT_BYTES) {
     throw imageProcessingError(`The image is larger than ${TRANSFORM_MAX_INPUT_BYTES} bytes, the transformation limit`);
   }
-  let image: sharp.Sharp;
+  const sharp = await loadSharp();
+  let image: Sharp;
   let source: string;
   try {
     image = sharp(input, { limitInputPixels: TRANSFORM_MAX_INPUT_PIXELS, failOn: 'error' });
