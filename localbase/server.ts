@@ -182,9 +182,25 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     );
     await app.register(
       async (scope) => {
-        // Public buckets are read without a key, as <img src> does on a hosted project.
-        installApiKeyGate(scope, gated(['/storage/v1/object/public/:bucket/*']));
-        await scope.register(storageRoutes, { pool, verifier, root: path.join(dataDir, 'storage') });
+        // Public objects and signed URLs are opened without a key, as <img src> does on a hosted
+        // project; a request on these routes that is something else asks for the key itself.
+        installApiKeyGate(
+          scope,
+          gated([
+            '/storage/v1/object/public/:bucket/*',
+            '/storage/v1/object/sign/:bucket/*',
+            '/storage/v1/object/upload/sign/:bucket/*',
+            '/storage/v1/render/image/public/:bucket/*',
+            '/storage/v1/render/image/sign/:bucket/*',
+          ]),
+        );
+        await scope.register(storageRoutes, {
+          pool,
+          verifier,
+          root: path.join(dataDir, 'storage'),
+          jwtSecret: keys.jwtSecret,
+          keys,
+        });
       },
       { prefix: '/storage/v1' },
     );

@@ -43,7 +43,8 @@ export const WORKER_ENTRY_POINTS = {
  * Packages loaded from node_modules at run time rather than bundled: PGlite and its extensions find
  * their WebAssembly and data files next to their own modules; zxcvbn-ts (the password check) is
  * imported lazily by name, which esbuild's interop turns into a namespace without its named
- * exports, and its dictionaries are megabytes nobody needs in the bundle; native or optional
+ * exports, and its dictionaries are megabytes nobody needs in the bundle; sharp (storage's image
+ * transforms) loads its native libvips binding for the platform at run time; native or optional
  * modules that some packages only try to load.
  */
 export const EXTERNAL_PACKAGES = [
@@ -52,6 +53,7 @@ export const EXTERNAL_PACKAGES = [
   '@electric-sql/pglite-pgtap',
   '@zxcvbn-ts/core',
   '@zxcvbn-ts/language-common',
+  'sharp',
   'pg-native',
   'bufferutil',
   'utf-8-validate',

@@ -3,7 +3,7 @@
 // renamed into place, so a reader sees the old bytes or the new ones, never half of either.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -15,6 +15,11 @@ export interface StagedFile {
 
 export class ObjectFiles {
   constructor(private readonly root: string) {}
+
+  /** Where one version's bytes are (for a reader that needs them whole, such as an image transform). */
+  path(bucketId: string, objectId: string, version: string): string {
+    return this.file(bucketId, objectId, version);
+  }
 
   private file(bucketId: string, objectId: string, version: string): string {
     // A bucket id is text chosen by whoever created the bucket: encoded, it is one plain segment.
@@ -49,6 +54,20 @@ export class ObjectFiles {
     const target = this.file(bucketId, objectId, version);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(temp, target);
+  }
+
+  /** The bytes of one version under another bucket, object and version (a move or a copy). */
+  async copy(
+    fromBucket: string,
+    fromObject: string,
+    fromVersion: string,
+    toBucket: string,
+    toObject: string,
+    toVersion: string,
+  ): Promise<void> {
+    const target = this.file(toBucket, toObject, toVersion);
+    await mkdir(path.dirname(target), { recursive: true });
+    await copyFile(this.file(fromBucket, fromObject, fromVersion), target);
   }
 
   read(bucketId: string, objectId: string, version: string): ReadStream {

@@ -140,3 +140,74 @@ export async function deleteObjects(client: pg.PoolClient, bucketId: string, nam
   );
   return result.rows.map((row) => objectRow.parse(row));
 }
+
+export interface BucketChanges {
+  public?: boolean;
+  fileSizeLimit?: number | null;
+  allowedMimeTypes?: string[] | null;
+}
+
+/** storage-api's updateBucket under the caller's role: false when no row was updated (none, or RLS). */
+export async function updateBucket(client: pg.PoolClient, bucketId: string, changes: BucketChanges): Promise<boolean> {
+  const sets: string[] = [];
+  const values: unknown[] = [bucketId];
+  const set = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  };
+  if (changes.public !== undefined) set('public', changes.public);
+  if (changes.fileSizeLimit !== undefined) set('file_size_limit', changes.fileSizeLimit);
+  if (changes.allowedMimeTypes !== undefined) set('allowed_mime_types', changes.allowedMimeTypes);
+  const result = await client.query(
+    `update storage.buckets set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1`,
+    values,
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Whether the bucket holds any object at all (asked as the owner: RLS must not hide one). */
+export async function bucketHasObjects(client: pg.PoolClient, bucketId: string): Promise<boolean> {
+  const result = await client.query('select 1 from storage.objects where bucket_id = $1 limit 1', [bucketId]);
+  return result.rows.length > 0;
+}
+
+export async function deleteBucket(client: pg.PoolClient, bucketId: string): Promise<boolean> {
+  const result = await client.query('delete from storage.buckets where id = $1', [bucketId]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Every object of a bucket the caller may delete, deleted; the rows come back for their bytes. */
+export async function deleteAllObjects(client: pg.PoolClient, bucketId: string): Promise<ObjectRow[]> {
+  const result = await client.query(`delete from storage.objects where bucket_id = $1 returning ${OBJECT_COLUMNS}`, [
+    bucketId,
+  ]);
+  return result.rows.map((row) => objectRow.parse(row));
+}
+
+export interface ObjectMove {
+  from: { bucket: string; name: string };
+  to: { bucket: string; name: string };
+  owner: string | null;
+  version: string;
+}
+
+/**
+ * Renames the row under the caller's role, so the update policy decides both ends (USING on the
+ * source, WITH CHECK on the destination), as storage-api's move tests it. A taken destination is
+ * 23505; an invisible or missing source updates nothing (undefined).
+ */
+export async function moveObjectRow(client: pg.PoolClient, move: ObjectMove): Promise<ObjectRow | undefined> {
+  const result = await client.query(
+    `update storage.objects set bucket_id = $3, name = $4, owner = coalesce($5::text::uuid, owner),
+       owner_id = coalesce($5::text, owner_id), version = $6, updated_at = now()
+     where bucket_id = $1 and name = $2 returning ${OBJECT_COLUMNS}`,
+    [move.from.bucket, move.from.name, move.to.bucket, move.to.name, move.owner, move.version],
+  );
+  return result.rows[0] ? objectRow.parse(result.rows[0]) : undefined;
+}
+
+export function rowOf(value: unknown): ObjectRow {
+  return objectRow.parse(value);
+}
+
+export { OBJECT_COLUMNS };
