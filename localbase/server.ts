@@ -199,6 +199,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           verifier,
           root: path.join(dataDir, 'storage'),
           jwtSecret: keys.jwtSecret,
+          tokenKeys: verificationKeys,
           keys,
         });
       },

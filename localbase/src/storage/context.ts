@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { judgeApiKey, presentedApiKey, type ApiKeyVerdict, type ProjectApiKeys } from '../api-key.ts';
 import { resolveCaller } from '../caller.ts';
 import { JSON_BODY_LIMIT_BYTES, parseJsonText, readStreamWithin } from '../json-body.ts';
-import type { TokenVerifier, VerifiedToken } from '../jwt.ts';
+import type { TokenVerifier, VerificationKeys, VerifiedToken } from '../jwt.ts';
 import { httpRequestContext, withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
 import { invalidRequest } from './errors.ts';
 import type { ObjectFiles } from './files.ts';
@@ -29,6 +29,12 @@ export interface StorageContext {
   verifier: TokenVerifier;
   /** The project's JWT secret: signed URLs are signed with it, as storage-api signs them. */
   jwtSecret: string;
+  /**
+   * What verifies a signed URL's token: that secret and the session signing keys, so an access
+   * token offered as one verifies and is refused for its missing scope, as storage-api with the
+   * project's JWKS refuses it.
+   */
+  tokenKeys: VerificationKeys;
   keys: ProjectApiKeys;
 }
 

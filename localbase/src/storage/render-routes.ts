@@ -70,7 +70,7 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
   app.get('/render/image/sign/:bucket/*', async (request, reply) => {
     const address = addressOf(request);
     const { token } = parse(tokenQuery, request.query);
-    const payload = await verifyObjectToken(context.jwtSecret, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
+    const payload = await verifyObjectToken(context.tokenKeys, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
     const row = await asOwner(context, (client) => findObject(client, address.bucket, address.name));
     if (!row) throw objectNotFound();
     // The transformations are the signed ones: the URL's query cannot change them.

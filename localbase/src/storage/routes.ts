@@ -13,7 +13,7 @@ import {
   isBodyTooLarge,
   isUnsupportedMediaType,
 } from '../json-body.ts';
-import { JwtError, type TokenVerifier } from '../jwt.ts';
+import { JwtError, type TokenVerifier, type VerificationKeys } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import { ConnectionBusyError, SessionEndedError } from '../request-transaction.ts';
 import { bucketRoutes } from './bucket-routes.ts';
@@ -43,6 +43,8 @@ export interface StorageRoutesOptions {
   root: string;
   /** The project's JWT secret, which signs signed URLs. */
   jwtSecret: string;
+  /** The keys that verify a signed URL's token (the secret and the session signing keys). */
+  tokenKeys: VerificationKeys;
   /** The project's API keys, asked for where a route the gate leaves open is not used openly. */
   keys: ProjectApiKeys;
 }
@@ -112,6 +114,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     files,
     verifier: options.verifier,
     jwtSecret: options.jwtSecret,
+    tokenKeys: options.tokenKeys,
     keys: options.keys,
   };
   const operations = objectOperations(context);

@@ -120,7 +120,7 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
     }
     const address = addressOf(request);
     const { token } = parse(tokenQuery, request.query);
-    await verifyObjectToken(context.jwtSecret, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
+    await verifyObjectToken(context.tokenKeys, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
     const row = await asOwner(context, (client) => findObject(client, address.bucket, address.name));
     if (!row) throw objectNotFound();
     return sendObject(context, request, reply, row);
@@ -154,7 +154,7 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
       return upload(request, { bucket: 'upload', name: `sign/${address.bucket}/${address.name}` }, 'update');
     }
     const { token } = parse(tokenQuery, request.query);
-    const payload = await verifyObjectToken(context.jwtSecret, token, { ...address, scope: SIGNED_URL_SCOPE_UPLOAD });
+    const payload = await verifyObjectToken(context.tokenKeys, token, { ...address, scope: SIGNED_URL_SCOPE_UPLOAD });
     return upload(request, address, payload.upsert ? 'upsert' : 'insert', {
       kind: 'signed',
       owner: payload.owner ?? null,

@@ -4,7 +4,7 @@
 // upload token carries the signer as `owner` and whether it may replace (`upsert`). Neither has a
 // role, so on every other API it is no more than the anon key.
 import { z } from 'zod';
-import { JwtError, signJwt, verifyJwt } from '../jwt.ts';
+import { JwtError, signJwt, verifyJwt, type VerificationKeys } from '../jwt.ts';
 import { invalidJwt, StorageError } from './errors.ts';
 
 export const SIGNED_URL_SCOPE_DOWNLOAD = 'download';
@@ -76,14 +76,14 @@ export function signObjectToken(secret: string, request: SignRequest): Promise<s
  * `ExpiredToken`, as storage-api's own expiry check answers.
  */
 export async function verifyObjectToken(
-  secret: string,
+  keys: VerificationKeys,
   token: string | undefined,
   expected: { bucket: string; name: string; scope: SignedUrlScope },
 ): Promise<SignedPayload> {
   if (!token) throw invalidJwt('Missing token');
   let claims: unknown;
   try {
-    claims = (await verifyJwt(token, secret)).claims;
+    claims = (await verifyJwt(token, keys)).claims;
   } catch (error) {
     if (error instanceof JwtError) throw invalidJwt(error.reason === 'expired' ? 'jwt expired' : error.message);
     throw error;
