@@ -7,6 +7,9 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../lib/api.ts';
+import type * as AccountModule from '../../state/account.ts';
+
+type AccountState = typeof AccountModule;
 
 const calls = vi.hoisted(() => ({
   changePassword: vi.fn<(current: string, next: string) => Promise<void>>(),
@@ -16,7 +19,7 @@ const calls = vi.hoisted(() => ({
   deleteMyAccount: vi.fn<(word: string) => Promise<void>>(),
 }));
 vi.mock('../../state/account.ts', async (original) => ({
-  ...(await original<typeof import('../../state/account.ts')>()),
+  ...(await original<AccountState>()),
   ...calls,
 }));
 
