@@ -12,7 +12,27 @@ export type AuthLinkOutcome =
   | { kind: 'failed'; problem: string }
   | null;
 
-export const authLinkOutcome = signal<AuthLinkOutcome>(null);
+/** Kept for the tab, so a reload before the new password is saved still shows the form. */
+const RECOVERING_KEY = 'studyhall-recovering';
+
+function recoveringBefore(): AuthLinkOutcome {
+  try {
+    return sessionStorage.getItem(RECOVERING_KEY) === '1' ? { kind: 'recovery' } : null;
+  } catch {
+    return null;
+  }
+}
+
+function rememberRecovering(on: boolean): void {
+  try {
+    if (on) sessionStorage.setItem(RECOVERING_KEY, '1');
+    else sessionStorage.removeItem(RECOVERING_KEY);
+  } catch {
+    // Storage refused: a reload then opens the app instead of the form, nothing worse.
+  }
+}
+
+export const authLinkOutcome = signal<AuthLinkOutcome>(recoveringBefore());
 
 export async function followAuthLink(): Promise<void> {
   const link = readAuthLink(location.hash);
@@ -26,6 +46,7 @@ export async function followAuthLink(): Promise<void> {
   try {
     const { adoptLinkSession } = await import('./account.ts');
     await adoptLinkSession(link);
+    rememberRecovering(link.type === 'recovery');
     authLinkOutcome.value = { kind: link.type === 'recovery' ? 'recovery' : 'email-changed' };
   } catch {
     authLinkOutcome.value = { kind: 'failed', problem: authLinkProblem('') };
@@ -34,5 +55,6 @@ export async function followAuthLink(): Promise<void> {
 
 /** The page has shown what the link did. */
 export function dismissAuthLink(): void {
+  rememberRecovering(false);
   authLinkOutcome.value = null;
 }
