@@ -57,6 +57,8 @@ const emailList = z
 export const envFields = {
   PORT: port(DEFAULT_PORT),
   HOST: optionalText.pipe(z.string().default('0.0.0.0')),
+  /** The app's address as students reach it; the start of the links in auth mail. Unset: http://HOST:PORT. */
+  PUBLIC_URL: optionalText.pipe(httpUrl.optional()),
   /** Absolute; `.data/` in the checkout when unset. A relative value is taken from the working directory. */
   DATA_DIR: optionalText.transform((value) => (value ? path.resolve(value) : defaultDataDir({}))),
   DATABASE_URL: optionalText.pipe(postgresUrl.optional()),

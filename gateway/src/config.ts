@@ -8,6 +8,7 @@ import { vapidKeysMatch, type VapidKeys } from './push/vapid-keys.ts';
 const GATEWAY_ENV = [
   'PORT',
   'HOST',
+  'PUBLIC_URL',
   'DATA_DIR',
   'DATABASE_URL',
   'LOCALBASE_PORT',
@@ -51,6 +52,8 @@ export interface UpdateSettings {
 export interface GatewayConfig {
   port: number;
   host: string;
+  /** PUBLIC_URL: where students reach the app, when not http://HOST:PORT (auth mail links start here). */
+  publicUrl?: string;
   dataDir: string;
   databaseUrl: string | undefined;
   localbasePort: number;
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
     config: {
       port: value.PORT,
       host: value.HOST,
+      ...(value.PUBLIC_URL ? { publicUrl: value.PUBLIC_URL } : {}),
       dataDir: value.DATA_DIR,
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,

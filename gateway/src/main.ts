@@ -3,6 +3,7 @@
 // status-block.ts); after it the terminal shows only warnings and errors, and the full JSON log
 // goes to LOG_DIR/server.log (logging/server-log.ts). It serves the web app and the phone remote as
 // built: `npm start`'s launcher (tools/build/start.mjs) builds them first when they are stale.
+import { authMailAddresses } from './app-address.ts';
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
 import { loadConfig } from './config.ts';
@@ -38,6 +39,8 @@ if (config.backend) {
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
+      // Mailed links lead to the app through the gateway, never to localbase's loopback port.
+      ...authMailAddresses({ host: config.host, port: config.port, publicUrl: config.publicUrl }),
       host: '127.0.0.1',
       port: config.localbasePort,
       logger: serverLog.loggerOptions('localbase'),

@@ -112,6 +112,12 @@ describe('signup, login, check', () => {
     }
   });
 
+  it("refuses a common password with 400 weak_password and the backend's reasons", async () => {
+    const response = await post('/__auth/signup', { username: 'cy@example.com', password: 'password' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'weak_password', reasons: ['pwned'] });
+  });
+
   it('logs in with the password grant and recreates a missing satellite row', async () => {
     const ada = students.ada as Student;
     await ownerQuery('delete from public.user_settings where user_id = $1', [ada.userId]);

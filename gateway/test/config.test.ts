@@ -122,6 +122,15 @@ describe('loadConfig: the shared environment rules', () => {
       expect(result.ok ? [] : result.problems).toEqual(['DATABASE_URL: must be a postgres:// or postgresql:// URL']);
     }
   });
+
+  it('reads PUBLIC_URL without its trailing slash, and refuses one that is not http(s)', () => {
+    const set = loadConfig({ PUBLIC_URL: 'https://study.example/' });
+    expect(set.ok && set.config.publicUrl).toBe('https://study.example');
+    const unset = loadConfig({});
+    expect(unset.ok && unset.config.publicUrl).toBeUndefined();
+    const bad = loadConfig({ PUBLIC_URL: 'study.example' });
+    expect(bad.ok ? [] : bad.problems).toEqual(['PUBLIC_URL: must be an http(s) URL']);
+  });
 });
 
 describe('PIP_PAIRING', () => {

@@ -11,9 +11,12 @@ import { NotFound } from './components/NotFound.tsx';
 import { RestoreOfferHost } from './components/RestoreOfferHost.tsx';
 import { LocalDataError } from './components/LocalDataError.tsx';
 import { Lazy } from './components/Lazy.tsx';
+import { authLinkOutcome } from './state/auth-link.ts';
 
 const loadWelcome = () => import('./routes/auth/WelcomePage.tsx');
 const loadInviteWelcome = () => import('./routes/invite/InviteWelcome.tsx');
+const loadForgotPassword = () => import('./routes/auth/ForgotPasswordPage.tsx');
+const loadSetPassword = () => import('./routes/auth/SetPasswordPage.tsx');
 const screens = places.map((place) => ({
   place,
   component: (place.component ?? lazy(place.load as NonNullable<typeof place.load>)) as ComponentType,
@@ -45,10 +48,12 @@ function Screens() {
   );
 }
 
-/** Signed out: the welcome screen, or an invite's preview above it (the address is kept). */
+/** Signed out: the welcome screen, "Forgot password?", or an invite's preview above it (the address is kept). */
 function SignedOut() {
   const { path } = useLocation();
   const invite = /^\/invite\/([^/]+)$/.exec(path);
+  if (path === '/forgot-password')
+    return <Lazy load={loadForgotPassword} props={{ problem: undefined }} fallback={<PageSkeleton />} />;
   return invite?.[1] ? (
     <Lazy load={loadInviteWelcome} props={{ token: decodeURIComponent(invite[1]) }} fallback={<PageSkeleton />} />
   ) : (
@@ -56,10 +61,24 @@ function SignedOut() {
   );
 }
 
+/** What a followed e-mail link leads to before anything else: a new password, or why the link failed. */
+function AfterAuthLink() {
+  const outcome = authLinkOutcome.value;
+  if (outcome?.kind === 'adopting') return <PageSkeleton />;
+  if (outcome?.kind === 'failed')
+    return <Lazy load={loadForgotPassword} props={{ problem: outcome.problem }} fallback={<PageSkeleton />} />;
+  return <Lazy load={loadSetPassword} props={{}} fallback={<PageSkeleton />} />;
+}
+
 export function App() {
+  const outcome = authLinkOutcome.value;
+  const linkScreen =
+    outcome?.kind === 'adopting' || outcome?.kind === 'failed' || (outcome?.kind === 'recovery' && account.value);
   return (
     <LocationProvider>
-      {account.value ? (
+      {linkScreen ? (
+        <AfterAuthLink />
+      ) : account.value ? (
         <Shell>
           <Screens />
           <RestoreOfferHost />

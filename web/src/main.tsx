@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { App } from './App.tsx';
 import { installErrorReporting } from './lib/error-reporter.ts';
 import { registerServiceWorker } from './lib/service-worker.ts';
+import { followAuthLink } from './state/auth-link.ts';
 import { followAccount } from './state/session-start.ts';
 import { online } from './state/signals.ts';
 import './styles/tokens.css';
@@ -13,6 +14,8 @@ import './styles/components.css';
 installErrorReporting();
 window.addEventListener('online', () => (online.value = true));
 window.addEventListener('offline', () => (online.value = false));
+// A recovery or e-mail change link's session, read from the address before anything else uses it.
+void followAuthLink();
 followAccount();
 render(<App />, document.getElementById('app') as HTMLElement);
 // After the first load: installing the service worker fetches the whole precache, which must not

@@ -32,6 +32,8 @@ export class BackendError extends Error {
     message: string,
     /** PostgREST's hint (the database's `raise ... using hint`), when there is one. */
     readonly hint: string | null = null,
+    /** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`), for a refused password. */
+    readonly weakPasswordReasons: string[] = [],
   ) {
     super(message);
     this.name = 'BackendError';
@@ -58,6 +60,7 @@ const errorShape = z
     message: z.string().optional(),
     msg: z.string().optional(),
     hint: z.string().nullish(),
+    weak_password: z.object({ reasons: z.array(z.string()).catch([]) }).loose().optional().catch(undefined),
     // Storage answers HTTP 400 and puts the real status in the body.
     statusCode: z.union([z.string(), z.number()]).optional(),
   })
@@ -173,6 +176,7 @@ export class BackendClient {
         code,
         info.message ?? info.msg ?? `The backend answered ${response.status}.`,
         info.hint ?? null,
+        info.weak_password?.reasons ?? [],
       );
     }
     return { status: response.status, headers: response.headers, body: parsed };

@@ -201,5 +201,7 @@ export function toGatewayError(failure: BackendError): GatewayError {
   const error = mapped.error ?? 'backend_error';
   const details: Record<string, unknown> = { backend_code: failure.code };
   if (mapped.status >= 500) details.backend_status = failure.status;
+  // Why a password was refused (too short, too common), so the app can say it in its own words.
+  if (error === 'weak_password') details.reasons = failure.weakPasswordReasons;
   return new GatewayError(mapped.status, error, mapped.message ?? failure.message, details);
 }

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, describeError } from '../../lib/api.ts';
+import { weakPasswordSentence } from '../../lib/password-words.ts';
 import { signedInHereBefore } from '../../lib/session-storage.ts';
 import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
 import '../../styles/welcome.css';
@@ -68,7 +69,7 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
       } else if (error instanceof ApiError && error.code === 'email_taken') {
         setProblem({ text: 'An account with this e-mail already exists.', suggest: 'login' });
       } else if (error instanceof ApiError && error.code === 'weak_password') {
-        setErrors({ password: error.message });
+        setErrors({ password: weakPasswordSentence(error.details.reasons as unknown[] | undefined) });
       } else if (error instanceof ApiError && error.code === 'invalid_request') {
         setProblem({ text: 'The server did not accept this e-mail or password. Check both and try again.' });
       } else {
@@ -190,6 +191,11 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
                   At least 8 characters.
                 </p>
               )
+            )}
+            {mode === 'login' && (
+              <a class="welcome-forgot" href="/forgot-password">
+                Forgot password?
+              </a>
             )}
           </div>
           {problem && (

@@ -1,4 +1,5 @@
-// /settings: the timer, the daily goal, the phase-end alarm, when a study day starts, subjects, updates and signing out.
+// /settings: the timer, the daily goal, the phase-end alarm, when a study day starts, subjects, updates, and the
+// account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
@@ -6,9 +7,10 @@ import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../..
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
 import { askToNotify, notifyPermission } from '../../state/alarms.ts';
-import { signOut } from '../../state/sign-out.ts';
 import { deleteSubject, saveSettings } from '../../state/data.ts';
-import { account, sessions, settings, subjects, syncState, tasks } from '../../state/signals.ts';
+import { sessions, settings, subjects, tasks } from '../../state/signals.ts';
+import { AccountSection } from './AccountSection.tsx';
+import { DeleteAccount } from './DeleteAccount.tsx';
 import { UpdateSection } from './UpdateSection.tsx';
 
 type NumberField = 'focusMinutes' | 'breakMinutes' | 'cycles' | 'dailyGoalMinutes';
@@ -260,46 +262,6 @@ function SubjectSettings() {
   );
 }
 
-function AccountSettings() {
-  const [confirming, setConfirming] = useState(false);
-  const waiting = syncState.value.pending + syncState.value.failed;
-  return (
-    <section class="card stack" aria-labelledby="account-title">
-      <h2 id="account-title" class="card-title">
-        Account
-      </h2>
-      <p>
-        Signed in as <strong>{account.value?.email ?? 'this account'}</strong>.
-      </p>
-      <div class="row">
-        <button type="button" class="button" onClick={() => (waiting > 0 ? setConfirming(true) : void signOut())}>
-          Sign out
-        </button>
-      </div>
-      <Dialog
-        open={confirming}
-        title="Sign out with changes waiting?"
-        onClose={() => setConfirming(false)}
-        actions={
-          <>
-            <button type="button" class="button" onClick={() => setConfirming(false)}>
-              Stay signed in
-            </button>
-            <button type="button" class="button button-primary" onClick={() => void signOut()}>
-              Sign out
-            </button>
-          </>
-        }
-      >
-        <p>
-          {plural(waiting, 'change')} has not reached the server yet. It stays on this device and syncs when you sign in
-          again.
-        </p>
-      </Dialog>
-    </section>
-  );
-}
-
 export default function SettingsPage() {
   document.title = 'Settings · studyhall';
   return (
@@ -322,7 +284,8 @@ export default function SettingsPage() {
       </section>
       <SubjectSettings />
       <UpdateSection />
-      <AccountSettings />
+      <AccountSection />
+      <DeleteAccount />
     </div>
   );
 }

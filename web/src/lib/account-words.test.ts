@@ -1,0 +1,57 @@
+// The account screens' words: a refused password says why (too short, too common), the link's
+// fragment is read into a session or a reason, and an auth failure becomes the app's error codes.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from './api.ts';
+import { accountProblem } from './account-words.ts';
+import { authLinkProblem, readAuthLink } from './auth-link.ts';
+import { passwordLengthProblem, weakPasswordSentence } from './password-words.ts';
+
+describe('weakPasswordSentence', () => {
+  it('says too short for `length` and too common for `pwned`, and something useful for anything else', () => {
+    expect(weakPasswordSentence(['length'])).toMatch(/^Too short: use at least 8 characters/);
+    expect(weakPasswordSentence(['pwned'])).toMatch(/^Too common:/);
+    expect(weakPasswordSentence(['characters'])).toMatch(/^Too simple:/);
+    expect(weakPasswordSentence(['length', 'pwned'])).toMatch(/^Too short.*Too common/);
+    expect(weakPasswordSentence([])).toMatch(/too easy to guess/);
+    expect(weakPasswordSentence(undefined)).toMatch(/too easy to guess/);
+    expect(weakPasswordSentence(['__proto__', 7])).toMatch(/too easy to guess/);
+  });
+
+  it('checks the length in bytes before asking the server', () => {
+    expect(passwordLengthProblem('seven77')).toMatch(/Too short/);
+    expect(passwordLengthProblem('eight888')).toBeNull();
+    expect(passwordLengthProblem('é'.repeat(37))).toMatch(/72 bytes/);
+  });
+});
+
+describe('readAuthLink', () => {
+  it("reads a recovery link's session from the fragment", () => {
+    expect(readAuthLink('#access_token=a.b.c&expires_in=3600&refresh_token=r1&token_type=bearer&type=recovery')).toEqual({
+      kind: 'session',
+      accessToken: 'a.b.c',
+      refreshToken: 'r1',
+      type: 'recovery',
+    });
+  });
+
+  it('reads why a link failed, and nothing from an ordinary address', () => {
+    expect(
+      readAuthLink('#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired'),
+    ).toEqual({ kind: 'error', code: 'otp_expired', description: 'Email link is invalid or has expired' });
+    expect(readAuthLink('')).toBeNull();
+    expect(readAuthLink('#main')).toBeNull();
+    expect(readAuthLink('#access_token=only-half')).toBeNull();
+    expect(authLinkProblem('otp_expired')).toMatch(/expired or was already used/);
+  });
+});
+
+describe('accountProblem', () => {
+  it('words offline, a backend that is down, a weak password and a wrong current password', () => {
+    expect(accountProblem(new ApiError(0, 'offline', 'x'))).toMatch(/cannot be reached.*Nothing was changed/);
+    expect(accountProblem(new ApiError(502, 'backend_down', 'x'))).toMatch(/not answering.*Nothing was changed/);
+    expect(accountProblem(new ApiError(422, 'weak_password', 'x', { reasons: ['pwned'] }))).toMatch(/^Too common/);
+    expect(accountProblem(new ApiError(400, 'invalid_credentials', 'x'))).toBe('Your current password is not right.');
+    expect(accountProblem(new ApiError(400, 'invalid_confirmation', 'x'))).toMatch(/Nothing was deleted/);
+    expect(accountProblem(new Error('boom'))).toMatch(/Nothing was changed/);
+  });
+});

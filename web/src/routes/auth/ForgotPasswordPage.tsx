@@ -1,0 +1,94 @@
+// "Forgot password?": asks for the e-mail address and has the backend mail a recovery link back to
+// this app. The answer is the same whether or not an account uses the address (the backend's rule
+// too), so the page never tells who has an account. Also where a failed link lands, with why.
+import { useState } from 'preact/hooks';
+import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { accountProblem } from '../../lib/account-words.ts';
+import { requestPasswordReset } from '../../state/account.ts';
+import { dismissAuthLink } from '../../state/auth-link.ts';
+import '../../styles/welcome.css';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface ForgotPasswordProps {
+  /** Why the student is here again: the link she followed failed. */
+  problem?: string;
+}
+
+export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
+  document.title = 'Reset your password · studyhall';
+  const [email, setEmail] = useState('');
+  const [emailError, setEmailError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<Result | null>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const address = email.trim();
+    setResult(null);
+    if (!EMAIL.test(address)) {
+      setEmailError('Enter your e-mail address, like name@example.com.');
+      return;
+    }
+    setEmailError(null);
+    setBusy(true);
+    try {
+      await requestPasswordReset(address);
+      setResult({
+        tone: 'success',
+        text: `If an account exists for ${address}, we sent a link to it. Open it on this device within an hour to set a new password.`,
+      });
+    } catch (error) {
+      setResult({ tone: 'error', text: accountProblem(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="welcome" id="main">
+      <div class="welcome-card card">
+        <div class="welcome-brand">
+          <img src="/icon.svg" alt="" width="40" height="40" />
+          <p class="welcome-name">studyhall</p>
+        </div>
+        <h1 class="welcome-title">Reset your password</h1>
+        {problem && (
+          <div class="notice notice-warning" role="alert">
+            <p>{problem} Ask for a new one below.</p>
+          </div>
+        )}
+        <p class="muted">Enter the e-mail address of your account. We will send you a link to set a new password.</p>
+        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+          <div class="field">
+            <label class="field-label" for="recover-email">
+              E-mail
+            </label>
+            <input
+              id="recover-email"
+              class="input"
+              type="email"
+              autoComplete="email"
+              value={email}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+              aria-invalid={emailError ? true : undefined}
+              aria-describedby={emailError ? 'recover-email-error' : undefined}
+            />
+            {emailError && (
+              <p id="recover-email-error" class="field-error" role="alert">
+                {emailError}
+              </p>
+            )}
+          </div>
+          <ResultNotice result={result} />
+          <button type="submit" class="button button-primary button-large" disabled={busy}>
+            {busy ? 'Sending…' : 'Send me a link'}
+          </button>
+        </form>
+        <a class="welcome-back" href="/" onClick={dismissAuthLink}>
+          Back to log in
+        </a>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,84 @@
+// Change e-mail: the backend mails a confirmation link to the new address, and the address changes
+// only once she opens it (it leads back here, signed in: state/auth-link.ts).
+import { useEffect, useState } from 'preact/hooks';
+import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { ApiError } from '../../lib/api.ts';
+import { accountProblem } from '../../lib/account-words.ts';
+import { changeEmail } from '../../state/account.ts';
+import { authLinkOutcome, dismissAuthLink } from '../../state/auth-link.ts';
+import { account } from '../../state/signals.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function ChangeEmailForm() {
+  const [email, setEmail] = useState('');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [result, setResult] = useState<Result | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  // Back from the confirmation link: say that it worked, once.
+  useEffect(() => {
+    if (authLinkOutcome.value?.kind !== 'email-changed') return;
+    setResult({ tone: 'success', text: `Your e-mail address is now ${account.value?.email ?? 'confirmed'}.` });
+    dismissAuthLink();
+  }, []);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setResult(null);
+    const address = email.trim();
+    if (!EMAIL.test(address)) return setFieldError('Enter an e-mail address, like name@example.com.');
+    if (address.toLowerCase() === account.value?.email?.toLowerCase())
+      return setFieldError('This is already your address.');
+    setFieldError(null);
+    setBusy(true);
+    try {
+      await changeEmail(address);
+      setEmail('');
+      setResult({
+        tone: 'success',
+        text: `We sent a confirmation link to ${address}. Your address changes once you open it; until then, keep using ${account.value?.email ?? 'the current one'}.`,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && ['email_exists', 'email_taken', 'email_address_invalid'].includes(error.code))
+        setFieldError(accountProblem(error));
+      else setResult({ tone: 'error', text: accountProblem(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="stack account-part" aria-labelledby="email-title" onSubmit={(event) => void submit(event)} noValidate>
+      <h3 id="email-title" class="section-title">
+        E-mail address
+      </h3>
+      <div class="inline-form">
+        <div class="field">
+          <label class="field-label" for="new-email">
+            New e-mail address
+          </label>
+          <input
+            id="new-email"
+            class="input"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+            aria-invalid={fieldError ? true : undefined}
+            aria-describedby={fieldError ? 'new-email-error' : undefined}
+          />
+        </div>
+        <button type="submit" class="button" disabled={busy}>
+          {busy ? 'Sending…' : 'Change e-mail'}
+        </button>
+      </div>
+      {fieldError && (
+        <p id="new-email-error" class="field-error" role="alert">
+          {fieldError}
+        </p>
+      )}
+      <ResultNotice result={result} />
+    </form>
+  );
+}
