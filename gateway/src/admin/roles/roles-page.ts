@@ -57,7 +57,7 @@ ${
 <tbody>${view.rows.map(
         (
           row,
-        ) => html`<tr><td data-label="Account">${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
+        ) => html`<tr><td data-label="Account"><span>${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</span></td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
 <td data-label="Revoke">${
           last
             ? html`<span class="muted">The last admin row cannot be revoked; grant another first.</span>`
