@@ -5,50 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { adminCookieOf, signInWithSecret, signUp, startAdminGateway, unlockWithToken } from './admin-helpers.ts';
+import type { TestGateway } from './helpers.ts';
 
 const LISTED = 'listed-admin@example.com';
 const SECRET = 'login-test-admin-secret-123';
 let localbase: Localbase;
 let gateway: TestGateway;
 
-const backendTarget = () => ({
-  url: localbase.url,
-  anonKey: localbase.anonKey,
-  serviceRoleKey: localbase.serviceRoleKey,
-});
-
-async function startGateway(secret: string | undefined): Promise<TestGateway> {
-  return startTestGateway({
-    backend: backendTarget(),
-    config: { admin: { enabled: true, secret, emails: [LISTED] } },
-    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
-  });
-}
-
-async function signUp(on: TestGateway, email: string): Promise<{ token: string; userId: string }> {
-  const response = await on.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: email, password: `${email}-password` },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return { token: response.json().session.access_token, userId: response.json().user.id };
-}
-
-async function unlock(on: TestGateway, accessToken: string) {
-  return on.app.inject({ method: 'POST', url: '/__admin/login', payload: { access_token: accessToken } });
-}
-
-function cookieOf(response: Awaited<ReturnType<typeof unlock>>): string {
-  const cookie = response.cookies.find((item) => item.name === 'app_admin');
-  return `app_admin=${encodeURIComponent(cookie?.value ?? '')}`;
-}
-
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startGateway(SECRET);
+  gateway = await startAdminGateway(localbase, { secret: SECRET, emails: [LISTED] });
 }, 120_000);
 
 afterAll(async () => {
@@ -58,8 +25,8 @@ afterAll(async () => {
 
 describe('unlocking with a backend session', () => {
   it('allows an account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS once the owner confirmed it', async () => {
-    const listed = await signUp(gateway, LISTED);
-    expect((await unlock(gateway, listed.token)).json().error).toBe('admin_email_unconfirmed');
+    const listed = await signUp(gateway.app, LISTED);
+    expect((await unlockWithToken(gateway.app, listed.token)).json().error).toBe('admin_email_unconfirmed');
     const owner = await signInWithSecret(gateway.app, SECRET);
     const confirmed = await gateway.app.inject({
       method: 'POST',
@@ -68,20 +35,20 @@ describe('unlocking with a backend session', () => {
       payload: { user_id: listed.userId },
     });
     expect(confirmed.statusCode, confirmed.body).toBe(201);
-    const response = await unlock(gateway, listed.token);
+    const response = await unlockWithToken(gateway.app, listed.token);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({
       ok: true,
       method: 'admin_emails',
       subject: `user:${listed.userId}:${LISTED}`,
     });
-    const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: cookieOf(response) } });
+    const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: adminCookieOf(response) } });
     expect(page.statusCode).toBe(200);
   });
 
   it('allows an account with an admin row in user_roles, and refuses it before the row exists', async () => {
-    const roled = await signUp(gateway, 'roled@example.com');
-    const before = await unlock(gateway, roled.token);
+    const roled = await signUp(gateway.app, 'roled@example.com');
+    const before = await unlockWithToken(gateway.app, roled.token);
     expect(before.statusCode).toBe(403);
     expect(before.json()).toMatchObject({
       error: 'not_an_admin',
@@ -91,19 +58,19 @@ describe('unlocking with a backend session', () => {
     await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [
       roled.userId,
     ]);
-    const after = await unlock(gateway, roled.token);
+    const after = await unlockWithToken(gateway.app, roled.token);
     expect(after.statusCode).toBe(200);
     expect(after.json().method).toBe('user_roles');
   });
 
   it('refuses any other account, a moderator row, a forged token and a signed-out session', async () => {
-    const other = await signUp(gateway, 'someone@example.com');
+    const other = await signUp(gateway.app, 'someone@example.com');
     await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [
       other.userId,
     ]);
-    expect((await unlock(gateway, other.token)).json().error).toBe('not_an_admin');
+    expect((await unlockWithToken(gateway.app, other.token)).json().error).toBe('not_an_admin');
     const [header, payload] = other.token.split('.');
-    const forged = await unlock(gateway, `${header}.${payload}.${'A'.repeat(43)}`);
+    const forged = await unlockWithToken(gateway.app, `${header}.${payload}.${'A'.repeat(43)}`);
     expect(forged.statusCode).toBe(401);
     expect(forged.json().error).toBe('invalid_token');
     const listed = await gateway.app.inject({
@@ -116,7 +83,7 @@ describe('unlocking with a backend session', () => {
       method: 'POST',
       headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}` },
     });
-    const signedOut = await unlock(gateway, token);
+    const signedOut = await unlockWithToken(gateway.app, token);
     expect(signedOut.statusCode).toBe(401);
     expect(signedOut.json().error).toBe('invalid_token');
   });
@@ -146,7 +113,7 @@ describe('unlocking with a backend session', () => {
 
 describe('without ADMIN_SECRET', () => {
   it('signs cookies with a key drawn at boot: a cookie from a previous boot is refused', async () => {
-    const firstBoot = await startGateway(undefined);
+    const firstBoot = await startAdminGateway(localbase, { secret: undefined, emails: [LISTED] });
     let cookie: string;
     try {
       const session = await firstBoot.app.inject({
@@ -154,9 +121,9 @@ describe('without ADMIN_SECRET', () => {
         url: '/__auth/login',
         payload: { username: LISTED, password: `${LISTED}-password` },
       });
-      const unlocked = await unlock(firstBoot, session.json().session.access_token);
+      const unlocked = await unlockWithToken(firstBoot.app, session.json().session.access_token);
       expect(unlocked.statusCode).toBe(200);
-      cookie = cookieOf(unlocked);
+      cookie = adminCookieOf(unlocked);
       expect((await firstBoot.app.inject({ url: '/__admin/roles', headers: { cookie } })).statusCode).toBe(200);
       // No secret: the secret way is closed.
       expect(
@@ -171,7 +138,7 @@ describe('without ADMIN_SECRET', () => {
     } finally {
       await firstBoot.close();
     }
-    const secondBoot = await startGateway(undefined);
+    const secondBoot = await startAdminGateway(localbase, { secret: undefined, emails: [LISTED] });
     try {
       const refused = await secondBoot.app.inject({ url: '/__admin/roles', headers: { cookie } });
       expect(refused.statusCode).toBe(401);

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { signInWithSecret, signUp as signUpThrough, startAdminGateway, type SignedUp } from './admin-helpers.ts';
+import type { TestGateway } from './helpers.ts';
 
 const SECRET = 'operations-test-admin-secret';
 // The smallest valid PNG: 1x1, transparent.
@@ -17,26 +17,13 @@ let gateway: TestGateway;
 let cookie: string;
 let clockOffsetMs = 0;
 
-interface Student {
-  email: string;
-  token: string;
-  userId: string;
-}
+type Student = SignedUp;
 
 async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
   return (await localbase.database.pool.query(sql, params)).rows as T[];
 }
 
-async function signUp(name: string): Promise<Student> {
-  const email = `${name}@example.com`;
-  const response = await gateway.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: email, password: `${name}-password-1` },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return { email, token: response.json().session.access_token, userId: response.json().user.id };
-}
+const signUp = (name: string): Promise<Student> => signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
 
 async function asStudent(student: Student, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) {
   const response = await gateway.app.inject({
@@ -76,12 +63,7 @@ const payloadWith = (items: number) => ({
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startTestGateway({
-    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
-    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
-    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
-    admin: { now: () => Date.now() + clockOffsetMs },
-  });
+  gateway = await startAdminGateway(localbase, { secret: SECRET }, { admin: { now: () => Date.now() + clockOffsetMs } });
   cookie = await signInWithSecret(gateway.app, SECRET);
 }, 120_000);
 

@@ -4,8 +4,8 @@
 // admin and the action. Only an admin session reaches the pages; a student cannot resolve.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAttackStack, type AttackStack, type Student } from '#tools/security/attacks/attack-stack.ts';
-import { signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { signInWithSecret, startAdminGateway } from './admin-helpers.ts';
+import type { TestGateway } from './helpers.ts';
 
 const SECRET = 'reports-page-test-admin-secret';
 let stack: AttackStack;
@@ -41,14 +41,7 @@ async function say(student: Student, content: string): Promise<string> {
 
 beforeAll(async () => {
   stack = await startAttackStack();
-  consoleGateway = await startTestGateway({
-    backend: {
-      url: stack.localbase.url,
-      anonKey: stack.localbase.anonKey,
-      serviceRoleKey: stack.localbase.serviceRoleKey,
-    },
-    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
-  });
+  consoleGateway = await startAdminGateway(stack.localbase, { secret: SECRET });
   cookie = await signInWithSecret(consoleGateway.app, SECRET);
   [ada, bo, cy] = [await stack.signUp('ada-rep'), await stack.signUp('bo-rep'), await stack.signUp('cy-rep')];
   const created = await stack.backend(

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { signInWithSecret, signUp, startAdminGateway, type SignedUp } from './admin-helpers.ts';
+import type { TestGateway } from './helpers.ts';
 
 const SECRET = 'sessions-test-admin-secret';
 const MINUTE = 60_000;
@@ -14,7 +14,7 @@ const FORM = 'application/x-www-form-urlencoded';
 let localbase: Localbase;
 let gateway: TestGateway;
 let cookie: string;
-let student: { email: string; token: string; userId: string };
+let student: SignedUp;
 let sessionIds: string[];
 
 async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -58,29 +58,13 @@ async function voidedCount(): Promise<number> {
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startTestGateway({
-    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
-    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
-    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
-  });
+  gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
-  const email = 'vera@example.com';
-  const signup = await gateway.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: email, password: 'vera-password-1' },
-  });
-  expect(signup.statusCode, signup.body).toBe(201);
-  student = { email, token: signup.json().session.access_token, userId: signup.json().user.id };
+  student = await signUp(gateway.app, 'vera@example.com');
   await ownerQuery(`update public.user_profiles set handle = 'vera_h' where user_id = $1`, [student.userId]);
   // Another student whose handle `vera_h` matches as an ilike pattern (`_` is any one character).
-  const other = await gateway.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: 'other@example.com', password: 'other-password-1' },
-  });
-  expect(other.statusCode, other.body).toBe(201);
-  await ownerQuery(`update public.user_profiles set handle = 'veraxh' where user_id = $1`, [other.json().user.id]);
+  const other = await signUp(gateway.app, 'other@example.com');
+  await ownerQuery(`update public.user_profiles set handle = 'veraxh' where user_id = $1`, [other.userId]);
   const now = Date.now();
   sessionIds = [
     await record(now - 300 * MINUTE, 40, 'Maths', 5),

@@ -5,8 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { signInWithSecret } from './admin-helpers.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import {
+  adminCookieOf,
+  signInWithSecret,
+  signUp as signUpThrough,
+  startAdminGateway,
+  unlockWithToken,
+  type SignedUp,
+} from './admin-helpers.ts';
+import type { TestGateway } from './helpers.ts';
 
 const SECRET = 'users-page-test-admin-secret';
 // The smallest valid PNG: 1x1, transparent.
@@ -16,22 +23,9 @@ let localbase: Localbase;
 let gateway: TestGateway;
 let cookie: string;
 
-interface Student {
-  email: string;
-  token: string;
-  userId: string;
-}
+type Student = SignedUp;
 
-async function signUp(name: string): Promise<Student> {
-  const email = `${name}@example.com`;
-  const response = await gateway.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: email, password: `${name}-password-1` },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return { email, token: response.json().session.access_token, userId: response.json().user.id };
-}
+const signUp = (name: string): Promise<Student> => signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
 
 async function asStudent(student: Student, method: 'GET' | 'POST', url: string, payload?: unknown) {
   const response = await gateway.app.inject({
@@ -58,11 +52,7 @@ let bo: Student;
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startTestGateway({
-    backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
-    config: { admin: { enabled: true, secret: SECRET, emails: [] } },
-    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
-  });
+  gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
   ada = await signUp('ada-users');
   bo = await signUp('bo-users');
@@ -202,5 +192,49 @@ describe('the Users page', () => {
     expect((await admin('GET', '/__admin/users')).json().users.map((user: { id: string }) => user.id)).toEqual([
       bo.userId,
     ]);
+  });
+});
+
+describe('the last admin row', () => {
+  it('keeps its holder from being deleted on a server without ADMIN_SECRET, until another admin exists', async () => {
+    const noSecret = await startAdminGateway(localbase, { secret: undefined });
+    try {
+      const last = await signUp('last-admin');
+      const next = await signUp('next-admin');
+      const grant = (userId: string) =>
+        localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [userId]);
+      const deleteFrom = (on: TestGateway, headers: Record<string, string>, who: SignedUp) =>
+        on.app.inject({
+          method: 'POST',
+          url: `/__admin/users/${who.userId}/delete`,
+          headers: { ...headers, accept: 'application/json' },
+          payload: { confirm_account: who.email },
+        });
+      const accountsLeft = async (ids: string[]) =>
+        (await localbase.database.pool.query(`select count(*)::int as n from auth.users where id = any($1)`, [ids]))
+          .rows[0]?.n;
+
+      await grant(last.userId);
+      const lastCookie = adminCookieOf(await unlockWithToken(noSecret.app, last.token));
+      const refused = await deleteFrom(noSecret, { cookie: lastCookie }, last);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ error: 'last_admin_account' });
+      expect(refused.json().message).toMatch(/Grant admin to someone else first/);
+      expect(await accountsLeft([last.userId])).toBe(1);
+
+      // With a second admin row she can be deleted; then the second is the last.
+      await grant(next.userId);
+      const nextCookie = adminCookieOf(await unlockWithToken(noSecret.app, next.token));
+      expect((await deleteFrom(noSecret, { cookie: nextCookie }, last)).statusCode).toBe(200);
+      expect(await accountsLeft([last.userId])).toBe(0);
+      expect((await deleteFrom(noSecret, { cookie: nextCookie }, next)).json().error).toBe('last_admin_account');
+
+      // With ADMIN_SECRET the console stays unlockable, so the owner may delete the last admin.
+      const deleted = await deleteFrom(gateway, { cookie }, next);
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      expect(await accountsLeft([next.userId])).toBe(0);
+    } finally {
+      await noSecret.close();
+    }
   });
 });

@@ -30,6 +30,8 @@ export interface AdminContext {
   backend: BackendClient;
   /** ADMIN_EMAIL and ADMIN_EMAILS, lower case. */
   allowedEmails: readonly string[];
+  /** The gateway runs the embedded localbase (no BACKEND_URL). */
+  embeddedBackend: boolean;
   /** Whether ADMIN_SECRET is set (the secret login exists only then). */
   secret: string | undefined;
   management: ManagementTarget;
@@ -55,6 +57,7 @@ export function createAdminContext(options: {
     gate: options.gate,
     backend,
     allowedEmails: options.config.admin.emails,
+    embeddedBackend: options.config.backend === undefined,
     secret: options.config.admin.secret,
     management: managementTarget(options.config, options.backend, options.localbaseToken),
     audit: new AuditLog(options.config.logDir),

@@ -90,7 +90,8 @@ table.stack thead{position:absolute;left:-9999px}
 table.stack tr{border-bottom:1px solid var(--line);padding:var(--s1) 0}
 table.stack td{border:0;padding:2px var(--s1);display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:var(--s2);overflow-wrap:anywhere}
 table.stack td::before{content:attr(data-label);color:var(--muted);font-size:var(--t12);font-weight:600}
-table.stack td:empty{display:none}}
+table.stack td:empty{display:none}
+table.stack td.num{text-align:left}}
 `;
 
 // `g` then a letter opens a page (like GitHub and Linear); ignored while typing in a field.

@@ -91,6 +91,7 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   audit_log_immutable: { status: 403 },
   invalid_confirmation: { status: 400 },
   storage_objects_remain: { status: 409 },
+  last_admin_account: { status: 409 },
   invalid_audit_entry: { status: 400 },
 };
 

@@ -2,51 +2,37 @@
 // proves an address here (localbase confirms every signup at once), so POST /__auth/signup with
 // that address and POST /__admin/login with the session used to unlock the console (method
 // admin_emails): every user, everyone's backups. Now an ADMIN_EMAIL account unlocks it only after
-// the owner, signed in with ADMIN_SECRET, confirmed that very account (its user id).
+// the owner, signed in with ADMIN_SECRET, confirmed that very account (its user id), or with a
+// session that a link mailed to that address started. The second way must not reopen the first:
+// a squatter who proves her own mailbox and then asks for the ADMIN_EMAIL address keeps her own
+// address until the link mailed to the new one is followed, and a backend that cannot say that
+// addresses change only by mail accepts no such proof at all.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
+import { nextMail, outboxFor, tokensOf } from '#localbase/test/outbox.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
-import { signInWithSecret } from '#gateway/test/admin-helpers.ts';
-import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import {
+  adminCookieOf,
+  signInWithSecret,
+  signUp as signUpThrough,
+  startAdminGateway,
+  unlockWithToken,
+} from '#gateway/test/admin-helpers.ts';
+import type { TestGateway } from '#gateway/test/helpers.ts';
 
 const ADMIN_EMAIL = 'owner@studyhall.example';
 const SECRET = 'admin-email-attack-secret-32chars';
 let localbase: Localbase;
 let gateway: TestGateway;
 
-const backendTarget = () => ({
-  url: localbase.url,
-  anonKey: localbase.anonKey,
-  serviceRoleKey: localbase.serviceRoleKey,
-});
-
 function startGateway(secret: string | undefined, logger?: object): Promise<TestGateway> {
-  return startTestGateway({
-    backend: backendTarget(),
-    config: { admin: { enabled: true, secret, emails: [ADMIN_EMAIL] } },
-    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
-    ...(logger ? { logger } : {}),
-  });
+  return startAdminGateway(localbase, { secret, emails: [ADMIN_EMAIL] }, logger ? { logger } : {});
 }
 
-async function signUp(email: string, password = `${email}-password`): Promise<{ token: string; userId: string }> {
-  const response = await gateway.app.inject({
-    method: 'POST',
-    url: '/__auth/signup',
-    payload: { username: email, password },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return { token: response.json().session.access_token, userId: response.json().user.id };
-}
-
-function unlock(on: TestGateway, accessToken: string) {
-  return on.app.inject({ method: 'POST', url: '/__admin/login', payload: { access_token: accessToken } });
-}
-
-function cookieOf(response: Awaited<ReturnType<typeof unlock>>): string {
-  return `app_admin=${encodeURIComponent(response.cookies.find((item) => item.name === 'app_admin')?.value ?? '')}`;
-}
+const signUp = (email: string, password?: string) => signUpThrough(gateway.app, email, password);
+const unlock = (on: TestGateway, accessToken: string) => unlockWithToken(on.app, accessToken);
+const cookieOf = adminCookieOf;
 
 function confirm(on: TestGateway, cookie: string, userId: string) {
   return on.app.inject({
@@ -55,6 +41,42 @@ function confirm(on: TestGateway, cookie: string, userId: string) {
     headers: { cookie },
     payload: { user_id: userId },
   });
+}
+
+async function auth(path: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+  const response = await fetch(`${localbase.url}/auth/v1${path}`, {
+    method: init.method ?? 'POST',
+    headers: {
+      apikey: localbase.anonKey,
+      authorization: `Bearer ${init.token ?? localbase.anonKey}`,
+      'content-type': 'application/json',
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> };
+}
+
+async function deleteAccount(userId: string): Promise<void> {
+  const removed = await fetch(`${localbase.url}/auth/v1/admin/users/${userId}`, {
+    method: 'DELETE',
+    headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}` },
+  });
+  expect(removed.ok).toBe(true);
+}
+
+/** Frees an address an earlier test left taken (as the owner deleting that account would). */
+async function freeAddress(email: string): Promise<void> {
+  await localbase.database.pool.query(`delete from auth.users where email = $1`, [email]);
+}
+
+/** Follows the newest recovery link mailed to `email` (read from the outbox: that mailbox). */
+async function recoverySession(email: string): Promise<{ access_token: string; refresh_token: string }> {
+  const seen = (await outboxFor(localbase, email)).length;
+  expect((await auth('/recover', { body: { email } })).status).toBe(200);
+  const { secret } = tokensOf(await nextMail(localbase, email, seen));
+  const verified = await auth('/verify', { body: { type: 'recovery', token_hash: secret } });
+  expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+  return verified.body as { access_token: string; refresh_token: string };
 }
 
 beforeAll(async () => {
@@ -99,11 +121,7 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'text/html' } });
     expect(page.body).toContain('action="/__admin/roles/confirm-email"');
     expect(page.body).toContain(squatter.userId);
-    const removed = await fetch(`${localbase.url}/auth/v1/admin/users/${squatter.userId}`, {
-      method: 'DELETE',
-      headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}` },
-    });
-    expect(removed.ok).toBe(true);
+    await deleteAccount(squatter.userId);
   });
 
   it('lets only the ADMIN_SECRET session confirm, binds the confirmation to the account, and keeps it across a restart', async () => {
@@ -141,14 +159,96 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     }
 
     // Deleted and registered again with the same address: a new account, not confirmed.
-    await fetch(`${localbase.url}/auth/v1/admin/users/${real.userId}`, {
-      method: 'DELETE',
-      headers: { apikey: localbase.serviceRoleKey, authorization: `Bearer ${localbase.serviceRoleKey}` },
-    });
+    await deleteAccount(real.userId);
     const again = await signUp(ADMIN_EMAIL);
     const refused = await unlock(gateway, again.token);
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error).toBe('admin_email_unconfirmed');
+  });
+
+  it('takes a session started by a recovery link mailed to the address as its confirmation, recorded and kept', async () => {
+    await freeAddress(ADMIN_EMAIL);
+    const latest = await signUp(ADMIN_EMAIL, 'owner-password-long-1');
+    expect((await unlock(gateway, latest.token)).json().error).toBe('admin_email_unconfirmed');
+    const session = await recoverySession(ADMIN_EMAIL);
+    const unlocked = await unlock(gateway, session.access_token);
+    expect(unlocked.statusCode, unlocked.body).toBe(200);
+    expect(unlocked.json()).toMatchObject({ method: 'admin_emails', subject: `user:${latest.userId}:${ADMIN_EMAIL}` });
+    // Recorded as the account's confirmation: the Roles page shows how, and a password session
+    // (the next login, another gateway) unlocks from now on.
+    const owner = await signInWithSecret(gateway.app, SECRET);
+    const roles = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'application/json' } });
+    expect(JSON.stringify(roles.json())).not.toContain('"confirmed":false');
+    const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'text/html' } });
+    expect(page.body).toContain('by a link mailed to the address');
+    // The page says how an address is proven now that the server sends mail (or keeps it in the outbox).
+    expect(page.body).not.toContain('sends no mail');
+    expect(page.body).toContain('signing in through a password-reset or sign-in link mailed to that address');
+    expect(page.body).toContain('keeps them on the Outbox page');
+    const stored = await localbase.database.pool.query(
+      `select email, confirmed_by from public.admin_email_confirmations where user_id = $1`,
+      [latest.userId],
+    );
+    expect(stored.rows).toEqual([{ email: ADMIN_EMAIL, confirmed_by: 'mailbox:recovery' }]);
+    const restarted = await startGateway(undefined);
+    try {
+      expect((await unlock(restarted, latest.token)).statusCode).toBe(200);
+    } finally {
+      await restarted.close();
+    }
+    await deleteAccount(latest.userId);
+  });
+
+  it('refuses a squatter who proved her own mailbox and then asked for the ADMIN_EMAIL address', async () => {
+    await freeAddress(ADMIN_EMAIL);
+    const squatter = await signUp('squatter@evil.example');
+    const proven = await recoverySession('squatter@evil.example');
+    // The address is not hers yet: the change link went to the ADMIN_EMAIL mailbox.
+    const seen = (await outboxFor(localbase, ADMIN_EMAIL)).length;
+    const change = await auth('/user', { method: 'PUT', token: proven.access_token, body: { email: ADMIN_EMAIL } });
+    expect(change.status, JSON.stringify(change.body)).toBe(200);
+    expect(change.body).toMatchObject({ email: 'squatter@evil.example', new_email: ADMIN_EMAIL });
+    expect((await nextMail(localbase, ADMIN_EMAIL, seen)).to).toBe(ADMIN_EMAIL);
+    const refreshed = await auth('/token?grant_type=refresh_token', { body: { refresh_token: proven.refresh_token } });
+    expect(refreshed.status).toBe(200);
+    for (const token of [proven.access_token, refreshed.body.access_token as string]) {
+      const refused = await unlock(gateway, token);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error).toBe('not_an_admin');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+    }
+    // A forged claim is no proof either: the backend refuses the token before its amr is read.
+    const [header, payload] = proven.access_token.split('.');
+    const forged = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString());
+    forged.email = ADMIN_EMAIL;
+    const forgedToken = `${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${'A'.repeat(43)}`;
+    expect((await unlock(gateway, forgedToken)).json().error).toBe('invalid_token');
+    const confirmations = await localbase.database.pool.query(
+      `select count(*)::int as n from public.admin_email_confirmations where user_id = $1`,
+      [squatter.userId],
+    );
+    expect(confirmations.rows[0]?.n).toBe(0);
+    await deleteAccount(squatter.userId);
+  });
+
+  it('accepts no mailed-link proof from a hosted backend that does not say addresses change only by mail', async () => {
+    // localbase has no /auth/v1/settings: as a hosted backend it cannot show mailer_autoconfirm off.
+    const hosted = await startAdminGateway(
+      localbase,
+      { secret: SECRET, emails: [ADMIN_EMAIL] },
+      { config: { backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey } } },
+    );
+    try {
+      await freeAddress(ADMIN_EMAIL);
+      const account = await signUp(ADMIN_EMAIL, 'owner-password-long-2');
+      const session = await recoverySession(ADMIN_EMAIL);
+      const refused = await unlock(hosted, session.access_token);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error).toBe('admin_email_unconfirmed');
+      await deleteAccount(account.userId);
+    } finally {
+      await hosted.close();
+    }
   });
 
   it('without ADMIN_SECRET says at boot, in one warning, that ADMIN_EMAIL cannot be confirmed', async () => {

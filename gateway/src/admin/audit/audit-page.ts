@@ -27,7 +27,7 @@ ${
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">On whom</th><th scope="col">Details</th></tr></thead>
 <tbody>${rows.map(
         (row) => html`<tr><td data-label="When">${formatTime(row.at)}</td>
-<td data-label="Who">${row.actor_name} <span class="muted">(${STANDINGS[row.actor_role] ?? row.actor_role})</span></td>
+<td data-label="Who"><span>${row.actor_name} <span class="muted">(${STANDINGS[row.actor_role] ?? row.actor_role})</span></span></td>
 <td data-label="Action"><code>${row.action}</code></td>
 <td data-label="On whom">${row.target_name ?? html`<span class="muted">—</span>`}</td>
 <td data-label="Details">${detailText(row.detail)}</td></tr>`,

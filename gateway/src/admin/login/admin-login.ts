@@ -2,12 +2,14 @@
 // signed in to the backend whose access token the backend itself confirms (/auth/v1/user) and who
 // has an `admin` row in user_roles, or whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and whose
 // account the owner confirmed (roles/email-confirmations.ts: an address alone proves nothing,
-// since anyone can sign up with one).
+// since anyone can sign up with one), or that signs in with a session a link mailed to that
+// address started (mailbox-proof.ts), which is then recorded as its confirmation.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
-import { isEmailConfirmed, unconfirmedMessage } from '../roles/email-confirmations.ts';
+import { confirmAdminEmail, isEmailConfirmed, unconfirmedMessage } from '../roles/email-confirmations.ts';
+import { mailboxProof } from './mailbox-proof.ts';
 
 export const SECRET_SUBJECT = 'secret';
 
@@ -38,6 +40,8 @@ export async function verifyBackendSession(
   accessToken: string,
   allowedEmails: readonly string[],
   secretConfigured: boolean,
+  /** The gateway runs the embedded localbase (where an address changes only through a mailed link). */
+  embeddedBackend: boolean,
 ): Promise<AllowedAccount> {
   let user: z.infer<typeof backendUser>;
   try {
@@ -50,6 +54,13 @@ export async function verifyBackendSession(
   const listed = email !== '' && allowedEmails.includes(email);
   if (listed && (await isEmailConfirmed(backend, user.id, email)))
     return { userId: user.id, email, allowedBy: 'admin_emails' };
+  if (listed) {
+    const method = await mailboxProof(backend, accessToken, embeddedBackend);
+    if (method !== undefined) {
+      await confirmAdminEmail(backend, { userId: user.id, email }, allowedEmails, `mailbox:${method}`);
+      return { userId: user.id, email, allowedBy: 'admin_emails' };
+    }
+  }
   if (await hasAdminRow(backend, user.id)) return { userId: user.id, email, allowedBy: 'user_roles' };
   if (listed)
     throw new GatewayError(403, 'admin_email_unconfirmed', unconfirmedMessage(email, secretConfigured), {

@@ -1,5 +1,7 @@
 // The unlock page: the admin secret, or an account of this server (the browser signs in through
-// /__auth/login and hands the access token over; the server checks it with the backend).
+// /__auth/login and hands the access token over; the server checks it with the backend), or the
+// session the app keeps in this browser (same origin, the app's AUTH_STORAGE_KEY): after a
+// password-reset or sign-in link mailed to an ADMIN_EMAIL address, that session proves the address.
 import { html, type SafeHtml } from '../html.ts';
 
 export interface LoginView {
@@ -10,6 +12,9 @@ export interface LoginView {
   signedInAs?: string | undefined;
 }
 
+/** Where the web app keeps its session (web/src/lib/session-storage.ts AUTH_STORAGE_KEY). */
+export const APP_AUTH_STORAGE_KEY = 'studyhall-auth';
+
 // Signs in like the app does, then posts only the access token to /__admin/login.
 export const ACCOUNT_LOGIN_SCRIPT = `
 (() => {
@@ -17,6 +22,19 @@ export const ACCOUNT_LOGIN_SCRIPT = `
   const status = document.getElementById('account-status');
   const tokenForm = document.getElementById('token-form');
   if (!form || !status || !tokenForm) return;
+  const appSession = document.getElementById('app-session');
+  if (appSession) {
+    let stored = null;
+    try { stored = JSON.parse(localStorage.getItem('${APP_AUTH_STORAGE_KEY}') || 'null'); } catch { stored = null; }
+    const token = stored && typeof stored.access_token === 'string' ? stored.access_token : '';
+    if (token) {
+      appSession.hidden = false;
+      appSession.addEventListener('click', () => {
+        tokenForm.elements.namedItem('access_token').value = token;
+        tokenForm.submit();
+      });
+    }
+  }
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     status.textContent = 'Signing in…';
@@ -57,7 +75,8 @@ ${
     : html`<p class="muted">ADMIN_SECRET is not set on this server, so only an allowed account can unlock the console.</p>`
 }
 <h2 id="account-heading">With an account of this server</h2>
-<p class="muted">Allowed: ${view.allowedEmails > 0 ? `the ${view.allowedEmails === 1 ? 'address' : `${view.allowedEmails} addresses`} in ADMIN_EMAIL / ADMIN_EMAILS once the owner has confirmed the account (with ADMIN_SECRET, on the Roles page), and ` : ''}accounts with an admin row in user_roles.</p>
+<p class="muted">Allowed: ${view.allowedEmails > 0 ? `the ${view.allowedEmails === 1 ? 'address' : `${view.allowedEmails} addresses`} in ADMIN_EMAIL / ADMIN_EMAILS once the account is confirmed (by the owner with ADMIN_SECRET on the Roles page, or by signing in to the app through a password-reset or sign-in link mailed to that address and unlocking with the app's session below), and ` : ''}accounts with an admin row in user_roles.</p>
+<p><button type="button" id="app-session" hidden>Unlock with the app's session in this browser</button></p>
 <form class="stack" id="account-login" aria-labelledby="account-heading">
   <label>E-mail <input type="email" name="email" autocomplete="username" required></label>
   <label>Password <input type="password" name="password" autocomplete="current-password" required></label>

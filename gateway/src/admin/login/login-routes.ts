@@ -101,6 +101,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
           body.access_token,
           context.allowedEmails,
           Boolean(context.secret),
+          context.embeddedBackend,
         );
         subject = accountSubject(account.userId, account.email);
         method = account.allowedBy;

@@ -1,7 +1,8 @@
-// ADMIN_EMAIL / ADMIN_EMAILS accounts and their confirmation by the owner. Signing up needs no
-// mailbox here (the account is confirmed at once), so an address in those settings unlocks the
-// console only for an account the owner has confirmed, signed in with ADMIN_SECRET, on the roles
-// page. The confirmation is a row in public.admin_email_confirmations (service role only), bound
+// ADMIN_EMAIL / ADMIN_EMAILS accounts and their confirmation. Signing up needs no mailbox here
+// (the account is confirmed at once), so an address in those settings unlocks the console only for
+// an account the owner has confirmed, signed in with ADMIN_SECRET, on the roles page, or that
+// proved the address itself by signing in through a link mailed to it (login/mailbox-proof.ts;
+// confirmed_by `mailbox:<method>`). The confirmation is a row in public.admin_email_confirmations (service role only), bound
 // to the account's user id and the address it had: the database keeps it across restarts, for
 // localbase and a hosted backend alike.
 import { z } from 'zod';
@@ -101,7 +102,7 @@ export function unconfirmedMessage(email: string, secretConfigured: boolean): st
   const how = secretConfigured
     ? 'the owner must sign in to the admin console with ADMIN_SECRET and confirm this account on the Roles page (/__admin/roles)'
     : 'the owner must set ADMIN_SECRET, restart the server, sign in to the admin console with it and confirm this account on the Roles page (/__admin/roles)';
-  return `The account ${email} is named in ADMIN_EMAIL / ADMIN_EMAILS, but its address has not been confirmed: anyone can sign up with an address. Before it can unlock the console, ${how}.`;
+  return `The account ${email} is named in ADMIN_EMAIL / ADMIN_EMAILS, but its address has not been confirmed: anyone can sign up with an address. Before it can unlock the console, ${how}; or sign in to the app through a password-reset or sign-in link mailed to ${email} and unlock the console with that session.`;
 }
 
 /** The boot warning when ADMIN_EMAIL accounts can never be confirmed; undefined when they can (or there are none). */

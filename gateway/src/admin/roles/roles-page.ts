@@ -9,14 +9,16 @@ export interface RolesView {
   rows: AdminRow[];
   allowedEmails: readonly string[];
   emailAccounts: AdminEmailAccount[];
-  /** Signed in with ADMIN_SECRET: only then can an ADMIN_EMAIL account be confirmed. */
+  /** The gateway runs the embedded localbase (its mail goes through SMTP_URL or to the outbox). */
+  embeddedBackend: boolean;
+  /** Signed in with ADMIN_SECRET: only then can the owner confirm an ADMIN_EMAIL account. */
   canConfirm: boolean;
   notice?: string | undefined;
 }
 
 function emailAccountsSection(view: RolesView): SafeHtml {
   const intro = html`<h2>ADMIN_EMAIL accounts</h2>
-<p>An account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'} unlocks the console only once the owner has confirmed it here: anyone can sign up with an address, and this server sends no mail to prove it. A confirmation holds for that account only; an account deleted and registered again must be confirmed again.</p>`;
+<p>An account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS${view.allowedEmails.length ? html` (now: ${view.allowedEmails.join(', ')})` : ' (none set)'} unlocks the console only once its address is confirmed, since anyone can sign up with an address and signing up proves none: by the owner here, or by the account itself, signing in through a password-reset or sign-in link mailed to that address${view.embeddedBackend ? ' (this server sends them through SMTP_URL, or keeps them on the Outbox page when it is unset)' : ' (only when the backend requires a mailed link to change an address: its mailer_autoconfirm is off)'} and unlocking the console with that session. A confirmation holds for that account and address only; an account deleted and registered again must be confirmed again.</p>`;
   if (view.emailAccounts.length === 0)
     return html`${intro}<p class="muted">No account has one of these addresses yet.</p>`;
   return html`${intro}
@@ -29,7 +31,7 @@ ${view.canConfirm ? '' : html`<p class="muted">Sign in with ADMIN_SECRET to conf
     ) => html`<tr><td data-label="Account">${account.email}</td><td data-label="User id"><code>${account.user_id}</code></td><td data-label="Signed up">${account.created_at ? formatTime(account.created_at) : 'unknown'}</td>
 <td data-label="Status">${
       account.confirmed
-        ? html`Confirmed ${account.confirmed_at ? formatTime(account.confirmed_at) : ''}`
+        ? html`Confirmed ${account.confirmed_at ? formatTime(account.confirmed_at) : ''}${account.confirmed_by?.startsWith('mailbox:') ? ' by a link mailed to the address' : ' by the owner'}`
         : view.canConfirm
           ? html`<form method="post" action="/__admin/roles/confirm-email" class="stack">
   <input type="hidden" name="user_id" value="${account.user_id}">
@@ -55,7 +57,7 @@ ${
 <tbody>${view.rows.map(
         (
           row,
-        ) => html`<tr><td data-label="Account">${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
+        ) => html`<tr><td data-label="Account"><span>${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</span></td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
 <td data-label="Revoke">${
           last
             ? html`<span class="muted">The last admin row cannot be revoked; grant another first.</span>`

@@ -66,7 +66,14 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       () => ({
         title: 'Roles',
         current: '/__admin/roles',
-        body: rolesBody({ rows, allowedEmails: context.allowedEmails, emailAccounts, canConfirm, notice }),
+        body: rolesBody({
+          rows,
+          allowedEmails: context.allowedEmails,
+          emailAccounts,
+          canConfirm,
+          embeddedBackend: context.embeddedBackend,
+          notice,
+        }),
       }),
       status,
     );

@@ -52,6 +52,14 @@ export async function listAdminRows(
     });
 }
 
+/** Whether this account holds the only admin row (deleting it would leave none). */
+export async function holdsLastAdminRow(backend: BackendClient, userId: string): Promise<boolean> {
+  const rows = z
+    .array(z.object({ user_id: z.string() }))
+    .parse(await backend.select(`user_roles?select=user_id&role=eq.${ADMIN_ROLE}&limit=2`, { serviceRole: true }));
+  return rows.length === 1 && rows[0]?.user_id === userId;
+}
+
 export const roleTarget = z.union([
   z.object({ user_id: z.uuid(), email: z.undefined().optional() }),
   z.object({

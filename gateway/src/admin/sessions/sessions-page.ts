@@ -32,15 +32,16 @@ function voidForm(session: StudySession, account: string): SafeHtml {
 function sessionRow(session: StudySession, account: string): SafeHtml {
   const subject = [session.subject_name, session.task_title].filter(Boolean).join(' · ');
   const voided = session.voided_at !== null;
-  return html`<tr${voided ? html` class="row-bad"` : ''}><td>${formatTime(session.started_at)}<br><span class="muted">study day ${session.study_day}</span></td>
-<td class="num">${session.minutes}</td><td>${subject || html`<span class="muted">none</span>`}</td>
-<td class="num">${session.correct} / ${session.incorrect} / ${session.skipped}</td>
-<td>${
+  // One element per cell: on a phone the table stacks into label / value rows (table.stack).
+  return html`<tr${voided ? html` class="row-bad"` : ''}><td data-label="Start"><div>${formatTime(session.started_at)}<br><span class="muted">study day ${session.study_day}</span></div></td>
+<td class="num" data-label="Minutes">${session.minutes}</td><td data-label="Subject">${subject || html`<span class="muted">none</span>`}</td>
+<td class="num" data-label="Answers">${session.correct} / ${session.incorrect} / ${session.skipped}</td>
+<td data-label="State"><div>${
     voided
       ? html`<span class="status-bad">Voided</span> ${formatTime(session.voided_at)} by ${session.voided_by ?? 'unknown'}: ${session.void_reason ?? ''}`
       : html`<span class="status-ok">Counted</span>`
-  }</td>
-<td>${voided ? html`<span class="muted">Counts nowhere</span>` : voidForm(session, account)}</td></tr>`;
+  }</div></td>
+<td data-label="Void">${voided ? html`<span class="muted">Counts nowhere</span>` : voidForm(session, account)}</td></tr>`;
 }
 
 function studentSection(student: Student, sessions: StudySession[], account: string): SafeHtml {
@@ -53,7 +54,7 @@ A void keeps the session and removes it from her daily statistics, totals, strea
 ${
   sessions.length === 0
     ? html`<p class="muted">She has recorded no study session.</p>`
-    : html`<div class="scroll"><table>
+    : html`<div class="scroll"><table class="stack">
 <thead><tr><th scope="col">Start</th><th scope="col" class="num">Minutes</th><th scope="col">Subject</th><th scope="col" class="num">Correct / incorrect / skipped</th><th scope="col">State</th><th scope="col">Void</th></tr></thead>
 <tbody>${sessions.map((session) => sessionRow(session, account))}</tbody></table></div>`
 }`;

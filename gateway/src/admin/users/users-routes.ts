@@ -4,13 +4,16 @@
 //   POST /__admin/users/:id/reset-link {delivery: "mail" | "show"}  mail: as "Forgot password?";
 //        show: a one-time link the admin hands over (answered once, never logged)
 //   POST /__admin/users/:id/ban {duration: "1h" | "24h" | "168h" | "720h" | "876000h" | "none"}
-//   POST /__admin/users/:id/delete {confirm_account: <her e-mail, or her id without one>}
+//   POST /__admin/users/:id/delete {confirm_account: <her e-mail, or her id without one>}; never
+//        the holder of the last admin row on a server without ADMIN_SECRET (409 last_admin_account):
+//        nobody could unlock the console through user_roles or confirm an ADMIN_EMAIL account then
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleBackend, recordConsoleAction } from '../console-audit.ts';
 import { sendData } from '../respond.ts';
+import { holdsLastAdminRow } from '../roles/roles.ts';
 import { userBody, usersBody } from './users-page.ts';
 import {
   BAN_DURATIONS,
@@ -120,6 +123,12 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
         400,
         'confirmation_required',
         `Type ${row.email ? 'the account’s e-mail' : 'the account id'} exactly to delete it; nothing was deleted.`,
+      );
+    if (!context.secret && (await holdsLastAdminRow(backend, id)))
+      throw new GatewayError(
+        409,
+        'last_admin_account',
+        `${expected} holds the last admin row and this server has no ADMIN_SECRET: without her nobody could unlock the console. Grant admin to someone else first (Roles); nothing was deleted.`,
       );
     const objects = await deleteUserWithEverything(backend, id);
     await recordConsoleAction(context, request, backend, 'delete_user', id, { objects });
