@@ -31,7 +31,11 @@ export function followPresence(
   let stopped = false;
   let channel: RealtimeChannel | undefined;
   void client()
-    .then((sb) => {
+    .then(async (sb) => {
+      // A page that subscribes as it opens (the buddies page) would otherwise join before
+      // supabase-js has read the stored session into realtime, with the anon key: joined as anon,
+      // RLS lets nothing through, and nothing later tells the channel the student's token.
+      await sb.realtime.setAuth();
       if (stopped) return;
       channel = sb
         .channel(`presence-feed:${Math.random().toString(36).slice(2)}`)

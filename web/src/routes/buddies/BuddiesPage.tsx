@@ -300,7 +300,7 @@ export default function BuddiesPage() {
                 </p>
               </div>
             ) : (
-              <ul class="buddy-grid">
+              <ul class="buddy-grid" data-live={String(feed === 'live')}>
                 {buddies.map((buddy) => (
                   <BuddyCard
                     key={buddy.connectionId}

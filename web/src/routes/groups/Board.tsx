@@ -110,11 +110,14 @@ export function Board({
   members,
   now,
   consented,
+  live = false,
   onReport,
 }: {
   members: readonly BoardMember[];
   now: number;
   consented: boolean | null;
+  /** Presence changes arrive over realtime (else the board is polled); for tests and benches. */
+  live?: boolean;
   onReport: (subject: ReportSubject) => void;
 }) {
   const sorted = sortBoard(members);
@@ -123,7 +126,7 @@ export function Board({
   const studying = active.filter((member) => member.presence.state === 'studying').length;
   const me = members.find((member) => member.you);
   return (
-    <section class="card board" aria-labelledby="board-title">
+    <section class="card board" aria-labelledby="board-title" data-live={String(live)}>
       <div class="row-between">
         <h2 id="board-title" class="card-title">
           Studying now

@@ -309,7 +309,13 @@ function MemberView({
       )}
       <div class="group-live">
         {board.data ? (
-          <Board members={members} now={now} consented={enrollment.data?.consent ?? null} onReport={setReport} />
+          <Board
+            members={members}
+            now={now}
+            consented={enrollment.data?.consent ?? null}
+            live={feed === 'live'}
+            onReport={setReport}
+          />
         ) : (
           <section class="card board" aria-busy="true" aria-label="Loading who is studying">
             <div class="skeleton skeleton-line" />
