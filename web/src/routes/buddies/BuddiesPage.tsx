@@ -252,6 +252,13 @@ export default function BuddiesPage() {
   const entries = overview.data ?? [];
   const buddies = entries.filter((entry) => entry.status === 'accepted');
   const pending = entries.filter((entry) => entry.status === 'pending');
+  const hasBuddies = buddies.length > 0;
+  const addBuddies = (
+    <div class="grid-2 buddies-top">
+      <AddBuddy onSent={() => void overview.reload()} />
+      <BuddyInvite />
+    </div>
+  );
 
   return (
     <div class="page buddies-page">
@@ -274,10 +281,8 @@ export default function BuddiesPage() {
           </a>
         </div>
       )}
-      <div class="grid-2 buddies-top">
-        <AddBuddy onSent={() => void overview.reload()} />
-        <BuddyInvite />
-      </div>
+      {/* With buddies, who is studying comes first; adding more comes after them. */}
+      {!hasBuddies && addBuddies}
       {overview.error ? (
         <ErrorNotice error={overview.error} onRetry={() => void overview.reload()} />
       ) : !overview.data ? (
@@ -348,6 +353,7 @@ export default function BuddiesPage() {
           </section>
         </>
       )}
+      {hasBuddies && addBuddies}
       <StartAlertsCard />
       <ConfirmDialog confirmation={confirmation} onClose={() => setConfirmation(null)} />
     </div>

@@ -69,7 +69,8 @@ function ActiveTile({
         {member.minutesToday === null ? (
           <NotShared what="Time today" />
         ) : member.minutesToday === 0 ? (
-          <span class="muted">Nothing yet today</span>
+          // Today's minutes count finished sessions: "nothing yet" beside "studying for 25 min" read as a contradiction.
+          <span class="muted">No finished session yet today</span>
         ) : (
           <>
             {minutesText(member.minutesToday)}
