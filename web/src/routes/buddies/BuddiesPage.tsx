@@ -8,6 +8,7 @@ import { UserPlusIcon } from '../../components/community/icons.tsx';
 import { CopyButton, ErrorNotice } from '../../components/community/Notices.tsx';
 import { StartAlertsCard } from '../../components/community/StartAlertsCard.tsx';
 import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
+import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
@@ -230,16 +231,34 @@ function CardsSkeleton() {
   );
 }
 
+/** Overview refresh while realtime is down, and while it is up (today's minutes, new requests, stale heartbeats). */
+const OVERVIEW_REFRESH_MS = 30_000;
+const OVERVIEW_REFRESH_LIVE_MS = 60_000;
+
 export default function BuddiesPage() {
   document.title = 'Buddies · studyhall';
   const overview = useLoad(readOverview, []);
   const alerts = useLoad(listAlerts, []);
   const enrollment = useLoad(readEnrollment, []);
   const [confirmation, setConfirmation] = useState<Confirmation | null>(null);
-  useRefresh(() => void overview.reload(), 30_000);
+  // A buddy's presence change re-reads the overview at once; the poll is quick only while realtime is down.
+  const feed = usePresenceFeed(
+    (change) =>
+      change.userId === null ||
+      (overview.data ?? []).some((entry) => entry.status === 'accepted' && entry.userId === change.userId),
+    () => overview.reload(),
+  );
+  useRefresh(() => void overview.reload(), feed === 'live' ? OVERVIEW_REFRESH_LIVE_MS : OVERVIEW_REFRESH_MS);
   const entries = overview.data ?? [];
   const buddies = entries.filter((entry) => entry.status === 'accepted');
   const pending = entries.filter((entry) => entry.status === 'pending');
+  const hasBuddies = buddies.length > 0;
+  const addBuddies = (
+    <div class="grid-2 buddies-top">
+      <AddBuddy onSent={() => void overview.reload()} />
+      <BuddyInvite />
+    </div>
+  );
 
   return (
     <div class="page buddies-page">
@@ -262,10 +281,8 @@ export default function BuddiesPage() {
           </a>
         </div>
       )}
-      <div class="grid-2 buddies-top">
-        <AddBuddy onSent={() => void overview.reload()} />
-        <BuddyInvite />
-      </div>
+      {/* With buddies, who is studying comes first; adding more comes after them. */}
+      {!hasBuddies && addBuddies}
       {overview.error ? (
         <ErrorNotice error={overview.error} onRetry={() => void overview.reload()} />
       ) : !overview.data ? (
@@ -288,7 +305,7 @@ export default function BuddiesPage() {
                 </p>
               </div>
             ) : (
-              <ul class="buddy-grid">
+              <ul class="buddy-grid" data-live={String(feed === 'live')}>
                 {buddies.map((buddy) => (
                   <BuddyCard
                     key={buddy.connectionId}
@@ -336,6 +353,7 @@ export default function BuddiesPage() {
           </section>
         </>
       )}
+      {hasBuddies && addBuddies}
       <StartAlertsCard />
       <ConfirmDialog confirmation={confirmation} onClose={() => setConfirmation(null)} />
     </div>

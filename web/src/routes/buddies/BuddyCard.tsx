@@ -51,7 +51,11 @@ export function BuddyCard({
       <p class="buddy-now">
         <PresenceBadge state={presence.state} />
         {presence.state !== 'offline' &&
-          (doing ? <span class="buddy-doing"> {doing}</span> : <span class="muted small"> · subject not shared</span>)}
+          (doing ? (
+            <span class="buddy-doing">{doing}</span>
+          ) : (
+            <span class="buddy-doing muted">Subject not shared</span>
+          ))}
       </p>
       <dl class="buddy-facts">
         <Fact label="Today">

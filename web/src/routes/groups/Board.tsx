@@ -69,7 +69,8 @@ function ActiveTile({
         {member.minutesToday === null ? (
           <NotShared what="Time today" />
         ) : member.minutesToday === 0 ? (
-          <span class="muted">Nothing yet today</span>
+          // Today's minutes count finished sessions: "nothing yet" beside "studying for 25 min" read as a contradiction.
+          <span class="muted">No finished session yet today</span>
         ) : (
           <>
             {minutesText(member.minutesToday)}
@@ -110,11 +111,14 @@ export function Board({
   members,
   now,
   consented,
+  live = false,
   onReport,
 }: {
   members: readonly BoardMember[];
   now: number;
   consented: boolean | null;
+  /** Presence changes arrive over realtime (else the board is polled); for tests and benches. */
+  live?: boolean;
   onReport: (subject: ReportSubject) => void;
 }) {
   const sorted = sortBoard(members);
@@ -123,7 +127,7 @@ export function Board({
   const studying = active.filter((member) => member.presence.state === 'studying').length;
   const me = members.find((member) => member.you);
   return (
-    <section class="card board" aria-labelledby="board-title">
+    <section class="card board" aria-labelledby="board-title" data-live={String(live)}>
       <div class="row-between">
         <h2 id="board-title" class="card-title">
           Studying now

@@ -13,6 +13,7 @@ import { ErrorNotice } from '../../components/community/Notices.tsx';
 import { policyWord } from '../../components/community/policy-words.ts';
 import { ReportDialog, type ReportSubject } from '../../components/community/ReportDialog.tsx';
 import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
+import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
@@ -35,8 +36,16 @@ import { Rankings } from './Rankings.tsx';
 import '../../styles/community.css';
 import { useAction } from '../../components/community/useAction.ts';
 
-/** Board and presence refresh: presence is live for two minutes, so this keeps it current. */
+/**
+ * Board refresh while realtime is down: presence is live for two minutes, so this keeps it current.
+ * While it is up, every change to a member's presence re-reads the board at once, and the slow poll
+ * only catches what no row change announces (a heartbeat gone stale where no expiry sweep runs,
+ * a new member, today's minutes).
+ */
 const BOARD_REFRESH_MS = 15_000;
+const BOARD_REFRESH_LIVE_MS = 120_000;
+/** The "for 25 min" on each tile moves on without a read. */
+const CLOCK_TICK_MS = 30_000;
 
 function Unavailable() {
   return (
@@ -205,7 +214,15 @@ function MemberView({
     const fresh = await readGroup(group.id).catch(() => group);
     if (fresh) setGroup(fresh);
   };
-  useRefresh(() => void refresh(), BOARD_REFRESH_MS);
+  const feed = usePresenceFeed(
+    (change) => change.userId === null || (board.data ?? []).some((member) => member.userId === change.userId),
+    async () => {
+      await board.reload();
+      setNow(Date.now());
+    },
+  );
+  useRefresh(() => void refresh(), feed === 'live' ? BOARD_REFRESH_LIVE_MS : BOARD_REFRESH_MS);
+  useRefresh(() => setNow(Date.now()), CLOCK_TICK_MS);
   useEffect(() => {
     if (board.error instanceof CommunityError && board.error.code === 'not_group_member') onLost();
   }, [board.error]);
@@ -292,7 +309,13 @@ function MemberView({
       )}
       <div class="group-live">
         {board.data ? (
-          <Board members={members} now={now} consented={enrollment.data?.consent ?? null} onReport={setReport} />
+          <Board
+            members={members}
+            now={now}
+            consented={enrollment.data?.consent ?? null}
+            live={feed === 'live'}
+            onReport={setReport}
+          />
         ) : (
           <section class="card board" aria-busy="true" aria-label="Loading who is studying">
             <div class="skeleton skeleton-line" />
