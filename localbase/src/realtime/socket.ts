@@ -109,6 +109,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
   const { hub } = options;
   const topics = new Topics();
   const presence = new PresenceRegistry(topics);
+  hub.relayBroadcastsTo(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
   const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {
