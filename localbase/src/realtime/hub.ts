@@ -167,6 +167,16 @@ export class RealtimeHub {
     }
     if (deliveries.length === 0 || shape.primaryKey.length === 0) return;
     const verdicts = await this.decide(change, shape, readers.list);
+    // One object for every subscriber: the codecs serialize it once (frames.ts), only `ids` differs.
+    const data = {
+      schema: change.schema_name,
+      table: change.table_name,
+      commit_timestamp: change.committed_at.toISOString(),
+      type: change.event,
+      columns: shape.columns,
+      ...changeRecords(change),
+      errors: null,
+    };
     for (const { subscription, ids, reader } of deliveries) {
       if (!verdicts[reader]) continue;
       subscription.send({
@@ -174,18 +184,7 @@ export class RealtimeHub {
         ref: null,
         topic: subscription.topic,
         event: 'postgres_changes',
-        payload: {
-          ids,
-          data: {
-            schema: change.schema_name,
-            table: change.table_name,
-            commit_timestamp: change.committed_at.toISOString(),
-            type: change.event,
-            columns: shape.columns,
-            ...changeRecords(change),
-            errors: null,
-          },
-        },
+        payload: { ids, data },
       });
     }
   }
