@@ -56,10 +56,8 @@ export interface RealtimeConnection {
   removeAllChannels(): Promise<unknown>;
 }
 
-/** A signed-up user as the realtime versions join: by password (supabase-js) or token (realtime-js). */
+/** A signed-up user, as the realtime versions join: with their access token. */
 export interface RealtimeUser {
-  email: string;
-  password: string;
   accessToken: string;
 }
 
@@ -74,19 +72,28 @@ export interface RealtimeVersion {
 }
 
 /**
- * supabase-js signed in as `user`, as apps use it: its realtime joins with the session's token (a
- * token set on its realtime client directly is replaced by the session's, the anon key without one).
+ * supabase-js joining as `user`: through its `accessToken` option, so every token its realtime
+ * client asks for (at connect, on each heartbeat) is the user's, with no auth events racing the
+ * join. The token is handed over before the first channel joins.
  */
 async function supabaseRealtime(
-  flavour: ClientFlavour,
+  flavour: 'pinned' | '2.79',
   localbase: Localbase,
   user?: RealtimeUser,
 ): Promise<RealtimeConnection> {
-  const client = flavour.create(localbase.url, localbase.anonKey);
-  if (user !== undefined) {
-    const { error } = await client.auth.signInWithPassword({ email: user.email, password: user.password });
-    if (error) throw new Error(`sign-in of ${user.email} failed: ${error.message}`);
+  if (user === undefined) {
+    return (flavour === 'pinned' ? PINNED_CLIENT : SUPABASE_JS_279).create(localbase.url, localbase.anonKey);
   }
+  const settings = {
+    ...clientOptions,
+    accessToken: async () => user.accessToken,
+    realtime: { transport: ws as never },
+  };
+  const client =
+    flavour === 'pinned'
+      ? createClient(localbase.url, localbase.anonKey, settings)
+      : (createClient279(localbase.url, localbase.anonKey, settings) as unknown as SupabaseClient);
+  await client.realtime.setAuth();
   return client;
 }
 
@@ -114,13 +121,13 @@ export const REALTIME_VERSIONS: RealtimeVersion[] = [
     name: 'supabase-js 2.79.0 (serializer 1.0.0)',
     serializer: '1.0.0',
     binaryBroadcast: false,
-    connect: (localbase, user) => supabaseRealtime(SUPABASE_JS_279, localbase, user),
+    connect: (localbase, user) => supabaseRealtime('2.79', localbase, user),
   },
   {
     name: 'pinned supabase-js (serializer 2.0.0)',
     serializer: '2.0.0',
     binaryBroadcast: true,
-    connect: (localbase, user) => supabaseRealtime(PINNED_CLIENT, localbase, user),
+    connect: (localbase, user) => supabaseRealtime('pinned', localbase, user),
   },
 ];
 
