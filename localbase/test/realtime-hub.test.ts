@@ -45,16 +45,20 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
   const pool = {
     query: async (text: string) => {
       if (text.includes('delete from _localbase.realtime_changes')) {
+        // The drain statement answers each queued item as {kind, item: to_jsonb(row)}.
         const rows = drained
           ? []
           : [
               {
-                id: 1,
-                schema_name: 'public',
-                table_name: 'notes',
-                event: 'INSERT',
-                record: { id: 7 },
-                committed_at: new Date(Date.now() + 60_000),
+                kind: 'change',
+                item: {
+                  id: 1,
+                  schema_name: 'public',
+                  table_name: 'notes',
+                  event: 'INSERT',
+                  record: { id: 7 },
+                  committed_at: new Date(Date.now() + 60_000).toISOString(),
+                },
               },
             ];
         drained = true;

@@ -11,6 +11,7 @@ function member(topic: string, key: string, frames: Frame[] = []): TopicMember {
     joinRef: '1',
     broadcastSelf: false,
     presence: { key, enabled: false },
+    joinedAt: new Date(),
     send: (frame) => frames.push(frame),
   };
 }

@@ -38,6 +38,7 @@ beforeEach(async () => {
     add: (subscription: ChannelSubscription) => subscribed.add(subscription),
     remove: (subscription: ChannelSubscription) => subscribed.delete(subscription),
     assignBindingId: () => (lastId += 1),
+    relayBroadcastsTo: () => {},
   } as unknown as RealtimeHub;
   app = Fastify();
   await app.register(websocket);

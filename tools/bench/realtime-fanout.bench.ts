@@ -1,8 +1,12 @@
 // Benchmark: realtime fan-out on localbase, on PGlite and on PostgreSQL 15. Two cases:
 //   fan-out  a chat message (an INSERT on public.group_chat_messages by a member, through the Data
 //            API) delivered to N subscribers: N sockets, each a signed-in member of the group with
-//            a postgres_changes channel on it. Latency from just before the INSERT is sent to the
-//            frame's arrival, per socket; p50, p99 and max over every (message, socket).
+//            a postgres_changes channel on it; then the same message deleted by its sender
+//            (delete_chat_message: an UPDATE to a tombstone, which the members get as an UPDATE).
+//            Latency from just before the request is sent to the frame's arrival, per socket; p50,
+//            p99 and max over every (message, socket). The sockets live in a child process, as
+//            real clients live elsewhere, and stamp arrivals on a clock both processes share
+//            (--clients in-process: in the server's own process, as before).
 //   flood    one socket (a member) sends J phx_join frames for channels listening to everything;
 //            then a chat message goes to one other member: how long the joins took to be
 //            answered, how many were accepted, the message's delivery latency, and a Data API read
@@ -11,7 +15,7 @@
 // the commit before a change: `git archive <commit> tools supabase | tar -x -C .tmp/before`),
 // side by side on the same database, users and machine. Not a test: it never fails on a time.
 //   node --import tsx tools/bench/realtime-fanout.bench.ts [--subscribers 200] [--messages 30]
-//     [--joins 10000] [--engine both|pglite|postgres] [--compare .tmp/before]
+//     [--joins 10000] [--engine both|pglite|postgres] [--clients child|in-process] [--compare .tmp/before]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import os from 'node:os';
@@ -24,6 +28,7 @@ import type { Localbase, LocalbaseOptions } from '#localbase';
 import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 import { openTestDatabase } from '../testing/test-database.ts';
+import { openChildSubscribers, openSubscribers, sharedNow, type JoinRequest } from './realtime-fanout-subscribers.ts';
 
 const options = z
   .object({
@@ -31,6 +36,7 @@ const options = z
     messages: z.coerce.number().int().min(1).max(1000),
     joins: z.coerce.number().int().min(1).max(100_000),
     engine: z.enum(['both', 'pglite', 'postgres']),
+    clients: z.enum(['child', 'in-process']),
     compare: z.string().optional(),
   })
   .parse(
@@ -40,6 +46,7 @@ const options = z
         messages: { type: 'string', default: '30' },
         joins: { type: 'string', default: '10000' },
         engine: { type: 'string', default: 'both' },
+        clients: { type: 'string', default: 'child' },
         compare: { type: 'string' },
       },
     }).values,
@@ -194,34 +201,58 @@ async function sendMessage(
   return { content, sentAt, answeredMs: performance.now() - sentAt };
 }
 
-async function fanOut(localbase: Localbase, world: World): Promise<{ delivery: Summary; insert: Summary }> {
-  const sockets = await Promise.all(world.members.slice(0, options.subscribers).map(() => openSocket(localbase)));
+interface FanOutResult {
+  insert: Summary;
+  insertAnswer: Summary;
+  update: Summary;
+  updateAnswer: Summary;
+}
+
+/** Sends a chat message, then deletes it (an UPDATE to a tombstone), each timed to every subscriber. */
+async function fanOut(localbase: Localbase, world: World): Promise<FanOutResult> {
+  const filter = `group_id=eq.${world.groupId}`;
+  const request: JoinRequest = {
+    url: localbase.url,
+    anonKey: localbase.anonKey,
+    tokens: world.members.slice(0, options.subscribers).map((member) => member.token),
+    topic: 'realtime:group-chat',
+    bindings: [
+      { event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter },
+      { event: 'UPDATE', schema: 'public', table: 'group_chat_messages', filter },
+    ],
+  };
+  const subscribers = options.clients === 'child' ? await openChildSubscribers(request) : await openSubscribers(request);
+  const result = { insert: [] as number[], insertAnswer: [] as number[], update: [] as number[], updateAnswer: [] as number[] };
   try {
-    sockets.forEach((subscriber, index) =>
-      subscriber.join('realtime:group-chat', '1', world.members[index]?.token as string, {
-        event: 'INSERT',
-        schema: 'public',
-        table: 'group_chat_messages',
-        filter: `group_id=eq.${world.groupId}`,
-      }),
-    );
-    await until(() => sockets.every((subscriber) => subscriber.replies.ok === 1), 'subscribers joined', 60_000);
-    const latencies: number[] = [];
-    const inserts: number[] = [];
     for (let index = 0; index < WARMUP_MESSAGES + options.messages; index += 1) {
-      const { content, sentAt, answeredMs } = await sendMessage(localbase, world, world.owner);
-      await until(
-        () => sockets.every((subscriber) => subscriber.arrivals.has(content)),
-        `message ${content} delivered`,
-        120_000,
-      );
+      messageCounter += 1;
+      const sentAt = sharedNow();
+      const [row] = await api<{ id: string }[]>(localbase, '/rest/v1/group_chat_messages', world.owner.token, {
+        group_id: world.groupId,
+        sender_id: world.owner.id,
+        content: `fan-out message ${messageCounter}`,
+      });
+      const insertAnswer = sharedNow() - sentAt;
+      const id = row?.id as string;
+      const inserted = await subscribers.arrivals(`INSERT:${id}`, 120_000);
+      const deletedAt = sharedNow();
+      await api(localbase, '/rest/v1/rpc/delete_chat_message', world.owner.token, { p_message_id: id });
+      const updateAnswer = sharedNow() - deletedAt;
+      const updated = await subscribers.arrivals(`UPDATE:${id}`, 120_000);
       if (index < WARMUP_MESSAGES) continue;
-      latencies.push(...sockets.map((subscriber) => (subscriber.arrivals.get(content) as number) - sentAt));
-      inserts.push(answeredMs);
+      result.insert.push(...inserted.map((stamp) => stamp - sentAt));
+      result.insertAnswer.push(insertAnswer);
+      result.update.push(...updated.map((stamp) => stamp - deletedAt));
+      result.updateAnswer.push(updateAnswer);
     }
-    return { delivery: summary(latencies), insert: summary(inserts) };
+    return {
+      insert: summary(result.insert),
+      insertAnswer: summary(result.insertAnswer),
+      update: summary(result.update),
+      updateAnswer: summary(result.updateAnswer),
+    };
   } finally {
-    for (const subscriber of sockets) subscriber.socket.close();
+    subscribers.close();
   }
 }
 
@@ -286,11 +317,13 @@ async function runEngine(engine: string, database: Database, variants: Variant[]
         world ??= await makeWorld(localbase, options.subscribers);
         const fanned = await fanOut(localbase, world);
         const flooded = await flood(localbase, world);
+        const line = (what: string, delivery: Summary, answer: Summary) =>
+          `  ${what} to ${options.subscribers} sockets (${options.clients}), ${options.messages} messages: p50 ${ms(delivery.p50)}, p99 ${ms(delivery.p99)}, max ${ms(delivery.max)}` +
+          ` (target p99 < 50 ms: ${delivery.p99 < 50 ? 'met' : 'missed'}); the request's own answer: p50 ${ms(answer.p50)}, p99 ${ms(answer.p99)}\n`;
         console.log(
           `${engine}, ${variant.name} (load average ${loadavg()[0]?.toFixed(1)})\n` +
-            `  fan-out to ${options.subscribers} sockets, ${options.messages} messages: p50 ${ms(fanned.delivery.p50)}, p99 ${ms(fanned.delivery.p99)}, max ${ms(fanned.delivery.max)}` +
-            ` (target p99 < 50 ms: ${fanned.delivery.p99 < 50 ? 'met' : 'missed'})\n` +
-            `    the INSERT's own answer: p50 ${ms(fanned.insert.p50)}, p99 ${ms(fanned.insert.p99)}\n` +
+            line('INSERT fan-out', fanned.insert, fanned.insertAnswer) +
+            line('UPDATE fan-out', fanned.update, fanned.updateAnswer) +
             `  flood of ${options.joins} joins on one socket: ${flooded.accepted} accepted, ${flooded.refused} refused, all answered in ${ms(flooded.joinsMs)}\n` +
             `    then a message to another member (${FLOOD_MESSAGES}): p50 ${ms(flooded.delivery.p50)}, max ${ms(flooded.delivery.max)};` +
             ` a read sent right after each: p50 ${ms(flooded.read.p50)}, max ${ms(flooded.read.max)}`,

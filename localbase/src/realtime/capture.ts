@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
+import { installDatabaseBroadcast } from './database-broadcast.ts';
 
 export const CAPTURE_TRIGGER = 'localbase_realtime_capture';
 
@@ -102,6 +103,8 @@ export async function installCapture(pool: pg.Pool): Promise<void> {
     tables: ['_localbase.realtime_changes'],
     functions: ['_localbase.capture_change()'],
   });
+  // realtime.send's queue shares the change queue's sequence.
+  await installDatabaseBroadcast(pool);
   await syncCaptureTriggers(pool);
 }
 
@@ -125,18 +128,6 @@ export const changeRow = z.object({
   committed_at: z.coerce.date(),
 });
 export type Change = z.infer<typeof changeRow>;
-
-const DRAIN_BATCH = 500;
-
-/** Takes the oldest queued changes off the queue, in commit order. */
-export async function drainChanges(pool: pg.Pool): Promise<Change[]> {
-  const result = await pool.query(
-    `delete from _localbase.realtime_changes
-     where id in (select id from _localbase.realtime_changes order by id limit ${DRAIN_BATCH})
-     returning id, schema_name, table_name, event, record, old_record, committed_at`,
-  );
-  return result.rows.map((row) => changeRow.parse(row)).sort((a, b) => Number(a.id) - Number(b.id));
-}
 
 export interface TableShape {
   primaryKey: string[];

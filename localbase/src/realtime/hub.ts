@@ -7,9 +7,12 @@
 // role and claims.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
-import { drainChanges, tableShape, type Change, type TableShape } from './capture.ts';
+import { tableShape, type Change, type TableShape } from './capture.ts';
+import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
+import { drainQueues } from './queue.ts';
+import type { Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
@@ -43,6 +46,8 @@ export class RealtimeHub {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private lastBindingId = 0;
+  /** Where `realtime.send` messages go: the socket routes' topics, once they are registered. */
+  private topics: Topics | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -65,6 +70,11 @@ export class RealtimeHub {
 
   remove(subscription: ChannelSubscription): void {
     this.subscriptions.delete(subscription);
+  }
+
+  /** The topics the database's broadcasts (realtime.send) are relayed to. */
+  relayBroadcastsTo(topics: Topics): void {
+    this.topics = topics;
   }
 
   /** Binding ids are unique per server, so a frame's `ids` never names another channel's binding. */
@@ -116,11 +126,21 @@ export class RealtimeHub {
   }
 
   private async drainAndDeliver(): Promise<void> {
-    const changes = await drainChanges(this.pool);
-    for (const change of changes) {
+    for (const queued of await drainQueues(this.pool)) {
       if (this.subscriptions.size === 0) return;
-      await this.deliver(change);
+      if (queued.kind === 'change') await this.deliver(queued.change);
+      else this.relay(queued.broadcast);
     }
+  }
+
+  /** A database broadcast, to the topic's public channels joined before it was sent. */
+  private relay(broadcast: DatabaseBroadcast): void {
+    this.topics?.broadcast(
+      `realtime:${broadcast.topic}`,
+      { type: 'broadcast', event: broadcast.event, payload: broadcast.payload },
+      undefined,
+      broadcast.sent_at,
+    );
   }
 
   private async shapeOf(change: Change): Promise<TableShape> {
@@ -147,6 +167,16 @@ export class RealtimeHub {
     }
     if (deliveries.length === 0 || shape.primaryKey.length === 0) return;
     const verdicts = await this.decide(change, shape, readers.list);
+    // One object for every subscriber: the codecs serialize it once (frames.ts), only `ids` differs.
+    const data = {
+      schema: change.schema_name,
+      table: change.table_name,
+      commit_timestamp: change.committed_at.toISOString(),
+      type: change.event,
+      columns: shape.columns,
+      ...changeRecords(change),
+      errors: null,
+    };
     for (const { subscription, ids, reader } of deliveries) {
       if (!verdicts[reader]) continue;
       subscription.send({
@@ -154,18 +184,7 @@ export class RealtimeHub {
         ref: null,
         topic: subscription.topic,
         event: 'postgres_changes',
-        payload: {
-          ids,
-          data: {
-            schema: change.schema_name,
-            table: change.table_name,
-            commit_timestamp: change.committed_at.toISOString(),
-            type: change.event,
-            columns: shape.columns,
-            ...changeRecords(change),
-            errors: null,
-          },
-        },
+        payload: { ids, data },
       });
     }
   }

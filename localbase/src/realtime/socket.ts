@@ -41,10 +41,13 @@ const channelConfig = z
       .object({ self: z.boolean().default(false), ack: z.boolean().default(false) })
       .passthrough()
       .default({ self: false, ack: false }),
+    // A join without `enabled` (realtime-js before it sent the flag, as 2.10 does, and clients in
+    // other languages) has presence on, as Realtime treats a missing flag; newer realtime-js sends
+    // `enabled: false` when the channel has no presence listeners.
     presence: z
-      .object({ key: z.string().default(''), enabled: z.boolean().default(false) })
+      .object({ key: z.string().default(''), enabled: z.boolean().default(true) })
       .passthrough()
-      .default({ key: '', enabled: false }),
+      .default({ key: '', enabled: true }),
     private: z.boolean().default(false),
   })
   .passthrough();
@@ -52,7 +55,7 @@ const joinPayload = z.object({
   config: channelConfig.default({
     postgres_changes: [],
     broadcast: { self: false, ack: false },
-    presence: { key: '', enabled: false },
+    presence: { key: '', enabled: true },
     private: false,
   }),
   access_token: z.string().optional(),
@@ -110,6 +113,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
   const { hub } = options;
   const topics = new Topics();
   const presence = new PresenceRegistry(topics);
+  hub.relayBroadcastsTo(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
   const refuseUnknownVersion = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -13,6 +13,8 @@ export interface TopicMember {
   presence: { key: string; enabled: boolean };
   /** Sends in the member's socket's own serializer. */
   send(frame: Frame): void;
+  /** When it joined: a broadcast sent from the database before then is not its. */
+  joinedAt: Date;
 }
 
 /**
@@ -51,10 +53,14 @@ export class Topics {
     return this.members.get(topic) ?? new Set();
   }
 
-  /** Relays a broadcast to the topic's channels: all but the sender, unless it asked for its own. */
-  broadcast(topic: string, message: BroadcastMessage, sender?: TopicMember): void {
+  /**
+   * Relays a broadcast to the topic's channels: all but the sender, unless it asked for its own;
+   * with `sentAt` (a message queued by the database), only to channels that had joined by then.
+   */
+  broadcast(topic: string, message: BroadcastMessage, sender?: TopicMember, sentAt?: Date): void {
     for (const member of this.membersOf(topic)) {
       if (member === sender && !member.broadcastSelf) continue;
+      if (sentAt !== undefined && sentAt < member.joinedAt) continue;
       member.send({ joinRef: member.joinRef, ref: null, topic, event: 'broadcast', payload: message });
     }
   }

@@ -1,0 +1,69 @@
+// Broadcast from the database: `realtime.send(payload, event, topic, private)`, the function hosted
+// Supabase offers for triggers and functions to send a broadcast. Hosted Realtime inserts the
+// message into realtime.messages and reads it from the WAL; localbase queues it (in `_localbase`,
+// like the captured changes) and the hub relays it on its next drain, so a message reaches the
+// topic's channels only once its transaction committed, and never if it rolled back.
+//
+// The queue shares the change queue's sequence, so changes and messages of one drain are relayed in
+// the order they were written. A private message (the default, as in Supabase) is for private
+// channels only, which localbase refuses to join: it is not queued. As in Supabase, a message that
+// cannot be sent is a warning, never an error of the caller's transaction.
+import type pg from 'pg';
+import { z } from 'zod';
+import { installIfChanged } from '../installed-sql.ts';
+import { REALTIME_MAX_BROADCAST_BYTES } from './topics.ts';
+
+// Runs after the capture's install, which creates schema _localbase and the change queue.
+const INSTALL_SQL = `
+create table if not exists _localbase.realtime_broadcasts (
+  id bigint primary key default nextval('_localbase.realtime_changes_id_seq'),
+  topic text not null,
+  event text not null,
+  payload jsonb,
+  sent_at timestamptz not null default clock_timestamp()
+);
+revoke all on _localbase.realtime_broadcasts from public;
+create schema if not exists realtime;
+grant usage on schema realtime to anon, authenticated, service_role;
+-- SECURITY DEFINER: callers reach the queue only through this function. Sending is open to the
+-- roles that may already broadcast to any public topic through /realtime/v1 with the API key.
+create or replace function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+returns void
+language plpgsql security definer set search_path = ''
+as $$
+begin
+  if private is not false then
+    raise warning 'ErrorSendingBroadcastMessage: private channels need Realtime Authorization, which localbase does not provide';
+    return;
+  end if;
+  if topic is null or event is null then
+    raise warning 'ErrorSendingBroadcastMessage: a broadcast needs a topic and an event';
+    return;
+  end if;
+  if pg_catalog.octet_length(payload::text) > ${REALTIME_MAX_BROADCAST_BYTES} then
+    raise warning 'ErrorSendingBroadcastMessage: Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast';
+    return;
+  end if;
+  insert into _localbase.realtime_broadcasts (topic, event, payload) values (topic, event, payload);
+end
+$$;
+revoke execute on function realtime.send(jsonb, text, text, boolean) from public;
+grant execute on function realtime.send(jsonb, text, text, boolean) to anon, authenticated, service_role;`;
+
+export async function installDatabaseBroadcast(pool: pg.Pool): Promise<void> {
+  await installIfChanged(pool, {
+    name: 'realtime-send',
+    sql: INSTALL_SQL,
+    tables: ['_localbase.realtime_broadcasts'],
+    functions: ['realtime.send(jsonb,text,text,boolean)'],
+  });
+}
+
+export const databaseBroadcastRow = z.object({
+  id: z.union([z.string(), z.number()]),
+  topic: z.string(),
+  event: z.string(),
+  payload: z.unknown(),
+  sent_at: z.coerce.date(),
+});
+export type DatabaseBroadcast = z.infer<typeof databaseBroadcastRow>;
