@@ -64,7 +64,11 @@ describe('readEnv', () => {
       ),
     ).toEqual({
       ok: true,
-      value: { LOCALBASE_API_AGGREGATES: true, LOCALBASE_API_PLANS: true, LOCALBASE_API_TX_END: 'rollback-allow-override' },
+      value: {
+        LOCALBASE_API_AGGREGATES: true,
+        LOCALBASE_API_PLANS: true,
+        LOCALBASE_API_TX_END: 'rollback-allow-override',
+      },
     });
     expect(readEnv({ LOCALBASE_API_PLANS: 'on', LOCALBASE_API_TX_END: 'abort' }, names)).toEqual({
       ok: false,

@@ -86,9 +86,7 @@ export const envFields = {
   LOCALBASE_API_PLANS: booleanFlag.default(false),
   /** PostgREST's db-tx-end: how a Data API request's transaction ends and whether `Prefer: tx=` may override it. */
   LOCALBASE_API_TX_END: optionalText.pipe(
-    z
-      .enum(TX_END_MODES, { message: `must be one of ${TX_END_MODES.join(', ')}` })
-      .default('commit'),
+    z.enum(TX_END_MODES, { message: `must be one of ${TX_END_MODES.join(', ')}` }).default('commit'),
   ),
   /** Where localbase's auth mail goes (`smtp://user:pass@host:587`, `smtps://...:465`); unset: its local outbox. */
   SMTP_URL: optionalText.pipe(

@@ -76,7 +76,7 @@ describe('mailboxProof', () => {
 });
 
 describe("the unlock page's app-session button", () => {
-  it("reads the session where the web app keeps it, and starts hidden (shown only when there is one)", () => {
+  it('reads the session where the web app keeps it, and starts hidden (shown only when there is one)', () => {
     const webKey = /AUTH_STORAGE_KEY = '([^']+)'/.exec(
       readFileSync(path.join(repoRoot, 'web', 'src', 'lib', 'session-storage.ts'), 'utf8'),
     )?.[1];

@@ -23,7 +23,8 @@ async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unkn
   return (await localbase.database.pool.query(sql, params)).rows as T[];
 }
 
-const signUp = (name: string): Promise<Student> => signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
+const signUp = (name: string): Promise<Student> =>
+  signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
 
 async function asStudent(student: Student, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) {
   const response = await gateway.app.inject({
@@ -63,7 +64,11 @@ const payloadWith = (items: number) => ({
 
 beforeAll(async () => {
   localbase = await startLocalbaseStack();
-  gateway = await startAdminGateway(localbase, { secret: SECRET }, { admin: { now: () => Date.now() + clockOffsetMs } });
+  gateway = await startAdminGateway(
+    localbase,
+    { secret: SECRET },
+    { admin: { now: () => Date.now() + clockOffsetMs } },
+  );
   cookie = await signInWithSecret(gateway.app, SECRET);
 }, 120_000);
 

@@ -25,7 +25,8 @@ let cookie: string;
 
 type Student = SignedUp;
 
-const signUp = (name: string): Promise<Student> => signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
+const signUp = (name: string): Promise<Student> =>
+  signUpThrough(gateway.app, `${name}@example.com`, `${name}-password-1`);
 
 async function asStudent(student: Student, method: 'GET' | 'POST', url: string, payload?: unknown) {
   const response = await gateway.app.inject({

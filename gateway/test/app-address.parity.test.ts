@@ -36,7 +36,9 @@ describe('authMailAddresses', () => {
         });
       expect((await auth('signup', { email: 'ada@example.com', password: 'correct horse battery' })).status).toBe(200);
       const mailedLink = async (redirectTo: string) => {
-        expect((await auth(`recover?redirect_to=${encodeURIComponent(redirectTo)}`, { email: 'ada@example.com' })).status).toBe(200);
+        expect(
+          (await auth(`recover?redirect_to=${encodeURIComponent(redirectTo)}`, { email: 'ada@example.com' })).status,
+        ).toBe(200);
         // The mail is sent after the answer.
         for (let attempt = 0; attempt < 50; attempt += 1) {
           const outbox = (await (

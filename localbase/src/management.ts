@@ -77,7 +77,12 @@ function tokenMatches(header: string | undefined, expected: string): boolean {
  * one session gets its role and search path back, and its prepared statements are renewed, since
  * the script may have deallocated them.
  */
-async function runAsOwner(pool: pg.Pool, body: QueryBody, readOnly: boolean, sharedSession: boolean): Promise<unknown[]> {
+async function runAsOwner(
+  pool: pg.Pool,
+  body: QueryBody,
+  readOnly: boolean,
+  sharedSession: boolean,
+): Promise<unknown[]> {
   const client = await acquireClient(pool);
   const searchPath = sharedSession
     ? (await client.query<{ path: string }>("select current_setting('search_path') as path")).rows[0]?.path

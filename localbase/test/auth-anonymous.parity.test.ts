@@ -146,7 +146,10 @@ describe('when anonymous sign-ins are on', () => {
     expect(error?.code).toBe('email_exists');
     const user = (await client.auth.getUser()).data.user;
     expect(user).toMatchObject({ is_anonymous: true, email: '' });
-    const signIn = await clientFor(enabled).auth.signInWithPassword({ email: taken, password: 'copper valley whistle' });
+    const signIn = await clientFor(enabled).auth.signInWithPassword({
+      email: taken,
+      password: 'copper valley whistle',
+    });
     expect(signIn.error?.code).toBe('invalid_credentials');
   });
 });

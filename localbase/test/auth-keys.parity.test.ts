@@ -169,7 +169,9 @@ describe('every API', () => {
     const claims = { ...decodeJwt(genuine), role: 'service_role' };
     const kid = decodeProtectedHeader(genuine).kid as string;
     const other = await generateKeyPair('ES256');
-    const sameKid = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).sign(other.privateKey);
+    const sameKid = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
+      .sign(other.privateKey);
     const otherKid = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: '00000000-0000-4000-8000-000000000000' })
       .sign(other.privateKey);

@@ -106,7 +106,10 @@ describe('enroll', () => {
        from unnest(array['anon', 'authenticated', 'service_role']) r`,
     );
     expect(grants.every((grant) => !grant.readable)).toBe(true);
-    const rest = await user.client.schema('_localbase' as never).from('mfa_factors').select('secret');
+    const rest = await user.client
+      .schema('_localbase' as never)
+      .from('mfa_factors')
+      .select('secret');
     expect(rest.data).toBeNull();
     expect(rest.error).not.toBeNull();
   });
@@ -240,7 +243,9 @@ describe('challenge and verify', () => {
     const notUuid = await other.client.auth.mfa.challenge({ factorId: 'nope' });
     expect(notUuid.error?.status).toBe(404);
     expect(notUuid.error?.code).toBe('validation_failed');
-    const factors = await sql<{ n: number }>(`select count(*)::int as n from _localbase.mfa_factors where id = '${owner.factorId}'`);
+    const factors = await sql<{ n: number }>(
+      `select count(*)::int as n from _localbase.mfa_factors where id = '${owner.factorId}'`,
+    );
     expect(factors[0]?.n).toBe(1);
   });
 
@@ -276,7 +281,10 @@ describe('a user with a verified factor, signed in with her password', () => {
     const unenroll = await client.auth.mfa.unenroll({ factorId: user.factorId });
     expect(unenroll.error?.status).toBe(422);
     expect(unenroll.error?.code).toBe('insufficient_aal');
-    const password = await client.auth.updateUser({ password: 'hollow pine lighthouse', current_password: user.password } as never);
+    const password = await client.auth.updateUser({
+      password: 'hollow pine lighthouse',
+      current_password: user.password,
+    } as never);
     expect(password.error?.status).toBe(401);
     expect(password.error?.code).toBe('insufficient_aal');
     expect((await client.auth.mfa.listFactors()).data?.totp).toHaveLength(1);

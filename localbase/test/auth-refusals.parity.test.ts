@@ -180,7 +180,10 @@ describe('Web3, PKCE and unknown grants', () => {
     const { data } = await anon().auth.signInWithOAuth({ provider: 'github', options: { skipBrowserRedirect: true } });
     const answer = await fetch(data.url as string, { redirect: 'manual' });
     expect(answer.status).toBe(400);
-    expect(await answer.json()).toMatchObject({ error_code: 'validation_failed', msg: expect.stringContaining('not enabled') });
+    expect(await answer.json()).toMatchObject({
+      error_code: 'validation_failed',
+      msg: expect.stringContaining('not enabled'),
+    });
   });
 });
 

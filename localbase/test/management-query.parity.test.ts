@@ -116,7 +116,9 @@ describe('read-only', () => {
   ])('refuses %s with the database error, changing nothing', async (_name, query) => {
     const answer = await call('database/query/read-only', { query });
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ message: expect.stringMatching(/read-only transaction|permission denied|must be owner/) });
+    expect(answer.json).toEqual({
+      message: expect.stringMatching(/read-only transaction|permission denied|must be owner/),
+    });
     expect(await notes()).toEqual(['one', 'two']);
   });
 

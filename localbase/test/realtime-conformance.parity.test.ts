@@ -267,7 +267,9 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
           const channel = connection.channel(topic, { config: { presence: { key } } });
           channel
             .on('presence', { event: 'sync' }, () => heard.push({ event: 'sync', key: '' }))
-            .on('presence', { event: 'join' }, ({ key: who }: { key: string }) => heard.push({ event: 'join', key: who }))
+            .on('presence', { event: 'join' }, ({ key: who }: { key: string }) =>
+              heard.push({ event: 'join', key: who }),
+            )
             .on('presence', { event: 'leave' }, ({ key: who }: { key: string }) =>
               heard.push({ event: 'leave', key: who }),
             );

@@ -41,10 +41,7 @@ describe('aggregates enabled', () => {
   });
 
   it('sums, averages and takes the extremes, named after the function or the alias', async () => {
-    const answer = await rest(
-      enabled,
-      'films?select=rating.sum(),rating.avg(),lowest:year.min(),newest:year.max()',
-    );
+    const answer = await rest(enabled, 'films?select=rating.sum(),rating.avg(),lowest:year.min(),newest:year.max()');
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual([{ sum: 37.7, avg: 7.54, lowest: 1894, newest: 1994 }]);
   });
@@ -95,9 +92,7 @@ describe('aggregates enabled', () => {
       { count: 2, directors: { last_name: 'Tarantino' } },
     ]);
     const spread = await rest(enabled, 'films?select=rating.sum(),...directors(last_name)&director_id=gt.2');
-    expect(
-      (spread.json as { last_name: string }[]).sort((a, b) => a.last_name.localeCompare(b.last_name)),
-    ).toEqual([
+    expect((spread.json as { last_name: string }[]).sort((a, b) => a.last_name.localeCompare(b.last_name))).toEqual([
       { sum: 6.5, last_name: 'Méliès' },
       { sum: 17.2, last_name: 'Tarantino' },
     ]);

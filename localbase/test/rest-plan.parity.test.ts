@@ -98,9 +98,13 @@ describe('query plans enabled', () => {
     expect(single.headers.get('content-type')).toBe(
       'application/vnd.pgrst.plan+json; for="application/vnd.pgrst.object+json"; charset=utf-8',
     );
-    const csv = await rest(enabled, 'films', { headers: { accept: 'application/vnd.pgrst.plan+json; for="text/csv"' } });
+    const csv = await rest(enabled, 'films', {
+      headers: { accept: 'application/vnd.pgrst.plan+json; for="text/csv"' },
+    });
     expect(csv.headers.get('content-type')).toBe('application/vnd.pgrst.plan+json; for="text/csv"; charset=utf-8');
-    const xml = await rest(enabled, 'films', { headers: { accept: 'application/vnd.pgrst.plan+json; for="text/xml"' } });
+    const xml = await rest(enabled, 'films', {
+      headers: { accept: 'application/vnd.pgrst.plan+json; for="text/xml"' },
+    });
     expect(xml.status).toBe(406);
     expect(xml.json).toEqual({
       code: 'PGRST107',

@@ -53,7 +53,11 @@ describe('updateBucket', () => {
     const open = await fetch(service.storage.from('scratch').getPublicUrl('ok.txt').data.publicUrl);
     expect(await open.text()).toBe('ok');
 
-    const back = await service.storage.updateBucket('scratch', { public: false, fileSizeLimit: null, allowedMimeTypes: null });
+    const back = await service.storage.updateBucket('scratch', {
+      public: false,
+      fileSizeLimit: null,
+      allowedMimeTypes: null,
+    });
     expect(back.error).toBeNull();
     expect((await service.storage.getBucket('scratch')).data).toMatchObject({
       public: false,

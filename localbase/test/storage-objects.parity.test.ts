@@ -39,7 +39,9 @@ async function read(client: SupabaseClient, bucket: string, path: string): Promi
 describe('move', () => {
   it('renames an object in place and to another bucket, bytes and all', async () => {
     await put(alice.client, 'study-material', `${alice.id}/draft.txt`, 'draft');
-    const moved = await alice.client.storage.from('study-material').move(`${alice.id}/draft.txt`, `${alice.id}/final.txt`);
+    const moved = await alice.client.storage
+      .from('study-material')
+      .move(`${alice.id}/draft.txt`, `${alice.id}/final.txt`);
     expect(moved.error).toBeNull();
     expect(moved.data?.message).toBe('Successfully moved');
     expect(await read(alice.client, 'study-material', `${alice.id}/final.txt`)).toBe('final'.replace('final', 'draft'));
@@ -57,7 +59,9 @@ describe('move', () => {
   it('refuses to move over an existing object, and leaves both as they were', async () => {
     await put(alice.client, 'study-material', `${alice.id}/one.txt`, 'one');
     await put(alice.client, 'study-material', `${alice.id}/two.txt`, 'two');
-    const { error } = await alice.client.storage.from('study-material').move(`${alice.id}/one.txt`, `${alice.id}/two.txt`);
+    const { error } = await alice.client.storage
+      .from('study-material')
+      .move(`${alice.id}/one.txt`, `${alice.id}/two.txt`);
     expect(error?.message).toBe('The resource already exists');
     expect(statusCodeOf(error)).toBe('409');
     expect(await read(alice.client, 'study-material', `${alice.id}/one.txt`)).toBe('one');
@@ -181,7 +185,7 @@ describe('list-v2', () => {
     expect(second.data?.hasNext).toBe(false);
   });
 
-  it("lists only what the caller may read, and refuses a cursor it did not issue", async () => {
+  it('lists only what the caller may read, and refuses a cursor it did not issue', async () => {
     const peek = await alice.client.storage.from('study-material').listV2({ prefix: `${bob.id}/` });
     expect(peek.data?.objects).toEqual([]);
     const bad = await bob.client.storage.from('study-material').listV2({ cursor: 'bm90IGEgY3Vyc29y' });

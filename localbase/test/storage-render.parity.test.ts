@@ -25,7 +25,9 @@ async function png(width: number, height: number): Promise<Buffer> {
 
 /** A picture that does not compress to nothing, so quality shows in its size. */
 async function noise(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  return sharp({
+    create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+  })
     .png()
     .toBuffer();
 }
@@ -103,7 +105,9 @@ describe('public render', () => {
       `${localbase.url}/storage/v1/render/image/public/study-material/${alice.id}/chart.png?width=10`,
     );
     expect(await privateOne.json()).toMatchObject({ message: 'Bucket not found' });
-    const missing = await fetch(`${localbase.url}/storage/v1/render/image/public/avatars/${alice.id}/none.png?width=10`);
+    const missing = await fetch(
+      `${localbase.url}/storage/v1/render/image/public/avatars/${alice.id}/none.png?width=10`,
+    );
     expect(await missing.json()).toMatchObject({ message: 'Object not found' });
   });
 });

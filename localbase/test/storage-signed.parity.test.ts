@@ -102,8 +102,9 @@ describe('createSignedUrl', () => {
     expect(await errorBody(elsewhere)).toMatchObject({ statusCode: '400', code: 'InvalidSignature' });
 
     const [header, payload, signature] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ url: `study-material/${bob.id}/x`, scope: 'download', exp: 9e9 }))
-      .toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ url: `study-material/${bob.id}/x`, scope: 'download', exp: 9e9 }),
+    ).toString('base64url');
     const tampered = await fetch(`${base}/${bob.id}/x?token=${header}.${forged}.${signature}`);
     expect(await errorBody(tampered)).toMatchObject({ statusCode: '403', code: 'InvalidJWT' });
 
@@ -226,7 +227,9 @@ describe('createSignedUploadUrl and uploadToSignedUrl', () => {
     const download = await alice.client.storage.from('study-material').createSignedUrl(`${alice.id}/notes.txt`, 60);
     const wrongScope = await anon.storage
       .from('study-material')
-      .uploadToSignedUrl(`${alice.id}/notes.txt`, tokenOf(download.data!.signedUrl), 'x', { contentType: 'text/plain' });
+      .uploadToSignedUrl(`${alice.id}/notes.txt`, tokenOf(download.data!.signedUrl), 'x', {
+        contentType: 'text/plain',
+      });
     expect(wrongScope.error?.message).toBe('Token is not scoped for upload');
     const now = Math.floor(Date.now() / 1000);
     const expired = await signJwt(

@@ -82,9 +82,7 @@ export async function openSubscribers(request: JoinRequest): Promise<Subscribers
 
 type ToChild = { op: 'open'; request: JoinRequest } | { op: 'arrivals'; key: ArrivalKey; timeoutMs: number };
 type FromChild =
-  | { op: 'opened' }
-  | { op: 'arrivals'; key: ArrivalKey; stamps: number[] }
-  | { op: 'failed'; message: string };
+  { op: 'opened' } | { op: 'arrivals'; key: ArrivalKey; stamps: number[] } | { op: 'failed'; message: string };
 
 /** In the child: opens the sockets when asked, answers each key's arrivals. */
 function serveParent(): void {

@@ -221,8 +221,14 @@ async function fanOut(localbase: Localbase, world: World): Promise<FanOutResult>
       { event: 'UPDATE', schema: 'public', table: 'group_chat_messages', filter },
     ],
   };
-  const subscribers = options.clients === 'child' ? await openChildSubscribers(request) : await openSubscribers(request);
-  const result = { insert: [] as number[], insertAnswer: [] as number[], update: [] as number[], updateAnswer: [] as number[] };
+  const subscribers =
+    options.clients === 'child' ? await openChildSubscribers(request) : await openSubscribers(request);
+  const result = {
+    insert: [] as number[],
+    insertAnswer: [] as number[],
+    update: [] as number[],
+    updateAnswer: [] as number[],
+  };
   try {
     for (let index = 0; index < WARMUP_MESSAGES + options.messages; index += 1) {
       messageCounter += 1;

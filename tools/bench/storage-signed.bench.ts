@@ -109,7 +109,9 @@ try {
     }
     const ratio = summary('signed').p50 / summary('public').p50;
     const throughput = summary('public').perSecond / summary('signed').perSecond;
-    console.log(`| ${label} | signed/public | p50 ${ratio.toFixed(2)}x | time per download ${throughput.toFixed(2)}x | |`);
+    console.log(
+      `| ${label} | signed/public | p50 ${ratio.toFixed(2)}x | time per download ${throughput.toFixed(2)}x | |`,
+    );
   }
 } finally {
   await localbase.close();

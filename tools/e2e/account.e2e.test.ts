@@ -67,7 +67,9 @@ async function nextMail(to: string, seen: Set<string>): Promise<OutboxMessage> {
 
 async function expectAxeClean(page: Page, what: string): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  const serious = result.violations.filter(
+    (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+  );
   expect(
     serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
     what,

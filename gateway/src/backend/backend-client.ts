@@ -60,7 +60,11 @@ const errorShape = z
     message: z.string().optional(),
     msg: z.string().optional(),
     hint: z.string().nullish(),
-    weak_password: z.object({ reasons: z.array(z.string()).catch([]) }).loose().optional().catch(undefined),
+    weak_password: z
+      .object({ reasons: z.array(z.string()).catch([]) })
+      .loose()
+      .optional()
+      .catch(undefined),
     // Storage answers HTTP 400 and puts the real status in the body.
     statusCode: z.union([z.string(), z.number()]).optional(),
   })

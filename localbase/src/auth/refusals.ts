@@ -53,7 +53,8 @@ export function refuseIdTokenGrant(body: unknown): never {
   if (provider === 'apple' || APPLE_ISSUERS.includes(issuer)) {
     const detected = unverifiedIssuer(idToken);
     if (detected === undefined) throw validationFailed('Unable to detect issuer in ID token for Apple provider');
-    if (!APPLE_ISSUERS.includes(detected)) throw validationFailed('Detected ID token issuer is not an Apple ID token issuer');
+    if (!APPLE_ISSUERS.includes(detected))
+      throw validationFailed('Detected ID token issuer is not an Apple ID token issuer');
     if (issuer && issuer !== detected) throw validationFailed('Provided issuer does not match ID token issuer');
     throw providerDisabled(detected);
   }

@@ -110,7 +110,8 @@ export async function sessionAssurance(client: pg.PoolClient, sessionId: string)
      from _localbase.session_amr where session_id = $1 order by authenticated_at desc, method`,
     [sessionId],
   );
-  if (rows.length === 0) return { aal: 'aal1', amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] };
+  if (rows.length === 0)
+    return { aal: 'aal1', amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] };
   const aal = rows.some((row) => SECOND_FACTOR_METHODS.includes(row.method)) ? 'aal2' : 'aal1';
   return { aal, amr: rows.map((row) => ({ method: row.method, timestamp: row.timestamp })) };
 }
@@ -139,9 +140,10 @@ export async function downgradeSessionsOfFactor(client: pg.PoolClient, factorId:
      where a.session_id = s.id and s.factor_id = $1 and a.method = any($2::text[])`,
     [factorId, SECOND_FACTOR_METHODS],
   );
-  await client.query(`update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where factor_id = $1`, [
-    factorId,
-  ]);
+  await client.query(
+    `update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where factor_id = $1`,
+    [factorId],
+  );
 }
 
 /**

@@ -109,7 +109,10 @@ export async function insertUser(client: pg.PoolClient, user: NewUser, passwordH
  * Inserts an anonymous user, as GoTrue's anonymous sign-in does: no e-mail, no password, no
  * identity, `is_anonymous` true and the `anonymous` provider in app_metadata.
  */
-export async function insertAnonymousUser(client: pg.PoolClient, userMetadata: Record<string, unknown>): Promise<string> {
+export async function insertAnonymousUser(
+  client: pg.PoolClient,
+  userMetadata: Record<string, unknown>,
+): Promise<string> {
   const id = randomUUID();
   await client.query(
     `insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data,

@@ -109,7 +109,8 @@ export const invalidPreferences = (preferences: string[]) =>
 export const aggregatesNotAllowed = () =>
   new PostgrestError(400, 'PGRST123', 'Use of aggregate functions is not allowed');
 
-export const notImplemented = (details: string) => new PostgrestError(400, 'PGRST127', 'Feature not implemented', details);
+export const notImplemented = (details: string) =>
+  new PostgrestError(400, 'PGRST127', 'Feature not implemented', details);
 
 export const maxAffectedExceeded = (rows: number) =>
   new PostgrestError(

@@ -422,7 +422,12 @@ function isEmptyEmbed(node: ReadNode): boolean {
 
 /** The output names a spread lifts into its parent: its own columns, then its spreads' and embeds'. */
 function spreadColumns(node: ReadNode): SpreadColumn[] {
-  const plain = (name: string): SpreadColumn => ({ name, aggregate: undefined, aggregateCast: undefined, alias: undefined });
+  const plain = (name: string): SpreadColumn => ({
+    name,
+    aggregate: undefined,
+    aggregateCast: undefined,
+    alias: undefined,
+  });
   const own = node.select.map((column) => plain(column.alias ?? column.field.name));
   const nested = node.relSelect.flatMap((rel) =>
     rel.kind === 'embed' ? [plain(rel.name)] : rel.columns.map((column) => plain(column.alias ?? column.name)),

@@ -262,7 +262,9 @@ function relSelectsSql(node: ReadNode): string[] {
       return rel.columns.map((column) => {
         const value = column.name === '*' ? `${alias}.*` : `${alias}.${quoteIdent(column.name)}`;
         const sql = aggregateSql(value, column.aggregate, column.aggregateCast);
-        return column.alias === undefined || column.aggregate === undefined ? sql : `${sql} AS ${quoteIdent(column.alias)}`;
+        return column.alias === undefined || column.aggregate === undefined
+          ? sql
+          : `${sql} AS ${quoteIdent(column.alias)}`;
       });
     if (rel.empty) return [];
     if (rel.mode === 'object') return [`row_to_json(${alias}.*)${embedType} AS ${quoteIdent(rel.name)}`];

@@ -46,7 +46,8 @@ export function decodeCursor(token: string): Cursor {
   const cursor: Cursor = { startAfter: '', descending: false };
   for (const part of Buffer.from(token, 'base64').toString('utf8').split('\n')) {
     const match = /^(\S):(.*)$/s.exec(part);
-    if (!match || !['l', 'o', 'c', 'a'].includes(match[1] ?? '')) throw invalidRequest('Invalid Parameter continuation token');
+    if (!match || !['l', 'o', 'c', 'a'].includes(match[1] ?? ''))
+      throw invalidRequest('Invalid Parameter continuation token');
     if (match[1] === 'l') cursor.startAfter = match[2] ?? '';
     if (match[1] === 'o') cursor.descending = match[2] === 'desc';
   }
@@ -82,7 +83,11 @@ async function batch(
 
 type Entry = { folder: string } | { row: ObjectRow };
 
-export async function listObjectsV2(client: pg.PoolClient, bucketId: string, options: ListV2Options): Promise<ListV2Result> {
+export async function listObjectsV2(
+  client: pg.PoolClient,
+  bucketId: string,
+  options: ListV2Options,
+): Promise<ListV2Result> {
   const cursor = options.cursor ? decodeCursor(options.cursor) : undefined;
   const descending = cursor ? cursor.descending : options.descending;
   const entries: Entry[] = [];

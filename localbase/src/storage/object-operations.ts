@@ -158,7 +158,8 @@ export function operationRoutes(app: FastifyInstance, context: StorageContext, o
     const { bucket } = parse(bucketParams, request.params);
     const verified = await callerOf(context, request);
     const body = parse(listV2Body, await readJson(request));
-    if (body.cursor !== undefined && body.cursor.length > 4096) throw invalidRequest('Invalid Parameter continuation token');
+    if (body.cursor !== undefined && body.cursor.length > 4096)
+      throw invalidRequest('Invalid Parameter continuation token');
     return asCaller(context, request, verified, async (client) => {
       if (!(await findBucket(client, bucket))) throw bucketNotFound();
       return listObjectsV2(client, bucket, {

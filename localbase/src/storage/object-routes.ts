@@ -138,7 +138,9 @@ export function objectOperations(context: StorageContext) {
 
   async function download(request: FastifyRequest, reply: FastifyReply, address: ObjectAddress) {
     const verified = await callerOf(context, request);
-    const row = await asCaller(context, request, verified, (client) => findObject(client, address.bucket, address.name));
+    const row = await asCaller(context, request, verified, (client) =>
+      findObject(client, address.bucket, address.name),
+    );
     if (!row) throw objectNotFound();
     return sendObject(context, request, reply, row);
   }
@@ -201,14 +203,18 @@ export function objectRoutes(app: FastifyInstance, context: StorageContext, oper
     },
   });
 
-  app.route({ method: [...getAndHead], url: '/object/public/:bucket/*', handler: async (request, reply) => {
-    const generic = await wordBucketAddress(context, request, 'public');
-    if (generic) {
-      requireApiKey(context, request);
-      return download(request, reply, generic);
-    }
-    return publicDownload(request, reply, addressOf(request));
-  } });
+  app.route({
+    method: [...getAndHead],
+    url: '/object/public/:bucket/*',
+    handler: async (request, reply) => {
+      const generic = await wordBucketAddress(context, request, 'public');
+      if (generic) {
+        requireApiKey(context, request);
+        return download(request, reply, generic);
+      }
+      return publicDownload(request, reply, addressOf(request));
+    },
+  });
 
   app.post('/object/list/:bucket', async (request) => {
     const generic = await wordBucketUpload(context, request, 'list');
@@ -234,4 +240,3 @@ export function objectRoutes(app: FastifyInstance, context: StorageContext, oper
     return removed;
   });
 }
-

@@ -3,7 +3,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { addressOf, asCaller, asOwner, callerOf, objectHeaders, parse, type ObjectAddress, type StorageContext } from './context.ts';
+import {
+  addressOf,
+  asCaller,
+  asOwner,
+  callerOf,
+  objectHeaders,
+  parse,
+  type ObjectAddress,
+  type StorageContext,
+} from './context.ts';
 import { bucketNotFound, objectNotFound } from './errors.ts';
 import { findBucket, findObject, type ObjectRow } from './objects.ts';
 import { SIGNED_URL_SCOPE_DOWNLOAD, verifyObjectToken } from './signed-tokens.ts';
@@ -23,7 +32,9 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
   async function render(request: FastifyRequest, reply: FastifyReply, row: ObjectRow, options: TransformOptions) {
     const size = row.metadata?.size;
     if (typeof size === 'number' && size > TRANSFORM_MAX_INPUT_BYTES) {
-      throw imageProcessingError(`The image is larger than ${TRANSFORM_MAX_INPUT_BYTES} bytes, the transformation limit`);
+      throw imageProcessingError(
+        `The image is larger than ${TRANSFORM_MAX_INPUT_BYTES} bytes, the transformation limit`,
+      );
     }
     const input = await readFile(context.files.path(row.bucket_id, row.id, row.version ?? ''));
     const accept = typeof request.headers.accept === 'string' ? request.headers.accept : undefined;
@@ -62,7 +73,9 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
     const options = queryOptions(request);
     const address = addressOf(request);
     const verified = await callerOf(context, request);
-    const row = await asCaller(context, request, verified, (client) => findObject(client, address.bucket, address.name));
+    const row = await asCaller(context, request, verified, (client) =>
+      findObject(client, address.bucket, address.name),
+    );
     if (!row) throw objectNotFound();
     return render(request, reply, row, options);
   });

@@ -7,12 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { INVALID_API_KEY_BODY, NO_API_KEY_BODY, type ProjectApiKeys } from '../api-key.ts';
 import { MissingApiKeyError } from '../caller.ts';
-import {
-  BodyTooLargeError,
-  InvalidJsonError,
-  isBodyTooLarge,
-  isUnsupportedMediaType,
-} from '../json-body.ts';
+import { BodyTooLargeError, InvalidJsonError, isBodyTooLarge, isUnsupportedMediaType } from '../json-body.ts';
 import { JwtError, type TokenVerifier, type VerificationKeys } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import { ConnectionBusyError, SessionEndedError } from '../request-transaction.ts';

@@ -65,7 +65,9 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
     const address = addressOf(request);
     const body = parse(signBody, await readJson(request));
     const expiresIn = signedUrlLifetime(body.expiresIn);
-    const row = await asCaller(context, request, verified, (client) => findObject(client, address.bucket, address.name));
+    const row = await asCaller(context, request, verified, (client) =>
+      findObject(client, address.bucket, address.name),
+    );
     if (!row) throw objectNotFound();
     const transformations = body.transform ? transformationText(body.transform) : '';
     const token = await signObjectToken(context.jwtSecret, {

@@ -17,7 +17,15 @@ export const TRANSFORM_MAX_INPUT_BYTES = 25 * 1000 * 1000;
 export const TRANSFORM_MAX_INPUT_PIXELS = 50_000_000;
 export const DEFAULT_QUALITY = 80;
 
-const integer = z.union([z.number(), z.string().regex(/^[0-9]+$/).transform(Number)]).pipe(z.number().int().min(0));
+const integer = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^[0-9]+$/)
+      .transform(Number),
+  ])
+  .pipe(z.number().int().min(0));
 
 export const transformOptions = z.object({
   width: integer.optional(),

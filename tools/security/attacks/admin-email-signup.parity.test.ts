@@ -177,7 +177,10 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     // Recorded as the account's confirmation: the Roles page shows how, and a password session
     // (the next login, another gateway) unlocks from now on.
     const owner = await signInWithSecret(gateway.app, SECRET);
-    const roles = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'application/json' } });
+    const roles = await gateway.app.inject({
+      url: '/__admin/roles',
+      headers: { cookie: owner, accept: 'application/json' },
+    });
     expect(JSON.stringify(roles.json())).not.toContain('"confirmed":false');
     const page = await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: owner, accept: 'text/html' } });
     expect(page.body).toContain('by a link mailed to the address');
@@ -236,7 +239,11 @@ describe('attack: signing up with the ADMIN_EMAIL address to unlock the console'
     const hosted = await startAdminGateway(
       localbase,
       { secret: SECRET, emails: [ADMIN_EMAIL] },
-      { config: { backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey } } },
+      {
+        config: {
+          backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+        },
+      },
     );
     try {
       await freeAddress(ADMIN_EMAIL);

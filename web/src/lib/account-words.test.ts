@@ -26,7 +26,9 @@ describe('weakPasswordSentence', () => {
 
 describe('readAuthLink', () => {
   it("reads a recovery link's session from the fragment", () => {
-    expect(readAuthLink('#access_token=a.b.c&expires_in=3600&refresh_token=r1&token_type=bearer&type=recovery')).toEqual({
+    expect(
+      readAuthLink('#access_token=a.b.c&expires_in=3600&refresh_token=r1&token_type=bearer&type=recovery'),
+    ).toEqual({
       kind: 'session',
       accessToken: 'a.b.c',
       refreshToken: 'r1',
@@ -36,7 +38,9 @@ describe('readAuthLink', () => {
 
   it('reads why a link failed, and nothing from an ordinary address', () => {
     expect(
-      readAuthLink('#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired'),
+      readAuthLink(
+        '#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired',
+      ),
     ).toEqual({ kind: 'error', code: 'otp_expired', description: 'Email link is invalid or has expired' });
     expect(readAuthLink('')).toBeNull();
     expect(readAuthLink('#main')).toBeNull();

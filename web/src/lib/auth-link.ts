@@ -12,7 +12,8 @@ export function readAuthLink(hash: string): AuthLink {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const accessToken = params.get('access_token');
   const refreshToken = params.get('refresh_token');
-  if (accessToken && refreshToken) return { kind: 'session', accessToken, refreshToken, type: params.get('type') ?? '' };
+  if (accessToken && refreshToken)
+    return { kind: 'session', accessToken, refreshToken, type: params.get('type') ?? '' };
   const error = params.get('error_code') ?? params.get('error');
   if (error) return { kind: 'error', code: error, description: params.get('error_description') ?? '' };
   return null;

@@ -52,7 +52,12 @@ export function retryAfterMs(header: string | null | undefined, now: number): nu
  * `retryAfter` is the answer's Retry-After header, which a 429 carries (the body's retry_after_s
  * says the same, and stands in when a proxy dropped the header).
  */
-export function readPairAnswer(status: number, body: unknown, retryAfter: string | null = null, now = Date.now()): PairAnswer {
+export function readPairAnswer(
+  status: number,
+  body: unknown,
+  retryAfter: string | null = null,
+  now = Date.now(),
+): PairAnswer {
   const fields = record(body);
   if (status === 0 || status === 404 || status === 502 || status === 504) return { kind: 'unreachable' };
   if (status === 429) {

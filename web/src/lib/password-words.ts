@@ -10,7 +10,9 @@ const SENTENCES: Record<string, string> = {
 };
 
 export function weakPasswordSentence(reasons: readonly unknown[] | undefined): string {
-  const known = (reasons ?? []).filter((reason): reason is string => typeof reason === 'string' && Object.hasOwn(SENTENCES, reason));
+  const known = (reasons ?? []).filter(
+    (reason): reason is string => typeof reason === 'string' && Object.hasOwn(SENTENCES, reason),
+  );
   if (known.length === 0) return 'This password is too easy to guess. Choose a longer, less common one.';
   return known.map((reason) => SENTENCES[reason]).join(' ');
 }

@@ -53,7 +53,9 @@ const linkTarget = (path: string) => `${location.origin}${path}`;
 
 /** Asks for a recovery link. The answer is the same whether or not the address has an account. */
 export async function requestPasswordReset(email: string): Promise<void> {
-  const { error } = await (await client()).auth.resetPasswordForEmail(email, {
+  const { error } = await (
+    await client()
+  ).auth.resetPasswordForEmail(email, {
     redirectTo: linkTarget('/reset-password'),
   });
   if (error) throw fromAuthError(error);
@@ -81,10 +83,7 @@ export async function changePassword(currentPassword: string, password: string):
 
 /** The address changes once the student opens the link mailed to the new one. */
 export async function changeEmail(email: string): Promise<void> {
-  const { error } = await (await client()).auth.updateUser(
-    { email },
-    { emailRedirectTo: linkTarget('/settings') },
-  );
+  const { error } = await (await client()).auth.updateUser({ email }, { emailRedirectTo: linkTarget('/settings') });
   if (error) throw fromAuthError(error);
 }
 

@@ -6,11 +6,7 @@ import { signal } from '@preact/signals';
 import { authLinkProblem, readAuthLink } from '../lib/auth-link.ts';
 
 export type AuthLinkOutcome =
-  | { kind: 'adopting' }
-  | { kind: 'recovery' }
-  | { kind: 'email-changed' }
-  | { kind: 'failed'; problem: string }
-  | null;
+  { kind: 'adopting' } | { kind: 'recovery' } | { kind: 'email-changed' } | { kind: 'failed'; problem: string } | null;
 
 /** Kept for the tab, so a reload before the new password is saved still shows the form. */
 const RECOVERING_KEY = 'studyhall-recovering';

@@ -22,9 +22,7 @@ import { BackendError, type BackendClient } from '../../backend/backend-client.t
 const MAIL_ONLY_METHODS: ReadonlySet<string> = new Set(['recovery', 'invite', 'email_change']);
 const LOCALBASE_MAIL_METHODS: ReadonlySet<string> = new Set([...MAIL_ONLY_METHODS, 'otp', 'magiclink']);
 
-const amrClaims = z
-  .object({ amr: z.array(z.object({ method: z.string() }).loose()).optional() })
-  .loose();
+const amrClaims = z.object({ amr: z.array(z.object({ method: z.string() }).loose()).optional() }).loose();
 
 /** The `amr` methods of an access token the backend has already accepted (its payload, not re-verified). */
 export function sessionMethods(accessToken: string): string[] {

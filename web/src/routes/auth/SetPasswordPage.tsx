@@ -56,8 +56,8 @@ export default function SetPasswordPage() {
         </div>
         <h1 class="welcome-title">Set a new password</h1>
         <p class="muted">
-          For <strong>{account.value?.email ?? 'your account'}</strong>. Other devices signed in to this account will
-          be signed out.
+          For <strong>{account.value?.email ?? 'your account'}</strong>. Other devices signed in to this account will be
+          signed out.
         </p>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
           <div class="field">

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../lib/api.ts';
 
 vi.mock('../../state/auth.ts', () => ({
-  signIn: vi.fn(() => Promise.reject(new ApiError(400, 'weak_password', 'Password is known to be weak', { reasons: ['pwned'] }))),
+  signIn: vi.fn(() =>
+    Promise.reject(new ApiError(400, 'weak_password', 'Password is known to be weak', { reasons: ['pwned'] })),
+  ),
   isRegistered: vi.fn(() => Promise.resolve(true)),
 }));
 

@@ -82,7 +82,9 @@ describe('AccountSection', () => {
     calls.signOutEverywhere.mockRejectedValue(new ApiError(0, 'offline', 'x'));
     render(<AccountSection />);
     fireEvent.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
-    expect((await screen.findByRole('alert')).textContent).toMatch(/^You are still signed in\. The server cannot be reached/);
+    expect((await screen.findByRole('alert')).textContent).toMatch(
+      /^You are still signed in\. The server cannot be reached/,
+    );
   });
 });
 

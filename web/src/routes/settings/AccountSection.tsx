@@ -73,11 +73,7 @@ export function AccountSection() {
             <button type="button" class="button" onClick={() => setConfirming(null)}>
               Stay signed in
             </button>
-            <button
-              type="button"
-              class="button button-primary"
-              onClick={() => confirming && void leave(confirming)}
-            >
+            <button type="button" class="button button-primary" onClick={() => confirming && void leave(confirming)}>
               {confirming === 'everywhere' ? 'Sign out everywhere anyway' : 'Sign out anyway'}
             </button>
           </>

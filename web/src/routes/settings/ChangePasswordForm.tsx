@@ -49,7 +49,12 @@ export function ChangePasswordForm() {
   };
 
   return (
-    <form class="stack account-part" aria-labelledby="password-title" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      class="stack account-part"
+      aria-labelledby="password-title"
+      onSubmit={(event) => void submit(event)}
+      noValidate
+    >
       <h3 id="password-title" class="section-title">
         Password
       </h3>

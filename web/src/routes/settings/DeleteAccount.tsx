@@ -42,8 +42,8 @@ export function DeleteAccount() {
         Delete account
       </h2>
       <p class="small muted">
-        Removes your account and everything of yours from this server, for good. Download your data first if you want
-        to keep it.
+        Removes your account and everything of yours from this server, for good. Download your data first if you want to
+        keep it.
       </p>
       <div class="row">
         <button type="button" class="button button-danger" onClick={() => setOpen(true)}>
@@ -53,7 +53,9 @@ export function DeleteAccount() {
       <Dialog open={open} title="Delete your account for good?" onClose={close}>
         <form class="stack" onSubmit={(event) => void remove(event)} noValidate>
           <ul class="account-consequences">
-            <li>Your sessions, tasks, stats, backups, files, buddies and profile are deleted. This cannot be undone.</li>
+            <li>
+              Your sessions, tasks, stats, backups, files, buddies and profile are deleted. This cannot be undone.
+            </li>
             <li>Your chat messages stay in their place as "message removed", without your name.</li>
             <li>
               Groups you own alone go to their longest-standing moderator, or else their longest-standing member. A
