@@ -28,9 +28,11 @@ import {
   validationFailed,
 } from './errors.ts';
 import { accountRoutes } from './account-routes.ts';
+import { adminFactorRoutes } from './admin-factor-routes.ts';
 import type { AuthContext } from './context.ts';
 import { emailRoutes, userBanned } from './email-routes.ts';
 import { mfaRoutes } from './mfa-routes.ts';
+import { settingsRoute } from './settings.ts';
 import { refusalRoutes, refuseIdTokenGrant, refusePkceGrant, refuseWeb3Grant } from './refusals.ts';
 import { checkEmail, checkPassword, EMAIL_MAX_CHARS, isUniqueViolation, metadata, parse } from './input.ts';
 import type { Mailer } from './mail.ts';
@@ -218,6 +220,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   await emailRoutes(app, context);
   await accountRoutes(app, context);
   await mfaRoutes(app, context);
+  await adminFactorRoutes(app, context);
+  await settingsRoute(app, { anonymousSignIns: options.anonymousSignIns });
   await refusalRoutes(app, context);
 
   // The public half of the signing key, as GoTrue publishes it (never the HS256 secret).
