@@ -73,4 +73,11 @@ describe('WelcomePage', () => {
     fireEvent.keyDown(login, { key: 'End' });
     expect(screen.getByRole('tab', { name: 'Create account' }).getAttribute('aria-selected')).toBe('true');
   });
+
+  it('wraps the form in the tab panel, since a form may not take the tabpanel role (axe: aria-allowed-role)', () => {
+    render(<WelcomePage />);
+    const panel = screen.getByRole('tabpanel');
+    expect(panel.tagName).not.toBe('FORM');
+    expect(panel.querySelector('form')).not.toBeNull();
+  });
 });

@@ -139,79 +139,75 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
             </button>
           ))}
         </div>
-        <form
-          class="stack"
-          id="welcome-form"
-          role="tabpanel"
-          aria-labelledby={`welcome-tab-${mode}`}
-          onSubmit={(event) => void submit(event)}
-          noValidate
-        >
-          <div class="field">
-            <label class="field-label" for="email">
-              E-mail
-            </label>
-            <input
-              id="email"
-              class="input"
-              type="email"
-              autoComplete="email"
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-              aria-invalid={errors.email ? true : undefined}
-              aria-describedby={errors.email ? 'email-error' : undefined}
-            />
-            {errors.email && (
-              <p id="email-error" class="field-error" role="alert">
-                {errors.email}
-              </p>
-            )}
-          </div>
-          <div class="field">
-            <label class="field-label" for="password">
-              Password
-            </label>
-            <input
-              id="password"
-              class="input"
-              type="password"
-              autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-              aria-invalid={errors.password ? true : undefined}
-              aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined}
-            />
-            {errors.password ? (
-              <p id="password-error" class="field-error" role="alert">
-                {errors.password}
-              </p>
-            ) : (
-              mode === 'signup' && (
-                <p id="password-hint" class="field-hint">
-                  At least 8 characters.
+        {/* The tab panel wraps the form: a form may not take the tabpanel role itself. */}
+        <div id="welcome-form" role="tabpanel" aria-labelledby={`welcome-tab-${mode}`}>
+          <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+            <div class="field">
+              <label class="field-label" for="email">
+                E-mail
+              </label>
+              <input
+                id="email"
+                class="input"
+                type="email"
+                autoComplete="email"
+                value={email}
+                onInput={(event) => setEmail(event.currentTarget.value)}
+                aria-invalid={errors.email ? true : undefined}
+                aria-describedby={errors.email ? 'email-error' : undefined}
+              />
+              {errors.email && (
+                <p id="email-error" class="field-error" role="alert">
+                  {errors.email}
                 </p>
-              )
-            )}
-            {mode === 'login' && (
-              <a class="welcome-forgot" href="/forgot-password">
-                Forgot password?
-              </a>
-            )}
-          </div>
-          {problem && (
-            <div class="notice notice-error" role="alert">
-              <p>{problem.text}</p>
-              {problem.suggest && (
-                <button type="button" class="button" onClick={() => switchTo(problem.suggest as AuthMode)}>
-                  {problem.suggest === 'signup' ? 'Create an account' : 'Log in instead'}
-                </button>
               )}
             </div>
-          )}
-          <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {busy ? current.busy : current.submit}
-          </button>
-        </form>
+            <div class="field">
+              <label class="field-label" for="password">
+                Password
+              </label>
+              <input
+                id="password"
+                class="input"
+                type="password"
+                autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+                value={password}
+                onInput={(event) => setPassword(event.currentTarget.value)}
+                aria-invalid={errors.password ? true : undefined}
+                aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined}
+              />
+              {errors.password ? (
+                <p id="password-error" class="field-error" role="alert">
+                  {errors.password}
+                </p>
+              ) : (
+                mode === 'signup' && (
+                  <p id="password-hint" class="field-hint">
+                    At least 8 characters.
+                  </p>
+                )
+              )}
+              {mode === 'login' && (
+                <a class="welcome-forgot" href="/forgot-password">
+                  Forgot password?
+                </a>
+              )}
+            </div>
+            {problem && (
+              <div class="notice notice-error" role="alert">
+                <p>{problem.text}</p>
+                {problem.suggest && (
+                  <button type="button" class="button" onClick={() => switchTo(problem.suggest as AuthMode)}>
+                    {problem.suggest === 'signup' ? 'Create an account' : 'Log in instead'}
+                  </button>
+                )}
+              </div>
+            )}
+            <button type="submit" class="button button-primary button-large" disabled={busy}>
+              {busy ? current.busy : current.submit}
+            </button>
+          </form>
+        </div>
       </div>
     </main>
   );

@@ -165,11 +165,11 @@ function AlarmSettings() {
               Play
             </button>
           </div>
-        </div>
-        <div class="field">
-          <label class="row">
+          {/* Under the sound it silences, as large as the app's other checkboxes, and a whole row to tap. */}
+          <label class="row check-row">
             <input
               type="checkbox"
+              class="checkbox"
               checked={current.alarmMuted}
               onChange={(event) => change({ alarmMuted: event.currentTarget.checked })}
             />
