@@ -21,15 +21,7 @@ function dayText(iso: string): string {
   return new Date(iso).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
-function Subject({
-  report,
-  groupName,
-  byId,
-}: {
-  report: MyReport;
-  groupName: string;
-  byId: Map<string, BoardMember>;
-}) {
+function Subject({ report, groupName, byId }: { report: MyReport; groupName: string; byId: Map<string, BoardMember> }) {
   if (report.message) {
     const sender = report.message.senderId ? byId.get(report.message.senderId) : undefined;
     const who = sender ? nameOf(sender) : report.message.senderId ? 'a former member' : 'a deleted account';
