@@ -206,6 +206,7 @@ function MemberView({
   const [report, setReport] = useState<ReportSubject | null>(null);
   // Bumped when the report dialog closes, so "Your reports" shows what was just sent.
   const [reportsVersion, setReportsVersion] = useState(0);
+  const [removedMessages, setRemovedMessages] = useState<ReadonlySet<string>>(new Set());
   const [confirmation, setConfirmation] = useState<Confirmation | null>(null);
   const [now, setNow] = useState(Date.now());
   const board = useLoad(() => readBoard(group.id), [group.id]);
@@ -329,9 +330,21 @@ function MemberView({
             </div>
           </section>
         )}
-        <Chat groupId={group.id} members={members} onLost={onLost} onReport={setReport} />
+        <Chat
+          groupId={group.id}
+          members={members}
+          onLost={onLost}
+          onReport={setReport}
+          onRemoved={setRemovedMessages}
+        />
       </div>
-      <MyReports groupId={group.id} groupName={group.name} members={members} version={reportsVersion} />
+      <MyReports
+        groupId={group.id}
+        groupName={group.name}
+        members={members}
+        removed={removedMessages}
+        version={reportsVersion}
+      />
       <Rankings groupId={group.id} meId={me?.userId ?? null} />
       {myRole === 'owner' && board.data && (
         <ManageGroup

@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 // "Your reports" on the group page: nothing when she has none, each report's subject and state in
 // words (Open, Handled with the date), a removed message as removed, a report on someone outside
-// the group left out, a calm line with a retry when the read fails, and a fresh read when asked.
+// the group left out, a calm line with a retry when the read fails, a fresh read when asked, and a
+// reported message the chat sees removed losing its text at once.
 import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MyReport } from '../../lib/community/reports.ts';
@@ -45,8 +46,8 @@ const handled: MyReport = {
 const onMember: MyReport = { ...base, id: 'r-3', targetType: 'user', targetId: 'u-cy' };
 const onStranger: MyReport = { ...base, id: 'r-4', targetType: 'user', targetId: 'u-elsewhere' };
 
-const view = (version = 0) => (
-  <MyReports groupId={GROUP} groupName="Chemistry club" members={members} version={version} />
+const view = (version = 0, removed: ReadonlySet<string> = new Set()) => (
+  <MyReports groupId={GROUP} groupName="Chemistry club" members={members} removed={removed} version={version} />
 );
 
 beforeEach(() => {
@@ -104,5 +105,25 @@ describe('MyReports', () => {
     expect(screen.getByRole('heading', { name: 'Your reports' })).toBeTruthy();
     await screen.findByText(/Open/);
     expect(backend.calls).toEqual([GROUP, GROUP]);
+  });
+
+  it('drops the text of a reported message the moment the chat shows it removed, then reads the status again', async () => {
+    const resolved: MyReport = {
+      ...open,
+      handled: true,
+      resolvedAt: '2026-11-22T09:00:00Z',
+      message: { senderId: 'u-cy', content: '', removed: true },
+    };
+    backend.answers = [[open], [resolved]];
+    const { rerender } = render(view());
+    await screen.findByText(/what a freeloader/);
+    rerender(view(0, new Set(['m-other'])));
+    expect(screen.getByText(/what a freeloader/)).toBeTruthy();
+    expect(backend.calls).toHaveLength(1);
+    rerender(view(0, new Set(['m-other', 'm-1'])));
+    expect(screen.queryByText(/what a freeloader/)).toBeNull();
+    expect(screen.getByRole('listitem').textContent).toContain('A message by Cy: Message removed');
+    await screen.findByText(/Handled/);
+    expect(backend.calls).toHaveLength(2);
   });
 });

@@ -1,7 +1,8 @@
 // "Your reports" on the group page: what the student reported here (a message of the chat, a
 // member, the group) and whether the people who run the server have handled it, with the date.
-// Read when the page opens and after the report dialog closes; community_reports is not in the
-// realtime publication, so nothing live. How a report was handled, and by whom, is not hers to read.
+// Read when the page opens, after the report dialog closes, and when the chat shows a reported
+// message removed (its text goes at once; the read tells whether the report was handled):
+// community_reports is not in the realtime publication, so nothing else is live. How a report was handled, and by whom, is not hers to read.
 // Loading shows nothing: most students have no report, and a placeholder that then vanishes would
 // make the chat jump.
 import { useEffect } from 'preact/hooks';
@@ -45,11 +46,14 @@ export function MyReports({
   groupId,
   groupName,
   members,
+  removed,
   version,
 }: {
   groupId: string;
   groupName: string;
   members: readonly BoardMember[];
+  /** The chat's removed messages: a reported one among them shows as removed without a read. */
+  removed: ReadonlySet<string>;
   /** Changes when the student may have sent a report: read them again. */
   version: number;
 }) {
@@ -58,9 +62,23 @@ export function MyReports({
   useEffect(() => {
     if (version > 0) void loaded.reload();
   }, [version]);
+  // A reported message the chat saw removed: read again, to learn whether that handled the report.
+  const reportedRemoved = (loaded.data ?? [])
+    .filter((report) => report.message && !report.message.removed && removed.has(report.targetId))
+    .map((report) => report.id)
+    .join(',');
+  useEffect(() => {
+    if (reportedRemoved) void loaded.reload();
+  }, [reportedRemoved]);
   const byId = new Map(members.map((member) => [member.userId, member]));
   // A report on a student names no group: keep those on someone in this one.
-  const shown = (loaded.data ?? []).filter((report) => report.targetType !== 'user' || byId.has(report.targetId));
+  const shown = (loaded.data ?? [])
+    .filter((report) => report.targetType !== 'user' || byId.has(report.targetId))
+    .map((report) =>
+      report.message && removed.has(report.targetId)
+        ? { ...report, message: { ...report.message, content: '', removed: true } }
+        : report,
+    );
 
   if (loaded.error && !loaded.data)
     return (
