@@ -4,7 +4,8 @@
 // admin on the Roles page) opens Reports, sees the message with the chat around it, and resolves
 // the report by deleting it. Ada, Bo and Cy each see it shown as removed within a second of the
 // resolve's answer, the Audit log names the admin and the action, and Bo's report reads as
-// handled. Then axe on the console's Users, Reports, Audit log, Outbox and Sessions pages, with
+// handled (through the Data API, and on the group page under "Your reports", screenshots at 390
+// and 1280 px). Then axe on the console's Users, Reports, Audit log, Outbox and Sessions pages, with
 // screenshots at 390 and 1280 px, light and dark, under .tmp/screenshots/moderation/.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
