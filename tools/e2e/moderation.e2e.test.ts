@@ -4,7 +4,8 @@
 // admin on the Roles page) opens Reports, sees the message with the chat around it, and resolves
 // the report by deleting it. Ada, Bo and Cy each see it shown as removed within a second of the
 // resolve's answer, the Audit log names the admin and the action, and Bo's report reads as
-// handled. Then axe on the console's Users, Reports, Audit log, Outbox and Sessions pages, with
+// handled (through the Data API, and on the group page under "Your reports", screenshots at 390
+// and 1280 px). Then axe on the console's Users, Reports, Audit log, Outbox and Sessions pages, with
 // screenshots at 390 and 1280 px, light and dark, under .tmp/screenshots/moderation/.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -112,6 +113,11 @@ describe('a reported message, resolved from the console', () => {
     await dialog.getByLabel('What is wrong?').fill('Name-calling aimed at me in front of the group.');
     await dialog.getByRole('button', { name: 'Send report' }).click();
     await boPage.getByRole('dialog', { name: 'Report sent' }).getByRole('button', { name: 'Done' }).click();
+    // The group page lists it at once, under "Your reports", as open.
+    const yours = boPage.getByRole('region', { name: 'Your reports' });
+    await expect.poll(() => yours.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining(CY_SAYS)]);
+    expect(await yours.getByRole('listitem').textContent()).toMatch(/Open$/);
+    expect(await (await studentPage(cy)).getByRole('region', { name: 'Your reports' }).count()).toBe(0);
     const mine = await asStudent<{ status: string; target_id: string }[]>(
       studyhall.url,
       bo,
@@ -223,7 +229,32 @@ describe('a reported message, resolved from the console', () => {
         /answered 403/,
       );
     expect(await asStudent(studyhall.url, cy, '/rest/v1/community_reports?select=id')).toEqual([]);
-  }, 30_000);
+
+    // On the group page, when he opens it again: the message as removed, and Handled with the date.
+    const page = await studentPage(bo);
+    await page.goto(`${app}/groups/${groupId}`);
+    const yours = page.getByRole('region', { name: 'Your reports' });
+    await yours.getByRole('heading', { name: 'Your reports', level: 2 }).waitFor();
+    const item = (await yours.getByRole('listitem').allTextContents()).join('\n');
+    expect(item).toContain('A message by Cy: Message removed');
+    expect(item).toMatch(/Handled \S/);
+    expect(item).not.toContain(CY_SAYS);
+    expect(await yours.locator('time').nth(1).getAttribute('datetime')).toBe(mine[0]?.resolved_at);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const results = await new AxeBuilder({ page }).include('.my-reports').analyze();
+      expect(results.violations.map((violation) => violation.id)).toEqual([]);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBeLessThanOrEqual(0);
+      await yours.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SCREENSHOTS, `your-reports-${viewport.width}.png`) });
+    }
+  }, 60_000);
 });
 
 describe("the console's moderation pages", () => {

@@ -46,11 +46,14 @@ export function Chat({
   members,
   onLost,
   onReport,
+  onRemoved,
 }: {
   groupId: string;
   members: readonly BoardMember[];
   onLost: () => void;
   onReport: (subject: ReportSubject) => void;
+  /** The ids of the removed messages the chat holds, each time that set changes. */
+  onRemoved?: (ids: ReadonlySet<string>) => void;
 }) {
   const [state, setState] = useState<FeedState | null>(null);
   const [draft, setDraft] = useState('');
@@ -93,6 +96,16 @@ export function Chat({
   }, [state?.status]);
 
   const messages = state?.messages ?? [];
+
+  // A removal (by its sender, a moderator or an admin resolving a report) is told to the page, so
+  // nothing else on it keeps showing the removed text.
+  const removedKey = messages
+    .filter((message) => message.deleted_at)
+    .map((message) => message.id)
+    .join(',');
+  useEffect(() => {
+    onRemoved?.(new Set(removedKey ? removedKey.split(',') : []));
+  }, [removedKey]);
 
   // Messages that came in while the student was not looking (another tab, scrolled up, a dropped
   // connection) get the marker before the first of them.

@@ -32,6 +32,7 @@ import { plural } from '../../lib/format.ts';
 import { Board } from './Board.tsx';
 import { Chat } from './Chat.tsx';
 import { ManageGroup } from './ManageGroup.tsx';
+import { MyReports } from './MyReports.tsx';
 import { Rankings } from './Rankings.tsx';
 import '../../styles/community.css';
 import { useAction } from '../../components/community/useAction.ts';
@@ -203,6 +204,9 @@ function MemberView({
 }) {
   const [group, setGroup] = useState(initial);
   const [report, setReport] = useState<ReportSubject | null>(null);
+  // Bumped when the report dialog closes, so "Your reports" shows what was just sent.
+  const [reportsVersion, setReportsVersion] = useState(0);
+  const [removedMessages, setRemovedMessages] = useState<ReadonlySet<string>>(new Set());
   const [confirmation, setConfirmation] = useState<Confirmation | null>(null);
   const [now, setNow] = useState(Date.now());
   const board = useLoad(() => readBoard(group.id), [group.id]);
@@ -326,8 +330,21 @@ function MemberView({
             </div>
           </section>
         )}
-        <Chat groupId={group.id} members={members} onLost={onLost} onReport={setReport} />
+        <Chat
+          groupId={group.id}
+          members={members}
+          onLost={onLost}
+          onReport={setReport}
+          onRemoved={setRemovedMessages}
+        />
       </div>
+      <MyReports
+        groupId={group.id}
+        groupName={group.name}
+        members={members}
+        removed={removedMessages}
+        version={reportsVersion}
+      />
       <Rankings groupId={group.id} meId={me?.userId ?? null} />
       {myRole === 'owner' && board.data && (
         <ManageGroup
@@ -338,7 +355,13 @@ function MemberView({
           onDeleted={onLeft}
         />
       )}
-      <ReportDialog subject={report} onClose={() => setReport(null)} />
+      <ReportDialog
+        subject={report}
+        onClose={() => {
+          setReport(null);
+          setReportsVersion((version) => version + 1);
+        }}
+      />
       <ConfirmDialog confirmation={confirmation} onClose={() => setConfirmation(null)} />
     </div>
   );
