@@ -41,7 +41,12 @@ export interface PageClockOptions {
  * midnight within `spanMinutes` of its start (the day's length is taken as 24 hours: no zone
  * changes its clocks in the last hours before midnight in the zones the tests use).
  */
-export function pageClockLag({ behindMinutes, spanMinutes, now = Date.now(), timeZone = hostTimeZone() }: PageClockOptions): number {
+export function pageClockLag({
+  behindMinutes,
+  spanMinutes,
+  now = Date.now(),
+  timeZone = hostTimeZone(),
+}: PageClockOptions): number {
   const lag = behindMinutes * MINUTE;
   const startOfPage = localTimeOfDay(now - lag, timeZone);
   return lag + Math.max(0, startOfPage + spanMinutes * MINUTE - DAY);
