@@ -25,6 +25,7 @@ import {
   type SessionJson,
 } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
+import { pageClockLag } from './page-clock.ts';
 
 const EMAIL = 'nora@example.com';
 const PASSWORD = 'nora-password-1';
@@ -36,6 +37,12 @@ let browser: Browser;
 let app: string;
 const violations: CspViolation[] = [];
 const contexts: BrowserContext[] = [];
+/**
+ * How far behind the server every page that counts today's minutes runs its clock: at least the
+ * focus phase fast-forwarded below, and the same for each page so that all of them, at any hour,
+ * see the session on today's study day (page-clock.ts).
+ */
+let pageLag = 0;
 
 async function newPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -84,6 +91,7 @@ beforeAll(async () => {
   proxy = await startCspProxy(studyhall.url);
   app = proxy.url;
   browser = await launchChromium();
+  pageLag = pageClockLag({ behindMinutes: 27, spanMinutes: 60 });
 }, 240_000);
 
 afterAll(async () => {
@@ -100,9 +108,9 @@ describe('the student app on a real npm start', () => {
 
   it('signs a new student up from the welcome screen', async () => {
     first = await context();
-    // The page's clock starts 27 minutes behind, so once the focus phase is fast-forwarded the
-    // session ends before the server's now: a session that ends in the future is refused.
-    await first.clock.install({ time: Date.now() - 27 * 60_000 });
+    // The page's clock starts at least 27 minutes behind, so once the focus phase is fast-forwarded
+    // the session ends before the server's now: a session that ends in the future is refused.
+    await first.clock.install({ time: Date.now() - pageLag });
     page = await newPage(first);
     const response = await page.goto(`${app}/focus`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -203,6 +211,7 @@ describe('the student app on a real npm start', () => {
 
   it('restores the backup for the same student in a fresh browser, who then sees the session', async () => {
     const fresh = await context();
+    await fresh.clock.install({ time: Date.now() - pageLag });
     const other = await newPage(fresh);
     await other.goto(`${app}/stats`);
     await other.getByRole('tab', { name: 'Log in', exact: true }).click();
@@ -220,6 +229,7 @@ describe('the student app on a real npm start', () => {
   it('loads the app and its local data offline after one visit', async () => {
     const offlineContext = await signedInContext(browser, await storedSession(page));
     contexts.push(offlineContext);
+    await offlineContext.clock.install({ time: Date.now() - pageLag });
     const offline = await newPage(offlineContext);
     await offline.goto(`${app}/stats`);
     await offline

@@ -23,6 +23,7 @@ import {
   type SessionJson,
 } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
+import { pageClockLag } from './page-clock.ts';
 
 const EMAIL = 'sync-student@example.com';
 const PASSWORD = 'sync-password-1';
@@ -35,6 +36,9 @@ let browser: Browser;
 let app: string;
 let userId: string;
 const contexts: BrowserContext[] = [];
+/** The lag of every device's page clock behind the server, at least 27 minutes (page-clock.ts). */
+let pageLag = 0;
+const MINUTE = 60_000;
 const shots = path.join(process.cwd(), '.tmp', 'screenshots', 'sync');
 
 beforeAll(async () => {
@@ -46,6 +50,7 @@ beforeAll(async () => {
   app = proxy.url;
   browser = await launchChromium();
   userId = (await accountSession(studyhall.url, EMAIL, PASSWORD)).user.id;
+  pageLag = pageClockLag({ behindMinutes: 27, spanMinutes: 45 });
 }, 240_000);
 
 afterAll(async () => {
@@ -67,13 +72,13 @@ async function serverSessions(): Promise<{ id: string; client_id: string | null;
   return answer.json() as never;
 }
 
-/** A device of the student: its own browser context, signed in, the page clock `behindMinutes` behind. */
-async function device(behindMinutes: number, session: SessionJson): Promise<{ context: BrowserContext; page: Page }> {
+/** A device of the student: its own browser context, signed in, the page clock `behindMs` behind. */
+async function device(behindMs: number, session: SessionJson): Promise<{ context: BrowserContext; page: Page }> {
   const context = await signedInContext(browser, session, { viewport: VIEWPORTS.desktop });
   contexts.push(context);
   // Sessions are finished by fast-forwarding the page's clock; starting behind keeps their end
   // before the server's now (a session that ends in the future is refused).
-  await context.clock.install({ time: Date.now() - behindMinutes * 60_000 });
+  await context.clock.install({ time: Date.now() - behindMs });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
@@ -107,14 +112,15 @@ async function recordSyncLine(context: BrowserContext): Promise<void> {
 
 describe('sync between devices and through outages', () => {
   it('shows a session finished on device A, whose tab closed at once, in device B’s Stats within 5 s', async () => {
-    const a = await device(27, await accountSession(studyhall.url, EMAIL, PASSWORD));
+    const a = await device(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await a.page.goto(`${app}/focus`);
     await finishOneSession(a.context, a.page, 1);
     await a.page.close();
 
     await expect.poll(async () => (await serverSessions()).length, { timeout: 10_000 }).toBe(1);
 
-    const b = await device(0, await accountSession(studyhall.url, EMAIL, PASSWORD));
+    // On the same clock as A: both count the session on today's study day, at any hour.
+    const b = await device(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await b.page.goto(`${app}/stats`);
     const opened = Date.now();
     await expect.poll(() => b.page.getByTestId('stat-today').textContent(), { timeout: 5_000 }).toBe('25 min');
@@ -125,8 +131,8 @@ describe('sync between devices and through outages', () => {
 
   it('says offline within 5 s, keeps two sessions through a reload, and sends each once when the server is back', async () => {
     const before = (await serverSessions()).length;
-    // Two hours behind: these sessions end long before the one of the test above began (no overlap).
-    const a = await device(120, await accountSession(studyhall.url, EMAIL, PASSWORD));
+    // 93 minutes further behind: these sessions end long before the one of the test above began (no overlap).
+    const a = await device(pageLag + 93 * MINUTE, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await recordSyncLine(a.context);
     await a.page.goto(`${app}/focus`);
     await expect.poll(() => railLine(a.page).textContent(), { timeout: 20_000 }).toBe('Everything is synced');
