@@ -125,7 +125,7 @@ describe('db-pre-request', () => {
     expect(rows.json).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
-  it('also guards plans and calls, and takes a function in a schema the API does not expose', async () => {
+  it('guards calls too, and takes a function in a schema the API does not expose', async () => {
     const refused = await rest(otherSchema, 'notes?select=id');
     expect(refused.status).toBe(401);
     expect(refused.json).toMatchObject({ code: 'PT401', message: 'refused' });
