@@ -88,6 +88,25 @@ export const envFields = {
   LOCALBASE_API_TX_END: optionalText.pipe(
     z.enum(TX_END_MODES, { message: `must be one of ${TX_END_MODES.join(', ')}` }).default('commit'),
   ),
+  /** PostgREST's db-pre-request: a function (`name` or `schema.name`) called before each Data API request's statement. */
+  LOCALBASE_API_PRE_REQUEST: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[^.]+(\.[^.]+)?$/, { message: 'must be a function name or schema.name' })
+      .optional(),
+  ),
+  /** PostgREST's db-hoisted-tx-settings: which `SET` clauses of a called function apply to its request's transaction, comma-separated. */
+  LOCALBASE_API_HOISTED_TX_SETTINGS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      )
+      .optional(),
+  ),
   /** Where localbase's auth mail goes (`smtp://user:pass@host:587`, `smtps://...:465`); unset: its local outbox. */
   SMTP_URL: optionalText.pipe(
     z.url({ message: 'must be an smtp:// or smtps:// URL', protocol: /^smtps?$/ }).optional(),

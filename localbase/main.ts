@@ -16,6 +16,8 @@ const BACKEND_ENV = [
   'LOCALBASE_API_AGGREGATES',
   'LOCALBASE_API_PLANS',
   'LOCALBASE_API_TX_END',
+  'LOCALBASE_API_PRE_REQUEST',
+  'LOCALBASE_API_HOISTED_TX_SETTINGS',
   'SMTP_URL',
   'LOCALBASE_ANONYMOUS_SIGN_INS',
 ] as const;
@@ -62,6 +64,10 @@ async function main(): Promise<void> {
     aggregates: env.value.LOCALBASE_API_AGGREGATES,
     plans: env.value.LOCALBASE_API_PLANS,
     txEnd: env.value.LOCALBASE_API_TX_END,
+    ...(env.value.LOCALBASE_API_PRE_REQUEST === undefined ? {} : { preRequest: env.value.LOCALBASE_API_PRE_REQUEST }),
+    ...(env.value.LOCALBASE_API_HOISTED_TX_SETTINGS === undefined
+      ? {}
+      : { hoistedTxSettings: env.value.LOCALBASE_API_HOISTED_TX_SETTINGS }),
     smtpUrl: env.value.SMTP_URL,
     anonymousSignIns: env.value.LOCALBASE_ANONYMOUS_SIGN_INS,
     logger: { level: 'warn' },

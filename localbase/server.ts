@@ -22,8 +22,10 @@ import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
+import { DEFAULT_HOISTED_SETTINGS } from './src/rest/calls.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import type { TxEnd } from './src/rest/prefer.ts';
+import { preRequestSql } from './src/rest/pre-request.ts';
 import { restRoutes } from './src/rest/routes.ts';
 import { storageRoutes } from './src/storage/routes.ts';
 
@@ -47,6 +49,17 @@ export interface LocalbaseOptions {
   plans?: boolean;
   /** PostgREST's db-tx-end: how a request's transaction ends, and whether `Prefer: tx=` may choose. Default: `commit`. */
   txEnd?: TxEnd;
+  /**
+   * PostgREST's db-pre-request: a function (`name` or `schema.name`; unqualified: the first exposed
+   * schema) called in each Data API request's transaction before its statement. Default: none.
+   */
+  preRequest?: string;
+  /**
+   * PostgREST's db-hoisted-tx-settings: which `SET` clauses of a called function apply to the whole
+   * request's transaction. Default: statement_timeout, plan_filter.statement_cost_limit,
+   * default_transaction_isolation.
+   */
+  hoistedTxSettings?: readonly string[];
   /**
    * GoTrue's SITE_URL: where e-mail links lead after verifying when no allowed `redirect_to` is
    * given, and whose host every redirect may go to. Default: localbase's own URL.
@@ -175,6 +188,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           aggregates: options.aggregates ?? false,
           plans: options.plans ?? false,
           txEnd: options.txEnd ?? 'commit',
+          preRequest: options.preRequest === undefined ? undefined : preRequestSql(options.preRequest, schemas[0] ?? DEFAULT_SCHEMA),
+          hoistedSettings: options.hoistedTxSettings ?? DEFAULT_HOISTED_SETTINGS,
           onWrite: () => void realtime.poke(),
         });
       },

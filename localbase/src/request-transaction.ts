@@ -14,8 +14,23 @@ export interface RequestContext {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** The Cookie header's pairs, as PostgREST exposes them in `request.cookies`. */
+  cookies?: Record<string, string> | undefined;
   readOnly: boolean;
+  /**
+   * PostgREST's db-pre-request: the function (an SQL name, already quoted) called after the setup
+   * and before the statement. Its exception is the request's error; what it sets in
+   * response.headers / response.status the statement reads back as the function's own.
+   */
+  preRequest?: string | undefined;
+  /** Settings a called function carries that PostgREST hoists (db-hoisted-tx-settings), set transaction-locally. */
+  settings?: readonly (readonly [string, string])[] | undefined;
+  /** A called function's own default_transaction_isolation, which PostgREST starts the transaction with. */
+  isolation?: IsolationLevel | undefined;
 }
+
+export const ISOLATION_LEVELS = ['serializable', 'repeatable read', 'read committed', 'read uncommitted'] as const;
+export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];
 
 /**
  * One slow query must not hang the server. Each request's statements get its role's timeout, the
@@ -51,6 +66,27 @@ export function overrideStatementTimeoutsForTests(timeouts: Partial<Record<ApiRo
   };
 }
 
+/**
+ * The statement timeout a request runs with: its role's, unless a called function hoists its own
+ * `statement_timeout` (longer or shorter: PostgREST lets the function's owner decide, that is the
+ * point of hoisting). Only the values PostgreSQL accepts are read; anything else keeps the role's.
+ */
+function requestTimeoutMs(context: RequestContext): number | null {
+  const own = context.settings?.find(([name]) => name === 'statement_timeout');
+  const parsed = own === undefined ? undefined : parseDurationMs(own[1]);
+  return parsed === undefined ? statementTimeoutFor(context.role) : parsed;
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration setting as PostgreSQL reads it (a bare number is milliseconds); 0 is none (null). */
+export function parseDurationMs(value: string): number | null | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$/.exec(value);
+  if (match === null) return undefined;
+  const ms = Math.round(Number(match[1]) * (DURATION_UNITS_MS[match[2] ?? 'ms'] as number));
+  return ms === 0 ? null : ms;
+}
+
 /** The `statement_timeout` setting for a timeout in milliseconds: '0' turns it off. */
 function statementTimeoutSetting(timeoutMs: number | null): string {
   return timeoutMs === null ? '0' : `${timeoutMs}ms`;
@@ -61,9 +97,9 @@ function statementTimeoutSetting(timeoutMs: number | null): string {
  * PGlite's engine (a no-op on PostgreSQL, where the setup's `statement_timeout` does it), until
  * releaseRequestClient lifts the limit for whatever uses the connection next.
  */
-async function acquireRequestClient(pool: pg.Pool, role: ApiRole): Promise<pg.PoolClient> {
+async function acquireRequestClient(pool: pg.Pool, timeoutMs: number | null): Promise<pg.PoolClient> {
   const client = await acquireClient(pool);
-  limitStatements(client, statementTimeoutFor(role));
+  limitStatements(client, timeoutMs);
   return client;
 }
 
@@ -168,15 +204,28 @@ const SETUP_SQL = `select set_config('role', $1, true),
   set_config('request.method', $3, true),
   set_config('request.path', $4, true),
   set_config('request.headers', $5, true),
+  set_config('request.cookies', $8, true),
   set_config('statement_timeout', $6, true),
   _localbase.require_live_session($7::uuid)`;
+
+/** The hoisted settings of a called function, after the request's own (its statement_timeout wins). */
+function settingsSql(settings: readonly (readonly [string, string])[]): { text: string; values: string[] } {
+  const values = settings.flat();
+  const calls = settings.map((_setting, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
+  return { text: `select ${calls.join(', ')}`, values };
+}
+
 
 function beginAndSetup(
   client: pg.PoolClient,
   context: RequestContext,
-): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
+): Promise<pg.QueryResult>[] {
+  const mode = [context.readOnly ? 'read only' : '', context.isolation ? `isolation level ${context.isolation}` : '']
+    .filter(Boolean)
+    .join(' ');
+  const settings = context.settings ?? [];
   return [
-    client.query(context.readOnly ? 'begin read only' : 'begin'),
+    client.query(mode === '' ? 'begin' : `begin ${mode}`),
     // Named, so each connection parses and plans it once.
     client.query({
       name: 'localbase_request_setup',
@@ -189,8 +238,11 @@ function beginAndSetup(
         JSON.stringify(context.headers),
         statementTimeoutSetting(statementTimeoutFor(context.role)),
         sessionIdOf(context.claims),
+        JSON.stringify(context.cookies ?? {}),
       ],
     }),
+    ...(settings.length > 0 ? [client.query(settingsSql(settings))] : []),
+    ...(context.preRequest ? [client.query(`select ${context.preRequest}()`)] : []),
   ];
 }
 
@@ -203,7 +255,7 @@ export async function withRequestTransaction<T>(
   context: RequestContext,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await acquireRequestClient(pool, context.role);
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
   let broken = false;
   try {
     await trimPrepared(client);
@@ -235,24 +287,20 @@ export async function runRequestStatement(
   text: string,
   values: unknown[],
 ): Promise<pg.QueryResult> {
-  const client = await acquireRequestClient(pool, context.role);
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
   let broken = false;
   try {
     await trimPrepared(client);
-    const [, , result] = await pipelined(
-      client,
-      () =>
-        [
-          ...beginAndSetup(client, context),
-          client.query(preparedQuery(client, text, values)),
-          client.query('commit'),
-        ] as const,
-    ).catch(async (error: unknown) => {
+    const answered = await pipelined(client, () => [
+      ...beginAndSetup(client, context),
+      client.query(preparedQuery(client, text, values)),
+      client.query('commit'),
+    ]).catch(async (error: unknown) => {
       // Normally the commit has rolled back already; this covers a failure of begin itself.
       broken = !(await rollBack(client));
       throw sessionEndedOr(error);
     });
-    return result;
+    return answered[answered.length - 2] as pg.QueryResult;
   } finally {
     releaseRequestClient(client, broken);
   }
@@ -265,7 +313,7 @@ export async function runRequestStatement(
  * readers, so it gets the `authenticated` timeout, on PostgreSQL and under PGlite's watchdog alike.
  */
 export async function runOwnerReadStatement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  const client = await acquireRequestClient(pool, 'authenticated');
+  const client = await acquireRequestClient(pool, statementTimeoutFor('authenticated'));
   let broken = false;
   try {
     await trimPrepared(client);
@@ -397,16 +445,38 @@ export function httpRequestContext(
     method: request.method,
     path: request.url.split('?')[0] ?? '/',
     headers: exposedHeaders(request.headers),
+    cookies: requestCookies(request.headers.cookie),
     readOnly: request.method === 'GET' || request.method === 'HEAD',
   };
 }
 
-/** Lower-cased request headers as PostgREST exposes them in `request.headers`, all of them, as PostgREST does. */
+/**
+ * Lower-cased request headers as PostgREST exposes them in `request.headers`: all of them but the
+ * Cookie header, whose pairs are `request.cookies` instead.
+ */
 export function exposedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const exposed: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
+    if (value === undefined || name.toLowerCase() === 'cookie') continue;
     exposed[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return exposed;
+}
+
+/**
+ * The Cookie header as PostgREST reads it into `request.cookies`: pairs split at `;`, leading blanks
+ * dropped, name and value split at the first `=` (no `=`: an empty value), values kept as sent (no
+ * unquoting or decoding); of a name sent twice the last counts.
+ */
+export function requestCookies(header: string | string[] | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
+  for (const part of text.split(';')) {
+    const pair = part.trimStart();
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const [name, value] = equals < 0 ? [pair, ''] : [pair.slice(0, equals), pair.slice(equals + 1)];
+    Object.defineProperty(cookies, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return cookies;
 }

@@ -14,7 +14,10 @@ const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixture
 export const FIXTURE_SCHEMAS = ['public', 'archive'] as const;
 
 /** The PostgREST settings a conformance file may turn on (all off by default, as in PostgREST). */
-export type FixtureSettings = Pick<LocalbaseOptions, 'maxRows' | 'aggregates' | 'plans' | 'txEnd'>;
+export type FixtureSettings = Pick<
+  LocalbaseOptions,
+  'maxRows' | 'aggregates' | 'plans' | 'txEnd' | 'preRequest' | 'hoistedTxSettings'
+>;
 
 export async function startFixtureStack(options: FixtureSettings = {}): Promise<Localbase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-postgrest-'));

@@ -6,6 +6,29 @@ import type { RpcPayload } from './payload.ts';
 import type { ReadNode } from './plan.ts';
 import { columnsForEmbeds } from './mutations.ts';
 import type { CallArguments } from './sql.ts';
+import { ISOLATION_LEVELS, type IsolationLevel } from '../request-transaction.ts';
+import type { FunctionTransaction } from './route-context.ts';
+
+/** PostgREST's db-hoisted-tx-settings default. */
+export const DEFAULT_HOISTED_SETTINGS: readonly string[] = Object.freeze([
+  'statement_timeout',
+  'plan_filter.statement_cost_limit',
+  'default_transaction_isolation',
+]);
+
+/**
+ * What a function's own settings do to the transaction that calls it, as PostgREST does: the ones
+ * named in db-hoisted-tx-settings are set transaction-locally before the call (so a
+ * `statement_timeout` governs the whole statement, not only the function's body), and its
+ * `default_transaction_isolation`, hoisted or not, is the isolation level the transaction begins with.
+ */
+export function functionTransaction(fn: RpcFunction, hoisted: readonly string[]): FunctionTransaction {
+  const isolation = fn.settings.find(([name]) => name === 'default_transaction_isolation')?.[1];
+  return {
+    settings: fn.settings.filter(([name]) => hoisted.includes(name)),
+    isolation: ISOLATION_LEVELS.find((level) => level === isolation) as IsolationLevel | undefined,
+  };
+}
 
 /**
  * PostgREST's findProc: the overload whose required parameters are all given and whose parameters

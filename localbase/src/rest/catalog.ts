@@ -48,6 +48,8 @@ export interface RpcFunction {
   /** Output columns for composite results (filters and select lists are checked against them). */
   resultColumns: string[];
   volatility: 'immutable' | 'stable' | 'volatile';
+  /** Its `SET name = value` clauses (pg_proc.proconfig), in order. */
+  settings: [string, string][];
 }
 
 export interface CatalogSnapshot {
@@ -90,6 +92,7 @@ const functionRow = z.object({
   return_type_name: z.string().nullable(),
   return_columns: z.array(z.string()).nullable(),
   volatility: z.string(),
+  config: z.array(z.string()).nullable(),
   row_argument_of: z.string().nullable(),
 });
 
@@ -127,7 +130,7 @@ const FUNCTIONS_SQL = `
            array(select a.attname::text from pg_attribute a
                  where a.attrelid = rt.typrelid and a.attnum > 0 and not a.attisdropped order by a.attnum)
          end as return_columns,
-         p.provolatile::text as volatility,
+         p.provolatile::text as volatility, p.proconfig as config,
          (select rn.nspname || '.' || r.relname from pg_class r join pg_namespace rn on rn.oid = r.relnamespace
           where p.pronargs = 1 and r.reltype = p.proargtypes[0]) as row_argument_of
   from pg_proc p
@@ -215,6 +218,11 @@ function describeFunction(row: z.infer<typeof functionRow>): RpcFunction {
     returnTypeName: row.return_type_name ?? undefined,
     resultColumns: row.return_columns ?? outputs,
     volatility: row.volatility === 'i' ? 'immutable' : row.volatility === 's' ? 'stable' : 'volatile',
+    // proconfig holds `name=value`; a name never contains `=`.
+    settings: (row.config ?? []).map((entry) => {
+      const equals = entry.indexOf('=');
+      return [entry.slice(0, equals), entry.slice(equals + 1)];
+    }),
   };
 }
 

@@ -8,7 +8,12 @@ import { z } from 'zod';
 import { resolveCaller } from '../caller.ts';
 import type { ApiRole, TokenVerifier, VerifiedToken } from '../jwt.ts';
 import { preparedQuery } from '../prepared-statements.ts';
-import { httpRequestContext, runRequestStatement, withRequestTransaction } from '../request-transaction.ts';
+import {
+  httpRequestContext,
+  runRequestStatement,
+  withRequestTransaction,
+  type RequestContext,
+} from '../request-transaction.ts';
 import { planRowsOf, statementResult, type StatementResult } from './answers.ts';
 import { qualifiedKey, type Catalog, type CatalogSnapshot } from './catalog.ts';
 import {
@@ -36,6 +41,10 @@ export interface RestRoutesOptions {
   plans: boolean;
   /** PostgREST's db-tx-end. */
   txEnd: TxEnd;
+  /** PostgREST's db-pre-request: the function's SQL name, quoted (see preRequestSql); undefined: none. */
+  preRequest?: string | undefined;
+  /** PostgREST's db-hoisted-tx-settings: the settings of a called function applied to its transaction. */
+  hoistedSettings: readonly string[];
   /** Called after a write committed (realtime looks for new changes). */
   onWrite: () => void;
 }
@@ -87,7 +96,12 @@ export interface RunSpec {
   check?: ResultCheck | undefined;
   /** End the transaction in a rollback (db-tx-end, `Prefer: tx=rollback`), answering what it did. */
   rollback?: boolean | undefined;
+  /** The function a call runs: its hoisted settings and isolation level shape the transaction. */
+  call?: FunctionTransaction | undefined;
 }
+
+/** What a called function brings to its request's transaction (see functionTransaction). */
+export type FunctionTransaction = Pick<RequestContext, 'settings' | 'isolation'>;
 
 export interface ExplainSpec {
   /** The statement the request would run; its plan is the answer. */
@@ -97,6 +111,7 @@ export interface ExplainSpec {
   timezone?: string | undefined;
   /** Undo what `analyze` did: always for a write, so that asking for a plan never changes data. */
   rollback: boolean;
+  call?: FunctionTransaction | undefined;
 }
 
 /** The pieces bound to the routes' options, made once by restRoutes and handed to each handler. */
@@ -188,6 +203,12 @@ export function inlineParameters(sql: string, values: unknown[]): string {
 
 export function restContext(options: RestRoutesOptions): RestContext {
   const { pool, catalog } = options;
+  /** The request's transaction as the caller, with the pre-request function and a called function's settings. */
+  const contextOf = (request: FastifyRequest, verified: VerifiedToken, call: FunctionTransaction | undefined) => ({
+    ...httpRequestContext(request, verified),
+    preRequest: options.preRequest,
+    ...call,
+  });
   return {
     options,
     async caller(request) {
@@ -203,7 +224,7 @@ export function restContext(options: RestRoutesOptions): RestContext {
       return parsePrefer(header, namesTimezone ? await catalog.timezones() : new Set(), options.txEnd);
     },
     async run(request, verified, spec) {
-      const context = httpRequestContext(request, verified);
+      const context = contextOf(request, verified, spec.call);
       let planRows: number | undefined;
       let result: StatementResult;
       const rollback = spec.rollback === true;
@@ -233,7 +254,7 @@ export function restContext(options: RestRoutesOptions): RestContext {
     async explain(request, verified, spec) {
       // The caller's role, claims and statement timeout, as for the statement itself: the plan
       // (and what `analyze` runs) sees only what row-level security lets the caller see.
-      const context = httpRequestContext(request, verified);
+      const context = contextOf(request, verified, spec.call);
       return withRequestTransaction(pool, context, async (client) => {
         if (spec.timezone !== undefined) await client.query(`select set_config('timezone', $1, true)`, [spec.timezone]);
         await client.query('set local standard_conforming_strings = on');

@@ -2,7 +2,7 @@
 // the body), and calls it in one statement that also filters, embeds and counts its rows.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { applyGucs, send, withOptional } from './answers.ts';
-import { callArguments, columnsForCall, findFunction } from './calls.ts';
+import { callArguments, columnsForCall, findFunction, functionTransaction } from './calls.ts';
 import { qualifiedKey } from './catalog.ts';
 import { invalidRpcMethod, maxAffectedOnSingleRpc, unknownFunction } from './errors.ts';
 import { handlerFor, negotiate } from './negotiate.ts';
@@ -107,6 +107,7 @@ export async function rpcRequest(
   const count = prefs.count === 'exact' || prefs.count === 'estimated' ? countQuery(ctx, plan) : undefined;
   const handler: BodyHandler = method === 'HEAD' ? { kind: 'none' } : handlerFor(produced);
   const sql = callStatement(ctx, source, plan, handler, shape, count);
+  const call = functionTransaction(fn, rest.options.hoistedSettings);
   if (produced.kind === 'plan') {
     // A POST may call a function that writes: what `analyze` ran is undone. A GET is read-only anyway.
     const text = await rest.explain(request, verified, {
@@ -115,6 +116,7 @@ export async function rpcRequest(
       plan: produced,
       timezone: prefs.timezone,
       rollback: true,
+      call,
     });
     return send(reply, planAnswer(produced, choice, text));
   }
@@ -124,6 +126,7 @@ export async function rpcRequest(
     timezone: prefs.timezone,
     check: allChecks(singleCheck(produced), maxAffectedCheck(prefs)),
     rollback: rollsBack(prefs, rest.options.txEnd),
+    call,
   });
   const lower = topRange.offset;
   const total = result.total;
