@@ -188,7 +188,10 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           aggregates: options.aggregates ?? false,
           plans: options.plans ?? false,
           txEnd: options.txEnd ?? 'commit',
-          preRequest: options.preRequest === undefined ? undefined : preRequestSql(options.preRequest, schemas[0] ?? DEFAULT_SCHEMA),
+          preRequest:
+            options.preRequest === undefined
+              ? undefined
+              : preRequestSql(options.preRequest, schemas[0] ?? DEFAULT_SCHEMA),
           hoistedSettings: options.hoistedTxSettings ?? DEFAULT_HOISTED_SETTINGS,
           onWrite: () => void realtime.poke(),
         });

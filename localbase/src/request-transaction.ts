@@ -77,7 +77,14 @@ function requestTimeoutMs(context: RequestContext): number | null {
   return parsed === undefined ? statementTimeoutFor(context.role) : parsed;
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_UNITS_MS: Record<string, number> = {
+  us: 0.001,
+  ms: 1,
+  s: 1_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /** A duration setting as PostgreSQL reads it (a bare number is milliseconds); 0 is none (null). */
 export function parseDurationMs(value: string): number | null | undefined {
@@ -215,11 +222,7 @@ function settingsSql(settings: readonly (readonly [string, string])[]): { text: 
   return { text: `select ${calls.join(', ')}`, values };
 }
 
-
-function beginAndSetup(
-  client: pg.PoolClient,
-  context: RequestContext,
-): Promise<pg.QueryResult>[] {
+function beginAndSetup(client: pg.PoolClient, context: RequestContext): Promise<pg.QueryResult>[] {
   const mode = [context.readOnly ? 'read only' : '', context.isolation ? `isolation level ${context.isolation}` : '']
     .filter(Boolean)
     .join(' ');

@@ -205,7 +205,12 @@ describe('auth.admin.mfa.deleteFactor', () => {
     expect(aalOf(await accessToken(user.client))).toBe('aal2');
     const { data, error } = await service().auth.admin.mfa.deleteFactor({ userId: user.id, id: user.factorId });
     expect(error).toBeNull();
-    expect(deletedFactor(data)).toMatchObject({ id: user.factorId, factor_type: 'totp', status: 'verified', friendly_name: 'phone app' });
+    expect(deletedFactor(data)).toMatchObject({
+      id: user.factorId,
+      factor_type: 'totp',
+      status: 'verified',
+      friendly_name: 'phone app',
+    });
     expect(JSON.stringify(data)).not.toContain(user.secret);
     expect((await service().auth.admin.mfa.listFactors({ userId: user.id })).data?.factors).toEqual([]);
 
@@ -275,7 +280,11 @@ describe('auth.admin.mfa.deleteFactor', () => {
       expect(error?.status).toBe(403);
       expect(error?.code).toBe('not_admin');
     }
-    const raw = await adminFetch(`/admin/users/${user.id}/factors/${user.factorId}`, await accessToken(user.client), 'DELETE');
+    const raw = await adminFetch(
+      `/admin/users/${user.id}/factors/${user.factorId}`,
+      await accessToken(user.client),
+      'DELETE',
+    );
     expect(raw.status).toBe(403);
     expect(((await raw.json()) as { code: string }).code).toBe('not_admin');
     expect((await service().auth.admin.mfa.listFactors({ userId: user.id })).data?.factors).toHaveLength(1);

@@ -113,7 +113,10 @@ describe('db-pre-request', () => {
     });
     expect(blocked.status).toBe(403);
     expect(blocked.json).toMatchObject({ code: 'PT403', message: 'blocked by the pre-request check', details: 'anon' });
-    const asService = await rest(checked, 'notes?select=id', { headers: { 'x-block': '1' }, token: checked.serviceRoleKey });
+    const asService = await rest(checked, 'notes?select=id', {
+      headers: { 'x-block': '1' },
+      token: checked.serviceRoleKey,
+    });
     expect(asService.status).toBe(403);
     expect((asService.json as { details: string }).details).toBe('service_role');
     const banned = await rest(checked, 'notes?select=id', { headers: { cookie: 'ban=yes' } });
