@@ -65,6 +65,7 @@ select is(
     'private.leaderboard_visible_ids()',                                 -- who chose to be on leaderboards, for the stats policies
     'private.my_group_id_array()',                                       -- the caller's own groups as an array, for the chat read policy
     'private.my_group_ids()',                                            -- the caller's own groups, for policies
+    'private.presence_visible_to_caller(uuid)',                          -- whether a student shares a group or an accepted buddy with the caller, which her own group and buddy lists show; the presence feed's read policy
     'private.slugify(text)'                                              -- pure; the slug trigger runs as the caller
   ],
   'the API roles execute only these private functions, none of which answers about another user beyond what they share');
