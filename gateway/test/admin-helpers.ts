@@ -6,13 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Localbase } from '#localbase';
 import type { GatewayConfig } from '../src/config.ts';
-import { startTestGateway, type TestGateway } from './helpers.ts';
+import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 
 type TestGatewayOptions = NonNullable<Parameters<typeof startTestGateway>[0]>;
 
 /**
  * A gateway in front of this localbase with admin mode on (ADMIN_SECRET `secret`, ADMIN_EMAILS
- * `emails`) and a credential budget no test spends; `options` adds to or replaces the rest.
+ * `emails`), a credential budget no test spends and deadlines a busy machine's password hashing
+ * does not reach; `options` adds to or replaces the rest.
  */
 export function startAdminGateway(
   localbase: Localbase,
@@ -22,6 +23,7 @@ export function startAdminGateway(
   return startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
+    ...RELAXED_DEADLINES,
     ...options,
     config: { ...options.config, admin: { enabled: true, secret: admin.secret, emails: admin.emails ?? [] } },
   });

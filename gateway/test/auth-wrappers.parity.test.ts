@@ -96,6 +96,18 @@ describe('signup, login, check', () => {
     expect(community?.community_handle).toBe('ada');
   });
 
+  it('signs in a sign-up sent again with the same password (its first answer lost), never one with another', async () => {
+    const cy = await signUp('cy');
+    const again = await post('/__auth/signup', { username: cy.email, password: cy.password });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().user.id).toBe(cy.userId);
+    expect(again.json().session.access_token).not.toBe(cy.token);
+    const other = await post('/__auth/signup', { username: cy.email, password: 'a-different-pass-9' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toMatchObject({ error: 'email_taken' });
+    expect(other.json().session).toBeUndefined();
+  });
+
   it('refuses a second signup with the same e-mail (409), a short or long password and a bad e-mail (400)', async () => {
     expect(
       (await post('/__auth/signup', { username: 'ADA@example.com', password: 'another-pass' })).json(),

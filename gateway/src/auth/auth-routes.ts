@@ -7,9 +7,9 @@ import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { toGatewayError } from '../backend/backend-errors.ts';
 import { GatewayError, parseOrThrow } from '../http-errors.ts';
 import { sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
-import { checkBody, credentialsBody } from './credentials.ts';
+import { checkBody, credentialsBody, type Credentials } from './credentials.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
-import { createAccount, isEmailRegistered, passwordGrant } from './sessions.ts';
+import { createAccount, isEmailRegistered, passwordGrant, type Session } from './sessions.ts';
 
 export interface AuthRoutesOptions {
   backend: BackendClient;
@@ -19,11 +19,42 @@ export interface AuthRoutesOptions {
 const isWrongPassword = (error: unknown) =>
   error instanceof BackendError && toGatewayError(error).code === 'invalid_credentials';
 
+/**
+ * A sign-up sent again after its answer was lost: the backend went on creating the account after
+ * the gateway gave up waiting (a slow, loaded backend answers 504 here first), so the retry meets
+ * `email_taken`. The same e-mail with the same password is the same person: she is signed in, as
+ * a login would (spending the account's budget of wrong passwords like one). Anyone else gets the
+ * original 409, which tells no more than `/__auth/check` does.
+ */
+async function resumeSignUp(
+  error: unknown,
+  backend: BackendClient,
+  credentials: Credentials,
+  accountLogins: AccountLoginBudget,
+): Promise<Session> {
+  if (!(error instanceof BackendError) || toGatewayError(error).code !== 'email_taken') throw error;
+  const attempt = accountLogins.begin(credentials.username);
+  if ('lock' in attempt) throw error;
+  try {
+    const session = await passwordGrant(backend, credentials);
+    attempt.settle(false);
+    return session;
+  } catch (grantError) {
+    attempt.settle(isWrongPassword(grantError));
+    throw error;
+  }
+}
+
 const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) => {
   app.post('/__auth/signup', async (request, reply) => {
     const credentials = parseOrThrow(credentialsBody, request.body);
     const backend = options.backend.forRoute();
-    const session = await createAccount(backend, credentials);
+    let session: Awaited<ReturnType<typeof createAccount>>;
+    try {
+      session = await createAccount(backend, credentials);
+    } catch (error) {
+      session = await resumeSignUp(error, backend, credentials, options.accountLogins);
+    }
     if (!session) {
       return reply.code(202).send({ ok: true, session: null, confirmation_required: true });
     }
