@@ -29,9 +29,12 @@ const origin = (host: string, port: number) => `http://${host.includes(':') ? `[
 
 export function authMailAddresses(facts: AppAddressFacts): AuthMailAddresses {
   const everywhere = WILDCARD_HOSTS.has(facts.host);
-  const shown = origin(everywhere ? '127.0.0.1' : facts.host, facts.port);
-  const siteUrl = (facts.publicUrl ?? shown).replace(/\/+$/, '');
   const lan = everywhere ? ('lan' in facts ? facts.lan : lanAddress()) : undefined;
+  // Listening on every interface, the server is there for the other devices of the network (the
+  // status block shows them the LAN address), and a mailed link is often opened on a phone, where
+  // 127.0.0.1 would be the phone itself: the LAN address leads back, when there is one.
+  const shown = origin(everywhere ? (lan ?? '127.0.0.1') : facts.host, facts.port);
+  const siteUrl = (facts.publicUrl ?? shown).replace(/\/+$/, '');
   const origins = new Set([
     shown,
     origin('127.0.0.1', facts.port),

@@ -6,15 +6,21 @@ import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { authMailAddresses } from '../src/app-address.ts';
 
 describe('authMailAddresses', () => {
-  it('points the links at the gateway, not at localbase, when it listens on every interface', () => {
+  it('points the links at the gateway on its LAN address, where another device reaches it, when it listens on every interface', () => {
     const addresses = authMailAddresses({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20' });
-    expect(addresses.siteUrl).toBe('http://127.0.0.1:3000');
-    expect(addresses.externalUrl).toBe('http://127.0.0.1:3000/__backend');
+    expect(addresses.siteUrl).toBe('http://192.168.1.20:3000');
+    expect(addresses.externalUrl).toBe('http://192.168.1.20:3000/__backend');
     expect(addresses.redirectAllowList).toEqual([
+      'http://127.0.0.1:3000/**',
       'http://localhost:3000/**',
       'http://[::1]:3000/**',
-      'http://192.168.1.20:3000/**',
     ]);
+  });
+
+  it('falls back to the loopback address when the machine has no LAN address', () => {
+    const addresses = authMailAddresses({ host: '0.0.0.0', port: 3000, lan: undefined });
+    expect(addresses.siteUrl).toBe('http://127.0.0.1:3000');
+    expect(addresses.redirectAllowList).toEqual(['http://localhost:3000/**', 'http://[::1]:3000/**']);
   });
 
   it('uses PUBLIC_URL when set, and still accepts the loopback addresses', () => {
@@ -63,12 +69,12 @@ describe('authMailAddresses', () => {
         return response.headers.get('location') ?? '';
       };
 
-      const link = await mailedLink('http://192.168.1.20:3000/reset-password');
-      expect(link.startsWith('http://127.0.0.1:3000/__backend/auth/v1/verify?')).toBe(true);
-      expect(await follow(link)).toMatch(/^http:\/\/192\.168\.1\.20:3000\/reset-password#access_token=/);
+      const link = await mailedLink('http://127.0.0.1:3000/reset-password');
+      expect(link.startsWith('http://192.168.1.20:3000/__backend/auth/v1/verify?')).toBe(true);
+      expect(await follow(link)).toMatch(/^http:\/\/127\.0\.0\.1:3000\/reset-password#access_token=/);
 
       const foreign = await mailedLink('https://evil.example/reset-password');
-      expect(await follow(foreign)).toMatch(/^http:\/\/127\.0\.0\.1:3000#access_token=/);
+      expect(await follow(foreign)).toMatch(/^http:\/\/192\.168\.1\.20:3000#access_token=/);
     } finally {
       await localbase.close();
     }
