@@ -38,13 +38,12 @@ import '../../styles/community.css';
 import { useAction } from '../../components/community/useAction.ts';
 
 /**
- * Board refresh while realtime is down: presence is live for two minutes, so this keeps it current.
- * While it is up, every change to a member's presence re-reads the board at once, and the slow poll
- * only catches what no row change announces (a heartbeat gone stale where no expiry sweep runs,
- * a new member, today's minutes).
+ * Board refresh, realtime or not. While realtime is up, every change to a member's presence
+ * re-reads the board at once; the poll still catches what no presence row announces: a member
+ * removed (her open page must say so), a new member, a heartbeat gone stale where no expiry sweep
+ * runs, today's minutes.
  */
 const BOARD_REFRESH_MS = 15_000;
-const BOARD_REFRESH_LIVE_MS = 120_000;
 /** The "for 25 min" on each tile moves on without a read. */
 const CLOCK_TICK_MS = 30_000;
 
@@ -225,7 +224,7 @@ function MemberView({
       setNow(Date.now());
     },
   );
-  useRefresh(() => void refresh(), feed === 'live' ? BOARD_REFRESH_LIVE_MS : BOARD_REFRESH_MS);
+  useRefresh(() => void refresh(), BOARD_REFRESH_MS);
   useRefresh(() => setNow(Date.now()), CLOCK_TICK_MS);
   useEffect(() => {
     if (board.error instanceof CommunityError && board.error.code === 'not_group_member') onLost();
