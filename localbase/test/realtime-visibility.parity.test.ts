@@ -290,6 +290,36 @@ describe('the visibility function', () => {
     ]);
   });
 
+  it('keeps the verdicts before a failed check and decides every reader after it, each as itself', async () => {
+    // Readers share one exception block until one raises: the verdicts already returned must
+    // survive the block's rollback, and the readers after it must still be asked as themselves.
+    const alice = randomUUID();
+    const bea = randomUUID();
+    await owner.query(`insert into public.rt_notes (id, owner, body) values (9002, $1, 'in the middle')`, [alice]);
+    const reader = (sub: string, claimsSub: string = sub) => ({
+      role: 'authenticated',
+      claims: JSON.stringify({ role: 'authenticated', sub: claimsSub }),
+      sub,
+      claimRole: 'authenticated',
+      session: null,
+    });
+    const readers = [reader(alice), reader(bea), reader('not-a-uuid'), reader(bea), reader(alice), reader(alice, '')];
+    const { rows } = await owner.query(
+      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 9002}', $1) order by reader`,
+      [JSON.stringify(readers)],
+    );
+    expect(rows).toEqual([
+      { reader: 0, visible: true, error_code: null },
+      { reader: 1, visible: false, error_code: null },
+      { reader: 2, visible: false, error_code: '22P02' },
+      { reader: 3, visible: false, error_code: null },
+      { reader: 4, visible: true, error_code: null },
+      // auth.uid() reads the sub passed beside the claims first, as it reads PostgREST's per-claim
+      // setting: the caller passes both from one verified token.
+      { reader: 5, visible: true, error_code: null },
+    ]);
+  });
+
   it('finds the row by every column of its primary key, typed by the table', async () => {
     await owner.query(`insert into public.rt_slots values
       ('2026-11-25', '2026-11-25 18:00+00', 'o''brien', 1.50), ('2026-11-25', '2026-11-25 18:00+00', 'obrien', 2)`);

@@ -1,4 +1,6 @@
-// Benchmark: realtime fan-out on localbase, on PGlite and on PostgreSQL 15. Two cases:
+// Benchmark: realtime fan-out on localbase, on PGlite and on PostgreSQL 15. PGlite runs as the
+// product runs it: in its worker thread (db/pglite-engine.ts), started from the test database's
+// snapshot, so the server's thread is free while a check runs. Two cases:
 //   fan-out  a chat message (an INSERT on public.group_chat_messages by a member, through the Data
 //            API) delivered to N subscribers: N sockets, each a signed-in member of the group with
 //            a postgres_changes channel on it; then the same message deleted by its sender
@@ -23,11 +25,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import { openDatabase, type Database } from '#db/database.ts';
+import { MEMORY, openDatabase, type Database } from '#db/database.ts';
 import type { Localbase, LocalbaseOptions } from '#localbase';
 import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
-import { openTestDatabase } from '../testing/test-database.ts';
+import { testDatabaseSnapshot } from '../testing/test-database.ts';
 import { openChildSubscribers, openSubscribers, sharedNow, type JoinRequest } from './realtime-fanout-subscribers.ts';
 
 const options = z
@@ -355,18 +357,15 @@ async function main(): Promise<void> {
   );
 
   if (options.engine !== 'postgres') {
-    const embedded = await openTestDatabase();
+    const database = await openDatabase({
+      dataDir: MEMORY,
+      migrate: false,
+      pglite: { loadDataDir: await testDatabaseSnapshot() },
+    });
     try {
-      const database: Database = {
-        kind: 'pglite',
-        pool: embedded.pool,
-        migrations: { applied: [] },
-        location: 'memory://',
-        close: async () => {},
-      };
       await runEngine('PGlite', database, variants);
     } finally {
-      await embedded.close();
+      await database.close();
     }
   }
   if (options.engine !== 'pglite') {
