@@ -1,5 +1,6 @@
 // Relationships between the exposed tables, detected as PostgREST detects them: many-to-one and
 // one-to-one from foreign keys (one-to-one when the key columns are also a primary key or unique),
+// the same carried over to the views that show a key's columns (view-relationships.ts),
 // their inverses (one-to-many), many-to-many through a junction table whose primary key holds
 // both foreign keys, and computed relationships (a function taking one table's row and returning
 // another table's rows). The order of each list is PostgREST's, because ambiguity errors list the
@@ -7,51 +8,25 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Table } from './catalog.ts';
+import type {
+  Cardinality,
+  ColumnPairs,
+  ComputedRelationship,
+  ForeignKeyRelationship,
+  QualifiedName,
+  Relationship,
+} from './relationship-types.ts';
+import { loadViewExposures, viewPrimaryKey, viewRelationships } from './view-relationships.ts';
 
-export interface QualifiedName {
-  schema: string;
-  name: string;
-}
-
-export type ColumnPairs = [string, string][];
-
-export interface Junction {
-  table: QualifiedName;
-  constraint1: string;
-  constraint2: string;
-  /** (origin column, junction column) pairs. */
-  sourceColumns: ColumnPairs;
-  /** (target column, junction column) pairs. */
-  targetColumns: ColumnPairs;
-}
-
-/** Columns are (origin column, target column) pairs. */
-export type Cardinality =
-  | { kind: 'o2m'; constraint: string; columns: ColumnPairs }
-  | { kind: 'm2o'; constraint: string; columns: ColumnPairs }
-  | { kind: 'o2o'; constraint: string; columns: ColumnPairs; isParent: boolean }
-  | { kind: 'm2m'; junction: Junction };
-
-export interface ForeignKeyRelationship {
-  kind: 'fk';
-  table: QualifiedName;
-  foreignTable: QualifiedName;
-  isSelf: boolean;
-  cardinality: Cardinality;
-  tableIsView: boolean;
-  foreignTableIsView: boolean;
-}
-
-export interface ComputedRelationship {
-  kind: 'computed';
-  function: QualifiedName;
-  table: QualifiedName;
-  foreignTable: QualifiedName;
-  toOne: boolean;
-  isSelf: boolean;
-}
-
-export type Relationship = ForeignKeyRelationship | ComputedRelationship;
+export type {
+  Cardinality,
+  ColumnPairs,
+  ComputedRelationship,
+  ForeignKeyRelationship,
+  Junction,
+  QualifiedName,
+  Relationship,
+} from './relationship-types.ts';
 
 /** Relationships by origin table and the schema of their targets: `schema.table\0targetSchema`. */
 export type RelationshipIndex = Map<string, Relationship[]>;
@@ -156,7 +131,11 @@ export async function loadRelationships(
   schemas: readonly string[],
   tables: Map<string, Table>,
 ): Promise<RelationshipIndex> {
-  const [keys, computed] = await Promise.all([pool.query(FOREIGN_KEYS_SQL), pool.query(COMPUTED_SQL)]);
+  const [keys, computed, exposures] = await Promise.all([
+    pool.query(FOREIGN_KEYS_SQL),
+    pool.query(COMPUTED_SQL),
+    loadViewExposures(pool),
+  ]);
   const isView = (name: QualifiedName) => tables.get(`${name.schema}.${name.name}`)?.isView ?? false;
   const detected: ForeignKeyRelationship[] = keys.rows.map((raw) => {
     const row = foreignKeyRow.parse(raw);
@@ -175,8 +154,22 @@ export async function loadRelationships(
       foreignTableIsView: false,
     };
   });
-  const withJunctions = [...detected, ...manyToMany(detected, tables)];
-  const all: Relationship[] = [...withJunctions, ...inverses(detected)];
+  // PostgREST's order: the keys carried over to views first, then junctions and inverses over both.
+  const direct = [...detected, ...viewRelationships(detected, exposures)];
+  const viewKeys = new Map<string, string[]>();
+  const keyOf = (name: QualifiedName): string[] => {
+    const key = `${name.schema}.${name.name}`;
+    const table = tables.get(key);
+    if (!table?.isView) return table?.primaryKey ?? [];
+    let viewKey = viewKeys.get(key);
+    if (viewKey === undefined) {
+      viewKey = viewPrimaryKey(name, exposures, tables.values());
+      viewKeys.set(key, viewKey);
+    }
+    return viewKey;
+  };
+  const withJunctions = [...direct, ...manyToMany(direct, keyOf)];
+  const all: Relationship[] = [...withJunctions, ...inverses(direct)];
   const computedRelationships: ComputedRelationship[] = computed.rows.map((raw) => {
     const row = computedRow.parse(raw);
     return {
@@ -222,8 +215,14 @@ function inverses(relationships: ForeignKeyRelationship[]): ForeignKeyRelationsh
   return [...oneToMany, ...otherSides];
 }
 
-/** A table with many-to-one keys to two tables, both inside its primary key, joins them. */
-function manyToMany(relationships: ForeignKeyRelationship[], tables: Map<string, Table>): ForeignKeyRelationship[] {
+/**
+ * A table (or a view with a primary key, see view-relationships.ts) with many-to-one keys to two
+ * tables, both inside its primary key, joins them.
+ */
+function manyToMany(
+  relationships: ForeignKeyRelationship[],
+  primaryKeyOf: (table: QualifiedName) => string[],
+): ForeignKeyRelationship[] {
   const found: ForeignKeyRelationship[] = [];
   for (const first of relationships) {
     if (first.cardinality.kind !== 'm2o') continue;
@@ -231,7 +230,7 @@ function manyToMany(relationships: ForeignKeyRelationship[], tables: Map<string,
       if (second.cardinality.kind !== 'm2o') continue;
       if (!sameName(first.table, second.table) || first.cardinality.constraint === second.cardinality.constraint)
         continue;
-      const primaryKey = new Set(tables.get(`${first.table.schema}.${first.table.name}`)?.primaryKey ?? []);
+      const primaryKey = new Set(primaryKeyOf(first.table));
       const junctionColumns = [...first.cardinality.columns, ...second.cardinality.columns].map(([column]) => column);
       if (!junctionColumns.every((column) => primaryKey.has(column))) continue;
       found.push({
