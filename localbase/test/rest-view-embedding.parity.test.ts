@@ -23,6 +23,10 @@ create view public.nominations_view as
 create view public.film_titles as select f.id as film, f.director_id as made_by, f.title from public.films f;
 create view public.director_names as select id as director, last_name from public.directors;
 create view public.recent_films as select film, title, made_by from public.film_titles where film > 3;
+-- Built on a view of a schema the API does not expose.
+create schema backstage;
+create view backstage.film_base as select id, director_id, title from public.films;
+create view public.backstage_films as select id, director_id as directed_by, title from backstage.film_base;
 create view public.computed_directors as select id, director_id + 0 as director_id, title from public.films;
 create view public.films_twice as
   select id, director_id as first_director, director_id as second_director, title from public.films;
@@ -32,8 +36,8 @@ create view public.shortlist as select competition_id as competition, film_id as
 create view public.odd_names as
   select id as ":resorigtbl", director_id as "{director} (id)\\", title as ":resname :title" from public.films;
 grant select on public.nominations_view, public.film_titles, public.director_names, public.recent_films,
-  public.computed_directors, public.films_twice, public.film_years, public.odd_names, public.shortlist
-  to anon, authenticated;`;
+  public.computed_directors, public.films_twice, public.film_years, public.odd_names, public.shortlist,
+  public.backstage_films to anon, authenticated;`;
 
 beforeAll(async () => {
   localbase = await startFixtureStack();
@@ -85,7 +89,7 @@ describe('a view in a relationship', () => {
     ]);
   });
 
-  it('goes from a view to a view, and through a view over a view', async () => {
+  it('goes from a view to a view, and through a view over a view, also one the API does not expose', async () => {
     const viewToView = await db.from('film_titles').select('title,director_names(last_name)').eq('film', 3);
     expect(viewToView.error).toBeNull();
     expect(viewToView.data).toEqual([{ title: 'The Haunted Castle', director_names: { last_name: 'Méliès' } }]);
@@ -94,6 +98,11 @@ describe('a view in a relationship', () => {
     expect(nested.data).toEqual([
       { title: 'Pulp Fiction', directors: { last_name: 'Tarantino' } },
       { title: 'Reservoir Dogs', directors: { last_name: 'Tarantino' } },
+    ]);
+    const throughHidden = await db.from('backstage_films').select('title,directors(last_name)').eq('id', 2);
+    expect(throughHidden.error).toBeNull();
+    expect(throughHidden.data).toEqual([
+      { title: 'The Dickson Experimental Sound Film', directors: { last_name: 'Dickson' } },
     ]);
   });
 

@@ -25,53 +25,34 @@ interface Token {
   escaped: boolean;
 }
 
-const WHITESPACE = new Set([' ', '\n', '\t', '\r']);
-const PUNCTUATION = new Set(['(', ')', '{', '}']);
-
-function* tokens(text: string): Generator<Token> {
-  let at = 0;
-  while (at < text.length) {
-    const char = text[at] as string;
-    if (WHITESPACE.has(char)) {
-      at += 1;
-      continue;
-    }
-    if (PUNCTUATION.has(char)) {
-      at += 1;
-      yield { text: char, escaped: false };
-      continue;
-    }
-    let word = '';
-    let escaped = false;
-    while (at < text.length) {
-      const next = text[at] as string;
-      if (next === '\\' && at + 1 < text.length) {
-        word += text[at + 1];
-        escaped = true;
-        at += 2;
-        continue;
-      }
-      if (WHITESPACE.has(next) || PUNCTUATION.has(next)) break;
-      word += next;
-      at += 1;
-    }
-    yield { text: word, escaped };
-  }
-}
+// Whitespace, then one token: a punctuation mark, or a word (with its backslash-protected
+// characters). A sticky expression walks the text without copying it character by character.
+const TOKEN = /[ \n\t\r]*(?:([(){}])|((?:\\[\s\S]|[^ \n\t\r(){}\\])+))/y;
+const ESCAPE = /\\([\s\S])/g;
 
 class Reader {
-  private readonly source: Generator<Token>;
+  private at = 0;
   private peeked: Token | undefined;
 
-  constructor(text: string) {
-    this.source = tokens(text);
-  }
+  constructor(private readonly text: string) {}
 
   peek(): Token | undefined {
-    if (this.peeked === undefined) {
-      const next = this.source.next();
-      this.peeked = next.done ? undefined : next.value;
+    if (this.peeked !== undefined) return this.peeked;
+    TOKEN.lastIndex = this.at;
+    const match = TOKEN.exec(this.text);
+    if (!match) {
+      // Only whitespace (or nothing) is left; anything else cannot be a token.
+      if (this.text.slice(this.at).trim() !== '') throw new Error('pg_node_tree: unreadable text');
+      return undefined;
     }
+    this.at = TOKEN.lastIndex;
+    const [, punctuation, word = ''] = match;
+    this.peeked =
+      punctuation !== undefined
+        ? { text: punctuation, escaped: false }
+        : word.includes('\\')
+          ? { text: word.replace(ESCAPE, '$1'), escaped: true }
+          : { text: word, escaped: false };
     return this.peeked;
   }
 

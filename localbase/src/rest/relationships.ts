@@ -134,7 +134,7 @@ export async function loadRelationships(
   const [keys, computed, exposures] = await Promise.all([
     pool.query(FOREIGN_KEYS_SQL),
     pool.query(COMPUTED_SQL),
-    loadViewExposures(pool),
+    loadViewExposures(pool, schemas),
   ]);
   const isView = (name: QualifiedName) => tables.get(`${name.schema}.${name.name}`)?.isView ?? false;
   const detected: ForeignKeyRelationship[] = keys.rows.map((raw) => {

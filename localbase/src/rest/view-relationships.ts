@@ -13,13 +13,21 @@ import { z } from 'zod';
 import { viewColumnSources } from './node-tree.ts';
 import type { ColumnPairs, ForeignKeyRelationship, QualifiedName } from './relationship-types.ts';
 
-// Views and materialized views outside the system schemas, with their rule's text.
+// The views and materialized views of the exposed schemas, and every view they are built on (in
+// any schema), with their rule's text. A view elsewhere is never an end of a relationship.
 const VIEW_RULES_SQL = `
-  select c.oid::int8 as oid, r.ev_action::text as ev_action
-  from pg_class c
-  join pg_rewrite r on r.ev_class = c.oid and r.rulename = '_RETURN'
-  where c.relkind in ('v', 'm')
-    and c.relnamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)`;
+  with recursive wanted(oid) as (
+    select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('v', 'm') and n.nspname = any($1)
+    union
+    select used.oid from wanted w
+    join pg_rewrite r on r.ev_class = w.oid and r.rulename = '_RETURN'
+    join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid and d.refclassid = 'pg_class'::regclass
+    join pg_class used on used.oid = d.refobjid and used.relkind in ('v', 'm')
+  )
+  select w.oid::int8 as oid, r.ev_action::text as ev_action
+  from wanted w
+  join pg_rewrite r on r.ev_class = w.oid and r.rulename = '_RETURN'`;
 
 const COLUMN_NAMES_SQL = `
   select c.oid::int8 as oid, n.nspname as schema, c.relname as name, a.attnum::int as attnum, a.attname::text as column
@@ -53,9 +61,12 @@ export type ViewExposures = Map<string, Exposure[]>;
 
 const columnKey = (table: QualifiedName, column: string) => `${table.schema}.${table.name}\0${column}`;
 
-/** Reads every view's column sources, follows views over views down to tables, and names them. */
-export async function loadViewExposures(pool: pg.Pool): Promise<ViewExposures> {
-  const rules = (await pool.query(VIEW_RULES_SQL)).rows.map((raw) => viewRuleRow.parse(raw));
+/**
+ * Reads the column sources of the exposed schemas' views, follows views over views down to tables,
+ * and names them.
+ */
+export async function loadViewExposures(pool: pg.Pool, schemas: readonly string[]): Promise<ViewExposures> {
+  const rules = (await pool.query(VIEW_RULES_SQL, [schemas])).rows.map((raw) => viewRuleRow.parse(raw));
   const sources = new Map<number, Map<number, ColumnRef>>();
   for (const rule of rules) {
     const columns = new Map<number, ColumnRef>();
