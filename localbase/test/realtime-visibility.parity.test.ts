@@ -291,8 +291,8 @@ describe('the visibility function', () => {
   });
 
   it('keeps the verdicts before a failed check and decides every reader after it, each as itself', async () => {
-    // Readers share one exception block until one raises: the verdicts already returned must
-    // survive the block's rollback, and the readers after it must still be asked as themselves.
+    // A check that raises in the middle must leave the verdicts before it as they were, and the
+    // readers after it must still be asked as themselves, under their own sub.
     const alice = randomUUID();
     const bea = randomUUID();
     await owner.query(`insert into public.rt_notes (id, owner, body) values (9002, $1, 'in the middle')`, [alice]);
