@@ -20,6 +20,7 @@ import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
+import { authorize, installAuthorization } from './src/realtime/authorization.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
 import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
 import { DEFAULT_HOISTED_SETTINGS } from './src/rest/calls.ts';
@@ -119,6 +120,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     await installSessionGuard(pool);
     await installCapture(pool);
     await installVisibility(pool);
+    await installAuthorization(pool);
     await installAuthSchema(pool);
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
@@ -230,6 +232,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           hub: realtime,
           jwtSecret: verificationKeys,
           sessionLive: (sessionId) => withOwnerTransaction(pool, (client) => sessionExists(client, sessionId)),
+          authorize: (topic, token, headers, extensions, access) =>
+            authorize(pool, topic, token, headers, extensions, access),
         });
       },
       { prefix: '/realtime/v1' },

@@ -314,8 +314,15 @@ export async function runRequestStatement(
  * itself, as realtime's read check does), in one round trip: begin, the timeout, the statement
  * (prepared) and commit are pipelined as in runRequestStatement. It runs on behalf of signed-in
  * readers, so it gets the `authenticated` timeout, on PostgreSQL and under PGlite's watchdog alike.
+ * `read write` is for a statement that undoes its own writes (realtime's channel authorization
+ * inserts probe rows inside a block it rolls back).
  */
-export async function runOwnerReadStatement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
+export async function runOwnerReadStatement(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[],
+  access: 'read only' | 'read write' = 'read only',
+): Promise<pg.QueryResult> {
   const client = await acquireRequestClient(pool, statementTimeoutFor('authenticated'));
   let broken = false;
   try {
@@ -324,7 +331,7 @@ export async function runOwnerReadStatement(pool: pg.Pool, text: string, values:
       client,
       () =>
         [
-          client.query('begin read only'),
+          client.query(`begin ${access}`),
           client.query("select set_config('statement_timeout', $1, true)", [
             statementTimeoutSetting(statementTimeoutFor('authenticated')),
           ]),

@@ -8,6 +8,8 @@ import { Topics, type TopicMember } from '../src/realtime/topics.ts';
 function member(topic: string, key: string, frames: Frame[] = []): TopicMember {
   return {
     topic,
+    room: topic,
+    receives: { broadcast: true, presence: true },
     joinRef: '1',
     broadcastSelf: false,
     presence: { key, enabled: false },

@@ -47,6 +47,9 @@ beforeEach(async () => {
     hub,
     jwtSecret: SECRET,
     sessionLive: async () => true,
+    authorize: async () => {
+      throw new Error('no private channel here');
+    },
   });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const apiKey = await signJwt({ role: 'anon' }, SECRET);

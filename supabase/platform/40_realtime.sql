@@ -7,3 +7,33 @@ begin
   end if;
 end
 $$;
+
+-- Realtime Authorization: hosted Realtime decides who may join a private channel, and who may
+-- broadcast or track presence on it, by RLS policies on realtime.messages, which migrations write
+-- (`create policy ... on realtime.messages ... using (realtime.topic() = ...)`). Realtime never
+-- keeps rows here; it inserts probe rows in a transaction it rolls back. The columns are hosted
+-- Realtime's; hosted partitions the table by day, which a table nobody keeps rows in does not need.
+create schema if not exists realtime;
+grant usage on schema realtime to anon, authenticated, service_role;
+
+create table if not exists realtime.messages (
+  id uuid not null default gen_random_uuid(),
+  topic text not null,
+  extension text not null,
+  payload jsonb,
+  event text,
+  private boolean default false,
+  updated_at timestamp without time zone not null default now(),
+  inserted_at timestamp without time zone not null default now(),
+  primary key (id, inserted_at)
+);
+alter table realtime.messages enable row level security;
+grant select, insert, update on realtime.messages to anon, authenticated, service_role;
+
+-- The topic of the channel being authorized (without `realtime:`), for policies.
+create or replace function realtime.topic() returns text
+language sql stable
+as $$
+  select nullif(current_setting('realtime.topic', true), '')::text
+$$;
+grant execute on function realtime.topic() to anon, authenticated, service_role;

@@ -5,9 +5,11 @@
 // topic's channels only once its transaction committed, and never if it rolled back.
 //
 // The queue shares the change queue's sequence, so changes and messages of one drain are relayed in
-// the order they were written. A private message (the default, as in Supabase) is for private
-// channels only, which localbase refuses to join: it is not queued. As in Supabase, a message that
-// cannot be sent is a warning, never an error of the caller's transaction.
+// the order they were written. A private message (the default, as in Supabase) reaches the topic's
+// private channels whose policies let them read it (authorization.ts), a public one the public
+// channels. As in Supabase, a message that cannot be sent is a warning, never an error of the
+// caller's transaction. `realtime.broadcast_changes`, hosted's helper for row triggers, sends a
+// row's change as a private message through it.
 import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
@@ -22,6 +24,7 @@ create table if not exists _localbase.realtime_broadcasts (
   payload jsonb,
   sent_at timestamptz not null default clock_timestamp()
 );
+alter table _localbase.realtime_broadcasts add column if not exists private boolean not null default false;
 revoke all on _localbase.realtime_broadcasts from public;
 create schema if not exists realtime;
 grant usage on schema realtime to anon, authenticated, service_role;
@@ -32,10 +35,6 @@ returns void
 language plpgsql security definer set search_path = ''
 as $$
 begin
-  if private is not false then
-    raise warning 'ErrorSendingBroadcastMessage: private channels need Realtime Authorization, which localbase does not provide';
-    return;
-  end if;
   if topic is null or event is null then
     raise warning 'ErrorSendingBroadcastMessage: a broadcast needs a topic and an event';
     return;
@@ -44,18 +43,46 @@ begin
     raise warning 'ErrorSendingBroadcastMessage: Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast';
     return;
   end if;
-  insert into _localbase.realtime_broadcasts (topic, event, payload) values (topic, event, payload);
+  insert into _localbase.realtime_broadcasts (topic, event, payload, private)
+    values (topic, event, payload, coalesce(private, true));
 end
 $$;
 revoke execute on function realtime.send(jsonb, text, text, boolean) from public;
-grant execute on function realtime.send(jsonb, text, text, boolean) to anon, authenticated, service_role;`;
+grant execute on function realtime.send(jsonb, text, text, boolean) to anon, authenticated, service_role;
+-- Hosted's helper for a row trigger: the change as {old_record, record, operation, table, schema},
+-- sent as a private message of the given event to the given topic.
+create or replace function realtime.broadcast_changes(
+  topic_name text, event_name text, operation text, table_name text, table_schema text,
+  new record, old record, level text default 'ROW')
+returns void
+language plpgsql
+as $$
+begin
+  if level = 'STATEMENT' then
+    raise exception 'function can only be triggered for each row, not for each statement';
+  end if;
+  if operation not in ('INSERT', 'UPDATE', 'DELETE') then
+    raise exception 'Unexpected operation type: %', operation;
+  end if;
+  perform realtime.send(
+    pg_catalog.jsonb_build_object('old_record', old, 'record', new, 'operation', operation, 'table', table_name,
+      'schema', table_schema),
+    event_name, topic_name);
+end
+$$;
+revoke execute on function realtime.broadcast_changes(text, text, text, text, text, record, record, text) from public;
+grant execute on function realtime.broadcast_changes(text, text, text, text, text, record, record, text)
+  to anon, authenticated, service_role;`;
 
 export async function installDatabaseBroadcast(pool: pg.Pool): Promise<void> {
   await installIfChanged(pool, {
     name: 'realtime-send',
     sql: INSTALL_SQL,
     tables: ['_localbase.realtime_broadcasts'],
-    functions: ['realtime.send(jsonb,text,text,boolean)'],
+    functions: [
+      'realtime.send(jsonb,text,text,boolean)',
+      'realtime.broadcast_changes(text,text,text,text,text,record,record,text)',
+    ],
   });
 }
 
@@ -64,6 +91,7 @@ export const databaseBroadcastRow = z.object({
   topic: z.string(),
   event: z.string(),
   payload: z.unknown(),
+  private: z.boolean().default(false),
   sent_at: z.coerce.date(),
 });
 export type DatabaseBroadcast = z.infer<typeof databaseBroadcastRow>;

@@ -3,16 +3,29 @@
 // channel is joined) and `POST /realtime/v1/api/broadcast/<topic>/events/<event>` with the payload
 // as the body (`channel.httpSend`). Both answer 202 and relay each message to the topic's joined
 // channels as a socket's broadcast would be. The API-key gate of /realtime/v1 runs first; a user
-// token in Authorization must verify. Private messages are refused, as private joins are.
+// token in Authorization must verify. A private message goes to the topic's private channels when
+// the caller may write broadcasts there (realtime.messages' policies, asked once per topic, as
+// hosted Realtime asks; the service_role key needs no policy); else it is dropped, and the answer
+// is still 202, as hosted answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { verifyJwt, type VerificationKeys } from '../jwt.ts';
-import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, type Topics } from './topics.ts';
+import { verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
+import { exposedHeaders } from '../request-transaction.ts';
+import type { AuthorizationAnswer, Extension } from './authorization.ts';
+import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, type Topics } from './topics.ts';
 
 export interface BroadcastRoutesOptions {
   topics: Topics;
   /** The project secret, and the ES256 public keys of its sessions (jwt.ts). */
   jwtSecret: VerificationKeys;
+  /** Realtime Authorization of a private topic (authorization.ts). */
+  authorize: (
+    topic: string,
+    token: VerifiedToken,
+    headers: Record<string, string>,
+    extensions: readonly Extension[],
+    access: 'read' | 'write',
+  ) => Promise<AuthorizationAnswer>;
 }
 
 /** Messages one request may carry: each is copied to every channel of its topic. */
@@ -37,31 +50,52 @@ function refuse(reply: FastifyReply, status: number, error: string, text: string
 export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRoutesOptions): Promise<void> {
   const { topics } = options;
 
-  /** A token in Authorization is checked, as Realtime checks it; without one the API key speaks. */
-  async function tokenRefused(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  /**
+   * Who sends: the token in Authorization, checked as Realtime checks it, or without one the API
+   * key (which the gate verified). Undefined after a refusal was sent.
+   */
+  async function caller(request: FastifyRequest, reply: FastifyReply): Promise<VerifiedToken | undefined> {
     const header = request.headers.authorization;
-    if (header === undefined) return false;
-    const token = /^Bearer (.+)$/i.exec(header)?.[1];
+    const apiKey = request.headers.apikey;
+    const token =
+      header === undefined ? (Array.isArray(apiKey) ? apiKey[0] : apiKey) : /^Bearer (.+)$/i.exec(header)?.[1];
     try {
       if (token === undefined) throw new Error('not a bearer token');
-      await verifyJwt(token, options.jwtSecret);
-      return false;
+      return await verifyJwt(token, options.jwtSecret);
     } catch {
       refuse(reply, 401, 'invalid_jwt', 'The Authorization token is not valid.');
-      return true;
+      return undefined;
     }
   }
 
-  /** Checks every message before any is sent: a request is relayed whole or not at all. */
-  function send(reply: FastifyReply, messages: Message[]): FastifyReply {
-    if (messages.some((each) => each.private)) {
-      return refuse(
-        reply,
-        403,
-        'private_channel',
-        'Private channels need Realtime Authorization, which localbase does not provide.',
-      );
+  /** The private topics the caller may broadcast to, asked once per topic. */
+  async function writableTopics(
+    request: FastifyRequest,
+    token: VerifiedToken,
+    messages: Message[],
+  ): Promise<Set<string>> {
+    const topicsAsked = [...new Set(messages.filter((each) => each.private).map((each) => each.topic))];
+    if (token.role === 'service_role') return new Set(topicsAsked);
+    const headers = exposedHeaders(request.headers);
+    const writable = new Set<string>();
+    for (const topic of topicsAsked) {
+      try {
+        const answer = await options.authorize(topic, token, headers, ['broadcast'], 'write');
+        if (answer.allowed.get('broadcast') === true) writable.add(topic);
+      } catch (error) {
+        request.log.error({ err: error, topic }, 'realtime authorization failed');
+      }
     }
+    return writable;
+  }
+
+  /** Checks every message before any is sent: a request is relayed whole or not at all. */
+  async function send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: VerifiedToken,
+    messages: Message[],
+  ): Promise<FastifyReply> {
     if (messages.some((each) => payloadBytes(each.payload) > REALTIME_MAX_BROADCAST_BYTES)) {
       return refuse(
         reply,
@@ -70,14 +104,21 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
         `A broadcast payload may be at most ${REALTIME_MAX_BROADCAST_BYTES} bytes.`,
       );
     }
+    const writable = await writableTopics(request, token, messages);
     for (const each of messages) {
-      topics.broadcast(`realtime:${each.topic}`, { type: 'broadcast', event: each.event, payload: each.payload });
+      if (each.private && !writable.has(each.topic)) continue;
+      topics.broadcast(roomOf(`realtime:${each.topic}`, each.private), {
+        type: 'broadcast',
+        event: each.event,
+        payload: each.payload,
+      });
     }
     return reply.status(202).send();
   }
 
   app.post('/api/broadcast', async (request, reply) => {
-    if (await tokenRefused(request, reply)) return reply;
+    const token = await caller(request, reply);
+    if (token === undefined) return reply;
     const body = batchBody.safeParse(request.body);
     if (!body.success) {
       return refuse(
@@ -87,16 +128,19 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
         `Expected {"messages": [{"topic", "event", "payload"}]}, at most ${REALTIME_MAX_HTTP_BROADCAST_MESSAGES} messages.`,
       );
     }
-    return send(reply, body.data.messages);
+    return send(request, reply, token, body.data.messages);
   });
 
   app.post('/api/broadcast/:topic/events/:event', async (request, reply) => {
-    if (await tokenRefused(request, reply)) return reply;
+    const token = await caller(request, reply);
+    if (token === undefined) return reply;
     const params = eventParams.safeParse(request.params);
     const query = eventQuery.safeParse(request.query ?? {});
     if (!params.success || !query.success || request.body === undefined) {
       return refuse(reply, 400, 'invalid_body', 'Expected a JSON payload for /api/broadcast/<topic>/events/<event>.');
     }
-    return send(reply, [{ ...params.data, payload: request.body, private: query.data.private === 'true' }]);
+    return send(request, reply, token, [
+      { ...params.data, payload: request.body, private: query.data.private === 'true' },
+    ]);
   });
 }

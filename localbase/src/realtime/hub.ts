@@ -12,7 +12,7 @@ import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
 import { drainQueues } from './queue.ts';
-import type { Topics } from './topics.ts';
+import { roomOf, type Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
@@ -133,10 +133,13 @@ export class RealtimeHub {
     }
   }
 
-  /** A database broadcast, to the topic's public channels joined before it was sent. */
+  /**
+   * A database broadcast, to the topic's channels joined before it was sent: the public ones, or
+   * for a private message the private ones authorized to read it.
+   */
   private relay(broadcast: DatabaseBroadcast): void {
     this.topics?.broadcast(
-      `realtime:${broadcast.topic}`,
+      roomOf(`realtime:${broadcast.topic}`, broadcast.private),
       { type: 'broadcast', event: broadcast.event, payload: broadcast.payload },
       undefined,
       broadcast.sent_at,

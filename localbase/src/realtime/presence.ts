@@ -36,15 +36,15 @@ function group(key: string, meta: PresenceMeta): PresenceGroups {
 }
 
 export class PresenceRegistry {
-  /** topic -> channel -> what it tracks. */
+  /** room (topics.ts) -> channel -> what it tracks. */
   private readonly tracked = new Map<string, Map<TopicMember, Tracked>>();
 
   constructor(private readonly topics: Topics) {}
 
-  /** The topic's whole state, as `presence_state` carries it. */
-  state(topic: string): PresenceGroups {
+  /** The room's whole state, as `presence_state` carries it. */
+  state(room: string): PresenceGroups {
     const groups: PresenceGroups = {};
-    for (const { key, meta } of this.tracked.get(topic)?.values() ?? []) {
+    for (const { key, meta } of this.tracked.get(room)?.values() ?? []) {
       (groups[key] ??= { metas: [] }).metas.push(meta);
     }
     return groups;
@@ -53,12 +53,13 @@ export class PresenceRegistry {
   /** Turns presence on for a channel and sends it the state (on join, or on its first track). */
   enable(member: TopicMember): void {
     member.presence.enabled = true;
+    if (!member.receives.presence) return;
     member.send({
       joinRef: member.joinRef,
       ref: null,
       topic: member.topic,
       event: 'presence_state',
-      payload: this.state(member.topic),
+      payload: this.state(member.room),
     });
   }
 
@@ -73,7 +74,7 @@ export class PresenceRegistry {
     if (Buffer.byteLength(text, 'utf8') > REALTIME_MAX_PRESENCE_BYTES) {
       return `presence payload too large: at most ${REALTIME_MAX_PRESENCE_BYTES} bytes`;
     }
-    let entries = this.tracked.get(member.topic);
+    let entries = this.tracked.get(member.room);
     const previous = entries?.get(member);
     if (!previous && (entries?.size ?? 0) >= REALTIME_MAX_PRESENCES_PER_TOPIC) {
       return `Too many presences: at most ${REALTIME_MAX_PRESENCES_PER_TOPIC} per topic`;
@@ -86,31 +87,37 @@ export class PresenceRegistry {
     if (previous) meta.phx_ref_prev = previous.meta.phx_ref;
     if (!entries) {
       entries = new Map();
-      this.tracked.set(member.topic, entries);
+      this.tracked.set(member.room, entries);
     }
     entries.set(member, { key, meta, text });
     // A new payload is sent as the old meta's leave, then the new one's join: in one diff (as
     // Phoenix.Tracker sends an update) realtime-js 2.109 keeps the old meta too, because its join
     // callback strips, in place, the phx_ref the leave is matched by.
-    if (previous) this.diff(member.topic, {}, group(previous.key, previous.meta));
-    this.diff(member.topic, group(key, meta), {});
+    if (previous) this.diff(member.room, {}, group(previous.key, previous.meta));
+    this.diff(member.room, group(key, meta), {});
     return undefined;
   }
 
   /** Untracks the channel (untrack, leave, socket closed); a channel that tracks nothing is a no-op. */
   untrack(member: TopicMember): void {
-    const entries = this.tracked.get(member.topic);
+    const entries = this.tracked.get(member.room);
     const previous = entries?.get(member);
     if (!entries || !previous) return;
     entries.delete(member);
-    if (entries.size === 0) this.tracked.delete(member.topic);
-    this.diff(member.topic, {}, group(previous.key, previous.meta));
+    if (entries.size === 0) this.tracked.delete(member.room);
+    this.diff(member.room, {}, group(previous.key, previous.meta));
   }
 
-  private diff(topic: string, joins: PresenceGroups, leaves: PresenceGroups): void {
-    for (const member of this.topics.membersOf(topic)) {
-      if (!member.presence.enabled) continue;
-      member.send({ joinRef: member.joinRef, ref: null, topic, event: 'presence_diff', payload: { joins, leaves } });
+  private diff(room: string, joins: PresenceGroups, leaves: PresenceGroups): void {
+    for (const member of this.topics.membersOf(room)) {
+      if (!member.presence.enabled || !member.receives.presence) continue;
+      member.send({
+        joinRef: member.joinRef,
+        ref: null,
+        topic: member.topic,
+        event: 'presence_diff',
+        payload: { joins, leaves },
+      });
     }
   }
 }

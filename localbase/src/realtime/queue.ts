@@ -28,7 +28,7 @@ export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
      ), broadcasts as (
        delete from _localbase.realtime_broadcasts
        where id in (select id from _localbase.realtime_broadcasts order by id limit ${DRAIN_BATCH})
-       returning id, topic, event, payload, sent_at
+       returning id, topic, event, payload, private, sent_at
      )
      select 'change' as kind, to_jsonb(changes) as item from changes
      union all

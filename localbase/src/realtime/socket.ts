@@ -1,8 +1,9 @@
 // /realtime/v1/websocket: the Phoenix channel subset realtime-js speaks: heartbeat, phx_join
 // (replying with server-assigned binding ids), access_token, phx_leave, postgres_changes events
 // carrying `ids`, broadcast between the channels of one topic (topics.ts) and presence
-// (presence.ts). Private channels
-// (`config.private`, authorized by RLS on realtime.messages in Supabase) are refused. Both Phoenix
+// (presence.ts). Private channels (`config.private`) are authorized as Supabase Realtime
+// authorizes them, by RLS on realtime.messages (authorization.ts): to join, to broadcast and to
+// track; they meet only the private channels of their topic. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
 // are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
@@ -11,12 +12,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
+import { exposedHeaders } from '../request-transaction.ts';
+import type { AuthorizationAnswer, Extension } from './authorization.ts';
 import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
 import { broadcastRoutes } from './http-broadcast.ts';
 import { PresenceRegistry } from './presence.ts';
-import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, Topics, type TopicMember } from './topics.ts';
+import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, Topics, type TopicMember } from './topics.ts';
 
 export interface RealtimeRoutesOptions {
   hub: RealtimeHub;
@@ -24,6 +27,14 @@ export interface RealtimeRoutesOptions {
   jwtSecret: VerificationKeys;
   /** Whether a user token's session still exists and its user is not banned (auth/sessions.ts). */
   sessionLive: (sessionId: string) => Promise<boolean>;
+  /** Realtime Authorization of a private channel's topic (authorization.ts). */
+  authorize: (
+    topic: string,
+    token: VerifiedToken,
+    headers: Record<string, string>,
+    extensions: readonly Extension[],
+    access: 'read' | 'write',
+  ) => Promise<AuthorizationAnswer>;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,6 +118,15 @@ export function privateChannelReason(topic: string): string {
 interface Channel extends ChannelSubscription, TopicMember {
   /** `config.broadcast.ack`: the sender's broadcasts are answered. */
   broadcastAck: boolean;
+  /** `config.private`: authorized by realtime.messages' policies. */
+  private: boolean;
+  /** A private channel's write answers, asked on its first send of each and kept until its token changes. */
+  writes: Map<Extension, Promise<boolean>>;
+}
+
+/** The topic a private channel is authorized for: realtime.topic() is the topic without `realtime:`. */
+function subTopic(topic: string): string {
+  return topic.replace(/^realtime:/, '');
 }
 
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
@@ -125,7 +145,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     }
   };
 
-  await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret });
+  await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret, authorize: options.authorize });
 
   app.get(
     '/websocket',
@@ -200,6 +220,61 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         else joining.delete(topic);
       }
 
+      const headers = exposedHeaders(request.headers);
+
+      /** What a policy raised while it was asked is logged: the channel got a "no" for it. */
+      function logPolicyErrors(topic: string, answer: AuthorizationAnswer): void {
+        for (const error of answer.errors)
+          request.log.warn(
+            { topic, extension: error.extension, code: error.code },
+            `realtime policy error: ${error.message}`,
+          );
+      }
+
+      /**
+       * What a private channel may receive, as realtime.messages' policies answer for its token; a
+       * channel that may receive nothing is refused (undefined). Presence counts only when the
+       * join enables it, as hosted Realtime asks about presence only then.
+       */
+      async function readAuthorization(
+        topic: string,
+        token: VerifiedToken,
+        presenceEnabled: boolean,
+      ): Promise<{ broadcast: boolean; presence: boolean } | undefined> {
+        let answer: AuthorizationAnswer;
+        try {
+          answer = await options.authorize(subTopic(topic), token, headers, ['broadcast', 'presence'], 'read');
+        } catch (error) {
+          request.log.error({ err: error, topic }, 'realtime authorization failed');
+          return undefined;
+        }
+        logPolicyErrors(topic, answer);
+        const broadcast = answer.allowed.get('broadcast') === true;
+        const presence = answer.allowed.get('presence') === true;
+        return broadcast || (presenceEnabled && presence) ? { broadcast, presence } : undefined;
+      }
+
+      /** Whether a channel may send (broadcast) or track (presence): always for a public one. */
+      function mayWrite(channel: Channel, extension: Extension): Promise<boolean> {
+        if (!channel.private) return Promise.resolve(true);
+        let answer = channel.writes.get(extension);
+        if (!answer) {
+          answer = options
+            .authorize(subTopic(channel.topic), channel.token, headers, [extension], 'write')
+            .then((answered) => {
+              logPolicyErrors(channel.topic, answered);
+              return answered.allowed.get(extension) === true;
+            })
+            .catch((error: unknown) => {
+              request.log.error({ err: error, topic: channel.topic }, 'realtime authorization failed');
+              channel.writes.delete(extension);
+              return false;
+            });
+          channel.writes.set(extension, answer);
+        }
+        return answer;
+      }
+
       async function join(joinRef: string | null, ref: string | null, topic: string, payload: unknown): Promise<void> {
         const parsed = joinPayload.safeParse(payload);
         if (!parsed.success) return reply(joinRef, ref, topic, 'error', { reason: 'invalid join payload' });
@@ -208,10 +283,6 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             reason: `Too many postgres_changes: at most ${REALTIME_MAX_BINDINGS_PER_CHANNEL} per channel`,
           });
         }
-        // Supabase authorizes a private channel by RLS on realtime.messages, which localbase does not
-        // have: with no policy there, Realtime refuses every such join, and so does localbase.
-        if (parsed.data.config.private)
-          return reply(joinRef, ref, topic, 'error', { reason: privateChannelReason(topic) });
         if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
         try {
           await completeJoin(joinRef, ref, topic, parsed.data);
@@ -237,6 +308,11 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         if (sessionId !== undefined && !(SESSION_ID.test(sessionId) && (await options.sessionLive(sessionId)))) {
           return reply(joinRef, ref, topic, 'error', { reason: 'Invalid JWT: the session of this token has ended' });
         }
+        const isPrivate = request.config.private;
+        const receives = isPrivate
+          ? await readAuthorization(topic, token, request.config.presence.enabled)
+          : { broadcast: true, presence: true };
+        if (receives === undefined) return reply(joinRef, ref, topic, 'error', { reason: privateChannelReason(topic) });
         // A socket that closed while the token was verified has left all its channels already.
         if (closed) return;
         const bindings: Binding[] = [];
@@ -255,6 +331,10 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         const { broadcast } = request.config;
         const subscription: Channel = {
           topic,
+          room: roomOf(topic, isPrivate),
+          receives,
+          private: isPrivate,
+          writes: new Map(),
           joinRef,
           bindings,
           token,
@@ -288,8 +368,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         if (request.config.presence.enabled) presence.enable(subscription);
       }
 
-      /** A client's broadcast: to the topic's other channels (and itself with `self`), answered with `ack`. */
-      function relay(ref: string | null, topic: string, payload: unknown): void {
+      /**
+       * A client's broadcast: to the room's other channels (and itself with `self`), answered with
+       * `ack`. A private channel whose policies refuse it the write sends nothing and hears no
+       * answer, as hosted Realtime drops it.
+       */
+      async function relay(ref: string | null, topic: string, payload: unknown): Promise<void> {
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
@@ -315,22 +399,30 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           }
           return;
         }
+        if (!(await mayWrite(channel, 'broadcast'))) return;
         topics.broadcast(
-          topic,
+          channel.room,
           { type: 'broadcast', event: message.data.event, payload: message.data.payload },
           channel,
         );
         if (channel.broadcastAck && ref !== null) reply(channel.joinRef, ref, topic, 'ok', {});
       }
 
-      /** track / untrack on a joined channel, answered as Realtime answers them. */
-      function presenceEvent(ref: string | null, topic: string, payload: unknown): void {
+      /**
+       * track / untrack on a joined channel, answered as Realtime answers them. A private channel
+       * tracks only where the policies let it write presence (else an error reply, as hosted).
+       */
+      async function presenceEvent(ref: string | null, topic: string, payload: unknown): Promise<void> {
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
           return;
         }
         const parsed = presencePayload.safeParse(payload);
+        if (parsed.success && parsed.data.event === 'track' && !(await mayWrite(channel, 'presence'))) {
+          if (ref !== null) reply(channel.joinRef, ref, topic, 'error', {});
+          return;
+        }
         const refused = !parsed.success
           ? 'invalid presence payload'
           : parsed.data.event === 'track'
@@ -359,12 +451,27 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             const channel = channels.get(topic);
             const parsed = accessTokenPayload.safeParse(payload);
             if (!channel || !parsed.success) return;
+            let token: VerifiedToken;
             try {
-              channel.token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
+              token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
             } catch {
               // A token that no longer verifies ends the channel, as Realtime does.
               leave(topic);
               send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+              return;
+            }
+            channel.token = token;
+            if (channel.private) {
+              // The policies are asked again for the new token, as Realtime does: one that may no
+              // longer read the topic ends the channel; what it may write is asked anew.
+              channel.writes.clear();
+              const receives = await readAuthorization(topic, token, channel.presence.enabled);
+              if (receives === undefined) {
+                leave(topic);
+                send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+                return;
+              }
+              channel.receives = receives;
             }
             return;
           }

@@ -6,6 +6,16 @@ import type { Frame } from './frames.ts';
 
 export interface TopicMember {
   topic: string;
+  /**
+   * Where the channel meets others (roomOf): a private channel of a topic and a public one of the
+   * same topic never hear each other, as in Supabase Realtime.
+   */
+  room: string;
+  /**
+   * What a private channel was authorized to receive (authorization.ts); a public channel
+   * receives both.
+   */
+  receives: { broadcast: boolean; presence: boolean };
   joinRef: string | null;
   /** `config.broadcast.self`: whether the channel gets its own broadcasts back. */
   broadcastSelf: boolean;
@@ -30,38 +40,45 @@ export interface BroadcastMessage {
   payload: unknown;
 }
 
+/** The room of a channel topic: public channels meet under the topic itself, private ones apart. */
+export function roomOf(topic: string, isPrivate: boolean): string {
+  return isPrivate ? `private\0${topic}` : topic;
+}
+
 export class Topics {
   private readonly members = new Map<string, Set<TopicMember>>();
 
   add(member: TopicMember): void {
-    let joined = this.members.get(member.topic);
+    let joined = this.members.get(member.room);
     if (!joined) {
       joined = new Set();
-      this.members.set(member.topic, joined);
+      this.members.set(member.room, joined);
     }
     joined.add(member);
   }
 
   remove(member: TopicMember): void {
-    const joined = this.members.get(member.topic);
+    const joined = this.members.get(member.room);
     if (!joined) return;
     joined.delete(member);
-    if (joined.size === 0) this.members.delete(member.topic);
+    if (joined.size === 0) this.members.delete(member.room);
   }
 
-  membersOf(topic: string): ReadonlySet<TopicMember> {
-    return this.members.get(topic) ?? new Set();
+  membersOf(room: string): ReadonlySet<TopicMember> {
+    return this.members.get(room) ?? new Set();
   }
 
   /**
-   * Relays a broadcast to the topic's channels: all but the sender, unless it asked for its own;
-   * with `sentAt` (a message queued by the database), only to channels that had joined by then.
+   * Relays a broadcast to the room's channels that may receive it: all but the sender, unless it
+   * asked for its own; with `sentAt` (a message queued by the database), only to channels that had
+   * joined by then.
    */
-  broadcast(topic: string, message: BroadcastMessage, sender?: TopicMember, sentAt?: Date): void {
-    for (const member of this.membersOf(topic)) {
+  broadcast(room: string, message: BroadcastMessage, sender?: TopicMember, sentAt?: Date): void {
+    for (const member of this.membersOf(room)) {
       if (member === sender && !member.broadcastSelf) continue;
+      if (!member.receives.broadcast) continue;
       if (sentAt !== undefined && sentAt < member.joinedAt) continue;
-      member.send({ joinRef: member.joinRef, ref: null, topic, event: 'broadcast', payload: message });
+      member.send({ joinRef: member.joinRef, ref: null, topic: member.topic, event: 'broadcast', payload: message });
     }
   }
 }

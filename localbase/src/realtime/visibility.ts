@@ -69,7 +69,8 @@ export const SESSION_ENDED_CODE = 'LB401';
 // The claims go into `request.jwt.claims`, as the Data API sets them, and the token's `sub` and
 // `role` also into `request.jwt.claim.sub` / `request.jwt.claim.role`, which auth.uid() and
 // auth.role() read before they parse the claims (Supabase's definitions, kept from PostgREST's older
-// per-claim settings; hosted Realtime sets only the claims). They answer the same; only the JSON is
+// per-claim settings; hosted Realtime sets them for its channel authorization, and only the claims
+// for postgres_changes). They answer the same; only the JSON is
 // not parsed again in every policy check, which cost a tenth of it. The caller passes both as read
 // from the verified token ('' when absent: the functions then read the claims, as in a Data API
 // request).
