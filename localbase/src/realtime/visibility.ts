@@ -70,10 +70,9 @@ export const SESSION_ENDED_CODE = 'LB401';
 // `role` also into `request.jwt.claim.sub` / `request.jwt.claim.role`, which auth.uid() and
 // auth.role() read before they parse the claims (Supabase's definitions, kept from PostgREST's older
 // per-claim settings; hosted Realtime sets them for its channel authorization, and only the claims
-// for postgres_changes). They answer the same; only the JSON is
-// not parsed again in every policy check, which cost a tenth of it. The caller passes both as read
-// from the verified token ('' when absent: the functions then read the claims, as in a Data API
-// request).
+// for postgres_changes). They answer the same; only the JSON is not parsed again in every policy
+// check, which cost a tenth of it. The caller passes both as read from the verified token ('' when
+// absent: the functions then read the claims, as in a Data API request).
 //
 // Each reader's check runs in a block of its own (a subtransaction): an error it raises (no grant,
 // a policy function that raises) is that reader's answer, the settings and any role switch made in
