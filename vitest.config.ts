@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['**/*.test.ts', '**/*.test.tsx'],
     exclude: ['**/node_modules/**', '**/*.pg.test.ts', 'web/dist/**', '.data/**', '.tmp/**', '**/*.e2e.test.ts'],
     pool: 'forks',
+    // The PGlite test database snapshot, built once before the workers start (see the file).
+    globalSetup: ['tools/testing/global-setup.ts'],
     // Each test process holds its own PGlite (300-700 MB); two at a time fits a 2-core machine.
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -247,3 +247,26 @@ export const VIEWPORTS = {
   phone: { width: 390, height: 844 },
   desktop: { width: 1280, height: 800 },
 } as const;
+
+/**
+ * Switches an open page to a colour scheme and viewport (with reduced motion, as the axe sweeps
+ * open pages), and resolves once it has drawn two frames in it: the app's themes and layouts are
+ * CSS media queries, so the page then looks as one opened in that look.
+ */
+export async function inLook(
+  page: Page,
+  colorScheme: 'light' | 'dark',
+  viewport: { width: number; height: number },
+): Promise<void> {
+  await page.setViewportSize(viewport);
+  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+  const dark = await page.evaluate(
+    () =>
+      new Promise<boolean>((resolve) =>
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => resolve(matchMedia('(prefers-color-scheme: dark)').matches)),
+        ),
+      ),
+  );
+  if (dark !== (colorScheme === 'dark')) throw new Error(`the page did not switch to the ${colorScheme} scheme`);
+}

@@ -7,26 +7,19 @@
 // Ada starts focusing, a loopback push service decrypts one push naming her, nothing inside Bo's
 // quiet hours, and the service worker shows that push and opens the buddy or group on a click);
 // axe on every community screen, light and dark, phone and desktop; and no CSP violation anywhere.
-import path from 'node:path';
+// Then, on the same server with the same students (community-fixture.ts), live presence
+// (presence-live.suite.ts) and moderation from the admin console (moderation.suite.ts).
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
-import {
-  collectCspViolations,
-  signedInContext,
-  startCspProxy,
-  startStudyhall,
-  type CspProxy,
-  type CspViolation,
-  type RunningStudyhall,
-} from './app-driver.ts';
-import { launchChromium } from './browser.ts';
-import { asStudent, chatIds, chatShows, dismissRestoreOffer, student, type Student } from './community-driver.ts';
+import { inLook, signedInContext, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
+import { asStudent, chatIds, chatShows, dismissRestoreOffer, type Student } from './community-driver.ts';
+import { openRoute, useCommunityFixture, watchedPage } from './community-fixture.ts';
+import { describeModeration } from './moderation.suite.ts';
+import { describePresenceLive } from './presence-live.suite.ts';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const fixture = useCommunityFixture();
 let studyhall: RunningStudyhall;
 let proxy: CspProxy;
 let browser: Browser;
@@ -35,21 +28,13 @@ let ada: Student;
 let bo: Student;
 let cy: Student;
 const violations: CspViolation[] = [];
-const contexts: BrowserContext[] = [];
+const contexts: BrowserContext[] = fixture.contexts;
 const pages = new Map<string, Page>();
 /** Night Shift Anatomy, Ada's private group (its id, once created). */
 let groupId = '';
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const seen = await collectCspViolations(page);
-  const push = seen.push.bind(seen);
-  seen.push = (...items: CspViolation[]) => {
-    violations.push(...items);
-    return push(...items);
-  };
-  return page;
+function newPage(context: BrowserContext): Promise<Page> {
+  return watchedPage(context, violations);
 }
 
 /** Bo's browser runs in India (UTC+5:30), so "the browser's timezone" is not the server's. */
@@ -69,34 +54,12 @@ async function pageOf(who: Student): Promise<Page> {
   return page;
 }
 
-async function open(page: Page, route: string): Promise<void> {
-  await page.goto(`${app}${route}`);
-  await page.locator('main h1').first().waitFor();
-  await dismissRestoreOffer(page);
+function open(page: Page, route: string): Promise<void> {
+  return openRoute(page, app, route);
 }
 
-beforeAll(async () => {
-  temp = await makeTempDir('community-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  // Plain-HTTP push endpoints are allowed for the loopback push service only (WEB_PUSH_ALLOW_HTTP).
-  studyhall = await startStudyhall(
-    { dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') },
-    { WEB_PUSH_ALLOW_HTTP: '1' },
-  );
-  proxy = await startCspProxy(studyhall.url);
-  app = proxy.url;
-  browser = await launchChromium();
-  ada = await student(studyhall.url, 'Ada', 'ada');
-  bo = await student(studyhall.url, 'Bo', 'bo_park');
-  cy = await student(studyhall.url, 'Cy', 'cy_outsider');
-}, 240_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await proxy?.close();
-  await studyhall?.stop();
-  await temp?.remove();
+beforeAll(() => {
+  ({ studyhall, proxy, browser, app, ada, bo, cy } = fixture);
 });
 
 describe('a private, invite-only group', () => {
@@ -664,10 +627,14 @@ describe('accessibility', () => {
       },
     ];
     const found: string[] = [];
+    // One browser per student for every look, each screen opened afresh in each look (the app's
+    // themes and layouts are CSS media queries, which a page switched to a look follows): four
+    // looks cost four page loads, not four new browsers each settling a first visit.
+    const opened = new Map<string, Page>();
     for (const { colorScheme, viewport } of looks) {
-      const opened = new Map<string, Page>();
       for (const { who, route, ready, open: reveal } of screens) {
         let page = opened.get(who.handle);
+        const firstVisit = !page;
         if (!page) {
           const context = await signedInContext(browser, who.session, {
             colorScheme,
@@ -678,11 +645,13 @@ describe('accessibility', () => {
           page = await newPage(context);
           opened.set(who.handle, page);
         }
+        await inLook(page, colorScheme, viewport);
         await open(page, route);
         await ready(page);
         // A student with a backup (Ada, since she finished a session) is offered it in every new
-        // browser once the app has asked the server, which can be after the page has drawn.
-        await page.waitForLoadState('networkidle').catch(() => undefined);
+        // browser once the app has asked the server, which can be after the page has drawn; once
+        // declined, that browser is not offered it again.
+        if (firstVisit) await page.waitForLoadState('networkidle').catch(() => undefined);
         await dismissRestoreOffer(page);
         if (reveal) await reveal(page);
         found.push(
@@ -692,8 +661,8 @@ describe('accessibility', () => {
           )),
         );
       }
-      for (const page of opened.values()) await page.context().close();
     }
+    for (const page of opened.values()) await page.context().close();
     // A signed-out visitor on an invite sees the preview and the sign-up form together.
     const visitorContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
     contexts.push(visitorContext);
@@ -709,3 +678,6 @@ describe('accessibility', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describePresenceLive(fixture);
+describeModeration(fixture);

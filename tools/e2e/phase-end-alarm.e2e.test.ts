@@ -1,6 +1,6 @@
 // The phase-end alarm in Chromium against a real server (gateway/src/main.ts, as `npm start` runs
 // it, with WEB_PUSH_ALLOW_HTTP for a loopback push service): Ada's focus page, its clock started
-// so that its 25-minute focus phase ends thirty seconds after Start (room for a slow machine), is hidden behind another tab
+// so that its 25-minute focus phase ends fifteen seconds after Start (room for a slow machine), is hidden behind another tab
 // of her browser when the phase ends. The page shows a system notification (permission granted, `Notification`
 // spied), the server pushes the end, naming the phase, to her device on the loopback push service,
 // and her phone (the remote at 390 px) vibrates (`navigator.vibrate` spied) and shows the end. The
@@ -24,7 +24,7 @@ import { freePort } from '#tools/testing/free-port.ts';
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'alarm-screenshots');
 const EMAIL = 'alarm-ada@example.com';
 /** The focus phase ends this long after Start. */
-const LEAD_MS = 30_000;
+const LEAD_MS = 15_000;
 /** How far the page's clock starts behind: Start then makes a 25-minute phase that ends LEAD_MS later. */
 const BEHIND_MS = 25 * 60_000 - LEAD_MS;
 
