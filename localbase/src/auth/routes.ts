@@ -110,6 +110,16 @@ function storableText(text: string, maxChars: number): boolean {
 const refreshTokenNotFound = () =>
   new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 
+
+/**
+ * GoTrue's words for a token it cannot accept: clients and apps look for "unable to parse or verify
+ * signature" (auth-js's getClaims among them), and an expired token is one of those for GoTrue too.
+ */
+function gotrueJwtMessage(error: JwtError): string {
+  if (error.reason === 'expired') return 'unable to parse or verify signature, token has invalid claims: token is expired';
+  if (error.reason === 'invalid') return `unable to parse or verify signature, ${error.message}`;
+  return error.message;
+}
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { pool } = options;
   const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
@@ -173,7 +183,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     try {
       return await verifyJwt(token ?? '', options.verificationKeys);
     } catch (error) {
-      if (error instanceof JwtError) throw badJwt(error.message);
+      if (error instanceof JwtError) throw badJwt(gotrueJwtMessage(error));
       throw error;
     }
   }
