@@ -269,6 +269,45 @@ describe('admin generate_link', () => {
     expect(weak.error?.code).toBe('weak_password');
   });
 
+  it('makes e-mail change links: the user shows new_email, and the link switches the address', async () => {
+    const user = await signedUpClient(localbase, 'change-link');
+    const newEmail = `changed-link-${process.pid}@example.com`;
+    for (const type of ['email_change_current', 'email_change_new'] as const) {
+      const { data, error } = await service().auth.admin.generateLink({
+        type,
+        email: user.email,
+        newEmail,
+        options: { redirectTo: `${SITE}/settings` },
+      });
+      expect(error).toBeNull();
+      expect(data.user?.email).toBe(user.email);
+      expect(data.user?.new_email).toBe(newEmail);
+      expect(data.properties).toMatchObject({ verification_type: type, redirect_to: `${SITE}/settings` });
+      expect(data.properties?.action_link).toMatch(/[?&]type=email_change&/);
+    }
+    const latest = await service().auth.admin.generateLink({ type: 'email_change_new', email: user.email, newEmail });
+    const switched = await anon().auth.verifyOtp({
+      token_hash: latest.data.properties?.hashed_token as string,
+      type: 'email_change',
+    });
+    expect(switched.error).toBeNull();
+    expect(switched.data.user?.email).toBe(newEmail);
+
+    const other = await signedUpClient(localbase, 'change-link-taken');
+    const taken = await service().auth.admin.generateLink({ type: 'email_change_new', email: other.email, newEmail });
+    expect(taken.error?.status).toBe(422);
+    expect(taken.error?.code).toBe('email_exists');
+    const unknown = await service().auth.admin.generateLink({
+      type: 'email_change_new',
+      email: `nobody-${process.pid}@example.com`,
+      newEmail: `nobody-new-${process.pid}@example.com`,
+    });
+    expect(unknown.error?.status).toBe(404);
+    const invalid = await service().auth.admin.generateLink({ type: 'email_change_new', email: other.email, newEmail: 'x' });
+    expect(invalid.error?.message).toBe('Unable to validate email address: invalid format');
+    expect((await service().auth.admin.getUserById(other.id)).data.user?.new_email).toBeUndefined();
+  });
+
   it('refuses a caller without the service role (403 not_admin)', async () => {
     const user = await signedUpClient(localbase, 'not-admin');
     for (const client of [anon(), user.client]) {
