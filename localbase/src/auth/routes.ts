@@ -112,6 +112,17 @@ const refreshTokenNotFound = () =>
 
 
 /**
+ * A password sign-in with a phone number instead of an e-mail: GoTrue with phone sign-in off
+ * refuses it by its provider, as localbase's /otp does, rather than as a malformed body.
+ */
+function refusePhonePasswordGrant(body: unknown): void {
+  const given = (body ?? {}) as { email?: unknown; phone?: unknown };
+  if (given.email === undefined && typeof given.phone === 'string' && given.phone !== '') {
+    throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
+  }
+}
+
+/**
  * GoTrue's words for a token it cannot accept: clients and apps look for "unable to parse or verify
  * signature" (auth-js's getClaims among them), and an expired token is one of those for GoTrue too.
  */
@@ -289,6 +300,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
     }
     if (grantType === 'password') {
+      refusePhonePasswordGrant(request.body);
       const body = parse(passwordGrantBody, request.body);
       const email = normalizeEmail(body.email);
       // An address no account can have is simply not found, as GoTrue answers it.
