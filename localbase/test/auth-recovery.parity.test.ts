@@ -230,6 +230,9 @@ describe('admin generate_link', () => {
     expect(data.properties).toMatchObject({ verification_type: 'invite', redirect_to: `${SITE}/welcome` });
     expect(data.properties?.email_otp).toMatch(/^\d{6}$/);
     expect(data.properties?.action_link).toContain(`token=${data.properties?.hashed_token}`);
+    // As GoTrue, a plain redirect URL is written into the link as it is; the invite is recorded.
+    expect(data.properties?.action_link).toContain(`&redirect_to=${SITE}/welcome`);
+    expect(data.user?.invited_at).toBeTruthy();
     // generate_link does not send mail.
     expect(await outboxFor(localbase, email)).toEqual([]);
     const accepted = await anon().auth.verifyOtp({
@@ -266,6 +269,45 @@ describe('admin generate_link', () => {
     expect(weak.error?.code).toBe('weak_password');
   });
 
+  it('makes e-mail change links: the user shows new_email, and the link switches the address', async () => {
+    const user = await signedUpClient(localbase, 'change-link');
+    const newEmail = `changed-link-${process.pid}@example.com`;
+    for (const type of ['email_change_current', 'email_change_new'] as const) {
+      const { data, error } = await service().auth.admin.generateLink({
+        type,
+        email: user.email,
+        newEmail,
+        options: { redirectTo: `${SITE}/settings` },
+      });
+      expect(error).toBeNull();
+      expect(data.user?.email).toBe(user.email);
+      expect(data.user?.new_email).toBe(newEmail);
+      expect(data.properties).toMatchObject({ verification_type: type, redirect_to: `${SITE}/settings` });
+      expect(data.properties?.action_link).toMatch(/[?&]type=email_change&/);
+    }
+    const latest = await service().auth.admin.generateLink({ type: 'email_change_new', email: user.email, newEmail });
+    const switched = await anon().auth.verifyOtp({
+      token_hash: latest.data.properties?.hashed_token as string,
+      type: 'email_change',
+    });
+    expect(switched.error).toBeNull();
+    expect(switched.data.user?.email).toBe(newEmail);
+
+    const other = await signedUpClient(localbase, 'change-link-taken');
+    const taken = await service().auth.admin.generateLink({ type: 'email_change_new', email: other.email, newEmail });
+    expect(taken.error?.status).toBe(422);
+    expect(taken.error?.code).toBe('email_exists');
+    const unknown = await service().auth.admin.generateLink({
+      type: 'email_change_new',
+      email: `nobody-${process.pid}@example.com`,
+      newEmail: `nobody-new-${process.pid}@example.com`,
+    });
+    expect(unknown.error?.status).toBe(404);
+    const invalid = await service().auth.admin.generateLink({ type: 'email_change_new', email: other.email, newEmail: 'x' });
+    expect(invalid.error?.message).toBe('Unable to validate email address: invalid format');
+    expect((await service().auth.admin.getUserById(other.id)).data.user?.new_email).toBeUndefined();
+  });
+
   it('refuses a caller without the service role (403 not_admin)', async () => {
     const user = await signedUpClient(localbase, 'not-admin');
     for (const client of [anon(), user.client]) {
@@ -273,6 +315,64 @@ describe('admin generate_link', () => {
       expect(error?.status).toBe(403);
       expect(error?.code).toBe('not_admin');
     }
+  });
+});
+
+describe('admin invite', () => {
+  it('creates an unconfirmed, invited user and mails a link that signs in once and confirms the e-mail', async () => {
+    const email = `invitee-${process.pid}@example.com`;
+    const { data, error } = await service().auth.admin.inviteUserByEmail(email, {
+      data: { team: 'chemistry' },
+      redirectTo: `${SITE}/welcome`,
+    });
+    expect(error).toBeNull();
+    expect(data.user).toMatchObject({ email, user_metadata: { team: 'chemistry' } });
+    expect(data.user?.invited_at).toBeTruthy();
+    expect(data.user?.email_confirmed_at).toBeFalsy();
+    const mail = await nextMail(localbase, email);
+    expect(mail.subject).toBe('You have been invited');
+    const { secret, link } = tokensOf(mail);
+    expect(link.searchParams.get('type')).toBe('invite');
+    expect(link.searchParams.get('redirect_to')).toBe(`${SITE}/welcome`);
+    const accepted = await anon().auth.verifyOtp({ token_hash: secret, type: 'invite' });
+    expect(accepted.error).toBeNull();
+    expect(accepted.data.user?.email_confirmed_at).toBeTruthy();
+    expect((await anon().auth.verifyOtp({ token_hash: secret, type: 'invite' })).error?.code).toBe('otp_expired');
+  });
+
+  it('refuses a confirmed address, an invalid one and a caller without the service role', async () => {
+    const user = await signedUpClient(localbase, 'invite-taken');
+    const taken = await service().auth.admin.inviteUserByEmail(user.email);
+    expect(taken.error?.status).toBe(422);
+    expect(taken.error?.code).toBe('email_exists');
+    const invalid = await service().auth.admin.inviteUserByEmail('not-an-address');
+    expect(invalid.error?.status).toBe(400);
+    expect(invalid.error?.message).toBe('Unable to validate email address: invalid format');
+    const email = `invite-refused-${process.pid}@example.com`;
+    for (const client of [anon(), user.client]) {
+      const { error } = await client.auth.admin.inviteUserByEmail(email);
+      expect(error?.status).toBe(403);
+      expect(error?.code).toBe('not_admin');
+    }
+    expect(await outboxFor(localbase, email)).toEqual([]);
+  });
+});
+
+describe('verify with a phone type', () => {
+  it("answers GoTrue's refusals: an invalid number 400, a valid one 403 otp_expired (no phone has a code)", async () => {
+    const invalid = await anon().auth.verifyOtp({ phone: '12345-invalid', token: '123456', type: 'sms' });
+    expect(invalid.error?.status).toBe(400);
+    expect(invalid.error?.code).toBe('validation_failed');
+    expect(invalid.error?.message).toBe('Invalid phone number format (E.164 required)');
+    for (const type of ['sms', 'phone_change'] as const) {
+      const { data, error } = await anon().auth.verifyOtp({ phone: '+15551234567', token: '123456', type });
+      expect(error?.status).toBe(403);
+      expect(error?.code).toBe('otp_expired');
+      expect(error?.message).toBe('Token has expired or is invalid');
+      expect(data.session).toBeNull();
+    }
+    const hashed = await anon().auth.verifyOtp({ token_hash: 'a'.repeat(64), type: 'sms' } as never);
+    expect(hashed.error?.code).toBe('otp_expired');
   });
 });
 

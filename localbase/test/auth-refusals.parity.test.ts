@@ -176,6 +176,16 @@ describe('Web3, PKCE and unknown grants', () => {
     }
   });
 
+  it('answers a password sign-in with a phone number with 422 phone_provider_disabled, signing nobody in', async () => {
+    const before = await counts();
+    const { data, error } = await anon().auth.signInWithPassword({ phone: '+15551234567', password: 'any password' });
+    expect(error?.status).toBe(422);
+    expect(error?.code).toBe('phone_provider_disabled');
+    expect(error?.message).toBe('Phone logins are disabled');
+    expect(data.session).toBeNull();
+    expect(await counts()).toEqual(before);
+  });
+
   it('answers OAuth sign-in (GET /authorize) with the provider not enabled', async () => {
     const { data } = await anon().auth.signInWithOAuth({ provider: 'github', options: { skipBrowserRedirect: true } });
     const answer = await fetch(data.url as string, { redirect: 'manual' });

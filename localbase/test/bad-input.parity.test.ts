@@ -186,7 +186,10 @@ describe('tokens', () => {
       },
     });
     expect(auth.status).toBe(403);
-    expect(((await auth.json()) as { code: string }).code).toBe('bad_jwt');
+    expect(await auth.json()).toEqual({
+      code: 'bad_jwt',
+      message: 'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired',
+    });
     expect(await backupCount()).toBe(before);
   });
 
@@ -196,6 +199,18 @@ describe('tokens', () => {
     const { status, body } = await write(forged);
     expect(status).toBe(401);
     expectPostgrestError(body, 'PGRST301');
+    // Auth answers GoTrue's words, which auth-js's getClaims and apps look for.
+    const auth = await fetch(`${localbase.url}/auth/v1/user`, {
+      headers: {
+        apikey: localbase.anonKey,
+        authorization: `Bearer ${forged}`,
+        'x-supabase-api-version': '2024-01-01',
+      },
+    });
+    expect(auth.status).toBe(403);
+    const refusal = (await auth.json()) as { code: string; message: string };
+    expect(refusal.code).toBe('bad_jwt');
+    expect(refusal.message).toMatch(/^invalid JWT: unable to parse or verify signature, /);
     expect(await backupCount()).toBe(before);
   });
 

@@ -1,6 +1,7 @@
 // updateBucket, emptyBucket and deleteBucket through supabase-js, as storage-api answers them:
 // bucket writes under the caller's role (this project's policies let only the service role write
-// buckets), emptying for the service role only, and no deleting a bucket that still holds objects.
+// buckets), emptying under the caller's delete policy (all she can see, or nothing), and no deleting
+// a bucket that still holds objects.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SupabaseClient } from '@supabase/supabase-js';
@@ -12,6 +13,7 @@ import { clientFor, signedUpClient } from './clients.ts';
 let localbase: Localbase;
 let service: SupabaseClient;
 let user: { client: SupabaseClient; id: string };
+let other: { client: SupabaseClient; id: string };
 
 const statusCodeOf = (error: unknown) => (error as { statusCode?: string } | null)?.statusCode;
 const text = (value: string, type = 'text/plain') => new Blob([value], { type });
@@ -27,6 +29,7 @@ beforeAll(async () => {
   localbase = await startLocalbaseStack();
   service = clientFor(localbase, localbase.serviceRoleKey);
   user = await signedUpClient(localbase, 'buckets-user');
+  other = await signedUpClient(localbase, 'buckets-other');
   expect((await service.storage.createBucket('scratch', { public: false })).error).toBeNull();
 });
 
@@ -90,15 +93,32 @@ describe('deleteBucket and emptyBucket', () => {
     expect((await service.storage.getBucket('scratch')).data?.id).toBe('scratch');
   });
 
-  it('empties a bucket for the service role only', async () => {
-    const refused = await user.client.storage.emptyBucket('scratch');
-    expect(refused.error?.message).toBe('Access denied: Invalid role');
-    expect(statusCodeOf(refused.error)).toBe('403');
+  it('empties under the caller\'s policies: a user deletes nothing she cannot see', async () => {
+    // No policy shows her the objects of "scratch": emptying it succeeds and removes none of them.
+    const { data, error } = await user.client.storage.emptyBucket('scratch');
+    expect(error).toBeNull();
+    expect(data?.message).toBe('Successfully emptied');
     expect((await service.storage.from('scratch').list('folder')).data).toHaveLength(2);
 
-    const missing = await service.storage.emptyBucket('no-such-bucket');
+    const missing = await user.client.storage.emptyBucket('no-such-bucket');
     expect(missing.error?.message).toBe('Bucket not found');
+    expect(statusCodeOf(missing.error)).toBe('404');
+  });
 
+  it('refuses, deleting nothing, when the caller sees objects she may not delete', async () => {
+    const png = new Blob([new Uint8Array([137, 80, 78, 71])], { type: 'image/png' });
+    expect((await user.client.storage.from('avatars').upload(`${user.id}/me.png`, png)).error).toBeNull();
+    expect((await other.client.storage.from('avatars').upload(`${other.id}/me.png`, png)).error).toBeNull();
+    // Everyone reads avatars, each deletes only her own: emptying the bucket is all or nothing.
+    const refused = await user.client.storage.emptyBucket('avatars');
+    expect(refused.error?.message).toBe('Access denied: the bucket holds objects you may not delete');
+    expect(statusCodeOf(refused.error)).toBe('403');
+    for (const owner of [user.id, other.id]) {
+      expect((await service.storage.from('avatars').list(owner)).data?.map((entry) => entry.name)).toEqual(['me.png']);
+    }
+  });
+
+  it('empties a whole bucket for the service role, bytes included', async () => {
     expect(await storedFiles('scratch')).toBeGreaterThan(0);
     const { data, error } = await service.storage.emptyBucket('scratch');
     expect(error).toBeNull();
@@ -119,14 +139,16 @@ describe('deleteBucket and emptyBucket', () => {
     expect(again.error?.message).toBe('Bucket not found');
   });
 
-  it("keeps the project's buckets: a user can neither empty nor delete them", async () => {
-    await user.client.storage.from('study-material').upload(`${user.id}/keep.txt`, text('keep'));
-    expect((await user.client.storage.emptyBucket('study-material')).error).not.toBeNull();
+  it("keeps the project's buckets: emptying one removes only the caller's own files, and none is deleted", async () => {
+    await user.client.storage.from('study-material').upload(`${user.id}/mine.txt`, text('mine'));
+    await other.client.storage.from('study-material').upload(`${other.id}/keep.txt`, text('keep'));
+    expect((await user.client.storage.emptyBucket('study-material')).error).toBeNull();
+    expect((await user.client.storage.from('study-material').list(user.id)).data).toEqual([]);
     expect((await user.client.storage.deleteBucket('study-material')).error?.message).toBe(
       'The bucket you tried to delete is not empty',
     );
-    expect((await user.client.storage.from('study-material').list(user.id)).data?.map((entry) => entry.name)).toEqual([
-      'keep.txt',
-    ]);
+    expect((await other.client.storage.from('study-material').list(other.id)).data?.map((entry) => entry.name)).toEqual(
+      ['keep.txt'],
+    );
   });
 });

@@ -121,8 +121,39 @@ describe('info and exists', () => {
       cacheControl: 'max-age=3600',
     });
     expect(data?.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(data?.metadata).toEqual({});
     const hidden = await bob.client.storage.from('study-material').info(`${alice.id}/src.txt`);
     expect(hidden.error?.message).toBe('Object not found');
+  });
+
+  it("keeps the uploader's metadata, from a form or from a raw body's x-metadata, until the object is replaced", async () => {
+    const bucket = alice.client.storage.from('study-material');
+    const metadata = { course: 'chemistry', page: 3, tags: ['exam'] };
+    expect((await bucket.upload(`${alice.id}/form.txt`, text('form'), { metadata })).error).toBeNull();
+    expect((await bucket.info(`${alice.id}/form.txt`)).data?.metadata).toEqual(metadata);
+    const raw = new TextEncoder().encode('raw');
+    const rawUpload = await bucket.upload(`${alice.id}/raw.txt`, raw, { contentType: 'text/plain', metadata });
+    expect(rawUpload.error).toBeNull();
+    expect((await bucket.info(`${alice.id}/raw.txt`)).data?.metadata).toEqual(metadata);
+    // Replacing the object replaces its metadata, as storage-api does.
+    expect((await bucket.update(`${alice.id}/raw.txt`, raw, { contentType: 'text/plain' })).error).toBeNull();
+    expect((await bucket.info(`${alice.id}/raw.txt`)).data?.metadata).toEqual({});
+  });
+
+  it('refuses metadata that is not a JSON object, writing nothing', async () => {
+    const refused = await fetch(`${localbase.url}/storage/v1/object/study-material/${alice.id}/bad-meta.txt`, {
+      method: 'POST',
+      headers: {
+        apikey: localbase.serviceRoleKey,
+        authorization: `Bearer ${localbase.serviceRoleKey}`,
+        'content-type': 'text/plain',
+        'x-metadata': Buffer.from('[1,2]').toString('base64'),
+      },
+      body: 'x',
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ statusCode: '400', code: 'InvalidRequest' });
+    expect((await alice.client.storage.from('study-material').exists(`${alice.id}/bad-meta.txt`)).data).toBe(false);
   });
 
   it('answers exists with HEAD: true for a readable object, false for a missing or hidden one', async () => {

@@ -69,6 +69,10 @@ describe('public render', () => {
     expect(await sizeOf(contain)).toMatchObject({ width: 100, height: 75 });
     const fill = await fetch(url({ width: 50, height: 200, resize: 'fill' }));
     expect(await sizeOf(fill)).toMatchObject({ width: 50, height: 200 });
+    // storage-api answers the segments it gave imgproxy, whose resizing types these are.
+    expect(cover.headers.get('x-transformations')).toBe('height:100,width:100,resizing_type:fill');
+    expect(contain.headers.get('x-transformations')).toBe('height:100,width:100,resizing_type:fit');
+    expect(fill.headers.get('x-transformations')).toBe('height:200,width:50,resizing_type:force');
   });
 
   it('answers WebP to a client that accepts it, unless format=origin; the source format otherwise', async () => {
@@ -173,6 +177,7 @@ describe('signed render', () => {
     const response = await fetch(data!.signedUrl);
     expect(response.status).toBe(200);
     expect(await sizeOf(response)).toMatchObject({ width: 64, height: 48 });
+    expect(response.headers.get('x-transformations')).toBe('height:64,width:64,resizing_type:fit');
     const widened = await fetch(`${data!.signedUrl}&width=300&height=300`);
     expect(await sizeOf(widened)).toMatchObject({ width: 64, height: 48 });
   });

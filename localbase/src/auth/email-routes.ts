@@ -24,6 +24,8 @@ import {
   findUserById,
   hashPassword,
   insertUser,
+  markInvited,
+  recordEmailChangeRequest,
   recordSignIn,
   type UserRow,
 } from './users.ts';
@@ -36,9 +38,15 @@ const VERIFY_TYPES = {
   recovery: ['recovery'],
   email_change: ['email_change'],
   email: ['magiclink', 'signup', 'invite'],
+  // GoTrue's phone types: localbase has no phone sign-in, so no token of theirs ever exists.
+  sms: [],
+  phone_change: [],
 } as const satisfies Record<string, readonly TokenType[]>;
 type VerifyType = keyof typeof VERIFY_TYPES;
 const verifyType = z.enum(Object.keys(VERIFY_TYPES) as [VerifyType, ...VerifyType[]]);
+
+/** GoTrue's E.164 check, after it drops a leading `+` and spaces. */
+const E164 = /^[1-9]\d{1,14}$/;
 
 /** A link secret is 64 hex digits; anything else is simply not a token. */
 const SECRET = /^[0-9a-f]{64}$/;
@@ -52,20 +60,26 @@ const verifyBody = z
     token_hash: z.string().optional(),
     token: z.string().optional(),
     email: z.string().optional(),
+    phone: z.string().optional(),
     redirect_to: z.string().optional(),
   })
   .passthrough();
 const verifyQuery = z.object({ token: z.string(), type: verifyType, redirect_to: z.string().optional() }).passthrough();
 const generateLinkBody = z
   .object({
-    type: z.enum(['signup', 'invite', 'magiclink', 'recovery']),
+    type: z.enum(['signup', 'invite', 'magiclink', 'recovery', 'email_change_current', 'email_change_new']),
     email: z.string(),
+    new_email: z.string().optional(),
     password: z.string().optional(),
     data: metadata.optional(),
     redirect_to: z.string().optional(),
   })
   .passthrough();
 
+const inviteBody = z.object({ email: z.string(), data: metadata.optional() }).passthrough();
+
+const emailExists = () =>
+  new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
 const linkExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
 const codeExpired = () => new AuthError(403, 'otp_expired', 'Token has expired or is invalid');
 export const userBanned = () => new AuthError(400, 'user_banned', 'User is banned');
@@ -84,8 +98,7 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
   const { pool, signing, mailer, redirects } = context;
 
   function actionLink(secret: string, type: TokenType, redirectTo: string): string {
-    const query = new URLSearchParams({ token: secret, type, redirect_to: redirectTo });
-    return `${context.linkBase()}/verify?${query.toString()}`;
+    return verifyLink(context.linkBase(), secret, type, redirectTo);
   }
 
   /** Issues a token of `type` for the user and composes its mail (sent by the caller after the commit). */
@@ -191,6 +204,13 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
         return signInWith(client, token);
       });
     }
+    if (body.phone !== undefined && body.email === undefined && body.token !== undefined) {
+      // As GoTrue: the number must be E.164, and then no phone has a code to match.
+      if (!E164.test(body.phone.replace(/^\+/, '').replaceAll(' ', ''))) {
+        throw validationFailed('Invalid phone number format (E.164 required)');
+      }
+      throw codeExpired();
+    }
     if (body.email === undefined || body.token === undefined) {
       throw validationFailed('Verify requires either a token_hash, or an email and a token');
     }
@@ -247,12 +267,12 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       await checkPassword(body.password, email);
     }
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
+    const changing = body.type === 'email_change_current' || body.type === 'email_change_new';
+    const newEmail = changing ? checkEmail(body.new_email ?? '') : undefined;
     return withOwnerTransaction(pool, async (client) => {
       let user = await findUserByEmail(client, email);
       if (body.type === 'signup' || body.type === 'invite') {
-        if (user?.confirmed) {
-          throw new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
-        }
+        if (user?.confirmed) throw emailExists();
         if (!user) {
           const id = await insertUser(
             client,
@@ -263,7 +283,16 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
         }
       }
       if (!user) throw userNotFound();
-      const issued = await tokenMail(client, user, body.type, redirectTo);
+      if (body.type === 'invite') await markInvited(client, user.id);
+      // An address change (GoTrue's email_change_current / email_change_new): the user shows the
+      // pending address and the link, of type email_change, switches to it when verified. localbase
+      // asks one confirmation of a change, so either link completes it.
+      if (newEmail !== undefined) {
+        if (await findUserByEmail(client, newEmail)) throw emailExists();
+        await recordEmailChangeRequest(client, user.id, newEmail);
+      }
+      const tokenType: TokenType = newEmail === undefined ? (body.type as TokenType) : 'email_change';
+      const issued = await tokenMail(client, user, tokenType, redirectTo, newEmail);
       const fresh = (await findUserById(client, user.id)) ?? user;
       return {
         ...fresh.user,
@@ -274,6 +303,34 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
         redirect_to: redirectTo,
       };
     });
+  });
+
+  // supabase.auth.admin.inviteUserByEmail: a new, unconfirmed account (or one that never confirmed)
+  // is mailed an invite link, which signs it in and confirms the address; answers the user.
+  app.post('/invite', async (request) => {
+    await context.requireServiceRole(request);
+    const body = parse(inviteBody, request.body);
+    const email = checkEmail(body.email);
+    const { redirect_to: queryRedirect } = parse(redirectQuery, request.query);
+    const redirectTo = redirectOrSite(redirects, queryRedirect);
+    const { user, mail } = await withOwnerTransaction(pool, async (client) => {
+      let invited = await findUserByEmail(client, email);
+      if (invited?.confirmed) throw emailExists();
+      if (!invited) {
+        const id = await insertUser(
+          client,
+          { email, userMetadata: body.data ?? {}, appMetadata: {}, confirmed: false },
+          null,
+        );
+        invited = await findUserById(client, id);
+      }
+      if (!invited) throw userNotFound();
+      await markInvited(client, invited.id);
+      const issued = await tokenMail(client, invited, 'invite', redirectTo);
+      return { user: ((await findUserById(client, invited.id)) ?? invited).user, mail: issued.mail };
+    });
+    await mailer.send(mail);
+    return user;
   });
 
   app.get('/reauthenticate', async (request) => {
@@ -300,6 +357,19 @@ export async function emailChangeMail(
 ): Promise<Mail> {
   const redirectTo = redirectOrSite(context.redirects, requestedRedirect);
   const { secret, otp } = await issueToken(client, user.id, 'email_change', { newEmail, redirectTo });
-  const query = new URLSearchParams({ token: secret, type: 'email_change', redirect_to: redirectTo });
-  return composeMail('email_change', newEmail, `${context.linkBase()}/verify?${query.toString()}`, otp);
+  return composeMail('email_change', newEmail, verifyLink(context.linkBase(), secret, 'email_change', redirectTo), otp);
+}
+
+/** Characters a query value keeps as they are: a plain URL is written into the link unencoded. */
+const PLAIN_QUERY_VALUE = /^[A-Za-z0-9\-._~:/?@!$'()*,;]*$/;
+
+/**
+ * The link in a mail (and generate_link's action_link), as GoTrue writes it: `redirect_to` is
+ * copied as it is unless it holds a character that would change the query (GoTrue encodes it only
+ * for `&`, `=` or `#`; here also for `+`, `%`, spaces and anything beyond ASCII), so apps that
+ * look for their plain redirect URL in the link find it.
+ */
+export function verifyLink(base: string, secret: string, type: TokenType, redirectTo: string): string {
+  const redirect = PLAIN_QUERY_VALUE.test(redirectTo) ? redirectTo : encodeURIComponent(redirectTo);
+  return `${base}/verify?token=${secret}&type=${type}&redirect_to=${redirect}`;
 }

@@ -110,6 +110,27 @@ function storableText(text: string, maxChars: number): boolean {
 const refreshTokenNotFound = () =>
   new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 
+
+/**
+ * A password sign-in with a phone number instead of an e-mail: GoTrue with phone sign-in off
+ * refuses it by its provider, as localbase's /otp does, rather than as a malformed body.
+ */
+function refusePhonePasswordGrant(body: unknown): void {
+  const given = (body ?? {}) as { email?: unknown; phone?: unknown };
+  if (given.email === undefined && typeof given.phone === 'string' && given.phone !== '') {
+    throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
+  }
+}
+
+/**
+ * GoTrue's words for a token it cannot accept: clients and apps look for "unable to parse or verify
+ * signature" (auth-js's getClaims among them), and an expired token is one of those for GoTrue too.
+ */
+function gotrueJwtMessage(error: JwtError): string {
+  if (error.reason === 'expired') return 'unable to parse or verify signature, token has invalid claims: token is expired';
+  if (error.reason === 'invalid') return `unable to parse or verify signature, ${error.message}`;
+  return error.message;
+}
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { pool } = options;
   const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
@@ -173,7 +194,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     try {
       return await verifyJwt(token ?? '', options.verificationKeys);
     } catch (error) {
-      if (error instanceof JwtError) throw badJwt(error.message);
+      if (error instanceof JwtError) throw badJwt(gotrueJwtMessage(error));
       throw error;
     }
   }
@@ -279,6 +300,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
     }
     if (grantType === 'password') {
+      refusePhonePasswordGrant(request.body);
       const body = parse(passwordGrantBody, request.body);
       const email = normalizeEmail(body.email);
       // An address no account can have is simply not found, as GoTrue answers it.

@@ -42,7 +42,7 @@ const USER_JSON = `json_build_object(
       from auth.identities i where i.user_id = u.id), '[]'::json),
     'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)::jsonb
   || jsonb_strip_nulls(jsonb_build_object('new_email', nullif(u.email_change, ''),
-    'email_change_sent_at', u.email_change_sent_at, 'banned_until', u.banned_until))
+    'email_change_sent_at', u.email_change_sent_at, 'banned_until', u.banned_until, 'invited_at', u.invited_at))
   || coalesce((select jsonb_build_object('factors', jsonb_agg(jsonb_build_object(
         'id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'status', f.status,
         'created_at', f.created_at, 'updated_at', f.updated_at, 'last_challenged_at', f.last_challenged_at)
@@ -240,6 +240,11 @@ export async function listUsers(
     [perPage, (page - 1) * perPage],
   );
   return { users: rows.rows.map((row) => row.user), total: total.rows[0]?.total ?? 0 };
+}
+
+/** Records that the user was invited (GoTrue's invited_at, shown in the User JSON). */
+export async function markInvited(client: pg.PoolClient, userId: string): Promise<void> {
+  await client.query('update auth.users set invited_at = now(), updated_at = now() where id = $1', [userId]);
 }
 
 /** Deletes the user; sessions, refresh tokens and identities go with it (on delete cascade). */

@@ -1,7 +1,7 @@
 // /bucket: list, get, create, update, empty and delete, as storage-api answers them. Reads and
 // writes of storage.buckets run under the caller's role (this project's policies let everyone list
-// and nobody else write, so only the service role changes buckets); emptying is for the service
-// role only, as in storage-api; a bucket that still holds objects is not deleted.
+// and nobody else write, so only the service role changes buckets); emptying removes the objects
+// the caller's policies let her delete, all or none; a bucket that still holds objects is not deleted.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isDatabaseError } from '../rest/errors.ts';
@@ -9,6 +9,7 @@ import { accessDenied, bucketExists, bucketNotFound, StorageError } from './erro
 import { asCaller, asOwner, bucketParams, callerOf, parse, readJson, type StorageContext } from './context.ts';
 import {
   bucketHasObjects,
+  countObjects,
   createBucket,
   deleteAllObjects,
   deleteBucket,
@@ -104,11 +105,16 @@ export function bucketRoutes(app: FastifyInstance, context: StorageContext): voi
   app.post('/bucket/:bucket/empty', async (request) => {
     const { bucket } = parse(bucketParams, request.params);
     const verified = await callerOf(context, request);
-    if (verified.role !== 'service_role') throw accessDenied('Access denied: Invalid role');
     await readJson(request);
+    // storage-api empties under the caller's role: the bucket must be visible to her and the
+    // delete policy decides. Where it spares an object she can see, nothing is deleted (storage-api
+    // would go on deleting the others), so a refused empty never leaves half a bucket.
     const removed = await asCaller(context, request, verified, async (client) => {
       if (!(await findBucket(client, bucket))) throw bucketNotFound();
-      return deleteAllObjects(client, bucket);
+      const visible = await countObjects(client, bucket);
+      const deleted = await deleteAllObjects(client, bucket);
+      if (deleted.length < visible) throw accessDenied('Access denied: the bucket holds objects you may not delete');
+      return deleted;
     });
     for (const row of removed) {
       if (row.version) await context.files.remove(row.bucket_id, row.id, row.version);

@@ -34,14 +34,12 @@ export const accessDenied = (message: string) => new StorageError(403, 'AccessDe
 export const invalidRequest = (message: string) => new StorageError(400, 'InvalidRequest', 'Bad Request', message);
 export const invalidJwt = (message: string) => new StorageError(403, 'InvalidJWT', 'Unauthorized', message);
 
-/** An object over the bucket's `file_size_limit` (or the overall limit): storage-api's EntityTooLarge. */
-export const entityTooLarge = (limitBytes: number) =>
-  new StorageError(
-    413,
-    'EntityTooLarge',
-    'Payload too large',
-    `The object exceeded the maximum allowed size of ${limitBytes} bytes`,
-  );
+/**
+ * An object over the bucket's `file_size_limit` (or the overall limit): storage-api's EntityTooLarge,
+ * word for word (apps compare the message), so the limit itself is not in it.
+ */
+export const entityTooLarge = () =>
+  new StorageError(413, 'EntityTooLarge', 'Payload too large', 'The object exceeded the maximum allowed size');
 /** A JSON request body (list, remove, bucket) over the JSON limit: answered 413, as Fastify does in storage-api. */
 export const requestBodyTooLarge = (limitBytes: number) =>
   new StorageError(

@@ -57,7 +57,8 @@ function infoOf(row: ObjectRow & { user_metadata?: unknown }) {
     content_type: metadata.mimetype ?? null,
     cache_control: metadata.cacheControl ?? null,
     etag: metadata.eTag ?? null,
-    metadata: row.user_metadata ?? null,
+    // storage-api answers an object uploaded without metadata with an empty object.
+    metadata: row.user_metadata ?? {},
     last_modified: row.updated_at?.toISOString() ?? null,
     created_at: row.created_at?.toISOString() ?? null,
   };

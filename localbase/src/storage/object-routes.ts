@@ -121,7 +121,11 @@ export function objectOperations(context: StorageContext) {
       const write = async (client: Parameters<Parameters<typeof asOwner>[1]>[0]) => {
         if (!(await findBucket(client, bucket))) throw bucketNotFound();
         const before = await findObject(client, bucket, name);
-        const objectId = await writeObject(client, { bucketId: bucket, name, owner, version, metadata }, mode);
+        const objectId = await writeObject(
+          client,
+          { bucketId: bucket, name, owner, version, metadata, userMetadata: content.userMetadata },
+          mode,
+        );
         if (!objectId) throw objectNotFound();
         // Renamed into place before commit: a committed row always has its bytes.
         await files.commit(content.staged.temp, bucket, objectId, version);

@@ -97,14 +97,25 @@ export interface ObjectWrite {
   owner: string | null;
   version: string;
   metadata: Record<string, unknown>;
+  /** The uploader's own metadata; a write replaces it (none given: none kept), as storage-api does. */
+  userMetadata?: Record<string, unknown> | null;
 }
 
 /** Inserts (or with upsert replaces) the row; returns its id. A taken name without upsert is 23505. */
 export async function writeObject(client: pg.PoolClient, write: ObjectWrite, mode: 'insert' | 'upsert' | 'update') {
-  const values = [write.bucketId, write.name, write.owner, write.version, write.metadata, write.owner];
+  const values = [
+    write.bucketId,
+    write.name,
+    write.owner,
+    write.version,
+    write.metadata,
+    write.owner,
+    write.userMetadata ?? null,
+  ];
   if (mode === 'update') {
     const result = await client.query<{ id: string }>(
-      `update storage.objects set owner = $3, owner_id = $6, version = $4, metadata = $5, updated_at = now()
+      `update storage.objects set owner = $3, owner_id = $6, version = $4, metadata = $5, user_metadata = $7,
+       updated_at = now()
        where bucket_id = $1 and name = $2 returning id`,
       values,
     );
@@ -113,11 +124,12 @@ export async function writeObject(client: pg.PoolClient, write: ObjectWrite, mod
   const conflict =
     mode === 'upsert'
       ? `on conflict (bucket_id, name) do update set owner = excluded.owner, owner_id = excluded.owner_id,
-         version = excluded.version, metadata = excluded.metadata, updated_at = now()`
+         version = excluded.version, metadata = excluded.metadata, user_metadata = excluded.user_metadata,
+         updated_at = now()`
       : '';
   const result = await client.query<{ id: string }>(
-    `insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata)
-     values ($1, $2, $3, $6, $4, $5) ${conflict} returning id`,
+    `insert into storage.objects (bucket_id, name, owner, owner_id, version, metadata, user_metadata)
+     values ($1, $2, $3, $6, $4, $5, $7) ${conflict} returning id`,
     values,
   );
   return result.rows[0]?.id;
@@ -177,6 +189,15 @@ export async function deleteBucket(client: pg.PoolClient, bucketId: string): Pro
 }
 
 /** Every object of a bucket the caller may delete, deleted; the rows come back for their bytes. */
+/** How many of the bucket's objects the caller can see. */
+export async function countObjects(client: pg.PoolClient, bucketId: string): Promise<number> {
+  const result = await client.query<{ count: number }>(
+    'select count(*)::int as count from storage.objects where bucket_id = $1',
+    [bucketId],
+  );
+  return result.rows[0]?.count ?? 0;
+}
+
 export async function deleteAllObjects(client: pg.PoolClient, bucketId: string): Promise<ObjectRow[]> {
   const result = await client.query(`delete from storage.objects where bucket_id = $1 returning ${OBJECT_COLUMNS}`, [
     bucketId,

@@ -17,11 +17,11 @@ import { bucketNotFound, objectNotFound } from './errors.ts';
 import { findBucket, findObject, type ObjectRow } from './objects.ts';
 import { SIGNED_URL_SCOPE_DOWNLOAD, verifyObjectToken } from './signed-tokens.ts';
 import {
+  appliedTransformationText,
   imageProcessingError,
   parseTransformationText,
   renderImage,
   TRANSFORM_MAX_INPUT_BYTES,
-  transformationText,
   transformOptions,
   type TransformOptions,
 } from './transform.ts';
@@ -45,7 +45,7 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
       .header('content-type', image.contentType)
       .header('content-length', String(image.body.length))
       .header('vary', 'Accept');
-    const applied = transformationText(options);
+    const applied = appliedTransformationText(options);
     if (applied) reply.header('x-transformations', applied);
     // A transformed picture is a raster image: shown inline unless `?download` asks otherwise.
     if (!('download' in ((request.query as object | undefined) ?? {}))) reply.removeHeader('content-disposition');

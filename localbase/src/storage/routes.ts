@@ -55,7 +55,7 @@ function toStorageError(error: Error & { code?: string; statusCode?: number }): 
   if (error instanceof ConnectionBusyError)
     return new StorageError(500, 'DatabaseTimeout', 'Internal Server Error', error.message);
   if (error instanceof BodyTooLargeError) return requestBodyTooLarge(error.limitBytes);
-  if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') return entityTooLarge(UPLOAD_LIMIT_BYTES);
+  if (isBodyTooLarge(error) || error.code === 'FST_REQ_FILE_TOO_LARGE') return entityTooLarge();
   if (isUnsupportedMediaType(error))
     return new StorageError(415, 'InvalidMimeType', 'invalid_mime_type', 'Invalid Content-Type header');
   if (isDatabaseError(error)) {

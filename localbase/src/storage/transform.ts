@@ -49,6 +49,25 @@ export function transformationText(options: TransformOptions): string {
   return segments.join(',');
 }
 
+/** imgproxy's names for the resize modes, as storage-api hands them over (cover is imgproxy's fill). */
+const IMGPROXY_RESIZING_TYPE = { cover: 'fill', contain: 'fit', fill: 'force' } as const;
+
+/**
+ * What storage-api answers in a rendered image's `x-transformations` header: the segments it gave
+ * imgproxy, where the resize mode is imgproxy's `resizing_type`.
+ */
+export function appliedTransformationText(options: TransformOptions): string {
+  const segments: string[] = [];
+  if (options.height) segments.push(`height:${clamp(options.height)}`);
+  if (options.width) segments.push(`width:${clamp(options.width)}`);
+  if (options.width || options.height) {
+    segments.push(`resizing_type:${IMGPROXY_RESIZING_TYPE[options.resize ?? 'cover']}`);
+  }
+  if (options.quality) segments.push(`quality:${options.quality}`);
+  if (options.format && options.format !== 'origin') segments.push(`format:${options.format}`);
+  return segments.join(',');
+}
+
 /** The options back from a signed token's text (only the keys transformationText writes). */
 export function parseTransformationText(text: string): TransformOptions {
   const raw: Record<string, string> = {};

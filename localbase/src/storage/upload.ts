@@ -23,6 +23,31 @@ export interface ReceivedUpload {
   eTag: string;
   mimetype: string;
   cacheControl: string;
+  /** The object's own metadata (`upload(..., { metadata })`), kept as storage.objects.user_metadata. */
+  userMetadata: Record<string, unknown> | undefined;
+}
+
+/**
+ * storage-js sends `metadata` as a JSON object: the multipart field `metadata`, or the header
+ * `x-metadata` holding it base64-encoded. Anything else is the request's fault, 400 as storage-api.
+ */
+export function parseUserMetadata(json: string | undefined): Record<string, unknown> | undefined {
+  if (json === undefined || json === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw invalidRequest('Invalid metadata: it must be a JSON object');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidRequest('Invalid metadata: it must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+function headerMetadata(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-metadata'];
+  return typeof header === 'string' ? Buffer.from(header, 'base64').toString('utf8') : undefined;
 }
 
 /** storage-api keeps `.emptyFolderPlaceholder` objects (a "folder") exempt from types and at 0 bytes. */
@@ -76,7 +101,7 @@ async function stageWithin(files: ObjectFiles, source: Readable, limit: number, 
   });
   if (tooLarge || truncated()) {
     await staged.discard();
-    throw entityTooLarge(limit);
+    throw entityTooLarge();
   }
   return { staged, size, eTag: `"${hash.digest('hex')}"` };
 }
@@ -114,15 +139,17 @@ async function receiveMultipart(
     return value && !Array.isArray(value) && value.type === 'field' ? String(value.value) : undefined;
   };
   const mimetype = fieldValue('contentType') || part.mimetype || 'application/octet-stream';
+  let userMetadata: Record<string, unknown> | undefined;
   try {
     checkMimeType(mimetype, limits, name);
+    userMetadata = parseUserMetadata(fieldValue('metadata') ?? headerMetadata(request));
   } catch (error) {
     part.file.resume();
     throw error;
   }
   const received = await stageWithin(files, part.file, limit, () => part.file.truncated);
   const cacheTime = fieldValue('cacheControl');
-  return { ...received, mimetype, cacheControl: `max-age=${cacheTime ?? '3600'}` };
+  return { ...received, mimetype, cacheControl: `max-age=${cacheTime ?? '3600'}`, userMetadata };
 }
 
 async function receiveRaw(
@@ -134,10 +161,11 @@ async function receiveRaw(
   const limit = maxUploadBytes(limits, name);
   const mimetype = request.headers['content-type'] || 'application/octet-stream';
   checkMimeType(mimetype, limits, name);
+  const userMetadata = parseUserMetadata(headerMetadata(request));
   const length = declaredLength(request);
-  if (length !== undefined && length > limit) throw entityTooLarge(limit);
+  if (length !== undefined && length > limit) throw entityTooLarge();
   // No body at all (no content type parser ran) is an empty object, as storage-api stores it.
   const body = (request.body as Readable | undefined) ?? Readable.from([]);
   const received = await stageWithin(files, body, limit, () => false);
-  return { ...received, mimetype, cacheControl: request.headers['cache-control'] ?? 'max-age=3600' };
+  return { ...received, mimetype, cacheControl: request.headers['cache-control'] ?? 'max-age=3600', userMetadata };
 }
