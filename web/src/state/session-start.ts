@@ -21,7 +21,7 @@ import {
   syncState,
   timer,
 } from './signals.ts';
-import { closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
+import { checkServerNow, closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
 import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
@@ -33,7 +33,12 @@ let releaseRelayLock: (() => void) | undefined;
 let relayLockWait: AbortController | undefined;
 let clock: ReturnType<typeof setInterval> | undefined;
 let unreachableTimer: ReturnType<typeof setTimeout> | undefined;
-/** The relay stream doubles as a liveness signal; a drop shorter than this is not worth a banner. */
+/**
+ * The relay stream doubles as a liveness hint: a drop that lasts this long has the server pinged
+ * at once, and only an unanswered ping says "Offline". A stream can drop while the server answers
+ * (another tab takes the phone link, a stream the browser closed), and the banner must not blink
+ * then.
+ */
 const UNREACHABLE_AFTER_MS = 4000;
 
 /** Only one tab holds the link to the phone (a Web Lock), so an action is applied by one tab only. */
@@ -43,7 +48,7 @@ function startRelay(): void {
       relayConnected.value = connected;
       clearTimeout(unreachableTimer);
       if (connected) serverReachable.value = true;
-      else unreachableTimer = setTimeout(() => (serverReachable.value = false), UNREACHABLE_AFTER_MS);
+      else unreachableTimer = setTimeout(() => void checkServerNow(), UNREACHABLE_AFTER_MS);
     });
   if (!navigator.locks) return void run();
   const hold = () =>

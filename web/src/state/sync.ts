@@ -143,6 +143,14 @@ const health = new HealthWatch({
   },
 });
 
+/**
+ * Asks the server now whether it answers: for a hint (the phone-link stream dropped) that the
+ * server may be gone, which only a ping that goes unanswered confirms.
+ */
+export function checkServerNow(): Promise<void> {
+  return health.check();
+}
+
 let triggersInstalled = false;
 
 export function startSyncTriggers(): void {
