@@ -1,6 +1,6 @@
 // The fan-out bench's subscribers: N raw sockets (serializer 2.0.0), each joining one channel with
-// its own access token, stamping each postgres_changes frame's arrival on a clock every process
-// shares (performance.timeOrigin + performance.now(), milliseconds since the epoch). Used in the
+// its own access token, stamping each postgres_changes frame's (or, on a private channel, each
+// broadcast_changes message's) arrival on a clock every process shares (performance.timeOrigin + performance.now(), milliseconds since the epoch). Used in the
 // bench's own process (--clients in-process) or, as real clients are, in a child process
 // (--clients child): started with fork(), driven over IPC.
 import { WebSocket } from 'ws';
@@ -14,6 +14,8 @@ export interface JoinRequest {
   tokens: string[];
   topic: string;
   bindings: Record<string, string>[];
+  /** A private channel that hears realtime.broadcast_changes messages instead of postgres_changes. */
+  private?: boolean;
 }
 
 /** A delivery's key: the change's type and its row's id (`INSERT:<id>`, `UPDATE:<id>`). */
@@ -27,6 +29,12 @@ export interface Subscribers {
 
 interface ChangeFrame {
   data?: { type?: string; record?: { id?: string } };
+}
+
+/** A broadcast_changes message: the operation is the event, the row is `payload.record`. */
+interface BroadcastFrame {
+  event?: string;
+  payload?: { record?: { id?: string } };
 }
 
 async function openSocket(request: JoinRequest, token: string) {
@@ -47,6 +55,10 @@ async function openSocket(request: JoinRequest, token: string) {
         const data = (payload as ChangeFrame).data;
         const key = `${data?.type}:${data?.record?.id}`;
         if (!arrivals.has(key)) arrivals.set(key, now);
+      } else if (event === 'broadcast') {
+        const message = payload as BroadcastFrame;
+        const key = `${message.event}:${message.payload?.record?.id}`;
+        if (!arrivals.has(key)) arrivals.set(key, now);
       }
     });
   });
@@ -56,7 +68,12 @@ async function openSocket(request: JoinRequest, token: string) {
       '1',
       request.topic,
       'phx_join',
-      { config: { postgres_changes: request.bindings }, access_token: token },
+      {
+        config: request.private
+          ? { private: true, broadcast: { self: false }, presence: { enabled: false } }
+          : { postgres_changes: request.bindings },
+        access_token: token,
+      },
     ]),
   );
   await joined;
