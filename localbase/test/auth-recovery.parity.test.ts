@@ -303,7 +303,11 @@ describe('admin generate_link', () => {
       newEmail: `nobody-new-${process.pid}@example.com`,
     });
     expect(unknown.error?.status).toBe(404);
-    const invalid = await service().auth.admin.generateLink({ type: 'email_change_new', email: other.email, newEmail: 'x' });
+    const invalid = await service().auth.admin.generateLink({
+      type: 'email_change_new',
+      email: other.email,
+      newEmail: 'x',
+    });
     expect(invalid.error?.message).toBe('Unable to validate email address: invalid format');
     expect((await service().auth.admin.getUserById(other.id)).data.user?.new_email).toBeUndefined();
   });

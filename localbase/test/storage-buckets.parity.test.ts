@@ -93,7 +93,7 @@ describe('deleteBucket and emptyBucket', () => {
     expect((await service.storage.getBucket('scratch')).data?.id).toBe('scratch');
   });
 
-  it('empties under the caller\'s policies: a user deletes nothing she cannot see', async () => {
+  it("empties under the caller's policies: a user deletes nothing she cannot see", async () => {
     // No policy shows her the objects of "scratch": emptying it succeeds and removes none of them.
     const { data, error } = await user.client.storage.emptyBucket('scratch');
     expect(error).toBeNull();

@@ -233,9 +233,7 @@ describe('file_size_limit', () => {
     ).toMatchObject({ status: 200 });
     const count = await objectCount('pictures');
     const over = new Uint8Array(PICTURE_LIMIT + 1);
-    expect(await upload('pictures', 'over.png', over, { contentType: 'image/png' })).toEqual(
-      entityTooLarge(),
-    );
+    expect(await upload('pictures', 'over.png', over, { contentType: 'image/png' })).toEqual(entityTooLarge());
     const streamed = new ReadableStream({
       start(controller) {
         controller.enqueue(over.subarray(0, 600));
@@ -243,12 +241,8 @@ describe('file_size_limit', () => {
         controller.close();
       },
     });
-    expect(await upload('pictures', 'streamed.png', streamed, { contentType: 'image/png' })).toEqual(
-      entityTooLarge(),
-    );
-    expect(await upload('pictures', 'form-over.png', multipart(over, 'image/png'))).toEqual(
-      entityTooLarge(),
-    );
+    expect(await upload('pictures', 'streamed.png', streamed, { contentType: 'image/png' })).toEqual(entityTooLarge());
+    expect(await upload('pictures', 'form-over.png', multipart(over, 'image/png'))).toEqual(entityTooLarge());
     expect(await upload('pictures', 'limit.png', over, { contentType: 'image/png', upsert: true })).toEqual(
       entityTooLarge(),
     );

@@ -110,7 +110,6 @@ function storableText(text: string, maxChars: number): boolean {
 const refreshTokenNotFound = () =>
   new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 
-
 /**
  * A password sign-in with a phone number instead of an e-mail: GoTrue with phone sign-in off
  * refuses it by its provider, as localbase's /otp does, rather than as a malformed body.
@@ -127,7 +126,8 @@ function refusePhonePasswordGrant(body: unknown): void {
  * signature" (auth-js's getClaims among them), and an expired token is one of those for GoTrue too.
  */
 function gotrueJwtMessage(error: JwtError): string {
-  if (error.reason === 'expired') return 'unable to parse or verify signature, token has invalid claims: token is expired';
+  if (error.reason === 'expired')
+    return 'unable to parse or verify signature, token has invalid claims: token is expired';
   if (error.reason === 'invalid') return `unable to parse or verify signature, ${error.message}`;
   return error.message;
 }
