@@ -101,6 +101,15 @@ export interface AuthorizationAnswer {
   errors: { extension: Extension; code: string; message: string }[];
 }
 
+/** authorize() bound to a pool: what the socket and HTTP broadcast routes are given. */
+export type Authorize = (
+  topic: string,
+  token: VerifiedToken,
+  headers: Record<string, string>,
+  extensions: readonly Extension[],
+  access: 'read' | 'write',
+) => Promise<AuthorizationAnswer>;
+
 /**
  * Asks realtime.messages' policies, as `token`'s role and claims, whether the channel may read
  * (receive) or write (send) each extension of `topic` (the channel's topic without `realtime:`).

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders } from '../request-transaction.ts';
-import type { AuthorizationAnswer, Extension } from './authorization.ts';
+import type { Authorize } from './authorization.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, type Topics } from './topics.ts';
 
 export interface BroadcastRoutesOptions {
@@ -19,13 +19,7 @@ export interface BroadcastRoutesOptions {
   /** The project secret, and the ES256 public keys of its sessions (jwt.ts). */
   jwtSecret: VerificationKeys;
   /** Realtime Authorization of a private topic (authorization.ts). */
-  authorize: (
-    topic: string,
-    token: VerifiedToken,
-    headers: Record<string, string>,
-    extensions: readonly Extension[],
-    access: 'read' | 'write',
-  ) => Promise<AuthorizationAnswer>;
+  authorize: Authorize;
 }
 
 /** Messages one request may carry: each is copied to every channel of its topic. */

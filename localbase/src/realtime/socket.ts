@@ -13,7 +13,7 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders } from '../request-transaction.ts';
-import type { AuthorizationAnswer, Extension } from './authorization.ts';
+import type { Authorize, AuthorizationAnswer, Extension } from './authorization.ts';
 import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
@@ -28,13 +28,7 @@ export interface RealtimeRoutesOptions {
   /** Whether a user token's session still exists and its user is not banned (auth/sessions.ts). */
   sessionLive: (sessionId: string) => Promise<boolean>;
   /** Realtime Authorization of a private channel's topic (authorization.ts). */
-  authorize: (
-    topic: string,
-    token: VerifiedToken,
-    headers: Record<string, string>,
-    extensions: readonly Extension[],
-    access: 'read' | 'write',
-  ) => Promise<AuthorizationAnswer>;
+  authorize: Authorize;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
