@@ -9,8 +9,10 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrateDatabase, type MigrationResult } from './migrate.ts';
+import { startCheckpoints } from './pglite-checkpoints.ts';
 import { MEMORY, PgliteEngine, enginePoolConfig } from './pglite-engine.ts';
 import { openPglite, SEARCH_PATH_SQL, type PgliteOptions } from './pglite.ts';
+import { attachSnapshotReads, SnapshotReads } from './snapshot-reads.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -23,6 +25,8 @@ export interface Database {
   location: string;
   /** PGlite's worker-thread engine, when that is what the pool talks to. */
   engine?: PgliteEngine;
+  /** With the engine: reads answered from a snapshot while one statement holds it (snapshot-reads.ts). */
+  snapshotReads?: SnapshotReads;
   close(): Promise<void>;
 }
 
@@ -42,6 +46,11 @@ export interface OpenDatabaseOptions {
    * side (tools/bench). Default: STUDYHALL_PGLITE_THREAD, else 'worker'.
    */
   pgliteThread?: PgliteThread;
+  /**
+   * With PGlite in its worker: answer read-only requests from a snapshot while one statement holds
+   * the engine (snapshot-reads.ts). Default true; false only to measure without it (tools/bench).
+   */
+  snapshotReads?: boolean;
   log?: (line: string) => void;
 }
 
@@ -88,27 +97,36 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
     ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
+  const snapshotReads =
+    options.snapshotReads === false ? undefined : new SnapshotReads(engine, options.log ? { log: options.log } : {});
   try {
     await engine.start();
+    await snapshotReads?.start();
     const pool = new pg.Pool(enginePoolConfig(engine));
     pool.on('error', (error) => options.log?.(`pglite pool: ${error.message}`));
     const migrations = await runMigrations(pool, options).catch(async (error: unknown) => {
       await pool.end();
       throw error;
     });
+    if (snapshotReads) attachSnapshotReads(pool, snapshotReads);
+    const stopCheckpoints = startCheckpoints(pool, engine, options.log ? { log: options.log } : {});
     return {
       kind: 'pglite',
       pool,
       migrations,
       location: pgdata,
       engine,
+      ...(snapshotReads ? { snapshotReads } : {}),
       close: async () => {
+        stopCheckpoints();
+        await snapshotReads?.close();
         await pool.end();
         await engine.close();
         await unlock();
       },
     };
   } catch (error) {
+    await snapshotReads?.close().catch(() => {});
     await engine.close().catch(() => {});
     await unlock();
     throw error;

@@ -9,6 +9,11 @@
 // crash recovery keeps every committed transaction; the interrupted one is lost, as a cancelled one
 // would be. The statement's caller gets what Postgres answers: SQLSTATE 57014, "canceling
 // statement due to statement timeout". Requests queued behind it run on the new engine.
+//
+// The engine also says when it is held: an exchange that has run STALL_AFTER_MS without an answer,
+// or a reopening after a cut (stall, onChange), and counts the exchanges that may have written
+// (writes). With these, snapshot-reads.ts serves other students' reads from a copy while one
+// statement holds the engine.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +21,7 @@ import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type pg from 'pg';
+import { copyCrashImage } from './crash-image.ts';
 import type { EngineReply, EngineRequest, WorkerOptions } from './pglite-worker-protocol.ts';
 import { wholeMessagesLength } from './pglite-worker-protocol.ts';
 
@@ -34,6 +40,29 @@ export interface PgliteEngineOptions {
   workerUrl?: URL;
 }
 
+/**
+ * How long one exchange may run without an answer before the engine counts as held (stall). The
+ * app's statements answer in a few milliseconds; the slowest regular ones (a realtime read check
+ * for 200 readers, a data export) in tens.
+ */
+export const STALL_AFTER_MS = 100;
+
+/** What the caller that holds a connection tells the engine about its request (tagRequest). */
+export interface RequestTag {
+  /** Who asks: the same string for every request of one user (localbase: the JWT's subject). */
+  caller: string;
+  /** The request runs in a read-only transaction: its exchanges cannot write. */
+  readOnly: boolean;
+}
+
+/** The engine is held by one exchange, or reopening after one was cut. */
+export interface Stall {
+  /** The caller of the exchange that holds it; undefined for untagged work (localbase's own). */
+  caller: string | undefined;
+  /** True while PGlite reopens after the watchdog cut that exchange (or after a crash). */
+  reopening: boolean;
+}
+
 /** Why a connection ended without its client asking: the engine stopped under it. */
 export class EngineStoppedError extends Error {
   readonly code = '57P01';
@@ -49,6 +78,11 @@ interface PendingExec {
   timeoutMs: number | null;
   /** Handed to a worker that is open: its time counts from here, not while the engine opens. */
   posted: boolean;
+  /** Counted in writes as it began to run (it is counted again as it ends). */
+  counted: boolean;
+  /** Cannot write: a connection's startup, or an exchange of a read-only request (tagRequest). */
+  readOnly: boolean;
+  caller: string | undefined;
 }
 
 /**
@@ -94,6 +128,12 @@ export class PgliteEngine {
   #pgdata: string;
   #temporary = false;
   #restarts = 0;
+  #stall: Stall | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
+  #writes = 0;
+  /** A crash image being copied: a reopening waits for it (the copy must not see recovery's writes). */
+  #copying: Promise<unknown> | undefined;
+  #listeners = new Set<() => void>();
   readonly #options: PgliteEngineOptions;
 
   constructor(options: PgliteEngineOptions) {
@@ -104,6 +144,61 @@ export class PgliteEngine {
   /** How often the engine was opened again after a timeout or a crash. */
   get restarts(): number {
     return this.#restarts;
+  }
+
+  /** The exchange holding the engine past STALL_AFTER_MS, or the reopening after a cut; else undefined. */
+  get stall(): Stall | undefined {
+    return this.#stall;
+  }
+
+  /**
+   * Grows when an exchange that may write begins to run and again when it ends. Every exchange
+   * counts except a connection's startup and those of read-only requests, so an unchanged count
+   * means that nothing was committed in between.
+   */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Calls `listener` when a stall begins or ends and when an exchange that may have written ends. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #countWrite(): void {
+    this.#writes += 1;
+    this.#changed();
+  }
+
+  /** PGlite's directory (a temporary one for `memory://`, known once start() has made it). */
+  get directory(): string {
+    return this.#pgdata;
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  /**
+   * Copies PGlite's directory to `target` as a crash image while an exchange holds the engine:
+   * opened there, Postgres's crash recovery gives exactly what was committed before that exchange
+   * began (see crash-image.ts). Returns the write count the copy holds. Refused unless the engine is
+   * held by a running exchange, the only time the copy is taken (a reopening writes as it recovers).
+   */
+  async copyWhileStalled(target: string): Promise<number> {
+    if (!this.#stall || this.#stall.reopening || !this.#worker) {
+      throw new Error('the embedded database is copied only while one exchange holds it');
+    }
+    const writes = this.#writes;
+    const copy = copyCrashImage(this.#pgdata, target);
+    this.#copying = copy.catch(() => {});
+    try {
+      await copy;
+    } finally {
+      this.#copying = undefined;
+    }
+    return writes;
   }
 
   /**
@@ -124,8 +219,10 @@ export class PgliteEngine {
    */
   #spawn(loadDataDir?: ArrayBuffer, previous?: Promise<unknown>): Promise<void> {
     const generation = ++this.#generation;
+    const copying = this.#copying;
     const ready = (async () => {
       await previous;
+      await copying;
       if (generation !== this.#generation || this.#closing) throw new EngineStoppedError('was closed');
       await this.#openWorker(loadDataDir);
     })();
@@ -171,12 +268,15 @@ export class PgliteEngine {
   }
 
   /** @internal Sends a connection's protocol bytes to the worker, once it is ready. */
-  send(stream: WorkerSessionStream, bytes: Uint8Array): void {
+  send(stream: WorkerSessionStream, bytes: Uint8Array, startup: boolean): void {
     const exec: PendingExec = {
       id: this.#nextExec++,
       session: stream.session,
       timeoutMs: stream.statementTimeoutMs,
       posted: false,
+      counted: false,
+      readOnly: startup || stream.tag?.readOnly === true,
+      caller: stream.tag?.caller,
     };
     this.#pending.push(exec);
     // A copy of exactly these bytes (a Buffer may be a view on a shared pool), handed over without another copy.
@@ -211,8 +311,9 @@ export class PgliteEngine {
       this.#arm(); // the statement answered: the next one gets its full time
     } else if (reply.type === 'done') {
       const index = this.#pending.findIndex((exec) => exec.id === reply.id);
-      if (index !== -1) this.#pending.splice(index, 1);
+      const [done] = index === -1 ? [] : this.#pending.splice(index, 1);
       this.#arm();
+      if (done && !done.readOnly) this.#countWrite();
     }
   }
 
@@ -221,9 +322,34 @@ export class PgliteEngine {
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
     const running = this.#pending[0];
+    this.#armStall(running);
+    // An exchange that may write is counted as it begins to run and again as it ends: a copy taken
+    // in between holds neither its commit nor the count of its end, so the count tells it is behind.
+    // One still queued behind the running one is not counted: a copy taken now cannot hold it.
+    if (running?.posted && !running.readOnly && !running.counted) {
+      running.counted = true;
+      this.#countWrite();
+    }
     if (!running?.posted || running.timeoutMs === null) return;
     this.#watchdog = setTimeout(() => this.#timeOut(running), running.timeoutMs);
     this.#watchdog.unref();
+  }
+
+  /** The engine is not held now; it is when `running` has had no answer for STALL_AFTER_MS. */
+  #armStall(running: PendingExec | undefined): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
+    const wasStalled = this.#stall !== undefined;
+    this.#stall = undefined;
+    if (running?.posted) {
+      this.#stallTimer = setTimeout(() => {
+        if (this.#pending[0] !== running) return;
+        this.#stall = { caller: running.caller, reopening: false };
+        this.#changed();
+      }, STALL_AFTER_MS);
+      this.#stallTimer.unref();
+    }
+    if (wasStalled) this.#changed();
   }
 
   #timeOut(exec: PendingExec): void {
@@ -235,7 +361,7 @@ export class PgliteEngine {
     // Its caller gets Postgres's answer for a cancelled statement, then the connection ends: the
     // transaction it was in is gone with the engine, and so is everything the connection prepared.
     stream?.receive(statementTimeoutAnswer());
-    this.#replaceWorker('was restarted after a statement timeout', stream);
+    this.#replaceWorker('was restarted after a statement timeout', stream, exec.caller);
   }
 
   #onWorkerGone(worker: Worker, what: string): void {
@@ -245,11 +371,15 @@ export class PgliteEngine {
   }
 
   /** Ends every connection (their callers see an error), stops the worker and opens a new one. */
-  #replaceWorker(reason: string, answered?: WorkerSessionStream): void {
+  #replaceWorker(reason: string, answered?: WorkerSessionStream, caller?: string): void {
     const old = this.#worker;
     this.#worker = undefined;
     clearTimeout(this.#watchdog);
+    clearTimeout(this.#stallTimer);
     this.#pending = [];
+    // Held until the new thread runs its first exchange (#arm) or opens with nothing to run.
+    this.#stall = { caller, reopening: true };
+    this.#changed();
     for (const stream of this.#sessions.values()) {
       const stop = () => stream.destroy(new EngineStoppedError(reason));
       // The connection that was just answered ends once pg has read that answer; what it sends
@@ -263,8 +393,11 @@ export class PgliteEngine {
     }
     this.#sessions.clear();
     this.#restarts += 1;
-    this.#spawn(undefined, old?.terminate()).catch((error: unknown) =>
-      this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`),
+    this.#spawn(undefined, old?.terminate()).then(
+      () => {
+        if (this.#stall?.reopening && this.#pending.length === 0) this.#armStall(undefined);
+      },
+      (error: unknown) => this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`),
     );
   }
 
@@ -272,6 +405,8 @@ export class PgliteEngine {
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#watchdog);
+    clearTimeout(this.#stallTimer);
+    this.#listeners.clear();
     const worker = this.#worker;
     this.#worker = undefined;
     if (worker) {
@@ -305,6 +440,8 @@ export class PgliteEngine {
 export class WorkerSessionStream extends Duplex {
   /** The statement timeout for what this connection sends next (limitStatements); null: none. */
   statementTimeoutMs: number | null = null;
+  /** The request that holds this connection now (tagRequest). */
+  tag: RequestTag | undefined;
   #buffered: Buffer[] = [];
   #flushScheduled = false;
   #startup = true;
@@ -357,9 +494,10 @@ export class WorkerSessionStream extends Duplex {
     const whole = wholeMessagesLength(bytes, this.#startup);
     this.#buffered = whole < bytes.length ? [bytes.subarray(whole)] : [];
     if (whole === 0) return;
+    const startup = this.#startup;
     this.#startup = false;
     if (this.#detached) return;
-    this.engine.send(this, bytes.subarray(0, whole));
+    this.engine.send(this, bytes.subarray(0, whole), startup);
   }
 
   /** @internal The engine this connection spoke to is gone: drop whatever is written from now on. */
@@ -406,4 +544,14 @@ export function enginePoolConfig(engine: PgliteEngine): pg.PoolConfig {
 export function limitStatements(client: pg.ClientBase, timeoutMs: number | null): void {
   const stream = (client as unknown as { connection?: { stream?: unknown } }).connection?.stream;
   if (stream instanceof WorkerSessionStream) stream.statementTimeoutMs = timeoutMs;
+}
+
+/**
+ * Tells the engine which request holds `client` from now on (null: none). On PostgreSQL a no-op.
+ * A read-only tag must come only with a read-only transaction: the engine trusts it when it counts
+ * what may have been written.
+ */
+export function tagRequest(client: pg.ClientBase, tag: RequestTag | null): void {
+  const stream = (client as unknown as { connection?: { stream?: unknown } }).connection?.stream;
+  if (stream instanceof WorkerSessionStream) stream.tag = tag ?? undefined;
 }

@@ -111,7 +111,14 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   const dataDir = path.resolve(options.dataDir);
   const keys = await loadOrCreateKeys(dataDir);
   const ownsDatabase = !options.database;
-  const database = options.database ?? (await openDatabase({ dataDir, databaseUrl: options.databaseUrl }));
+  const database =
+    options.database ??
+    (await openDatabase({
+      dataDir,
+      databaseUrl: options.databaseUrl,
+      // The embedded engine's own events (a statement cut at its timeout, a snapshot for reads).
+      log: (line) => console.error(`localbase: ${line}`),
+    }));
   let app: FastifyInstance | undefined;
   let hub: RealtimeHub | undefined;
   let stopHousekeeping = () => {};

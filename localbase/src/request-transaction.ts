@@ -3,7 +3,8 @@
 // the work, commit or roll back. GET runs read-only. The client is never held across anything that
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
-import { limitStatements } from '#db/pglite-engine.ts';
+import { limitStatements, tagRequest } from '#db/pglite-engine.ts';
+import { snapshotReadsOf } from '#db/snapshot-reads.ts';
 import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
 import { installIfChanged } from './installed-sql.ts';
 import { preparedQuery, trimPrepared } from './prepared-statements.ts';
@@ -100,19 +101,38 @@ function statementTimeoutSetting(timeoutMs: number | null): string {
 }
 
 /**
+ * Who a request is for PGlite's engine: its user (the JWT's subject), else its role. Used to keep
+ * one user's reads on one engine and to let a user whose statement holds the engine wait for it
+ * (db/snapshot-reads.ts); every anonymous caller is one.
+ */
+function callerOf(context: RequestContext): string {
+  return typeof context.claims.sub === 'string' ? `user:${context.claims.sub}` : `role:${context.role}`;
+}
+
+/**
  * Acquires a client for a request of `role`: its statements are limited to the role's timeout on
  * PGlite's engine (a no-op on PostgreSQL, where the setup's `statement_timeout` does it), until
- * releaseRequestClient lifts the limit for whatever uses the connection next.
+ * releaseRequestClient lifts the limit for whatever uses the connection next. A read-only request
+ * on PGlite may get a snapshot's client while another caller's statement holds the engine.
  */
-async function acquireRequestClient(pool: pg.Pool, timeoutMs: number | null): Promise<pg.PoolClient> {
-  const client = await acquireClient(pool);
+async function acquireRequestClient(
+  pool: pg.Pool,
+  timeoutMs: number | null,
+  context?: RequestContext,
+): Promise<pg.PoolClient> {
+  const reads = context?.readOnly ? snapshotReadsOf(pool) : undefined;
+  const client = reads ? await reads.acquire(callerOf(context!), () => acquireClient(pool)) : await acquireClient(pool);
   limitStatements(client, timeoutMs);
+  if (context) tagRequest(client, { caller: callerOf(context), readOnly: context.readOnly });
   return client;
 }
 
-function releaseRequestClient(client: pg.PoolClient, broken: boolean): void {
+function releaseRequestClient(pool: pg.Pool, client: pg.PoolClient, broken: boolean): void {
   limitStatements(client, null);
-  client.release(broken);
+  tagRequest(client, null);
+  const reads = snapshotReadsOf(pool);
+  if (reads) reads.release(client, broken);
+  else client.release(broken);
 }
 
 export class ConnectionBusyError extends Error {
@@ -258,7 +278,7 @@ export async function withRequestTransaction<T>(
   context: RequestContext,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context), context);
   let broken = false;
   try {
     await trimPrepared(client);
@@ -272,7 +292,7 @@ export async function withRequestTransaction<T>(
       () => (broken = true),
     );
   } finally {
-    releaseRequestClient(client, broken);
+    releaseRequestClient(pool, client, broken);
   }
 }
 
@@ -290,7 +310,7 @@ export async function runRequestStatement(
   text: string,
   values: unknown[],
 ): Promise<pg.QueryResult> {
-  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context), context);
   let broken = false;
   try {
     await trimPrepared(client);
@@ -305,7 +325,7 @@ export async function runRequestStatement(
     });
     return answered[answered.length - 2] as pg.QueryResult;
   } finally {
-    releaseRequestClient(client, broken);
+    releaseRequestClient(pool, client, broken);
   }
 }
 
@@ -344,7 +364,7 @@ export async function runOwnerReadStatement(
     });
     return result;
   } finally {
-    releaseRequestClient(client, broken);
+    releaseRequestClient(pool, client, broken);
   }
 }
 

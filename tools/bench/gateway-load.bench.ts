@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
 import { keysFile } from '#localbase';
+import { MAX_EVENT_STREAMS_PER_ADDRESS } from '#gateway/src/pip/pip-relay.ts';
 import { makeTempDir } from '#gateway/test/helpers.ts';
 import { freePort } from '../testing/free-port.ts';
 
@@ -106,7 +107,10 @@ try {
 
   const openStream = (index: number) =>
     new Promise<void>((resolve, reject) => {
-      const request = http.get(`${baseUrl}/__pip/events`, { agent: false }, (response) => {
+      // At most MAX_EVENT_STREAMS_PER_ADDRESS streams per address: each group of them comes from its
+      // own loopback address (all of 127.0.0.0/8 reaches the server on Linux), as devices would.
+      const localAddress = `127.0.${1 + Math.floor(index / MAX_EVENT_STREAMS_PER_ADDRESS)}.1`;
+      const request = http.get(`${baseUrl}/__pip/events`, { agent: false, localAddress }, (response) => {
         if (response.statusCode !== 200) return reject(new Error(`stream ${index}: HTTP ${response.statusCode}`));
         let buffer = '';
         let helloSeen = false;
@@ -260,6 +264,10 @@ try {
     );
     console.log(`proxy:   RSS ${rssBefore.toFixed(1)} MiB at start, ${rssAfter.toFixed(1)} MiB at end`);
   }
+  // A snapshot opened for reads means one exchange held PGlite past db/pglite-engine.ts's
+  // STALL_AFTER_MS while a read waited: under load alone, that costs a copy and a second PGlite.
+  const snapshots = serverOutput.split('\n').filter((line) => line.includes('reads are answered from a snapshot'));
+  console.log(`embedded database: ${snapshots.length} snapshot(s) opened for reads during the run`);
   console.log(
     `load average at the end ${os
       .loadavg()

@@ -63,7 +63,8 @@ function summary(label: string, results: Timed[]): string {
   const statuses = new Map<number, number>();
   for (const { status } of results) statuses.set(status, (statuses.get(status) ?? 0) + 1);
   const statusText = [...statuses].map(([status, count]) => `${count}x${status}`).join(' ');
-  return `${label.padEnd(34)} p50 ${percentile(sorted, 0.5).toFixed(1).padStart(8)} ms  p99 ${percentile(sorted, 0.99).toFixed(1).padStart(8)} ms  max ${(sorted.at(-1) ?? 0).toFixed(1).padStart(8)} ms  ${statusText}`;
+  const over = sorted.filter((ms) => ms >= 100).length;
+  return `${label.padEnd(34)} p50 ${percentile(sorted, 0.5).toFixed(1).padStart(8)} ms  p90 ${percentile(sorted, 0.9).toFixed(1).padStart(8)} ms  p99 ${percentile(sorted, 0.99).toFixed(1).padStart(8)} ms  max ${(sorted.at(-1) ?? 0).toFixed(1).padStart(8)} ms  ${over} at 100 ms or more  ${statusText}`;
 }
 
 async function signUp(gatewayUrl: string, name: string): Promise<string> {
@@ -135,7 +136,10 @@ async function runEngine(engine: string, database: Database): Promise<void> {
     console.log(
       `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}`).join(', ')}`,
     );
-    if (database.engine) console.log(`engine reopened ${database.engine.restarts} time(s)`);
+    if (database.engine) {
+      const snapshots = database.snapshotReads ? `, ${database.snapshotReads.opened} snapshot(s) opened for reads` : '';
+      console.log(`engine reopened ${database.engine.restarts} time(s)${snapshots}`);
+    }
   } finally {
     await app.close();
     await localbase.close();
@@ -148,15 +152,18 @@ async function main(): Promise<void> {
     `statement-timeout benchmark: a ${options.seconds} s attack, ${options.requests} pings and reads each ` +
       `(timeouts: anon ${STATEMENT_TIMEOUTS_MS.anon} ms, authenticated ${STATEMENT_TIMEOUTS_MS.authenticated} ms)`,
   );
-  const embedded = await openDatabase({
-    dataDir: MEMORY,
-    migrate: false,
-    pglite: { loadDataDir: await testDatabaseSnapshot() },
-  });
-  try {
-    await runEngine('PGlite (worker thread)', embedded);
-  } finally {
-    await embedded.close();
+  for (const snapshotReads of [false, true]) {
+    const embedded = await openDatabase({
+      dataDir: MEMORY,
+      migrate: false,
+      pglite: { loadDataDir: await testDatabaseSnapshot() },
+      snapshotReads,
+    });
+    try {
+      await runEngine(`PGlite (worker thread${snapshotReads ? ', snapshot reads' : ', no snapshot reads'})`, embedded);
+    } finally {
+      await embedded.close();
+    }
   }
   const cluster = await startCluster();
   const postgres = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10 });

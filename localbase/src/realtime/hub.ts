@@ -11,7 +11,7 @@ import { tableShape, type Change, type TableShape } from './capture.ts';
 import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
-import { drainQueues } from './queue.ts';
+import { drainQueues, queuesHoldAnything } from './queue.ts';
 import { roomOf, type Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
@@ -92,7 +92,7 @@ export class RealtimeHub {
     if (this.closed) return;
     clearTimeout(this.timer);
     const delay = this.subscriptions.size > 0 ? ACTIVE_POLL_MS : IDLE_POLL_MS;
-    this.timer = setTimeout(() => void this.drain(), delay);
+    this.timer = setTimeout(() => void this.drain('poll'), delay);
     this.timer.unref();
   }
 
@@ -104,14 +104,17 @@ export class RealtimeHub {
     return this.subscriptions.size > 0 ? this.drain() : Promise.resolve();
   }
 
-  /** Drains the queue now (coalescing overlapping calls) and delivers what it held. */
-  private drain(): Promise<void> {
+  /**
+   * Drains the queue now (coalescing overlapping calls) and delivers what it held. The timer's
+   * poll first asks whether there is anything, read-only (queuesHoldAnything).
+   */
+  private drain(why: 'poll' | 'write' = 'write'): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.draining) {
       this.pokeAgain = true;
       return this.draining;
     }
-    this.draining = this.drainAndDeliver()
+    this.draining = this.drainAndDeliver(why)
       .catch((error: unknown) => this.log(error))
       .finally(() => {
         this.draining = undefined;
@@ -125,7 +128,8 @@ export class RealtimeHub {
     return this.draining;
   }
 
-  private async drainAndDeliver(): Promise<void> {
+  private async drainAndDeliver(why: 'poll' | 'write'): Promise<void> {
+    if (why === 'poll' && !(await queuesHoldAnything(this.pool))) return;
     for (const queued of await drainQueues(this.pool)) {
       if (this.subscriptions.size === 0) return;
       if (queued.kind === 'change') await this.deliver(queued.change);

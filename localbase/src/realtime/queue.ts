@@ -3,6 +3,7 @@
 // someone listens to, and handed over in the order they were written (they share one sequence).
 import type pg from 'pg';
 import { z } from 'zod';
+import { tagRequest } from '#db/pglite-engine.ts';
 import { changeRow, type Change } from './capture.ts';
 import { databaseBroadcastRow, type DatabaseBroadcast } from './database-broadcast.ts';
 
@@ -14,6 +15,28 @@ const queuedRow = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('change'), item: changeRow }),
   z.object({ kind: z.literal('broadcast'), item: databaseBroadcastRow }),
 ]);
+
+/**
+ * Whether either queue holds anything, asked in a read-only transaction: the timer's poll, which
+ * mostly finds nothing, then writes nothing. On PGlite a write ends the snapshot that other
+ * students' reads are answered from while one statement holds the engine (db/snapshot-reads.ts).
+ */
+export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
+  const client = await pool.connect();
+  tagRequest(client, { caller: 'localbase:realtime', readOnly: true });
+  try {
+    const results = (await client.query(
+      `begin read only;
+       select exists (select from _localbase.realtime_changes)
+           or exists (select from _localbase.realtime_broadcasts) as queued;
+       commit;`,
+    )) as unknown as pg.QueryResult<{ queued: boolean }>[];
+    return results[1]?.rows[0]?.queued === true;
+  } finally {
+    tagRequest(client, null);
+    client.release();
+  }
+}
 
 /**
  * Takes the oldest queued changes and database broadcasts off their queues in one statement (a
