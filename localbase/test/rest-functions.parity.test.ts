@@ -109,6 +109,12 @@ describe('results', () => {
     expect(json).toMatchObject({ code: '25006' });
   });
 
+  it('runs a POST read-only when the function is STABLE or IMMUTABLE, read-write when VOLATILE', async () => {
+    expect((await db.rpc('access_mode_stable')).data).toBe('on');
+    expect((await db.rpc('access_mode_volatile')).data).toBe('off');
+    expect((await db.rpc('access_mode_stable', {}, { get: true })).data).toBe('on');
+  });
+
   it('names the methods a function takes (OPTIONS), and refuses others (405 PGRST101)', async () => {
     const stable = await rest(localbase, 'rpc/film_count', { method: 'OPTIONS' });
     expect(stable.headers.get('allow')).toBe('OPTIONS,GET,HEAD,POST');

@@ -21,12 +21,15 @@ export const DEFAULT_HOISTED_SETTINGS: readonly string[] = Object.freeze([
  * named in db-hoisted-tx-settings are set transaction-locally before the call (so a
  * `statement_timeout` governs the whole statement, not only the function's body), and its
  * `default_transaction_isolation`, hoisted or not, is the isolation level the transaction begins with.
+ * And its volatility sets the access mode: STABLE and IMMUTABLE run read-only, also by POST.
  */
 export function functionTransaction(fn: RpcFunction, hoisted: readonly string[]): FunctionTransaction {
   const isolation = fn.settings.find(([name]) => name === 'default_transaction_isolation')?.[1];
   return {
     settings: fn.settings.filter(([name]) => hoisted.includes(name)),
     isolation: ISOLATION_LEVELS.find((level) => level === isolation) as IsolationLevel | undefined,
+    // PostgREST's access mode: a STABLE or IMMUTABLE function runs read-only whatever the method.
+    ...(fn.volatility === 'volatile' ? {} : { readOnly: true as const }),
   };
 }
 

@@ -101,7 +101,7 @@ export interface RunSpec {
 }
 
 /** What a called function brings to its request's transaction (see functionTransaction). */
-export type FunctionTransaction = Pick<RequestContext, 'settings' | 'isolation'>;
+export type FunctionTransaction = Pick<RequestContext, 'settings' | 'isolation'> & { readOnly?: true };
 
 export interface ExplainSpec {
   /** The statement the request would run; its plan is the answer. */
