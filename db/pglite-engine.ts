@@ -160,7 +160,7 @@ export class PgliteEngine {
     return this.#writes;
   }
 
-  /** Calls `listener` when a stall begins or ends and when an exchange that may have written ends. */
+  /** Calls `listener` when a stall begins or ends and when the write count grows. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -8,9 +8,9 @@
 // The rules that keep it right:
 // - Only read-only requests come here (their transaction is `begin read only`).
 // - A snapshot is used only while the primary's write count (PgliteEngine.writes) is the one it
-//   was copied at. The first exchange that may write ends it, before that exchange has run, so
-//   a read never misses something committed before it began. A student's own write therefore
-//   always comes before her next read of it.
+//   was copied at. The first exchange that may write ends it as it begins to run, before its
+//   answer reaches anyone, so a read never misses something committed before it began, and a
+//   student always reads her own writes.
 // - A caller never spreads over both engines: while she has a read on one, her next read goes to
 //   the same one, and a caller whose statement holds the primary waits for it. One student alone
 //   cannot hold both.
@@ -64,13 +64,17 @@ export class SnapshotReads {
   #waiters = new Set<() => void>();
   #unsubscribe: () => void;
   #closed = false;
-  /** How many snapshots were opened (for tests and the bench). */
-  opened = 0;
+  #opened = 0;
 
   constructor(primary: PgliteEngine, options: SnapshotReadsOptions = {}) {
     this.#primary = primary;
     this.#options = options;
     this.#unsubscribe = primary.onChange(() => this.#primaryChanged());
+  }
+
+  /** How many snapshots were opened (for tests and the bench). */
+  get opened(): number {
+    return this.#opened;
   }
 
   /** Where snapshots live: beside PGlite's directory, owned (and emptied) by this process. */
@@ -201,11 +205,14 @@ export class SnapshotReads {
         return client ? { client, snapshot: current } : undefined;
       }
       const stall = this.#primary.stall;
-      if (stall && !stall.reopening && stall.caller !== caller && this.#mayMake()) {
+      const heldByAnother = stall !== undefined && !stall.reopening && stall.caller !== caller;
+      if (heldByAnother && this.#untilMayMake() === 0) {
         if (!(await this.#make())) return undefined;
         continue;
       }
-      await Promise.race([this.#opening ?? this.#nextChange(), primarySettled]);
+      // Held, but a snapshot was made a moment ago: look again once another may be made.
+      const retry = heldByAnother ? delay(this.#untilMayMake()) : undefined;
+      await Promise.race([this.#opening ?? this.#nextChange(), primarySettled, ...(retry ? [retry] : [])]);
     }
     return undefined;
   }
@@ -219,11 +226,11 @@ export class SnapshotReads {
     return client;
   }
 
-  #mayMake(): boolean {
-    return (
-      this.#opening !== undefined ||
-      Date.now() - this.#lastMadeAt >= (this.#options.minIntervalMs ?? SNAPSHOT_MIN_INTERVAL_MS)
-    );
+  /** Milliseconds until a snapshot may be made (0: now, or one is being made and can be joined). */
+  #untilMayMake(): number {
+    if (this.#opening !== undefined) return 0;
+    const next = this.#lastMadeAt + (this.#options.minIntervalMs ?? SNAPSHOT_MIN_INTERVAL_MS);
+    return Math.max(0, next - Date.now());
   }
 
   /** Makes a snapshot (or joins the one being made); true when one is current afterwards. */
@@ -250,7 +257,7 @@ export class SnapshotReads {
         return undefined;
       }
       this.#snapshot = snapshot;
-      this.opened += 1;
+      this.#opened += 1;
       this.#armIdleClose(snapshot);
       this.#options.log?.('pglite: one statement holds the database; reads are answered from a snapshot meanwhile');
       this.#wake();
@@ -303,6 +310,10 @@ export class SnapshotReads {
     this.#waiters.clear();
     for (const wake of waiters) wake();
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The snapshot reads of a pool whose engine has them (the embedded database in its worker). */
