@@ -207,7 +207,8 @@ export class SnapshotReads {
       const stall = this.#primary.stall;
       const heldByAnother = stall !== undefined && !stall.reopening && stall.caller !== caller;
       if (heldByAnother && this.#untilMayMake() === 0) {
-        if (!(await this.#make())) return undefined;
+        // One that could not be made (behind before it opened, say) is tried again after the interval.
+        await this.#make();
         continue;
       }
       // Held, but a snapshot was made a moment ago: look again once another may be made.
@@ -233,10 +234,10 @@ export class SnapshotReads {
     return Math.max(0, next - Date.now());
   }
 
-  /** Makes a snapshot (or joins the one being made); true when one is current afterwards. */
-  async #make(): Promise<boolean> {
+  /** Makes a snapshot, or waits for the one being made. */
+  async #make(): Promise<void> {
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    return (await this.#opening) !== undefined && this.#current() !== undefined;
+    await this.#opening;
   }
 
   async #open(): Promise<Snapshot | undefined> {
