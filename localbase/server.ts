@@ -94,6 +94,8 @@ export const DEFAULT_PORT = 54321;
 export const DEFAULT_HOST = '127.0.0.1';
 /** A request that has not finished by then is answered 503 by Fastify, so one slow query cannot hang a client. */
 export const REQUEST_TIMEOUT_MS = 15_000;
+/** How long close() lets requests in flight finish before it closes their connections. */
+export const CLOSE_GRACE_MS = 5_000;
 
 // What localbase promises besides the server itself: the limits a client meets (docs/localbase.md)
 // and where it keeps its keys. Exported here, its one public entry, for the tests, checks and
@@ -280,7 +282,11 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
         closing ??= (async () => {
           stopHousekeeping();
           realtime.stop();
-          await server.close();
+          // Requests in flight get CLOSE_GRACE_MS to finish; then their connections are closed.
+          // Without it, a client that never finishes sending a request holds the close until
+          // Node's headers timeout (60 s, checked every 30 s).
+          const grace = setTimeout(() => server.server.closeAllConnections(), CLOSE_GRACE_MS);
+          await server.close().finally(() => clearTimeout(grace));
           mailer.close();
           if (ownsDatabase) await database.close();
         })();
