@@ -248,6 +248,8 @@ export class SnapshotReads {
     try {
       const writes = await this.#primary.copyWhileStalled(directory);
       if (writes !== this.#primary.writes || this.#closed) throw new Error('the primary wrote during the copy');
+      // A statement that ended during the copy needs no second engine: its readers are served.
+      if (!this.#primary.stall) throw new Error('the statement ended during the copy');
       engine = new PgliteEngine({ pgdata: directory, ...(this.#options.log ? { log: this.#options.log } : {}) });
       await engine.start();
       const pool = new pg.Pool(enginePoolConfig(engine));
