@@ -120,10 +120,11 @@ async function acquireRequestClient(
   timeoutMs: number | null,
   context?: RequestContext,
 ): Promise<pg.PoolClient> {
+  const caller = context ? callerOf(context) : undefined;
   const reads = context?.readOnly ? snapshotReadsOf(pool) : undefined;
-  const client = reads ? await reads.acquire(callerOf(context!), () => acquireClient(pool)) : await acquireClient(pool);
+  const client = reads && caller ? await reads.acquire(caller, () => acquireClient(pool)) : await acquireClient(pool);
   limitStatements(client, timeoutMs);
-  if (context) tagRequest(client, { caller: callerOf(context), readOnly: context.readOnly });
+  if (context && caller) tagRequest(client, { caller, readOnly: context.readOnly });
   return client;
 }
 

@@ -59,6 +59,13 @@ async function rest(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** Auth's /user with `token`, as auth-js's getUser asks it. */
+function authUser(token: string): Promise<Response> {
+  return fetch(`${localbase.url}/auth/v1/user`, {
+    headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}`, 'x-supabase-api-version': '2024-01-01' },
+  });
+}
+
 /** PostgREST's error body: exactly code, details, hint and message. */
 function expectPostgrestError(body: Record<string, unknown>, code: string): void {
   expect(Object.keys(body).sort()).toEqual(['code', 'details', 'hint', 'message']);
@@ -178,13 +185,7 @@ describe('tokens', () => {
     expect(status).toBe(401);
     expectPostgrestError(body, 'PGRST303');
     expect(body.message).toBe('JWT expired');
-    const auth = await fetch(`${localbase.url}/auth/v1/user`, {
-      headers: {
-        apikey: localbase.anonKey,
-        authorization: `Bearer ${expired}`,
-        'x-supabase-api-version': '2024-01-01',
-      },
-    });
+    const auth = await authUser(expired);
     expect(auth.status).toBe(403);
     expect(await auth.json()).toEqual({
       code: 'bad_jwt',
@@ -200,13 +201,7 @@ describe('tokens', () => {
     expect(status).toBe(401);
     expectPostgrestError(body, 'PGRST301');
     // Auth answers GoTrue's words, which auth-js's getClaims and apps look for.
-    const auth = await fetch(`${localbase.url}/auth/v1/user`, {
-      headers: {
-        apikey: localbase.anonKey,
-        authorization: `Bearer ${forged}`,
-        'x-supabase-api-version': '2024-01-01',
-      },
-    });
+    const auth = await authUser(forged);
     expect(auth.status).toBe(403);
     const refusal = (await auth.json()) as { code: string; message: string };
     expect(refusal.code).toBe('bad_jwt');
