@@ -37,3 +37,28 @@ as $$
   select nullif(current_setting('realtime.topic', true), '')::text
 $$;
 grant execute on function realtime.topic() to anon, authenticated, service_role;
+
+-- Broadcast from the database: hosted Realtime installs `realtime.send(payload, event, topic,
+-- private)`, which stores the message in realtime.messages for Realtime to relay to the topic. This
+-- stand-in stores it the same way and relays nothing, so a database without a realtime server (the
+-- pgTAP suite's) shows what was sent. localbase replaces it at boot with its own, which relays.
+-- Created only when missing, so applying these files again never takes localbase's away.
+do $$
+begin
+  if to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+    execute $create$
+      create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+      returns void
+      language plpgsql security definer set search_path = ''
+      as $body$
+      begin
+        insert into realtime.messages (topic, extension, payload, event, private)
+        values (topic, 'broadcast', payload, event, coalesce(private, true));
+      end
+      $body$
+    $create$;
+    revoke execute on function realtime.send(jsonb, text, text, boolean) from public;
+    grant execute on function realtime.send(jsonb, text, text, boolean) to service_role;
+  end if;
+end
+$$;

@@ -63,6 +63,7 @@ select is(
     'private.caller_is_app_admin()',                                     -- whether the caller is an admin, for the audit log read policy
     'private.effective_presence_status(text,timestamp with time zone)',  -- pure; the overview calls it as the caller
     'private.leaderboard_visible_ids()',                                 -- who chose to be on leaderboards, for the stats policies
+    'private.may_hear_group_chat(text)',                                 -- whether a topic is the current chat topic of the caller's own groups
     'private.my_group_id_array()',                                       -- the caller's own groups as an array, for the chat read policy
     'private.my_group_ids()',                                            -- the caller's own groups, for policies
     'private.presence_visible_to_caller(uuid)',                          -- whether a student shares a group or an accepted buddy with the caller, which her own group and buddy lists show; the presence feed's read policy
@@ -88,6 +89,7 @@ select is(
     'community_cancel_join_request(uuid)',                   -- group id: the caller's own request only
     'community_create_invite(text,uuid,integer,integer)',    -- target: a group the caller owns, or the caller
     'community_delete_group(uuid)',                          -- group id: owner only
+    'community_get_chat_topic(uuid)',                        -- group id: members only
     'community_get_group_board(uuid)',                       -- group id: members only
     'community_get_group_messages(uuid,integer,timestamp with time zone)', -- group id: members only
     'community_get_join_requests(uuid)',                     -- group id: owner only

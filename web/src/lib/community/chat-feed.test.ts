@@ -1,7 +1,9 @@
 // The chat feed against a real localbase (the parity database), with the member's connection going
 // through a TCP proxy the test can cut: history in pages of 50, live messages, a socket dropped
 // mid-conversation that reconnects with neither a gap nor a duplicate, a deletion arriving as a
-// tombstone, and an outsider who is told the chat is not theirs.
+// tombstone, an outsider who is told the chat is not theirs, and a removed member: her chat says so
+// at once and her channel hears nothing more, while the members who stay move to the group's new
+// topic and miss nothing.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -80,6 +82,26 @@ async function send(content: string): Promise<string> {
   });
   if (error) throw error;
   return (data as { id: string }).id;
+}
+
+/** A new account, a member of the group by the owner's invite. */
+async function newMember(name: string) {
+  const account = await signedUpClient(localbase, name);
+  const invite = await owner.client.rpc('community_create_invite', { p_type: 'group', p_target_id: groupId });
+  const redeemed = await account.client.rpc('community_redeem_invite', { p_token: invite.data });
+  if (redeemed.error) throw redeemed.error;
+  return account;
+}
+
+async function removeMember(userId: string): Promise<void> {
+  const { error } = await owner.client.rpc('community_remove_member', { p_group_id: groupId, p_user_id: userId });
+  if (error) throw error;
+}
+
+async function chatTopic(as: SupabaseClient): Promise<string> {
+  const { data, error } = await as.rpc('community_get_chat_topic', { p_group_id: groupId });
+  if (error) throw error;
+  return data as string;
 }
 
 beforeAll(async () => {
@@ -171,6 +193,76 @@ describe('ChatFeed', () => {
       'the UPDATE event that turns the message into a tombstone',
     );
     expect(feed.current.messages.find((m) => m.id === doomed)?.content).toBe('');
+    await feed.stop();
+  }, 30_000);
+
+  it('tells a removed member at once that the chat is not hers any more; a channel she keeps open hears nothing more', async () => {
+    const leaver = await newMember('leaver');
+    const topic = await chatTopic(leaver.client);
+    // What a client that ignores the move would keep: her own channel on the topic she was given,
+    // on a second connection of hers (one client holds one channel per topic).
+    const elsewhere = await signedInThrough(localbase.url, leaver);
+    const heard: string[] = [];
+    const kept = elsewhere
+      .channel(topic, { config: { private: true } })
+      .on('broadcast', { event: 'INSERT' }, ({ payload }) => heard.push(String(payload?.record?.content)));
+    await new Promise<void>((resolve, reject) =>
+      kept.subscribe((status) =>
+        status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' && reject(new Error(status)),
+      ),
+    );
+    useClientForTests(leaver.client);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    const before = await send('before she is removed');
+    await until(() => heard.includes('before she is removed'), 2000, 'her channel to hear the group');
+    await until(() => feed.current.messages.some((m) => m.id === before), 2000, 'her feed to show it');
+
+    await removeMember(leaver.id);
+    await until(() => feed.current.status === 'no_access', 5000, 'her feed to learn she was removed');
+    await send('after she was removed');
+    await expect(chatTopic(leaver.client)).rejects.toMatchObject({ message: 'not_group_member' });
+    // The message reached the members who stay (the next test times that); give a late delivery time.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(heard).toEqual(['before she is removed']);
+    expect(feed.current.messages.map((m) => m.content)).not.toContain('after she was removed');
+
+    // Joining the old topic again is refused.
+    await elsewhere.removeChannel(kept);
+    const again = await new Promise<string>((resolve) =>
+      elsewhere.channel(topic, { config: { private: true } }).subscribe((status) => {
+        if (status !== 'SUBSCRIBED' && status !== 'CHANNEL_ERROR') return;
+        resolve(status);
+      }),
+    );
+    expect(again).toBe('CHANNEL_ERROR');
+    await feed.stop();
+    await elsewhere.removeAllChannels();
+  }, 30_000);
+
+  it('moves to the new topic when another member leaves, and misses nothing sent around the move', async () => {
+    const passerby = await newMember('passerby');
+    useClientForTests(member);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    const first = await chatTopic(member);
+
+    await removeMember(passerby.id);
+    const around = await send('sent as the topic moves');
+    const moved = await chatTopic(member);
+    expect(moved).not.toBe(first);
+    await until(() => feed.current.messages.some((m) => m.id === around), 5000, 'the message sent around the move');
+    await until(
+      () => member.getChannels().some((channel) => channel.topic === `realtime:${moved}` && channel.state === 'joined'),
+      5000,
+      'the feed to join the new topic',
+    );
+    const live = await send('live on the new topic');
+    await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
+    expect(member.getChannels().some((channel) => channel.topic === `realtime:${first}`)).toBe(false);
+    expect(feed.current.status).toBe('live');
     await feed.stop();
   }, 30_000);
 

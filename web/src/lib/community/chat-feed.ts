@@ -1,13 +1,21 @@
-// One group's live chat: the newest page of history, older pages on demand, new messages over
-// realtime (postgres_changes INSERT on group_chat_messages, which RLS filters per subscriber; an
-// UPDATE is a message deleted into a tombstone, which replaces the message by id), and
-// after every (re)subscription a catch-up read of everything since shortly before the newest
+// One group's live chat: the newest page of history, older pages on demand, new messages live,
+// and after every (re)subscription a catch-up read of everything since shortly before the newest
 // message held, merged by id, so a dropped socket leaves neither a gap nor a duplicate.
+//
+// Live messages come on the group's private broadcast topic, which the database sends every new
+// message to (event INSERT) and every deletion (UPDATE, the tombstone replacing the message by
+// id). Only members may ask for the topic or join it. When a membership ends the database draws a
+// new topic and sends `rotate` on the old one: the feed asks for the topic again and moves, or,
+// if it was its own member who left, is told the chat is not hers. A join the server refuses (the
+// topic moved while the socket was away) is answered the same way.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { z } from 'zod';
 import { client, CommunityError, communityError, rows } from './backend.ts';
 import { catchUpFrom, mergeMessages } from './chat-log.ts';
 import { chatMessage, type ChatMessage } from './schemas.ts';
+
+/** A broadcast the database sends on the topic: the message as the chat shows it. */
+const broadcastChange = z.object({ record: chatMessage });
 
 export const PAGE_SIZE = 50;
 /** Rows per catch-up read; a longer gap is read in several. */
@@ -31,6 +39,7 @@ export class ChatFeed {
   private stopped = false;
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
+  private moving: Promise<void> | undefined;
 
   constructor(
     readonly groupId: string,
@@ -56,36 +65,87 @@ export class ChatFeed {
   }
 
   async start(): Promise<void> {
+    await this.join();
+    await this.catchUp();
+  }
+
+  /** Asks for the group's current topic and subscribes to it; no_access when she is not a member. */
+  private async join(): Promise<void> {
     const sb = await client();
-    if (this.stopped) return;
-    this.channel = sb
-      .channel(`group-chat:${this.groupId}:${Math.random().toString(36).slice(2)}`)
-      .on(
-        'postgres_changes',
-        { event: 'INSERT', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` },
-        (payload) => {
-          const parsed = chatMessage.safeParse(payload.new);
-          if (parsed.success) this.add([parsed.data]);
-        },
-      )
-      .on(
-        'postgres_changes',
-        { event: 'UPDATE', schema: 'public', table: 'group_chat_messages', filter: `group_id=eq.${this.groupId}` },
-        (payload) => {
-          const parsed = chatMessage.safeParse(payload.new);
-          if (parsed.success) this.add([parsed.data]);
-        },
-      )
+    let topic: string;
+    try {
+      topic = await this.currentTopic(sb);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (this.stopped || this.channel) return;
+    // supabase-js hands back an existing channel of the same topic instead of a new one, so one
+    // feed per group and client: an older channel of the topic (one still leaving after the chat
+    // was closed and opened again at once) is removed first.
+    const leaving = sb.getChannels().find((channel) => channel.topic === `realtime:${topic}`);
+    if (leaving) await sb.removeChannel(leaving);
+    if (this.stopped || this.channel) return;
+    const channel = sb
+      .channel(topic, { config: { private: true } })
+      .on('broadcast', { event: 'INSERT' }, ({ payload }) => this.receive(payload))
+      .on('broadcast', { event: 'UPDATE' }, ({ payload }) => this.receive(payload))
+      .on('broadcast', { event: 'rotate' }, () => void this.moveTopic())
       .subscribe((status) => {
+        if (channel !== this.channel) return;
         if (status === 'SUBSCRIBED') {
           this.set({ status: 'live' });
           // Whatever was posted while the socket was away (or between the history read and the join).
           void this.catchUp();
         } else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT' || status === 'CLOSED') {
-          if (!this.stopped && this.state.status !== 'no_access') this.set({ status: 'reconnecting' });
+          if (this.stopped || this.state.status === 'no_access') return;
+          this.set({ status: 'reconnecting' });
+          // A refused join: the topic may have moved while she was away, or she is no longer a member.
+          if (status === 'CHANNEL_ERROR') void this.moveTopic();
         }
       });
-    await this.catchUp();
+    this.channel = channel;
+  }
+
+  private receive(payload: unknown): void {
+    const parsed = broadcastChange.safeParse(payload);
+    if (parsed.success) this.add([parsed.data.record]);
+  }
+
+  private async currentTopic(sb: SupabaseClient): Promise<string> {
+    const { data, error, status } = await sb.rpc('community_get_chat_topic', { p_group_id: this.groupId });
+    if (error) throw communityError(error, status);
+    const parsed = z.string().min(1).safeParse(data);
+    if (!parsed.success) throw new CommunityError('unexpected_answer', 'The chat topic was not what this app expects.');
+    return parsed.data;
+  }
+
+  /**
+   * Moves to the group's current topic when it is no longer the one joined. One check at a time; a
+   * check that cannot reach the server leaves the channel to its own retries.
+   */
+  private moveTopic(): Promise<void> {
+    this.moving ??= (async () => {
+      try {
+        const sb = await client();
+        const topic = await this.currentTopic(sb);
+        const joined = this.channel;
+        if (this.stopped || !joined || joined.topic === `realtime:${topic}`) return;
+        this.channel = undefined;
+        await sb.removeChannel(joined);
+        await this.join();
+      } catch (error) {
+        if (error instanceof CommunityError && error.code === 'not_group_member') {
+          this.fail(error);
+          const joined = this.channel;
+          this.channel = undefined;
+          if (joined) await (await client()).removeChannel(joined);
+        }
+      } finally {
+        this.moving = undefined;
+      }
+    })();
+    return this.moving;
   }
 
   /** Reads what is missing at the newest end: the newest page when nothing is held yet. */
