@@ -5,10 +5,10 @@
 //            API) delivered to N subscribers: N sockets, each a signed-in member of the group with
 //            a postgres_changes channel on it; then the same message deleted by its sender
 //            (delete_chat_message: an UPDATE to a tombstone, which the members get as an UPDATE).
-//   broadcast the same messages, heard instead on a private channel of the group: a trigger sends
-//            each change with realtime.broadcast_changes, and a policy on realtime.messages lets
-//            the group's members read the topic (Supabase's Realtime Authorization, asked once per
-//            join rather than once per subscriber and change). Set up for this case only.
+//   broadcast the same messages, heard as the chat hears them: on the group's private topic
+//            (community_get_chat_topic), which the database sends every new or deleted message to,
+//            and which a policy on realtime.messages lets the group's members join (Supabase's
+//            Realtime Authorization, asked once per join rather than once per subscriber and change).
 //            Latency from just before the request is sent to the frame's arrival, per socket; p50,
 //            p99 and max over every (message, socket). The sockets live in a child process, as
 //            real clients live elsewhere, and stamp arrivals on a clock both processes share
@@ -215,33 +215,16 @@ interface FanOutResult {
 }
 
 /** Sends a chat message, then deletes it (an UPDATE to a tombstone), each timed to every subscriber. */
-/**
- * What the broadcast case adds to the database, and takes away after it: the members may read the
- * group's private topic, and every chat message change is sent to it.
- */
-const BROADCAST_SETUP = `
-create policy "bench: members hear their group" on realtime.messages for select to authenticated
-  using (realtime.topic() in (select 'group-chat:' || g::text from unnest(private.my_group_id_array()) g));
-create function public.bench_chat_broadcast() returns trigger language plpgsql security definer set search_path = '' as $$
-begin
-  perform realtime.broadcast_changes('group-chat:' || new.group_id::text, tg_op, tg_op, tg_table_name, tg_table_schema, new, old);
-  return null;
-end
-$$;
-create trigger bench_chat_broadcast after insert or update on public.group_chat_messages
-  for each row execute function public.bench_chat_broadcast();`;
-const BROADCAST_TEARDOWN = `
-drop trigger bench_chat_broadcast on public.group_chat_messages;
-drop function public.bench_chat_broadcast();
-drop policy "bench: members hear their group" on realtime.messages;`;
-
 async function fanOut(localbase: Localbase, world: World, mode: 'changes' | 'broadcast'): Promise<FanOutResult> {
   const filter = `group_id=eq.${world.groupId}`;
+  const chatTopic = await api<string>(localbase, '/rest/v1/rpc/community_get_chat_topic', world.owner.token, {
+    p_group_id: world.groupId,
+  });
   const request: JoinRequest = {
     url: localbase.url,
     anonKey: localbase.anonKey,
     tokens: world.members.slice(0, options.subscribers).map((member) => member.token),
-    topic: mode === 'broadcast' ? `realtime:group-chat:${world.groupId}` : 'realtime:group-chat',
+    topic: mode === 'broadcast' ? `realtime:${chatTopic}` : 'realtime:group-chat',
     bindings:
       mode === 'broadcast'
         ? []
@@ -352,13 +335,7 @@ async function runEngine(engine: string, database: Database, variants: Variant[]
       try {
         world ??= await makeWorld(localbase, options.subscribers);
         const fanned = await fanOut(localbase, world, 'changes');
-        await database.pool.query(BROADCAST_SETUP);
-        let broadcast: FanOutResult;
-        try {
-          broadcast = await fanOut(localbase, world, 'broadcast');
-        } finally {
-          await database.pool.query(BROADCAST_TEARDOWN);
-        }
+        const broadcast = await fanOut(localbase, world, 'broadcast');
         const flooded = await flood(localbase, world);
         const line = (what: string, delivery: Summary, answer: Summary) =>
           `  ${what} to ${options.subscribers} sockets (${options.clients}), ${options.messages} messages: p50 ${ms(delivery.p50)}, p99 ${ms(delivery.p99)}, max ${ms(delivery.max)}` +
@@ -367,8 +344,8 @@ async function runEngine(engine: string, database: Database, variants: Variant[]
           `${engine}, ${variant.name} (load average ${loadavg()[0]?.toFixed(1)})\n` +
             line('INSERT fan-out', fanned.insert, fanned.insertAnswer) +
             line('UPDATE fan-out', fanned.update, fanned.updateAnswer) +
-            line('INSERT by broadcast_changes', broadcast.insert, broadcast.insertAnswer) +
-            line('UPDATE by broadcast_changes', broadcast.update, broadcast.updateAnswer) +
+            line('INSERT on the chat topic', broadcast.insert, broadcast.insertAnswer) +
+            line('UPDATE on the chat topic', broadcast.update, broadcast.updateAnswer) +
             `  flood of ${options.joins} joins on one socket: ${flooded.accepted} accepted, ${flooded.refused} refused, all answered in ${ms(flooded.joinsMs)}\n` +
             `    then a message to another member (${FLOOD_MESSAGES}): p50 ${ms(flooded.delivery.p50)}, max ${ms(flooded.delivery.max)};` +
             ` a read sent right after each: p50 ${ms(flooded.read.p50)}, max ${ms(flooded.read.max)}`,
