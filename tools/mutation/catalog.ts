@@ -1,5 +1,6 @@
-// What the mutation run reads from the database it built: every policy in `public` and on
-// storage.objects, and every table those schemas hold with what the API roles may do to it.
+// What the mutation run reads from the database it built: every policy in `public`, on
+// storage.objects and on realtime.messages (who may join a private channel), and every table those
+// schemas hold with what the API roles may do to it.
 // Read from pg_policies and pg_class, so a new policy or table joins the run by existing.
 import type pg from 'pg';
 
@@ -38,8 +39,9 @@ export interface Catalog {
   tables: Table[];
 }
 
-/** The tables the run covers: every table in public, and storage.objects. */
-const COVERED = `(n.nspname = 'public' or (n.nspname = 'storage' and c.relname = 'objects'))`;
+/** The tables the run covers: every table in public, storage.objects and realtime.messages. */
+const COVERED = `(n.nspname = 'public' or (n.nspname = 'storage' and c.relname = 'objects')
+  or (n.nspname = 'realtime' and c.relname = 'messages'))`;
 
 export async function readCatalog(client: pg.ClientBase): Promise<Catalog> {
   const policies = await client.query<{

@@ -13,7 +13,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Whether the file's SQL names the table (storage.objects by its qualified name). */
+/** Whether the file's SQL names the table (storage.objects, realtime.messages by their qualified names). */
 export function mentionsTable(file: SuiteFile, target: TableRef): boolean {
   const name = target.schema === 'public' ? target.table : `${target.schema}.${target.table}`;
   return new RegExp(`(^|[^a-z0-9_])${escapeRegExp(name)}($|[^a-z0-9_])`, 'i').test(file.sql);
