@@ -176,6 +176,20 @@ describe('ChatFeed', () => {
     await feed.stop();
   }, 60_000);
 
+  it('starts while the server is out of reach, then joins and catches up once it is back', async () => {
+    useClientForTests(member);
+    proxy.cut(2500);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    expect(feed.current.status).toBe('reconnecting');
+    const meanwhile = await send('sent while she was away');
+    await until(() => feed.current.status === 'live', 15_000, 'the feed to join once the server is back');
+    await until(() => feed.current.messages.some((m) => m.id === meanwhile), 5000, 'the catch-up');
+    const live = await send('live once back');
+    await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message');
+    await feed.stop();
+  }, 30_000);
+
   it("shows a deleted message as a tombstone, live, to another member, who cannot delete the owner's message", async () => {
     useClientForTests(member);
     const feed = new ChatFeed(groupId, () => undefined);

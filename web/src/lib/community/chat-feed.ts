@@ -40,6 +40,8 @@ export class ChatFeed {
   private catchingUp: Promise<void> | undefined;
   private catchUpAgain = false;
   private moving: Promise<void> | undefined;
+  private joinRetry: ReturnType<typeof setTimeout> | undefined;
+  private joinFailures = 0;
 
   constructor(
     readonly groupId: string,
@@ -77,6 +79,7 @@ export class ChatFeed {
       topic = await this.currentTopic(sb);
     } catch (error) {
       this.fail(error);
+      if (this.state.status !== 'no_access') this.retryJoin();
       return;
     }
     if (this.stopped || this.channel) return;
@@ -94,6 +97,7 @@ export class ChatFeed {
       .subscribe((status) => {
         if (channel !== this.channel) return;
         if (status === 'SUBSCRIBED') {
+          this.joinFailures = 0;
           this.set({ status: 'live' });
           // Whatever was posted while the socket was away (or between the history read and the join).
           void this.catchUp();
@@ -105,6 +109,21 @@ export class ChatFeed {
         }
       });
     this.channel = channel;
+  }
+
+  /**
+   * A join that could not learn the topic (the server out of reach) has no channel to retry it, so
+   * the feed tries again itself: after 1 s, then twice as long each time, at most 15 s apart.
+   */
+  private retryJoin(): void {
+    if (this.stopped || this.joinRetry) return;
+    this.set({ status: 'reconnecting' });
+    const delay = Math.min(1000 * 2 ** this.joinFailures, 15_000);
+    this.joinFailures += 1;
+    this.joinRetry = setTimeout(() => {
+      this.joinRetry = undefined;
+      void this.join();
+    }, delay);
   }
 
   private receive(payload: unknown): void {
@@ -256,6 +275,7 @@ export class ChatFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.joinRetry);
     const channel = this.channel;
     this.channel = undefined;
     if (channel) await (await client()).removeChannel(channel);
