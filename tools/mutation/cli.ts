@@ -1,8 +1,8 @@
 // `npm run test:mutation`: mutation testing of the row-level security policies. Builds the schema
 // once on a throwaway PostgreSQL 15, derives mutants from the catalog (every policy in public, on
 // storage.objects and on realtime.messages widened clause by clause and dropped, RLS disabled per
-// table), runs the pgTAP
-// suite against each on a fresh copy, and fails unless every non-equivalent mutant is killed.
+// table), runs the pgTAP suite against each on a fresh copy, and fails unless every non-equivalent
+// mutant is killed.
 // The suite's first file (supabase/tests/000-setup-tests-hooks.sql) runs once, on the template, so
 // every copy starts with the tests.* helpers committed, as every file after the first does under
 // `supabase test db`; the teardown file is not run (each copy is dropped whole).

@@ -237,7 +237,7 @@ describe('ChatFeed', () => {
     await until(() => feed.current.status === 'no_access', 5000, 'her feed to learn she was removed');
     await send('after she was removed');
     await expect(chatTopic(leaver.client)).rejects.toMatchObject({ message: 'not_group_member' });
-    // The message reached the members who stay (the next test times that); give a late delivery time.
+    // Time for a late delivery to her old channel, were there one.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(heard).toEqual(['before she is removed']);
     expect(feed.current.messages.map((m) => m.content)).not.toContain('after she was removed');
