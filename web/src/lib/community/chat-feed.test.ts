@@ -280,6 +280,31 @@ describe('ChatFeed', () => {
     await feed.stop();
   }, 30_000);
 
+  it('joins afresh when the server closes its channel on a token change, the topic having moved unheard', async () => {
+    useClientForTests(member);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    // The topic moves without the rotate event ever reaching her, as if she had missed it.
+    await localbase.database.pool.query(
+      `update private.group_chat_topics set topic = 'group-chat:' || gen_random_uuid() where group_id = $1`,
+      [groupId],
+    );
+    const moved = await chatTopic(member);
+    // A new token makes the server ask the policies again: the old topic is no longer hers to hear.
+    const refreshed = await member.auth.refreshSession();
+    expect(refreshed.error).toBeNull();
+    await until(
+      () => member.getChannels().some((channel) => channel.topic === `realtime:${moved}` && channel.state === 'joined'),
+      10_000,
+      'the feed to join the topic it was not told of',
+    );
+    const live = await send('heard after the server closed the old channel');
+    await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
+    expect(feed.current.status).toBe('live');
+    await feed.stop();
+  }, 30_000);
+
   it('tells an outsider the chat is not theirs, however they ask', async () => {
     useClientForTests(outsider);
     const feed = new ChatFeed(groupId, () => undefined);

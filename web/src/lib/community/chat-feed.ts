@@ -106,6 +106,13 @@ export class ChatFeed {
           this.set({ status: 'reconnecting' });
           // A refused join: the topic may have moved while she was away, or she is no longer a member.
           if (status === 'CHANNEL_ERROR') void this.moveTopic();
+          // Closed by the server (her token changed and the topic is no longer hers to hear): the
+          // channel will not rejoin by itself, so the feed joins afresh, after the retry's delay.
+          if (status === 'CLOSED') {
+            this.channel = undefined;
+            void sb.removeChannel(channel);
+            this.retryJoin();
+          }
         }
       });
     this.channel = channel;
