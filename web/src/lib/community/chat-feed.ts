@@ -7,7 +7,8 @@
 // id). Only members may ask for the topic or join it. When a membership ends the database draws a
 // new topic and sends `rotate` on the old one: the feed asks for the topic again and moves, or,
 // if it was its own member who left, is told the chat is not hers. A join the server refuses (the
-// topic moved while the socket was away) is answered the same way.
+// topic moved while the socket was away) is answered the same way, and a channel the server closes
+// (its token changed and the topic is no longer hers to hear) is joined afresh.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { z } from 'zod';
 import { client, CommunityError, communityError, rows } from './backend.ts';
