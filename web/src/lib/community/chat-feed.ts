@@ -120,8 +120,9 @@ export class ChatFeed {
   }
 
   /**
-   * A join that could not learn the topic (the server out of reach) has no channel to retry it, so
-   * the feed tries again itself: after 1 s, then twice as long each time, at most 15 s apart.
+   * A join that could not learn the topic (the server out of reach), or a channel the server
+   * closed, leaves no channel that retries by itself, so the feed tries again: after 1 s, then twice
+   * as long each time, at most 15 s apart.
    */
   private retryJoin(): void {
     if (this.stopped || this.joinRetry) return;
