@@ -98,6 +98,11 @@ async function removeMember(userId: string): Promise<void> {
   if (error) throw error;
 }
 
+/** Whether the client holds a joined channel of the topic. */
+function joined(as: SupabaseClient, topic: string): boolean {
+  return as.getChannels().some((channel) => channel.topic === `realtime:${topic}` && channel.state === 'joined');
+}
+
 async function chatTopic(as: SupabaseClient): Promise<string> {
   const { data, error } = await as.rpc('community_get_chat_topic', { p_group_id: groupId });
   if (error) throw error;
@@ -268,11 +273,7 @@ describe('ChatFeed', () => {
     const moved = await chatTopic(member);
     expect(moved).not.toBe(first);
     await until(() => feed.current.messages.some((m) => m.id === around), 5000, 'the message sent around the move');
-    await until(
-      () => member.getChannels().some((channel) => channel.topic === `realtime:${moved}` && channel.state === 'joined'),
-      5000,
-      'the feed to join the new topic',
-    );
+    await until(() => joined(member, moved), 5000, 'the feed to join the new topic');
     const live = await send('live on the new topic');
     await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
     expect(member.getChannels().some((channel) => channel.topic === `realtime:${first}`)).toBe(false);
@@ -294,11 +295,7 @@ describe('ChatFeed', () => {
     // A new token makes the server ask the policies again: the old topic is no longer hers to hear.
     const refreshed = await member.auth.refreshSession();
     expect(refreshed.error).toBeNull();
-    await until(
-      () => member.getChannels().some((channel) => channel.topic === `realtime:${moved}` && channel.state === 'joined'),
-      10_000,
-      'the feed to join the topic it was not told of',
-    );
+    await until(() => joined(member, moved), 10_000, 'the feed to join the topic it was not told of');
     const live = await send('heard after the server closed the old channel');
     await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
     expect(feed.current.status).toBe('live');
