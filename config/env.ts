@@ -113,6 +113,14 @@ export const envFields = {
   ),
   /** Whether localbase's signInAnonymously() creates users (GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED); off by default. */
   LOCALBASE_ANONYMOUS_SIGN_INS: booleanFlag.default(false),
+  /**
+   * With PGlite: how other students' reads are answered while one statement holds it
+   * (db/snapshot-reads.ts). `warm` keeps a second PGlite open (about 100 to 150 MB more memory);
+   * `on-demand` opens one when a stall begins (those reads wait 1 to 2.5 s); `off` lets them wait.
+   */
+  LOCALBASE_SNAPSHOT_READS: z
+    .enum(['warm', 'on-demand', 'off'], { message: 'must be warm, on-demand or off' })
+    .default('warm'),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,

@@ -12,7 +12,7 @@ import { migrateDatabase, type MigrationResult } from './migrate.ts';
 import { startCheckpoints } from './pglite-checkpoints.ts';
 import { MEMORY, PgliteEngine, enginePoolConfig } from './pglite-engine.ts';
 import { openPglite, SEARCH_PATH_SQL, type PgliteOptions } from './pglite.ts';
-import { attachSnapshotReads, SnapshotReads } from './snapshot-reads.ts';
+import { attachSnapshotReads, SnapshotReads, type SnapshotReadsSetting } from './snapshot-reads.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -47,10 +47,11 @@ export interface OpenDatabaseOptions {
    */
   pgliteThread?: PgliteThread;
   /**
-   * With PGlite in its worker: answer read-only requests from a snapshot while one statement holds
-   * the engine (snapshot-reads.ts). Default true; false only to measure without it (tools/bench).
+   * With PGlite in its worker: how read-only requests are answered while one statement holds the
+   * engine (snapshot-reads.ts): from a snapshot kept open ('warm', the default), one opened when
+   * the stall begins ('on-demand'), or not at all ('off': they wait for the primary).
    */
-  snapshotReads?: boolean;
+  snapshotReads?: SnapshotReadsSetting;
   log?: (line: string) => void;
 }
 
@@ -97,8 +98,9 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
     ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
+  const mode = options.snapshotReads ?? 'warm';
   const snapshotReads =
-    options.snapshotReads === false ? undefined : new SnapshotReads(engine, options.log ? { log: options.log } : {});
+    mode === 'off' ? undefined : new SnapshotReads(engine, { mode, ...(options.log ? { log: options.log } : {}) });
   try {
     await engine.start();
     await snapshotReads?.start();
@@ -109,6 +111,8 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
       throw error;
     });
     if (snapshotReads) attachSnapshotReads(pool, snapshotReads);
+    // 'warm': the first snapshot opens in the background; until it is open, reads wait as before.
+    void snapshotReads?.keepWarm();
     const stopCheckpoints = startCheckpoints(pool, engine, options.log ? { log: options.log } : {});
     return {
       kind: 'pglite',

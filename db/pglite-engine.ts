@@ -12,7 +12,7 @@
 //
 // The engine also says when it is held: an exchange that has run STALL_AFTER_MS without an answer,
 // or a reopening after a cut (stall, onChange), and counts the exchanges that may have written
-// (writes). With these, snapshot-reads.ts serves other students' reads from a copy while one
+// (writes; per caller, writesSeenBy). With these, snapshot-reads.ts serves other students' reads from a copy while one
 // statement holds the engine.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -131,6 +131,10 @@ export class PgliteEngine {
   #stall: Stall | undefined;
   #stallTimer: NodeJS.Timeout | undefined;
   #writes = 0;
+  /** Per tagged caller, the write count at her last exchange that may have written (see writesSeenBy). */
+  #lastWriteOf = new Map<string, number>();
+  /** The write count at the last untagged exchange that may have written (work for no known caller). */
+  #lastUntaggedWrite = 0;
   /** A crash image being copied: a reopening waits for it (the copy must not see recovery's writes). */
   #copying: Promise<unknown> | undefined;
   #listeners = new Set<() => void>();
@@ -166,9 +170,26 @@ export class PgliteEngine {
     return () => this.#listeners.delete(listener);
   }
 
-  #countWrite(): void {
+  #countWrite(exec: PendingExec): void {
     this.#writes += 1;
+    if (exec.caller === undefined) this.#lastUntaggedWrite = this.#writes;
+    else this.#lastWriteOf.set(exec.caller, this.#writes);
     this.#changed();
+  }
+
+  /**
+   * The write count as of the last exchange that may have written something `caller` must read
+   * back: her own (tagged with her), and every untagged one (localbase's own work, such as auth,
+   * which is done for someone the engine cannot name). A copy taken at a count at or above it
+   * holds all of them. Counts at or below the last forgetWritesThrough() answer 0.
+   */
+  writesSeenBy(caller: string): number {
+    return Math.max(this.#lastWriteOf.get(caller) ?? 0, this.#lastUntaggedWrite);
+  }
+
+  /** Drops what writesSeenBy keeps at or below `writes`: no copy older than that is consulted. */
+  forgetWritesThrough(writes: number): void {
+    for (const [caller, last] of this.#lastWriteOf) if (last <= writes) this.#lastWriteOf.delete(caller);
   }
 
   /** PGlite's directory (a temporary one for `memory://`, known once start() has made it). */
@@ -181,14 +202,15 @@ export class PgliteEngine {
   }
 
   /**
-   * Copies PGlite's directory to `target` as a crash image while an exchange holds the engine:
-   * opened there, Postgres's crash recovery gives exactly what was committed before that exchange
-   * began (see crash-image.ts). Returns the write count the copy holds. Refused unless the engine is
-   * held by a running exchange, the only time the copy is taken (a reopening writes as it recovers).
+   * Copies PGlite's directory to `target` as a crash image, while the engine keeps running: opened
+   * there, Postgres's crash recovery gives every transaction committed before the copy began, and
+   * none that had not committed when it ended (see crash-image.ts). Returns the write count as the
+   * copy began: the copy holds at least what was committed by then. Refused while the engine
+   * reopens (recovery writes as it runs); a reopening waits for a copy under way.
    */
-  async copyWhileStalled(target: string): Promise<number> {
-    if (!this.#stall || this.#stall.reopening || !this.#worker) {
-      throw new Error('the embedded database is copied only while one exchange holds it');
+  async copyTo(target: string): Promise<number> {
+    if (this.#stall?.reopening || !this.#worker) {
+      throw new Error('the embedded database is not copied while it opens');
     }
     const writes = this.#writes;
     const copy = copyCrashImage(this.#pgdata, target);
@@ -312,8 +334,9 @@ export class PgliteEngine {
     } else if (reply.type === 'done') {
       const index = this.#pending.findIndex((exec) => exec.id === reply.id);
       const [done] = index === -1 ? [] : this.#pending.splice(index, 1);
+      // Its end is counted before the next exchange's start: the two are in that order in the worker.
+      if (done && !done.readOnly) this.#countWrite(done);
       this.#arm();
-      if (done && !done.readOnly) this.#countWrite();
     }
   }
 
@@ -328,7 +351,7 @@ export class PgliteEngine {
     // One still queued behind the running one is not counted: a copy taken now cannot hold it.
     if (running?.posted && !running.readOnly && !running.counted) {
       running.counted = true;
-      this.#countWrite();
+      this.#countWrite(running);
     }
     if (!running?.posted || running.timeoutMs === null) return;
     this.#watchdog = setTimeout(() => this.#timeOut(running), running.timeoutMs);

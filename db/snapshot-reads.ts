@@ -2,37 +2,69 @@
 // a student's runaway statement runs (up to her role's statement timeout) and while the engine
 // reopens after cutting it, every other request would wait. PostgreSQL serves them on other
 // connections; here they are served by a second PGlite, opened on a crash image of the directory
-// copied during the stall (crash-image.ts), which holds exactly what was committed before the
-// statement began: what a concurrent reader on PostgreSQL sees too.
+// (crash-image.ts).
+//
+// Two modes:
+// - 'warm' (the product's): a snapshot is kept open all the time, copied again in the background
+//   when the primary has written since and the copy is REFRESH_AFTER_MS old. It is a read replica
+//   with a bounded lag, used only while the primary is held by another caller, so the first read
+//   of a stall is answered at once instead of after a copy and an open (1 to 2.5 s). It costs a
+//   second PGlite's memory for as long as the server runs.
+// - 'on-demand': a snapshot is made when a read finds the primary held, and closed when unused.
 //
 // The rules that keep it right:
 // - Only read-only requests come here (their transaction is `begin read only`).
-// - A snapshot is used only while the primary's write count (PgliteEngine.writes) is the one it
-//   was copied at. The first exchange that may write ends it as it begins to run, before its
-//   answer reaches anyone, so a read never misses something committed before it began, and a
-//   student always reads her own writes.
+// - A snapshot holding everything the primary committed (its copy began at the primary's current
+//   write count, PgliteEngine.writes) may answer any read. The first exchange that may write makes
+//   it behind as that exchange begins to run, before its answer reaches anyone.
+// - A snapshot that is behind answers a caller only while another caller's statement holds the
+//   primary, only if its copy is at most MAX_LAG_MS old, and only if it holds every write she
+//   may have to read back (PgliteEngine.writesSeenBy: her own, and localbase's untagged work, such
+//   as sign-up). So a student always reads her own writes; another student's may reach her up to
+//   MAX_LAG_MS late, during a stall only, as from a Supabase read replica. In 'on-demand' mode a
+//   snapshot that is behind is closed instead.
 // - A caller never spreads over both engines: while she has a read on one, her next read goes to
 //   the same one, and a caller whose statement holds the primary waits for it. One student alone
 //   cannot hold both.
-// - A snapshot is made only when a read is waiting and the primary is held by another caller, at
-//   most once per SNAPSHOT_MIN_INTERVAL_MS, and closed after SNAPSHOT_IDLE_CLOSE_MS unused.
+// - A snapshot is made for a waiting read only when the primary is held by another caller and no
+//   snapshot can answer her, at most once per SNAPSHOT_MIN_INTERVAL_MS.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { enginePoolConfig, PgliteEngine } from './pglite-engine.ts';
 
-/** The least time between two snapshots made (each copies the directory and starts PGlite). */
+/** The least time between two snapshots made for waiting reads (each copies the directory and starts PGlite). */
 export const SNAPSHOT_MIN_INTERVAL_MS = 5_000;
-/** A snapshot nobody read for this long is closed (it holds a second PGlite's memory). */
+/** 'on-demand': a snapshot nobody read for this long is closed (it holds a second PGlite's memory). */
 export const SNAPSHOT_IDLE_CLOSE_MS = 30_000;
+/** 'warm': a snapshot behind the primary is copied again once its copy is this old, writes or not. */
+export const REFRESH_AFTER_MS = 30_000;
+/**
+ * 'warm': ... or sooner, once nothing has been written for QUIET_MS and the copy is QUIET_MIN_AGE_MS
+ * old: after a burst of writes the snapshot catches up within seconds, while writes that never
+ * pause cost one copy and one open (about 1.5 s of CPU) per REFRESH_AFTER_MS.
+ */
+export const QUIET_MS = 2_000;
+export const QUIET_MIN_AGE_MS = 10_000;
+/** 'warm': a snapshot behind the primary whose copy is older than this answers nobody. */
+export const MAX_LAG_MS = 60_000;
+
+export type SnapshotMode = 'warm' | 'on-demand';
+
+/** A mode, or 'off': read-only requests wait for the primary like every other. */
+export type SnapshotReadsSetting = SnapshotMode | 'off';
 
 interface Snapshot {
   directory: string;
   engine: PgliteEngine;
   pool: pg.Pool;
-  /** The primary's write count the copy holds. */
+  /** The primary's write count as the copy began: the copy holds everything committed by then. */
   writes: number;
+  /** When the copy began (Date.now()). */
+  copiedAt: number;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Set once it is being closed. */
+  retired: boolean;
 }
 
 type EngineName = 'primary' | 'snapshot';
@@ -45,15 +77,26 @@ interface Lease {
 
 export interface SnapshotReadsOptions {
   log?: (line: string) => void;
-  /** Closes an unused snapshot after this long (default SNAPSHOT_IDLE_CLOSE_MS). */
+  /** Default 'on-demand'; openDatabase gives the product 'warm'. */
+  mode?: SnapshotMode;
+  /** 'on-demand': closes an unused snapshot after this long (default SNAPSHOT_IDLE_CLOSE_MS). */
   idleCloseMs?: number;
-  /** The least time between two snapshots made (default SNAPSHOT_MIN_INTERVAL_MS). */
+  /** The least time between two snapshots made for waiting reads (default SNAPSHOT_MIN_INTERVAL_MS). */
   minIntervalMs?: number;
+  /** 'warm': copies again a snapshot that is behind once it is this old (default REFRESH_AFTER_MS). */
+  refreshAfterMs?: number;
+  /** 'warm': ... or once nothing was written for this long (default QUIET_MS) */
+  quietMs?: number;
+  /** ... and the copy is this old (default QUIET_MIN_AGE_MS). */
+  quietMinAgeMs?: number;
+  /** 'warm': the oldest copy that may answer while behind (default MAX_LAG_MS). */
+  maxLagMs?: number;
 }
 
 export class SnapshotReads {
   readonly #primary: PgliteEngine;
   readonly #options: SnapshotReadsOptions;
+  readonly #warm: boolean;
   #snapshot: Snapshot | undefined;
   #opening: Promise<Snapshot | undefined> | undefined;
   #lastMadeAt = Number.NEGATIVE_INFINITY;
@@ -63,12 +106,20 @@ export class SnapshotReads {
   #clients = new WeakMap<pg.PoolClient, { caller: string; snapshot: Snapshot | undefined }>();
   #waiters = new Set<() => void>();
   #unsubscribe: () => void;
+  #refreshTimer: NodeJS.Timeout | undefined;
+  /** The first snapshot of keepWarm(). */
+  #warming: Promise<void> | undefined;
+  /** The primary's write count when last seen, and when it last changed. */
+  #writesSeen: number;
+  #lastWriteAt = Date.now();
   #closed = false;
   #opened = 0;
 
   constructor(primary: PgliteEngine, options: SnapshotReadsOptions = {}) {
     this.#primary = primary;
     this.#options = options;
+    this.#warm = options.mode === 'warm';
+    this.#writesSeen = primary.writes;
     this.#unsubscribe = primary.onChange(() => this.#primaryChanged());
   }
 
@@ -88,6 +139,20 @@ export class SnapshotReads {
   }
 
   /**
+   * 'warm': opens the first snapshot now and keeps one open from then on (a no-op otherwise). Call
+   * it once the database is migrated; resolves when the first snapshot is open (or failed, logged).
+   */
+  keepWarm(): Promise<void> {
+    if (!this.#warm || this.#closed) return Promise.resolve();
+    if (!this.#warming) {
+      this.#refreshTimer = setInterval(() => this.#refreshIfDue(), Math.min(this.#options.quietMs ?? QUIET_MS, 1_000));
+      this.#refreshTimer.unref();
+      this.#warming = this.#make();
+    }
+    return this.#warming;
+  }
+
+  /**
    * A client for one read-only request of `caller`: the primary's (`fromPrimary`) or a snapshot's,
    * whichever can answer first under the rules above. Hand it back with release().
    */
@@ -97,9 +162,9 @@ export class SnapshotReads {
       // Her next read goes where her first one went, once that is decided.
       reads.count += 1;
       try {
-        const current = (await reads.on) === 'snapshot' ? this.#current() : undefined;
-        const client = current ? await this.#connect(current).catch(() => undefined) : undefined;
-        return this.#remember(client ?? (await fromPrimary()), caller, client ? current : undefined);
+        const usable = (await reads.on) === 'snapshot' ? this.#usableFor(caller) : undefined;
+        const client = usable ? await this.#connect(usable).catch(() => undefined) : undefined;
+        return this.#remember(client ?? (await fromPrimary()), caller, client ? usable : undefined);
       } catch (error) {
         this.#forget(caller);
         throw error;
@@ -131,6 +196,7 @@ export class SnapshotReads {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#refreshTimer);
     this.#unsubscribe();
     await this.#opening?.catch(() => undefined);
     if (this.#snapshot) await this.#retire(this.#snapshot, 'the database closes');
@@ -182,16 +248,30 @@ export class SnapshotReads {
     if (reads && --reads.count === 0) this.#inFlight.delete(caller);
   }
 
-  /** The snapshot, if it still holds everything the primary has committed. */
+  /** The snapshot, if it holds everything the primary has committed. */
   #current(): Snapshot | undefined {
     const snapshot = this.#snapshot;
     return snapshot && snapshot.writes === this.#primary.writes ? snapshot : undefined;
   }
 
   /**
-   * A snapshot's client once one can answer while the primary cannot: at once if a current
-   * snapshot exists, else when the primary is held by another caller (a snapshot is then made).
-   * Undefined when the primary answers first or no snapshot can be had.
+   * The snapshot `caller` may read now: the current one, or in 'warm' mode one that is behind,
+   * while another caller holds the primary, if it is recent enough and holds all she must read back.
+   */
+  #usableFor(caller: string): Snapshot | undefined {
+    const current = this.#current();
+    if (current || !this.#warm) return current;
+    const snapshot = this.#snapshot;
+    const stall = this.#primary.stall;
+    if (!snapshot || !stall || stall.caller === caller) return undefined;
+    if (Date.now() - snapshot.copiedAt > (this.#options.maxLagMs ?? MAX_LAG_MS)) return undefined;
+    return this.#primary.writesSeenBy(caller) <= snapshot.writes ? snapshot : undefined;
+  }
+
+  /**
+   * A snapshot's client once one can answer while the primary cannot: at once if a snapshot can
+   * answer her (#usableFor), else when the primary is held by another caller (a snapshot is then
+   * made). Undefined when the primary answers first or no snapshot can be had.
    */
   async #snapshotClient(
     caller: string,
@@ -199,10 +279,14 @@ export class SnapshotReads {
     primarySettled: Promise<unknown>,
   ): Promise<{ client: pg.PoolClient; snapshot: Snapshot } | undefined> {
     while (!primaryAnswered() && !this.#closed) {
-      const current = this.#current();
-      if (current) {
-        const client = await this.#connect(current).catch(() => undefined);
-        return client ? { client, snapshot: current } : undefined;
+      const usable = this.#usableFor(caller);
+      if (usable) {
+        // One that is behind answers now; a current one is made meanwhile for the reads after.
+        if (usable !== this.#current() && this.#primary.stall?.reopening === false && this.#untilMayMake() === 0) {
+          void this.#make();
+        }
+        const client = await this.#connect(usable).catch(() => undefined);
+        return client ? { client, snapshot: usable } : undefined;
       }
       const stall = this.#primary.stall;
       const heldByAnother = stall !== undefined && !stall.reopening && stall.caller !== caller;
@@ -234,6 +318,29 @@ export class SnapshotReads {
     return Math.max(0, next - Date.now());
   }
 
+  /**
+   * 'warm': copies again a snapshot that is behind and old enough (see REFRESH_AFTER_MS, QUIET_MS),
+   * or one that could not be opened. Not while the primary reopens (it cannot be copied then);
+   * while it is held, only once the snapshot is too old to answer (MAX_LAG_MS).
+   */
+  #refreshIfDue(): void {
+    if (this.#closed || this.#opening || this.#primary.stall?.reopening) return;
+    const snapshot = this.#snapshot;
+    if (!snapshot) {
+      if (this.#untilMayMake() === 0) void this.#make();
+      return;
+    }
+    if (snapshot.writes === this.#primary.writes) return;
+    const now = Date.now();
+    const age = now - snapshot.copiedAt;
+    const due = this.#primary.stall
+      ? age >= (this.#options.maxLagMs ?? MAX_LAG_MS)
+      : age >= (this.#options.refreshAfterMs ?? REFRESH_AFTER_MS) ||
+        (now - this.#lastWriteAt >= (this.#options.quietMs ?? QUIET_MS) &&
+          age >= (this.#options.quietMinAgeMs ?? QUIET_MIN_AGE_MS));
+    if (due) void this.#make();
+  }
+
   /** Makes a snapshot, or waits for the one being made. */
   async #make(): Promise<void> {
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
@@ -246,23 +353,34 @@ export class SnapshotReads {
     const directory = await mkdtemp(path.join(this.#root, 'copy-'));
     let engine: PgliteEngine | undefined;
     try {
-      const writes = await this.#primary.copyWhileStalled(directory);
-      if (writes !== this.#primary.writes || this.#closed) throw new Error('the primary wrote during the copy');
-      // A statement that ended during the copy needs no second engine: its readers are served.
-      if (!this.#primary.stall) throw new Error('the statement ended during the copy');
+      const copiedAt = Date.now();
+      const writes = await this.#primary.copyTo(directory);
+      if (this.#closed) throw new Error('the database closes');
+      if (!this.#warm) {
+        // On demand, a copy is worth opening only to serve a stall with everything committed.
+        if (writes !== this.#primary.writes) throw new Error('the primary wrote during the copy');
+        if (!this.#primary.stall) throw new Error('the statement ended during the copy');
+      }
       engine = new PgliteEngine({ pgdata: directory, ...(this.#options.log ? { log: this.#options.log } : {}) });
       await engine.start();
       const pool = new pg.Pool(enginePoolConfig(engine));
       pool.on('error', (error) => this.#options.log?.(`pglite snapshot pool: ${error.message}`));
-      const snapshot: Snapshot = { directory, engine, pool, writes, idleTimer: undefined };
-      if (writes !== this.#primary.writes || this.#closed) {
+      const snapshot: Snapshot = { directory, engine, pool, writes, copiedAt, idleTimer: undefined, retired: false };
+      if (this.#closed || (!this.#warm && writes !== this.#primary.writes)) {
         await this.#dispose(snapshot);
         return undefined;
       }
+      const previous = this.#snapshot;
       this.#snapshot = snapshot;
+      if (previous) void this.#retire(previous, 'a newer copy is open');
+      this.#primary.forgetWritesThrough(writes);
       this.#opened += 1;
       this.#armIdleClose(snapshot);
-      this.#options.log?.('pglite: one statement holds the database; reads are answered from a snapshot meanwhile');
+      this.#options.log?.(
+        this.#warm
+          ? 'pglite: a snapshot for reads while one statement holds the database is open'
+          : 'pglite: one statement holds the database; reads are answered from a snapshot meanwhile',
+      );
       this.#wake();
       return snapshot;
     } catch (error) {
@@ -273,7 +391,9 @@ export class SnapshotReads {
     }
   }
 
+  /** 'on-demand' only: a 'warm' snapshot stays open until a newer one replaces it. */
   #armIdleClose(snapshot: Snapshot): void {
+    if (this.#warm) return;
     clearTimeout(snapshot.idleTimer);
     snapshot.idleTimer = setTimeout(
       () => void this.#retire(snapshot, 'unused'),
@@ -283,15 +403,22 @@ export class SnapshotReads {
   }
 
   #primaryChanged(): void {
+    if (this.#primary.writes !== this.#writesSeen) {
+      this.#writesSeen = this.#primary.writes;
+      this.#lastWriteAt = Date.now();
+    }
     const snapshot = this.#snapshot;
-    if (snapshot && snapshot.writes !== this.#primary.writes) void this.#retire(snapshot, 'the primary wrote');
+    if (!this.#warm && snapshot && snapshot.writes !== this.#primary.writes) {
+      void this.#retire(snapshot, 'the primary wrote');
+    }
     this.#wake();
   }
 
   /** No new reads from it; closed once the reads on it end. */
   async #retire(snapshot: Snapshot, why: string): Promise<void> {
-    if (this.#snapshot !== snapshot) return;
-    this.#snapshot = undefined;
+    if (snapshot.retired) return;
+    snapshot.retired = true;
+    if (this.#snapshot === snapshot) this.#snapshot = undefined;
     this.#options.log?.(`pglite: snapshot closed (${why})`);
     await this.#dispose(snapshot);
   }

@@ -20,6 +20,7 @@ const BACKEND_ENV = [
   'LOCALBASE_API_HOISTED_TX_SETTINGS',
   'SMTP_URL',
   'LOCALBASE_ANONYMOUS_SIGN_INS',
+  'LOCALBASE_SNAPSHOT_READS',
 ] as const;
 
 export function statusOf(localbase: Localbase) {
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       : { hoistedTxSettings: env.value.LOCALBASE_API_HOISTED_TX_SETTINGS }),
     smtpUrl: env.value.SMTP_URL,
     anonymousSignIns: env.value.LOCALBASE_ANONYMOUS_SIGN_INS,
+    snapshotReads: env.value.LOCALBASE_SNAPSHOT_READS,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

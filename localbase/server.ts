@@ -6,6 +6,7 @@ import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '#db/database.ts';
+import type { SnapshotReadsSetting } from '#db/snapshot-reads.ts';
 import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
 import { outboxMailer, smtpMailer } from './src/auth/mail.ts';
@@ -77,6 +78,8 @@ export interface LocalbaseOptions {
    * signInAnonymously() creates users. Default: off, as on a new hosted project.
    */
   anonymousSignIns?: boolean;
+  /** With PGlite: how reads are answered while one statement holds it (db/snapshot-reads.ts). Default 'warm'. */
+  snapshotReads?: SnapshotReadsSetting;
 }
 
 export interface Localbase {
@@ -118,6 +121,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     (await openDatabase({
       dataDir,
       databaseUrl: options.databaseUrl,
+      ...(options.snapshotReads ? { snapshotReads: options.snapshotReads } : {}),
       // The embedded engine's own events (a statement cut at its timeout, a snapshot for reads).
       log: (line) => console.error(`localbase: ${line}`),
     }));
@@ -240,7 +244,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
         await scope.register(realtimeRoutes, {
           hub: realtime,
           jwtSecret: verificationKeys,
-          sessionLive: (sessionId) => withOwnerTransaction(pool, (client) => sessionExists(client, sessionId)),
+          sessionLive: (sessionId) =>
+            withOwnerTransaction(pool, (client) => sessionExists(client, sessionId), { readOnly: true }),
           authorize: (topic, token, headers, extensions, access) =>
             authorize(pool, topic, token, headers, extensions, access),
         });

@@ -1,6 +1,7 @@
 // Periodic database chores a hosted project runs with pg_cron: expire_stale_presence every 30 s.
 // The function comes with the community migrations; until it exists there is nothing to do.
 import type pg from 'pg';
+import { tagRequest } from '#db/pglite-engine.ts';
 
 export const PRESENCE_SWEEP_MS = 30_000;
 
@@ -12,12 +13,21 @@ const FIND_SWEEPER_SQL = `
 
 /** Runs one sweep as the database owner; answers whether the function existed. */
 export async function expireStalePresence(pool: pg.Pool): Promise<boolean> {
-  const found = await pool.query<{ signature: string }>(FIND_SWEEPER_SQL);
-  const signature = found.rows[0]?.signature;
-  if (!signature) return false;
-  // The signature is regprocedure output from the catalog: a qualified, quoted name.
-  await pool.query(`select ${signature.replace(/\(\)$/, '')}()`);
-  return true;
+  const client = await pool.connect();
+  // Named for the engine: what the sweep expires (presence nobody renewed) is nobody's own write to
+  // read back, so it does not stop a snapshot that is behind from answering (db/snapshot-reads.ts).
+  tagRequest(client, { caller: 'localbase:housekeeping', readOnly: false });
+  try {
+    const found = await client.query<{ signature: string }>(FIND_SWEEPER_SQL);
+    const signature = found.rows[0]?.signature;
+    if (!signature) return false;
+    // The signature is regprocedure output from the catalog: a qualified, quoted name.
+    await client.query(`select ${signature.replace(/\(\)$/, '')}()`);
+    return true;
+  } finally {
+    tagRequest(client, null);
+    client.release();
+  }
 }
 
 export function startHousekeeping(pool: pg.Pool, log: (error: unknown) => void): () => void {

@@ -106,8 +106,16 @@ function statementTimeoutSetting(timeoutMs: number | null): string {
  * (db/snapshot-reads.ts); every anonymous caller is one.
  */
 function callerOf(context: RequestContext): string {
-  return typeof context.claims.sub === 'string' ? `user:${context.claims.sub}` : `role:${context.role}`;
+  return typeof context.claims.sub === 'string' ? userCaller(context.claims.sub) : `role:${context.role}`;
 }
+
+/** The engine's name for a user's requests (db/pglite-engine.ts RequestTag.caller). */
+export function userCaller(userId: string): string {
+  return `user:${userId}`;
+}
+
+/** localbase's own exchanges inside an owner transaction, before the commit decides whose they are. */
+const OWNER_WORK_CALLER = 'localbase:owner';
 
 /**
  * Acquires a client for a request of `role`: its statements are limited to the role's timeout on
@@ -441,18 +449,44 @@ async function rollBack(client: pg.PoolClient): Promise<boolean> {
   return false;
 }
 
-/** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */
-export async function withOwnerTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export interface OwnerTransactionOptions {
+  /** Runs `begin read only`: for work that only reads (a read never makes a snapshot behind). */
+  readOnly?: boolean;
+}
+
+/**
+ * Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping.
+ *
+ * On PGlite the engine must know whose writes it commits (db/snapshot-reads.ts: a user always reads
+ * back her own writes; another's may reach her late while one statement holds the engine). Work
+ * done for one user says so with `writesFor(userId)`; the commit is then hers. A commit nobody
+ * claimed is untagged, which the engine treats as everyone's: no snapshot that is behind it answers
+ * anyone.
+ */
+export async function withOwnerTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient, writesFor: (userId: string) => void) => Promise<T>,
+  options: OwnerTransactionOptions = {},
+): Promise<T> {
   const client = await acquireClient(pool);
+  const readOnly = options.readOnly === true;
+  let owner: string | undefined;
   let broken = false;
+  // Nothing before the commit can be read by anyone else, whoever it turns out to be for.
+  tagRequest(client, { caller: OWNER_WORK_CALLER, readOnly });
   try {
-    await client.query('begin');
+    await client.query(readOnly ? 'begin read only' : 'begin');
     return await commitOrRollback(
       client,
-      () => work(client),
+      async () => {
+        const result = await work(client, (userId) => (owner = userCaller(userId)));
+        if (!readOnly) tagRequest(client, owner ? { caller: owner, readOnly: false } : null);
+        return result;
+      },
       () => (broken = true),
     );
   } finally {
+    tagRequest(client, null);
     client.release(broken);
   }
 }

@@ -7,6 +7,7 @@
 // before, so a stall shows in every request it delays). The same before the attack, as the
 // baseline. On PGlite in its worker thread and on PostgreSQL 15; see README-statement-timeout.md.
 // Run: node --import tsx tools/bench/statement-timeout.bench.ts [--seconds 20] [--requests 100]
+//        [--modes off,on-demand,warm] (PGlite's snapshot reads, db/snapshot-reads.ts) [--postgres yes|no]
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -19,10 +20,24 @@ import { startLocalbaseStack } from '../testing/localbase-stack.ts';
 import { testDatabaseSnapshot } from '../testing/test-database.ts';
 
 const options = z
-  .object({ seconds: z.coerce.number().min(1).max(300), requests: z.coerce.number().int().min(10).max(10_000) })
+  .object({
+    seconds: z.coerce.number().min(1).max(300),
+    requests: z.coerce.number().int().min(10).max(10_000),
+    modes: z
+      .string()
+      .transform((list) => list.split(','))
+      .pipe(z.array(z.enum(['warm', 'on-demand', 'off'])).min(1)),
+    postgres: z.enum(['yes', 'no']),
+  })
   .parse(
-    parseArgs({ options: { seconds: { type: 'string', default: '20' }, requests: { type: 'string', default: '100' } } })
-      .values,
+    parseArgs({
+      options: {
+        seconds: { type: 'string', default: '20' },
+        requests: { type: 'string', default: '100' },
+        modes: { type: 'string', default: 'off,on-demand,warm' },
+        postgres: { type: 'string', default: 'yes' },
+      },
+    }).values,
   );
 
 const LONG_STRING_LENGTH = 60_000;
@@ -34,8 +49,9 @@ interface Timed {
   status: number;
 }
 
+/** The nearest-rank percentile: the smallest value at or above `fraction` of the values (p99 of 100: the 99th). */
 function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+  return sorted[Math.max(0, Math.ceil(sorted.length * fraction) - 1)] ?? Number.NaN;
 }
 
 async function timed(url: string, token?: string): Promise<Timed> {
@@ -152,7 +168,7 @@ async function main(): Promise<void> {
     `statement-timeout benchmark: a ${options.seconds} s attack, ${options.requests} pings and reads each ` +
       `(timeouts: anon ${STATEMENT_TIMEOUTS_MS.anon} ms, authenticated ${STATEMENT_TIMEOUTS_MS.authenticated} ms)`,
   );
-  for (const snapshotReads of [false, true]) {
+  for (const snapshotReads of options.modes) {
     const embedded = await openDatabase({
       dataDir: MEMORY,
       migrate: false,
@@ -160,11 +176,12 @@ async function main(): Promise<void> {
       snapshotReads,
     });
     try {
-      await runEngine(`PGlite (worker thread${snapshotReads ? ', snapshot reads' : ', no snapshot reads'})`, embedded);
+      await runEngine(`PGlite (worker thread, snapshot reads ${snapshotReads})`, embedded);
     } finally {
       await embedded.close();
     }
   }
+  if (options.postgres === 'no') return;
   const cluster = await startCluster();
   const postgres = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10 });
   try {

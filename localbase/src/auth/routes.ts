@@ -182,7 +182,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const verified = await verifiedBearer(request);
     const { sub, session_id: sessionId } = verified.claims;
     if (verified.role !== 'authenticated' || !sub || !sessionId) throw badJwt('not a user access token');
-    const live = await withOwnerTransaction(pool, (client) => sessionExists(client, sessionId));
+    const live = await withOwnerTransaction(pool, (client) => sessionExists(client, sessionId), { readOnly: true });
     if (!live) throw sessionNotFound();
     return { ...verified, userId: sub, sessionId };
   }
@@ -263,8 +263,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       if (!options.anonymousSignIns) {
         throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
       }
-      return withOwnerTransaction(pool, async (client) => {
+      return withOwnerTransaction(pool, async (client, writesFor) => {
         const userId = await insertAnonymousUser(client, body.data ?? {});
+        writesFor(userId);
         await recordSignIn(client, userId);
         const { sessionId, refreshToken } = await startSession(client, userId, 'anonymous');
         const user = await findUserById(client, userId);
@@ -276,13 +277,14 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (body.password === undefined) throw validationFailed('Signup requires a valid password');
     await checkPassword(body.password, email);
     const passwordHash = await hashPassword(body.password);
-    return withOwnerTransaction(pool, async (client) => {
+    return withOwnerTransaction(pool, async (client, writesFor) => {
       const userId = await createUser(
         client,
         { email, userMetadata: body.data ?? {}, appMetadata: {}, confirmed: true },
         passwordHash,
         'user_already_exists',
       );
+      writesFor(userId);
       await recordSignIn(client, userId);
       const { sessionId, refreshToken } = await startSession(client, userId);
       const user = await findUserById(client, userId);
@@ -305,13 +307,14 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       const email = normalizeEmail(body.email);
       // An address no account can have is simply not found, as GoTrue answers it.
       if (!storableText(email, EMAIL_MAX_CHARS)) throw invalidCredentials();
-      const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email));
+      const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email), { readOnly: true });
       // The hash is compared outside any transaction: bcrypt takes ~70 ms and PGlite has one session.
       // An unknown e-mail is compared too (against a dummy hash), so that it takes as long.
       const matches = await passwordMatches(body.password, found?.encrypted_password);
       if (!found || !matches) throw invalidCredentials();
       if (found.banned) throw userBanned();
-      return withOwnerTransaction(pool, async (client) => {
+      return withOwnerTransaction(pool, async (client, writesFor) => {
+        writesFor(found.id);
         await recordSignIn(client, found.id);
         const { sessionId, refreshToken } = await startSession(client, found.id);
         const user = await findUserById(client, found.id);
@@ -323,9 +326,10 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (body.refresh_token === '') throw validationFailed('refresh_token is required');
     if (!storableText(body.refresh_token, REFRESH_TOKEN_MAX_CHARS)) throw refreshTokenNotFound();
     // The session's end on detected reuse must commit, so the refusal is thrown after the commit.
-    const rotated = await withOwnerTransaction(pool, async (client) => {
+    const rotated = await withOwnerTransaction(pool, async (client, writesFor) => {
       const rotation = await rotateRefreshToken(client, body.refresh_token);
       if (rotation.kind === 'reuse-detected') return rotation;
+      writesFor(rotation.userId);
       const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
       if (user.banned) throw userBanned();
@@ -341,7 +345,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   app.get('/user', async (request) => {
     const caller = await signedInUser(request);
-    const user = await withOwnerTransaction(pool, (client) => findUserById(client, caller.userId));
+    const user = await withOwnerTransaction(pool, (client) => findUserById(client, caller.userId), { readOnly: true });
     if (!user) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
     return user.user;
   });
@@ -349,7 +353,10 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   app.post('/logout', async (request, reply: FastifyReply) => {
     const { scope } = parse(logoutQuery, request.query);
     const caller = await signedInUser(request);
-    await withOwnerTransaction(pool, (client) => endSessions(client, caller.userId, caller.sessionId, scope));
+    await withOwnerTransaction(pool, (client, writesFor) => {
+      writesFor(caller.userId);
+      return endSessions(client, caller.userId, caller.sessionId, scope);
+    });
     return reply.status(204).send();
   });
 

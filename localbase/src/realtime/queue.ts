@@ -43,8 +43,14 @@ export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
  * drain runs after every write someone listens to), in the order they were written.
  */
 export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
-  const result = await pool.query(
-    `with changes as (
+  const client = await pool.connect();
+  // Named for the engine: it deletes only from localbase's queues, which no request reads, so it is
+  // nobody's write to read back (db/snapshot-reads.ts).
+  tagRequest(client, { caller: 'localbase:realtime', readOnly: false });
+  let result: pg.QueryResult;
+  try {
+    result = await client.query(
+      `with changes as (
        delete from _localbase.realtime_changes
        where id in (select id from _localbase.realtime_changes order by id limit ${DRAIN_BATCH})
        returning id, schema_name, table_name, event, record, old_record, committed_at
@@ -56,7 +62,11 @@ export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
      select 'change' as kind, to_jsonb(changes) as item from changes
      union all
      select 'broadcast', to_jsonb(broadcasts) from broadcasts`,
-  );
+    );
+  } finally {
+    tagRequest(client, null);
+    client.release();
+  }
   return result.rows
     .map((row) => {
       const parsed = queuedRow.parse(row);
