@@ -71,6 +71,11 @@ export function asOwner<T>(context: StorageContext, work: (client: pg.PoolClient
   return withOwnerTransaction(context.pool, work);
 }
 
+/** A lookup as the database owner, in a read-only transaction (on PGlite, nobody's write). */
+export function asOwnerReading<T>(context: StorageContext, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withOwnerTransaction(context.pool, work, { readOnly: true });
+}
+
 /** Reads a JSON request body that arrived as a stream (storage parses bodies per route). */
 export async function readJson(request: FastifyRequest): Promise<unknown> {
   const body = request.body as Readable | undefined;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   addressOf,
   asCaller,
-  asOwner,
+  asOwnerReading,
   bucketParams,
   callerOf,
   MAX_NAME_LENGTH,
@@ -126,10 +126,10 @@ export function operationRoutes(app: FastifyInstance, context: StorageContext, o
   });
 
   async function findForInfo(request: FastifyRequest, address: { bucket: string; name: string }) {
-    const bucket = await asOwner(context, (client) => findBucket(client, address.bucket));
+    const bucket = await asOwnerReading(context, (client) => findBucket(client, address.bucket));
     if (!bucket) throw bucketNotFound();
     // As storage-api: a public bucket's objects are described to anyone with the key.
-    const find = (client: Parameters<Parameters<typeof asOwner>[1]>[0]) =>
+    const find = (client: Parameters<Parameters<typeof asOwnerReading>[1]>[0]) =>
       client
         .query(
           `select id, bucket_id, name, owner, version, metadata, user_metadata, created_at, updated_at, last_accessed_at
@@ -138,7 +138,7 @@ export function operationRoutes(app: FastifyInstance, context: StorageContext, o
         )
         .then((result) => result.rows[0] as (ObjectRow & { user_metadata: unknown }) | undefined);
     const row = bucket.public
-      ? await asOwner(context, find)
+      ? await asOwnerReading(context, find)
       : await asCaller(context, request, await callerOf(context, request), find);
     if (!row) throw objectNotFound();
     return { ...row, created_at: toDate(row.created_at), updated_at: toDate(row.updated_at) };

@@ -9,6 +9,7 @@ import {
   addressOf,
   asCaller,
   asOwner,
+  asOwnerReading,
   bucketParams,
   callerOf,
   objectName,
@@ -45,7 +46,7 @@ const listBody = z.object({
 const removeBody = z.object({ prefixes: z.array(z.string().min(1)).min(1).max(1000) });
 
 export async function bucketExistsNamed(context: StorageContext, id: string): Promise<boolean> {
-  return (await asOwner(context, (client) => findBucket(client, id))) !== undefined;
+  return (await asOwnerReading(context, (client) => findBucket(client, id))) !== undefined;
 }
 
 const wordParams = z.object({ bucket: z.string().min(1), '*': z.string().optional() });
@@ -69,7 +70,7 @@ export async function wordBucketAddress(
   const generic = wordAsBucket(word, bucket, rest);
   const genericName = generic.raw.replace(/^\/+/, '');
   const fixedName = (rest ?? '').replace(/^\/+/, '');
-  const useGeneric = await asOwner(context, async (client) => {
+  const useGeneric = await asOwnerReading(context, async (client) => {
     if (!(await findBucket(client, word))) return false;
     if (fixedImpossible || !(await findBucket(client, bucket))) return true;
     if (fixedName !== '' && (await findObject(client, bucket, fixedName))) return false;
@@ -103,7 +104,7 @@ export function objectOperations(context: StorageContext) {
     const who: Writer = writer ?? { kind: 'caller', verified: await callerOf(context, request) };
     // As storage-api: the bucket's limits are read as the owner, before the body, so a refused
     // upload costs no transfer and writes nothing; policies still decide the write itself.
-    const limits = await asOwner(context, (client) => findBucket(client, bucket));
+    const limits = await asOwnerReading(context, (client) => findBucket(client, bucket));
     if (!limits) throw bucketNotFound();
     const content = await receiveUpload(request, files, limits, name);
     const version = randomUUID();
@@ -151,7 +152,7 @@ export function objectOperations(context: StorageContext) {
 
   async function publicDownload(request: FastifyRequest, reply: FastifyReply, address: ObjectAddress) {
     // Public buckets are readable without a key at all, as on hosted storage.
-    const row = await asOwner(context, async (client) => {
+    const row = await asOwnerReading(context, async (client) => {
       const bucket = await findBucket(client, address.bucket);
       if (!bucket?.public) throw bucketNotFound();
       return findObject(client, address.bucket, address.name);

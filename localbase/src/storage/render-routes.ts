@@ -6,7 +6,7 @@ import { z } from 'zod';
 import {
   addressOf,
   asCaller,
-  asOwner,
+  asOwnerReading,
   callerOf,
   objectHeaders,
   parse,
@@ -55,7 +55,7 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
   const queryOptions = (request: FastifyRequest) => parse(transformOptions, request.query);
 
   async function publicRow(address: ObjectAddress) {
-    return asOwner(context, async (client) => {
+    return asOwnerReading(context, async (client) => {
       const bucket = await findBucket(client, address.bucket);
       if (!bucket?.public) throw bucketNotFound();
       return findObject(client, address.bucket, address.name);
@@ -84,7 +84,7 @@ export function renderRoutes(app: FastifyInstance, context: StorageContext): voi
     const address = addressOf(request);
     const { token } = parse(tokenQuery, request.query);
     const payload = await verifyObjectToken(context.tokenKeys, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
-    const row = await asOwner(context, (client) => findObject(client, address.bucket, address.name));
+    const row = await asOwnerReading(context, (client) => findObject(client, address.bucket, address.name));
     if (!row) throw objectNotFound();
     // The transformations are the signed ones: the URL's query cannot change them.
     return render(request, reply, row, parseTransformationText(payload.transformations ?? ''));

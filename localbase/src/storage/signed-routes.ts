@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   addressOf,
   asCaller,
-  asOwner,
+  asOwnerReading,
   bucketParams,
   callerOf,
   parse,
@@ -123,7 +123,7 @@ export function signedRoutes(app: FastifyInstance, context: StorageContext, oper
     const address = addressOf(request);
     const { token } = parse(tokenQuery, request.query);
     await verifyObjectToken(context.tokenKeys, token, { ...address, scope: SIGNED_URL_SCOPE_DOWNLOAD });
-    const row = await asOwner(context, (client) => findObject(client, address.bucket, address.name));
+    const row = await asOwnerReading(context, (client) => findObject(client, address.bucket, address.name));
     if (!row) throw objectNotFound();
     return sendObject(context, request, reply, row);
   });
