@@ -6,7 +6,7 @@
 //
 // Two modes:
 // - 'warm' (the product's): a snapshot is kept open all the time, copied again in the background
-//   when the primary has written since and the copy is REFRESH_AFTER_MS old. It is a read replica
+//   when the primary has written since (see REFRESH_AFTER_MS and QUIET_MS). It is a read replica
 //   with a bounded lag, used only while the primary is held by another caller, so the first read
 //   of a stall is answered at once instead of after a copy and an open (1 to 2.5 s). It costs a
 //   second PGlite's memory for as long as the server runs.
@@ -14,13 +14,15 @@
 //
 // The rules that keep it right:
 // - Only read-only requests come here (their transaction is `begin read only`).
+// - A snapshot answers only while another caller's exchange holds the primary (a free primary
+//   answers every read itself).
 // - A snapshot holding everything the primary committed (its copy began at the primary's current
-//   write count, PgliteEngine.writes) may answer any read. The first exchange that may write makes
-//   it behind as that exchange begins to run, before its answer reaches anyone.
-// - A snapshot that is behind answers a caller only while another caller's statement holds the
-//   primary, only if its copy is at most MAX_LAG_MS old, and only if it holds every write she
-//   may have to read back (PgliteEngine.writesSeenBy: her own, and localbase's untagged work, such
-//   as sign-up). So a student always reads her own writes; another student's may reach her up to
+//   write count, PgliteEngine.writes) may answer any such read. The first exchange that may write
+//   makes it behind as that exchange begins to run, before its answer reaches anyone.
+// - A snapshot that is behind answers a caller only in 'warm' mode, only if its copy is at most
+//   MAX_LAG_MS old, and only if it holds every write she may have to read back
+//   (PgliteEngine.writesSeenBy: her own, and all untagged ones, localbase's work for nobody in
+//   particular). So a student always reads her own writes; another student's may reach her up to
 //   MAX_LAG_MS late, during a stall only, as from a Supabase read replica. In 'on-demand' mode a
 //   snapshot that is behind is closed instead.
 // - A caller never spreads over both engines: while she has a read on one, her next read goes to
@@ -46,6 +48,8 @@ export const REFRESH_AFTER_MS = 30_000;
  */
 export const QUIET_MS = 2_000;
 export const QUIET_MIN_AGE_MS = 10_000;
+/** 'warm': after a copy that could not be made or opened, the next is tried this much later. */
+export const REFRESH_RETRY_MS = 5_000;
 /** 'warm': a snapshot behind the primary whose copy is older than this answers nobody. */
 export const MAX_LAG_MS = 60_000;
 
@@ -112,6 +116,7 @@ export class SnapshotReads {
   /** The primary's write count when last seen, and when it last changed. */
   #writesSeen: number;
   #lastWriteAt = Date.now();
+  #lastFailedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
   #opened = 0;
 
@@ -195,6 +200,9 @@ export class SnapshotReads {
   }
 
   async close(): Promise<void> {
+    if (this.#warm && !this.#closed) {
+      this.#options.log?.(`pglite: snapshot for reads closed; ${this.#opened} copies opened since the start`);
+    }
     this.#closed = true;
     clearInterval(this.#refreshTimer);
     this.#unsubscribe();
@@ -255,16 +263,17 @@ export class SnapshotReads {
   }
 
   /**
-   * The snapshot `caller` may read now: the current one, or in 'warm' mode one that is behind,
-   * while another caller holds the primary, if it is recent enough and holds all she must read back.
+   * The snapshot `caller` may read now, only while another caller holds the primary (a free
+   * primary answers every read: a second engine would only compete with it for the CPU): the
+   * current one, or in 'warm' mode one that is behind if it is recent enough and holds all she
+   * must read back.
    */
   #usableFor(caller: string): Snapshot | undefined {
-    const current = this.#current();
-    if (current || !this.#warm) return current;
     const snapshot = this.#snapshot;
     const stall = this.#primary.stall;
     if (!snapshot || !stall || stall.caller === caller) return undefined;
-    if (Date.now() - snapshot.copiedAt > (this.#options.maxLagMs ?? MAX_LAG_MS)) return undefined;
+    if (snapshot.writes === this.#primary.writes) return snapshot;
+    if (!this.#warm || Date.now() - snapshot.copiedAt > (this.#options.maxLagMs ?? MAX_LAG_MS)) return undefined;
     return this.#primary.writesSeenBy(caller) <= snapshot.writes ? snapshot : undefined;
   }
 
@@ -281,10 +290,6 @@ export class SnapshotReads {
     while (!primaryAnswered() && !this.#closed) {
       const usable = this.#usableFor(caller);
       if (usable) {
-        // One that is behind answers now; a current one is made meanwhile for the reads after.
-        if (usable !== this.#current() && this.#primary.stall?.reopening === false && this.#untilMayMake() === 0) {
-          void this.#make();
-        }
         const client = await this.#connect(usable).catch(() => undefined);
         return client ? { client, snapshot: usable } : undefined;
       }
@@ -320,24 +325,26 @@ export class SnapshotReads {
 
   /**
    * 'warm': copies again a snapshot that is behind and old enough (see REFRESH_AFTER_MS, QUIET_MS),
-   * or one that could not be opened. Not while the primary reopens (it cannot be copied then);
-   * while it is held, only once the snapshot is too old to answer (MAX_LAG_MS).
+   * or one that could not be opened. Also while a statement holds the primary (nothing can be
+   * written then, so a stall of a few seconds brings a new copy), but not while it reopens: it
+   * cannot be copied then.
    */
   #refreshIfDue(): void {
+    // One copy at a time, and after a failed one (logged) the next is tried REFRESH_RETRY_MS later.
     if (this.#closed || this.#opening || this.#primary.stall?.reopening) return;
+    if (Date.now() - this.#lastFailedAt < REFRESH_RETRY_MS) return;
     const snapshot = this.#snapshot;
     if (!snapshot) {
-      if (this.#untilMayMake() === 0) void this.#make();
+      void this.#make();
       return;
     }
     if (snapshot.writes === this.#primary.writes) return;
     const now = Date.now();
     const age = now - snapshot.copiedAt;
-    const due = this.#primary.stall
-      ? age >= (this.#options.maxLagMs ?? MAX_LAG_MS)
-      : age >= (this.#options.refreshAfterMs ?? REFRESH_AFTER_MS) ||
-        (now - this.#lastWriteAt >= (this.#options.quietMs ?? QUIET_MS) &&
-          age >= (this.#options.quietMinAgeMs ?? QUIET_MIN_AGE_MS));
+    const due =
+      age >= (this.#options.refreshAfterMs ?? REFRESH_AFTER_MS) ||
+      (now - this.#lastWriteAt >= (this.#options.quietMs ?? QUIET_MS) &&
+        age >= (this.#options.quietMinAgeMs ?? QUIET_MIN_AGE_MS));
     if (due) void this.#make();
   }
 
@@ -376,14 +383,16 @@ export class SnapshotReads {
       this.#primary.forgetWritesThrough(writes);
       this.#opened += 1;
       this.#armIdleClose(snapshot);
-      this.#options.log?.(
-        this.#warm
-          ? 'pglite: a snapshot for reads while one statement holds the database is open'
-          : 'pglite: one statement holds the database; reads are answered from a snapshot meanwhile',
-      );
+      // Kept open, only the first is worth a line (a refresh is routine); on demand, each one is.
+      if (!this.#warm) {
+        this.#options.log?.('pglite: one statement holds the database; reads are answered from a snapshot meanwhile');
+      } else if (this.#opened === 1) {
+        this.#options.log?.('pglite: a snapshot for reads while one statement holds the database is kept open');
+      }
       this.#wake();
       return snapshot;
     } catch (error) {
+      this.#lastFailedAt = Date.now();
       this.#options.log?.(`pglite: no snapshot for reads: ${(error as Error).message}`);
       await engine?.close().catch(() => {});
       await rm(directory, { recursive: true, force: true });
@@ -419,7 +428,7 @@ export class SnapshotReads {
     if (snapshot.retired) return;
     snapshot.retired = true;
     if (this.#snapshot === snapshot) this.#snapshot = undefined;
-    this.#options.log?.(`pglite: snapshot closed (${why})`);
+    if (!this.#warm) this.#options.log?.(`pglite: snapshot closed (${why})`);
     await this.#dispose(snapshot);
   }
 

@@ -12,9 +12,10 @@
 // Each figure is the median over --runs runs (min-max beside it). With --variants a,b the variants
 // run interleaved run by run, so machine drift hits each alike, and the table ends with ratios.
 // Run: node --import tsx tools/bench/boot.bench.ts [--runs 3] [--rounds 10] [--requests 1000]
-//        [--idle-s 10] [--variants npm-start,compiled,tsx,main-thread,checkout] [--checkout <dir>]
+//        [--idle-s 10] [--variants npm-start,compiled,tsx,main-thread,on-demand,checkout] [--checkout <dir>]
 // `main-thread` is the compiled server with PGlite on the server's thread (STUDYHALL_PGLITE_THREAD=main),
-// to weigh the worker thread against it.
+// to weigh the worker thread against it. `on-demand` is the compiled server with
+// LOCALBASE_SNAPSHOT_READS=on-demand, to weigh the snapshot for reads kept open by default.
 // `checkout` is `npm start` in the folder --checkout names (another commit's worktree, its own
 // `npm ci` done), to measure a change against the code before it in one run.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -54,6 +55,13 @@ const VARIANTS: Record<string, { command: string[]; cwd: string; env?: Record<st
     command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
     cwd: repoRoot,
     env: { STUDYHALL_PGLITE_THREAD: 'main' },
+  },
+  // The compiled server opening PGlite's snapshot for reads only when a statement holds the engine,
+  // to weigh the one kept open by default (LOCALBASE_SNAPSHOT_READS=warm).
+  'on-demand': {
+    command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
+    cwd: repoRoot,
+    env: { LOCALBASE_SNAPSHOT_READS: 'on-demand' },
   },
 };
 // `npm start` of another checkout (a worktree of an older commit with its own `npm ci`), side by side.
