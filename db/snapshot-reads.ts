@@ -256,12 +256,6 @@ export class SnapshotReads {
     if (reads && --reads.count === 0) this.#inFlight.delete(caller);
   }
 
-  /** The snapshot, if it holds everything the primary has committed. */
-  #current(): Snapshot | undefined {
-    const snapshot = this.#snapshot;
-    return snapshot && snapshot.writes === this.#primary.writes ? snapshot : undefined;
-  }
-
   /**
    * The snapshot `caller` may read now, only while another caller holds the primary (a free
    * primary answers every read: a second engine would only compete with it for the CPU): the
