@@ -54,6 +54,11 @@ export interface RequestTag {
   caller: string;
   /** The request runs in a read-only transaction: its exchanges cannot write. */
   readOnly: boolean;
+  /**
+   * Upkeep (localbase's own background work: the presence sweep, the realtime queues' drain): what
+   * it writes is nobody's to read back, so it does not count in lastReadableWrite.
+   */
+  upkeep?: boolean;
 }
 
 /** The engine is held by one exchange, or reopening after one was cut. */
@@ -62,6 +67,8 @@ export interface Stall {
   caller: string | undefined;
   /** True while PGlite reopens after the watchdog cut that exchange (or after a crash). */
   reopening: boolean;
+  /** Since when the holding exchange has run without an answer, or the reopening began (performance.now()). */
+  since: number;
 }
 
 /** Why a connection ended without its client asking: the engine stopped under it. */
@@ -84,6 +91,7 @@ interface PendingExec {
   /** Cannot write: a connection's startup, or an exchange of a read-only request (tagRequest). */
   readOnly: boolean;
   caller: string | undefined;
+  upkeep: boolean;
 }
 
 /**
@@ -136,6 +144,8 @@ export class PgliteEngine {
   #lastWriteOf = new Map<string, number>();
   /** The write count at the last untagged exchange that may have written (work for no known caller). */
   #lastUntaggedWrite = 0;
+  /** The write count at the last exchange that may have written and is not upkeep. */
+  #lastReadableWrite = 0;
   /** A crash image being copied: a reopening waits for it (the copy must not see recovery's writes). */
   #copying: Promise<unknown> | undefined;
   #listeners = new Set<() => void>();
@@ -173,6 +183,7 @@ export class PgliteEngine {
 
   #countWrite(exec: PendingExec): void {
     this.#writes += 1;
+    if (!exec.upkeep) this.#lastReadableWrite = this.#writes;
     if (exec.caller === undefined) this.#lastUntaggedWrite = this.#writes;
     else this.#lastWriteOf.set(exec.caller, this.#writes);
     this.#changed();
@@ -186,6 +197,14 @@ export class PgliteEngine {
    */
   writesSeenBy(caller: string): number {
     return Math.max(this.#lastWriteOf.get(caller) ?? 0, this.#lastUntaggedWrite);
+  }
+
+  /**
+   * The write count as of the last exchange that may have written anything a request could read:
+   * every one but upkeep (RequestTag.upkeep). A copy taken at or above it misses nothing but upkeep.
+   */
+  get lastReadableWrite(): number {
+    return this.#lastReadableWrite;
   }
 
   /** Drops what writesSeenBy keeps at or below `writes`: no copy older than that is consulted. */
@@ -300,6 +319,7 @@ export class PgliteEngine {
       counted: false,
       readOnly: startup || stream.tag?.readOnly === true,
       caller: stream.tag?.caller,
+      upkeep: stream.tag?.upkeep === true,
     };
     this.#pending.push(exec);
     // A copy of exactly these bytes (a Buffer may be a view on a shared pool), handed over without another copy.
@@ -366,9 +386,10 @@ export class PgliteEngine {
     const wasStalled = this.#stall !== undefined;
     this.#stall = undefined;
     if (running?.posted) {
+      const since = performance.now();
       this.#stallTimer = setTimeout(() => {
         if (this.#pending[0] !== running) return;
-        this.#stall = { caller: running.caller, reopening: false };
+        this.#stall = { caller: running.caller, reopening: false, since };
         this.#changed();
       }, STALL_AFTER_MS);
       this.#stallTimer.unref();
@@ -402,7 +423,7 @@ export class PgliteEngine {
     clearTimeout(this.#stallTimer);
     this.#pending = [];
     // Held until the new thread runs its first exchange (#arm) or opens with nothing to run.
-    this.#stall = { caller, reopening: true };
+    this.#stall = { caller, reopening: true, since: performance.now() };
     this.#changed();
     for (const stream of this.#sessions.values()) {
       const stop = () => stream.destroy(new EngineStoppedError(reason));

@@ -65,7 +65,9 @@ describe('reads while one statement holds the embedded engine', () => {
       () => ({ at: performance.now() }),
       (error: { code?: string }) => ({ code: error.code, at: performance.now() }),
     );
-    await vi.waitFor(() => expect(engine.stall).toEqual({ caller: 'ada', reopening: false }), { timeout: 10_000 });
+    await vi.waitFor(() => expect(engine.stall).toMatchObject({ caller: 'ada', reopening: false }), {
+      timeout: 10_000,
+    });
 
     const bo = await read('bo');
     expect(bo.rows).toEqual([{ id: 1, body: 'committed before' }]);

@@ -16,11 +16,13 @@
 // - Only read-only requests come here (their transaction is `begin read only`).
 // - A snapshot answers only while another caller's exchange holds the primary (a free primary
 //   answers every read itself).
-// - A snapshot holding everything the primary committed (its copy began at the primary's current
-//   write count, PgliteEngine.writes) may answer any such read. The first exchange that may write
-//   makes it behind as that exchange begins to run, before its answer reaches anyone.
-// - A snapshot that is behind answers a caller only in 'warm' mode, only if its copy is at most
-//   MAX_LAG_MS old, and only if it holds every write she may have to read back
+// - A snapshot that misses nothing but upkeep (its copy began at or after the primary's last
+//   exchange that may have written, upkeep aside: PgliteEngine.lastReadableWrite) may answer any
+//   such read. The first exchange that may write makes it behind as that exchange begins to run,
+//   before its answer reaches anyone.
+// - A snapshot that is behind answers a caller only in 'warm' mode, only once the stall has lasted
+//   LONG_STALL_MS, only if its copy is at most MAX_LAG_MS old, and only if it holds every write she
+//   may have to read back
 //   (PgliteEngine.writesSeenBy: her own, and all untagged ones, localbase's work for nobody in
 //   particular). So a student always reads her own writes; another student's may reach her up to
 //   MAX_LAG_MS late, during a stall only, as from a Supabase read replica. In 'on-demand' mode a
@@ -33,7 +35,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { enginePoolConfig, PgliteEngine } from './pglite-engine.ts';
+import { enginePoolConfig, PgliteEngine, type Stall } from './pglite-engine.ts';
 
 /** The least time between two snapshots made for waiting reads (each copies the directory and starts PGlite). */
 export const SNAPSHOT_MIN_INTERVAL_MS = 5_000;
@@ -50,6 +52,12 @@ export const QUIET_MS = 2_000;
 export const QUIET_MIN_AGE_MS = 10_000;
 /** 'warm': after a copy that could not be made or opened, the next is tried this much later. */
 export const REFRESH_RETRY_MS = 5_000;
+/**
+ * 'warm': a snapshot behind another's writes answers only once the stall has lasted this long: a
+ * hiccup of the primary (a statement of 50 ms under load) is waited out with everything, a real
+ * stall (a runaway statement, a reopening) is answered with a copy that may be behind.
+ */
+export const LONG_STALL_MS = 1_000;
 /** 'warm': a snapshot behind the primary whose copy is older than this answers nobody. */
 export const MAX_LAG_MS = 60_000;
 
@@ -95,6 +103,8 @@ export interface SnapshotReadsOptions {
   quietMinAgeMs?: number;
   /** 'warm': the oldest copy that may answer while behind (default MAX_LAG_MS). */
   maxLagMs?: number;
+  /** 'warm': how long a stall lasts before a copy that is behind answers (default LONG_STALL_MS). */
+  longStallMs?: number;
 }
 
 export class SnapshotReads {
@@ -113,7 +123,7 @@ export class SnapshotReads {
   #refreshTimer: NodeJS.Timeout | undefined;
   /** The first snapshot of keepWarm(). */
   #warming: Promise<void> | undefined;
-  /** The primary's write count when last seen, and when it last changed. */
+  /** The primary's last readable write when last seen, and when it last changed. */
   #writesSeen: number;
   #lastWriteAt = Date.now();
   #lastFailedAt = Number.NEGATIVE_INFINITY;
@@ -124,13 +134,18 @@ export class SnapshotReads {
     this.#primary = primary;
     this.#options = options;
     this.#warm = options.mode === 'warm';
-    this.#writesSeen = primary.writes;
+    this.#writesSeen = primary.lastReadableWrite;
     this.#unsubscribe = primary.onChange(() => this.#primaryChanged());
   }
 
   /** How many snapshots were opened (for tests and the bench). */
   get opened(): number {
     return this.#opened;
+  }
+
+  /** The primary's write count the open snapshot's copy began at (undefined: none is open). */
+  get snapshotWrites(): number | undefined {
+    return this.#snapshot?.writes;
   }
 
   /** Where snapshots live: beside PGlite's directory, owned (and emptied) by this process. */
@@ -266,9 +281,16 @@ export class SnapshotReads {
     const snapshot = this.#snapshot;
     const stall = this.#primary.stall;
     if (!snapshot || !stall || stall.caller === caller) return undefined;
-    if (snapshot.writes === this.#primary.writes) return snapshot;
-    if (!this.#warm || Date.now() - snapshot.copiedAt > (this.#options.maxLagMs ?? MAX_LAG_MS)) return undefined;
+    // It misses nothing but upkeep: as good as the primary.
+    if (snapshot.writes >= this.#primary.lastReadableWrite) return snapshot;
+    if (!this.#warm || this.#untilBehindMayAnswer(stall) > 0) return undefined;
+    if (Date.now() - snapshot.copiedAt > (this.#options.maxLagMs ?? MAX_LAG_MS)) return undefined;
     return this.#primary.writesSeenBy(caller) <= snapshot.writes ? snapshot : undefined;
+  }
+
+  /** Milliseconds until a snapshot that is behind may answer during `stall` (LONG_STALL_MS). */
+  #untilBehindMayAnswer(stall: Stall): number {
+    return Math.max(0, stall.since + (this.#options.longStallMs ?? LONG_STALL_MS) - performance.now());
   }
 
   /**
@@ -289,14 +311,25 @@ export class SnapshotReads {
       }
       const stall = this.#primary.stall;
       const heldByAnother = stall !== undefined && !stall.reopening && stall.caller !== caller;
-      if (heldByAnother && this.#untilMayMake() === 0) {
+      // Kept open, a snapshot that is behind may answer her once the stall is long: until then
+      // she waits, and makes no copy of her own.
+      const untilBehind =
+        this.#warm && this.#snapshot && stall && stall.caller !== caller ? this.#untilBehindMayAnswer(stall) : 0;
+      if (heldByAnother && untilBehind === 0 && this.#untilMayMake() === 0) {
         // One that could not be made (behind before it opened, say) is tried again after the interval.
         await this.#make();
         continue;
       }
-      // Held, but a snapshot was made a moment ago: look again once another may be made.
+      // Held, but a snapshot was made a moment ago: look again once another may be made, or once
+      // the stall is long enough for one that is behind (a timer may fire a fraction early).
       const retry = heldByAnother ? delay(this.#untilMayMake()) : undefined;
-      await Promise.race([this.#opening ?? this.#nextChange(), primarySettled, ...(retry ? [retry] : [])]);
+      const later = untilBehind > 0 ? delay(Math.ceil(untilBehind) + 1) : undefined;
+      await Promise.race([
+        this.#opening ?? this.#nextChange(),
+        primarySettled,
+        ...(retry ? [retry] : []),
+        ...(later ? [later] : []),
+      ]);
     }
     return undefined;
   }
@@ -332,7 +365,7 @@ export class SnapshotReads {
       void this.#make();
       return;
     }
-    if (snapshot.writes === this.#primary.writes) return;
+    if (snapshot.writes >= this.#primary.lastReadableWrite) return;
     const now = Date.now();
     const age = now - snapshot.copiedAt;
     const due =
@@ -359,7 +392,7 @@ export class SnapshotReads {
       if (this.#closed) throw new Error('the database closes');
       if (!this.#warm) {
         // On demand, a copy is worth opening only to serve a stall with everything committed.
-        if (writes !== this.#primary.writes) throw new Error('the primary wrote during the copy');
+        if (writes < this.#primary.lastReadableWrite) throw new Error('the primary wrote during the copy');
         if (!this.#primary.stall) throw new Error('the statement ended during the copy');
       }
       engine = new PgliteEngine({ pgdata: directory, ...(this.#options.log ? { log: this.#options.log } : {}) });
@@ -367,7 +400,7 @@ export class SnapshotReads {
       const pool = new pg.Pool(enginePoolConfig(engine));
       pool.on('error', (error) => this.#options.log?.(`pglite snapshot pool: ${error.message}`));
       const snapshot: Snapshot = { directory, engine, pool, writes, copiedAt, idleTimer: undefined, retired: false };
-      if (this.#closed || (!this.#warm && writes !== this.#primary.writes)) {
+      if (this.#closed || (!this.#warm && writes < this.#primary.lastReadableWrite)) {
         await this.#dispose(snapshot);
         return undefined;
       }
@@ -406,12 +439,12 @@ export class SnapshotReads {
   }
 
   #primaryChanged(): void {
-    if (this.#primary.writes !== this.#writesSeen) {
-      this.#writesSeen = this.#primary.writes;
+    if (this.#primary.lastReadableWrite !== this.#writesSeen) {
+      this.#writesSeen = this.#primary.lastReadableWrite;
       this.#lastWriteAt = Date.now();
     }
     const snapshot = this.#snapshot;
-    if (!this.#warm && snapshot && snapshot.writes !== this.#primary.writes) {
+    if (!this.#warm && snapshot && snapshot.writes < this.#primary.lastReadableWrite) {
       void this.#retire(snapshot, 'the primary wrote');
     }
     this.#wake();

@@ -14,9 +14,9 @@ const FIND_SWEEPER_SQL = `
 /** Runs one sweep as the database owner; answers whether the function existed. */
 export async function expireStalePresence(pool: pg.Pool): Promise<boolean> {
   const client = await pool.connect();
-  // Named for the engine: what the sweep expires (presence nobody renewed) is nobody's own write to
-  // read back, so it does not stop a snapshot that is behind from answering (db/snapshot-reads.ts).
-  tagRequest(client, { caller: 'localbase:housekeeping', readOnly: false });
+  // Upkeep for the engine: what the sweep expires (presence nobody renewed) is nobody's write to
+  // read back, so it leaves the snapshot for reads as good as the primary (db/snapshot-reads.ts).
+  tagRequest(client, { caller: 'localbase:housekeeping', readOnly: false, upkeep: true });
   try {
     const found = await client.query<{ signature: string }>(FIND_SWEEPER_SQL);
     const signature = found.rows[0]?.signature;

@@ -76,11 +76,13 @@ describe('whose writes an owner transaction commits', () => {
 });
 
 describe("localbase's own background work", () => {
-  it('the presence sweep and the realtime drain count as writes, but as nobody a student reads back', async () => {
+  it('the presence sweep and the realtime drain count as writes, but as upkeep nobody reads back', async () => {
     const before = await counted();
+    const readable = engine.lastReadableWrite;
     await expireStalePresence(pool);
     await drainQueues(pool);
     expect(await counted()).toBeGreaterThan(before);
     expect(engine.writesSeenBy(userCaller(BO))).toBeLessThanOrEqual(before);
+    expect(engine.lastReadableWrite).toBe(readable);
   });
 });

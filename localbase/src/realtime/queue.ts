@@ -44,9 +44,9 @@ export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
  */
 export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
   const client = await pool.connect();
-  // Named for the engine: it deletes only from localbase's queues, which no request reads, so it is
-  // nobody's write to read back (db/snapshot-reads.ts).
-  tagRequest(client, { caller: 'localbase:realtime', readOnly: false });
+  // Upkeep for the engine: it deletes only from localbase's queues, which no request reads, so it
+  // leaves the snapshot for reads as good as the primary (db/snapshot-reads.ts).
+  tagRequest(client, { caller: 'localbase:realtime', readOnly: false, upkeep: true });
   let result: pg.QueryResult;
   try {
     result = await client.query(
