@@ -35,6 +35,8 @@ export interface PgliteEngineOptions {
   pgdata: string;
   /** A tarball from `dumpDataDir()` to start from instead of an empty cluster. */
   loadDataDir?: Blob;
+  /** Postgres settings over PGLITE_SETTINGS (pglite.ts). */
+  settings?: Readonly<Record<string, string>>;
   log?: (line: string) => void;
   /** The worker's entry module; default: pglite-worker next to this module (source or build). */
   workerUrl?: URL;
@@ -276,7 +278,11 @@ export class PgliteEngine {
 
   #openWorker(loadDataDir?: ArrayBuffer): Promise<void> {
     const workerUrl = this.#options.workerUrl ?? defaultWorkerUrl();
-    const workerData: WorkerOptions = { pgdata: this.#pgdata, ...(loadDataDir ? { loadDataDir } : {}) };
+    const workerData: WorkerOptions = {
+      pgdata: this.#pgdata,
+      ...(loadDataDir ? { loadDataDir } : {}),
+      ...(this.#options.settings ? { settings: this.#options.settings } : {}),
+    };
     const worker = new Worker(fileURLToPath(workerUrl), { workerData, transferList: loadDataDir ? [loadDataDir] : [] });
     this.#worker = worker;
     let opened = false;

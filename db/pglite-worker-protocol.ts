@@ -6,6 +6,8 @@ export interface WorkerOptions {
   pgdata: string;
   /** A tarball from `dumpDataDir()` to start from instead of an empty cluster. */
   loadDataDir?: ArrayBuffer;
+  /** Postgres settings over PGLITE_SETTINGS (pglite.ts). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export type EngineRequest =

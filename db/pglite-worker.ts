@@ -18,10 +18,10 @@ function reply(message: EngineReply, transfer: ArrayBuffer[] = []): void {
 }
 
 async function open(): Promise<PGlite> {
-  const pglite = await openPglite(
-    options.pgdata,
-    options.loadDataDir ? { loadDataDir: new Blob([options.loadDataDir]) } : {},
-  );
+  const pglite = await openPglite(options.pgdata, {
+    ...(options.loadDataDir ? { loadDataDir: new Blob([options.loadDataDir]) } : {}),
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
   // PGlite has one session: the hosted search path is set on it once, here (and again after a reset).
   await pglite.exec(SEARCH_PATH_SQL);
   return pglite;

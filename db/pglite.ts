@@ -7,6 +7,8 @@ import { pgtap } from '@electric-sql/pglite-pgtap';
 export interface PgliteOptions {
   /** A tarball from `dumpDataDir()` to start from instead of an empty cluster. */
   loadDataDir?: Blob | File;
+  /** Postgres settings over PGLITE_SETTINGS. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -31,7 +33,10 @@ export function openPglite(dataDir: string, options: PgliteOptions = {}): Promis
     extensions: { pgcrypto, pg_trgm, pgtap },
     startParams: [
       ...PGlite.defaultStartParams,
-      ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ...Object.entries({ ...PGLITE_SETTINGS, ...options.settings }).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]),
     ],
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

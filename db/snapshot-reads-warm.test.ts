@@ -113,6 +113,13 @@ describe("'warm' snapshot reads", () => {
     const bo = await read(setup, 'bo', held);
     expect(bo).toEqual({ ids: [1], afterTheHold: false });
     expect(setup.reads.opened).toBe(1);
+    // The snapshot's engine, with its smaller buffer pool (the primary's is 32 MB).
+    const client = await setup.reads.acquire('di', () => setup.pool.connect());
+    try {
+      expect((await client.query('show shared_buffers')).rows).toEqual([{ shared_buffers: '8MB' }]);
+    } finally {
+      setup.reads.release(client, false);
+    }
     await settled(setup, held);
   }, 30_000);
 
