@@ -12,8 +12,9 @@
 //
 // The engine also says when it is held: an exchange that has run STALL_AFTER_MS without an answer,
 // or a reopening after a cut (stall, onChange), and counts the exchanges that may have written
-// (writes; per caller, writesSeenBy). With these, snapshot-reads.ts serves other students' reads from a copy while one
-// statement holds the engine.
+// (writes), noting whose each was (writesSeenBy) and which were upkeep (lastReadableWrite). With
+// these, snapshot-reads.ts serves other students' reads from a copy while one statement holds the
+// engine.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
