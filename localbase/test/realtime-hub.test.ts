@@ -23,15 +23,36 @@ interface FakeDatabase {
 }
 
 /**
- * A pool that queues one change and answers the visibility statement (sent on a checked-out
- * connection, pipelined with its transaction) with `answer`.
+ * A pool that queues one change (drained on a checked-out connection) and answers the visibility
+ * statement (sent on a checked-out connection, pipelined with its transaction) with `answer`.
  */
 function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => VisibilityRow[] | Error): FakeDatabase {
   let drained = false;
   const statements: FakeDatabase['statements'] = [];
+  /** The drain statement answers each queued item as {kind, item: to_jsonb(row)}: one change, once. */
+  const drain = () => {
+    const rows = drained
+      ? []
+      : [
+          {
+            kind: 'change',
+            item: {
+              id: 1,
+              schema_name: 'public',
+              table_name: 'notes',
+              event: 'INSERT',
+              record: { id: 7 },
+              committed_at: new Date(Date.now() + 60_000).toISOString(),
+            },
+          },
+        ];
+    drained = true;
+    return { rows };
+  };
   const client = {
     query: async (query: string | { text: string; values?: unknown[] }) => {
       const { text, values = [] } = typeof query === 'string' ? { text: query } : query;
+      if (text.includes('delete from _localbase.realtime_changes')) return drain();
       if (!text.includes('_localbase.realtime_visibility')) return { rows: [] };
       const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
       statements.push(readers);
@@ -44,26 +65,6 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
   };
   const pool = {
     query: async (text: string) => {
-      if (text.includes('delete from _localbase.realtime_changes')) {
-        // The drain statement answers each queued item as {kind, item: to_jsonb(row)}.
-        const rows = drained
-          ? []
-          : [
-              {
-                kind: 'change',
-                item: {
-                  id: 1,
-                  schema_name: 'public',
-                  table_name: 'notes',
-                  event: 'INSERT',
-                  record: { id: 7 },
-                  committed_at: new Date(Date.now() + 60_000).toISOString(),
-                },
-              },
-            ];
-        drained = true;
-        return { rows };
-      }
       if (text.includes('_localbase.realtime_visibility'))
         throw new Error('the read check runs in a transaction of its own');
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };

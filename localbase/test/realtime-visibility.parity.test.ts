@@ -66,29 +66,26 @@ function countingPool(): {
         };
       }
       if (property === 'connect') {
-        return async () => {
-          roundTrips += 1;
-          const client = await target.connect();
-          return countingClient(client);
-        };
+        // Counted with its first statement: a connection that only drains the queue is no round trip here.
+        return async () => countingClient(await target.connect());
       }
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
   /**
-   * A checked-out connection: statements sent while none is waiting for its answer go out in the
-   * same write as the first; one sent after all earlier ones were answered is another round trip.
+   * A checked-out connection: its first statement is a round trip, and so is one sent after all
+   * earlier ones were answered; statements sent while one is waiting go out in the same write.
+   * The queue's drain (on a connection of its own, tagged for PGlite's engine) counts as a drain.
    */
   function countingClient(client: pg.PoolClient): pg.PoolClient {
     let waiting = 0;
-    let first = true;
     return new Proxy(client, {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
         return (query: string | { text: string; values?: unknown[] }, ...rest: unknown[]) => {
-          if (waiting === 0 && !first) roundTrips += 1;
-          first = false;
           const config = typeof query === 'string' ? { text: query, values: rest[0] as unknown[] | undefined } : query;
+          if (config.text.includes('delete from _localbase.realtime_changes')) drains += 1;
+          else if (waiting === 0) roundTrips += 1;
           if (config.text.includes('_localbase.realtime_visibility'))
             asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
           waiting += 1;
