@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
+import { E2E_SERVER_ENV } from '../server-env.ts';
 
 export interface StudyhallProcess {
   child: ChildProcess;
@@ -16,7 +17,13 @@ export interface StudyhallProcess {
 export function startStudyhall(env: Record<string, string>, readyTimeoutMs = 120_000): StudyhallProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      LOG_LEVEL: 'warn',
+      ...E2E_SERVER_ENV,
+      ...env,
+    },
   });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
