@@ -48,8 +48,9 @@ export interface OpenDatabaseOptions {
   pgliteThread?: PgliteThread;
   /**
    * With PGlite in its worker: how read-only requests are answered while one statement holds the
-   * engine (snapshot-reads.ts): from a snapshot kept open ('warm', the default), one opened when
-   * the stall begins ('on-demand'), or not at all ('off': they wait for the primary).
+   * engine (snapshot-reads.ts): from a snapshot kept open ('warm': the server's default, which
+   * localbase passes), one opened when the stall begins ('on-demand', the default here: it costs
+   * nothing until then, so a CLI or a test that serves no reads pays nothing), or not at all ('off').
    */
   snapshotReads?: SnapshotReadsSetting;
   log?: (line: string) => void;
@@ -98,7 +99,7 @@ async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Prom
     ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
-  const mode = options.snapshotReads ?? 'warm';
+  const mode = options.snapshotReads ?? 'on-demand';
   const snapshotReads =
     mode === 'off' ? undefined : new SnapshotReads(engine, { mode, ...(options.log ? { log: options.log } : {}) });
   try {

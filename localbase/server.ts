@@ -121,7 +121,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     (await openDatabase({
       dataDir,
       databaseUrl: options.databaseUrl,
-      ...(options.snapshotReads ? { snapshotReads: options.snapshotReads } : {}),
+      snapshotReads: options.snapshotReads ?? 'warm',
       // The embedded engine's own events (a statement cut at its timeout, a snapshot for reads).
       log: (line) => console.error(`localbase: ${line}`),
     }));
