@@ -115,7 +115,7 @@ export const envFields = {
   LOCALBASE_ANONYMOUS_SIGN_INS: booleanFlag.default(false),
   /**
    * With PGlite: how other students' reads are answered while one statement holds it
-   * (db/snapshot-reads.ts). `warm` keeps a second PGlite open (about 125 MB more memory);
+   * (db/snapshot-reads.ts). `warm` keeps a second PGlite open (about 100 MB more memory);
    * `on-demand` opens one when a stall begins (those reads wait 1 to 2.5 s); `off` lets them wait.
    */
   LOCALBASE_SNAPSHOT_READS: z
