@@ -51,6 +51,19 @@ describe('readEnv', () => {
     });
   });
 
+  it('keeps the snapshot for reads open by default, and refuses a mode it does not know', () => {
+    const names = ['LOCALBASE_SNAPSHOT_READS'] as const;
+    expect(readEnv({}, names)).toEqual({ ok: true, value: { LOCALBASE_SNAPSHOT_READS: 'warm' } });
+    expect(readEnv({ LOCALBASE_SNAPSHOT_READS: 'on-demand' }, names)).toEqual({
+      ok: true,
+      value: { LOCALBASE_SNAPSHOT_READS: 'on-demand' },
+    });
+    expect(readEnv({ LOCALBASE_SNAPSHOT_READS: 'fast' }, names)).toEqual({
+      ok: false,
+      problems: ['LOCALBASE_SNAPSHOT_READS: must be warm, on-demand or off'],
+    });
+  });
+
   it("reads the Data API's PostgREST switches off by default, and refuses what PostgREST would", () => {
     const names = ['LOCALBASE_API_AGGREGATES', 'LOCALBASE_API_PLANS', 'LOCALBASE_API_TX_END'] as const;
     expect(readEnv({}, names)).toEqual({
