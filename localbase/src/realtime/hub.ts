@@ -1,10 +1,10 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
-// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND a
-// SELECT of the new row by primary key, run under that subscriber's role and claims, finds it: RLS
-// decides. A DELETE's row is gone: it goes to a matching channel whose role may read the table, with
-// only what the replica identity kept of the old row (capture.ts). The
-// SELECTs of all a change's subscribers run in one statement (visibility.ts), once per distinct
-// role and claims.
+// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND the
+// table's SELECT policies, under that subscriber's role and claims, let it read the new row as the
+// change captured it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role
+// may read the table, with only what the replica identity kept of the old row (capture.ts). The
+// checks of all a change's subscribers run in one statement (visibility.ts), once per distinct role
+// and claims.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
 import { tableShape, type Change, type TableShape } from './capture.ts';
@@ -197,8 +197,8 @@ export class RealtimeHub {
   }
 
   /**
-   * Whether each reader may see the row: its own SELECT of the row by primary key, under its role
-   * and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
+   * Whether each reader may see the row: the table's SELECT policies on the captured row, under its
+   * role and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
    * READERS_PER_STATEMENT of them.
    */
   private async decide(change: Change, shape: TableShape, readers: readonly Reader[]): Promise<boolean[]> {
