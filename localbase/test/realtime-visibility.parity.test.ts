@@ -119,12 +119,15 @@ interface Subscribed {
   hub: RealtimeHub;
   received: Frame[][];
   logged: unknown[];
+  /** Channels the hub closed, with the system message they got. */
+  closed: [number, string][];
   counter: ReturnType<typeof countingPool>;
 }
 
 function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
   const counter = countingPool();
   const logged: unknown[] = [];
+  const closed: [number, string][] = [];
   const received: Frame[][] = tokens.map(() => []);
   const hub = new RealtimeHub(counter.pool, (error) => logged.push(error));
   tokens.forEach((token, index) =>
@@ -135,9 +138,10 @@ function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
       token,
       joinedAt: new Date(Date.now() - 1000),
       send: (frame) => received[index]?.push(frame),
+      close: (message) => closed.push([index, message]),
     }),
   );
-  return { hub, received, logged, counter };
+  return { hub, received, logged, closed, counter };
 }
 
 let nextNote = 1;
@@ -204,7 +208,7 @@ describe('the read check of one change to many subscribers', () => {
     }
   });
 
-  it('gives service_role every row, anon (no grant) and a student whose session ended none, quietly', async () => {
+  it('gives service_role every row, anon (no grant) none, and closes the channel of a student whose session ended, quietly', async () => {
     const alice = randomUUID();
     await owner.query(
       `insert into auth.users (id, aud, role, email) values ($1, 'authenticated', 'authenticated', $2)`,
@@ -224,6 +228,7 @@ describe('the read check of one change to many subscribers', () => {
     try {
       await deliverNote(subscribed, alice);
       expect(subscribed.received.map((frames) => frames.length)).toEqual([1, 0, 0, 1]);
+      expect(subscribed.closed).toEqual([[2, 'The session of this token has ended']]);
       expect(subscribed.logged).toEqual([]);
     } finally {
       subscribed.hub.stop();

@@ -3,7 +3,9 @@
 // carrying `ids`, broadcast between the channels of one topic (topics.ts) and presence
 // (presence.ts). Private channels (`config.private`) are authorized as Supabase Realtime
 // authorizes them, by RLS on realtime.messages (authorization.ts): to join, to broadcast and to
-// track; they meet only the private channels of their topic. Both Phoenix
+// track; they meet only the private channels of their topic. A channel whose token no longer
+// holds at a delivery (expired, its session ended, its user banned: channel-guard.ts) is shut down
+// with Realtime's system error and phx_close. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
 // are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
@@ -11,9 +13,11 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
-import { JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
+import { decodeJwt } from 'jose';
+import { claimsSchema, JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders } from '../request-transaction.ts';
 import type { Authorize, AuthorizationAnswer, Extension } from './authorization.ts';
+import { expiredMessage } from './channel-guard.ts';
 import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
@@ -118,6 +122,23 @@ interface Channel extends ChannelSubscription, TopicMember {
   writes: Map<Extension, Promise<boolean>>;
 }
 
+/**
+ * Why a refreshed token was refused, in Realtime's words: its expiry as Realtime counts it, else the
+ * verification's own reason.
+ */
+function refusedTokenMessage(accessToken: string, error: unknown): string {
+  if (error instanceof JwtError && error.reason === 'expired') {
+    try {
+      const claims = claimsSchema.parse(decodeJwt(accessToken));
+      const expired = expiredMessage({ role: 'anon', claims });
+      if (expired !== undefined) return expired;
+    } catch {
+      // Not readable as claims: the generic reason below.
+    }
+  }
+  return `Invalid JWT: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 /** The topic a private channel is authorized for: realtime.topic() is the topic without `realtime:`. */
 function subTopic(topic: string): string {
   return topic.replace(/^realtime:/, '');
@@ -125,7 +146,10 @@ function subTopic(topic: string): string {
 
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
-  const topics = new Topics();
+  const topics = new Topics(
+    (members) => hub.admit(members),
+    (error) => app.log.error({ err: error }, 'realtime session check failed'),
+  );
   const presence = new PresenceRegistry(topics);
   hub.relayBroadcastsTo(topics);
 
@@ -177,6 +201,25 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
 
       async function verifiedToken(accessToken: string | undefined): Promise<VerifiedToken> {
         return accessToken ? verifyJwt(accessToken, options.jwtSecret) : apiKey;
+      }
+
+      /**
+       * Ends a channel the server will no longer serve, as Realtime shuts one down: a `system` error
+       * naming why, then `phx_close` (realtime-js reports CLOSED; an app joins again with a fresh
+       * token). A channel already left or replaced by a newer join of its topic is left alone.
+       */
+      function shutDown(channel: Channel, message: string): void {
+        if (channels.get(channel.topic) !== channel) return;
+        leave(channel.topic);
+        const { joinRef, topic } = channel;
+        send({
+          joinRef,
+          ref: null,
+          topic,
+          event: 'system',
+          payload: { extension: 'system', status: 'error', message, channel: subTopic(topic) },
+        });
+        send({ joinRef, ref: null, topic, event: 'phx_close', payload: {} });
       }
 
       function leave(topic: string): void {
@@ -334,6 +377,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           token,
           joinedAt: new Date(),
           send,
+          close: (message) => shutDown(subscription, message),
           broadcastSelf: broadcast.self,
           broadcastAck: broadcast.ack,
           // An empty key is the channel's own, as Realtime generates one.
@@ -448,11 +492,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             let token: VerifiedToken;
             try {
               token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
-            } catch {
+            } catch (error) {
               // A token that no longer verifies ends the channel, as Realtime does.
-              leave(topic);
-              send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
-              return;
+              return shutDown(channel, refusedTokenMessage(parsed.data.access_token, error));
             }
             channel.token = token;
             if (channel.private) {
@@ -461,9 +503,10 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
               channel.writes.clear();
               const receives = await readAuthorization(topic, token, channel.presence.enabled);
               if (receives === undefined) {
-                leave(topic);
-                send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
-                return;
+                return shutDown(
+                  channel,
+                  `You no longer have permission to read from this Channel topic: ${subTopic(topic)}`,
+                );
               }
               channel.receives = receives;
             }

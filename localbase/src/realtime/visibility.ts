@@ -16,6 +16,7 @@ import type { Claims } from '../jwt.ts';
 import { installIfChanged } from '../installed-sql.ts';
 import { runOwnerReadStatement } from '../request-transaction.ts';
 import type { Change, TableShape } from './capture.ts';
+import { sessionOf } from './channel-guard.ts';
 
 /** One distinct reader: subscribers with the same role and claims are asked once. */
 export interface Reader {
@@ -295,14 +296,6 @@ export async function installVisibility(pool: pg.Pool): Promise<void> {
       '_localbase.realtime_row_check_sql(regclass, text, jsonb, text[])',
     ],
   });
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A user token names its session; API keys have none. A malformed id names no live session. */
-function sessionOf(claims: Claims): string | null {
-  if (claims.session_id === undefined) return null;
-  return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
 }
 
 const VISIBILITY_QUERY =
