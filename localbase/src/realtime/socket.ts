@@ -11,7 +11,7 @@
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { decodeJwt } from 'jose';
 import { claimsSchema, JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
@@ -23,6 +23,7 @@ import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
 import { broadcastRoutes } from './http-broadcast.ts';
 import { PresenceRegistry } from './presence.ts';
+import { ConnectionRateLimits, ServerRateLimits, type RealtimeLimits, type Verdict } from './rate-limits.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, Topics, type TopicMember } from './topics.ts';
 
 export interface RealtimeRoutesOptions {
@@ -33,6 +34,8 @@ export interface RealtimeRoutesOptions {
   sessionLive: (sessionId: string) => Promise<boolean>;
   /** Realtime Authorization of a private channel's topic (authorization.ts). */
   authorize: Authorize;
+  /** The rate limits (rate-limits.ts); REALTIME_LIMITS unless a test asks for others. */
+  limits?: RealtimeLimits;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -139,6 +142,17 @@ function refusedTokenMessage(accessToken: string, error: unknown): string {
   return `Invalid JWT: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/** A limit's refusal (rate-limits.ts). */
+type Refused = Exclude<Verdict, { ok: true }>;
+
+/** How long a connection ended for its rate gets to answer the close before it is dropped. */
+const CLOSE_HANDSHAKE_MS = 1000;
+
+function frameBytes(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, part) => total + part.length, 0);
+  return data.byteLength;
+}
+
 /** The topic a private channel is authorized for: realtime.topic() is the topic without `realtime:`. */
 function subTopic(topic: string): string {
   return topic.replace(/^realtime:/, '');
@@ -151,6 +165,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     (error) => app.log.error({ err: error }, 'realtime session check failed'),
   );
   const presence = new PresenceRegistry(topics);
+  const serverLimits = new ServerRateLimits(options.limits);
   hub.relayBroadcastsTo(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
@@ -163,7 +178,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     }
   };
 
-  await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret, authorize: options.authorize });
+  await app.register(broadcastRoutes, {
+    topics,
+    jwtSecret: options.jwtSecret,
+    authorize: options.authorize,
+    limits: serverLimits,
+  });
 
   app.get(
     '/websocket',
@@ -173,6 +193,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       if (!chosen) return socket.close(1008, 'unsupported serializer version');
       const codec: FrameCodec = chosen;
       const channels = new Map<string, Channel>();
+      const limits = new ConnectionRateLimits(serverLimits);
+      /** Set once the connection went past its own limits: nothing it sends is read any more. */
+      let ending = false;
       /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
       const joining = new Map<string, number>();
       let closed = false;
@@ -220,6 +243,28 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           payload: { extension: 'system', status: 'error', message, channel: subTopic(topic) },
         });
         send({ joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+      }
+
+      /**
+       * Ends a connection past its own limits, as hosted Realtime disconnects one: each channel is
+       * shut down with the reason, then the socket is closed (and dropped if the client does not
+       * answer the close).
+       */
+      function endConnection(reason: string): void {
+        if (ending) return;
+        ending = true;
+        request.log.warn({ reason }, 'realtime connection past its rate limits ended');
+        for (const channel of [...channels.values()]) shutDown(channel, reason);
+        socket.close(1008, reason);
+        setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS).unref();
+      }
+
+      /** A message a limit refused: dropped, with what the limit ends (rate-limits.ts). */
+      function refuse(verdict: Refused, ref: string | null, topic: string): void {
+        const channel = channels.get(topic);
+        if (verdict.ends === 'connection') return endConnection(verdict.reason);
+        if (verdict.ends === 'channel' && channel) return shutDown(channel, verdict.reason);
+        if (ref !== null) reply(channel?.joinRef ?? null, ref, topic, 'error', { reason: verdict.reason });
       }
 
       function leave(topic: string): void {
@@ -321,6 +366,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           });
         }
         if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
+        // Counted only here: a join refused above costs nothing.
+        const counted = limits.join();
+        if (!counted.ok) {
+          release(topic);
+          return refuse(counted, ref, topic);
+        }
         try {
           await completeJoin(joinRef, ref, topic, parsed.data);
         } finally {
@@ -411,7 +462,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
        * `ack`. A private channel whose policies refuse it the write sends nothing and hears no
        * answer, as hosted Realtime drops it.
        */
-      async function relay(ref: string | null, topic: string, payload: unknown): Promise<void> {
+      async function relay(ref: string | null, topic: string, payload: unknown, frameBytes: number): Promise<void> {
+        const counted = limits.message();
+        if (!counted.ok) return refuse(counted, ref, topic);
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
@@ -429,7 +482,10 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             });
           return;
         }
-        if (payloadBytes(message.data.payload) > REALTIME_MAX_BROADCAST_BYTES) {
+        // The frame holds the payload: one within the limit needs no measuring of its own, and its
+        // size stands for the payload's in what the deliveries cost.
+        const bytes = frameBytes <= REALTIME_MAX_BROADCAST_BYTES ? frameBytes : payloadBytes(message.data.payload);
+        if (bytes > REALTIME_MAX_BROADCAST_BYTES) {
           if (ref !== null) {
             reply(channel.joinRef, ref, topic, 'error', {
               reason: `Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast`,
@@ -438,6 +494,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           return;
         }
         if (!(await mayWrite(channel, 'broadcast'))) return;
+        // What the message will put on the wire: its payload once per channel that hears it.
+        const delivered = limits.delivery(bytes * topics.broadcastReceivers(channel.room, channel), frameBytes);
+        if (!delivered.ok) return refuse(delivered, ref, topic);
         topics.broadcast(
           channel.room,
           { type: 'broadcast', event: message.data.event, payload: message.data.payload },
@@ -451,6 +510,8 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
        * tracks only where the policies let it write presence (else an error reply, as hosted).
        */
       async function presenceEvent(ref: string | null, topic: string, payload: unknown): Promise<void> {
+        const counted = limits.presenceEvent();
+        if (!counted.ok) return refuse(counted, ref, topic);
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
@@ -470,11 +531,17 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
       }
 
-      async function handle(frame: Frame): Promise<void> {
+      /**
+       * `size`: the frame's bytes. `refusedBytes`: the server's byte budget could not take the frame
+       * (a small one, read anyway).
+       */
+      async function handle(frame: Frame, size: number, refusedBytes: Refused | undefined): Promise<void> {
         const { ref, topic, event, payload } = frame;
         // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
         const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
         if (topic === 'phoenix' && event === 'heartbeat') return reply(null, ref, topic, 'ok', {});
+        // Joins, leaves and token refreshes have limits of their own, or none: they stay possible.
+        if (refusedBytes && (event === 'broadcast' || event === 'presence')) return refuse(refusedBytes, ref, topic);
         switch (event) {
           case 'phx_join':
             return join(joinRef, ref, topic, payload);
@@ -482,7 +549,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             leave(topic);
             return reply(joinRef, ref, topic, 'ok', {});
           case 'broadcast':
-            return relay(ref, topic, payload);
+            return relay(ref, topic, payload, size);
           case 'presence':
             return presenceEvent(ref, topic, payload);
           case 'access_token': {
@@ -512,18 +579,28 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             }
             return;
           }
-          default:
+          default: {
+            const counted = limits.message();
+            if (!counted.ok) return refuse(counted, ref, topic);
             if (ref !== null) {
               reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}"` });
             }
+          }
         }
       }
 
       socket.on('message', (data, isBinary) => {
-        const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        if (ending) return;
+        // The frame's bytes are counted before it is read: a flood is dropped at the cost of receiving it.
+        const size = frameBytes(data);
+        const arrived = limits.frame(size);
+        if (!arrived.ok && arrived.ends === 'connection') return endConnection(arrived.reason);
+        const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         const frame = isBinary ? codec.decodeBinary?.(bytes) : codec.decode(bytes.toString('utf8'));
         if (!frame) return;
-        handle(frame).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
+        handle(frame, size, arrived.ok ? undefined : arrived).catch((error: unknown) =>
+          request.log.error({ err: error }, 'realtime message failed'),
+        );
       });
       socket.on('close', () => {
         closed = true;

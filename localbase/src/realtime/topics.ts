@@ -116,6 +116,13 @@ export class Topics {
     this.deliver(room, (member) => broadcastFrame(member, message, sender));
   }
 
+  /** How many of the room's channels would receive a broadcast from `sender` (what it costs to send). */
+  broadcastReceivers(room: string, sender?: TopicMember): number {
+    let count = 0;
+    for (const member of this.membersOf(room)) if (broadcastFrame(member, NO_MESSAGE, sender)) count += 1;
+    return count;
+  }
+
   /**
    * A broadcast the database queued at `sentAt`, to the room's channels that had joined by then and,
    * in a private room, only to those in `admitted` (checked by the caller with the rest of its batch).
@@ -163,6 +170,8 @@ export class Topics {
     this.flushing = undefined;
   }
 }
+
+const NO_MESSAGE: BroadcastMessage = { type: 'broadcast', event: '', payload: null };
 
 function broadcastFrame(member: TopicMember, message: BroadcastMessage, sender?: TopicMember): Frame | undefined {
   if (member === sender && !member.broadcastSelf) return undefined;
