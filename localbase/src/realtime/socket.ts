@@ -145,6 +145,9 @@ function refusedTokenMessage(accessToken: string, error: unknown): string {
 /** A limit's refusal (rate-limits.ts). */
 type Refused = Exclude<Verdict, { ok: true }>;
 
+/** How long a connection ended for its rate has its channels' shutdown frames before the close. */
+const SHUTDOWN_BEFORE_CLOSE_MS = 250;
+
 /** How long a connection ended for its rate gets to answer the close before it is dropped. */
 const CLOSE_HANDSHAKE_MS = 1000;
 
@@ -255,8 +258,13 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
         ending = true;
         request.log.warn({ reason }, 'realtime connection past its rate limits ended');
         for (const channel of [...channels.values()]) shutDown(channel, reason);
-        socket.close(1008, reason);
-        setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS).unref();
+        // The close follows a moment later: a proxy in between drops a client whose backend closed,
+        // unread, and the shutdown frames must have reached the client by then.
+        const closing = setTimeout(() => {
+          socket.close(1008, reason);
+          setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS).unref();
+        }, SHUTDOWN_BEFORE_CLOSE_MS);
+        closing.unref();
       }
 
       /** A message a limit refused: dropped, with what the limit ends (rate-limits.ts). */
