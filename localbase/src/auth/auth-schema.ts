@@ -1,6 +1,6 @@
 // localbase's own auth tables, beside GoTrue's auth schema (which stays as the bundles create it):
 // the one-time tokens of e-mail links and codes, the outbox that keeps mail when no SMTP server is
-// configured, and what GoTrue keeps in auth.mfa_factors / mfa_challenges / mfa_amr_claims (the
+// configured (both deleted with their account), and what GoTrue keeps in auth.mfa_factors / mfa_challenges / mfa_amr_claims (the
 // TOTP factors with their secrets, their challenges, and how each session was authenticated). Installed at boot like the session guard (installed-sql.ts), never in a
 // bundle; only the database owner reads them (no grants to the API roles).
 import type pg from 'pg';
@@ -27,9 +27,13 @@ create table if not exists _localbase.auth_tokens (
 );
 revoke all on _localbase.auth_tokens from public;
 
--- Mail that would have been sent, as the Supabase CLI's Inbucket/Mailpit keeps it.
+-- Mail that would have been sent, as the Supabase CLI's Inbucket/Mailpit keeps it. Each message
+-- belongs to the account it was sent for (to her address, or to the one she is moving to) and goes
+-- with it: however the account is deleted (delete_my_account, the auth admin API, the console, SQL),
+-- her address and her links leave the outbox in the same transaction.
 create table if not exists _localbase.outbox (
   id bigint generated always as identity primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
   to_address text not null,
   subject text not null,
   text_body text not null,
@@ -37,7 +41,15 @@ create table if not exists _localbase.outbox (
   link text,
   created_at timestamptz not null default now()
 );
+-- An outbox made before user_id: its mail is tied to the account it was addressed to, and what
+-- names no account any more (mail of an account already deleted) goes.
+alter table _localbase.outbox add column if not exists user_id uuid references auth.users (id) on delete cascade;
+update _localbase.outbox o set user_id = u.id from auth.users u
+ where o.user_id is null and lower(o.to_address) in (lower(u.email), lower(u.email_change));
+delete from _localbase.outbox where user_id is null;
+alter table _localbase.outbox alter column user_id set not null;
 create index if not exists outbox_created_at_idx on _localbase.outbox (created_at desc);
+create index if not exists outbox_user_id_idx on _localbase.outbox (user_id);
 revoke all on _localbase.outbox from public;`;
 
 // GoTrue keeps the TOTP secret in plain text unless told to encrypt it; here only the database

@@ -111,7 +111,13 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
   ): Promise<{ mail: Mail; secret: string; otp: string; link: string }> {
     const { secret, otp } = await issueToken(client, user.id, type, { redirectTo, newEmail });
     const link = actionLink(secret, type, redirectTo);
-    const mail = composeMail(type, newEmail ?? user.email ?? '', type === 'reauthentication' ? null : link, otp);
+    const mail = composeMail(
+      type,
+      user.id,
+      newEmail ?? user.email ?? '',
+      type === 'reauthentication' ? null : link,
+      otp,
+    );
     return { mail, secret, otp, link };
   }
 
@@ -357,7 +363,13 @@ export async function emailChangeMail(
 ): Promise<Mail> {
   const redirectTo = redirectOrSite(context.redirects, requestedRedirect);
   const { secret, otp } = await issueToken(client, user.id, 'email_change', { newEmail, redirectTo });
-  return composeMail('email_change', newEmail, verifyLink(context.linkBase(), secret, 'email_change', redirectTo), otp);
+  return composeMail(
+    'email_change',
+    user.id,
+    newEmail,
+    verifyLink(context.linkBase(), secret, 'email_change', redirectTo),
+    otp,
+  );
 }
 
 /** Characters a query value keeps as they are: a plain URL is written into the link unencoded. */

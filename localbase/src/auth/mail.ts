@@ -2,13 +2,15 @@
 // code), with GoTrue's default subjects. With an SMTP URL it goes out through nodemailer; without
 // one it is kept in the local outbox (_localbase.outbox), which the management API lists, as the
 // Supabase CLI keeps a local project's mail in Inbucket/Mailpit. The outbox keeps 7 days, at most
-// the newest 500 messages.
+// the newest 500 messages, and no mail of an account once it is deleted (auth-schema.ts).
 import type { Transporter } from 'nodemailer';
 import type pg from 'pg';
 import { withOwnerTransaction } from '../request-transaction.ts';
 import type { TokenType } from './one-time-tokens.ts';
 
 export interface Mail {
+  /** The account the mail is for: the outbox keeps it only as long as that account exists. */
+  userId: string;
   to: string;
   subject: string;
   text: string;
@@ -34,11 +36,16 @@ export function outboxMailer(pool: pg.Pool): Mailer {
   };
 }
 
-/** Stores the mail and drops what is past the outbox's bounds (older than 7 days, beyond the newest 500). */
+/**
+ * Stores the mail and drops what is past the outbox's bounds (older than 7 days, beyond the newest
+ * 500). Mail for an account deleted since its token was issued is not kept: its link leads nowhere,
+ * and the outbox holds nothing of a deleted account.
+ */
 async function keepInOutbox(client: pg.PoolClient, mail: Mail): Promise<void> {
   await client.query(
-    `insert into _localbase.outbox (to_address, subject, text_body, html_body, link) values ($1, $2, $3, $4, $5)`,
-    [mail.to, mail.subject, mail.text, mail.html, mail.link],
+    `insert into _localbase.outbox (user_id, to_address, subject, text_body, html_body, link)
+     select u.id, $2, $3, $4, $5, $6 from auth.users u where u.id = $1`,
+    [mail.userId, mail.to, mail.subject, mail.text, mail.html, mail.link],
   );
   await client.query(
     `delete from _localbase.outbox where created_at < now() - make_interval(days => $1)
@@ -111,7 +118,7 @@ const ACTIONS: Record<MailPurpose, string> = {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The message for a token: the link (none for a reauthentication code) and the 6-digit code. */
-export function composeMail(purpose: MailPurpose, to: string, link: string | null, otp: string): Mail {
+export function composeMail(purpose: MailPurpose, userId: string, to: string, link: string | null, otp: string): Mail {
   const action = ACTIONS[purpose];
   const lines = [action, '', link ?? otp, ''];
   if (link) lines.push(`Or enter this code: ${otp}`, '');
@@ -124,5 +131,5 @@ export function composeMail(purpose: MailPurpose, to: string, link: string | nul
       : `<p><strong>${otp}</strong></p>`,
     '<p>If you did not ask for this, you can ignore this message. The link and code work once, for one hour.</p>',
   ].join('\n');
-  return { to, subject: SUBJECTS[purpose], text: lines.join('\n'), html, link };
+  return { userId, to, subject: SUBJECTS[purpose], text: lines.join('\n'), html, link };
 }
