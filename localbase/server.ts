@@ -14,6 +14,7 @@ import { authRoutes } from './src/auth/routes.ts';
 import { sessionExists } from './src/auth/sessions.ts';
 import { functionsRoutes } from './src/functions.ts';
 import { startHousekeeping } from './src/housekeeping.ts';
+import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
@@ -78,6 +79,12 @@ export interface LocalbaseOptions {
    * signInAnonymously() creates users. Default: off, as on a new hosted project.
    */
   anonymousSignIns?: boolean;
+  /**
+   * GoTrue's MAILER_SECURE_EMAIL_CHANGE_ENABLED (the CLI's `[auth.email] double_confirm_changes`):
+   * whether an e-mail change waits for a link followed from the current address as well as the
+   * new one. Default: what the checkout's supabase/config.toml says, true when it says nothing.
+   */
+  doubleConfirmEmailChanges?: boolean;
   /** With PGlite: how reads are answered while one statement holds it (db/snapshot-reads.ts). Default 'warm'. */
   snapshotReads?: SnapshotReadsSetting;
 }
@@ -114,6 +121,9 @@ export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
 
 export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
   const dataDir = path.resolve(options.dataDir);
+  // Read before anything opens: a config.toml localbase cannot follow stops it at once.
+  const doubleConfirmEmailChanges =
+    options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
   const keys = await loadOrCreateKeys(dataDir);
   const ownsDatabase = !options.database;
   const database =
@@ -187,6 +197,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
             allowList: options.redirectAllowList ?? [],
           },
           linkBase: () => `${options.externalUrl ?? listening.url}/auth/v1`,
+          doubleConfirmEmailChanges,
         });
       },
       { prefix: '/auth/v1' },

@@ -12,10 +12,12 @@ revoke all on schema _localbase from public;
 
 -- One live token per user and purpose: issuing a new one replaces the older (unique user_id, type).
 -- Only digests are stored: sha256 of the link secret, and of the user id, purpose and 6-digit code.
+-- An address change has two purposes, one per address that confirms it (email_change_new,
+-- email_change_current).
 create table if not exists _localbase.auth_tokens (
   id bigint generated always as identity primary key,
   user_id uuid not null references auth.users (id) on delete cascade,
-  type text not null check (type in ('signup', 'invite', 'magiclink', 'recovery', 'email_change', 'reauthentication')),
+  type text not null,
   token_hash text not null unique,
   otp_hash text not null,
   new_email text,
@@ -26,6 +28,11 @@ create table if not exists _localbase.auth_tokens (
   unique (user_id, type)
 );
 revoke all on _localbase.auth_tokens from public;
+-- A data directory from before the change had one 'email_change' purpose, for the new address.
+alter table _localbase.auth_tokens drop constraint if exists auth_tokens_type_check;
+update _localbase.auth_tokens set type = 'email_change_new' where type = 'email_change';
+alter table _localbase.auth_tokens add constraint auth_tokens_type_check check (type in
+  ('signup', 'invite', 'magiclink', 'recovery', 'email_change_new', 'email_change_current', 'reauthentication'));
 
 -- Mail that would have been sent, as the Supabase CLI's Inbucket/Mailpit keeps it. Each message
 -- belongs to the account it was sent for (to her address, or to the one she is moving to) and goes

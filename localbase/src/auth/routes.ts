@@ -75,6 +75,11 @@ export interface AuthRoutesOptions {
   redirects: RedirectPolicy;
   /** `<API URL as mail readers reach it>/auth/v1`: the base of the links in mail. */
   linkBase: () => string;
+  /**
+   * GoTrue's MAILER_SECURE_EMAIL_CHANGE_ENABLED (config.toml's `[auth.email] double_confirm_changes`):
+   * whether an address change waits for a link followed from the current address as well as the new.
+   */
+  doubleConfirmEmailChanges: boolean;
 }
 
 /** auth.refresh_tokens.token is varchar(255): anything longer cannot be a token of ours. */
@@ -230,6 +235,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     mailer: options.mailer,
     redirects: options.redirects,
     linkBase: options.linkBase,
+    doubleConfirmEmailChanges: options.doubleConfirmEmailChanges,
     signedInUser,
     requireServiceRole,
     afterAnswer(request, work) {

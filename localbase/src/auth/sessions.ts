@@ -116,6 +116,26 @@ export async function sessionAssurance(client: pg.PoolClient, sessionId: string)
   return { aal, amr: rows.map((row) => ({ method: row.method, timestamp: row.timestamp })) };
 }
 
+/**
+ * Whether the session's user proved one of `methods` within the last `seconds`, by the time
+ * recorded when she did. A refresh copies the `amr` claim into the new access token (GoTrue keeps
+ * a session's methods), so only this record tells how long ago the proof was.
+ */
+export async function provedWithin(
+  client: pg.PoolClient,
+  sessionId: string,
+  methods: readonly string[],
+  seconds: number,
+): Promise<boolean> {
+  const { rows } = await client.query<{ recent: boolean }>(
+    `select exists (select 1 from _localbase.session_amr
+       where session_id = $1 and method = any($2::text[])
+         and authenticated_at > now() - make_interval(secs => $3)) as recent`,
+    [sessionId, methods, seconds],
+  );
+  return rows[0]?.recent === true;
+}
+
 /** Whether the session has reached aal2 (as recorded now, whatever its access token says). */
 export async function sessionIsAal2(client: pg.PoolClient, sessionId: string): Promise<boolean> {
   const { rows } = await client.query<{ aal2: boolean }>(

@@ -81,7 +81,7 @@ export async function changePassword(currentPassword: string, password: string):
   if (error) throw fromAuthError(error);
 }
 
-/** The address changes once the student opens the link mailed to the new one. */
+/** The address changes once the student opens the links mailed to the new address and to the current one. */
 export async function changeEmail(email: string): Promise<void> {
   const { error } = await (await client()).auth.updateUser({ email }, { emailRedirectTo: linkTarget('/settings') });
   if (error) throw fromAuthError(error);

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // Settings' account section: changing the password refuses a wrong current one and a weak new one
-// in their fields, says a change worked with focus on the message; changing the e-mail says where
-// the confirmation went; deleting asks for the database's word, says the group hand-over rule
+// in their fields, says a change worked with focus on the message; changing the e-mail says that
+// both addresses were sent a confirmation, and what the first confirmation did; deleting asks for the database's word, says the group hand-over rule
 // first, and stays refused until the word is typed; a failure while signing out everywhere says she
 // is still signed in.
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
@@ -26,6 +26,7 @@ vi.mock('../../state/account.ts', async (original) => ({
 const { AccountSection } = await import('./AccountSection.tsx');
 const { DeleteAccount } = await import('./DeleteAccount.tsx');
 const { account, profile } = await import('../../state/signals.ts');
+const { authLinkOutcome } = await import('../../state/auth-link.ts');
 
 beforeEach(() => {
   for (const call of Object.values(calls)) call.mockReset();
@@ -73,9 +74,19 @@ describe('AccountSection', () => {
     render(<AccountSection />);
     fireEvent.input(screen.getByLabelText('New e-mail address'), { target: { value: 'mira@school.example' } });
     fireEvent.click(screen.getByRole('button', { name: 'Change e-mail' }));
-    expect((await screen.findByText(/We sent a confirmation link to mira@school.example/)).textContent).toMatch(
-      /keep using mira@example.com/,
-    );
+    expect(
+      (await screen.findByText(/We sent a confirmation link to mira@school.example and one to mira@example.com/))
+        .textContent,
+    ).toMatch(/once you have opened both; until then, keep using mira@example.com/);
+  });
+
+  it('says, back from the first confirmation link, that the other address must confirm too', async () => {
+    authLinkOutcome.value = { kind: 'email-half-confirmed' };
+    render(<AccountSection />);
+    expect(
+      await screen.findByText(/^One address is confirmed\. Open the link sent to the other address too/),
+    ).toBeTruthy();
+    expect(authLinkOutcome.value).toBeNull();
   });
 
   it('keeps her signed in, and says so, when signing out everywhere fails', async () => {
