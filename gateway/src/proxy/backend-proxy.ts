@@ -1,7 +1,10 @@
 // /__backend/*: every method streamed to the backend (HTTP, and the WebSocket upgrade for realtime),
 // with the caller's JWT and apikey, or with the service key when the caller holds a valid admin
 // cookie whose account still stands (admin-standing.ts, asked on every request). Hop-by-hop headers
-// and the caller's cookies never reach the backend.
+// and the caller's cookies never reach the backend. The database's audit log names the console's
+// admin from `x-studyhall-console-admin` on service-role requests, so that header is the gateway's
+// alone: whatever a caller sends under that name is dropped, and an admin's request carries her
+// verified session's subject.
 //
 // Decisions (intercepts, limits, storage headers) are taken on the decided path
 // (security/request-path.ts); the raw path is what is forwarded. Every call has a deadline:
@@ -18,6 +21,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { adminSessionFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { standingUnknown, type AdminStanding } from '../admin/admin-standing.ts';
+import { CONSOLE_ADMIN_HEADER } from '../admin/console-audit.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
 import {
   isPasswordGrant,
@@ -91,16 +95,21 @@ export interface ProxyCredentials {
   adminSubject: string | undefined;
 }
 
-/** The headers the backend sees: credentials decided here, hop-by-hop and cookies removed. */
+/**
+ * The headers the backend sees: credentials and the console admin's name decided here, hop-by-hop
+ * headers, cookies and a caller's own console admin header removed.
+ */
 export function backendRequestHeaders(
   headers: IncomingHttpHeaders,
   credentials: ProxyCredentials,
 ): IncomingHttpHeaders {
   const forwarded = withoutHopByHop(headers);
   delete forwarded.cookie;
+  delete forwarded[CONSOLE_ADMIN_HEADER];
   if (credentials.adminSubject !== undefined && credentials.serviceRoleKey) {
     forwarded.apikey = credentials.serviceRoleKey;
     forwarded.authorization = `Bearer ${credentials.serviceRoleKey}`;
+    forwarded[CONSOLE_ADMIN_HEADER] = credentials.adminSubject;
   } else if (!forwarded.apikey) {
     forwarded.apikey = credentials.anonKey;
   }
@@ -343,7 +352,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   const wsClientOptions = {
     handshakeTimeout: timeouts.connectTimeoutMs,
     // realtime-js sends the apikey in the query string and the user's token in phx_join; the
-    // headers only matter for the admin's service key.
+    // headers only matter for the admin's service key and name. Nothing else the caller sent passes.
     rewriteRequestHeaders: (headers: Record<string, unknown>, request: FastifyRequest) => {
       const { apikey, authorization } = request.headers;
       const forwarded = backendRequestHeaders(
