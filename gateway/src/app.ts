@@ -150,7 +150,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(smallRoutes, {
     repoDir,
     ai: config.ai,
-    isOwner: (request) => isServerOwner(adminGate, request),
+    isOwner: (request) => isServerOwner(adminStanding, request),
   });
   await app.register(clientConfig, { anonKey: options.backend.anonKey });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
@@ -192,6 +192,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     logDir: config.logDir,
     settings: config.update,
     adminGate,
+    adminStanding,
     now: options.updateCheckNow,
   });
   await app.register(adminConsole, {

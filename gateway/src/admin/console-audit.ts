@@ -1,9 +1,11 @@
 // What the console does on someone's account lands in the database's audit log, next to every
 // moderation action, with the admin who did it: each call the console makes for a signed-in
 // admin carries her subject in `x-studyhall-console-admin` (the database keeps it on every row the
-// service role writes), and what happens outside the database (a ban or a reset link through the
-// auth API) is appended with public.admin_audit_console_action. The console's own file log
-// (audit-log.ts) keeps recording too, so an owner without the patch still sees it.
+// service role writes; the backend proxy names an admin's /__backend requests the same way and
+// drops the header from everything else, so only the gateway names anyone), and what happens
+// outside the database (a ban or a reset link through the auth API) is appended with
+// public.admin_audit_console_action. The console's own file log (audit-log.ts) keeps recording
+// too, so an owner without the patch still sees it.
 import type { FastifyRequest } from 'fastify';
 import type { BackendClient } from '../backend/backend-client.ts';
 import type { AdminContext } from './admin-context.ts';

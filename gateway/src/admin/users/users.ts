@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
-import { listAccounts, type AccountSummary } from '../backend-users.ts';
+import { isBannedAt, listAccounts, type AccountSummary } from '../backend-users.ts';
 import { listStoredObjects, removeObjects } from '../storage/stored-objects.ts';
 
 const userFacts = z.object({
@@ -63,10 +63,6 @@ async function readFacts(backend: BackendClient): Promise<Map<string, UserFacts>
   );
 }
 
-function isBanned(bannedUntil: string | null, nowMs: number): boolean {
-  return bannedUntil !== null && Date.parse(bannedUntil) > nowMs;
-}
-
 /** Every account, newest first. An account the app's tables do not know yet shows zeros. */
 export async function listUserRows(backend: BackendClient, nowMs = Date.now()): Promise<UserRow[]> {
   const [accounts, facts] = await Promise.all([listAccounts(backend), readFacts(backend)]);
@@ -81,7 +77,7 @@ export async function listUserRows(backend: BackendClient, nowMs = Date.now()): 
         minutes: known?.minutes ?? 0,
         storage_bytes: known?.storage_bytes ?? 0,
         storage_objects: known?.storage_objects ?? 0,
-        banned: isBanned(account.banned_until, nowMs),
+        banned: isBannedAt(account.banned_until, nowMs),
       };
     })
     .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? '') || a.id.localeCompare(b.id));
