@@ -106,7 +106,10 @@ describe('the comparison with the registry', () => {
   });
 
   it('fails on a registered code no migration raises', () => {
-    const planted = { ...RAISED_CODES, planted_entry: { sqlstates: ['P0998'], status: 400, sentence: 'x' } };
+    const planted: Record<string, RaisedCode> = {
+      ...RAISED_CODES,
+      planted_entry: { sqlstates: ['P0998'], status: 400, sentence: 'x' },
+    };
     expect(registryProblems(found.raises, planted)).toEqual([
       'planted_entry (P0998) is in the registry and raised nowhere',
     ]);
