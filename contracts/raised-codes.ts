@@ -112,6 +112,6 @@ export type SentenceKey = (typeof RAISED_CODES)[RaisedCodeName]['sentence'];
  * The registry's entry for a raised code (PostgREST's `message`), or undefined for any other
  * text. Only the registry's own keys count: a backend may send `__proto__` or `constructor`.
  */
-export function raisedCode(message: string): RaisedCode | undefined {
+export function raisedCode(message: string): (RaisedCode & { readonly sentence: SentenceKey }) | undefined {
   return Object.hasOwn(RAISED_CODES, message) ? RAISED_CODES[message as RaisedCodeName] : undefined;
 }
