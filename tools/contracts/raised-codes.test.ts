@@ -1,7 +1,9 @@
 // The registry of raised codes (contracts/raised-codes.ts) holds exactly what the SQL raises: every
 // code a migration or platform file raises, with the SQLSTATE it is raised with, and nothing that
 // is raised nowhere; docs/database.md's table says the same. The first blocks prove the reader and
-// the comparison can fail (planted raises, a planted stale entry); the last run them on the real files.
+// the comparison can fail (planted raises, a planted stale entry; each named among whatever else
+// differs, so only the real comparison below fails when a migration brings a new code); the last
+// run them on the real files.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -100,9 +102,9 @@ describe('the comparison with the registry', () => {
       `create function public.planted() returns void language plpgsql as $$
        begin raise exception 'planted_code' using errcode = 'P0999', hint = 'planted by the test'; end $$;`,
     );
-    expect(registryProblems([...found.raises, ...planted.raises], RAISED_CODES)).toEqual([
+    expect(registryProblems([...found.raises, ...planted.raises], RAISED_CODES)).toContain(
       'planted_code (P0999) is raised in 20991231000000_planted.sql:2 and missing from the registry',
-    ]);
+    );
   });
 
   it('fails on a registered code no migration raises', () => {
@@ -110,9 +112,9 @@ describe('the comparison with the registry', () => {
       ...RAISED_CODES,
       planted_entry: { sqlstates: ['P0998'], status: 400, sentence: 'x' },
     };
-    expect(registryProblems(found.raises, planted)).toEqual([
+    expect(registryProblems(found.raises, planted)).toContain(
       'planted_entry (P0998) is in the registry and raised nowhere',
-    ]);
+    );
   });
 
   it('fails on a code raised with a SQLSTATE the registry does not give it, and on a state never used', () => {

@@ -23,9 +23,9 @@ describe('sentences for raised codes', () => {
       ...RAISED_CODES,
       planted_code: { sqlstates: ['P0999'], status: 400, sentence: 'planted_sentence' },
     };
-    expect(codesWithoutSentence(planted, RAISED_CODE_SENTENCES)).toEqual(['planted_code (planted_sentence)']);
+    expect(codesWithoutSentence(planted, RAISED_CODE_SENTENCES)).toContain('planted_code (planted_sentence)');
     const { handle_taken: _dropped, ...missing } = RAISED_CODE_SENTENCES;
-    expect(codesWithoutSentence(RAISED_CODES, missing)).toEqual(['handle_taken (handle_taken)']);
+    expect(codesWithoutSentence(RAISED_CODES, missing)).toContain('handle_taken (handle_taken)');
   });
 
   it('has a sentence for every registered code, and no sentence the registry never names', () => {
