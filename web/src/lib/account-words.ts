@@ -3,6 +3,7 @@
 // the app's own `offline` / `backend_down` (state/account.ts).
 import { ApiError, describeError } from './api.ts';
 import { weakPasswordSentence } from './password-words.ts';
+import { RAISED_CODE_SENTENCES } from './raised-code-words.ts';
 
 export function accountProblem(error: unknown): string {
   if (!(error instanceof ApiError)) return 'Something went wrong on this page. Nothing was changed; try again.';
@@ -31,9 +32,9 @@ export function accountProblem(error: unknown): string {
     case 'reauthentication_not_valid':
       return 'Enter your current password to change it.';
     case 'invalid_confirmation':
-      return 'The word you typed is not the one asked for. Nothing was deleted.';
+      return RAISED_CODE_SENTENCES.invalid_confirmation;
     case 'storage_objects_remain':
-      return 'Some files you uploaded (such as a group icon) are still stored. Remove them, then try again. Your account was not deleted.';
+      return RAISED_CODE_SENTENCES.storage_objects_remain;
     case 'session_not_found':
     case 'bad_jwt':
     case 'not_authenticated':

@@ -2,24 +2,28 @@
 // own), membership and requests, the board, chat-free owner tools, leaderboard and analytics,
 // invites and reports. The database functions raise the codes the screens explain.
 import { z } from 'zod';
-import { clientConfig } from '../client-config.ts';
-import { client, CommunityError, communityError, currentUserId, nothing, rows, rpc, write } from './backend.ts';
 import {
   analyticsDay,
   boardMember,
   discoveredGroup,
-  GROUP_COLUMNS,
-  groupInvite,
-  groupRole,
-  groupRow,
+  joinAnswer,
   joinRequest,
   leaderboardRow,
   type DiscoveredGroup,
+} from '#contracts/community-answers.ts';
+import {
+  GROUP_COLUMNS,
+  GROUP_INVITE_COLUMNS,
+  groupInvite,
+  groupRole,
+  groupRow,
   type GroupRole,
   type GroupRow,
   type JoinPolicy,
   type Visibility,
-} from './schemas.ts';
+} from '#contracts/community-rows.ts';
+import { clientConfig } from '../client-config.ts';
+import { client, CommunityError, communityError, currentUserId, nothing, rows, rpc, write } from './backend.ts';
 
 export const DISCOVER_PAGE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -138,8 +142,7 @@ export async function uploadGroupIcon(groupId: string, icon: Blob): Promise<Grou
   return updateGroup(groupId, { icon_url: `${base}/storage/v1/object/public/group-icons/${objectName}` });
 }
 
-export const joinGroup = (groupId: string) =>
-  rpc('community_join_group', { p_group_id: groupId }, z.enum(['member', 'pending']));
+export const joinGroup = (groupId: string) => rpc('community_join_group', { p_group_id: groupId }, joinAnswer);
 export const cancelJoinRequest = (groupId: string) =>
   rpc('community_cancel_join_request', { p_group_id: groupId }, nothing);
 export const leaveGroup = (groupId: string) => rpc('community_leave_group', { p_group_id: groupId }, nothing);
@@ -170,7 +173,7 @@ export async function listInvites(groupId: string) {
   return rows(
     (await client())
       .from('group_invites')
-      .select('token,expires_at,max_uses,uses_count,created_at')
+      .select(GROUP_INVITE_COLUMNS)
       .eq('group_id', groupId)
       .order('created_at', { ascending: false }),
     groupInvite,

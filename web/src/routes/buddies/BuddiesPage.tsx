@@ -2,6 +2,7 @@
 // cancel requests, share a buddy invite link, and see each buddy's day as they share it
 // (community_get_overview applies every buddy's own switches). Start alerts live here too.
 import { useState } from 'preact/hooks';
+import type { OverviewEntry } from '#contracts/community-answers.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import { UserPlusIcon } from '../../components/community/icons.tsx';
@@ -16,7 +17,6 @@ import { readOverview, removeBuddy, requestBuddy, respondBuddy } from '../../lib
 import { inviteLink } from '../../lib/community/groups.ts';
 import { createBuddyInvite } from '../../lib/community/invites.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import type { OverviewEntry } from '../../lib/community/schemas.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { BuddyCard } from './BuddyCard.tsx';

@@ -2,6 +2,8 @@
 // (expiry, use limit, copy, revoke), members' roles, removing a member, handing over ownership,
 // editing the group, and deleting it. Destructive steps ask once, naming what happens.
 import { useState } from 'preact/hooks';
+import type { BoardMember } from '#contracts/community-answers.ts';
+import type { GroupInvite, GroupRow } from '#contracts/community-rows.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import {
@@ -27,7 +29,6 @@ import {
   updateGroup,
   uploadGroupIcon,
 } from '../../lib/community/groups.ts';
-import type { BoardMember, GroupInvite, GroupRow } from '../../lib/community/schemas.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { dateTime, plural, relativeTime } from '../../lib/format.ts';

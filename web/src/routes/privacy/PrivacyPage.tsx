@@ -2,6 +2,7 @@
 // the moment it changes, each with a plain statement of who sees what; and a table of what buddies
 // and group members see right now. The database applies these switches to every read.
 import { useState } from 'preact/hooks';
+import type { Enrollment, PrivacyKey, PrivacySwitches } from '#contracts/community-rows.ts';
 import { NotShared } from '../../components/community/Presence.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
 import { Switch } from '../../components/community/Switch.tsx';
@@ -10,7 +11,6 @@ import { CheckIcon } from '../../components/icons.tsx';
 import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { readEnrollment, saveConsent, savePrivacy, SWITCHES } from '../../lib/community/privacy.ts';
 import { consentStatement, stealthStatement, whoSeesWhat } from '../../lib/community/sharing.ts';
-import type { Enrollment, PrivacyKey, PrivacySwitches } from '../../lib/community/schemas.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import '../../styles/community.css';
 
