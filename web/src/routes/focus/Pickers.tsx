@@ -1,6 +1,6 @@
 // Subject and task for the session: chosen from the student's own, or added on the spot.
 import { useState } from 'preact/hooks';
-import { addSubject, addTask } from '../../state/data.ts';
+import { addSubject, addTask, notSavedProblem } from '../../state/data.ts';
 import { choose, selection } from '../../state/focus.ts';
 import { settings, subjects, tasks } from '../../state/signals.ts';
 import { studyDayOf } from '../../lib/study-day.ts';
@@ -27,7 +27,11 @@ function InlineAdd({
     const value = text.trim();
     if (!value) return setProblem(`Enter a ${label.toLowerCase()}.`);
     if (value.length > max) return setProblem(`Keep it under ${max} characters.`);
-    await onAdd(value);
+    try {
+      await onAdd(value);
+    } catch {
+      setProblem(notSavedProblem());
+    }
   };
   return (
     <form class="inline-form" onSubmit={(event) => void submit(event)}>
