@@ -2,6 +2,7 @@
 // account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
 import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
 import { plural } from '../../lib/format.ts';
@@ -199,6 +200,7 @@ function AlarmSettings() {
           </p>
         )}
         {permission === 'unsupported' && <p class="small muted">This browser cannot show notifications.</p>}
+        {permission === 'insecure' && <SecureAddressNote feature="notifications" />}
         {permission === 'default' && (
           <div class="row">
             <button type="button" class="button" onClick={() => void askToNotify()}>
