@@ -48,7 +48,5 @@ export function describeSync(facts: SyncFacts): SyncLine {
   return { tone: 'ok', text: 'Everything is synced', offline: false };
 }
 
-/** What a screen says where a change could not be kept on this device; `what` names it ("the task"). */
-export function notSavedText(what: string): string {
-  return `Not saved on this device: ${what}. Try again; if it keeps failing, reload the page.`;
-}
+/** What a screen says where the student acted, when this device could not keep the change (the banner names it). */
+export const NOT_SAVED_TEXT = 'Not saved on this device. Try again; if it keeps failing, reload the page.';

@@ -55,9 +55,7 @@ describe('a change this device cannot keep', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Add task' }));
 
     const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toBe(
-      'Not saved on this device: the task “Optics notes”. Try again; if it keeps failing, reload the page.',
-    );
+    expect(alert.textContent).toBe('Not saved on this device. Try again; if it keeps failing, reload the page.');
     expect(lines()).toEqual(['A change was not saved', 'A change was not saved']);
     const banner = screen.getByTestId('not-saved-banner');
     expect(banner.textContent).toContain('Not saved on this device: the task “Optics notes”.');

@@ -4,7 +4,6 @@
 import { readKv, writeKv, type Db } from '../lib/db.ts';
 import { defaultSettings, newId, type AppSettings, type StudySession, type Subject, type Task } from '../lib/model.ts';
 import { studyDayOf } from '../lib/study-day.ts';
-import { notSavedText } from '../lib/sync-status.ts';
 import { idleTimer, withSettings } from '../lib/timer.ts';
 import {
   db,
@@ -73,11 +72,6 @@ export async function loadAll(database: Db): Promise<void> {
 /** Another tab changed the data: read it again. */
 export async function reloadFromDb(): Promise<void> {
   if (db.value) await loadAll(db.value);
-}
-
-/** What the screen where the student acted says about the change that was just not kept. */
-export function notSavedProblem(): string {
-  return notSavedText(saveFailure.value?.what ?? 'this change');
 }
 
 function changed(): void {

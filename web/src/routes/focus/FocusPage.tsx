@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { minutesText } from '../../lib/format.ts';
 import { advance, focusedMs } from '../../lib/timer.ts';
-import { notSavedProblem } from '../../state/data.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import {
   countCorrect,
   countIncorrect,
@@ -79,7 +79,7 @@ export default function FocusPage() {
       );
     } catch {
       // The timer is reset only once the session is kept, so Finish can be pressed again.
-      setNotice({ tone: 'error', text: `${notSavedProblem()} The timer keeps your session.` });
+      setNotice({ tone: 'error', text: `${NOT_SAVED_TEXT} The timer keeps your session.` });
     } finally {
       setFinishing(false);
     }

@@ -1,6 +1,7 @@
 // Subject and task for the session: chosen from the student's own, or added on the spot.
 import { useState } from 'preact/hooks';
-import { addSubject, addTask, notSavedProblem } from '../../state/data.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
+import { addSubject, addTask } from '../../state/data.ts';
 import { choose, selection } from '../../state/focus.ts';
 import { settings, subjects, tasks } from '../../state/signals.ts';
 import { studyDayOf } from '../../lib/study-day.ts';
@@ -30,7 +31,7 @@ function InlineAdd({
     try {
       await onAdd(value);
     } catch {
-      setProblem(notSavedProblem());
+      setProblem(NOT_SAVED_TEXT);
     }
   };
   return (
@@ -49,11 +50,6 @@ function InlineAdd({
           aria-describedby={problem ? `${id}-error` : undefined}
           autoFocus
         />
-        {problem && (
-          <p id={`${id}-error`} class="field-error" role="alert">
-            {problem}
-          </p>
-        )}
       </div>
       <button type="submit" class="button">
         Add
@@ -61,6 +57,12 @@ function InlineAdd({
       <button type="button" class="button button-quiet" onClick={onCancel}>
         Cancel
       </button>
+      {/* Under the field and the buttons, so the buttons stay beside the field. */}
+      {problem && (
+        <p id={`${id}-error`} class="field-error inline-form-error" role="alert">
+          {problem}
+        </p>
+      )}
     </form>
   );
 }

@@ -5,7 +5,8 @@
 import { useState } from 'preact/hooks';
 import { PlusIcon, TrashIcon } from '../../components/icons.tsx';
 import { studyDayOf } from '../../lib/study-day.ts';
-import { addTask, deleteTask, notSavedProblem, setTaskDone, subjectName } from '../../state/data.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
+import { addTask, deleteTask, setTaskDone, subjectName } from '../../state/data.ts';
 import { selection } from '../../state/focus.ts';
 import { settings, syncState, tasks } from '../../state/signals.ts';
 
@@ -26,7 +27,7 @@ export function TasksPanel() {
       await addTask(value, selection().subjectId, today);
     } catch {
       // The title stays in the field, so Add tries again.
-      return setProblem(notSavedProblem());
+      return setProblem(NOT_SAVED_TEXT);
     }
     setTitle('');
     setProblem(null);
@@ -100,15 +101,16 @@ export function TasksPanel() {
             aria-invalid={problem ? true : undefined}
             aria-describedby={problem ? 'task-add-error' : undefined}
           />
-          {problem && (
-            <p id="task-add-error" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
         </div>
         <button type="submit" class="button icon-button" aria-label="Add task" title="Add task">
           <PlusIcon />
         </button>
+        {/* Under the field and the button, so the button stays beside the field. */}
+        {problem && (
+          <p id="task-add-error" class="field-error inline-form-error" role="alert">
+            {problem}
+          </p>
+        )}
       </form>
       {syncState.value.pending > 0 && <p class="small muted">Changes are saved on this device and will sync.</p>}
     </section>

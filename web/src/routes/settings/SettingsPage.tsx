@@ -8,7 +8,8 @@ import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../..
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
 import { askToNotify, notifyPermission } from '../../state/alarms.ts';
-import { deleteSubject, notSavedProblem, saveSettings } from '../../state/data.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
+import { deleteSubject, saveSettings } from '../../state/data.ts';
 import { sessions, settings, subjects, tasks } from '../../state/signals.ts';
 import { AccountSection } from './AccountSection.tsx';
 import { DeleteAccount } from './DeleteAccount.tsx';
@@ -57,7 +58,7 @@ function TimerSettings() {
     try {
       await saveSettings(next);
     } catch {
-      return setNotSaved(notSavedProblem());
+      return setNotSaved(NOT_SAVED_TEXT);
     }
     setSaved(true);
   };
