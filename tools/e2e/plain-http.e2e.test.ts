@@ -6,7 +6,8 @@
 // count as secure, and hides exactly these failures.
 //
 // Driven by role and accessible name: sign up; add a subject and a task; pair the phone remote
-// (the companion page at the same origin) and drive the focus page from it; a focus session saved
+// (the companion page at the same origin) and drive the focus page from it, with a second tab of
+// the page that leaves the phone to the first (no Web Locks here); a focus session saved
 // and seen in Stats; a save the device refuses says so and never "Everything is synced"; chat
 // between two students; a copy button that cannot reach the clipboard selects the link instead;
 // and each feature that needs the secure address says so where it is offered, in the words for a
@@ -194,6 +195,20 @@ describe('the app at a plain-HTTP network address', () => {
     await expect.poll(() => panel.getByText('Phone connected').isVisible()).toBe(true);
     expect(await phone.problems()).toEqual([]);
   }, 90_000);
+
+  it('gives the phone link to one tab only, so a second tab of the focus page counts a tap once', async () => {
+    // No Web Locks on a plain-HTTP page: the tabs agree through their stand-in (lib/tab-locks.ts).
+    const second = await newPage(lena);
+    await second.goto(`${app}/focus`);
+    await second.getByRole('button', { name: /^Phone remote/ }).click();
+    await second.getByRole('region', { name: 'Phone remote' }).getByText('Handled by another tab').waitFor();
+    await phone.page.getByRole('button', { name: 'Correct', exact: true }).tap();
+    const correct = (tab: Page) => tab.locator('#count-correct').textContent();
+    for (const tab of [page, second]) await expect.poll(() => correct(tab), { timeout: 5_000 }).toBe('2');
+    await page.waitForTimeout(1_000);
+    expect([await correct(page), await correct(second)]).toEqual(['2', '2']);
+    await second.close();
+  }, 60_000);
 
   it('says on the phone, in its settings, that adding it to the home screen needs the secure address', async () => {
     await phone.page.getByRole('button', { name: 'Settings' }).tap();
