@@ -25,7 +25,7 @@ import type { PushWorkerSettings } from './push/push-worker.ts';
 import { systemResolver } from './push/web-push-sender.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
-import clientConfig from './routes/client-config.ts';
+import clientConfig, { httpsAppUrl } from './routes/client-config.ts';
 import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
@@ -152,7 +152,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     ai: config.ai,
     isOwner: (request) => isServerOwner(adminStanding, request),
   });
-  await app.register(clientConfig, { anonKey: options.backend.anonKey });
+  await app.register(clientConfig, { anonKey: options.backend.anonKey, httpsUrl: httpsAppUrl(config.publicUrl) });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);

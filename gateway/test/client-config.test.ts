@@ -1,7 +1,8 @@
 // GET /api/client-config: the backend path the app uses (always this origin), the public anon key
-// and never the service key, and the LAN addresses a phone can reach.
+// and never the service key, the LAN addresses a phone can reach, and the app's https address
+// (PUBLIC_URL when it is https), or null.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lanUrls } from '../src/routes/client-config.ts';
+import { httpsAppUrl, lanUrls } from '../src/routes/client-config.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 
 let gateway: TestGateway;
@@ -17,7 +18,12 @@ describe('/api/client-config', () => {
   it('names /__backend and the anon key, never the service key', async () => {
     const response = await gateway.app.inject({ url: '/api/client-config' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ backend_url: '/__backend', anon_key: 'public-anon-key', companion_urls: [] });
+    expect(response.json()).toEqual({
+      backend_url: '/__backend',
+      anon_key: 'public-anon-key',
+      companion_urls: [],
+      https_url: null,
+    });
     expect(response.body).not.toContain('secret-service-key');
   });
 
@@ -30,6 +36,23 @@ describe('/api/client-config', () => {
       ],
     } as never;
     expect(lanUrls(interfaces, 3000)).toEqual(['http://192.168.1.20:3000']);
+  });
+
+  it('names PUBLIC_URL as the https address when it is https, and nothing for a plain-HTTP one', async () => {
+    const secure = await startTestGateway({
+      backend: { url: 'http://127.0.0.1:1', anonKey: 'public-anon-key', serviceRoleKey: undefined },
+      config: { publicUrl: 'https://study.school.example/' },
+    });
+    try {
+      expect((await secure.app.inject({ url: '/api/client-config' })).json().https_url).toBe(
+        'https://study.school.example',
+      );
+    } finally {
+      await secure.close();
+    }
+    expect(httpsAppUrl('https://study.school.example:8443/hall/')).toBe('https://study.school.example:8443/hall');
+    expect(httpsAppUrl('http://192.168.1.20:3000')).toBeNull();
+    expect(httpsAppUrl(undefined)).toBeNull();
   });
 
   it('offers no LAN address while the server listens on loopback only', async () => {

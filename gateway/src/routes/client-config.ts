@@ -1,13 +1,15 @@
-// GET /api/client-config: what the web app needs to talk to the backend, and where a phone on the
-// same network reaches this server. The app always goes through this gateway (`/__backend`),
-// whatever backend sits behind it, so the page only ever connects to its own origin. The anon key
-// is public by design; the service key never leaves here.
+// GET /api/client-config: what the web app needs to talk to the backend, where a phone on the
+// same network reaches this server, and its secure (https) address if it has one. The app always
+// goes through this gateway (`/__backend`), whatever backend sits behind it, so the page only ever
+// connects to its own origin. The anon key is public by design; the service key never leaves here.
 import os from 'node:os';
 import type { FastifyPluginAsync } from 'fastify';
 import { BACKEND_PREFIX } from '../proxy/backend-proxy.ts';
 
 export interface ClientConfigOptions {
   anonKey: string;
+  /** The app's https address (see httpsAppUrl), or null. */
+  httpsUrl: string | null;
   /** The interfaces' addresses (tests pass their own). */
   networkInterfaces?: () => ReturnType<typeof os.networkInterfaces>;
 }
@@ -17,6 +19,19 @@ export interface ClientConfig {
   anon_key: string;
   /** http://<LAN address>:<port> for each IPv4 interface that is not loopback: the companion's server URL. */
   companion_urls: string[];
+  /**
+   * Where the app is a secure context, without a trailing slash, or null. A page opened at a
+   * plain-HTTP LAN address has no service worker, notifications, Web Push or Pop-out, and points
+   * students here for them.
+   */
+  https_url: string | null;
+}
+
+/** PUBLIC_URL when students reach the app over https there (a reverse proxy), else null. */
+export function httpsAppUrl(publicUrl: string | undefined): string | null {
+  if (!publicUrl) return null;
+  const url = new URL(publicUrl);
+  return url.protocol === 'https:' ? `${url.origin}${url.pathname}`.replace(/\/+$/, '') : null;
 }
 
 export function lanUrls(interfaces: ReturnType<typeof os.networkInterfaces>, port: number): string[] {
@@ -37,6 +52,7 @@ const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, option
       backend_url: BACKEND_PREFIX,
       anon_key: options.anonKey,
       companion_urls: reachableFromLan(app.server.address()),
+      https_url: options.httpsUrl,
     };
   });
 

@@ -4,6 +4,8 @@ import { requestJson } from './api.ts';
 export interface ClientConfig {
   backend_url: string;
   anon_key: string;
+  /** Where the app is a secure context (https), or null; absent from a config remembered by an older app. */
+  https_url?: string | null;
 }
 
 const STORAGE_KEY = 'studyhall-client-config';

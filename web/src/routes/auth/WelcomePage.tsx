@@ -1,11 +1,15 @@
 // Welcome: log in or create an account. A refused login asks the server whether the e-mail has an
 // account at all, so "new here" and "wrong password" get different answers. A device nobody has
 // signed in on yet is greeted as a first visit and opens on "Create account"; the mode switch is a
-// pair of tabs, and the submit button says what it does, so no two controls share a name.
+// pair of tabs, and the submit button says what it does, so no two controls share a name. Offline
+// use is promised only where it holds: a page at a plain-HTTP address has no service worker, and
+// says what offline use needs instead.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { ApiError, describeError } from '../../lib/api.ts';
 import { weakPasswordSentence } from '../../lib/password-words.ts';
+import { isSecurePage } from '../../lib/secure-page.ts';
 import { signedInHereBefore } from '../../lib/session-storage.ts';
 import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
 import '../../styles/welcome.css';
@@ -119,9 +123,10 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
         </Heading>
         <p class="muted">
           {mode === 'login'
-            ? 'Log in to your timer, tasks and stats. Everything also works offline on this device.'
+            ? `Log in to your timer, tasks and stats.${isSecurePage() ? ' Everything also works offline on this device.' : ''}`
             : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
         </p>
+        {mode === 'login' && !isSecurePage() && <SecureAddressNote feature="offline" />}
         <div class="segmented" role="tablist" aria-label="Log in or create an account" onKeyDown={moveBetweenTabs}>
           {MODES.map((entry) => (
             <button

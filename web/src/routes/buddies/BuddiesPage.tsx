@@ -123,13 +123,14 @@ function BuddyInvite() {
       {link ? (
         <div class="row invite-row">
           <input
+            id="buddy-invite-link"
             class="input invite-link"
             readOnly
             value={link}
             aria-label="Your buddy invite link"
             onFocus={(event) => event.currentTarget.select()}
           />
-          <CopyButton text={link} />
+          <CopyButton text={link} inputId="buddy-invite-link" />
         </div>
       ) : (
         <div>

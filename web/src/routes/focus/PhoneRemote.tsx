@@ -1,8 +1,11 @@
 // The phone remote, one click away: the pairing code and a QR code of the remote's link (the phone
 // opens it and is paired), whether a phone follows this page, and what to do in every other case
-// (the server pairs no one, cannot be reached, is full, or another tab holds the remote).
+// (the server pairs no one, cannot be reached, is full, or another tab holds the remote). The remote
+// at a plain-HTTP address works, but a phone cannot install it or open it offline: the panel says
+// what that needs.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import {
@@ -142,6 +145,9 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
         </a>{' '}
         on your phone{code ? ' and type the code' : ''}.
       </p>
+      {new URL(first).protocol === 'http:' && (
+        <SecureAddressNote feature="home-screen" path="/companion/" class="small muted" />
+      )}
       {others.length > 0 && (
         <p class="small muted">
           Other addresses of this computer:{' '}

@@ -190,6 +190,7 @@ function Invites({ group }: { group: GroupRow }) {
               <li key={invite.token} class={`list-item${invite.token === fresh ? ' is-fresh' : ''}`}>
                 <div class="list-main">
                   <input
+                    id={`invite-link-${invite.token}`}
                     class="input invite-link"
                     readOnly
                     value={link}
@@ -202,7 +203,7 @@ function Invites({ group }: { group: GroupRow }) {
                   </p>
                 </div>
                 <div class="row">
-                  {state.usable && <CopyButton text={link} />}
+                  {state.usable && <CopyButton text={link} inputId={`invite-link-${invite.token}`} />}
                   <button
                     type="button"
                     class="button button-quiet"
