@@ -22,15 +22,20 @@ export async function listenHttps(
   identity: TlsIdentity,
   where: { host: string; port: number },
 ): Promise<HttpsListener> {
+  // The chain sent is the server's certificate and the local CA's: a client that pins the CA's key
+  // (or shows the chain to a person) finds it in the handshake.
+  const chainOf = (certPem: string) => `${certPem.trimEnd()}\n${identity.ca?.pem ?? ''}`;
   const { certPem, keyPem } = identity.current();
-  const server = https.createServer({ cert: certPem, key: keyPem }, app.routing);
+  const server = https.createServer({ cert: chainOf(certPem), key: keyPem }, app.routing);
   // Fastify's own server settings, so both listeners treat slow and idle clients alike.
   server.keepAliveTimeout = app.server.keepAliveTimeout;
   server.requestTimeout = app.server.requestTimeout;
   server.headersTimeout = app.server.headersTimeout;
   server.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
-  const stopSwapping = identity.onChange((next) => server.setSecureContext({ cert: next.certPem, key: next.keyPem }));
+  const stopSwapping = identity.onChange((next) =>
+    server.setSecureContext({ cert: chainOf(next.certPem), key: next.keyPem }),
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
