@@ -129,7 +129,7 @@ const stopRenewal = startCertificateRenewal(https, config, {
 const mdns = await mdnsStarting;
 for (const name of https.identity?.leftOut() ?? []) {
   terminalLog.warn(
-    `https: the local CA may not vouch for ${name}, so the certificate leaves it out (docs/reverse-proxy.md)`,
+    `https: the local CA may not vouch for ${name}, so the certificate leaves it out (docs/https-and-reverse-proxy.md)`,
   );
 }
 

@@ -65,7 +65,7 @@ export function startCertificateRenewal(
       const leftOut = result.leftOut.join(', ');
       if (leftOut && leftOut !== reportedLeftOut) {
         log.warn(
-          `https: the local CA may not vouch for ${leftOut} (outside the names it was made for), so the certificate leaves them out: use another address, or TLS_CERT_FILE (docs/reverse-proxy.md)`,
+          `https: the local CA may not vouch for ${leftOut} (outside the names it was made for), so the certificate leaves them out: use another address, or TLS_CERT_FILE (docs/https-and-reverse-proxy.md)`,
         );
       }
       reportedLeftOut = leftOut;
