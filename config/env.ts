@@ -18,6 +18,7 @@ export const TX_END_MODES = ['commit', 'commit-allow-override', 'rollback', 'rol
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_LOCALBASE_PORT = 54321;
+export const DEFAULT_HTTPS_PORT = 3443;
 
 const optionalText = z
   .string()
@@ -34,6 +35,12 @@ const port = (fallback: number) => optionalText.pipe(portNumber.default(fallback
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const onOff = (fallback: 'on' | 'off') =>
+  z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { message: 'must be on or off' })
+    .default(fallback)
+    .transform((value) => value === 'on' || value === 'true' || value === '1');
 
 const httpUrl = z
   .url({ message: 'must be an http(s) URL', protocol: /^https?$/ })
@@ -163,6 +170,38 @@ export const envFields = {
   VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
   /** Also push to plain-HTTP loopback endpoints: for test receivers only. */
   WEB_PUSH_ALLOW_HTTP: booleanFlag.default(false),
+  /**
+   * HTTPS for the local network (gateway/src/https/): `on` serves the app on HTTPS_PORT with a
+   * certificate from a local certificate authority kept in DATA_DIR (or TLS_CERT_FILE), whenever the
+   * gateway is reachable from the network; `off` serves plain HTTP only.
+   */
+  HTTPS: optionalText.pipe(onOff('on')),
+  HTTPS_PORT: port(DEFAULT_HTTPS_PORT),
+  /**
+   * Which plain-HTTP page visits from another device move to HTTPS: `trusted` (those whose browser
+   * has shown that it trusts the certificate), `always` (devices that have the CA installed by
+   * their school), `off`. /__ca is never moved.
+   */
+  HTTPS_REDIRECT: optionalText.pipe(
+    z.enum(['trusted', 'always', 'off'], { message: 'must be trusted, always or off' }).default('trusted'),
+  ),
+  /** A certificate of one's own (PEM, the chain after the server's certificate) and its key: no local CA then. */
+  TLS_CERT_FILE: optionalText.transform((value) => (value ? path.resolve(value) : undefined)),
+  TLS_KEY_FILE: optionalText.transform((value) => (value ? path.resolve(value) : undefined)),
+  /** Announce MDNS_NAME.local on the local network (multicast DNS), so students can type a name. */
+  MDNS: optionalText.pipe(onOff('on')),
+  MDNS_NAME: optionalText.pipe(
+    z
+      .string()
+      .toLowerCase()
+      .transform((value) => value.replace(/\.local\.?$/, ''))
+      .pipe(
+        z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
+          message: 'must be one DNS label (letters, digits and inner dashes), with or without .local',
+        }),
+      )
+      .default('studyhall'),
+  ),
 } as const;
 
 export type EnvName = keyof typeof envFields;

@@ -14,6 +14,9 @@ import profileRoutes from './auth/profile-routes.ts';
 import { BackendClient, type BACKEND_DEADLINES, type BackendTarget } from './backend/backend-client.ts';
 import type { GatewayConfig } from './config.ts';
 import { installErrorHandling } from './error-handler.ts';
+import caRoutes from './https/ca-routes.ts';
+import { installHttpsRedirect } from './https/https-redirect.ts';
+import { HttpsService } from './https/https-service.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -68,6 +71,8 @@ export interface GatewayOptions {
   localbaseToken?: string;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
+  /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
+  https?: HttpsService;
 }
 
 export interface Gateway {
@@ -77,6 +82,8 @@ export interface Gateway {
   push: PushService;
   /** The phase-end pushes the relay schedules for students who name themselves. */
   phaseEnds: PhaseEndScheduler;
+  /** HTTPS: its certificate, its port, and `urlFor(host)`, the HTTPS address of a host a visitor used. */
+  https: HttpsService;
 }
 
 /**
@@ -117,6 +124,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   installJsonBodyParser(app);
   installSecurityHeaders(app);
   installSameOriginGuard(app);
+  const https = options.https ?? HttpsService.off('this server was started without it');
+  installHttpsRedirect(app, https);
   await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
@@ -204,7 +213,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     localbaseToken: options.localbaseToken,
     ...(options.admin ? { tuning: options.admin } : {}),
   });
+  await app.register(caRoutes, { https });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
-  return { app, relay, push, phaseEnds };
+  return { app, relay, push, phaseEnds, https };
 }
