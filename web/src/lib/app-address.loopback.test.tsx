@@ -84,9 +84,12 @@ describe('what a teacher at a loopback address hands out', () => {
     expect(screen.getByRole('link', { name: `${STUDENTS_ADDRESS}/companion/` }).getAttribute('href')).toBe(
       `${STUDENTS_ADDRESS}/companion/#code=K7M2QD`,
     );
-    expect(panel.querySelector('span.url-chip')?.textContent).toBe(`${PLAIN_LAN}/companion/`);
-    // Its link is https: nothing to say about the secure address.
+    // Its link is https: nothing to say about the secure address, but where a phone gets the certificate.
     expect(panel.textContent).not.toContain('secure (https) address');
+    expect(screen.getByText(/^A phone that warns about the certificate installs it once from/).textContent).toBe(
+      `A phone that warns about the certificate installs it once from ${PLAIN_LAN}/__ca.`,
+    );
+    expect(screen.getByText(/^Other addresses of this computer/).textContent).toContain(`${PLAIN_LAN}/companion/`);
     expect(panel.textContent).not.toContain(origin);
   });
 });

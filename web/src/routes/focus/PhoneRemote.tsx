@@ -125,6 +125,9 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
   }
   const [first, ...others] = urls as [string, ...string[]];
   const link = companionLink(first, code);
+  // The QR code leads to the https address; a phone that does not trust the server's certificate yet
+  // gets it from /__ca at the plain-HTTP address, which opens without one.
+  const plain = new URL(first).protocol === 'https:' ? others.find((url) => url.startsWith('http:')) : undefined;
   return (
     <div class="remote-connect">
       <div class="remote-scan">
@@ -149,6 +152,17 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
       </p>
       {new URL(first).protocol === 'http:' && (
         <SecureAddressNote feature="home-screen" path="/companion/" class="small muted" />
+      )}
+      {plain && (
+        <p class="small muted">
+          A phone that warns about the certificate installs it once from{' '}
+          <span class="url-chip tabular">
+            {plain}
+            <wbr />
+            /__ca
+          </span>
+          .
+        </p>
       )}
       {others.length > 0 && (
         <p class="small muted">
