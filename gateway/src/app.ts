@@ -17,6 +17,7 @@ import { installErrorHandling } from './error-handler.ts';
 import caRoutes from './https/ca-routes.ts';
 import { installHttpsRedirect } from './https/https-redirect.ts';
 import { HttpsService } from './https/https-service.ts';
+import type { NetworkInterfaces } from './lan/lan-addresses.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -28,7 +29,7 @@ import type { PushWorkerSettings } from './push/push-worker.ts';
 import { systemResolver } from './push/web-push-sender.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
-import clientConfig, { httpsAppUrl } from './routes/client-config.ts';
+import clientConfig from './routes/client-config.ts';
 import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
 import health from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
@@ -73,6 +74,8 @@ export interface GatewayOptions {
   updateCheckNow?: () => number;
   /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
   https?: HttpsService;
+  /** The machine's network interfaces, which client config reads the LAN address from (tests). */
+  networkInterfaces?: () => NetworkInterfaces;
 }
 
 export interface Gateway {
@@ -161,7 +164,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     ai: config.ai,
     isOwner: (request) => isServerOwner(adminStanding, request),
   });
-  await app.register(clientConfig, { anonKey: options.backend.anonKey, httpsUrl: httpsAppUrl(config.publicUrl) });
+  await app.register(clientConfig, {
+    anonKey: options.backend.anonKey,
+    publicUrl: config.publicUrl,
+    https,
+    ...(options.networkInterfaces ? { networkInterfaces: options.networkInterfaces } : {}),
+  });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);

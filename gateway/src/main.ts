@@ -59,6 +59,8 @@ const mdnsStarting: Promise<MdnsAnnouncer | undefined> =
       )
     : Promise.resolve(undefined);
 
+const httpsNames = https.identity ? https.names() : undefined;
+
 let localbase: RunningLocalbase | undefined;
 let backend: BackendTarget;
 if (config.backend) {
@@ -71,7 +73,13 @@ if (config.backend) {
       ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
       ...(config.snapshotReads ? { snapshotReads: config.snapshotReads } : {}),
       // Mailed links lead to the app through the gateway, never to localbase's loopback port.
-      ...authMailAddresses({ host: config.host, port: config.port, publicUrl: config.publicUrl }),
+      ...authMailAddresses({
+        host: config.host,
+        port: config.port,
+        publicUrl: config.publicUrl,
+        // The port HTTPS is about to listen on (the listener needs the app, which needs localbase).
+        https: httpsNames && config.https ? { port: config.https.port, names: httpsNames } : undefined,
+      }),
       host: '127.0.0.1',
       port: config.localbasePort,
       logger: serverLog.loggerOptions('localbase'),

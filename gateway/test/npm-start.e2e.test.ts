@@ -2,37 +2,16 @@
 // date (the web app, the phone remote, the compiled server), then the one process boots localbase and
 // the gateway, the browser gets the app shell and its service worker, a student signs up from the
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '#db/paths.ts';
 import { launchChromium } from '#tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
-
-function startStudyhall(env: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'tools', 'build', 'start.mjs'), 'gateway-main'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (text: string, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!output.includes(text)) {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`no "${text}" in the output of npm start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  return { child, exited, waitFor, output: () => output };
-}
+import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let studyhall: ReturnType<typeof startStudyhall>;
+let studyhall: NpmStart;
 let browser: Browser;
 let page: Page;
 let appUrl: string;
@@ -42,7 +21,7 @@ beforeAll(async () => {
   const port = await freePort();
   const localbasePort = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
-  studyhall = startStudyhall({
+  studyhall = startNpmStart({
     PORT: String(port),
     HOST: '127.0.0.1',
     LOCALBASE_PORT: String(localbasePort),
