@@ -4,9 +4,11 @@
 // out that address: on a student's device it is the student's own machine.
 //
 // The students' address is PUBLIC_URL when set (a reverse proxy, a host name); else, when the
-// gateway is reachable from the network, its LAN address, over HTTPS when HTTPS is served and the
-// certificate names that address, else over plain HTTP; else none (the server is reached from this
-// computer only). The LAN address is the machine's, not `studyhall.local`: multicast DNS may be
+// gateway is reachable from the network, its LAN address; else none (the server is reached from this
+// computer only). The LAN address is plain HTTP unless every device is meant to trust the local CA
+// (`HTTPS_REDIRECT=always`, managed devices): a link must open on any device, and on one that has not
+// installed the CA yet an https link ends on a certificate warning. A device that trusts the CA is
+// moved from plain HTTP to HTTPS by the redirect (https/https-redirect.ts), so it still lands there. The LAN address is the machine's, not `studyhall.local`: multicast DNS may be
 // unavailable on the network or unanswered by a device, and an address always opens.
 //
 // The embedded localbase's GoTrue settings (SITE_URL, API_EXTERNAL_URL, uri_allow_list) follow from
@@ -28,8 +30,11 @@ export interface AppAddressFacts {
   publicUrl?: string | undefined;
   /** The machine's network address, when the gateway listens on every interface; for tests. */
   lan?: string | undefined;
-  /** HTTPS, when it is served: its port and the names its certificate is valid for. */
-  https?: { port: number; names: CertificateNames } | undefined;
+  /**
+   * HTTPS, when it is served: its port, the names its certificate is valid for, and whether links
+   * lead there (only when every device is meant to trust the CA: `HTTPS_REDIRECT=always`).
+   */
+  https?: { port: number; names: CertificateNames; linksLeadHere?: boolean } | undefined;
 }
 
 export interface AuthMailAddresses {
@@ -66,8 +71,8 @@ function publicAppUrl(publicUrl: string): string {
 }
 
 /**
- * The students' address, without a trailing slash: PUBLIC_URL, else the LAN address (HTTPS when
- * served and named by the certificate, else plain HTTP), else null when no other device can reach
+ * The students' address, without a trailing slash: PUBLIC_URL, else the LAN address (HTTPS when links
+ * lead there and the certificate names it, else plain HTTP), else null when no other device can reach
  * the gateway (a loopback HOST, or no network address).
  */
 export function studentsAppUrl(facts: AppAddressFacts): string | null {
@@ -75,7 +80,9 @@ export function studentsAppUrl(facts: AppAddressFacts): string | null {
   const host = networkHost(facts);
   if (!host) return null;
   const secure =
-    facts.https && facts.https.port > 0 ? httpsOrigin(facts.https.names, facts.https.port, host) : undefined;
+    facts.https?.linksLeadHere && facts.https.port > 0
+      ? httpsOrigin(facts.https.names, facts.https.port, host)
+      : undefined;
   return secure ?? httpOrigin(host, facts.port);
 }
 

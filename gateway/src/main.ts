@@ -78,7 +78,10 @@ if (config.backend) {
         port: config.port,
         publicUrl: config.publicUrl,
         // The port HTTPS is about to listen on (the listener needs the app, which needs localbase).
-        https: httpsNames && config.https ? { port: config.https.port, names: httpsNames } : undefined,
+        https:
+          httpsNames && config.https
+            ? { port: config.https.port, names: httpsNames, linksLeadHere: config.https.redirect === 'always' }
+            : undefined,
       }),
       host: '127.0.0.1',
       port: config.localbasePort,

@@ -1,6 +1,6 @@
 // The students' address and the embedded localbase's mail settings that follow from it: links start
 // at the gateway's /__backend on the address other devices reach (PUBLIC_URL, else the LAN address,
-// over HTTPS when it is served), the site URL is the app, and every other address the app answers on
+// over HTTPS only when every device is meant to trust the local CA), the site URL is the app, and every other address the app answers on
 // (the HTTPS certificate's names at HTTPS_PORT among them) may be a redirect target, nothing else.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
@@ -14,12 +14,18 @@ const CLASSROOM_NAMES = serverCertificateNames({
   mdnsHostName: 'studyhall.local',
   hostName: 'classroom-pc',
 });
-const CLASSROOM_HTTPS = { port: 3443, names: CLASSROOM_NAMES };
+/** HTTPS served, devices moved there once they trust the CA (HTTPS_REDIRECT=trusted, the default). */
+const CLASSROOM_HTTPS_TRUSTED = { port: 3443, names: CLASSROOM_NAMES };
+/** HTTPS served to managed devices that all trust the CA (HTTPS_REDIRECT=always): links lead there. */
+const CLASSROOM_HTTPS = { ...CLASSROOM_HTTPS_TRUSTED, linksLeadHere: true };
 
 describe('studentsAppUrl', () => {
-  it('is the HTTPS LAN address when HTTPS is served, else the plain-HTTP one', () => {
+  it('is the HTTPS LAN address when every device trusts the CA, else the plain-HTTP one, which opens anywhere', () => {
     expect(studentsAppUrl({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20', https: CLASSROOM_HTTPS })).toBe(
       'https://192.168.1.20:3443',
+    );
+    expect(studentsAppUrl({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20', https: CLASSROOM_HTTPS_TRUSTED })).toBe(
+      'http://192.168.1.20:3000',
     );
     expect(studentsAppUrl({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20' })).toBe('http://192.168.1.20:3000');
     expect(
@@ -27,13 +33,13 @@ describe('studentsAppUrl', () => {
         host: '0.0.0.0',
         port: 3000,
         lan: '192.168.1.20',
-        https: { port: 443, names: CLASSROOM_NAMES },
+        https: { port: 443, names: CLASSROOM_NAMES, linksLeadHere: true },
       }),
     ).toBe('https://192.168.1.20');
   });
 
   it('is the plain-HTTP address when the certificate does not name the LAN address (a certificate of one own)', () => {
-    const ownCertificate = { port: 3443, names: { dns: ['study.school.example'], ips: [] } };
+    const ownCertificate = { port: 3443, names: { dns: ['study.school.example'], ips: [] }, linksLeadHere: true };
     expect(studentsAppUrl({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20', https: ownCertificate })).toBe(
       'http://192.168.1.20:3000',
     );
@@ -76,7 +82,20 @@ describe('authMailAddresses', () => {
     ]);
   });
 
-  it('points the links at the HTTPS LAN address when HTTPS is served, and accepts every other name of its certificate at HTTPS_PORT', () => {
+  it('keeps the links on the plain-HTTP LAN address by default, and accepts every name of the certificate at HTTPS_PORT', () => {
+    const addresses = authMailAddresses({
+      host: '0.0.0.0',
+      port: 3000,
+      lan: '192.168.1.20',
+      https: CLASSROOM_HTTPS_TRUSTED,
+    });
+    expect(addresses.siteUrl).toBe('http://192.168.1.20:3000');
+    expect(addresses.externalUrl).toBe('http://192.168.1.20:3000/__backend');
+    expect(addresses.redirectAllowList).toContain('https://192.168.1.20:3443/**');
+    expect(addresses.redirectAllowList).toContain('https://studyhall.local:3443/**');
+  });
+
+  it('points the links at the HTTPS LAN address when every device trusts the CA, and accepts every other name of its certificate at HTTPS_PORT', () => {
     const addresses = authMailAddresses({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20', https: CLASSROOM_HTTPS });
     expect(addresses.siteUrl).toBe('https://192.168.1.20:3443');
     expect(addresses.externalUrl).toBe('https://192.168.1.20:3443/__backend');
@@ -175,7 +194,7 @@ describe('a recovery mail from localbase as the gateway configures it, HTTP only
   }, 60_000);
 });
 
-describe('a recovery mail from localbase as the gateway configures it, with HTTPS served', () => {
+describe('a recovery mail from localbase as the gateway configures it, with HTTPS served to trusting devices', () => {
   const addresses = authMailAddresses({ host: '0.0.0.0', port: 3000, lan: '192.168.1.20', https: CLASSROOM_HTTPS });
   const room = mailRoom(() => addresses);
 

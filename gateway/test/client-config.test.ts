@@ -94,30 +94,46 @@ describe('/api/client-config', () => {
     expect(response.json().companion_urls).toEqual([]);
   });
 
-  it("names the HTTPS LAN address as the students' address when HTTPS is served, and the https address of the host used", async () => {
+  it("names the plain-HTTP LAN address as the students' address when HTTPS is served, and the https address of the host used", async () => {
     const server = await startHttpsTestGateway({
       host: '0.0.0.0',
       gateway: { networkInterfaces: () => CLASSROOM_INTERFACES },
     });
     try {
       const lanHttps = `https://192.168.1.20:${server.httpsPort}`;
-      // A teacher on this computer: the links she copies name the LAN address, not 127.0.0.1.
+      const lanHttp = `http://192.168.1.20:${server.httpPort}`;
+      // A teacher on this computer: the links she copies name the LAN address, not 127.0.0.1; over
+      // plain HTTP, which opens on a device that has not installed the CA yet.
       const onLoopback = await clientConfigAt(server.gateway, `127.0.0.1:${server.httpPort}`);
       expect(onLoopback).toMatchObject({
-        app_url: lanHttps,
+        app_url: lanHttp,
         companion_urls: [`http://192.168.1.20:${server.httpPort}`],
         https_url: `https://127.0.0.1:${server.httpsPort}`,
       });
       // A student at the plain-HTTP LAN address, and one at the mDNS name: each is offered HTTPS there.
       expect(await clientConfigAt(server.gateway, `192.168.1.20:${server.httpPort}`)).toMatchObject({
-        app_url: lanHttps,
+        app_url: lanHttp,
         https_url: lanHttps,
       });
       expect((await clientConfigAt(server.gateway, `StudyHall.local:${server.httpPort}`)).https_url).toBe(
         `https://studyhall.local:${server.httpsPort}`,
       );
-      // A name the certificate does not cover gets no https address of its own, only the students' one.
-      expect((await clientConfigAt(server.gateway, `evil.example:${server.httpPort}`)).https_url).toBe(lanHttps);
+      // A name the certificate does not cover gets no https address at all.
+      expect((await clientConfigAt(server.gateway, `evil.example:${server.httpPort}`)).https_url).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("names the HTTPS LAN address as the students' address when every device trusts the CA (HTTPS_REDIRECT=always)", async () => {
+    const server = await startHttpsTestGateway({
+      host: '0.0.0.0',
+      redirect: 'always',
+      gateway: { networkInterfaces: () => CLASSROOM_INTERFACES },
+    });
+    try {
+      const onLoopback = await clientConfigAt(server.gateway, `127.0.0.1:${server.httpPort}`);
+      expect(onLoopback.app_url).toBe(`https://192.168.1.20:${server.httpsPort}`);
     } finally {
       await server.close();
     }

@@ -25,7 +25,8 @@ export interface ClientConfig {
   anon_key: string;
   /**
    * Where students and phones on the network open the app, without a trailing slash: PUBLIC_URL,
-   * else the LAN address (https when served), or null when only this computer reaches the server.
+   * else the LAN address (https only with HTTPS_REDIRECT=always), or null when only this computer
+   * reaches the server.
    * Invite links, the phone-pairing QR code and the return address of auth mail carry it.
    */
   app_url: string | null;
@@ -74,7 +75,7 @@ const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, option
       port: listening?.port ?? 0,
       publicUrl: options.publicUrl,
       lan: firstLanIPv4(interfaces()),
-      https: port && names ? { port, names } : undefined,
+      https: port && names ? { port, names, linksLeadHere: https.redirect === 'always' } : undefined,
     });
     return {
       backend_url: BACKEND_PREFIX,
