@@ -71,6 +71,8 @@ export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
   archive_not_found: { status: 404 },
   role_not_found: { status: 404 },
   last_admin: { status: 409 },
+  own_admin_row: { status: 409 },
+  not_check_account: { status: 409 },
   backup_changed: { status: 409 },
   already_restored: { status: 409 },
   invalid_payload: { status: 400 },
