@@ -242,14 +242,23 @@ describe('the leaderboard policies, end to end through the Management API', () =
     const green = await verify();
     expect(failing(green)).toEqual([]);
 
-    // The audit log names what was applied and how it went, never the token.
+    // The audit log and its file mirror name what was applied and how it went, never the token.
     const audit = (await readFile(path.join(logs.dir, 'admin-audit.log'), 'utf8'))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(audit.filter((entry) => entry.action === 'apply-sql').map((entry) => [entry.bundle, entry.status])).toEqual([
+    expect(audit.filter((entry) => entry.action === 'apply_sql').map((entry) => [entry.bundle, entry.status])).toEqual([
       ['leaderboard-rls-fix.sql', 401],
       ['leaderboard-rls-fix.sql', 201],
+    ]);
+    expect(
+      await ownerQuery(
+        `select detail ->> 'bundle' as bundle, (detail ->> 'status')::int as status, detail ->> 'console_admin' as admin
+         from public.admin_audit_log where action = 'console:apply_sql' order by id`,
+      ),
+    ).toEqual([
+      { bundle: 'leaderboard-rls-fix.sql', status: 401, admin: 'secret' },
+      { bundle: 'leaderboard-rls-fix.sql', status: 201, admin: 'secret' },
     ]);
 
     // Neither token was written anywhere under LOG_DIR or localbase's DATA_DIR, except that the

@@ -1,7 +1,8 @@
 // The browser proof page: this run's three checks (filled in by the page's script as they run),
 // and the reports received since the server started.
 import { html, jsonForScript, type SafeHtml } from '../html.ts';
-import { formatTime, shortUserAgent } from '../layout.ts';
+import { shortUserAgent } from '../layout.ts';
+import { formatTime } from '../times.ts';
 import type { ProofReport } from './proof-runs.ts';
 
 export const CHECK_LABELS: Record<ProofReport['checks'][number]['name'], string> = {

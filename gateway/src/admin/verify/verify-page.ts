@@ -1,7 +1,8 @@
 // The verify page: a summary line, the failing checks first (each with its fix), then every
 // category as a table (category, check, status, detail, fix). Categories that passed are folded.
 import { html, type SafeHtml } from '../html.ts';
-import { formatTime, plural, shortUserAgent } from '../layout.ts';
+import { plural, shortUserAgent } from '../layout.ts';
+import { formatTime } from '../times.ts';
 import type { Check } from './checks.ts';
 import type { VerifyReport } from './run-verify.ts';
 
