@@ -440,11 +440,13 @@ describe('the browser proof report', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     gateway.app.inject({ method: 'POST', url: '/__admin/browser-proof-result', headers, payload: body as object });
   const startRun = async () =>
-    (await admin('GET', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
+    (await admin('POST', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
   const accountExists = async (id: string) =>
     (await ownerQuery('select 1 from auth.users where id = $1', [id])).length === 1;
 
   it('issues a 32-byte base64url token that a report spends without any cookie; the account is deleted', async () => {
+    // Before any report, viewing the page starts a run.
+    expect((await admin('GET', '/__admin/browser-proof')).json().run).toMatchObject({ token: expect.any(String) });
     const run = await startRun();
     expect(Buffer.from(run.token, 'base64url')).toHaveLength(32);
     expect(Date.parse(run.expires_at) - Date.now()).toBeGreaterThan(9 * 60 * 1000);
@@ -472,7 +474,11 @@ describe('the browser proof report', () => {
     const reused = await post(report(run.token));
     expect(reused.statusCode).toBe(409);
     expect(reused.json().error).toBe('run_token_used');
-    expect((await admin('GET', '/__admin/browser-proof')).json().last_reports[0].run_id).toBe(run.run_id);
+    // Viewing the page now shows that report rather than starting another run.
+    expect((await admin('GET', '/__admin/browser-proof')).json()).toMatchObject({
+      run: null,
+      last_reports: [expect.objectContaining({ run_id: run.run_id })],
+    });
     expect((await admin('GET', '/__admin/verify')).json().browser_proof.last_report.run_id).toBe(run.run_id);
   });
 
