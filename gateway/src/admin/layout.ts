@@ -78,7 +78,7 @@ textarea{min-height:8em;font-family:var(--font-mono);font-size:var(--text-12)}
 input[type=checkbox],input[type=radio]{width:16px;height:16px;margin-top:2px;accent-color:var(--color-accent)}
 fieldset{display:grid;gap:var(--space-2);border:var(--border-width) solid var(--color-border);border-radius:var(--radius-2);padding:var(--space-3);margin:0}
 fieldset label:not(.check){margin-left:calc(16px + var(--space-2))}legend{font-weight:var(--weight-bold);padding:0 var(--space-1)}
-button,.button{font:inherit;font-weight:var(--weight-medium);display:inline-flex;align-items:center;justify-content:center;gap:var(--space-2);min-height:2.25rem;padding:0 var(--space-4);border-radius:var(--radius-2);border:var(--border-width) solid var(--color-border-strong);background:var(--color-surface);color:var(--color-text);cursor:pointer;text-decoration:none;transition:background-color var(--duration-quick) var(--ease-out)}
+button,.button{font:inherit;font-weight:var(--weight-medium);display:inline-flex;align-items:center;justify-content:center;gap:var(--space-2);min-height:2.25rem;padding:0 var(--space-4);border-radius:var(--radius-2);border:var(--border-width) solid var(--color-border-strong);background:var(--color-surface);color:var(--color-text);cursor:pointer;text-decoration:none}
 button:hover,.button:hover{background:var(--color-surface-2);color:var(--color-text)}
 button.primary{background:var(--color-accent);border-color:var(--color-accent);color:var(--color-on-accent)}
 button.primary:hover{background:var(--color-accent-hover);border-color:var(--color-accent-hover);color:var(--color-on-accent)}
