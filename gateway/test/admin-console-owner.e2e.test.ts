@@ -9,8 +9,8 @@
 //   admin signed in with her account still may not revoke her own row, and the page says why;
 // - students are named (never "her"), times read in the browser's own zone with the date (UTC with
 //   the date without JavaScript), buttons use the app's shared tokens.
-// axe on every page changed finds nothing serious or critical; screenshots at 390 and 1280 px go to
-// .tmp/screenshots/admin-owner/ for a person to look at.
+// axe on every page changed finds nothing serious or critical, light and dark; screenshots at 390 and
+// 1280 px go to .tmp/screenshots/admin-owner/ for a person to look at.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -41,23 +41,30 @@ let dee: Student;
 let ava: Student;
 let cal: Student;
 
-/** Both widths: a screenshot each, and axe with nothing serious or critical. */
+/** Both widths, light and dark: axe with nothing serious or critical, and a screenshot of each. */
 async function lookAt(target: Page, name: string): Promise<void> {
   for (const viewport of [PHONE, DESKTOP]) {
-    await target.setViewportSize(viewport);
-    const results = await new AxeBuilder({ page: target }).analyze();
-    const grave = results.violations.filter((item) => item.impact === 'serious' || item.impact === 'critical');
-    expect(
-      grave.map((item) => `${item.id}: ${item.nodes.map((node) => node.target).join(' | ')}`),
-      `${name} at ${viewport.width} px`,
-    ).toEqual([]);
-    const overflow = await target.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `${name} at ${viewport.width} px scrolls sideways`).toBeLessThanOrEqual(0);
-    await target.screenshot({ path: path.join(SCREENSHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await target.setViewportSize(viewport);
+      await target.emulateMedia({ colorScheme });
+      const results = await new AxeBuilder({ page: target }).analyze();
+      const grave = results.violations.filter((item) => item.impact === 'serious' || item.impact === 'critical');
+      expect(
+        grave.map((item) => `${item.id}: ${item.nodes.map((node) => node.target).join(' | ')}`),
+        `${name} at ${viewport.width} px, ${colorScheme}`,
+      ).toEqual([]);
+      const overflow = await target.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow, `${name} at ${viewport.width} px scrolls sideways`).toBeLessThanOrEqual(0);
+      await target.screenshot({
+        path: path.join(SCREENSHOTS, `${name}-${viewport.width}${colorScheme === 'dark' ? '-dark' : ''}.png`),
+        fullPage: true,
+      });
+    }
   }
   await target.setViewportSize(DESKTOP);
+  await target.emulateMedia({ colorScheme: 'light' });
 }
 
 /** A SQL statement through localbase's Management API, as the database owner. */
