@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '#db/paths.ts';
+import { repoRoot } from './paths.ts';
 import { LOG_LEVELS, readEnv } from './env.ts';
 
 function run(

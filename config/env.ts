@@ -6,7 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultDataDir } from '#db/paths.ts';
+import { defaultDataDir } from './paths.ts';
 import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from './vapid-schemas.ts';
 
 /** pino's levels, quietest last; `silent` logs nothing. */
