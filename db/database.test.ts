@@ -1,7 +1,8 @@
-// The embedded database as an operator meets it: one process per DATA_DIR, clean shutdown on a
-// signal, migrate as a no-op when up to date, and reset from scratch.
+// The embedded database as an operator meets it (PostgreSQL by default, PGlite when asked): one
+// process per DATA_DIR, clean shutdown on a signal, migrate as a no-op when up to date, and reset
+// from scratch.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { openDatabase } from './database.ts';
 import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE, migrationsUpToDate, PLATFORM_TABLE, platformDigest } from './migrate.ts';
 import { repoRoot } from './paths.ts';
 import { readPlatformFiles } from './sql-files.ts';
+import { testDatabaseSnapshot } from '#tools/testing/test-database.ts';
 
 function runTs(script: string, args: string[], dataDir: string, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
@@ -39,6 +41,8 @@ describe('the embedded database in DATA_DIR', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-'));
+    // mkdtemp makes it 0700: open to the system user that runs PostgreSQL when the tests run as root.
+    await chmod(dataDir, 0o755);
   });
 
   afterAll(async () => {
@@ -87,17 +91,44 @@ describe('the embedded database in DATA_DIR', () => {
     ]);
   }, 60_000);
 
-  it('starts PGlite with a 32 MB buffer pool given at start, writing no setting into DATA_DIR', async () => {
+  it('starts PostgreSQL with its settings given at start, writing none into DATA_DIR', async () => {
     const database = await openDatabase({ dataDir });
     try {
+      expect(database.kind).toBe('postgres');
       const { rows } = await database.pool.query<{ shared_buffers: string; source: string }>(
         `select current_setting('shared_buffers') as shared_buffers, source from pg_settings where name = 'shared_buffers'`,
       );
-      expect(rows[0]).toEqual({ shared_buffers: '32MB', source: 'command line' });
-      const autoConf = await readFile(path.join(dataDir, 'pgdata', 'postgresql.auto.conf'), 'utf8').catch(() => '');
+      expect(rows[0]).toEqual({ shared_buffers: '128MB', source: 'command line' });
+      const autoConf = await readFile(path.join(dataDir, 'postgres', 'postgresql.auto.conf'), 'utf8').catch(() => '');
       expect(autoConf).not.toMatch(/shared_buffers/);
     } finally {
       await database.close();
+    }
+  }, 120_000);
+
+  it('starts PGlite (LOCALBASE_ENGINE=pglite) with a 32 MB buffer pool given at start, naming its version', async () => {
+    const pgliteData = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-pglite-'));
+    try {
+      const database = await openDatabase({
+        dataDir: pgliteData,
+        engine: 'pglite',
+        pglite: { loadDataDir: await testDatabaseSnapshot() },
+      });
+      try {
+        expect(database.engineName).toMatch(/^PGlite \d+\.\d+\.\d+ \(PostgreSQL \d+\.\d+\)$/);
+        const { rows } = await database.pool.query<{ shared_buffers: string; source: string }>(
+          `select current_setting('shared_buffers') as shared_buffers, source from pg_settings where name = 'shared_buffers'`,
+        );
+        expect(rows[0]).toEqual({ shared_buffers: '32MB', source: 'command line' });
+        const autoConf = await readFile(path.join(pgliteData, 'pgdata', 'postgresql.auto.conf'), 'utf8').catch(
+          () => '',
+        );
+        expect(autoConf).not.toMatch(/shared_buffers/);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await rm(pgliteData, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -39,7 +39,7 @@ if (config.backend) {
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
-      ...(config.snapshotReads ? { snapshotReads: config.snapshotReads } : {}),
+      ...(config.engine ? { engine: config.engine } : {}),
       // Mailed links lead to the app through the gateway, never to localbase's loopback port.
       ...authMailAddresses({ host: config.host, port: config.port, publicUrl: config.publicUrl }),
       host: '127.0.0.1',

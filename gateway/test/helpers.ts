@@ -1,7 +1,7 @@
 // Shared fixtures for the gateway tests: a temp checkout (git repo with web/ and package.json), a
 // config, and a gateway built on them. Nothing here touches the real repository's files.
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
@@ -24,6 +24,9 @@ export const DEAD_BACKEND: BackendTarget = {
 
 export async function makeTempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `studyhall-${prefix}-`));
+  // mkdtemp makes it 0700: a DATA_DIR inside must be reachable by the system user that runs the
+  // embedded PostgreSQL when the tests run as root (db/postgres-service-user.ts).
+  await chmod(dir, 0o755);
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -50,7 +50,7 @@ beforeAll(async () => {
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
   });
-  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose
+  // A fresh DATA_DIR means creating the embedded PostgreSQL (initdb) and every migration: the slow path on purpose
   // (after up to three builds when the checkout's are stale).
   await studyhall.waitFor('studyhall: logs', 210_000);
   browser = await launchChromium();
