@@ -61,9 +61,17 @@ if (config.backend) {
   };
 }
 
+const database = localbase
+  ? {
+      engine: localbase.database.engineName ?? localbase.database.kind,
+      notice: localbase.database.notice ?? null,
+      legacy_pglite: localbase.database.legacyPglite === true,
+    }
+  : undefined;
 const { app, push } = await buildGateway({
   config,
   backend,
+  ...(database ? { database } : {}),
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
   ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
@@ -82,6 +90,9 @@ log(
     config,
     backendUrl: backend.url,
     embedded: localbase !== undefined,
+    ...(database
+      ? { database: { engine: database.engine, location: localbase?.database.location ?? '', notice: database.notice } }
+      : {}),
     adminReady: config.admin.enabled && backend.serviceRoleKey !== undefined,
     logFile: serverLog.file,
     terminalLevel: serverLog.terminalLevel,
