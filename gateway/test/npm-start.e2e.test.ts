@@ -67,6 +67,9 @@ describe('npm start with the embedded localbase, in Chromium', () => {
   it('prints the app and localbase URLs', () => {
     expect(studyhall.output()).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
     expect(studyhall.output()).toMatch(/studyhall: backend http:\/\/127\.0\.0\.1:\d+ \(localbase, loopback only\)/);
+    // A fresh DATA_DIR: the embedded PostgreSQL is created once, and named.
+    expect(studyhall.output()).toContain('localbase: creating the database (first start only)');
+    expect(studyhall.output()).toMatch(/studyhall: engine {2}PostgreSQL 15\.\d+ \(embedded\) \(.*\/data\/postgres\)/);
   });
 
   it('serves the app shell, which greets a new visitor and installs its service worker', async () => {
