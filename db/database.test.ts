@@ -2,6 +2,7 @@
 // process per DATA_DIR, clean shutdown on a signal, migrate as a no-op when up to date, and reset
 // from scratch.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,6 +66,9 @@ describe('the embedded database in DATA_DIR', () => {
       holder.kill('SIGTERM');
     }
     expect((await holderDone).code).toBe(0);
+    // SIGTERM stopped PostgreSQL cleanly before the process exited: a cluster shut down has no
+    // postmaster.pid (one killed with the process would keep running, and keep it).
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const database = await openDatabase({ dataDir });
     try {
