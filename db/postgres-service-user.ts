@@ -83,9 +83,11 @@ export async function serviceUser(
   let found = await lookUpUser(name);
   let created = false;
   if (!found) {
+    // A group of that name without the user (left by a removed package) is joined, not made again.
+    const groupExists = (await run('getent', ['group', name])).code === 0;
     const made = await run('useradd', [
       '--system',
-      '--user-group',
+      ...(groupExists ? ['--gid', name] : ['--user-group']),
       '--no-create-home',
       '--home-dir',
       '/nonexistent',
