@@ -3,7 +3,7 @@
 // from scratch.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { openDatabase } from './database.ts';
 import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE, migrationsUpToDate, PLATFORM_TABLE, platformDigest } from './migrate.ts';
 import { repoRoot } from './paths.ts';
 import { readPlatformFiles } from './sql-files.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { testDatabaseSnapshot } from '#tools/testing/test-database.ts';
 
 function runTs(script: string, args: string[], dataDir: string, env: Record<string, string> = {}): ChildProcess {
@@ -41,9 +42,7 @@ describe('the embedded database in DATA_DIR', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-'));
-    // mkdtemp makes it 0700: open to the system user that runs PostgreSQL when the tests run as root.
-    await chmod(dataDir, 0o755);
+    dataDir = await makeReachableTempDir('studyhall-db-');
   });
 
   afterAll(async () => {

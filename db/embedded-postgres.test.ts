@@ -4,8 +4,7 @@
 // run. Real clusters from the npm package's binaries, each in a temp DATA_DIR.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STATEMENT_TIMEOUTS_MS } from '#localbase';
@@ -13,6 +12,7 @@ import { lookUpUser, SERVICE_USER } from './postgres-service-user.ts';
 import { openDatabase, type Database } from './database.ts';
 import { clusterDir, passwordFile } from './embedded-postgres.ts';
 import { repoRoot } from './paths.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { procState } from '#tools/testing/unreaped-child.ts';
 
 const isRoot = process.getuid?.() === 0;
@@ -27,9 +27,7 @@ async function open(options: Parameters<typeof openDatabase>[0] = {}): Promise<D
 }
 
 beforeEach(async () => {
-  temp = await mkdtemp(path.join(os.tmpdir(), 'studyhall-embedded-'));
-  // Reachable by the service user when the test runs as root (the temp folder itself is 0700).
-  await chmod(temp, 0o755);
+  temp = await makeReachableTempDir('studyhall-embedded-');
   dataDir = path.join(temp, 'data');
 });
 

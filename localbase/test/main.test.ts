@@ -3,12 +3,12 @@
 // the next boot and exits 0 on SIGTERM, with PostgreSQL stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { repoRoot } from '#db/paths.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 
 const statusSchema = z.object({
   api_url: z.string().url(),
@@ -22,9 +22,7 @@ const statusSchema = z.object({
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-main-'));
-  // mkdtemp makes it 0700: open to the system user that runs PostgreSQL when the tests run as root.
-  await chmod(dataDir, 0o755);
+  dataDir = await makeReachableTempDir('localbase-main-');
 });
 
 afterAll(async () => {

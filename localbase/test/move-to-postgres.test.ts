@@ -5,8 +5,7 @@
 // DATA_DIR, and safe to run again after a run that failed half-way.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '#db/data-dir-lock.ts';
@@ -15,6 +14,7 @@ import { clusterDir } from '#db/embedded-postgres.ts';
 import { pgliteDir } from '#db/engine-choice.ts';
 import { repoRoot } from '#db/paths.ts';
 import { seedWorld } from '#tools/security/world.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { testDatabaseSnapshot } from '#tools/testing/test-database.ts';
 import { installLocalbaseObjects, startLocalbase, type Localbase } from '../server.ts';
 
@@ -77,8 +77,7 @@ function runMove(): Promise<{ code: number | null; stdout: string; stderr: strin
 }
 
 beforeAll(async () => {
-  temp = await mkdtemp(path.join(os.tmpdir(), 'studyhall-move-'));
-  await chmod(temp, 0o755);
+  temp = await makeReachableTempDir('studyhall-move-');
   dataDir = path.join(temp, 'data');
   // A DATA_DIR as an older studyhall left it: PGlite in DATA_DIR/pgdata.
   const database = await openDatabase({

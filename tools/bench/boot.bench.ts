@@ -22,13 +22,14 @@
 // `checkout` is `npm start` in the folder --checkout names (another commit's worktree, its own
 // `npm ci` done), to measure a change against the code before it in one run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '#db/paths.ts';
 import { freePort } from '../testing/free-port.ts';
+import { makeReachableTempDir } from '../testing/reachable-temp-dir.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -331,9 +332,7 @@ interface RunFigures {
 }
 
 async function oneRun(variant: string): Promise<RunFigures> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-boot-bench-'));
-  // mkdtemp makes it 0700: open to the system user that runs PostgreSQL when the bench runs as root.
-  await chmod(dir, 0o755);
+  const dir = await makeReachableTempDir('studyhall-boot-bench-');
   try {
     const env = {
       PORT: String(await freePort()),

@@ -10,7 +10,7 @@
 // Run: node --import tsx tools/bench/classroom.bench.ts [--students 500] [--groups 20]
 //        [--seconds 120] [--every-ms 4000] [--engine postgres|pglite]
 import { spawn } from 'node:child_process';
-import { chmod, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +52,6 @@ const loadAverage = () =>
 // ---- the server: npm start's compiled server ---------------------------------------------------
 
 const temp = await makeTempDir('classroom-bench');
-await chmod(temp.dir, 0o755);
 const port = await freePort();
 const localbasePort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${port}`;

@@ -4,21 +4,18 @@
 // restart as "in use by another studyhall process". A zombie holds no lock; a live server still does.
 // On the default engine, the embedded PostgreSQL, the killed server also leaves its postmaster
 // running: the restart stops it and serves with every acknowledged write.
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockPathFor, type LockOwner } from '#db/data-dir-lock.ts';
 import { openDatabase } from '#db/database.ts';
+import { makeReachableTempDir } from '../../testing/reachable-temp-dir.ts';
 import { spawnUnreaped, untilZombie, type UnreapedChild } from '../../testing/unreaped-child.ts';
 
 let dataDir: string;
 let server: UnreapedChild | undefined;
 
 beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-kill9-'));
-  // mkdtemp makes it 0700: open to the system user that runs PostgreSQL when the tests run as root.
-  await chmod(dataDir, 0o755);
+  dataDir = await makeReachableTempDir('studyhall-kill9-');
 });
 
 afterEach(async () => {
