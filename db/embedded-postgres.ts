@@ -68,8 +68,12 @@ export const POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
   timezone: 'UTC',
 };
 
-/** How long a fast shutdown may take before the postmaster is told to stop at once (SIGQUIT). */
-export const FAST_SHUTDOWN_MS = 30_000;
+/**
+ * How long a fast shutdown may take before the postmaster is told to stop at once (SIGQUIT: no
+ * checkpoint, but nothing committed is lost; the next start recovers from the WAL). Short enough
+ * that the server's own stop (gateway/src/shutdown.ts gives it 15 s) sees PostgreSQL gone.
+ */
+export const FAST_SHUTDOWN_MS = 8_000;
 /** How long an orphaned postmaster gets to shut down before it is stopped at once. */
 export const ORPHAN_SHUTDOWN_MS = 8_000;
 const READY_TIMEOUT_MS = 60_000;
@@ -294,24 +298,13 @@ async function untilReady(child: ChildProcess, dir: string, output: () => string
   );
 }
 
-/**
- * Starts the cluster (creating it first when DATA_DIR has none), after stopping an orphan of an
- * earlier server. Throws PostgresStartError with PostgreSQL's own last words when it cannot.
- */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
-  const log = options.log ?? (() => {});
-  const dir = options.directory ?? clusterDir(options.dataDir);
-  const password = await loadOrCreatePassword(options.dataDir);
-  let created = false;
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    log('creating the database (first start only)');
-    await createCluster(options, dir, password);
-    created = true;
-  }
-  const stoppedOrphan = await stopOrphan(dir, log);
-  // PostgreSQL checks this itself too, with a less helpful message.
-  await ownFolder(dir, options.user);
-  const port = options.port ?? (await freePort());
+/** Spawns the postmaster on `port` and waits until it is ready, or for the reason it is not. */
+async function spawnPostmaster(
+  options: EmbeddedPostgresOptions,
+  dir: string,
+  port: number,
+  log: (line: string) => void,
+): Promise<{ ok: true; child: ChildProcess; port: number } | { ok: false; error: Error }> {
   const args = ['-D', dir, '-p', String(port)];
   for (const [name, value] of Object.entries(POSTGRES_SETTINGS)) args.push('-c', `${name}=${value}`);
   // Its own process group: a Ctrl-C on the terminal reaches the server, which stops PostgreSQL
@@ -331,7 +324,38 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     for (const line of text.split('\n')) if (line.trim()) log(`postgres: ${line.trim()}`);
   });
   child.on('error', (error) => (output += error.message));
-  await untilReady(child, dir, () => output);
+  try {
+    await untilReady(child, dir, () => output);
+    return { ok: true, child, port };
+  } catch (error) {
+    return { ok: false, error: error as Error };
+  }
+}
+
+/**
+ * Starts the cluster (creating it first when DATA_DIR has none), after stopping an orphan of an
+ * earlier server. Throws PostgresStartError with PostgreSQL's own last words when it cannot.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const log = options.log ?? (() => {});
+  const dir = options.directory ?? clusterDir(options.dataDir);
+  const password = await loadOrCreatePassword(options.dataDir);
+  let created = false;
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    log('creating the database (first start only)');
+    await createCluster(options, dir, password);
+    created = true;
+  }
+  const stoppedOrphan = await stopOrphan(dir, log);
+  // PostgreSQL checks this itself too, with a less helpful message.
+  await ownFolder(dir, options.user);
+  // A free port can be taken between the check and PostgreSQL's bind: then once more on another.
+  let started = await spawnPostmaster(options, dir, options.port ?? (await freePort()), log);
+  if (!started.ok && options.port === undefined && /could not bind|already in use/i.test(started.error.message)) {
+    started = await spawnPostmaster(options, dir, await freePort(), log);
+  }
+  if (!started.ok) throw started.error;
+  const { child, port } = started;
   const pid = child.pid as number;
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
