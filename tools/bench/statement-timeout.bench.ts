@@ -47,6 +47,8 @@ const READ_PATH = '/__backend/rest/v1/user_backups?select=id,richness';
 interface Timed {
   ms: number;
   status: number;
+  /** The SQLSTATE of an error answer (`code` of PostgREST's body), e.g. 57014. */
+  code?: string;
 }
 
 /** The nearest-rank percentile: the smallest value at or above `fraction` of the values (p99 of 100: the 99th). */
@@ -59,8 +61,12 @@ async function timed(url: string, token?: string): Promise<Timed> {
   const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {}).catch(
     () => undefined,
   );
-  await response?.arrayBuffer();
-  return { ms: performance.now() - started, status: response?.status ?? 0 };
+  const body = (await response?.text()) ?? '';
+  const ms = performance.now() - started;
+  const status = response?.status ?? 0;
+  if (status < 400) return { ms, status };
+  const code = /"code"\s*:\s*"([^"]+)"/.exec(body)?.[1];
+  return { ms, status, ...(code ? { code } : {}) };
 }
 
 /** `count` requests sent evenly over `spanMs`, each on its schedule whatever the others do. */
@@ -150,7 +156,7 @@ async function runEngine(engine: string, database: Database): Promise<void> {
         .join(' ')} on ${os.cpus().length} cores`,
     );
     console.log(
-      `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}`).join(', ')}`,
+      `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}${attack.code ? ` ${attack.code}` : ''}`).join(', ')}`,
     );
     if (database.engine) console.log(`engine reopened ${database.engine.restarts} time(s)`);
   } finally {
