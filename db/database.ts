@@ -4,7 +4,7 @@
 // embedded engines are locked to this process (data-dir-lock.ts). PGlite runs in a worker thread
 // (pglite-engine.ts), so that a long statement does not stop the server's thread and a statement
 // timeout can be enforced.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -157,6 +157,7 @@ async function startPostgresIn(dataDir: string, options: OpenDatabaseOptions): P
     return { ok: false, reason };
   }
   if (user.user.created) options.log?.(`created the system user "${user.user.name}" to run PostgreSQL (root may not)`);
+  const existed = clusterExists(dataDir);
   try {
     return {
       ok: true,
@@ -168,9 +169,12 @@ async function startPostgresIn(dataDir: string, options: OpenDatabaseOptions): P
       }),
     };
   } catch (error) {
-    throw new Error(`the embedded PostgreSQL in ${clusterDir(dataDir)} did not start: ${(error as Error).message}`, {
-      cause: error,
-    });
+    const reason = `the embedded PostgreSQL in ${clusterDir(dataDir)} did not start: ${(error as Error).message}`;
+    if (existed) throw new Error(reason, { cause: error });
+    // A cluster this start made holds nothing yet: removed, so the next start tries afresh, and
+    // PGlite serves meanwhile (a binary that cannot create or run a cluster is a broken binary).
+    await rm(clusterDir(dataDir), { recursive: true, force: true }).catch(() => {});
+    return { ok: false, reason };
   }
 }
 

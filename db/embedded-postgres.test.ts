@@ -184,6 +184,23 @@ describe('the embedded PostgreSQL', () => {
     opened.length = 0;
     await rm(dataDir, { recursive: true, force: true });
 
+    // A binary that runs but cannot create a cluster: PGlite as well, and no half-made cluster left.
+    const noInitdb = path.join(temp, 'no-initdb-bin');
+    await mkdir(noInitdb);
+    await writeFile(path.join(noInitdb, 'postgres'), '#!/bin/sh\necho "postgres (PostgreSQL) 15.18"\n', {
+      mode: 0o755,
+    });
+    await writeFile(path.join(noInitdb, 'initdb'), '#!/bin/sh\necho "initdb: error: cannot create" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const noCluster = await open({ postgresBinDir: noInitdb });
+    expect(noCluster.kind).toBe('pglite');
+    expect(noCluster.notice).toMatch(/initdb failed \(1\): initdb: error: cannot create/);
+    expect(existsSync(clusterDir(dataDir))).toBe(false);
+    await noCluster.close();
+    opened.length = 0;
+    await rm(dataDir, { recursive: true, force: true });
+
     // A DATA_DIR whose data is in the cluster: never PGlite's other (empty) database.
     await (await open()).close();
     opened.length = 0;

@@ -39,6 +39,7 @@ export function clusterExists(dataDir: string): boolean {
 }
 
 export const SUPERUSER = 'postgres';
+const CLUSTER_LOCALE = process.platform === 'linux' ? 'C.UTF-8' : 'C';
 export const LISTEN_ADDRESS = '127.0.0.1';
 
 /**
@@ -169,13 +170,15 @@ async function createCluster(options: EmbeddedPostgresOptions, target: string, p
         `--pwfile=${pwfile}`,
         '--auth=scram-sha-256',
         '--encoding=UTF8',
-        // C.UTF-8 sorts by code point, like PGlite's C locale and Supabase's images: the same order everywhere.
-        '--locale=C.UTF-8',
+        // C.UTF-8 sorts by code point, like PGlite's C locale and Supabase's images: the same order
+        // everywhere. Only glibc has it; elsewhere plain C (the same order, ASCII-only case rules).
+        `--locale=${CLUSTER_LOCALE}`,
       ],
-      { ...asUser(options.user), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C.UTF-8' } },
+      { ...asUser(options.user), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: CLUSTER_LOCALE } },
     );
     const { code, output } = await runToEnd(child);
     if (code !== 0) {
+      await rm(partial, { recursive: true, force: true });
       throw new PostgresStartError(`initdb failed (${code}): ${lastLines(output)}`);
     }
   } finally {
