@@ -32,7 +32,7 @@ export interface Database {
   location: string;
   /**
    * The engine and its version as the status block and /api/health name it: "PostgreSQL 15.18
-   * (embedded)", "PGlite 0.5.14 (PostgreSQL 18.1)", "PostgreSQL 15.8 at DATABASE_URL".
+   * (embedded)", "PGlite 0.5.14 (PostgreSQL 18.6)", "PostgreSQL 15.8 at DATABASE_URL".
    */
   engineName?: string;
   /** Why this engine is not the default one (PGlite kept for an older DATA_DIR, missing binaries): one line. */

@@ -143,7 +143,7 @@ describe('verify names the database engine', () => {
       backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
       config: { admin: { enabled: true, secret: SECRET, emails: [] } },
       database: {
-        engine: 'PGlite 0.5.14 (PostgreSQL 18.1)',
+        engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
         notice: 'DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
         legacy_pglite: true,
       },
@@ -168,7 +168,7 @@ describe('verify names the database engine', () => {
       };
       expect(await engineCheck(kept)).toMatchObject({
         ok: false,
-        detail: 'PGlite 0.5.14 (PostgreSQL 18.1): DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
+        detail: 'PGlite 0.5.14 (PostgreSQL 18.6): DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
         fix: { text: expect.stringContaining('npm run db:move-to-postgres') },
       });
       expect(await engineCheck(current)).toMatchObject({ ok: true, detail: 'PostgreSQL 15.18 (embedded).' });

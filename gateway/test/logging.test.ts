@@ -213,7 +213,7 @@ describe('statusBlock', () => {
       'studyhall: logs    /logs (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)',
     ]);
     const kept = {
-      engine: 'PGlite 0.5.14 (PostgreSQL 18.1)',
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
       location: '/data/pgdata',
       notice: 'DATA_DIR holds a PGlite database',
     };

@@ -138,7 +138,7 @@ describe('GET /api/health', () => {
 describe('GET /api/health: the database engine', () => {
   it("names the embedded localbase's engine and why it is not the default, and nothing for a hosted backend", async () => {
     const database = {
-      engine: 'PGlite 0.5.14 (PostgreSQL 18.1)',
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
       notice:
         'DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite; run `npm run db:move-to-postgres` to move it to PostgreSQL 15',
       legacy_pglite: true,

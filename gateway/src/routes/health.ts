@@ -15,7 +15,7 @@ export interface BackendHealth {
 
 /** The database behind the embedded localbase, as /api/health names it (absent with a hosted backend). */
 export interface DatabaseFacts {
-  /** "PostgreSQL 15.18 (embedded)", "PGlite 0.5.14 (PostgreSQL 18.1)", "PostgreSQL 15.8 at DATABASE_URL". */
+  /** "PostgreSQL 15.18 (embedded)", "PGlite 0.5.14 (PostgreSQL 18.6)", "PostgreSQL 15.8 at DATABASE_URL". */
   engine: string;
   /** Why it is not the default engine, in one sentence; null when it is. */
   notice: string | null;
