@@ -31,7 +31,7 @@ import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
 import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
-import health from './routes/health.ts';
+import health, { type DatabaseFacts } from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
 import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
@@ -70,6 +70,8 @@ export interface GatewayOptions {
   push?: Partial<PushWorkerSettings>;
   /** The embedded localbase's management token, which the admin console's apply form fills in. */
   localbaseToken?: string;
+  /** The embedded localbase's database engine, which /api/health and the Verify page name. */
+  database?: DatabaseFacts;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
   /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
@@ -170,7 +172,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     https,
     ...(options.networkInterfaces ? { networkInterfaces: options.networkInterfaces } : {}),
   });
-  await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
+  await app.register(health, {
+    backendUrl: options.backend.url,
+    anonKey: options.backend.anonKey,
+    ...(options.database ? { database: options.database } : {}),
+    ...options.health,
+  });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });

@@ -71,7 +71,7 @@ if (config.backend) {
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
-      ...(config.snapshotReads ? { snapshotReads: config.snapshotReads } : {}),
+      ...(config.engine ? { engine: config.engine } : {}),
       // Mailed links lead to the app through the gateway, never to localbase's loopback port.
       ...authMailAddresses({
         host: config.host,
@@ -102,9 +102,17 @@ if (config.backend) {
   };
 }
 
+const database = localbase
+  ? {
+      engine: localbase.database.engineName ?? localbase.database.kind,
+      notice: localbase.database.notice ?? null,
+      legacy_pglite: localbase.database.legacyPglite === true,
+    }
+  : undefined;
 const { app, push } = await buildGateway({
   config,
   backend,
+  ...(database ? { database } : {}),
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
   https,
@@ -149,6 +157,9 @@ log(
     config,
     backendUrl: backend.url,
     embedded: localbase !== undefined,
+    ...(database
+      ? { database: { engine: database.engine, location: localbase?.database.location ?? '', notice: database.notice } }
+      : {}),
     adminReady: config.admin.enabled && backend.serviceRoleKey !== undefined,
     logFile: serverLog.file,
     terminalLevel: serverLog.terminalLevel,

@@ -13,7 +13,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
 import { launchChromium } from '#tools/e2e/browser.ts';
-import { E2E_SERVER_ENV } from '#tools/e2e/server-env.ts';
 import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 
@@ -126,7 +125,6 @@ beforeAll(async () => {
       LOG_LEVEL: 'trace',
       ENABLE_ADMIN_MODE: 'true',
       ADMIN_SECRET: SECRET,
-      ...E2E_SERVER_ENV,
     },
   });
   const log = createWriteStream(path.join(logDir, 'studyhall.log'));

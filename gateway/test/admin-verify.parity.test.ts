@@ -180,6 +180,48 @@ describe('verify on a project built from the migrations', () => {
   });
 });
 
+describe('verify names the database engine', () => {
+  it('fails one check, with the move command as its fix, while PGlite is kept for older data', async () => {
+    const kept = await startTestGateway({
+      backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+      config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+      database: {
+        engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+        notice: 'DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
+        legacy_pglite: true,
+      },
+      localbaseToken: localbase.accessToken,
+    });
+    const current = await startTestGateway({
+      backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+      config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+      database: { engine: 'PostgreSQL 15.18 (embedded)', notice: null, legacy_pglite: false },
+      localbaseToken: localbase.accessToken,
+    });
+    try {
+      const engineCheck = async (gatewayUnderTest: TestGateway) => {
+        const response = await gatewayUnderTest.app.inject({
+          url: '/__admin/verify',
+          headers: { cookie: await signInWithSecret(gatewayUnderTest.app, SECRET) },
+        });
+        const report = verifyReport.parse(response.json());
+        return report.categories
+          .flatMap((category) => category.checks)
+          .find((item) => item.name.startsWith('The database runs on the embedded PostgreSQL'));
+      };
+      expect(await engineCheck(kept)).toMatchObject({
+        ok: false,
+        detail: 'PGlite 0.5.14 (PostgreSQL 18.6): DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
+        fix: { text: expect.stringContaining('npm run db:move-to-postgres') },
+      });
+      expect(await engineCheck(current)).toMatchObject({ ok: true, detail: 'PostgreSQL 15.18 (embedded).' });
+    } finally {
+      await kept.close();
+      await current.close();
+    }
+  }, 120_000);
+});
+
 describe('admin_catalog_facts()', () => {
   it('is executable by the service role only', async () => {
     const call = (key: string, token = key) =>

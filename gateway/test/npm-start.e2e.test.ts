@@ -29,7 +29,7 @@ beforeAll(async () => {
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
   });
-  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose
+  // A fresh DATA_DIR means creating the embedded PostgreSQL (initdb) and every migration: the slow path on purpose
   // (after up to three builds when the checkout's are stale).
   await studyhall.waitFor('studyhall: logs', 210_000);
   browser = await launchChromium();
@@ -46,6 +46,9 @@ describe('npm start with the embedded localbase, in Chromium', () => {
   it('prints the app and localbase URLs', () => {
     expect(studyhall.output()).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
     expect(studyhall.output()).toMatch(/studyhall: backend http:\/\/127\.0\.0\.1:\d+ \(localbase, loopback only\)/);
+    // A fresh DATA_DIR: the embedded PostgreSQL is created once, and named.
+    expect(studyhall.output()).toContain('localbase: creating the database (first start only)');
+    expect(studyhall.output()).toMatch(/studyhall: engine {2}PostgreSQL 15\.\d+ \(embedded\) \(.*\/data\/postgres\)/);
   });
 
   it('serves the app shell, which greets a new visitor and installs its service worker', async () => {
