@@ -40,6 +40,7 @@ export function accountProblem(error: unknown): string {
       return 'Enter an e-mail address, like name@example.com.';
     case 'over_email_send_rate_limit':
     case 'over_request_rate_limit':
+    case 'rate_limited':
       return 'Too many requests from this device. Wait a minute, then try again.';
     case 'reauthentication_needed':
     case 'reauthentication_not_valid':
@@ -51,6 +52,8 @@ export function accountProblem(error: unknown): string {
       return RAISED_CODE_SENTENCES.invalid_confirmation;
     case 'storage_objects_remain':
       return RAISED_CODE_SENTENCES.storage_objects_remain;
+    case 'password_required':
+      return RAISED_CODE_SENTENCES.password_required;
     case 'session_not_found':
     case 'bad_jwt':
     case 'not_authenticated':
