@@ -161,7 +161,12 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     ai: config.ai,
     isOwner: (request) => isServerOwner(adminStanding, request),
   });
-  await app.register(clientConfig, { anonKey: options.backend.anonKey, httpsUrl: httpsAppUrl(config.publicUrl) });
+  await app.register(clientConfig, {
+    anonKey: options.backend.anonKey,
+    httpsUrl: httpsAppUrl(config.publicUrl),
+    // A hosted project sends its auth mail; localbase only with SMTP_URL (else its outbox keeps it).
+    sendsMail: Boolean(config.backend ?? config.smtpUrl),
+  });
   await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);

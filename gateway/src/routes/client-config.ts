@@ -1,5 +1,6 @@
 // GET /api/client-config: what the web app needs to talk to the backend, where a phone on the
-// same network reaches this server, and its secure (https) address if it has one. The app always
+// same network reaches this server, its secure (https) address if it has one, and whether its auth
+// mail leaves the machine. The app always
 // goes through this gateway (`/__backend`), whatever backend sits behind it, so the page only ever
 // connects to its own origin. The anon key is public by design; the service key never leaves here.
 import os from 'node:os';
@@ -10,6 +11,8 @@ export interface ClientConfigOptions {
   anonKey: string;
   /** The app's https address (see httpsAppUrl), or null. */
   httpsUrl: string | null;
+  /** Whether the backend's auth mail is sent: a hosted project, or localbase with SMTP_URL. */
+  sendsMail: boolean;
   /** The interfaces' addresses (tests pass their own). */
   networkInterfaces?: () => ReturnType<typeof os.networkInterfaces>;
 }
@@ -25,6 +28,12 @@ export interface ClientConfig {
    * students here for them.
    */
   https_url: string | null;
+  /**
+   * Whether mail from the backend (a password reset link, an e-mail change) reaches the student's
+   * mailbox. False for localbase without SMTP_URL, which keeps it in its outbox for whoever runs
+   * the server (the admin console's Outbox page): the app then says that the link waits there.
+   */
+  sends_mail: boolean;
 }
 
 /** PUBLIC_URL when students reach the app over https there (a reverse proxy), else null. */
@@ -53,6 +62,7 @@ const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, option
       anon_key: options.anonKey,
       companion_urls: reachableFromLan(app.server.address()),
       https_url: options.httpsUrl,
+      sends_mail: options.sendsMail,
     };
   });
 
