@@ -65,7 +65,7 @@ describe('accountProblem', () => {
     const sentence = accountProblem(new ApiError(403, 'account_suspended', 'x', { banned_until: until }));
     const local = new Date(until).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
     expect(sentence).toBe(
-      `This account is suspended until ${local}, so it cannot sign in. To talk about it, ask the person who runs this studyhall server (a teacher or an admin).`,
+      `This account is suspended until ${local}, so it cannot sign in. To talk about it, ask the person who runs this studyhall server.`,
     );
     expect(local).toContain('2031');
     expect(accountProblem(new ApiError(403, 'account_suspended', 'x', { banned_until: null }))).toMatch(

@@ -6,7 +6,7 @@ import { weakPasswordSentence } from './password-words.ts';
 import { RAISED_CODE_SENTENCES } from './raised-code-words.ts';
 
 /** Who can help with what only the server's owner can change (a ban, a reset link without mail). */
-export const SERVER_OWNER = 'the person who runs this studyhall server (a teacher or an admin)';
+export const SERVER_OWNER = 'the person who runs this studyhall server';
 
 /** A suspended account, with when the suspension ends in the student's local time, date included. */
 export function suspendedSentence(bannedUntil: string | null | undefined): string {

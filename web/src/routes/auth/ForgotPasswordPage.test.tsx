@@ -54,7 +54,7 @@ describe('ForgotPasswordPage', () => {
       answers.push((said.textContent ?? '').replace(address, '<address>'));
     }
     expect(answers[0]).toBe(
-      'If an account exists for <address>, a link to set a new password is now waiting on this server: it sends no e-mail. Ask the person who runs this studyhall server (a teacher or an admin) for the link, and open it within an hour.',
+      'If an account exists for <address>, its reset link is now waiting on this server. Ask the person who runs this studyhall server for it, and open it within an hour.',
     );
     expect(answers[1]).toBe(answers[0]);
     expect(screen.queryByText(/we sent a link/)).toBeNull();

@@ -21,7 +21,7 @@ async function sendsMail(): Promise<boolean> {
 function sentSentence(address: string, mailed: boolean): string {
   return mailed
     ? `If an account exists for ${address}, we sent a link to it. Open it within an hour to set a new password.`
-    : `If an account exists for ${address}, a link to set a new password is now waiting on this server: it sends no e-mail. Ask ${SERVER_OWNER} for the link, and open it within an hour.`;
+    : `If an account exists for ${address}, its reset link is now waiting on this server. Ask ${SERVER_OWNER} for it, and open it within an hour.`;
 }
 
 export interface ForgotPasswordProps {
@@ -75,7 +75,7 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
         )}
         <p class="muted">
           {mailed === false
-            ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits on the server, and ${SERVER_OWNER} can give it to you.`
+            ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
             : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
         </p>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>

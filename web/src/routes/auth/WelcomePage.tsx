@@ -25,8 +25,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 type Problem = { text: string; suggest?: AuthMode } | null;
 
 /** The one answer to a refused login, whoever the address belongs to. */
-export const WRONG_CREDENTIALS =
-  'Wrong e-mail or password. Check both; if you forgot the password, you can set a new one.';
+export const WRONG_CREDENTIALS = 'Wrong e-mail or password. Check both, or choose “Forgot password?” to set a new one.';
 
 /** Said once, first, after this device's account was deleted. */
 function Farewell() {
@@ -86,7 +85,7 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
       await signIn(mode, address, password.value);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'invalid_credentials') {
-        setProblem({ text: WRONG_CREDENTIALS, suggest: 'signup' });
+        setProblem({ text: WRONG_CREDENTIALS });
       } else if (error instanceof ApiError && error.code === 'account_suspended') {
         setProblem({ text: suspendedSentence(error.details.banned_until as string | null | undefined) });
       } else if (error instanceof ApiError && error.code === 'email_taken') {
