@@ -3,7 +3,7 @@
 // 429 rate_limited with Retry-After). Login also spends the account's budget of failed passwords
 // across all addresses (security/account-login-limits.ts), shared with the proxy's password grant.
 // A refused login is one answer, 401 invalid_credentials, for a wrong password and an unknown
-// e-mail alike; /__auth/check (the spec's route) tells what sign-up tells, to the same budget
+// e-mail alike; /__auth/check tells what sign-up tells, to the same budget
 // (docs/api.md, "Who is registered").
 import type { FastifyPluginAsync } from 'fastify';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
