@@ -84,7 +84,9 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
     try {
       await signIn(mode, address, password.value);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_credentials') {
+      // A password the server's input rules refuse (too short, too long) cannot be hers either.
+      const refusedLogin = mode === 'login' && error instanceof ApiError && error.code === 'invalid_request';
+      if ((error instanceof ApiError && error.code === 'invalid_credentials') || refusedLogin) {
         setProblem({ text: WRONG_CREDENTIALS });
       } else if (error instanceof ApiError && error.code === 'account_suspended') {
         setProblem({ text: suspendedSentence(error.details.banned_until as string | null | undefined) });

@@ -51,6 +51,13 @@ describe('WelcomePage refusals', () => {
     expect(fetches).toEqual([]);
   });
 
+  it("answers a log-in the server refuses as malformed (a password too short to be anyone's) the same way", async () => {
+    calls.signIn.mockRejectedValue(new ApiError(400, 'invalid_request', 'password: must be at least 8 bytes'));
+    render(<WelcomePage initialMode="login" />);
+    await submit('login', 'mira@example.com', 'short');
+    expect((await screen.findByRole('alert')).textContent).toBe(WRONG_CREDENTIALS);
+  });
+
   it('tells the right password of a suspended account that it is suspended, until when and whom to ask', async () => {
     const until = '2031-03-04T15:30:00.000Z';
     calls.signIn.mockRejectedValue(
