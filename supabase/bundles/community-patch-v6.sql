@@ -5858,7 +5858,7 @@ grant execute on function public.export_my_data() to authenticated;
 
 -- >>> 20261128400000_security_account_deletion_password.sql
 -- Deleting an account needs the password, entered again: delete_my_account refuses a session that
--- has not entered the account's password in the last five minutes (password_required P0101).
+-- has not entered the account's password in the last five minutes (password_required P0103).
 -- Rules: docs/database.md#deleting-an-account.
 --
 -- Her handle alone, which anyone who sees her profile knows, let whoever held one of her access
@@ -5905,7 +5905,7 @@ begin
     raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to delete your account';
   end if;
   if not private.password_entered_within(300) then
-    raise exception 'password_required' using errcode = 'P0101',
+    raise exception 'password_required' using errcode = 'P0103',
       hint = 'enter your password again (sign in with it) to delete your account';
   end if;
   select coalesce(p.handle, 'delete') into v_expected from public.user_profiles p where p.user_id = v_uid;

@@ -66,7 +66,7 @@ async function accountExists(student: Student): Promise<boolean> {
 /** PostgREST's answer to a raise: 400 with the SQLSTATE and the stable code. */
 function expectPasswordRequired(response: Awaited<ReturnType<typeof deleteWith>>): void {
   expect(response.statusCode, response.body).toBe(400);
-  expect(response.json()).toMatchObject({ code: 'P0101', message: 'password_required' });
+  expect(response.json()).toMatchObject({ code: 'P0103', message: 'password_required' });
 }
 
 describe('attack: deleting an account without its password', () => {

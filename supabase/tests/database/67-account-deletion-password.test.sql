@@ -1,5 +1,5 @@
 -- Deleting an account needs the password entered again: delete_my_account refuses a session that
--- has not entered the password in the last five minutes (password_required P0101), read from the
+-- has not entered the password in the last five minutes (password_required P0103), read from the
 -- access token's `amr` claim; a session a mailed link started has no password entry. Nothing is
 -- deleted by a refusal, and a fresh password lets her go.
 begin;
@@ -18,13 +18,13 @@ grant select on ids to public;
 select tests.authenticate_as('stale');
 select tests.set_amr(jsonb_build_array(jsonb_build_object('method', 'password',
   'timestamp', extract(epoch from now() - interval '1 hour')::bigint)));
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'a session that entered the password an hour ago cannot delete the account');
-select throws_ok($$select public.delete_my_account('not the word either')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('not the word either')$$, 'P0103', 'password_required',
   'nor learn whether the word it typed was right');
 select tests.set_amr(jsonb_build_array(jsonb_build_object('method', 'password',
   'timestamp', extract(epoch from now() - interval '301 seconds')::bigint)));
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'five minutes and a second is too long ago');
 -- Read as the database owner (the API roles do not read auth.users through SQL).
 select tests.clear_authentication();
@@ -36,20 +36,20 @@ select ok(exists (select 1 from auth.users where id = (select id from ids where 
 select tests.authenticate_as('linked');
 select tests.set_amr(jsonb_build_array(jsonb_build_object('method', 'recovery',
   'timestamp', extract(epoch from now())::bigint)));
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'a session a recovery link started cannot delete the account');
 select tests.set_amr(jsonb_build_array(jsonb_build_object('method', 'otp', 'timestamp', extract(epoch from now())::bigint),
   jsonb_build_object('method', 'password', 'timestamp', 'now')));
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'a password entry without a numeric time counts for nothing');
 
 -- A token without the claim (a client that forged no amr cannot have a signed one anyway).
 select tests.authenticate_as('scripted');
 select tests.set_amr(null);
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'a session without an amr claim cannot delete the account');
 select tests.set_amr('"password"'::jsonb);
-select throws_ok($$select public.delete_my_account('delete')$$, 'P0101', 'password_required',
+select throws_ok($$select public.delete_my_account('delete')$$, 'P0103', 'password_required',
   'nor one whose amr claim is not a list');
 
 -- The password entered again just now, after other methods.
