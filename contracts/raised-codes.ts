@@ -101,6 +101,10 @@ export const RAISED_CODES = {
   storage_objects_remain: { sqlstates: ['P0098'], status: 409, sentence: 'storage_objects_remain' },
   invalid_audit_entry: { sqlstates: ['P0099'], status: 400, sentence: 'server_step_refused' },
   last_admin_account: { sqlstates: ['P0100'], status: 409, sentence: 'last_admin_account' },
+  // P0101-P0102: the admin console's own checks and role rows (service role only).
+  not_check_account: { sqlstates: ['P0101'], status: 409, sentence: 'server_step_refused' },
+  own_admin_row: { sqlstates: ['P0102'], status: 409, sentence: 'server_step_refused' },
+  // P0103: account deletion.
   password_required: { sqlstates: ['P0103'], status: 403, sentence: 'password_required' },
   // 42501, not P0xxx: a stored object whose owner is gone or banned is refused as a policy refuses
   // it, so Storage answers its own AccessDenied (403) on every path, a hosted storage-api's included.

@@ -50,6 +50,10 @@
 --   20261126700000_community_chat_broadcast.sql
 --   20261127400000_security_storage_object_owner.sql
 --   20261127400100_security_export_reads_as_caller.sql
+--   20261128100000_admin_checks_leave_no_audit_trace.sql
+--   20261128100100_admin_audit_roles_voids_deletions.sql
+--   20261128100200_admin_audit_log_pages.sql
+--   20261128100300_admin_owner_revokes_last_admin.sql
 --   20261128400000_security_account_deletion_password.sql
 --   20261128400100_community_export_timer_settings.sql
 
@@ -6340,6 +6344,318 @@ comment on function public.export_my_data() is
 revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261127400100_security_export_reads_as_caller.sql
+
+-- >>> 20261128100000_admin_checks_leave_no_audit_trace.sql
+-- The console's checks leave no trace in the audit log: verify's auth smoke test and the browser
+-- proof each make a temporary account and delete it minutes later, which is no action anyone took
+-- on a person. Rules: docs/database.md#checks-leave-no-trace.
+--
+-- The database decides which deletions those are, never the caller: a check account is marked
+-- when it is made (public.admin_mark_check_account, service role only), and only an account nobody
+-- can have used may be marked: made in the last two minutes, never signed in, with an address in
+-- the reserved `studyhall.invalid` domain (RFC 2606: no mailbox can exist there). Its deletion
+-- within 15 minutes of its creation writes no audit row; everything else the deletion rule does
+-- still happens. Every other deletion is recorded as before, and so is a marked account's after 15
+-- minutes: a mark cannot hide the deletion of an account someone came to use.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+create table if not exists private.check_accounts (
+  user_id uuid primary key references auth.users (id) on delete cascade,
+  purpose text not null check (purpose in ('verify', 'browser-proof')),
+  marked_at timestamptz not null default now()
+);
+comment on table private.check_accounts is
+  'The temporary accounts of the console''s checks, marked when made; their prompt deletion is not audited.';
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Whether deleting this account now is the end of a check: marked, and made at most 15 minutes ago.
+create or replace function private.is_check_account_deletion(p_user_id uuid, p_created_at timestamptz)
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select p_created_at > now() - interval '15 minutes'
+     and exists (select 1 from private.check_accounts c where c.user_id = p_user_id)
+$$;
+comment on function private.is_check_account_deletion(uuid, timestamptz) is
+  'internal: whether an account''s deletion ends a console check (marked when made, made at most 15 minutes ago).';
+
+-- The deletion rule of 20261126100300_community_account_deletion.sql, with the audit row left out
+-- for a check account.
+create or replace function private.on_auth_user_deleted() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_summary jsonb := private.erase_account(old.id);
+begin
+  if private.is_check_account_deletion(old.id, old.created_at) then
+    return old;
+  end if;
+  perform private.record_audit(
+    -- The auth admin API (GoTrue, or localbase as the database owner) is the service acting.
+    case when current_setting('role', true) = 'authenticated' and (select auth.uid()) = old.id then 'self'
+         else coalesce(private.caller_admin_role(), 'service_role') end,
+    'delete_account', old.id, 'users', old.id::text, v_summary);
+  return old;
+end
+$$;
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.admin_mark_check_account(p_user_id uuid, p_purpose text) returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console marks its check accounts';
+  end if;
+  if p_purpose is null or p_purpose not in ('verify', 'browser-proof') or not exists (
+    select 1 from auth.users u
+    where u.id = p_user_id
+      and u.created_at > now() - interval '2 minutes'
+      and u.last_sign_in_at is null
+      and lower(u.email) like '%@studyhall.invalid'
+  ) then
+    raise exception 'not_check_account' using errcode = 'P0101',
+      hint = 'a check account was made in the last two minutes, never signed in, and has a studyhall.invalid address';
+  end if;
+  insert into private.check_accounts (user_id, purpose) values (p_user_id, p_purpose)
+  on conflict (user_id) do nothing;
+end
+$$;
+comment on function public.admin_mark_check_account(uuid, text) is
+  'admin: marks a temporary account the console just made for a check, so its prompt deletion is not audited (service role only).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on private.check_accounts from public, anon, authenticated, service_role;
+revoke execute on function private.is_check_account_deletion(uuid, timestamptz) from public, anon, authenticated, service_role;
+revoke execute on function public.admin_mark_check_account(uuid, text) from public, anon, authenticated;
+grant execute on function public.admin_mark_check_account(uuid, text) to service_role;
+-- <<< 20261128100000_admin_checks_leave_no_audit_trace.sql
+
+-- >>> 20261128100100_admin_audit_roles_voids_deletions.sql
+-- Every console action that changes the database is recorded by the database itself, once, in the
+-- action's own transaction: a role granted or revoked (any insert, update or delete of user_roles,
+-- whether through the console's Roles page or SQL), a study session voided or counted again (any
+-- change of voided_at), and an account an admin deletes through public.admin_delete_account (the
+-- console's Users page), whose delete_account row then names the console's admin like every other
+-- row the service role causes. Rules: docs/database.md#moderation-audit-log.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Role rows that go with their account (the users row is gone already: a foreign key cascade) are
+-- part of that deletion, which has its own delete_account row.
+create or replace function private.audit_role_change() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_actor text := coalesce(private.caller_admin_role(), 'service_role');
+begin
+  if tg_op in ('DELETE', 'UPDATE') and exists (select 1 from public.users u where u.id = old.user_id)
+     and (tg_op = 'DELETE' or old.user_id is distinct from new.user_id or old.role is distinct from new.role) then
+    perform private.record_audit(v_actor, 'revoke_role', old.user_id, 'user_roles', old.id::text,
+      jsonb_build_object('role', old.role));
+  end if;
+  if tg_op = 'INSERT'
+     or (tg_op = 'UPDATE' and (old.user_id is distinct from new.user_id or old.role is distinct from new.role)) then
+    perform private.record_audit(v_actor, 'grant_role', new.user_id, 'user_roles', new.id::text,
+      jsonb_strip_nulls(jsonb_build_object('role', new.role, 'granted_by', new.granted_by)));
+  end if;
+  return null;
+end
+$$;
+comment on function private.audit_role_change() is
+  'internal: records each role granted (grant_role) or revoked (revoke_role) in admin_audit_log, except rows deleted with their account.';
+
+drop trigger if exists trg_audit_role_change on public.user_roles;
+create trigger trg_audit_role_change after insert or update or delete on public.user_roles
+  for each row execute function private.audit_role_change();
+
+-- A void, or a session counted again, whoever writes voided_at (void_study_session, or SQL).
+create or replace function private.audit_session_void() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform private.record_audit(coalesce(private.caller_admin_role(), 'service_role'),
+    case when new.voided_at is null then 'unvoid_session' else 'void_session' end,
+    new.user_id, 'study_sessions', new.id::text,
+    jsonb_strip_nulls(jsonb_build_object('study_day', new.study_day, 'minutes', new.minutes,
+                                         'reason', new.void_reason)));
+  return null;
+end
+$$;
+comment on function private.audit_session_void() is
+  'internal: records each change of a study session''s void (void_session, unvoid_session) in admin_audit_log.';
+
+drop trigger if exists trg_audit_session_void on public.study_sessions;
+create trigger trg_audit_session_void after update of voided_at on public.study_sessions
+  for each row when (old.voided_at is distinct from new.voided_at)
+  execute function private.audit_session_void();
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- The console deletes an account here rather than through the auth admin API, so the one
+-- delete_account row (the deletion trigger's) is written in a request that names the console's
+-- admin. The deletion rule is the same whichever way the auth.users row goes.
+create or replace function public.admin_delete_account(p_user_id uuid) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console deletes an account this way';
+  end if;
+  delete from auth.users where id = p_user_id;
+  if not found then
+    raise exception 'user_not_found' using errcode = 'P0002', hint = 'no account has that id';
+  end if;
+  return jsonb_build_object('deleted', p_user_id);
+end
+$$;
+comment on function public.admin_delete_account(uuid) is
+  'admin: deletes an account by the account deletion rule, recorded as the console''s admin (service role only).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.audit_role_change(), private.audit_session_void()
+  from public, anon, authenticated, service_role;
+revoke execute on function public.admin_delete_account(uuid) from public, anon, authenticated;
+grant execute on function public.admin_delete_account(uuid) to service_role;
+-- <<< 20261128100100_admin_audit_roles_voids_deletions.sql
+
+-- >>> 20261128100200_admin_audit_log_pages.sql
+-- The audit log a page at a time, for the console's Audit log page: newest first, keyset paged
+-- (each page starts after the last entry of the one before, so a page deep in a long log costs
+-- what the first one does, and an entry written meanwhile shifts nothing), filtered by an action
+-- or a family of them (`resolve_report` is every resolution) and by a person (as the actor, the
+-- console's admin the row names, or the account acted on). Rules: docs/database.md#moderation-audit-log.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Indexes ----------------------------------------------------------------------------------------
+
+-- The page order, with the id to break ties between entries of one transaction (one `at`).
+create index if not exists admin_audit_log_at_id_idx on public.admin_audit_log (at desc, id desc);
+drop index if exists public.admin_audit_log_at_idx;
+create index if not exists admin_audit_log_actor_idx on public.admin_audit_log (actor_id)
+  where actor_id is not null;
+create index if not exists admin_audit_log_console_admin_idx on public.admin_audit_log ((detail ->> 'console_admin'))
+  where detail ? 'console_admin';
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- Invoker rights: the table's own policy decides, so an admin reads it and nobody else does (the
+-- service role, as always, reads everything).
+create or replace function public.admin_audit_entries(
+  p_action text default null,
+  p_person text default null,
+  p_before bigint default null,
+  p_limit integer default 100
+) returns setof public.admin_audit_log
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_person uuid;
+  v_limit integer := least(greatest(coalesce(p_limit, 100), 1), 500);
+begin
+  -- A person is an account id, or a console subject without one (`secret`: the owner).
+  if p_person ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    v_person := p_person::uuid;
+  end if;
+  return query
+    select l.* from public.admin_audit_log l
+    where (p_action is null or l.action = p_action or left(l.action, char_length(p_action) + 1) = p_action || ':')
+      and (p_person is null
+           or (v_person is not null and (l.actor_id = v_person or l.target_user_id = v_person
+                                         or l.detail ->> 'console_admin' like 'user:' || v_person::text || ':%'))
+           or (v_person is null and l.detail ->> 'console_admin' = p_person))
+      and (p_before is null
+           or (l.at, l.id) < (select b.at, b.id from public.admin_audit_log b where b.id = p_before))
+    order by l.at desc, l.id desc
+    limit v_limit;
+end
+$$;
+comment on function public.admin_audit_entries(text, text, bigint, integer) is
+  'rpc: (admins) audit log entries newest first, after entry p_before, of an action (or family) and a person.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.admin_audit_entries(text, text, bigint, integer) from public, anon;
+grant execute on function public.admin_audit_entries(text, text, bigint, integer) to authenticated, service_role;
+-- <<< 20261128100200_admin_audit_log_pages.sql
+
+-- >>> 20261128100300_admin_owner_revokes_last_admin.sql
+-- Who may revoke an admin row depends on who signed in to the console (the admin it names in
+-- x-studyhall-console-admin, private.console_admin(), read for the service role only):
+--   the owner (`secret`: unlocked with ADMIN_SECRET, which no revoke can lock out) revokes any
+--   admin row, the last one included, so a mistaken grant can always be undone;
+--   an admin signed in with her account never revokes her own admin row, the one her console
+--   session stands on (own_admin_row P0102): another admin or the owner does;
+--   anyone else (an admin's account, or a service-role call that names nobody) never revokes the
+--   last admin row (last_admin), as before.
+-- The header relaxes a rule only for a caller that holds the service key, which may change
+-- user_roles directly anyway: the rule guards against a mistake, not against the service role.
+-- Rules: docs/database.md#admin-console.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Definer rights: it reads the console's admin (private.console_admin(), which no API role may
+-- execute) and is executable by the service role only.
+create or replace function public.admin_revoke_role(p_user_id uuid, p_role text) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_admin text := private.console_admin();
+  v_remaining integer;
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console revokes roles';
+  end if;
+  -- Concurrent revokes queue here, so two of them cannot each remove "not the last" admin.
+  lock table public.user_roles in share row exclusive mode;
+  if not exists (select 1 from public.user_roles where user_id = p_user_id and role = p_role) then
+    raise exception 'role_not_found' using errcode = 'P0002', hint = 'that user does not hold that role';
+  end if;
+  if p_role = 'admin' and v_admin is distinct from 'secret' then
+    if v_admin like 'user:' || p_user_id::text || ':%' then
+      raise exception 'own_admin_row' using errcode = 'P0102',
+        hint = 'this is the admin row the console session that asks was opened with; another admin or the owner revokes it';
+    end if;
+    select count(*) into v_remaining from public.user_roles where role = 'admin' and user_id <> p_user_id;
+    if v_remaining = 0 then
+      raise exception 'last_admin' using errcode = 'P0001',
+        hint = 'this is the last admin row; grant admin to someone else first, or revoke it signed in with the admin secret';
+    end if;
+  end if;
+  delete from public.user_roles where user_id = p_user_id and role = p_role;
+  return jsonb_build_object('user_id', p_user_id, 'role', p_role, 'revoked', true);
+end
+$$;
+comment on function public.admin_revoke_role(uuid, text) is
+  'admin: revokes a role; the last admin row only for the owner (ADMIN_SECRET), never an admin''s own row (service role only)';
+
+revoke execute on function public.admin_revoke_role(uuid, text) from public, anon, authenticated;
+grant execute on function public.admin_revoke_role(uuid, text) to service_role;
+-- <<< 20261128100300_admin_owner_revokes_last_admin.sql
 
 -- >>> 20261128400000_security_account_deletion_password.sql
 -- Deleting an account needs the password, entered again: delete_my_account refuses a session that

@@ -6,6 +6,7 @@
 // backups before the session ends.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { ApiError } from '../lib/api.ts';
+import { appAddress } from '../lib/app-address.ts';
 import type { AuthLink } from '../lib/auth-link.ts';
 import { readStoredAccount } from '../lib/session-storage.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
@@ -52,15 +53,23 @@ function fromRpcError(error: RpcFailure, status: number): ApiError {
   return new ApiError(status, code, error.message ?? '');
 }
 
-/** Where a mailed link returns to: this app, on the address the student uses now. */
-const linkTarget = (path: string) => `${location.origin}${path}`;
+/**
+ * Where a mailed link returns to: this app at the students' address (lib/app-address.ts), since the
+ * mail may be opened on another device. When that is unknown (the server unreadable from a loopback
+ * page) none is asked for, and the backend sends the browser to its site URL, which the server sets
+ * to the same address.
+ */
+async function linkTarget(path: string): Promise<string | undefined> {
+  const base = await appAddress();
+  return base ? `${base}${path}` : undefined;
+}
 
 /** Asks for a recovery link. The answer is the same whether or not the address has an account. */
 export async function requestPasswordReset(email: string): Promise<void> {
   const { error } = await (
     await client()
   ).auth.resetPasswordForEmail(email, {
-    redirectTo: linkTarget('/reset-password'),
+    redirectTo: await linkTarget('/reset-password'),
   });
   if (error) throw fromAuthError(error);
 }
@@ -87,7 +96,9 @@ export async function changePassword(currentPassword: string, password: string):
 
 /** The address changes once the student opens the links mailed to the new address and to the current one. */
 export async function changeEmail(email: string): Promise<void> {
-  const { error } = await (await client()).auth.updateUser({ email }, { emailRedirectTo: linkTarget('/settings') });
+  const { error } = await (
+    await client()
+  ).auth.updateUser({ email }, { emailRedirectTo: await linkTarget('/settings') });
   if (error) throw fromAuthError(error);
 }
 
