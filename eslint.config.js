@@ -25,4 +25,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // Browser code also runs on plain-HTTP pages (the server's LAN address), where browsers leave
+    // out crypto.randomUUID: ids come from contracts/random-id.ts instead.
+    files: ['web/src/**/*.{ts,tsx}', 'companion/core/**/*.ts', 'companion/ui/src/**/*.{ts,tsx}', 'contracts/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='randomUUID']",
+          message: 'Plain-HTTP pages have no crypto.randomUUID: use randomUuid() from #contracts/random-id.ts.',
+        },
+      ],
+    },
+  },
 );

@@ -1,6 +1,6 @@
 // The Android shell as declared: AndroidManifest.xml parsed as XML, and the Gradle SDK values.
 // Exactly the thirteen permissions (WRITE_EXTERNAL_STORAGE up to SDK 28), minSdk 24 / targetSdk 35,
-// cleartext HTTP for every host, the overlay as a special-use foreground service, the boot receiver,
+// cleartext HTTP for every host, HTTPS trusting the user's CA certificates (the server's local CA), the overlay as a special-use foreground service, the boot receiver,
 // CapacitorHttp on, debug builds only. The APK itself cannot be built here (no Android SDK).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -99,6 +99,21 @@ describe('cleartext HTTP', () => {
     expect(capacitorConfig.server?.cleartext).toBe(true);
     expect(capacitorConfig.webDir).toBe('companion/ui/dist');
     expect(capacitorConfig.android?.path).toBe('companion/android');
+  });
+});
+
+describe('HTTPS to a studyhall server on the LAN', () => {
+  const config = parseXml(read(mainDir, 'res', 'xml', 'network_security_config.xml'));
+
+  it("trusts the CAs the student installed (the server's local CA from /__ca) besides the system's", () => {
+    const base = config.getElementsByTagName('base-config')[0];
+    const anchors = [...(base?.getElementsByTagName('trust-anchors')[0]?.getElementsByTagName('certificates') ?? [])];
+    expect(anchors.map((anchor) => anchor.getAttribute('src')).sort()).toEqual(['system', 'user']);
+    // Android 7+ trusts user CAs in an app only where its config says so; no debug-only override instead.
+    expect(config.getElementsByTagName('debug-overrides')).toHaveLength(0);
+    // Certificates are checked as usual: nothing pins or overrides them.
+    expect(config.getElementsByTagName('pin-set')).toHaveLength(0);
+    expect(anchors.every((anchor) => anchor.getAttribute('overridePins') === null)).toBe(true);
   });
 });
 

@@ -87,6 +87,7 @@ describe('npx cap sync android', () => {
   it('leaves the committed manifest and Gradle files as they are', async () => {
     for (const file of [
       'app/src/main/AndroidManifest.xml',
+      'app/src/main/res/xml/network_security_config.xml',
       'variables.gradle',
       'app/build.gradle',
       'app/capacitor.build.gradle',

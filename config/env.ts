@@ -6,7 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultDataDir } from '#db/paths.ts';
+import { defaultDataDir } from './paths.ts';
 import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from './vapid-schemas.ts';
 
 /** pino's levels, quietest last; `silent` logs nothing. */
@@ -16,8 +16,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** PostgREST's db-tx-end values: how a Data API transaction ends, and whether `Prefer: tx=` may choose. */
 export const TX_END_MODES = ['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'] as const;
 
+/** The embedded engines LOCALBASE_ENGINE chooses between. */
+export const ENGINES = ['postgres', 'pglite'] as const;
+export type EngineSetting = (typeof ENGINES)[number];
+
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_LOCALBASE_PORT = 54321;
+export const DEFAULT_HTTPS_PORT = 3443;
 
 const optionalText = z
   .string()
@@ -34,6 +39,12 @@ const port = (fallback: number) => optionalText.pipe(portNumber.default(fallback
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const onOff = (fallback: 'on' | 'off') =>
+  z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { message: 'must be on or off' })
+    .default(fallback)
+    .transform((value) => value === 'on' || value === 'true' || value === '1');
 
 const httpUrl = z
   .url({ message: 'must be an http(s) URL', protocol: /^https?$/ })
@@ -114,13 +125,11 @@ export const envFields = {
   /** Whether localbase's signInAnonymously() creates users (GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED); off by default. */
   LOCALBASE_ANONYMOUS_SIGN_INS: booleanFlag.default(false),
   /**
-   * With PGlite: how other students' reads are answered while one statement holds it
-   * (db/snapshot-reads.ts). `warm` keeps a second PGlite open (about 100 MB more memory);
-   * `on-demand` opens one when a stall begins (those reads wait 1 to 2.5 s); `off` lets them wait.
+   * localbase's embedded database: `postgres` (PostgreSQL 15 from the npm package, run by the
+   * server) or `pglite` (PostgreSQL in WebAssembly, one session: one student or a demo). Unset:
+   * `postgres` where its binaries exist for this platform, else `pglite` (db/engine-choice.ts).
    */
-  LOCALBASE_SNAPSHOT_READS: z
-    .enum(['warm', 'on-demand', 'off'], { message: 'must be warm, on-demand or off' })
-    .default('warm'),
+  LOCALBASE_ENGINE: optionalText.pipe(z.enum(ENGINES, { message: `must be one of ${ENGINES.join(', ')}` }).optional()),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,
@@ -163,6 +172,38 @@ export const envFields = {
   VAPID_SUBJECT: optionalText.pipe(vapidSubjectSchema.optional()),
   /** Also push to plain-HTTP loopback endpoints: for test receivers only. */
   WEB_PUSH_ALLOW_HTTP: booleanFlag.default(false),
+  /**
+   * HTTPS for the local network (gateway/src/https/): `on` serves the app on HTTPS_PORT with a
+   * certificate from a local certificate authority kept in DATA_DIR (or TLS_CERT_FILE), whenever the
+   * gateway is reachable from the network; `off` serves plain HTTP only.
+   */
+  HTTPS: optionalText.pipe(onOff('on')),
+  HTTPS_PORT: port(DEFAULT_HTTPS_PORT),
+  /**
+   * Which plain-HTTP page visits from another device move to HTTPS: `trusted` (those whose browser
+   * has shown that it trusts the certificate), `always` (devices that have the CA installed by
+   * their school), `off`. /__ca is never moved.
+   */
+  HTTPS_REDIRECT: optionalText.pipe(
+    z.enum(['trusted', 'always', 'off'], { message: 'must be trusted, always or off' }).default('trusted'),
+  ),
+  /** A certificate of one's own (PEM, the chain after the server's certificate) and its key: no local CA then. */
+  TLS_CERT_FILE: optionalText.transform((value) => (value ? path.resolve(value) : undefined)),
+  TLS_KEY_FILE: optionalText.transform((value) => (value ? path.resolve(value) : undefined)),
+  /** Announce MDNS_NAME.local on the local network (multicast DNS), so students can type a name. */
+  MDNS: optionalText.pipe(onOff('on')),
+  MDNS_NAME: optionalText.pipe(
+    z
+      .string()
+      .toLowerCase()
+      .transform((value) => value.replace(/\.local\.?$/, ''))
+      .pipe(
+        z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
+          message: 'must be one DNS label (letters, digits and inner dashes), with or without .local',
+        }),
+      )
+      .default('studyhall'),
+  ),
 } as const;
 
 export type EnvName = keyof typeof envFields;

@@ -14,6 +14,10 @@ import profileRoutes from './auth/profile-routes.ts';
 import { BackendClient, type BACKEND_DEADLINES, type BackendTarget } from './backend/backend-client.ts';
 import type { GatewayConfig } from './config.ts';
 import { installErrorHandling } from './error-handler.ts';
+import caRoutes from './https/ca-routes.ts';
+import { installHttpsRedirect } from './https/https-redirect.ts';
+import { HttpsService } from './https/https-service.ts';
+import type { NetworkInterfaces } from './lan/lan-addresses.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -27,7 +31,7 @@ import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
 import clientConfig from './routes/client-config.ts';
 import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
-import health from './routes/health.ts';
+import health, { type DatabaseFacts } from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
 import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
@@ -66,8 +70,14 @@ export interface GatewayOptions {
   push?: Partial<PushWorkerSettings>;
   /** The embedded localbase's management token, which the admin console's apply form fills in. */
   localbaseToken?: string;
+  /** The embedded localbase's database engine, which /api/health and the Verify page name. */
+  database?: DatabaseFacts;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
+  /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
+  https?: HttpsService;
+  /** The machine's network interfaces, which client config reads the LAN address from (tests). */
+  networkInterfaces?: () => NetworkInterfaces;
 }
 
 export interface Gateway {
@@ -77,6 +87,8 @@ export interface Gateway {
   push: PushService;
   /** The phase-end pushes the relay schedules for students who name themselves. */
   phaseEnds: PhaseEndScheduler;
+  /** HTTPS: its certificate, its port, and `urlFor(host)`, the HTTPS address of a host a visitor used. */
+  https: HttpsService;
 }
 
 /**
@@ -117,6 +129,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   installJsonBodyParser(app);
   installSecurityHeaders(app);
   installSameOriginGuard(app);
+  const https = options.https ?? HttpsService.off('this server was started without it');
+  installHttpsRedirect(app, https);
   await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
@@ -150,10 +164,22 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   await app.register(smallRoutes, {
     repoDir,
     ai: config.ai,
-    isOwner: (request) => isServerOwner(adminGate, request),
+    isOwner: (request) => isServerOwner(adminStanding, request),
   });
-  await app.register(clientConfig, { anonKey: options.backend.anonKey });
-  await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
+  await app.register(clientConfig, {
+    anonKey: options.backend.anonKey,
+    publicUrl: config.publicUrl,
+    https,
+    // A hosted project sends its auth mail; localbase only with SMTP_URL (else its outbox keeps it).
+    sendsMail: Boolean(config.backend ?? config.smtpUrl),
+    ...(options.networkInterfaces ? { networkInterfaces: options.networkInterfaces } : {}),
+  });
+  await app.register(health, {
+    backendUrl: options.backend.url,
+    anonKey: options.backend.anonKey,
+    ...(options.database ? { database: options.database } : {}),
+    ...options.health,
+  });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });
@@ -192,6 +218,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     logDir: config.logDir,
     settings: config.update,
     adminGate,
+    adminStanding,
     now: options.updateCheckNow,
   });
   await app.register(adminConsole, {
@@ -203,7 +230,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     localbaseToken: options.localbaseToken,
     ...(options.admin ? { tuning: options.admin } : {}),
   });
+  await app.register(caRoutes, { https });
   await app.register(companionRoute, { distDir: path.join(repoDir, 'companion', 'ui', 'dist') });
   await app.register(appShell, { distDir: web.distDir, appPolicy });
-  return { app, relay, push, phaseEnds };
+  return { app, relay, push, phaseEnds, https };
 }

@@ -1,8 +1,7 @@
 // Every setting of the gateway, read from the environment once at boot and validated (the rules of
 // each variable live in config/env.ts). A bad value stops the server with one line per problem.
-import { defaultLogDir, readEnv, type LogLevel } from '#config/env.ts';
+import { defaultLogDir, readEnv, type EngineSetting, type LogLevel } from '#config/env.ts';
 import { vapidPrivateKeySchema, vapidPublicKeySchema } from '#config/vapid-schemas.ts';
-import type { SnapshotReadsSetting } from '#db/snapshot-reads.ts';
 import { vapidKeysMatch, type VapidKeys } from './push/vapid-keys.ts';
 
 /** The variables `npm start` reads (their rules live in config/env.ts). */
@@ -14,7 +13,7 @@ const GATEWAY_ENV = [
   'DATABASE_URL',
   'LOCALBASE_PORT',
   'SMTP_URL',
-  'LOCALBASE_SNAPSHOT_READS',
+  'LOCALBASE_ENGINE',
   'BACKEND_URL',
   'BACKEND_ANON_KEY',
   'BACKEND_SERVICE_ROLE_KEY',
@@ -38,7 +37,35 @@ const GATEWAY_ENV = [
   'VAPID_PRIVATE_KEY',
   'VAPID_SUBJECT',
   'WEB_PUSH_ALLOW_HTTP',
+  'HTTPS',
+  'HTTPS_PORT',
+  'HTTPS_REDIRECT',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'MDNS',
+  'MDNS_NAME',
 ] as const;
+
+/** HTTPS for the local network (gateway/src/https/). */
+export interface HttpsSettings {
+  /** HTTPS=on: served whenever the gateway is reachable from the network (or HTTPS_PORT is set). */
+  enabled: boolean;
+  port: number;
+  /** HTTPS_PORT was set: HTTPS is served even when HOST is a loopback address. */
+  portChosen: boolean;
+  /** Which plain-HTTP page visits from other devices move to HTTPS (https-redirect.ts). */
+  redirect: 'trusted' | 'always' | 'off';
+  /** TLS_CERT_FILE / TLS_KEY_FILE: a certificate of one's own instead of the local CA. */
+  certFile?: string;
+  keyFile?: string;
+}
+
+/** The multicast DNS announcer (gateway/src/lan/). */
+export interface MdnsSettings {
+  enabled: boolean;
+  /** The full name it answers for, `<MDNS_NAME>.local`. */
+  hostName: string;
+}
 
 export interface UpdateSettings {
   remote: string;
@@ -61,8 +88,8 @@ export interface GatewayConfig {
   localbasePort: number;
   /** localbase's auth mail server; unset: mail is kept in localbase's outbox. */
   smtpUrl?: string;
-  /** With PGlite: how reads are answered while one statement holds it (LOCALBASE_SNAPSHOT_READS). */
-  snapshotReads?: SnapshotReadsSetting;
+  /** LOCALBASE_ENGINE: localbase's embedded engine; unset: PostgreSQL where it can run. */
+  engine?: EngineSetting;
   /** Set when fronting a hosted backend; unset means localbase runs in this process. */
   backend: { url: string; anonKey: string; serviceRoleKey: string | undefined } | undefined;
   logDir: string;
@@ -85,6 +112,10 @@ export interface GatewayConfig {
   vapid?: VapidKeys;
   /** WEB_PUSH_ALLOW_HTTP: also push to plain-HTTP loopback endpoints (test receivers only). */
   pushAllowPlainHttp?: boolean;
+  /** Unset: plain HTTP only (tests build gateways without it). */
+  https?: HttpsSettings;
+  /** Unset: no mDNS announcement. */
+  mdns?: MdnsSettings;
 }
 
 export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; problems: string[] };
@@ -110,6 +141,11 @@ function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
       problems.push('VAPID_PRIVATE_KEY: is not the private key of VAPID_PUBLIC_KEY');
     }
   }
+  if (isSet('TLS_CERT_FILE') !== isSet('TLS_KEY_FILE'))
+    problems.push(`${isSet('TLS_CERT_FILE') ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'}: set both TLS files or neither`);
+  const portOf = (name: string, fallback: string) => (isSet(name) ? env[name]?.trim() : fallback);
+  if (portOf('HTTPS_PORT', '3443') === portOf('PORT', '3000') && portOf('PORT', '3000') !== '0')
+    problems.push('HTTPS_PORT: must differ from PORT');
   return problems;
 }
 
@@ -128,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,
       ...(value.SMTP_URL ? { smtpUrl: value.SMTP_URL } : {}),
-      snapshotReads: value.LOCALBASE_SNAPSHOT_READS,
+      ...(value.LOCALBASE_ENGINE ? { engine: value.LOCALBASE_ENGINE } : {}),
       backend: value.BACKEND_URL
         ? {
             url: value.BACKEND_URL,
@@ -164,6 +200,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
           }
         : {}),
       pushAllowPlainHttp: value.WEB_PUSH_ALLOW_HTTP,
+      https: {
+        enabled: value.HTTPS,
+        port: value.HTTPS_PORT,
+        portChosen: Boolean(env.HTTPS_PORT?.trim()),
+        redirect: value.HTTPS_REDIRECT,
+        ...(value.TLS_CERT_FILE && value.TLS_KEY_FILE
+          ? { certFile: value.TLS_CERT_FILE, keyFile: value.TLS_KEY_FILE }
+          : {}),
+      },
+      mdns: { enabled: value.MDNS, hostName: `${value.MDNS_NAME}.local` },
     },
   };
 }

@@ -4,7 +4,7 @@ import {
   ADMIN_COOKIE,
   ADMIN_COOKIE_MAX_AGE_S,
   adminCookiePayload,
-  adminSubjectFromCookieHeader,
+  adminSessionFromCookieHeader,
   createAdminGate,
   readAdminCookie,
   signAdminCookie,
@@ -47,12 +47,12 @@ describe('admin cookie', () => {
 
   it('counts only while admin mode is ready (enabled and a service-role key)', () => {
     const header = `theme=dark; ${ADMIN_COOKIE}=${encodeURIComponent(signAdminCookie(gate, 'owner'))}`;
-    expect(adminSubjectFromCookieHeader(gate, header)).toBe('owner');
+    expect(adminSessionFromCookieHeader(gate, header)?.subject).toBe('owner');
     expect(
-      adminSubjectFromCookieHeader(createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }), header),
+      adminSessionFromCookieHeader(createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }), header),
     ).toBeUndefined();
     expect(
-      adminSubjectFromCookieHeader(createAdminGate({ enabled: true, secret, serviceRoleKey: undefined }), header),
+      adminSessionFromCookieHeader(createAdminGate({ enabled: true, secret, serviceRoleKey: undefined }), header),
     ).toBeUndefined();
   });
 

@@ -1,35 +1,40 @@
-// The one place backend failures are mapped (backend-errors.ts): every code the migrations raise is
-// known, a client error is never a 5xx, and a broken backend is never the caller's fault.
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
+// The one place backend failures are mapped (backend-errors.ts): every code in the registry of raised
+// codes answers the status the registry gives it, a client error is never a 5xx, and a broken
+// backend is never the caller's fault.
 import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '#db/paths.ts';
+import { RAISED_CODES, type RaisedCode } from '#contracts/raised-codes.ts';
 import { BackendError } from '../src/backend/backend-client.ts';
-import { DATABASE_RAISED_CODES, toGatewayError } from '../src/backend/backend-errors.ts';
-
-async function raisedInMigrations(): Promise<Array<{ code: string; sqlstate: string; file: string }>> {
-  const dir = path.join(repoRoot, 'supabase', 'migrations');
-  const raised: Array<{ code: string; sqlstate: string; file: string }> = [];
-  for (const file of (await readdir(dir)).filter((name) => name.endsWith('.sql'))) {
-    const sql = await readFile(path.join(dir, file), 'utf8');
-    for (const match of sql.matchAll(/raise\s+exception\s+'([a-z_]+)'\s+using\s+errcode\s*=\s*'(P0\d{3})'/gi)) {
-      raised.push({ code: match[1] as string, sqlstate: match[2] as string, file });
-    }
-  }
-  return raised;
-}
+import { toGatewayError } from '../src/backend/backend-errors.ts';
 
 describe('codes the database raises', () => {
-  it('maps every code any migration raises, to a 4xx named after it', async () => {
-    const raised = await raisedInMigrations();
-    expect(raised.length).toBeGreaterThan(40);
-    for (const { code, sqlstate, file } of raised) {
-      expect(DATABASE_RAISED_CODES[code], `${code} (${sqlstate}) raised in ${file} has no mapping`).toBeDefined();
-      const mapped = toGatewayError(new BackendError(400, sqlstate, code, 'a hint'));
-      expect(mapped.statusCode, code).toBeGreaterThanOrEqual(400);
-      expect(mapped.statusCode, code).toBeLessThan(500);
-      expect(mapped.details.backend_code).toBe(sqlstate);
+  // Which codes exist is tools/contracts/raised-codes.test.ts's to check, against the migrations.
+  it('answers every registered code with its status and code, whichever of its SQLSTATEs it came with', () => {
+    for (const [code, entry] of Object.entries(RAISED_CODES) as [string, RaisedCode][]) {
+      for (const sqlstate of entry.sqlstates) {
+        const mapped = toGatewayError(new BackendError(400, sqlstate, code, 'a hint'));
+        expect([mapped.statusCode, mapped.code], `${code} (${sqlstate})`).toEqual([
+          entry.status,
+          entry.gatewayCode ?? code,
+        ]);
+        expect(mapped.details.backend_code).toBe(sqlstate);
+      }
+    }
+  });
+
+  it('answers a device token the database refused as invalid_device_token, not the 401 invalid_token', () => {
+    const mapped = toGatewayError(
+      new BackendError(400, 'P0063', 'invalid_token', 'a push token is 1 to 4096 characters'),
+    );
+    expect(mapped).toMatchObject({ statusCode: 400, code: 'invalid_device_token' });
+  });
+
+  it("takes only the registry's own keys for a code, never an inherited name", () => {
+    for (const message of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(toGatewayError(new BackendError(400, 'P0001', message, null))).toMatchObject({
+        statusCode: 400,
+        code: 'rejected',
+      });
     }
   });
 

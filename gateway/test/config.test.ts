@@ -156,3 +156,52 @@ describe('PIP_PAIRING', () => {
     expect(result.ok ? [] : result.problems).toEqual(['PIP_PAIRING: must be on or off']);
   });
 });
+
+describe('HTTPS and mDNS settings', () => {
+  it('serve HTTPS on 3443, move only browsers that trust it, and announce studyhall.local, by default', () => {
+    const result = loadConfig({});
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.config.https).toEqual({ enabled: true, port: 3443, portChosen: false, redirect: 'trusted' });
+    expect(result.config.mdns).toEqual({ enabled: true, hostName: 'studyhall.local' });
+  });
+
+  it('read a certificate of one’s own, another name, and off', () => {
+    const result = loadConfig({
+      HTTPS: 'off',
+      HTTPS_PORT: '8443',
+      HTTPS_REDIRECT: 'always',
+      TLS_CERT_FILE: '/etc/school/cert.pem',
+      TLS_KEY_FILE: '/etc/school/key.pem',
+      MDNS: 'off',
+      MDNS_NAME: 'Physics-Room.local',
+    });
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.config.https).toEqual({
+      enabled: false,
+      port: 8443,
+      portChosen: true,
+      redirect: 'always',
+      certFile: '/etc/school/cert.pem',
+      keyFile: '/etc/school/key.pem',
+    });
+    expect(result.config.mdns).toEqual({ enabled: false, hostName: 'physics-room.local' });
+  });
+
+  it('refuse a bad value, one TLS file alone, and HTTPS on the HTTP port, one line each', () => {
+    const result = loadConfig({
+      HTTPS: 'maybe',
+      HTTPS_REDIRECT: 'sometimes',
+      TLS_CERT_FILE: '/etc/school/cert.pem',
+      MDNS_NAME: 'room.school.example',
+      PORT: '8080',
+      HTTPS_PORT: '8080',
+    });
+    expect(result.ok ? [] : result.problems).toEqual([
+      'HTTPS: must be on or off',
+      'HTTPS_REDIRECT: must be trusted, always or off',
+      'MDNS_NAME: must be one DNS label (letters, digits and inner dashes), with or without .local',
+      'TLS_KEY_FILE: set both TLS files or neither',
+      'HTTPS_PORT: must differ from PORT',
+    ]);
+  });
+});

@@ -189,7 +189,7 @@ describe('statusBlock', () => {
     terminalLevel: 'warn' as const,
   };
 
-  it('names the LAN address a phone can open when listening on every interface', () => {
+  it('names the plain-HTTP LAN address for students and phones, and what it lacks, with HTTPS off', () => {
     const text = statusBlock({
       ...base,
       config: { host: '0.0.0.0', port: 3000, logDir: '/logs' },
@@ -197,19 +197,91 @@ describe('statusBlock', () => {
     });
     expect(text.split('\n')).toEqual([
       'studyhall: app     http://127.0.0.1:3000 (listening on 0.0.0.0)',
-      'studyhall: phone   http://192.168.1.20:3000 (this machine on the local network)',
+      'studyhall: lan     http://192.168.1.20:3000 (students and phones on this network; plain HTTP, without offline use, notifications, push alerts or installing the app: HTTPS=on)',
       'studyhall: backend http://127.0.0.1:54321 (localbase, loopback only)',
       'studyhall: logs    /logs (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)',
     ]);
   });
 
-  it('says so when there is no network, and has no phone line for a single address', () => {
+  it('prints the HTTPS address for students and phones, the CA page, and that plain HTTP works without the rest', () => {
+    const text = statusBlock({
+      ...base,
+      config: { host: '0.0.0.0', port: 3000, logDir: '/logs' },
+      lan: '192.168.1.20',
+      https: { port: 3443, mode: 'local-ca' },
+      mdns: { state: 'announcing', hostName: 'studyhall.local', addresses: ['192.168.1.20'] },
+    });
+    expect(text.split('\n').slice(1, 4)).toEqual([
+      'studyhall: lan     https://studyhall.local:3443 or https://192.168.1.20:3443 (students and phones on this network)',
+      'studyhall: ca      http://192.168.1.20:3000/__ca (install the certificate once per device; then the https address opens without a warning)',
+      'studyhall: http    http://192.168.1.20:3000 works too, without offline use, notifications, push alerts or installing the app',
+    ]);
+    // A certificate of one's own: nothing to install.
+    const own = statusBlock({
+      ...base,
+      config: { host: '0.0.0.0', port: 3000, logDir: '/logs' },
+      lan: '192.168.1.20',
+      https: { port: 443, mode: 'own-certificate' },
+    });
+    expect(own).toContain('studyhall: lan     https://192.168.1.20 (students and phones on this network)');
+    expect(own).not.toContain('/__ca');
+  });
+
+  it('says when the mDNS name is taken or cannot be announced, and leaves it out of the addresses', () => {
+    const config = { host: '0.0.0.0', port: 3000, logDir: '/logs' };
+    const taken = statusBlock({
+      ...base,
+      config,
+      lan: '192.168.1.20',
+      https: { port: 3443, mode: 'local-ca' },
+      mdns: { state: 'conflict', hostName: 'studyhall.local', claimedBy: '192.168.1.7' },
+    });
+    expect(taken).toContain('studyhall: lan     https://192.168.1.20:3443 (');
+    expect(taken).toContain(
+      'studyhall: name    studyhall.local is used by another device on this network (192.168.1.7): set MDNS_NAME to another name; the address above works',
+    );
+    const blocked = statusBlock({
+      ...base,
+      config,
+      lan: '192.168.1.20',
+      mdns: { state: 'unavailable', hostName: 'studyhall.local', reason: 'addMembership EPERM' },
+    });
+    expect(blocked).toContain(
+      'studyhall: name    studyhall.local is not announced (addMembership EPERM); the address above works',
+    );
+  });
+
+  it("names the embedded database's engine and where its data is, with the reason when it is not the default", () => {
+    const config = { host: '127.0.0.1', port: 3000, logDir: '/logs' };
+    const postgres = { engine: 'PostgreSQL 15.18 (embedded)', location: '/data/postgres', notice: null };
+    expect(statusBlock({ ...base, config, database: postgres }).split('\n')).toEqual([
+      'studyhall: app     http://127.0.0.1:3000 (listening on 127.0.0.1)',
+      'studyhall: backend http://127.0.0.1:54321 (localbase, loopback only)',
+      'studyhall: engine  PostgreSQL 15.18 (embedded) (/data/postgres)',
+      'studyhall: logs    /logs (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)',
+    ]);
+    const kept = {
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+      location: '/data/pgdata',
+      notice: 'DATA_DIR holds a PGlite database',
+    };
+    expect(statusBlock({ ...base, config, database: kept }).split('\n')).toContain(
+      'studyhall: note    DATA_DIR holds a PGlite database',
+    );
+    expect(statusBlock({ ...base, config, embedded: false })).not.toContain('engine');
+  });
+
+  it('says so when there is no network, and has no LAN line for a loopback address', () => {
     expect(
       statusBlock({ ...base, config: { host: '0.0.0.0', port: 3000, logDir: '/logs' }, lan: undefined }),
-    ).toContain('studyhall: phone   no network address found');
-    expect(
-      statusBlock({ ...base, config: { host: '127.0.0.1', port: 3000, logDir: '/logs' }, lan: '10.0.0.2' }),
-    ).not.toContain('phone');
+    ).toContain('studyhall: lan     no network address found');
+    const loopback = statusBlock({
+      ...base,
+      config: { host: '127.0.0.1', port: 3000, logDir: '/logs' },
+      lan: '10.0.0.2',
+    });
+    expect(loopback).not.toContain('lan ');
+    expect(loopback).not.toContain('https');
   });
 
   it('warns that the relay is open to the network with pairing off, and only then', () => {
@@ -228,16 +300,17 @@ describe('statusBlock', () => {
   it("prints the admin console's address when admin mode is ready, and nothing about it otherwise", () => {
     const config = { host: '0.0.0.0', port: 3000, logDir: '/logs' };
     const lines = statusBlock({ ...base, config, adminReady: true, lan: '192.168.1.20' }).split('\n');
-    expect(lines[2]).toBe('studyhall: admin   http://127.0.0.1:3000/__admin/ (admin console)');
+    expect(lines).toContain('studyhall: admin   http://127.0.0.1:3000/__admin/ (admin console)');
     expect(statusBlock({ ...base, config, adminReady: false, lan: '192.168.1.20' })).not.toContain('admin');
   });
 
-  it('picks the first IPv4 address that is not loopback', () => {
+  it('picks the first IPv4 address that is not loopback nor a container bridge', () => {
     const address = (family: 'IPv4' | 'IPv6', value: string, internal: boolean) =>
       ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as never;
     expect(
       lanAddress({
         lo: [address('IPv4', '127.0.0.1', true)],
+        docker0: [address('IPv4', '172.17.0.1', false)],
         eth0: [address('IPv6', 'fe80::1', false), address('IPv4', '192.168.1.20', false)],
         wlan0: [address('IPv4', '10.0.0.2', false)],
       }),

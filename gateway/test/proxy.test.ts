@@ -44,7 +44,14 @@ beforeAll(async () => {
   });
   const sockets = new WebSocketServer({ server: upstream, path: '/realtime/v1/websocket' });
   sockets.on('connection', (socket, request) => {
-    socket.send(JSON.stringify({ hello: true, url: request.url, apikey: request.headers.apikey ?? null }));
+    socket.send(
+      JSON.stringify({
+        hello: true,
+        url: request.url,
+        apikey: request.headers.apikey ?? null,
+        consoleAdmin: request.headers['x-studyhall-console-admin'] ?? null,
+      }),
+    );
     socket.on('message', (data) => socket.send(`echo:${data.toString()}`));
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -142,6 +149,29 @@ describe('/__backend/* proxy', () => {
     expect(seen[0]?.headers.apikey).toBe('service-key');
   });
 
+  it('names the admin of a verified session in x-studyhall-console-admin, and drops the one a caller sends', async () => {
+    const forged = { 'x-studyhall-console-admin': 'user:00000000-0000-4000-8000-00000000000b:bo@school.test' };
+    const callers: Record<string, string>[] = [
+      { cookie: adminCookie(), authorization: 'Bearer user-jwt' },
+      { cookie: adminCookie('a-forged-secret-that-is-long-too'), authorization: 'Bearer user-jwt' },
+      { authorization: 'Bearer user-jwt' },
+      {},
+    ];
+    for (const headers of callers) {
+      await fetch(`${baseUrl}/__backend/rest/v1/rpc/admin_audit_console_action`, {
+        method: 'POST',
+        headers: { ...headers, ...forged, 'X-Studyhall-Console-Admin': 'secret', 'content-type': 'application/json' },
+        body: '{}',
+      });
+    }
+    expect(seen.map((request) => request.headers['x-studyhall-console-admin'] ?? null)).toEqual([
+      'owner',
+      null,
+      null,
+      null,
+    ]);
+  });
+
   it('ignores a valid admin cookie while admin mode is not enabled', async () => {
     const disabled = await startTestGateway({
       backend: { url: upstreamUrl, anonKey: 'anon-key', serviceRoleKey: 'service-key' },
@@ -178,11 +208,34 @@ describe('/__backend/* proxy', () => {
     const nextMessage = () =>
       new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
     const hello = JSON.parse(await nextMessage());
-    expect(hello).toEqual({ hello: true, url: '/realtime/v1/websocket?apikey=anon-key&vsn=1.0.0', apikey: 'anon-key' });
+    expect(hello).toEqual({
+      hello: true,
+      url: '/realtime/v1/websocket?apikey=anon-key&vsn=1.0.0',
+      apikey: 'anon-key',
+      consoleAdmin: null,
+    });
     socket.send('phx_join');
     messages.push(await nextMessage());
     expect(messages).toEqual(['echo:phx_join']);
     socket.close();
+  });
+
+  it("names the admin on her realtime socket's upgrade, and passes no one's forged name", async () => {
+    const helloWith = async (headers: Record<string, string>) => {
+      const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?vsn=1.0.0`, {
+        headers: { ...headers, 'x-studyhall-console-admin': 'secret' },
+      });
+      const hello = JSON.parse(
+        await new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString()))),
+      );
+      socket.close();
+      return { apikey: hello.apikey, consoleAdmin: hello.consoleAdmin };
+    };
+    expect(await helloWith({ cookie: adminCookie() })).toEqual({ apikey: 'service-key', consoleAdmin: 'owner' });
+    expect(await helloWith({ apikey: 'anon-key', authorization: 'Bearer user-jwt' })).toEqual({
+      apikey: 'anon-key',
+      consoleAdmin: null,
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 // Account self-service through supabase-js: PUT /user (password with proof of ownership, e-mail
-// change confirmed by the new address, metadata), /reauthenticate, and logout scopes ending access
+// change confirmed by both addresses, or by the new one alone where config.toml's
+// double_confirm_changes is false; metadata), /reauthenticate, and logout scopes ending access
 // tokens as well as refresh tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
@@ -96,26 +97,85 @@ describe('PUT /user: password', () => {
 });
 
 describe('PUT /user: e-mail and data', () => {
-  it('mails the new address and changes it only when its link is verified', async () => {
+  it('mails both addresses and changes the address only once both links are verified', async () => {
     const user = await signedUpClient(localbase, 'mover');
     const newEmail = `moved-${process.pid}@example.com`;
     const requested = await user.client.auth.updateUser({ email: newEmail });
     expect(requested.error).toBeNull();
     expect(requested.data.user?.email).toBe(user.email);
     expect(requested.data.user?.new_email).toBe(newEmail);
-    const mail = await nextMail(localbase, newEmail);
-    expect(mail.subject).toBe('Confirm Email Change');
-    expect(await outboxFor(localbase, user.email)).toEqual([]);
-    const { secret } = tokensOf(mail);
-    const wrongType = await anon().auth.verifyOtp({ token_hash: secret, type: 'recovery' });
+    const toNew = await nextMail(localbase, newEmail);
+    const toCurrent = await nextMail(localbase, user.email);
+    for (const mail of [toNew, toCurrent]) {
+      expect(mail.subject).toBe('Confirm Email Change');
+      expect(tokensOf(mail).link.searchParams.get('type')).toBe('email_change');
+    }
+    expect(toNew.text).toContain(`Confirm the change of your e-mail address from ${user.email} to this one`);
+    expect(toNew.text).toContain(`the one sent to ${user.email} have both been followed`);
+    expect(toCurrent.text).toContain(`Confirm the change of your e-mail address from ${user.email} to ${newEmail}`);
+    expect(toCurrent.text).toContain(`the one sent to ${newEmail} have both been followed`);
+    expect(toCurrent.text).toContain('If you did not ask for this, do not follow the link');
+
+    const wrongType = await anon().auth.verifyOtp({ token_hash: tokensOf(toNew).secret, type: 'recovery' });
     expect(wrongType.error?.code).toBe('otp_expired');
-    const verified = await anon().auth.verifyOtp({ token_hash: secret, type: 'email_change' });
-    expect(verified.error).toBeNull();
-    expect(verified.data.user?.email).toBe(newEmail);
-    expect(verified.data.user?.new_email).toBeUndefined();
+    // The first confirmation (here the current address's) is counted, and answered without a session
+    // (GoTrue's `{msg}`, which supabase-js hands back as neither user nor session).
+    const first = await anon().auth.verifyOtp({ token_hash: tokensOf(toCurrent).secret, type: 'email_change' });
+    expect(first.error).toBeNull();
+    expect(first.data.session).toBeNull();
+    const again = await anon().auth.verifyOtp({ token_hash: tokensOf(toCurrent).secret, type: 'email_change' });
+    expect(again.error?.code).toBe('otp_expired');
+    expect((await user.client.auth.getUser()).data.user).toMatchObject({ email: user.email, new_email: newEmail });
+
+    const second = await anon().auth.verifyOtp({ token_hash: tokensOf(toNew).secret, type: 'email_change' });
+    expect(second.error).toBeNull();
+    expect(second.data.session?.access_token).toBeTruthy();
+    expect(second.data.user?.email).toBe(newEmail);
+    expect(second.data.user?.new_email).toBeUndefined();
     expect((await anon().auth.signInWithPassword({ email: newEmail, password: user.password })).error).toBeNull();
-    const reused = await anon().auth.verifyOtp({ token_hash: secret, type: 'email_change' });
+    const reused = await anon().auth.verifyOtp({ token_hash: tokensOf(toNew).secret, type: 'email_change' });
     expect(reused.error?.code).toBe('otp_expired');
+  });
+
+  it("takes each address's code with that address, and a new request or a resend starts the count over", async () => {
+    const user = await signedUpClient(localbase, 'coder');
+    const newEmail = `coded-${process.pid}@example.com`;
+    await user.client.auth.updateUser({ email: newEmail });
+    const toNew = tokensOf(await nextMail(localbase, newEmail));
+    const toCurrent = tokensOf(await nextMail(localbase, user.email));
+    // A code is checked with the address it was sent to: the other address's code does not fit.
+    const crossed = await anon().auth.verifyOtp({ email: user.email, token: toNew.otp, type: 'email_change' });
+    expect(crossed.error?.code).toBe('otp_expired');
+    const byNewCode = await anon().auth.verifyOtp({ email: newEmail, token: toNew.otp, type: 'email_change' });
+    expect(byNewCode.error).toBeNull();
+    expect(byNewCode.data.session).toBeNull();
+
+    // Resending asks both addresses again: the first confirmation no longer counts.
+    expect((await anon().auth.resend({ type: 'email_change', email: user.email })).error).toBeNull();
+    const resentNew = tokensOf(await nextMail(localbase, newEmail, 1));
+    const resentCurrent = tokensOf(await nextMail(localbase, user.email, 1));
+    expect((await anon().auth.verifyOtp({ token_hash: toCurrent.secret, type: 'email_change' })).error?.code).toBe(
+      'otp_expired',
+    );
+    const first = await anon().auth.verifyOtp({ email: user.email, token: resentCurrent.otp, type: 'email_change' });
+    expect(first.error).toBeNull();
+    expect(first.data.session).toBeNull();
+    const second = await anon().auth.verifyOtp({ email: newEmail, token: resentNew.otp, type: 'email_change' });
+    expect(second.error).toBeNull();
+    expect(second.data.user?.email).toBe(newEmail);
+  });
+
+  it('forgets the links of an earlier request for another address', async () => {
+    const user = await signedUpClient(localbase, 'changer-mind');
+    const firstChoice = `first-choice-${process.pid}@example.com`;
+    const secondChoice = `second-choice-${process.pid}@example.com`;
+    await user.client.auth.updateUser({ email: firstChoice });
+    const firstLink = tokensOf(await nextMail(localbase, firstChoice));
+    await user.client.auth.updateUser({ email: secondChoice });
+    await nextMail(localbase, secondChoice);
+    const stale = await anon().auth.verifyOtp({ token_hash: firstLink.secret, type: 'email_change' });
+    expect(stale.error?.code).toBe('otp_expired');
+    expect((await user.client.auth.getUser()).data.user?.new_email).toBe(secondChoice);
   });
 
   it("refuses another account's address (422 email_exists)", async () => {
@@ -155,5 +215,45 @@ describe('logout scopes', () => {
     expect((await user.client.auth.signOut({ scope: 'others' })).error).toBeNull();
     expect(await rest(await accessTokenOf(user.client))).toBe(200);
     expect(await rest(otherToken)).toBe(401);
+  });
+});
+
+describe('e-mail change with double_confirm_changes = false', () => {
+  let single: Localbase;
+
+  beforeAll(async () => {
+    single = await startLocalbaseStack({ auth: { doubleConfirmEmailChanges: false } });
+  });
+
+  afterAll(async () => {
+    await single?.close();
+  });
+
+  it('mails only the new address, whose link alone changes the address', async () => {
+    const user = await signedUpClient(single, 'single');
+    const newEmail = `single-moved-${process.pid}@example.com`;
+    expect((await user.client.auth.updateUser({ email: newEmail })).data.user?.new_email).toBe(newEmail);
+    const mail = await nextMail(single, newEmail);
+    expect(mail.text).toContain(`Confirm the change of your e-mail address from ${user.email} to this one`);
+    expect(mail.text).not.toContain('have both been followed');
+    const verified = await clientFor(single).auth.verifyOtp({
+      token_hash: tokensOf(mail).secret,
+      type: 'email_change',
+    });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.email).toBe(newEmail);
+    expect(await outboxFor(single, user.email)).toEqual([]);
+  });
+
+  it('refuses a link for the current address (400 validation_failed, as GoTrue)', async () => {
+    const user = await signedUpClient(single, 'single-link');
+    const { error } = await clientFor(single, single.serviceRoleKey).auth.admin.generateLink({
+      type: 'email_change_current',
+      email: user.email,
+      newEmail: `single-link-new-${process.pid}@example.com`,
+    });
+    expect(error?.status).toBe(400);
+    expect(error?.code).toBe('validation_failed');
+    expect(error?.message).toBe('Enable secure email change to generate link for current email');
   });
 });

@@ -2,7 +2,8 @@
 // opens one object without a key until it expires (with `download`), createSignedUploadUrl lets
 // anyone holding the token upload that one object for its signer. Signing needs the policies to let
 // the caller read (or insert) the object; wrong, foreign, tampered, expired and mis-scoped tokens
-// are refused with storage-api's errors.
+// are refused with storage-api's errors, and an upload URL whose signer was banned or deleted since
+// writes nothing.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
@@ -242,5 +243,25 @@ describe('createSignedUploadUrl and uploadToSignedUrl', () => {
     expect(late.error?.message).toBe('jwt expired');
     const listed = await alice.client.storage.from('study-material').list(alice.id);
     expect(listed.data?.map((entry) => entry.name)).not.toContain('late.txt');
+  });
+
+  it('writes nothing once its signer is banned or deleted: AccessDenied, the signer not named', async () => {
+    const admin = clientFor(localbase, localbase.serviceRoleKey);
+    const signers = [await signedUpClient(localbase, 'signed-banned'), await signedUpClient(localbase, 'signed-gone')];
+    const signed = await Promise.all(
+      signers.map((signer) => signer.client.storage.from('study-material').createSignedUploadUrl(`${signer.id}/x.txt`)),
+    );
+    expect((await admin.auth.admin.updateUserById(signers[0]!.id, { ban_duration: '1h' })).error).toBeNull();
+    expect((await admin.auth.admin.deleteUser(signers[1]!.id)).error).toBeNull();
+    for (const [index, signer] of signers.entries()) {
+      const { data, error } = await anon.storage
+        .from('study-material')
+        .uploadToSignedUrl(`${signer.id}/x.txt`, signed[index]!.data!.token, 'late', { contentType: 'text/plain' });
+      expect(data).toBeNull();
+      expect((error as unknown as { statusCode: string }).statusCode).toBe('403');
+      expect(error?.message).toBe('The account that signed this upload URL no longer exists or is banned');
+    }
+    const { data: stored } = await admin.storage.from('study-material').list(signers[0]!.id);
+    expect(stored).toEqual([]);
   });
 });

@@ -15,7 +15,8 @@ export function assertChromium(): string {
   return executable;
 }
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more command-line switches (a host-resolver rule that maps a name to 127.0.0.1). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: assertChromium(),
     headless: true,
@@ -27,6 +28,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -12,8 +12,11 @@ export interface LocalbaseStackOptions {
   /** A database the test owns (it stays open after close()); default: a fresh parity database. */
   database?: Database;
   logger?: boolean | object;
-  /** Auth's site URL, redirect allow list, external URL, SMTP server and anonymous sign-ins (LocalbaseOptions). */
-  auth?: Pick<LocalbaseOptions, 'siteUrl' | 'redirectAllowList' | 'externalUrl' | 'smtpUrl' | 'anonymousSignIns'>;
+  /** Auth's site URL, redirect allow list, external URL, SMTP server, anonymous sign-ins and e-mail change rule (LocalbaseOptions). */
+  auth?: Pick<
+    LocalbaseOptions,
+    'siteUrl' | 'redirectAllowList' | 'externalUrl' | 'smtpUrl' | 'anonymousSignIns' | 'doubleConfirmEmailChanges'
+  >;
 }
 
 export async function startLocalbaseStack(options: LocalbaseStackOptions = {}): Promise<Localbase> {

@@ -3,8 +3,10 @@
 // 1. readiness: until admin mode is ready every /__admin/* request is 403 admin_mode_not_ready;
 // 2. same origin: every state-changing request must come from this server's own pages
 //    (security/same-origin.ts; 403 csrf_refused), cookie or not;
-// 3. access: a valid admin cookie, except the routes marked `adminAccess: 'public'` (login,
-//    logout) or `'run-token'` (the browser proof's report, authorised by its run token).
+// 3. access: a valid admin cookie whose account still stands (admin-standing.ts: not banned, not
+//    deleted, still an admin; checked on every request), except the routes marked
+//    `adminAccess: 'public'` (login, logout) or `'run-token'` (the browser proof's report,
+//    authorised by its run token).
 // Pages answer HTML to browsers and JSON to everything else (respond.ts); errors likewise.
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,7 +17,7 @@ import type { GatewayConfig } from '../config.ts';
 import { badRequest, GatewayError, sendError } from '../http-errors.ts';
 import { requireSameOrigin } from '../security/same-origin.ts';
 import { ADMIN_COOKIE, readAdminCookie, type AdminGate } from './admin-cookie.ts';
-import type { AdminStanding } from './admin-standing.ts';
+import { standingUnknown, type AdminStanding } from './admin-standing.ts';
 import { createAdminContext, type AdminTuning } from './admin-context.ts';
 import browserProofRoutes from './browser-proof/proof-routes.ts';
 import { installFormBodyParser } from './form-body.ts';
@@ -105,10 +107,12 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const cookieSession = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
-    const session = cookieSession && (await options.standing.stands(cookieSession, request.log)) ? cookieSession : null;
+    const verdict = cookieSession ? await options.standing.verdict(cookieSession, request.log) : 'lost';
+    const session = verdict === 'stands' ? (cookieSession ?? null) : null;
     request.adminSession = session;
     const access = request.routeOptions.config?.adminAccess ?? 'session';
     if (access !== 'session' || session) return;
+    if (verdict === 'unknown') throw standingUnknown();
     if (request.method === 'GET' && wantsHtml(request)) {
       return reply
         .code(303)

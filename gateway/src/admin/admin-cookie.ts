@@ -140,7 +140,10 @@ export function adminCookieValue(cookieHeader: string | undefined): string | und
   return undefined;
 }
 
-/** The admin session in a raw Cookie header; only while admin mode is ready. */
+/**
+ * The admin session in a raw Cookie header; only while admin mode is ready. The cookie alone: whether
+ * its account still stands is admin-standing.ts's question, which every use of a session asks.
+ */
 export function adminSessionFromCookieHeader(
   gate: AdminGate,
   cookieHeader: string | undefined,
@@ -148,11 +151,6 @@ export function adminSessionFromCookieHeader(
 ): AdminSession | undefined {
   if (!gate.ready) return undefined;
   return readAdminCookie(gate, adminCookieValue(cookieHeader), nowS);
-}
-
-/** The subject of the admin session in a raw Cookie header (the proxy and /api/update-now use it). */
-export function adminSubjectFromCookieHeader(gate: AdminGate, cookieHeader: string | undefined): string | undefined {
-  return adminSessionFromCookieHeader(gate, cookieHeader)?.subject;
 }
 
 /** Ends every console session of an account issued up to now (its admin standing was lost). */

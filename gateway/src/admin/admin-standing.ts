@@ -1,28 +1,46 @@
 // Whether a console session opened with a backend account still stands. A cookie is proof of who
-// signed in, not of what they may still do: an admin row can be deleted (on the roles page, by SQL,
-// by another client) and an address can leave ADMIN_EMAILS or lose its confirmation. So the rule
-// of the login is asked again for an account session at most once per recheckMs; when it no longer
-// holds, every console session of that account ends (admin-cookie.ts endAccountSessions) and the
-// request goes on as a stranger's. Sessions opened with ADMIN_SECRET need no recheck: the secret
-// itself is the standing. A backend that cannot answer keeps the session (the request will fail on
-// that backend anyway) and is asked again on the next request.
+// signed in, not of what she may still do: the account can be banned or deleted (on the Users page,
+// through the auth admin API, by SQL), its admin row revoked, its address taken out of ADMIN_EMAILS
+// or its confirmation withdrawn. So every request of an account session is checked in two parts:
+//
+// - The account itself is asked of the backend's auth admin API on every request (one call): a
+//   deleted account, or one banned for any length of time, has lost the console from that very
+//   request on. This part is never cached, because nothing the gateway holds changes when a ban is
+//   set by SQL or by another client.
+// - The login's rule (an admin row, or a confirmed ADMIN_EMAILS address; the address the account has
+//   now, as the login would read it) is asked again at most once per recheckMs. A revoke on the Roles
+//   page ends the sessions itself (roles-routes.ts); a row deleted by SQL is seen within recheckMs.
+//
+// When either part fails, every console session of that account issued until now ends
+// (admin-cookie.ts endAccountSessions): lifting a ban later does not bring them back, she signs in
+// again. Sessions opened with ADMIN_SECRET belong to no account and need no check: the secret itself
+// is the standing. A backend that cannot answer leaves the standing unknown: that request gets no
+// admin rights (the caller answers 503), the sessions are not ended, and the next request asks again.
 import type { FastifyBaseLogger } from 'fastify';
 import type { BackendClient } from '../backend/backend-client.ts';
-import { endAccountSessions, subjectUserId, type AdminSession } from './admin-cookie.ts';
-import type { AdminGate } from './admin-cookie.ts';
+import { GatewayError } from '../http-errors.ts';
+import {
+  adminSessionFromCookieHeader,
+  endAccountSessions,
+  subjectUserId,
+  type AdminGate,
+  type AdminSession,
+} from './admin-cookie.ts';
+import { findAccount, isBannedAt } from './backend-users.ts';
 import { hasAdminRow } from './login/admin-login.ts';
 import { isEmailConfirmed } from './roles/email-confirmations.ts';
 
-/** How long a confirmed standing is trusted before the backend is asked again. */
+/** How long a confirmed admin row or address is trusted before the backend is asked again. */
 export const ADMIN_STANDING_RECHECK_MS = 30_000;
 
-/** `user:<id>:<email>` → the e-mail part (lower case, as the login stored it). */
-function subjectEmail(subject: string): string {
-  return subject.split(':').slice(2).join(':');
-}
+/** stands: the session may act; lost: its account's sessions were ended; unknown: the backend did not answer. */
+export type StandingVerdict = 'stands' | 'lost' | 'unknown';
+
+type LostBecause = 'account_deleted' | 'account_banned' | 'not_an_admin';
 
 export class AdminStanding {
-  private readonly confirmedAt = new Map<string, number>();
+  /** subject → when the login's rule last held for it. */
+  private readonly ruleHeldAt = new Map<string, number>();
 
   constructor(
     private readonly options: {
@@ -35,35 +53,62 @@ export class AdminStanding {
     },
   ) {}
 
-  /** true while the session's account may still use the console; false once its sessions ended. */
-  async stands(session: AdminSession, log?: FastifyBaseLogger): Promise<boolean> {
+  /** Whether the session may act on this request; a lost standing ends the account's sessions first. */
+  async verdict(session: AdminSession, log?: FastifyBaseLogger): Promise<StandingVerdict> {
     const userId = subjectUserId(session.subject);
-    if (!userId) return true;
+    if (!userId) return 'stands';
     const now = (this.options.now ?? Date.now)();
-    const checkedAt = this.confirmedAt.get(session.subject);
-    if (checkedAt !== undefined && now - checkedAt < (this.options.recheckMs ?? ADMIN_STANDING_RECHECK_MS)) return true;
-    let allowed: boolean;
+    let lostBecause: LostBecause | undefined;
     try {
-      allowed = await this.stillAllowed(userId, subjectEmail(session.subject));
+      lostBecause = await this.lostBecause(session.subject, userId, now);
     } catch (error) {
-      log?.warn({ err: error }, 'admin standing could not be rechecked; the session is kept for now');
-      return true;
+      log?.warn(
+        { err: error, user_id: userId },
+        'admin standing could not be checked; this request has no admin rights',
+      );
+      return 'unknown';
     }
-    if (allowed) {
-      this.confirmedAt.set(session.subject, now);
-      return true;
-    }
-    this.confirmedAt.delete(session.subject);
+    if (lostBecause === undefined) return 'stands';
+    this.ruleHeldAt.delete(session.subject);
     endAccountSessions(this.options.gate, userId, Math.floor(now / 1000));
-    log?.info({ user_id: userId }, "admin standing lost; the account's console sessions were ended");
-    return false;
+    log?.info(
+      { user_id: userId, reason: lostBecause },
+      "admin standing lost; the account's console sessions were ended",
+    );
+    return 'lost';
+  }
+
+  /** The admin session a raw Cookie header carries, if its standing holds for this request. */
+  async standingSession(cookieHeader: string | undefined, log?: FastifyBaseLogger): Promise<AdminSession | undefined> {
+    const session = adminSessionFromCookieHeader(this.options.gate, cookieHeader);
+    return session && (await this.verdict(session, log)) === 'stands' ? session : undefined;
+  }
+
+  private async lostBecause(subject: string, userId: string, now: number): Promise<LostBecause | undefined> {
+    const backend = this.options.backend.forRoute();
+    const account = await findAccount(backend, userId);
+    if (!account) return 'account_deleted';
+    if (isBannedAt(account.banned_until, now)) return 'account_banned';
+    const heldAt = this.ruleHeldAt.get(subject);
+    if (heldAt !== undefined && now - heldAt < (this.options.recheckMs ?? ADMIN_STANDING_RECHECK_MS)) return undefined;
+    if (!(await this.ruleHolds(backend, userId, account.email ?? ''))) return 'not_an_admin';
+    this.ruleHeldAt.set(subject, now);
+    return undefined;
   }
 
   /** The login's rule (admin-login.ts verifyBackendSession) without the token: the account is known. */
-  private async stillAllowed(userId: string, email: string): Promise<boolean> {
-    const backend = this.options.backend.forRoute();
+  private async ruleHolds(backend: BackendClient, userId: string, email: string): Promise<boolean> {
     if (email !== '' && this.options.allowedEmails.includes(email) && (await isEmailConfirmed(backend, userId, email)))
       return true;
     return hasAdminRow(backend, userId);
   }
+}
+
+/** The answer to a request whose admin standing the backend could not confirm. */
+export function standingUnknown(): GatewayError {
+  return new GatewayError(
+    503,
+    'admin_standing_unknown',
+    'The backend did not answer whether this admin account may still use the console; nothing was done. Try again.',
+  );
 }

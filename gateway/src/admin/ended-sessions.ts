@@ -6,9 +6,9 @@
 // mid-write leaves the previous list). Without ADMIN_SECRET a restart draws a new key and ends
 // every session by itself, and the list is kept in memory only.
 //
-// An account can be ended as a whole too (its admin role revoked, its e-mail no longer allowed):
-// every cookie of that account issued up to that moment is refused, whichever browser holds it.
-// Those entries are kept 12 hours, the longest any such cookie could still live.
+// An account can be ended as a whole too (banned, deleted, its admin role revoked, its e-mail no
+// longer allowed): every cookie of that account issued up to that moment is refused, whichever
+// browser holds it. Those entries are kept 12 hours, the longest any such cookie could still live.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

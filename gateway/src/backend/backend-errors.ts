@@ -6,94 +6,23 @@
 //
 // Sources of codes, most specific first:
 // 1. The project's own: database functions raise `raise exception '<code>' using errcode = 'P0xxx'`,
-//    and PostgREST sends `{code: 'P0xxx', message: '<code>', hint}`. The message is the stable code.
+//    and PostgREST sends `{code: 'P0xxx', message: '<code>', hint}`. The message is the stable code,
+//    looked up in the registry of raised codes (contracts/raised-codes.ts), which gives the status.
 // 2. GoTrue's `error_code` (auth), storage's `statusCode` + `code`, PostgREST's PGRSTxxx.
 // 3. SQLSTATE classes (PostgREST puts the SQLSTATE in `code`): 22 (bad value) 400; 23 (constraint)
 //    400, or 409 for unique, foreign key and exclusion; 42501 (privilege, row-level security) 403.
 // 4. The HTTP status: other 4xx keep their status, 5xx become 502.
+import { raisedCode } from '#contracts/raised-codes.ts';
 import { GatewayError } from '../http-errors.ts';
 import type { BackendError } from './backend-client.ts';
 
 interface Mapped {
   status: number;
-  /** The gateway's error code; defaults to the database's own code. */
-  error?: string;
+  /** The gateway's error code. */
+  error: string;
   /** A sentence for the caller instead of the backend's own message. */
   message?: string;
 }
-
-/** Every code the migrations raise (a test reads them all and fails on one missing here). */
-export const DATABASE_RAISED_CODES: Record<string, Mapped> = {
-  not_authenticated: { status: 401 },
-  not_group_member: { status: 403 },
-  not_group_owner: { status: 403 },
-  invite_required: { status: 403 },
-  user_not_found: { status: 404 },
-  group_not_found: { status: 404 },
-  request_not_found: { status: 404 },
-  connection_not_found: { status: 404 },
-  target_not_found: { status: 404 },
-  invalid_invite: { status: 404 },
-  invite_not_found: { status: 404 },
-  handle_taken: { status: 409 },
-  already_buddies: { status: 409 },
-  request_pending: { status: 409 },
-  last_owner: { status: 409 },
-  own_invite: { status: 400 },
-  cannot_befriend_self: { status: 400 },
-  cannot_remove_self: { status: 400 },
-  cannot_demote_self: { status: 400 },
-  too_many_minutes: { status: 400 },
-  // A study session that could not have happened: ends in the future, counts more minutes than it
-  // lasted, holds more answers than its minutes allow, or overlaps another of the student's.
-  session_in_future: { status: 400 },
-  minutes_exceed_duration: { status: 400 },
-  too_many_answers: { status: 400 },
-  session_overlaps: { status: 409 },
-  // Voiding a study session (admins and the service role only).
-  not_admin: { status: 403 },
-  invalid_void_reason: { status: 400 },
-  session_not_found: { status: 404 },
-  already_voided: { status: 409 },
-  invalid_handle: { status: 400 },
-  invalid_privacy: { status: 400 },
-  invalid_role: { status: 400 },
-  invalid_message: { status: 400 },
-  invalid_max_uses: { status: 400 },
-  invalid_days: { status: 400 },
-  invalid_target: { status: 400 },
-  invalid_reason: { status: 400 },
-  invalid_quiet_hours: { status: 400 },
-  invalid_session: { status: 400 },
-  invalid_state: { status: 400 },
-  invalid_invite_type: { status: 400 },
-  // The admin console's operations (service role only).
-  archive_not_found: { status: 404 },
-  role_not_found: { status: 404 },
-  last_admin: { status: 409 },
-  backup_changed: { status: 409 },
-  already_restored: { status: 409 },
-  invalid_payload: { status: 400 },
-  // Start-alert delivery (service role only): a malformed claim, retry time or retention.
-  invalid_claim: { status: 400 },
-  invalid_retry: { status: 400 },
-  invalid_keep: { status: 400 },
-  // Scheduling the push for the end of a timer phase.
-  invalid_phase_end: { status: 400 },
-  // A push device token, not the caller's access token (which is the gateway's 401 invalid_token).
-  invalid_token: { status: 400, error: 'invalid_device_token' },
-  // Moderation and account deletion.
-  message_not_found: { status: 404 },
-  cannot_delete_message: { status: 403 },
-  report_not_found: { status: 404 },
-  report_already_resolved: { status: 409 },
-  invalid_resolution: { status: 400 },
-  audit_log_immutable: { status: 403 },
-  invalid_confirmation: { status: 400 },
-  storage_objects_remain: { status: 409 },
-  last_admin_account: { status: 409 },
-  invalid_audit_entry: { status: 400 },
-};
 
 const INVALID_SESSION: Mapped = {
   status: 401,
@@ -125,6 +54,12 @@ const BACKEND_CODES: Record<string, Mapped> = {
   InvalidJWT: INVALID_SESSION,
   invalid_credentials: WRONG_CREDENTIALS,
   invalid_grant: WRONG_CREDENTIALS,
+  // Answered only for the right password (GoTrue's order): the account is suspended.
+  user_banned: {
+    status: 403,
+    error: 'account_suspended',
+    message: 'This account is suspended; ask whoever runs this server.',
+  },
   email_exists: EMAIL_TAKEN,
   user_already_exists: EMAIL_TAKEN,
   weak_password: { status: 400, error: 'weak_password' },
@@ -169,7 +104,7 @@ function own(table: Record<string, Mapped>, key: string): Mapped | undefined {
 
 function bySqlState(code: string): Mapped | undefined {
   if (/^P0\d{3}$/.test(code)) {
-    // A raise the table above does not know yet: still the caller's problem, never a 502.
+    // A raise the registry does not know yet: still the caller's problem, never a 502.
     return { status: code === 'P0002' ? 404 : code === 'P0003' ? 403 : 400, error: 'rejected' };
   }
   if (code.startsWith('22')) return { status: 400, error: 'invalid_value' };
@@ -190,16 +125,16 @@ function byStatus(status: number): Mapped {
 
 /** What the gateway answers for a backend failure: status, code, a sentence, and where it came from. */
 export function toGatewayError(failure: BackendError): GatewayError {
-  const raised = /^P0\d{3}$/.test(failure.code) ? own(DATABASE_RAISED_CODES, failure.message) : undefined;
+  const raised = /^P0\d{3}$/.test(failure.code) ? raisedCode(failure.message) : undefined;
   if (raised) {
-    const error = raised.error ?? failure.message;
+    const error = raised.gatewayCode ?? failure.message;
     const sentence = failure.hint
       ? `${failure.hint[0]?.toUpperCase()}${failure.hint.slice(1)}.`
       : `The database refused this: ${failure.message}.`;
     return new GatewayError(raised.status, error, sentence, { backend_code: failure.code });
   }
   const mapped = own(BACKEND_CODES, failure.code) ?? bySqlState(failure.code) ?? byStatus(failure.status);
-  const error = mapped.error ?? 'backend_error';
+  const error = mapped.error;
   const details: Record<string, unknown> = { backend_code: failure.code };
   if (mapped.status >= 500) details.backend_status = failure.status;
   // Why a password was refused (too short, too common), so the app can say it in its own words.

@@ -1,6 +1,10 @@
 // /__backend/*: every method streamed to the backend (HTTP, and the WebSocket upgrade for realtime),
 // with the caller's JWT and apikey, or with the service key when the caller holds a valid admin
-// cookie. Hop-by-hop headers and the caller's cookies never reach the backend.
+// cookie whose account still stands (admin-standing.ts, asked on every request). Hop-by-hop headers
+// and the caller's cookies never reach the backend. The database's audit log names the console's
+// admin from `x-studyhall-console-admin` on service-role requests, so that header is the gateway's
+// alone: whatever a caller sends under that name is dropped, and an admin's request carries her
+// verified session's subject.
 //
 // Decisions (intercepts, limits, storage headers) are taken on the decided path
 // (security/request-path.ts); the raw path is what is forwarded. Every call has a deadline:
@@ -16,8 +20,9 @@ import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { REALTIME_READ_BUDGET, socketReadBudget, type ReadBudget } from './socket-read-budget.ts';
-import { adminSessionFromCookieHeader, adminSubjectFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
-import type { AdminStanding } from '../admin/admin-standing.ts';
+import { adminSessionFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
+import { standingUnknown, type AdminStanding } from '../admin/admin-standing.ts';
+import { CONSOLE_ADMIN_HEADER } from '../admin/console-audit.ts';
 import { sendError, sendPayloadTooLarge } from '../http-errors.ts';
 import {
   isPasswordGrant,
@@ -84,16 +89,28 @@ export function withoutHopByHop<T extends Record<string, unknown>>(headers: T): 
   return kept;
 }
 
-/** The headers the backend sees: credentials decided here, hop-by-hop and cookies removed. */
+export interface ProxyCredentials {
+  anonKey: string;
+  serviceRoleKey: string | undefined;
+  /** The subject of the caller's admin session, verified for this request; undefined for anyone else. */
+  adminSubject: string | undefined;
+}
+
+/**
+ * The headers the backend sees: credentials and the console admin's name decided here, hop-by-hop
+ * headers, cookies and a caller's own console admin header removed.
+ */
 export function backendRequestHeaders(
   headers: IncomingHttpHeaders,
-  credentials: { anonKey: string; serviceRoleKey: string | undefined; asAdmin: boolean },
+  credentials: ProxyCredentials,
 ): IncomingHttpHeaders {
   const forwarded = withoutHopByHop(headers);
   delete forwarded.cookie;
-  if (credentials.asAdmin && credentials.serviceRoleKey) {
+  delete forwarded[CONSOLE_ADMIN_HEADER];
+  if (credentials.adminSubject !== undefined && credentials.serviceRoleKey) {
     forwarded.apikey = credentials.serviceRoleKey;
     forwarded.authorization = `Bearer ${credentials.serviceRoleKey}`;
+    forwarded[CONSOLE_ADMIN_HEADER] = credentials.adminSubject;
   } else if (!forwarded.apikey) {
     forwarded.apikey = credentials.anonKey;
   }
@@ -130,6 +147,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Settles the password grant this request carries through the proxy, by the backend's answer. */
     passwordAttempt?: AttemptSettler | undefined;
+    /** The subject of the admin session this proxied request runs as (the service role); set by a hook. */
+    backendAdminSubject?: string | undefined;
   }
 }
 
@@ -236,17 +255,24 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   };
   const bodyLimitOf = (request: FastifyRequest) =>
     isJson(request.headers['content-type']) ? Math.min(limits.json, limits.any) : limits.any;
-  const credentials = (request: { headers: IncomingHttpHeaders }) => ({
+  const credentials = (request: Pick<FastifyRequest, 'backendAdminSubject'>): ProxyCredentials => ({
     anonKey: options.anonKey,
     serviceRoleKey: options.serviceRoleKey,
-    asAdmin: adminSubjectFromCookieHeader(options.adminGate, request.headers.cookie) !== undefined,
+    adminSubject: request.backendAdminSubject,
   });
 
-  // An admin cookie turns the request into the service role's: its account must still be an admin.
-  // A lost standing ends the account's sessions, so credentials() below reads no admin any more.
-  app.addHook('onRequest', async (request) => {
+  // An admin cookie turns the request into the service role's, only while its account still stands
+  // (asked now, for this request). A lost standing ends the account's sessions and the request goes
+  // on with the caller's own credentials; a standing the backend could not confirm gets none.
+  app.addHook('onRequest', async (request, reply) => {
     const session = adminSessionFromCookieHeader(options.adminGate, request.headers.cookie);
-    if (session) await options.adminStanding.stands(session, request.log);
+    if (!session) return;
+    const verdict = await options.adminStanding.verdict(session, request.log);
+    if (verdict === 'stands') request.backendAdminSubject = session.subject;
+    if (verdict === 'unknown') {
+      const { code, message, statusCode } = standingUnknown();
+      return sendError(reply, statusCode, code, message);
+    }
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -335,8 +361,8 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   const wsClientOptions = {
     handshakeTimeout: timeouts.connectTimeoutMs,
     // realtime-js sends the apikey in the query string and the user's token in phx_join; the
-    // headers only matter for the admin's service key.
-    rewriteRequestHeaders: (headers: Record<string, unknown>, request: { headers: IncomingHttpHeaders }) => {
+    // headers only matter for the admin's service key and name. Nothing else the caller sent passes.
+    rewriteRequestHeaders: (headers: Record<string, unknown>, request: FastifyRequest) => {
       const { apikey, authorization } = request.headers;
       const forwarded = backendRequestHeaders(
         { ...(apikey ? { apikey } : {}), ...(authorization ? { authorization } : {}) },

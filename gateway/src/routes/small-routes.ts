@@ -6,7 +6,7 @@ export interface SmallRoutesOptions {
   repoDir: string;
   ai: { openai: boolean; gemini: boolean };
   /** The server's owner (update/update-owner.ts): only they are told the last commit's message. */
-  isOwner?: (request: FastifyRequest) => boolean;
+  isOwner?: (request: FastifyRequest) => Promise<boolean>;
 }
 
 const smallRoutes: FastifyPluginAsync<SmallRoutesOptions> = async (app, options) => {
@@ -18,7 +18,7 @@ const smallRoutes: FastifyPluginAsync<SmallRoutesOptions> = async (app, options)
     reply.header('cache-control', 'no-store');
     const info = await readBuildInfo(options.repoDir);
     // The version and SHA tell a page that the server changed; what changed is the owner's business.
-    return options.isOwner && !options.isOwner(request) ? { ...info, commit_message: null } : info;
+    return options.isOwner && !(await options.isOwner(request)) ? { ...info, commit_message: null } : info;
   });
 
   // Booleans only: whether a key is configured, never the key or any part of it.

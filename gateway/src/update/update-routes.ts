@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AdminGate } from '../admin/admin-cookie.ts';
+import type { AdminStanding } from '../admin/admin-standing.ts';
 import type { UpdateSettings } from '../config.ts';
 import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
 import { RemoteCheck } from './check-update.ts';
@@ -29,6 +30,8 @@ export interface UpdateRoutesOptions {
   logDir: string;
   settings: UpdateSettings;
   adminGate: AdminGate;
+  /** Whether an admin cookie's account still stands (the update routes belong to admins only while they do). */
+  adminStanding: AdminStanding;
   /** The clock of the once-a-minute fetch (tests). */
   now?: (() => number) | undefined;
 }
@@ -45,7 +48,7 @@ const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 
 const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, options) => {
   const files = updateFiles(options.logDir);
-  const isAuthorized = (request: FastifyRequest) => isServerOwner(options.adminGate, request);
+  const isAuthorized = (request: FastifyRequest) => isServerOwner(options.adminStanding, request);
 
   const remoteCheck = new RemoteCheck(options.repoDir, options.settings.remote, options.settings.branch, options.now);
 
@@ -64,12 +67,12 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
 
   app.get('/api/update-capabilities', async (request, reply): Promise<UpdateCapabilities> => {
     reply.header('cache-control', 'no-store');
-    return { can_update: isAuthorized(request), admin_available: options.adminGate.ready };
+    return { can_update: await isAuthorized(request), admin_available: options.adminGate.ready };
   });
 
   app.get('/api/check-update', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    if (!isAuthorized(request)) throw ownerOnly();
+    if (!(await isAuthorized(request))) throw ownerOnly();
     try {
       return await remoteCheck.check();
     } catch (error) {
@@ -86,7 +89,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
 
   app.get('/api/update-status', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    if (!isAuthorized(request)) throw ownerOnly();
+    if (!(await isAuthorized(request))) throw ownerOnly();
     try {
       const [dirty, branch, inProgress, lastUpdate] = await Promise.all([
         dirtyFiles(options.repoDir),
@@ -96,7 +99,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
       ]);
       return {
         ok: true,
-        authorized: isAuthorized(request),
+        authorized: true,
         admin_available: options.adminGate.ready,
         dirty: dirty.length > 0,
         dirty_count: dirty.length,
@@ -111,7 +114,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
   });
 
   app.post('/api/update-now', { config: { ambientAuthorisation: true } }, async (request, reply) => {
-    if (!isAuthorized(request)) throw ownerOnly();
+    if (!(await isAuthorized(request))) throw ownerOnly();
     const { confirm } = parseOrThrow(updateNowQuery, request.query);
     if (await updateInProgress(files)) {
       return sendError(reply, 409, 'update_in_progress', 'An update is already running; poll /api/update-status.');

@@ -3,25 +3,29 @@
 //
 // A password change by the user needs proof that she is the account's owner and not merely the
 // holder of its access token: the current password (`current_password`, which auth-js 2.109
-// sends when asked to), or the code of GET /reauthenticate (`nonce`). Exempt are sessions that a
-// recovery, magic or invite link has just started (their access token's `amr`), since following
-// the link proves the same. The change ends every other session of the user, as GoTrue does.
+// sends when asked to), or the code of GET /reauthenticate (`nonce`). Exempt, for the hour after
+// the link was followed, is a session that a recovery, magic or invite link started, since
+// following the link proves the same. That hour is read from when the session recorded the link
+// (sessions.ts, session_amr), never from the access token's `amr`: every refresh copies the claim,
+// so a session's refresh token would otherwise carry the exemption for as long as it lives. The
+// change ends every other session of the user, as GoTrue does.
 //
-// A new e-mail address is not taken at once: the confirmation goes to the new address, and the
-// address changes when its link is verified (type `email_change`). Until then the user shows it
-// as `new_email`.
+// A new e-mail address is not taken at once: links go to the new address and to the current one,
+// and the address changes once both are verified (type `email_change`; email-change.ts). Until
+// then the user shows it as `new_email`.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withOwnerTransaction } from '../request-transaction.ts';
 import { parseBanDuration } from './ban-duration.ts';
 import type { AuthContext } from './context.ts';
-import { emailChangeMail } from './email-routes.ts';
-import { AuthError, userNotFound, validationFailed } from './errors.ts';
+import { confirmingTokens, requestEmailChange } from './email-change.ts';
+import { AuthError, emailExists, userNotFound, validationFailed } from './errors.ts';
 import { checkEmail, checkPassword, isUniqueViolation, metadata, parse } from './input.ts';
 import type { Mail } from './mail.ts';
 import { spendTokenByOtp } from './one-time-tokens.ts';
+import { redirectOrSite } from './redirects.ts';
 import { hasVerifiedFactor } from './mfa-factors.ts';
-import { endSessions, sessionIsAal2 } from './sessions.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, endSessions, provedWithin, sessionIsAal2 } from './sessions.ts';
 import {
   changeEmail,
   confirmEmail,
@@ -30,7 +34,6 @@ import {
   hashPassword,
   mergeMetadata,
   passwordMatches,
-  recordEmailChangeRequest,
   setBan,
   setPassword,
 } from './users.ts';
@@ -58,17 +61,12 @@ const redirectQuery = z.object({ redirect_to: z.string().optional() }).passthrou
 const userIdParams = z.object({ id: z.uuid() });
 
 /** Sessions started by following a link sent to the address: they may set a password without the old one. */
-const LINK_METHODS = new Set(['recovery', 'otp', 'invite', 'magiclink']);
+const LINK_METHODS = ['recovery', 'otp', 'invite', 'magiclink'];
+/** For as long as the access token the link issued lives: a refresh neither renews nor extends it. */
+const LINK_EXEMPTION_SECONDS = ACCESS_TOKEN_LIFETIME_SECONDS;
 
-const emailTaken = () =>
-  new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
 export const reauthenticationNeeded = () =>
   new AuthError(400, 'reauthentication_needed', 'Password update requires reauthentication');
-
-function startedByLink(claims: Record<string, unknown>): boolean {
-  const amr = claims.amr;
-  return Array.isArray(amr) && amr.some((entry) => LINK_METHODS.has((entry as { method?: string }).method ?? ''));
-}
 
 export async function accountRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
   const { pool } = context;
@@ -77,10 +75,11 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
     const caller = await context.signedInUser(request);
     const body = parse(userUpdateBody, request.body);
     const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
-    const { current, mfaEnabled, aal2 } = await withOwnerTransaction(pool, async (client) => ({
+    const { current, mfaEnabled, aal2, linkFollowedRecently } = await withOwnerTransaction(pool, async (client) => ({
       current: await findUserById(client, caller.userId),
       mfaEnabled: await hasVerifiedFactor(client, caller.userId),
       aal2: await sessionIsAal2(client, caller.sessionId),
+      linkFollowedRecently: await provedWithin(client, caller.sessionId, LINK_METHODS, LINK_EXEMPTION_SECONDS),
     }));
     if (!current) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
     const newEmail = body.email === undefined ? undefined : checkEmail(body.email);
@@ -105,7 +104,7 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
     if (body.password !== undefined) {
       await checkPassword(body.password, current.email);
       const hasPassword = current.encrypted_password !== null;
-      if (hasPassword && !startedByLink(caller.claims) && body.nonce === undefined) {
+      if (hasPassword && !linkFollowedRecently && body.nonce === undefined) {
         if (body.current_password === undefined) throw reauthenticationNeeded();
         // bcrypt outside any transaction (PGlite has one session), as the password grant does.
         if (!(await passwordMatches(body.current_password, current.encrypted_password))) {
@@ -129,7 +128,7 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
       if (!spent) throw new AuthError(400, 'reauthentication_not_valid', 'Requires reauthentication');
     }
 
-    let mail: Mail | undefined;
+    let mails: Mail[] = [];
     const updated = await withOwnerTransaction(pool, async (client) => {
       if (passwordHash !== undefined) {
         await setPassword(client, caller.userId, passwordHash);
@@ -138,21 +137,23 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
       if (body.data !== undefined) await mergeMetadata(client, caller.userId, 'raw_user_meta_data', body.data);
       if (newEmail !== undefined && changesEmail) {
         const owner = await findUserByEmail(client, newEmail);
-        if (owner) throw emailTaken();
+        if (owner) throw emailExists();
         if (current.is_anonymous) {
           // An anonymous user adding an address is signing up: confirmed at once, as sign-ups are
           // here (GoTrue with autoconfirm); she becomes a permanent user.
           await changeEmail(client, caller.userId, newEmail);
         } else {
-          await recordEmailChangeRequest(client, caller.userId, newEmail);
-          mail = await emailChangeMail(context, client, current, newEmail, redirectTo);
+          const target = redirectOrSite(context.redirects, redirectTo);
+          const tokens = confirmingTokens(context, current);
+          const issued = await requestEmailChange(context, client, current, newEmail, target, tokens);
+          mails = issued.map((token) => token.mail);
         }
       }
       const user = await findUserById(client, caller.userId);
       if (!user) throw userNotFound();
       return user.user;
     });
-    if (mail) await context.mailer.send(mail);
+    for (const mail of mails) await context.mailer.send(mail);
     return updated;
   });
 
@@ -174,7 +175,7 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
         try {
           await changeEmail(client, id, email);
         } catch (error) {
-          if (isUniqueViolation(error)) throw emailTaken();
+          if (isUniqueViolation(error)) throw emailExists();
           throw error;
         }
       }

@@ -1,6 +1,6 @@
 // localbase's own auth tables, beside GoTrue's auth schema (which stays as the bundles create it):
 // the one-time tokens of e-mail links and codes, the outbox that keeps mail when no SMTP server is
-// configured, and what GoTrue keeps in auth.mfa_factors / mfa_challenges / mfa_amr_claims (the
+// configured (both deleted with their account), and what GoTrue keeps in auth.mfa_factors / mfa_challenges / mfa_amr_claims (the
 // TOTP factors with their secrets, their challenges, and how each session was authenticated). Installed at boot like the session guard (installed-sql.ts), never in a
 // bundle; only the database owner reads them (no grants to the API roles).
 import type pg from 'pg';
@@ -12,10 +12,12 @@ revoke all on schema _localbase from public;
 
 -- One live token per user and purpose: issuing a new one replaces the older (unique user_id, type).
 -- Only digests are stored: sha256 of the link secret, and of the user id, purpose and 6-digit code.
+-- An address change has two purposes, one per address that confirms it (email_change_new,
+-- email_change_current).
 create table if not exists _localbase.auth_tokens (
   id bigint generated always as identity primary key,
   user_id uuid not null references auth.users (id) on delete cascade,
-  type text not null check (type in ('signup', 'invite', 'magiclink', 'recovery', 'email_change', 'reauthentication')),
+  type text not null,
   token_hash text not null unique,
   otp_hash text not null,
   new_email text,
@@ -26,10 +28,19 @@ create table if not exists _localbase.auth_tokens (
   unique (user_id, type)
 );
 revoke all on _localbase.auth_tokens from public;
+-- A data directory from before the change had one 'email_change' purpose, for the new address.
+alter table _localbase.auth_tokens drop constraint if exists auth_tokens_type_check;
+update _localbase.auth_tokens set type = 'email_change_new' where type = 'email_change';
+alter table _localbase.auth_tokens add constraint auth_tokens_type_check check (type in
+  ('signup', 'invite', 'magiclink', 'recovery', 'email_change_new', 'email_change_current', 'reauthentication'));
 
--- Mail that would have been sent, as the Supabase CLI's Inbucket/Mailpit keeps it.
+-- Mail that would have been sent, as the Supabase CLI's Inbucket/Mailpit keeps it. Each message
+-- belongs to the account it was sent for (to her address, or to the one she is moving to) and goes
+-- with it: however the account is deleted (delete_my_account, the auth admin API, the console, SQL),
+-- her address and her links leave the outbox in the same transaction.
 create table if not exists _localbase.outbox (
   id bigint generated always as identity primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
   to_address text not null,
   subject text not null,
   text_body text not null,
@@ -37,7 +48,15 @@ create table if not exists _localbase.outbox (
   link text,
   created_at timestamptz not null default now()
 );
+-- An outbox made before user_id: its mail is tied to the account it was addressed to, and what
+-- names no account any more (mail of an account already deleted) goes.
+alter table _localbase.outbox add column if not exists user_id uuid references auth.users (id) on delete cascade;
+update _localbase.outbox o set user_id = u.id from auth.users u
+ where o.user_id is null and lower(o.to_address) in (lower(u.email), lower(u.email_change));
+delete from _localbase.outbox where user_id is null;
+alter table _localbase.outbox alter column user_id set not null;
 create index if not exists outbox_created_at_idx on _localbase.outbox (created_at desc);
+create index if not exists outbox_user_id_idx on _localbase.outbox (user_id);
 revoke all on _localbase.outbox from public;`;
 
 // GoTrue keeps the TOTP secret in plain text unless told to encrypt it; here only the database

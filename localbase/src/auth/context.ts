@@ -1,5 +1,5 @@
 // What the auth route files share: the database, the signing key, the mailer, the redirect rules,
-// and the checks of who is calling.
+// the e-mail change setting, and the checks of who is calling.
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
@@ -19,6 +19,8 @@ export interface AuthContext {
   redirects: RedirectPolicy;
   /** `<API URL as mail readers reach it>/auth/v1`: the base of the links in mail. */
   linkBase: () => string;
+  /** Whether an address change waits for the current address to confirm too (email-change.ts). */
+  doubleConfirmEmailChanges: boolean;
   signedInUser(request: FastifyRequest): Promise<SignedInCaller>;
   requireServiceRole(request: FastifyRequest): Promise<void>;
   /** Runs `work` after the answer, logging a failure: see email-routes.ts for why. */

@@ -1,6 +1,7 @@
 // Getting back in by e-mail, GoTrue's routes and shapes: /recover, /otp (magic link), /resend,
 // /verify (POST answers a session; GET, the link in the mail, redirects with the session in the
-// URL fragment), /admin/generate_link and /reauthenticate.
+// URL fragment; the first of an address change's two confirmations answers a message instead:
+// email-change.ts), /admin/generate_link and /reauthenticate.
 //
 // The routes that mail someone (/recover, /otp, /resend) answer 200 before looking the address
 // up, and do the lookup, the token and the mail after the answer: whether an account exists shows
@@ -11,24 +12,31 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { withOwnerTransaction } from '../request-transaction.ts';
 import type { AuthContext } from './context.ts';
-import { AuthError, userNotFound, validationFailed } from './errors.ts';
-import { checkEmail, checkPassword, isUniqueViolation, metadata, parse } from './input.ts';
+import {
+  confirmEmailChange,
+  confirmingTokens,
+  isEmailChangeToken,
+  ONE_OF_TWO_CONFIRMED,
+  requestEmailChange,
+} from './email-change.ts';
+import { AuthError, emailExists, linkExpired, userNotFound, validationFailed } from './errors.ts';
+import { checkEmail, checkPassword, metadata, parse } from './input.ts';
 import { composeMail, type Mail } from './mail.ts';
 import { issueToken, spendTokenByOtp, spendTokenBySecret, type SpentToken, type TokenType } from './one-time-tokens.ts';
 import { redirectOrSite } from './redirects.ts';
 import { buildSession, startSession, type Session } from './sessions.ts';
 import {
-  changeEmail,
   confirmEmail,
   findUserByEmail,
   findUserById,
+  findUsersByPendingEmail,
   hashPassword,
   insertUser,
   markInvited,
-  recordEmailChangeRequest,
   recordSignIn,
   type UserRow,
 } from './users.ts';
+import { verifyLink } from './verify-link.ts';
 
 /** Which stored tokens a verify `type` accepts (GoTrue's `email` stands for any sign-in link). */
 const VERIFY_TYPES = {
@@ -36,7 +44,7 @@ const VERIFY_TYPES = {
   invite: ['invite', 'signup'],
   magiclink: ['magiclink'],
   recovery: ['recovery'],
-  email_change: ['email_change'],
+  email_change: ['email_change_new', 'email_change_current'],
   email: ['magiclink', 'signup', 'invite'],
   // GoTrue's phone types: localbase has no phone sign-in, so no token of theirs ever exists.
   sms: [],
@@ -78,9 +86,6 @@ const generateLinkBody = z
 
 const inviteBody = z.object({ email: z.string(), data: metadata.optional() }).passthrough();
 
-const emailExists = () =>
-  new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
-const linkExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
 const codeExpired = () => new AuthError(403, 'otp_expired', 'Token has expired or is invalid');
 export const userBanned = () => new AuthError(400, 'user_banned', 'User is banned');
 
@@ -90,47 +95,45 @@ const AMR_METHODS: Record<TokenType, string> = {
   invite: 'invite',
   magiclink: 'otp',
   recovery: 'recovery',
-  email_change: 'email_change',
+  email_change_new: 'email_change',
+  email_change_current: 'email_change',
   reauthentication: 'otp',
 };
+
+/** What following a link or code did: started a session, or counted the first of two address confirmations. */
+type Verified = { kind: 'session'; session: Session } | { kind: 'awaiting-other-address' };
 
 export async function emailRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
   const { pool, signing, mailer, redirects } = context;
 
-  function actionLink(secret: string, type: TokenType, redirectTo: string): string {
-    return verifyLink(context.linkBase(), secret, type, redirectTo);
-  }
-
-  /** Issues a token of `type` for the user and composes its mail (sent by the caller after the commit). */
+  /**
+   * Issues a token of `type` for the user and composes its mail (sent by the caller after the
+   * commit). Not for address changes, whose tokens come in pairs (email-change.ts).
+   */
   async function tokenMail(
     client: pg.PoolClient,
     user: UserRow,
-    type: TokenType,
+    type: Exclude<TokenType, 'email_change_new' | 'email_change_current'>,
     redirectTo: string,
-    newEmail?: string,
   ): Promise<{ mail: Mail; secret: string; otp: string; link: string }> {
-    const { secret, otp } = await issueToken(client, user.id, type, { redirectTo, newEmail });
-    const link = actionLink(secret, type, redirectTo);
-    const mail = composeMail(type, newEmail ?? user.email ?? '', type === 'reauthentication' ? null : link, otp);
+    const { secret, otp } = await issueToken(client, user.id, type, { redirectTo });
+    const link = verifyLink(context.linkBase(), secret, type, redirectTo);
+    const mail = composeMail(type, user.id, user.email ?? '', type === 'reauthentication' ? null : link, otp);
     return { mail, secret, otp, link };
   }
 
-  /** Looks the address up after the answer and mails the user a token of the type `choose` picks. */
+  /** Looks the address up after the answer and sends the mails `compose` issues for its user (none: nothing). */
   function mailLater(
     request: Parameters<AuthContext['afterAnswer']>[0],
     email: string,
-    redirectTo: string,
-    choose: (user: UserRow) => { type: TokenType; newEmail?: string } | undefined,
+    compose: (client: pg.PoolClient, user: UserRow) => Promise<Mail[]>,
   ): void {
     context.afterAnswer(request, async () => {
-      const mail = await withOwnerTransaction(pool, async (client) => {
+      const mails = await withOwnerTransaction(pool, async (client) => {
         const user = await findUserByEmail(client, email);
-        const chosen = user && !user.banned ? choose(user) : undefined;
-        if (!user || !chosen) return undefined;
-        if (chosen.type === 'email_change' && !chosen.newEmail) return undefined;
-        return (await tokenMail(client, user, chosen.type, redirectTo, chosen.newEmail)).mail;
+        return user && !user.banned ? compose(client, user) : [];
       });
-      if (mail) await mailer.send(mail);
+      for (const mail of mails) await mailer.send(mail);
     });
   }
 
@@ -138,7 +141,8 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     const { email } = parse(emailBody, request.body);
     const address = checkEmail(email);
     const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
-    mailLater(request, address, redirectOrSite(redirects, redirectTo), () => ({ type: 'recovery' }));
+    const target = redirectOrSite(redirects, redirectTo);
+    mailLater(request, address, async (client, user) => [(await tokenMail(client, user, 'recovery', target)).mail]);
     return {};
   });
 
@@ -147,10 +151,11 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     if (body.email === undefined) throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
     const address = checkEmail(body.email);
     const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
+    const target = redirectOrSite(redirects, redirectTo);
     // As GoTrue: an address not confirmed yet is sent the sign-up confirmation instead.
-    mailLater(request, address, redirectOrSite(redirects, redirectTo), (user) => ({
-      type: user.confirmed ? 'magiclink' : 'signup',
-    }));
+    mailLater(request, address, async (client, user) => [
+      (await tokenMail(client, user, user.confirmed ? 'magiclink' : 'signup', target)).mail,
+    ]);
     return {};
   });
 
@@ -158,28 +163,29 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     const body = parse(resendBody, request.body);
     const address = checkEmail(body.email);
     const { redirect_to: redirectTo } = parse(redirectQuery, request.query);
-    mailLater(request, address, redirectOrSite(redirects, redirectTo), (user) => {
-      if (body.type === 'signup') return user.confirmed ? undefined : { type: 'signup' };
+    const target = redirectOrSite(redirects, redirectTo);
+    mailLater(request, address, async (client, user) => {
+      if (body.type === 'signup') return user.confirmed ? [] : [(await tokenMail(client, user, 'signup', target)).mail];
+      // As GoTrue: the pending change is asked anew, of every address that confirms it.
       const pending = (user.user as { new_email?: string }).new_email;
-      return pending ? { type: 'email_change', newEmail: pending } : undefined;
+      if (!pending) return [];
+      const issued = await requestEmailChange(context, client, user, pending, target, confirmingTokens(context, user));
+      return issued.map((token) => token.mail);
     });
     return {};
   });
 
-  /** Applies a spent token to its user and starts a session; throws (rolling the spending back) when refused. */
-  async function signInWith(client: pg.PoolClient, token: SpentToken): Promise<Session> {
+  /**
+   * Applies a spent token to its user and starts a session, unless it is the first of two
+   * confirmations of an address change; throws (rolling the spending back) when refused.
+   */
+  async function applyToken(client: pg.PoolClient, token: SpentToken): Promise<Verified> {
     const found = await findUserById(client, token.userId);
     if (!found) throw userNotFound();
     if (found.banned) throw userBanned();
-    if (token.type === 'email_change') {
-      if (!token.newEmail) throw linkExpired();
-      try {
-        await changeEmail(client, found.id, token.newEmail);
-      } catch (error) {
-        if (isUniqueViolation(error)) {
-          throw new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
-        }
-        throw error;
+    if (isEmailChangeToken(token.type)) {
+      if ((await confirmEmailChange(context, client, found, token)) === 'awaiting-other') {
+        return { kind: 'awaiting-other-address' };
       }
     } else {
       // Following a link sent to the address proves the address: this is what confirms an e-mail.
@@ -189,7 +195,33 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     const { sessionId, refreshToken } = await startSession(client, found.id, AMR_METHODS[token.type]);
     const user = await findUserById(client, found.id);
     if (!user) throw userNotFound();
-    return buildSession(signing, user.user, sessionId, refreshToken, AMR_METHODS[token.type]);
+    return {
+      kind: 'session',
+      session: await buildSession(signing, user.user, sessionId, refreshToken, AMR_METHODS[token.type]),
+    };
+  }
+
+  /** POST /verify's answer: the session, or GoTrue's message for the first of two confirmations. */
+  const verifyAnswer = (verified: Verified) =>
+    verified.kind === 'session' ? verified.session : { msg: ONE_OF_TWO_CONFIRMED, code: '200' };
+
+  /**
+   * Whose token a code may be, and of which purposes: the account with that address; for an
+   * address change, the current address's token of the account that has it, and the new
+   * address's token of each account waiting to move to it.
+   */
+  async function codeHolders(
+    client: pg.PoolClient,
+    email: string,
+    type: VerifyType,
+  ): Promise<{ userId: string; types: readonly TokenType[] }[]> {
+    const owner = await findUserByEmail(client, email);
+    if (type !== 'email_change') return owner ? [{ userId: owner.id, types: VERIFY_TYPES[type] }] : [];
+    const movers = await findUsersByPendingEmail(client, email);
+    return [
+      ...(owner ? [{ userId: owner.id, types: ['email_change_current'] as const }] : []),
+      ...movers.map((userId) => ({ userId, types: ['email_change_new'] as const })),
+    ];
   }
 
   app.post('/verify', async (request) => {
@@ -201,7 +233,7 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       return withOwnerTransaction(pool, async (client) => {
         const token = await spendTokenBySecret(client, secret, types);
         if (!token) throw linkExpired();
-        return signInWith(client, token);
+        return verifyAnswer(await applyToken(client, token));
       });
     }
     if (body.phone !== undefined && body.email === undefined && body.token !== undefined) {
@@ -218,26 +250,28 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     const otp = body.token.replace(/[\s-]/g, '');
     // A wrong code must count even though the answer is a refusal: the refusal is thrown after the commit.
     const outcome = await withOwnerTransaction(pool, async (client) => {
-      const user = await findUserByEmail(client, email);
-      if (!user || !/^\d{6}$/.test(otp)) return undefined;
-      const token = await spendTokenByOtp(client, user.id, otp, types);
-      return token ? { token } : undefined;
+      if (!/^\d{6}$/.test(otp)) return undefined;
+      for (const holder of await codeHolders(client, email, body.type)) {
+        const token = await spendTokenByOtp(client, holder.userId, otp, holder.types);
+        if (token) return { token };
+      }
+      return undefined;
     });
     if (!outcome) throw codeExpired();
-    return withOwnerTransaction(pool, async (client) => signInWith(client, outcome.token));
+    return withOwnerTransaction(pool, async (client) => verifyAnswer(await applyToken(client, outcome.token)));
   });
 
   app.get('/verify', async (request, reply: FastifyReply) => {
     const query = parse(verifyQuery, request.query);
     const redirectTo = redirectOrSite(redirects, query.redirect_to);
     const fragment = (values: Record<string, string>) => `${redirectTo}#${new URLSearchParams(values).toString()}`;
-    let session: Session;
+    let verified: Verified;
     try {
       if (!SECRET.test(query.token)) throw linkExpired();
-      session = await withOwnerTransaction(pool, async (client) => {
+      verified = await withOwnerTransaction(pool, async (client) => {
         const token = await spendTokenBySecret(client, query.token, VERIFY_TYPES[query.type]);
         if (!token) throw linkExpired();
-        return signInWith(client, token);
+        return applyToken(client, token);
       });
     } catch (error) {
       if (!(error instanceof AuthError)) throw error;
@@ -245,6 +279,14 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       const location = fragment({ error: 'access_denied', error_code: error.code, error_description: error.message });
       return reply.status(303).header('location', location).send();
     }
+    if (verified.kind === 'awaiting-other-address') {
+      // As GoTrue: back to the app with the message, and no session until the other address confirms.
+      return reply
+        .status(303)
+        .header('location', fragment({ message: ONE_OF_TWO_CONFIRMED }))
+        .send();
+    }
+    const { session } = verified;
     const location = fragment({
       access_token: session.access_token,
       expires_at: String(session.expires_at),
@@ -267,8 +309,11 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       await checkPassword(body.password, email);
     }
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
-    const changing = body.type === 'email_change_current' || body.type === 'email_change_new';
-    const newEmail = changing ? checkEmail(body.new_email ?? '') : undefined;
+    const changeType = body.type === 'email_change_current' || body.type === 'email_change_new' ? body.type : undefined;
+    if (changeType === 'email_change_current' && !context.doubleConfirmEmailChanges) {
+      throw validationFailed('Enable secure email change to generate link for current email');
+    }
+    const newEmail = changeType ? checkEmail(body.new_email ?? '') : undefined;
     return withOwnerTransaction(pool, async (client) => {
       let user = await findUserByEmail(client, email);
       if (body.type === 'signup' || body.type === 'invite') {
@@ -284,15 +329,18 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       }
       if (!user) throw userNotFound();
       if (body.type === 'invite') await markInvited(client, user.id);
-      // An address change (GoTrue's email_change_current / email_change_new): the user shows the
-      // pending address and the link, of type email_change, switches to it when verified. localbase
-      // asks one confirmation of a change, so either link completes it.
-      if (newEmail !== undefined) {
+      let issued: { secret: string; otp: string; link: string };
+      if (changeType && newEmail !== undefined) {
+        // As GoTrue: the user shows the pending address (`new_email`), this one link of type
+        // email_change is issued, and the change completes as one asked by PUT /user does: when
+        // both addresses' links are followed (or the new one's, without double confirmation).
         if (await findUserByEmail(client, newEmail)) throw emailExists();
-        await recordEmailChangeRequest(client, user.id, newEmail);
+        const [token] = await requestEmailChange(context, client, user, newEmail, redirectTo, [changeType]);
+        if (!token) throw new Error('requestEmailChange issued no token');
+        issued = token;
+      } else {
+        issued = await tokenMail(client, user, body.type as 'signup' | 'invite' | 'magiclink' | 'recovery', redirectTo);
       }
-      const tokenType: TokenType = newEmail === undefined ? (body.type as TokenType) : 'email_change';
-      const issued = await tokenMail(client, user, tokenType, redirectTo, newEmail);
       const fresh = (await findUserById(client, user.id)) ?? user;
       return {
         ...fresh.user,
@@ -345,31 +393,4 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
     await mailer.send(mail);
     return {};
   });
-}
-
-/** Composes and stores an e-mail change token; the caller sends the mail after the commit. */
-export async function emailChangeMail(
-  context: AuthContext,
-  client: pg.PoolClient,
-  user: UserRow,
-  newEmail: string,
-  requestedRedirect: string | undefined,
-): Promise<Mail> {
-  const redirectTo = redirectOrSite(context.redirects, requestedRedirect);
-  const { secret, otp } = await issueToken(client, user.id, 'email_change', { newEmail, redirectTo });
-  return composeMail('email_change', newEmail, verifyLink(context.linkBase(), secret, 'email_change', redirectTo), otp);
-}
-
-/** Characters a query value keeps as they are: a plain URL is written into the link unencoded. */
-const PLAIN_QUERY_VALUE = /^[A-Za-z0-9\-._~:/?@!$'()*,;]*$/;
-
-/**
- * The link in a mail (and generate_link's action_link), as GoTrue writes it: `redirect_to` is
- * copied as it is unless it holds a character that would change the query (GoTrue encodes it only
- * for `&`, `=` or `#`; here also for `+`, `%`, spaces and anything beyond ASCII), so apps that
- * look for their plain redirect URL in the link find it.
- */
-export function verifyLink(base: string, secret: string, type: TokenType, redirectTo: string): string {
-  const redirect = PLAIN_QUERY_VALUE.test(redirectTo) ? redirectTo : encodeURIComponent(redirectTo);
-  return `${base}/verify?token=${secret}&type=${type}&redirect_to=${redirect}`;
 }

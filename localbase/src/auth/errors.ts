@@ -40,6 +40,10 @@ export const notAdmin = () => new AuthError(403, 'not_admin', 'User not allowed'
 export const sessionNotFound = () =>
   new AuthError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
 export const userNotFound = () => new AuthError(404, 'user_not_found', 'User not found');
+export const emailExists = () =>
+  new AuthError(422, 'email_exists', 'A user with this email address has already been registered');
+/** A mailed link that is unknown, spent, expired or replaced. */
+export const linkExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
 
 /** GoTrue's OAuth-style refusal: HTTP 400 with `{error, error_description}`, whatever the API version. */
 export class OAuthError extends Error {

@@ -2,13 +2,15 @@
 // code), with GoTrue's default subjects. With an SMTP URL it goes out through nodemailer; without
 // one it is kept in the local outbox (_localbase.outbox), which the management API lists, as the
 // Supabase CLI keeps a local project's mail in Inbucket/Mailpit. The outbox keeps 7 days, at most
-// the newest 500 messages.
+// the newest 500 messages, and no mail of an account once it is deleted (auth-schema.ts).
 import type { Transporter } from 'nodemailer';
 import type pg from 'pg';
 import { withOwnerTransaction } from '../request-transaction.ts';
 import type { TokenType } from './one-time-tokens.ts';
 
 export interface Mail {
+  /** The account the mail is for: the outbox keeps it only as long as that account exists. */
+  userId: string;
   to: string;
   subject: string;
   text: string;
@@ -34,11 +36,16 @@ export function outboxMailer(pool: pg.Pool): Mailer {
   };
 }
 
-/** Stores the mail and drops what is past the outbox's bounds (older than 7 days, beyond the newest 500). */
+/**
+ * Stores the mail and drops what is past the outbox's bounds (older than 7 days, beyond the newest
+ * 500). Mail for an account deleted since its token was issued is not kept: its link leads nowhere,
+ * and the outbox holds nothing of a deleted account.
+ */
 async function keepInOutbox(client: pg.PoolClient, mail: Mail): Promise<void> {
   await client.query(
-    `insert into _localbase.outbox (to_address, subject, text_body, html_body, link) values ($1, $2, $3, $4, $5)`,
-    [mail.to, mail.subject, mail.text, mail.html, mail.link],
+    `insert into _localbase.outbox (user_id, to_address, subject, text_body, html_body, link)
+     select u.id, $2, $3, $4, $5, $6 from auth.users u where u.id = $1`,
+    [mail.userId, mail.to, mail.subject, mail.text, mail.html, mail.link],
   );
   await client.query(
     `delete from _localbase.outbox where created_at < now() - make_interval(days => $1)
@@ -89,40 +96,94 @@ export async function listOutbox(pool: pg.Pool, limit: number): Promise<OutboxMe
 
 type MailPurpose = TokenType;
 
-/** GoTrue's default subjects. */
+/** GoTrue's default subjects; both mails of an address change have the same one, as GoTrue's. */
 const SUBJECTS: Record<MailPurpose, string> = {
   signup: 'Confirm Your Signup',
   invite: 'You have been invited',
   magiclink: 'Your Magic Link',
   recovery: 'Reset Your Password',
-  email_change: 'Confirm Email Change',
+  email_change_new: 'Confirm Email Change',
+  email_change_current: 'Confirm Email Change',
   reauthentication: 'Confirm reauthentication',
 };
 
-const ACTIONS: Record<MailPurpose, string> = {
-  signup: 'Follow this link to confirm your e-mail address:',
-  invite: 'You have been invited to create an account. Follow this link to accept the invite:',
-  magiclink: 'Follow this link to sign in:',
-  recovery: 'Follow this link to reset the password of your account:',
-  email_change: 'Follow this link to confirm the change of your e-mail address to this one:',
-  reauthentication: 'Enter this code to confirm it is you:',
-};
+/** What an address change mail names: the address now, the one asked for, and whether both confirm. */
+export interface AddressChange {
+  from: string;
+  to: string;
+  bothConfirm: boolean;
+}
+
+const IGNORE_IT = 'If you did not ask for this, you can ignore this message.';
+const LIFETIME = 'The link and code work once, for one hour.';
+
+/** The sentence that says what the link does, and what else the reader should know. */
+function wordsFor(purpose: MailPurpose, change: AddressChange | undefined): { action: string; notes: string[] } {
+  const simple = (action: string) => ({ action, notes: [`${IGNORE_IT} ${LIFETIME}`] });
+  switch (purpose) {
+    case 'signup':
+      return simple('Follow this link to confirm your e-mail address:');
+    case 'invite':
+      return simple('You have been invited to create an account. Follow this link to accept the invite:');
+    case 'magiclink':
+      return simple('Follow this link to sign in:');
+    case 'recovery':
+      return simple('Follow this link to reset the password of your account:');
+    case 'reauthentication':
+      return simple('Enter this code to confirm it is you:');
+    case 'email_change_new':
+    case 'email_change_current': {
+      const { from, to, bothConfirm } = change ?? { from: '', to: '', bothConfirm: false };
+      const other = purpose === 'email_change_new' ? from : to;
+      const notes = bothConfirm
+        ? [`Your address changes once this link and the one sent to ${other} have both been followed.`]
+        : [];
+      if (purpose === 'email_change_new') {
+        return {
+          action: `Confirm the change of your e-mail address from ${from} to this one (${to}) by following this link:`,
+          notes: [...notes, `${IGNORE_IT} ${LIFETIME}`],
+        };
+      }
+      // The mail to the address the account has now is how its owner learns of a change she did
+      // not ask for: whoever asked holds a session of hers.
+      return {
+        action: `Confirm the change of your e-mail address from ${from} to ${to} by following this link:`,
+        notes: [
+          ...notes,
+          'If you did not ask for this, do not follow the link: your address stays as it is. ' +
+            'Someone who can use your account asked for it, so change your password. ' +
+            LIFETIME,
+        ],
+      };
+    }
+  }
+}
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-/** The message for a token: the link (none for a reauthentication code) and the 6-digit code. */
-export function composeMail(purpose: MailPurpose, to: string, link: string | null, otp: string): Mail {
-  const action = ACTIONS[purpose];
+/**
+ * The message for a token: the link (none for a reauthentication code) and the 6-digit code. An
+ * address change mail (`email_change_new`, `email_change_current`) names both addresses.
+ */
+export function composeMail(
+  purpose: MailPurpose,
+  userId: string,
+  to: string,
+  link: string | null,
+  otp: string,
+  change?: AddressChange,
+): Mail {
+  const { action, notes } = wordsFor(purpose, change);
   const lines = [action, '', link ?? otp, ''];
   if (link) lines.push(`Or enter this code: ${otp}`, '');
-  lines.push('If you did not ask for this, you can ignore this message. The link and code work once, for one hour.');
+  for (const note of notes) lines.push(note, '');
   const html = [
     `<h2>${escapeHtml(SUBJECTS[purpose])}</h2>`,
     `<p>${escapeHtml(action)}</p>`,
     link
       ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>Or enter this code: ${otp}</p>`
       : `<p><strong>${otp}</strong></p>`,
-    '<p>If you did not ask for this, you can ignore this message. The link and code work once, for one hour.</p>',
+    ...notes.map((note) => `<p>${escapeHtml(note)}</p>`),
   ].join('\n');
-  return { to, subject: SUBJECTS[purpose], text: lines.join('\n'), html, link };
+  return { userId, to, subject: SUBJECTS[purpose], text: lines.join('\n').trimEnd(), html, link };
 }

@@ -7,7 +7,17 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 
-export const TOKEN_TYPES = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'reauthentication'] as const;
+export const TOKEN_TYPES = [
+  'signup',
+  'invite',
+  'magiclink',
+  'recovery',
+  // An address change has a token for each address that confirms it (GoTrue's
+  // email_change_token_new and email_change_token_current); both links say `type=email_change`.
+  'email_change_new',
+  'email_change_current',
+  'reauthentication',
+] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
 
 /** GoTrue's mailer otp_exp default: links and codes live one hour. */

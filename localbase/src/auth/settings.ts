@@ -51,8 +51,9 @@ export function authSettings(anonymousSignIns: boolean): AuthSettings {
     // POST /signup always creates accounts.
     disable_signup: false,
     // Sign-ups are confirmed at once (as the local CLI does). An address change still waits for
-    // the link mailed to the new address (docs/localbase.md), which GoTrue with autoconfirm does
-    // not: a reader of this flag alone assumes the less careful of the two.
+    // the links mailed to both addresses (or to the new one, with `double_confirm_changes = false`;
+    // docs/localbase.md), which GoTrue with autoconfirm does not: a reader of this flag alone
+    // assumes the less careful of the two.
     mailer_autoconfirm: true,
     phone_autoconfirm: false,
     sms_provider: '',

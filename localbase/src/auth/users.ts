@@ -176,12 +176,39 @@ export async function confirmEmail(client: pg.PoolClient, userId: string): Promi
   );
 }
 
-/** Records a pending change of address (shown as `new_email` until it is confirmed). */
+/**
+ * Records a pending change of address (shown as `new_email` until it is confirmed), with no
+ * confirmation counted yet (GoTrue's email_change_confirm_status).
+ */
 export async function recordEmailChangeRequest(client: pg.PoolClient, userId: string, newEmail: string): Promise<void> {
   await client.query(
-    `update auth.users set email_change = $2, email_change_sent_at = now(), updated_at = now() where id = $1`,
+    `update auth.users set email_change = $2, email_change_sent_at = now(), email_change_confirm_status = 0,
+       updated_at = now()
+     where id = $1`,
     [userId, newEmail],
   );
+}
+
+/**
+ * Counts the first of the two confirmations of a pending address change; false when one was
+ * already counted (this one is then the second). The row lock orders two confirmations at once.
+ */
+export async function countFirstEmailChangeConfirmation(client: pg.PoolClient, userId: string): Promise<boolean> {
+  const counted = await client.query(
+    `update auth.users set email_change_confirm_status = 1, updated_at = now()
+     where id = $1 and coalesce(email_change_confirm_status, 0) = 0`,
+    [userId],
+  );
+  return (counted.rowCount ?? 0) > 0;
+}
+
+/** The users waiting to change their address to `email` (its code is checked against each). */
+export async function findUsersByPendingEmail(client: pg.PoolClient, email: string): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>(
+    `select id from auth.users where email_change = $1 and deleted_at is null order by email_change_sent_at desc`,
+    [email],
+  );
+  return rows.map((row) => row.id);
 }
 
 /**
@@ -191,7 +218,7 @@ export async function recordEmailChangeRequest(client: pg.PoolClient, userId: st
  */
 export async function changeEmail(client: pg.PoolClient, userId: string, email: string): Promise<void> {
   await client.query(
-    `update auth.users set email = $2, email_change = '', email_change_sent_at = null,
+    `update auth.users set email = $2, email_change = '', email_change_sent_at = null, email_change_confirm_status = 0,
        email_confirmed_at = now(), is_anonymous = false, updated_at = now()
      where id = $1`,
     [userId, email],

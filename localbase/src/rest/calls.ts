@@ -1,7 +1,7 @@
 // Choosing the function a call means and passing it its arguments, as PostgREST does.
 import type { RpcFunction } from './catalog.ts';
 import { ambiguousFunction } from './errors.ts';
-import type { LogicTree, QueryParams } from './parse.ts';
+import type { LogicTree, QueryParams } from './query-types.ts';
 import type { RpcPayload } from './payload.ts';
 import type { ReadNode } from './plan.ts';
 import { columnsForEmbeds } from './mutations.ts';

@@ -2,7 +2,7 @@
 // single-row upsert) a request asks for, checked against the catalog before any SQL is built.
 import type { Table } from './catalog.ts';
 import { columnNotFound, invalidPutFilters, unsupportedMethod } from './errors.ts';
-import type { QueryParams } from './parse.ts';
+import type { QueryParams } from './query-types.ts';
 import type { tablePayload } from './payload.ts';
 import { resolveLogic, type ReadNode } from './plan.ts';
 import type { Preferences } from './prefer.ts';

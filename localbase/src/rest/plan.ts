@@ -24,7 +24,7 @@ import type {
   QueryParams,
   RangeParam,
   SelectItem,
-} from './parse.ts';
+} from './query-types.ts';
 import { isToOne, relationshipKey, type QualifiedName, type Relationship } from './relationships.ts';
 
 export interface SelectColumn {

@@ -1,7 +1,7 @@
 // Ranges as PostgREST reads and reports them: `limit`/`offset` and the `Range` header for the top
 // level, `Content-Range`, and the status a partial or impossible range gets.
 import { invalidRange, putLimitNotAllowed } from './errors.ts';
-import type { QueryParams, RangeParam } from './parse.ts';
+import type { QueryParams, RangeParam } from './query-types.ts';
 
 /**
  * The top-level range: `limit`/`offset` intersected with a `Range: a-b` header (GET only);

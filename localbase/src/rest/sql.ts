@@ -21,7 +21,7 @@ import {
   type ResolvedOrder,
   type SelectColumn,
 } from './plan.ts';
-import type { AggregateName, Field, Filter, JsonStep, OpExpr } from './parse.ts';
+import type { AggregateName, Field, Filter, JsonStep, OpExpr } from './query-types.ts';
 import { isToOne, type QualifiedName } from './relationships.ts';
 import type { RpcFunction } from './catalog.ts';
 

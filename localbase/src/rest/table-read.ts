@@ -5,7 +5,7 @@ import type { VerifiedToken } from '../jwt.ts';
 import { applyGucs, send, withOptional, type StatementResult } from './answers.ts';
 import type { CatalogSnapshot } from './catalog.ts';
 import { handlerFor, type Produced } from './negotiate.ts';
-import type { RangeParam } from './parse.ts';
+import type { RangeParam } from './query-types.ts';
 import type { ReadNode } from './plan.ts';
 import { preferenceApplied, rollsBack, type Preferences } from './prefer.ts';
 import { contentRange, rangedAnswer } from './ranges.ts';

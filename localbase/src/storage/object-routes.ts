@@ -24,6 +24,7 @@ import { bucketNotFound, objectNotFound } from './errors.ts';
 import { folderPrefix, listChildren } from './listing.ts';
 import { deleteObjects, findBucket, findObject, objectsUnder, writeObject } from './objects.ts';
 import { requestShape, wordAsBucket } from './route-words.ts';
+import { requireActiveSigner } from './signer.ts';
 import { receiveUpload } from './upload.ts';
 
 export type UploadMode = 'insert' | 'upsert' | 'update';
@@ -102,9 +103,15 @@ export function objectOperations(context: StorageContext) {
   async function upload(request: FastifyRequest, address: ObjectAddress, mode: UploadMode, writer?: Writer) {
     const { bucket, name } = address;
     const who: Writer = writer ?? { kind: 'caller', verified: await callerOf(context, request) };
+    // A signed upload URL writes for its signer only while she may still write (signer.ts).
+    const signer = who.kind === 'signed' ? who.owner : null;
     // As storage-api: the bucket's limits are read as the owner, before the body, so a refused
     // upload costs no transfer and writes nothing; policies still decide the write itself.
-    const limits = await asOwnerReading(context, (client) => findBucket(client, bucket));
+    const limits = await asOwnerReading(context, async (client) => {
+      const found = await findBucket(client, bucket);
+      if (found && signer) await requireActiveSigner(client, signer, { lock: false });
+      return found;
+    });
     if (!limits) throw bucketNotFound();
     const content = await receiveUpload(request, files, limits, name);
     const version = randomUUID();
@@ -121,6 +128,7 @@ export function objectOperations(context: StorageContext) {
     try {
       const write = async (client: Parameters<Parameters<typeof asOwner>[1]>[0]) => {
         if (!(await findBucket(client, bucket))) throw bucketNotFound();
+        if (signer) await requireActiveSigner(client, signer, { lock: true });
         const before = await findObject(client, bucket, name);
         const objectId = await writeObject(
           client,

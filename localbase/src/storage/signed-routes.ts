@@ -1,7 +1,8 @@
 // Signed URLs as storage-api serves them. Signing (one object, or many with `paths`) needs the API
 // key and a caller whose policies let it read the object; the URL then opens that one object
 // without a key until it expires. A signed upload URL needs a caller whose policies let it insert
-// (or, with `x-upsert`, replace) the object; the upload through it is written for that signer.
+// (or, with `x-upsert`, replace) the object; the upload through it is written for that signer,
+// and only while the signer is an account that may still write (signer.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';

@@ -26,6 +26,12 @@ export async function openPhone(
   browser: Browser,
   url: string,
   colorScheme: 'light' | 'dark' = 'light',
+  /**
+   * `addCsp: false` leaves the remote's answers as the server sent them: for a remote opened at a
+   * host name that only the browser's resolver rules know (Node cannot fetch it), and whose page
+   * must come from the server's own address for Chromium to let it call that address.
+   */
+  { addCsp = true }: { addCsp?: boolean } = {},
 ): Promise<Phone> {
   const context = await browser.newContext({
     viewport: PHONE_VIEWPORT,
@@ -38,12 +44,13 @@ export async function openPhone(
   });
   // The gateway sends the app's policy with the remote; were it missing, the test adds it, so the
   // remote is proven to run under it either way (and a stricter one sent by the gateway stays).
-  await context.route('**/companion/**', async (route) => {
-    const response = await route.fetch();
-    const headers = response.headers();
-    if (headers['content-security-policy']) return route.fulfill({ response });
-    await route.fulfill({ response, headers: { ...headers, 'content-security-policy': APP_CSP } });
-  });
+  if (addCsp)
+    await context.route('**/companion/**', async (route) => {
+      const response = await route.fetch();
+      const headers = response.headers();
+      if (headers['content-security-policy']) return route.fulfill({ response });
+      await route.fulfill({ response, headers: { ...headers, 'content-security-policy': APP_CSP } });
+    });
   await context.addInitScript(NAME_HELPER);
   await context.addInitScript(() => {
     const seen: string[] = [];

@@ -1,21 +1,32 @@
-// The calm strip above every screen: offline, a waiting new version, changes that cannot sync.
+// The calm strip above every screen: a change this device could not keep, offline, a waiting new
+// version, changes that cannot sync.
 import { applyWaitingUpdate } from '../lib/service-worker.ts';
 import { plural } from '../lib/format.ts';
-import { online, syncLine, syncState, updateWaiting } from '../state/signals.ts';
+import { online, saveFailure, syncLine, syncState, updateWaiting } from '../state/signals.ts';
 import { flushNow } from '../state/sync.ts';
 import { OfflineIcon, SyncIcon } from './icons.tsx';
 
 export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
   const line = syncLine.value;
   const sync = syncState.value;
+  const failure = saveFailure.value;
   return (
     <div class="banners">
-      {/* Not a live region of its own: the sync line (role="status") already reads the same words out. */}
+      {/* Not live regions of their own: the sync line (role="status") already says what they are about. */}
+      {failure && (
+        <div class="banner banner-danger" data-testid="not-saved-banner">
+          <SyncIcon />
+          <p>
+            <strong>Not saved on this device: {failure.what}.</strong> Try again; if it keeps failing, reload the page.{' '}
+            <span class="banner-detail">The browser said: {failure.reason}</span>
+          </p>
+        </div>
+      )}
       {line.offline && (
         <div class="banner banner-offline" data-testid="offline-banner">
           <OfflineIcon />
           <p>
-            <strong>{line.text}.</strong>{' '}
+            <strong>{line.tone === 'offline' ? line.text : 'Offline'}.</strong>{' '}
             {online.value ? 'The server is not answering.' : 'This device has no network.'} The timer and your data keep
             working on this device{sync.pending > 0 ? ', and the changes are sent when it is back' : ''}.
           </p>

@@ -1,11 +1,14 @@
 // What an e-mail link brought back in the page's fragment. The backend's /verify sends the browser
-// to the app with the session (`#access_token=...&refresh_token=...&type=recovery`) or with why the
-// link failed (`#error=access_denied&error_code=otp_expired&error_description=...`). supabase-js
-// is told not to read the URL itself (it loads only when needed), so the app reads it here.
+// to the app with the session (`#access_token=...&refresh_token=...&type=recovery`), with why the
+// link failed (`#error=access_denied&error_code=otp_expired&error_description=...`), or, for the
+// first of the two links that confirm an e-mail change, with a message and no session
+// (`#message=Confirmation+link+accepted...`). supabase-js is told not to read the URL itself (it
+// loads only when needed), so the app reads it here.
 
 export type AuthLink =
   | { kind: 'session'; accessToken: string; refreshToken: string; type: string }
   | { kind: 'error'; code: string; description: string }
+  | { kind: 'message'; text: string }
   | null;
 
 export function readAuthLink(hash: string): AuthLink {
@@ -16,6 +19,8 @@ export function readAuthLink(hash: string): AuthLink {
     return { kind: 'session', accessToken, refreshToken, type: params.get('type') ?? '' };
   const error = params.get('error_code') ?? params.get('error');
   if (error) return { kind: 'error', code: error, description: params.get('error_description') ?? '' };
+  const message = params.get('message');
+  if (message) return { kind: 'message', text: message };
   return null;
 }
 

@@ -1,5 +1,6 @@
 // The records a student's device keeps (IndexedDB) and backs up. Ids are generated on the device,
 // so a record has its final id before it ever reaches the backend.
+import { randomUuid } from '#contracts/random-id.ts';
 import type { AlarmSound } from './chime.ts';
 
 export interface Subject {
@@ -71,8 +72,9 @@ export interface Profile {
   avatarUrl: string | null;
 }
 
+/** A record's id: a UUID made on the device, on any page (plain-HTTP ones too: contracts/random-id.ts). */
 export function newId(): string {
-  return crypto.randomUUID();
+  return randomUuid();
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

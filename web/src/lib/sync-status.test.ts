@@ -1,4 +1,5 @@
-// The sync line: never "synced" while a change waits, was refused or the server is away.
+// The sync line: never "synced" while a change was not kept on this device, waits, was refused or
+// the server is away.
 import { describe, expect, it } from 'vitest';
 import { describeSync, type SyncFacts } from './sync-status.ts';
 
@@ -10,6 +11,7 @@ const calm: SyncFacts = {
   known: true,
   online: true,
   serverReachable: true,
+  unsaved: false,
 };
 
 describe('describeSync', () => {
@@ -33,21 +35,39 @@ describe('describeSync', () => {
         for (const blockedBy of [null, 'offline', 'signed_out', 'http_502'])
           for (const syncing of [false, true])
             for (const online of [false, true])
-              for (const serverReachable of [false, true]) {
-                const line = describeSync({
-                  pending,
-                  failed,
-                  blockedBy,
-                  syncing,
-                  known: true,
-                  online,
-                  serverReachable,
-                });
-                const calmNow = pending === 0 && failed === 0 && online && serverReachable && blockedBy !== 'offline';
-                expect(line.text === 'Everything is synced', JSON.stringify(line)).toBe(calmNow);
-                expect(line.text.includes('synced'), JSON.stringify(line)).toBe(calmNow);
-                if (pending > 0) expect(line.text).toMatch(/waiting|Syncing/);
-              }
+              for (const serverReachable of [false, true])
+                for (const unsaved of [false, true]) {
+                  const line = describeSync({
+                    pending,
+                    failed,
+                    blockedBy,
+                    syncing,
+                    known: true,
+                    online,
+                    serverReachable,
+                    unsaved,
+                  });
+                  const calmNow =
+                    !unsaved && pending === 0 && failed === 0 && online && serverReachable && blockedBy !== 'offline';
+                  expect(line.text === 'Everything is synced', JSON.stringify(line)).toBe(calmNow);
+                  expect(line.text.includes('synced'), JSON.stringify(line)).toBe(calmNow);
+                  if (unsaved) expect(line.text).toBe('A change was not saved');
+                  else if (pending > 0) expect(line.text).toMatch(/waiting|Syncing/);
+                }
+  });
+
+  it('says first that a change was not saved on this device, and still whether the server is away', () => {
+    expect(describeSync({ ...calm, unsaved: true })).toEqual({
+      tone: 'danger',
+      text: 'A change was not saved',
+      offline: false,
+    });
+    expect(describeSync({ ...calm, unsaved: true, online: false, pending: 2 })).toEqual({
+      tone: 'danger',
+      text: 'A change was not saved',
+      offline: true,
+    });
+    expect(describeSync({ ...calm, unsaved: true, known: false }).text).toBe('A change was not saved');
   });
 
   it('does not say synced before the outbox was read (a page that just opened)', () => {

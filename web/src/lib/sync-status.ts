@@ -1,6 +1,7 @@
 // What the app says about syncing, in one place, so the sidebar line and the banner never
-// disagree. "Everything is synced" only when nothing waits, nothing was refused and the server
-// answers; while changes wait the line says how many, and offline says so first.
+// disagree. "Everything is synced" only when every change was kept on this device, nothing waits,
+// nothing was refused and the server answers; a change the device could not keep is said first,
+// then offline, then how many changes wait.
 import { plural } from './format.ts';
 
 export interface SyncFacts {
@@ -15,6 +16,8 @@ export interface SyncFacts {
   /** The browser's network, and whether this server answered its last check. */
   online: boolean;
   serverReachable: boolean;
+  /** A change this device could not keep (IndexedDB refused it, or it threw before the write). */
+  unsaved: boolean;
 }
 
 export type SyncTone = 'ok' | 'busy' | 'waiting' | 'offline' | 'danger';
@@ -28,8 +31,10 @@ export interface SyncLine {
 
 export function describeSync(facts: SyncFacts): SyncLine {
   const waiting = facts.pending > 0 ? ` · ${plural(facts.pending, 'change')} waiting` : '';
-  if (!facts.online || !facts.serverReachable || facts.blockedBy === 'offline')
-    return { tone: 'offline', text: `Offline${waiting}`, offline: true };
+  const offline = !facts.online || !facts.serverReachable || facts.blockedBy === 'offline';
+  // Not even on this device: nothing about syncing may sound reassuring until a change is kept again.
+  if (facts.unsaved) return { tone: 'danger', text: 'A change was not saved', offline };
+  if (offline) return { tone: 'offline', text: `Offline${waiting}`, offline: true };
   if (!facts.known) return { tone: 'busy', text: 'Checking for changes…', offline: false };
   if (facts.blockedBy === 'signed_out' && facts.pending > 0)
     return { tone: 'waiting', text: `Sign in to sync${waiting}`, offline: false };
@@ -42,3 +47,6 @@ export function describeSync(facts: SyncFacts): SyncLine {
   }
   return { tone: 'ok', text: 'Everything is synced', offline: false };
 }
+
+/** What a screen says where the student acted, when this device could not keep the change (the banner names it). */
+export const NOT_SAVED_TEXT = 'Not saved on this device. Try again; if it keeps failing, reload the page.';

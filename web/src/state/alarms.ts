@@ -1,17 +1,21 @@
 // What the page does when the timer's running phase ends: the chosen sound (unless muted in
 // Settings) and, while the page is hidden, a system notification. The permission to notify is
 // asked from a gesture only (Start, or the button in Settings), never on its own; a student who
-// denied it keeps the sound, and Settings says how to allow it again.
+// denied it keeps the sound, and Settings says how to allow it again. A page that is not a secure
+// context (a plain-HTTP LAN address) cannot notify at all: the browser answers every request
+// "denied" there, so it is not asked, and Settings says what notifications need instead.
 import { signal } from '@preact/signals';
 import { phaseEndBetween, phaseEndMessage, type PhaseEnd } from '../lib/alarm.ts';
 import { playChime, primeChime } from '../lib/chime.ts';
+import { isSecurePage } from '../lib/secure-page.ts';
 import type { TimerState } from '../lib/timer.ts';
 import { settings } from './signals.ts';
 
-export type NotifyPermission = NotificationPermission | 'unsupported';
+export type NotifyPermission = NotificationPermission | 'unsupported' | 'insecure';
 
 function currentPermission(): NotifyPermission {
-  return typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;
+  if (typeof Notification === 'undefined') return 'unsupported';
+  return isSecurePage() ? Notification.permission : 'insecure';
 }
 
 /** Whether this browser lets the page notify (Settings shows it). */

@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 // Following an e-mail link: the session in the fragment signs the student in and leaves the
 // address at once, a recovery asks for a new password (also after a reload, until it is saved),
-// and a failed link says why without signing anyone in.
+// the first of an e-mail change's two links says the other is needed, and a failed link says why
+// without signing anyone in.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 const adoptLinkSession = vi.hoisted(() => vi.fn(() => Promise.resolve()));
@@ -46,6 +47,20 @@ describe('followAuthLink', () => {
       problem: 'This link has expired or was already used. Links work once, for one hour.',
     });
     expect(location.hash).toBe('');
+  });
+
+  it("says the first of an e-mail change's two confirmations was accepted, and signs nobody in", async () => {
+    history.replaceState(
+      null,
+      '',
+      '/settings#message=Confirmation+link+accepted.+Please+proceed+to+confirm+link+sent+to+the+other+email',
+    );
+    const link = await import('./auth-link.ts');
+    await link.followAuthLink();
+    expect(adoptLinkSession).not.toHaveBeenCalled();
+    expect(link.authLinkOutcome.value).toEqual({ kind: 'email-half-confirmed' });
+    expect(location.hash).toBe('');
+    expect(location.pathname).toBe('/settings');
   });
 
   it('does nothing on an ordinary address', async () => {

@@ -1,12 +1,18 @@
 // What an e-mail link brought back to this page (lib/auth-link.ts), followed once at start: a
-// recovery link signs the student in and asks for a new password; an e-mail change link signs her
-// in; a failed one says why and offers a new link. The fragment is removed from the address at
+// recovery link signs the student in and asks for a new password; the last of the two links that
+// confirm an e-mail change signs her in, the first only says the other is still needed; a failed
+// one says why and offers a new link. The fragment is removed from the address at
 // once, so the tokens are neither kept in the history nor shared by copying the address.
 import { signal } from '@preact/signals';
 import { authLinkProblem, readAuthLink } from '../lib/auth-link.ts';
 
 export type AuthLinkOutcome =
-  { kind: 'adopting' } | { kind: 'recovery' } | { kind: 'email-changed' } | { kind: 'failed'; problem: string } | null;
+  | { kind: 'adopting' }
+  | { kind: 'recovery' }
+  | { kind: 'email-changed' }
+  | { kind: 'email-half-confirmed' }
+  | { kind: 'failed'; problem: string }
+  | null;
 
 /** Kept for the tab, so a reload before the new password is saved still shows the form. */
 const RECOVERING_KEY = 'studyhall-recovering';
@@ -36,6 +42,10 @@ export async function followAuthLink(): Promise<void> {
   history.replaceState(history.state, '', `${location.pathname}${location.search}`);
   if (link.kind === 'error') {
     authLinkOutcome.value = { kind: 'failed', problem: authLinkProblem(link.code) };
+    return;
+  }
+  if (link.kind === 'message') {
+    authLinkOutcome.value = { kind: 'email-half-confirmed' };
     return;
   }
   authLinkOutcome.value = { kind: 'adopting' };

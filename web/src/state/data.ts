@@ -1,10 +1,22 @@
 // Loading a student's local data and every change to it. Each change is written to IndexedDB,
-// shown at once, and (when the backend must know) queued in the outbox.
+// shown at once, and (when the backend must know) queued in the outbox. A change that cannot be
+// kept is never silent: it is named in saveFailure and thrown to the screen that asked for it.
 import { readKv, writeKv, type Db } from '../lib/db.ts';
 import { defaultSettings, newId, type AppSettings, type StudySession, type Subject, type Task } from '../lib/model.ts';
 import { studyDayOf } from '../lib/study-day.ts';
 import { idleTimer, withSettings } from '../lib/timer.ts';
-import { db, dataStatus, dataVersion, profile, sessions, settings, subjects, tasks, timer } from './signals.ts';
+import {
+  db,
+  dataStatus,
+  dataVersion,
+  profile,
+  saveFailure,
+  sessions,
+  settings,
+  subjects,
+  tasks,
+  timer,
+} from './signals.ts';
 import { snapshotSoon } from './backups.ts';
 import { enqueue } from './sync.ts';
 import { channel } from './tabs.ts';
@@ -12,6 +24,24 @@ import { channel } from './tabs.ts';
 function requireDb(): Db {
   if (!db.value) throw new Error('local data is not open');
   return db.value;
+}
+
+/**
+ * Runs one change a student asked for. A change this device could not keep (IndexedDB refused
+ * it, or it threw before the write) stays named in saveFailure, so the sync line says so instead
+ * of "Everything is synced", until a later change is kept; and it is thrown on, so the screen
+ * where she acted says it too. Screens catch it, so it is reported to the server here.
+ */
+async function keep<T>(what: string, change: () => Promise<T>): Promise<T> {
+  try {
+    const result = await change();
+    saveFailure.value = null;
+    return result;
+  } catch (error) {
+    saveFailure.value = { what, reason: error instanceof Error ? error.message : String(error) };
+    globalThis.reportError?.(error);
+    throw error;
+  }
 }
 
 export async function loadAll(database: Db): Promise<void> {
@@ -55,18 +85,22 @@ export function hasLocalData(): boolean {
 
 // Subjects: local only (sessions and tasks carry the subject's id and name to the backend).
 
-export async function addSubject(name: string): Promise<Subject> {
-  const subject: Subject = { id: newId(), name: name.trim(), createdAt: Date.now() };
-  await requireDb().put('subjects', subject);
-  subjects.value = [...subjects.value, subject];
-  changed();
-  return subject;
+export function addSubject(name: string): Promise<Subject> {
+  return keep(`the subject “${name.trim()}”`, async () => {
+    const subject: Subject = { id: newId(), name: name.trim(), createdAt: Date.now() };
+    await requireDb().put('subjects', subject);
+    subjects.value = [...subjects.value, subject];
+    changed();
+    return subject;
+  });
 }
 
-export async function deleteSubject(id: string): Promise<void> {
-  await requireDb().delete('subjects', id);
-  subjects.value = subjects.value.filter((subject) => subject.id !== id);
-  changed();
+export function deleteSubject(id: string): Promise<void> {
+  return keep('removing a subject', async () => {
+    await requireDb().delete('subjects', id);
+    subjects.value = subjects.value.filter((subject) => subject.id !== id);
+    changed();
+  });
 }
 
 export function subjectName(id: string | null): string | null {
@@ -83,32 +117,38 @@ async function saveTask(task: Task): Promise<void> {
   await enqueue({ kind: 'task-upsert', task, subjectName: subjectName(task.subjectId) });
 }
 
-export async function addTask(title: string, subjectId: string | null, day: string | null): Promise<Task> {
-  const now = Date.now();
-  const task: Task = {
-    id: newId(),
-    title: title.trim(),
-    subjectId,
-    day,
-    done: false,
-    completedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await saveTask(task);
-  return task;
+export function addTask(title: string, subjectId: string | null, day: string | null): Promise<Task> {
+  return keep(`the task “${title.trim()}”`, async () => {
+    const now = Date.now();
+    const task: Task = {
+      id: newId(),
+      title: title.trim(),
+      subjectId,
+      day,
+      done: false,
+      completedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await saveTask(task);
+    return task;
+  });
 }
 
-export async function setTaskDone(task: Task, done: boolean): Promise<void> {
-  const now = Date.now();
-  await saveTask({ ...task, done, completedAt: done ? now : null, updatedAt: now });
+export function setTaskDone(task: Task, done: boolean): Promise<void> {
+  return keep(`${done ? 'ticking off' : 'reopening'} the task “${task.title}”`, async () => {
+    const now = Date.now();
+    await saveTask({ ...task, done, completedAt: done ? now : null, updatedAt: now });
+  });
 }
 
-export async function deleteTask(id: string): Promise<void> {
-  await requireDb().delete('tasks', id);
-  tasks.value = tasks.value.filter((task) => task.id !== id);
-  changed();
-  await enqueue({ kind: 'task-delete', taskId: id });
+export function deleteTask(id: string): Promise<void> {
+  return keep('removing a task', async () => {
+    await requireDb().delete('tasks', id);
+    tasks.value = tasks.value.filter((task) => task.id !== id);
+    changed();
+    await enqueue({ kind: 'task-delete', taskId: id });
+  });
 }
 
 // Sessions: settled by Finish, recorded through the outbox with record_study_session at once (the
@@ -116,26 +156,32 @@ export async function deleteTask(id: string): Promise<void> {
 // right after Finish still sends it); the outbox marks each one synced once the backend has it
 // (sync.ts).
 
-export async function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
-  const session: StudySession = {
-    ...fields,
-    id: newId(),
-    studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours),
-    synced: false,
-  };
-  const database = requireDb();
-  await enqueue({ kind: 'session', session }, async () => {
-    await database.put('sessions', session);
-    sessions.value = [...sessions.value, session];
-    changed();
-    snapshotSoon();
+export function recordSession(fields: Omit<StudySession, 'id' | 'studyDay' | 'synced'>): Promise<StudySession> {
+  return keep('the study session', async () => {
+    const session: StudySession = {
+      ...fields,
+      id: newId(),
+      studyDay: studyDayOf(fields.startedAt, settings.value.dayOffsetHours),
+      synced: false,
+    };
+    const database = requireDb();
+    await enqueue({ kind: 'session', session }, async () => {
+      await database.put('sessions', session);
+      sessions.value = [...sessions.value, session];
+      changed();
+      snapshotSoon();
+    });
+    return session;
   });
-  return session;
 }
 
 // Settings.
 
-export async function saveSettings(next: AppSettings): Promise<void> {
+export function saveSettings(next: AppSettings): Promise<void> {
+  return keep('the settings', () => writeSettings(next));
+}
+
+async function writeSettings(next: AppSettings): Promise<void> {
   const database = requireDb();
   const dayChanged = next.dayOffsetHours !== settings.value.dayOffsetHours;
   await writeKv(database, 'settings', next);

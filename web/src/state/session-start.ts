@@ -5,6 +5,7 @@
 import { effect } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
 import { rememberSignedInHere } from '../lib/session-storage.ts';
+import { tabLocks } from '../lib/tab-locks.ts';
 import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
 import type { TimerState } from '../lib/timer.ts';
 import { requireToken, watchSession } from './auth.ts';
@@ -41,7 +42,10 @@ let unreachableTimer: ReturnType<typeof setTimeout> | undefined;
  */
 const UNREACHABLE_AFTER_MS = 4000;
 
-/** Only one tab holds the link to the phone (a Web Lock), so an action is applied by one tab only. */
+/**
+ * Only one tab holds the link to the phone (a tab lock: Web Locks, or their stand-in on a plain-HTTP
+ * page), so an action is applied by one tab only.
+ */
 function startRelay(): void {
   const run = () =>
     startPhoneLink((connected) => {
@@ -50,7 +54,7 @@ function startRelay(): void {
       if (connected) serverReachable.value = true;
       else unreachableTimer = setTimeout(() => void checkServerNow(), UNREACHABLE_AFTER_MS);
     });
-  if (!navigator.locks) return void run();
+  const locks = tabLocks();
   const hold = () =>
     new Promise<void>((resolve) => {
       releaseRelayLock = resolve;
@@ -58,11 +62,11 @@ function startRelay(): void {
     });
   relayLockWait = new AbortController();
   const { signal } = relayLockWait;
-  void navigator.locks.request('studyhall-relay', { ifAvailable: true }, (lock) => {
+  void locks.request('studyhall-relay', { ifAvailable: true }, (lock) => {
     if (lock) return hold();
     // Another tab holds it: say so, and take over when that tab closes.
     phoneLinkElsewhere();
-    void navigator.locks.request('studyhall-relay', { signal }, hold).catch(() => undefined);
+    void locks.request('studyhall-relay', { signal }, hold).catch(() => undefined);
     return undefined;
   });
 }

@@ -40,13 +40,28 @@ export interface SyncState {
 }
 export const syncState = signal<SyncState>({ pending: 0, failed: 0, blockedBy: null, syncing: false, known: false });
 
+/**
+ * The last change to the student's data that this device could not keep (what it was, and the
+ * browser's reason), until a later change is kept: the sync line and a banner say so.
+ */
+export interface SaveFailure {
+  what: string;
+  reason: string;
+}
+export const saveFailure = signal<SaveFailure | null>(null);
+
 /** The browser's network and whether this server answered the last request. */
 export const online = signal(typeof navigator === 'undefined' ? true : navigator.onLine);
 export const serverReachable = signal(true);
 
 /** The one sentence about syncing that the sidebar line and the banners both show. */
 export const syncLine = computed(() =>
-  describeSync({ ...syncState.value, online: online.value, serverReachable: serverReachable.value }),
+  describeSync({
+    ...syncState.value,
+    online: online.value,
+    serverReachable: serverReachable.value,
+    unsaved: saveFailure.value !== null,
+  }),
 );
 
 /** A new service worker waits: the app offers "New version, reload". */

@@ -1,12 +1,14 @@
 // Runs the outbox: flushes when something is queued, when the browser comes back online, when the
 // tab becomes visible, when the server answers again after it did not (the health watch), and on a
-// backoff timer while changes wait. Flushes of several tabs are serialised with a Web Lock, so two
-// tabs never send the same entry at once.
+// backoff timer while changes wait. Flushes of several tabs are serialised with a tab lock (Web
+// Locks, or on a plain-HTTP page their stand-in: lib/tab-locks.ts), so two tabs never send the same
+// entry at once.
 import { BackendWriter } from '../lib/backend-writer.ts';
 import { clientConfig } from '../lib/client-config.ts';
 import { IdbOutboxStore } from '../lib/db.ts';
 import { HealthWatch, pingServer } from '../lib/health-watch.ts';
 import { Outbox, outboxKey, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
+import { tabLocks } from '../lib/tab-locks.ts';
 import { accessToken } from './auth.ts';
 import { account, db, online, serverReachable, sessions, syncState } from './signals.ts';
 
@@ -16,9 +18,7 @@ let backoffMs = 2000;
 const MAX_BACKOFF_MS = 60_000;
 
 function webLock<T>(work: () => Promise<T>): Promise<T> {
-  if (typeof navigator !== 'undefined' && navigator.locks)
-    return navigator.locks.request('studyhall-outbox', work) as Promise<T>;
-  return work();
+  return tabLocks().request('studyhall-outbox', {}, work);
 }
 
 /**

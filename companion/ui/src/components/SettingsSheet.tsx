@@ -1,8 +1,10 @@
 // Settings: the server address (with a test that asks it for the timer), the pairing code for a
-// server that runs with pairing on, and auto start. In the Android app also the overlay permission.
+// server that runs with pairing on, and auto start. In the Android app also the overlay permission;
+// in a browser at a plain-HTTP address, what installing the remote needs.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Companion, ConnectionTest } from '../state/companion.ts';
+import { HomeScreenNote } from './HomeScreenNote.tsx';
 import { Sheet } from './Sheet.tsx';
 
 function OverlayRow({ companion }: { companion: Companion }) {
@@ -155,6 +157,8 @@ export function SettingsSheet({
         </div>
 
         <OverlayRow companion={companion} />
+
+        <HomeScreenNote companion={companion} />
 
         <button type="submit" class="button button--primary button--wide">
           Save

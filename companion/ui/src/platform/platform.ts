@@ -23,6 +23,12 @@ export interface Platform {
   /** Calls back when the network or the page's visibility comes back, so the poll can ask at once. */
   onResume(callback: () => void): () => void;
   native: NativeShell | undefined;
+  /**
+   * In a browser at a plain-HTTP address (not a secure context), where the remote cannot be
+   * installed or opened offline: the serving server's https address, or null when it has none.
+   * Undefined where the question does not arise (a secure page, the Android app).
+   */
+  secureAddress?: () => Promise<string | null>;
 }
 
 /** Binds the global fetch, so a patched one (CapacitorHttp) is picked up too. */

@@ -1,5 +1,6 @@
 // Who may unlock the console: the holder of ADMIN_SECRET (compared in constant time), or someone
-// signed in to the backend whose access token the backend itself confirms (/auth/v1/user) and who
+// signed in to the backend whose access token the backend itself confirms (/auth/v1/user), whose
+// account is not banned (the backend may still accept a banned account's token until it expires), and who
 // has an `admin` row in user_roles, or whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and whose
 // account the owner confirmed (roles/email-confirmations.ts: an address alone proves nothing,
 // since anyone can sign up with one), or that signs in with a session a link mailed to that
@@ -8,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
+import { isBannedAt } from '../backend-users.ts';
 import { confirmAdminEmail, isEmailConfirmed, unconfirmedMessage } from '../roles/email-confirmations.ts';
 import { mailboxProof } from './mailbox-proof.ts';
 
@@ -20,7 +22,9 @@ export function secretMatches(given: string, secret: string | undefined): boolea
   return timingSafeEqual(digest(given), digest(secret));
 }
 
-const backendUser = z.object({ id: z.string(), email: z.string().nullish() }).loose();
+const backendUser = z
+  .object({ id: z.string(), email: z.string().nullish(), banned_until: z.string().nullish() })
+  .loose();
 
 export interface AllowedAccount {
   userId: string;
@@ -50,6 +54,8 @@ export async function verifyBackendSession(
     if (error instanceof BackendError && error.status >= 500) throw error;
     throw new GatewayError(401, 'invalid_token', 'The backend did not accept this session; sign in again.');
   }
+  if (isBannedAt(user.banned_until, Date.now()))
+    throw new GatewayError(403, 'account_banned', 'This account is banned; it cannot unlock the admin console.');
   const email = user.email?.toLowerCase() ?? '';
   const listed = email !== '' && allowedEmails.includes(email);
   if (listed && (await isEmailConfirmed(backend, user.id, email)))

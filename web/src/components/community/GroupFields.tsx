@@ -2,8 +2,8 @@
 // description, icon (a raster image, resized in the browser before upload), who can find it and
 // how people join. Validation mirrors the database's limits so errors show under their field.
 import { useEffect, useState } from 'preact/hooks';
+import type { JoinPolicy, Visibility } from '#contracts/community-rows.ts';
 import { iconFromFile, IconError, ICON_TYPES } from '../../lib/community/icon.ts';
-import type { JoinPolicy, Visibility } from '../../lib/community/schemas.ts';
 import { POLICY_CHOICES, VISIBILITY_CHOICES } from './policy-words.ts';
 import { Avatar } from './Avatar.tsx';
 

@@ -1,5 +1,7 @@
 // The community screens' shared states: an error that says what happened with its action, a
-// confirmation that announces itself, and a copy-to-clipboard button that says it worked.
+// confirmation that announces itself, and a copy-to-clipboard button that says it worked, or,
+// where the browser gives no clipboard (a plain-HTTP page) or refuses it, selects the text for the
+// student to copy and says how.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeCommunityError } from '../../lib/community/words.ts';
@@ -36,33 +38,50 @@ export function SuccessNotice({ children }: { children: ComponentChildren }) {
 
 export function CopyButton({
   text,
+  inputId,
   label = 'Copy link',
   class: className = 'button',
 }: {
   text: string;
+  /** The read-only field that shows `text`: selected for the student when the clipboard is out of reach. */
+  inputId: string;
   label?: string;
   class?: string;
 }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [state, setState] = useState<'idle' | 'copied' | 'selected'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
-    const timer = setTimeout(() => setState('idle'), 2500);
+    // The hint stays long enough to read and act on; "Copied" is only a confirmation.
+    const timer = setTimeout(() => setState('idle'), state === 'selected' ? 10_000 : 2500);
     return () => clearTimeout(timer);
   }, [state]);
+  const selectText = () => {
+    const input = document.getElementById(inputId);
+    if (input instanceof HTMLInputElement) {
+      input.focus();
+      input.select();
+    }
+    setState('selected');
+  };
   const copy = async () => {
+    // Browsers give navigator.clipboard to secure pages only, and may refuse it there too.
+    if (!navigator.clipboard) return selectText();
     try {
       await navigator.clipboard.writeText(text);
       setState('copied');
     } catch {
-      setState('failed');
+      selectText();
     }
   };
   return (
-    <button type="button" class={className} onClick={() => void copy()}>
-      <CopyIcon size={18} />
-      <span aria-live="polite">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy the link' : label}
+    <>
+      <button type="button" class={className} onClick={() => void copy()}>
+        <CopyIcon size={18} />
+        <span aria-live="polite">{state === 'copied' ? 'Copied' : label}</span>
+      </button>
+      <span class="copy-hint small" aria-live="polite">
+        {state === 'selected' ? 'Press Ctrl+C / long-press to copy' : ''}
       </span>
-    </button>
+    </>
   );
 }

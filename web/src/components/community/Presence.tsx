@@ -1,6 +1,6 @@
 // Presence as a coloured dot plus a word (never colour alone), and the lock that marks what a
 // student keeps to themselves ("not shared" looks different from "nothing yet today").
-import type { PresenceState } from '../../lib/community/schemas.ts';
+import type { PresenceState } from '#contracts/community-rows.ts';
 import { LockIcon } from './icons.tsx';
 
 export const PRESENCE_WORD: Record<PresenceState, string> = {

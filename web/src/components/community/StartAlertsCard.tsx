@@ -1,10 +1,12 @@
 // Where start alerts arrive: "allow notifications on this device" (a Web Push subscription made
 // with this server's VAPID key and stored as a device token), and the quiet hours, in the
-// browser's timezone, during which the server sends nothing.
+// browser's timezone, during which the server sends nothing. On a page that is not a secure
+// context no device can subscribe: the card says what alerts need instead.
 import { useEffect, useState } from 'preact/hooks';
 import { browserOffsetMinutes, readQuietHours, saveQuietHours } from '../../lib/community/alerts.ts';
 import { deviceAlerts, disableDeviceAlerts, enableDeviceAlerts, type DeviceAlerts } from '../../lib/community/push.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
+import { SecureAddressNote } from '../SecureAddressNote.tsx';
 import { BellIcon } from './icons.tsx';
 import { SuccessNotice } from './Notices.tsx';
 
@@ -15,7 +17,7 @@ function offsetText(minutes: number): string {
   return `UTC${sign}${hours}${rest ? `:${String(rest).padStart(2, '0')}` : ''}`;
 }
 
-const DEVICE_WORDS: Record<DeviceAlerts, string> = {
+const DEVICE_WORDS: Record<Exclude<DeviceAlerts, 'insecure'>, string> = {
   unsupported: 'This browser cannot show notifications from studyhall. Alerts still reach your other devices.',
   unavailable: 'This server does not send notifications, so start alerts cannot reach any device yet.',
   blocked: 'Notifications are blocked for this site. Allow them in the browser’s site settings, then come back.',
@@ -83,7 +85,11 @@ export function StartAlertsCard() {
       </p>
       <div class="alerts-device">
         <BellIcon size={20} />
-        <p role="status">{device ? DEVICE_WORDS[device] : 'Checking this device…'}</p>
+        {device === 'insecure' ? (
+          <SecureAddressNote feature="alerts" class="" role="status" />
+        ) : (
+          <p role="status">{device ? DEVICE_WORDS[device] : 'Checking this device…'}</p>
+        )}
         {(device === 'off' || device === 'on') && (
           <button
             type="button"

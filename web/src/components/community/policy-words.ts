@@ -1,5 +1,5 @@
 // How a group's join policy and visibility read on screen.
-import type { JoinPolicy, Visibility } from '../../lib/community/schemas.ts';
+import type { JoinPolicy, Visibility } from '#contracts/community-rows.ts';
 
 export function policyWord(policy: JoinPolicy): string {
   return policy === 'open' ? 'Anyone can join' : policy === 'request' ? 'Join by request' : 'Invite link only';

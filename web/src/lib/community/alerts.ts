@@ -3,8 +3,9 @@
 // browser's timezone) applies to all of them; it is kept in the student's settings preferences so
 // an alert created later gets it too.
 import { z } from 'zod';
+import { startAlertJson } from '#contracts/community-answers.ts';
+import { START_ALERT_COLUMNS, startAlertRow, type StartAlertRow } from '#contracts/community-rows.ts';
 import { client, CommunityError, communityError, currentUserId, rows, rpc } from './backend.ts';
-import { startAlertJson, startAlertRow, type StartAlertRow } from './schemas.ts';
 
 export type AlertTarget = 'buddy' | 'group';
 
@@ -20,12 +21,7 @@ export function browserOffsetMinutes(date = new Date()): number {
 }
 
 export async function listAlerts(): Promise<StartAlertRow[]> {
-  return rows(
-    (await client())
-      .from('community_start_alerts')
-      .select('target_type,target_id,enabled,quiet_start,quiet_end,timezone_offset_minutes'),
-    startAlertRow,
-  );
+  return rows((await client()).from('community_start_alerts').select(START_ALERT_COLUMNS), startAlertRow);
 }
 
 export function alertFor(alerts: readonly StartAlertRow[], type: AlertTarget, id: string): boolean {

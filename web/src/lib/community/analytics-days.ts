@@ -2,8 +2,8 @@
 // current_date, which can be a day ahead of (or behind) the student's study day. The chart shows
 // exactly `count` days ending today in the student's study day, with a day the database did not
 // return as zero, so its last bar, and its axis, never reach into tomorrow.
+import type { AnalyticsDay } from '#contracts/community-answers.ts';
 import { addDays } from '../study-day.ts';
-import type { AnalyticsDay } from './schemas.ts';
 
 export function lastStudyDays(rows: AnalyticsDay[], count: number, today: string): AnalyticsDay[] {
   const byDay = new Map(rows.map((row) => [row.study_day.slice(0, 10), row]));

@@ -1,8 +1,8 @@
 // Buddies: the overview (each buddy's day, filtered by their own switches), requests by handle,
 // answers, removal and blocking.
 import { z } from 'zod';
+import { overviewEntry } from '#contracts/community-answers.ts';
 import { rpc } from './backend.ts';
-import { overviewEntry } from './schemas.ts';
 
 export const readOverview = () => rpc('community_get_overview', {}, z.array(overviewEntry));
 export const requestBuddy = (handle: string) =>

@@ -11,9 +11,9 @@
 // (its token changed and the topic is no longer hers to hear) is joined afresh.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { z } from 'zod';
+import { CHAT_MESSAGE_COLUMNS, chatMessage, type ChatMessage } from '#contracts/community-rows.ts';
 import { client, CommunityError, communityError, rows } from './backend.ts';
 import { catchUpFrom, mergeMessages } from './chat-log.ts';
-import { chatMessage, type ChatMessage } from './schemas.ts';
 
 /** A broadcast the database sends on the topic: the message as the chat shows it. */
 const broadcastChange = z.object({ record: chatMessage });
@@ -208,7 +208,7 @@ export class ChatFeed {
       const read = await rows(
         sb
           .from('group_chat_messages')
-          .select('id,group_id,sender_id,content,created_at,deleted_at')
+          .select(CHAT_MESSAGE_COLUMNS)
           .eq('group_id', this.groupId)
           .gte('created_at', from)
           .order('created_at', { ascending: true })

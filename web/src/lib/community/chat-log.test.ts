@@ -2,8 +2,8 @@
 // database's microseconds, runs per sender and minute, dividers after pauses, the unread marker,
 // and where a catch-up read starts.
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '#contracts/community-rows.ts';
 import { catchUpFrom, CATCH_UP_OVERLAP_MS, instantOf, layoutMessages, mergeMessages } from './chat-log.ts';
-import type { ChatMessage } from './schemas.ts';
 
 const message = (id: string, sender: string | null, createdAt: string, content = id): ChatMessage => ({
   id,

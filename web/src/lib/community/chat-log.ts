@@ -2,7 +2,7 @@
 // id (so nothing shows twice whatever order they arrive in), ordering as the database does
 // (created_at, then id), and the layout the screen draws: runs of one sender within one minute,
 // a time divider after a long pause, and a "New messages" marker before the first unread one.
-import type { ChatMessage } from './schemas.ts';
+import type { ChatMessage } from '#contracts/community-rows.ts';
 
 /** Microseconds since the epoch: Postgres keeps microseconds, and Date.parse would drop them. */
 export function instantOf(timestamp: string): number {

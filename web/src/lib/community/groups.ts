@@ -2,24 +2,30 @@
 // own), membership and requests, the board, chat-free owner tools, leaderboard and analytics,
 // invites and reports. The database functions raise the codes the screens explain.
 import { z } from 'zod';
-import { clientConfig } from '../client-config.ts';
-import { client, CommunityError, communityError, currentUserId, nothing, rows, rpc, write } from './backend.ts';
 import {
   analyticsDay,
   boardMember,
   discoveredGroup,
-  GROUP_COLUMNS,
-  groupInvite,
-  groupRole,
-  groupRow,
+  joinAnswer,
   joinRequest,
   leaderboardRow,
   type DiscoveredGroup,
+} from '#contracts/community-answers.ts';
+import {
+  GROUP_COLUMNS,
+  GROUP_INVITE_COLUMNS,
+  groupInvite,
+  groupRole,
+  groupRow,
+  type GroupInvite,
   type GroupRole,
   type GroupRow,
   type JoinPolicy,
   type Visibility,
-} from './schemas.ts';
+} from '#contracts/community-rows.ts';
+import { appAddress } from '../app-address.ts';
+import { clientConfig } from '../client-config.ts';
+import { client, CommunityError, communityError, currentUserId, nothing, rows, rpc, write } from './backend.ts';
 
 export const DISCOVER_PAGE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -138,8 +144,7 @@ export async function uploadGroupIcon(groupId: string, icon: Blob): Promise<Grou
   return updateGroup(groupId, { icon_url: `${base}/storage/v1/object/public/group-icons/${objectName}` });
 }
 
-export const joinGroup = (groupId: string) =>
-  rpc('community_join_group', { p_group_id: groupId }, z.enum(['member', 'pending']));
+export const joinGroup = (groupId: string) => rpc('community_join_group', { p_group_id: groupId }, joinAnswer);
 export const cancelJoinRequest = (groupId: string) =>
   rpc('community_cancel_join_request', { p_group_id: groupId }, nothing);
 export const leaveGroup = (groupId: string) => rpc('community_leave_group', { p_group_id: groupId }, nothing);
@@ -166,15 +171,18 @@ export const readLeaderboard = (groupId: string, period: Period) =>
 export const readAnalytics = (groupId: string, days: number) =>
   rpc('get_group_analytics_from_snapshots', { p_group_id: groupId, p_days: days }, z.array(analyticsDay));
 
-export async function listInvites(groupId: string) {
-  return rows(
+/** The group's invites, each with the link to hand out (inviteLink). */
+export async function listInvites(groupId: string): Promise<(GroupInvite & { link: string })[]> {
+  const invites = await rows(
     (await client())
       .from('group_invites')
-      .select('token,expires_at,max_uses,uses_count,created_at')
+      .select(GROUP_INVITE_COLUMNS)
       .eq('group_id', groupId)
       .order('created_at', { ascending: false }),
     groupInvite,
   );
+  const base = await invitedAddress();
+  return invites.map((invite) => ({ ...invite, link: `${base}/invite/${invite.token}` }));
 }
 export const createGroupInvite = (groupId: string, days: number | null, maxUses: number | null) =>
   rpc(
@@ -193,9 +201,16 @@ export type ReportTarget = 'group' | 'message' | 'user';
 export const submitReport = (targetType: ReportTarget, targetId: string, reason: string) =>
   rpc('community_submit_report', { p_target_type: targetType, p_target_id: targetId, p_reason: reason }, z.string());
 
-/** A link another student can open: /invite/<token> on this server. */
-export function inviteLink(token: string): string {
-  return `${location.origin}/invite/${token}`;
+/** Where the invited open the app: the students' address, never this computer's loopback one. */
+async function invitedAddress(): Promise<string> {
+  const base = await appAddress();
+  if (!base) throw new CommunityError('offline', 'The server could not be reached.');
+  return base;
+}
+
+/** A link another student can open on her own device: /invite/<token> at the students' address. */
+export async function inviteLink(token: string): Promise<string> {
+  return `${await invitedAddress()}/invite/${token}`;
 }
 
 export { write };

@@ -1,9 +1,15 @@
 // The student's community enrollment: consent and the six privacy switches (their own row of
 // community_enrollments, which only they read and write). Each switch comes with the plain
 // statement the privacy screen shows of who sees what.
+import {
+  enrollment,
+  ENROLLMENT_COLUMNS,
+  type Enrollment,
+  type PrivacyKey,
+  type PrivacySwitches,
+} from '#contracts/community-rows.ts';
 import { client, CommunityError, communityError, currentUserId, rows } from './backend.ts';
 import { rememberConsent } from './consent.ts';
-import { enrollment, type Enrollment, type PrivacyKey, type PrivacySwitches } from './schemas.ts';
 
 export interface SwitchText {
   key: PrivacyKey;
@@ -64,11 +70,7 @@ export async function readEnrollment(): Promise<Enrollment> {
   const userId = await currentUserId();
   if (!userId) throw new CommunityError('signed_out', 'Sign in again.');
   const found = await rows(
-    (await client())
-      .from('community_enrollments')
-      .select('consent,consented_at,privacy')
-      .eq('user_id', userId)
-      .limit(1),
+    (await client()).from('community_enrollments').select(ENROLLMENT_COLUMNS).eq('user_id', userId).limit(1),
     enrollment,
   );
   const row = found[0];
@@ -86,7 +88,7 @@ async function updateEnrollment(patch: Record<string, unknown>): Promise<Enrollm
     .from('community_enrollments')
     .update(patch)
     .eq('user_id', userId)
-    .select('consent,consented_at,privacy');
+    .select(ENROLLMENT_COLUMNS);
   if (error) throw communityError(error, status);
   const row = enrollment.array().parse(data ?? [])[0];
   if (!row) throw new CommunityError('not_enrolled', 'Your community settings are missing on the server.');

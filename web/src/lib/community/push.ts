@@ -3,10 +3,15 @@
 // the server can send start alerts here. Turning it off removes the token and unsubscribes.
 import { z } from 'zod';
 import { ApiError, requestJson } from '../api.ts';
+import { isSecurePage } from '../secure-page.ts';
 import { client, CommunityError, communityError, rpc } from './backend.ts';
 
-/** unavailable: this server has no Web Push identity (its key route answers 503), so nothing can arrive. */
-export type DeviceAlerts = 'unsupported' | 'unavailable' | 'blocked' | 'off' | 'on';
+/**
+ * unavailable: this server has no Web Push identity (its key route answers 503), so nothing can
+ * arrive. insecure: the page is not a secure context (a plain-HTTP LAN address), where browsers
+ * have no service worker or push subscription, whatever this browser can do elsewhere.
+ */
+export type DeviceAlerts = 'insecure' | 'unsupported' | 'unavailable' | 'blocked' | 'off' | 'on';
 
 const TOKEN_KEY = 'studyhall-push-token';
 
@@ -63,6 +68,7 @@ export async function vapidPublicKey(): Promise<string> {
 }
 
 export async function deviceAlerts(): Promise<DeviceAlerts> {
+  if (!isSecurePage()) return 'insecure';
   if (!pushSupported()) return 'unsupported';
   if (Notification.permission === 'denied') return 'blocked';
   const registration = await navigator.serviceWorker.getRegistration();

@@ -2,7 +2,7 @@
 // of consent and switches: whatever they say others "still see" is exactly what the table marks as
 // seen, and neither claims that someone sees nothing when the table shows they see something.
 import { describe, expect, it } from 'vitest';
-import { PRIVACY_KEYS, type Enrollment, type PrivacySwitches } from './schemas.ts';
+import { PRIVACY_KEYS, type Enrollment, type PrivacySwitches } from '#contracts/community-rows.ts';
 import { consentStatement, stealthStatement, whoSeesWhat } from './sharing.ts';
 
 function* everyEnrollment(): Generator<Enrollment> {

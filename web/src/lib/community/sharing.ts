@@ -1,7 +1,7 @@
 // Who sees what of a student, under their consent and privacy switches, as the database decides
 // it: the one description the privacy table, the consent card and the stealth switch all read, so
 // the three cannot tell a student different things.
-import type { Enrollment } from './schemas.ts';
+import type { Enrollment } from '#contracts/community-rows.ts';
 
 export interface SharedItem {
   /** The table's row heading. */

@@ -2,6 +2,7 @@
 // cancel requests, share a buddy invite link, and see each buddy's day as they share it
 // (community_get_overview applies every buddy's own switches). Start alerts live here too.
 import { useState } from 'preact/hooks';
+import type { OverviewEntry } from '#contracts/community-answers.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import { UserPlusIcon } from '../../components/community/icons.tsx';
@@ -16,7 +17,6 @@ import { readOverview, removeBuddy, requestBuddy, respondBuddy } from '../../lib
 import { inviteLink } from '../../lib/community/groups.ts';
 import { createBuddyInvite } from '../../lib/community/invites.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import type { OverviewEntry } from '../../lib/community/schemas.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { BuddyCard } from './BuddyCard.tsx';
@@ -109,7 +109,7 @@ function BuddyInvite() {
   const [link, setLink] = useState<string | null>(null);
   const { busy, error, run } = useCommunityAction();
   const create = async () => {
-    await run(async () => setLink(inviteLink(await createBuddyInvite(7, 1))));
+    await run(async () => setLink(await inviteLink(await createBuddyInvite(7, 1))));
   };
   return (
     <section class="card stack" aria-labelledby="buddy-invite-title">
@@ -123,13 +123,14 @@ function BuddyInvite() {
       {link ? (
         <div class="row invite-row">
           <input
+            id="buddy-invite-link"
             class="input invite-link"
             readOnly
             value={link}
             aria-label="Your buddy invite link"
             onFocus={(event) => event.currentTarget.select()}
           />
-          <CopyButton text={link} />
+          <CopyButton text={link} inputId="buddy-invite-link" />
         </div>
       ) : (
         <div>

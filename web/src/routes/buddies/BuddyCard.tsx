@@ -2,11 +2,11 @@
 // today's minutes and questions, subjects and tasks. A lock with "not shared" (the database sent
 // null) looks different from "nothing yet today" (it sent an empty list or zero).
 import { useState } from 'preact/hooks';
+import type { OverviewEntry } from '#contracts/community-answers.ts';
 import { AlertBell } from '../../components/community/AlertBell.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { NotShared, PresenceBadge } from '../../components/community/Presence.tsx';
 import { CheckIcon } from '../../components/icons.tsx';
-import type { OverviewEntry } from '../../lib/community/schemas.ts';
 import { minutesText, plural } from '../../lib/format.ts';
 
 function Fact({ label, children }: { label: string; children: preact.ComponentChildren }) {

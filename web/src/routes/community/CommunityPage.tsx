@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { z } from 'zod';
+import type { DiscoveredGroup } from '#contracts/community-answers.ts';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { GroupIcon, SearchIcon, ShieldIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
@@ -14,7 +15,6 @@ import { PlusIcon } from '../../components/icons.tsx';
 import { client, currentUserId, rows } from '../../lib/community/backend.ts';
 import { cancelJoinRequest, discoverGroups, joinGroup } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import type { DiscoveredGroup } from '../../lib/community/schemas.ts';
 import { plural } from '../../lib/format.ts';
 import { CreateGroupDialog } from './CreateGroupDialog.tsx';
 import { policyWord } from '../../components/community/policy-words.ts';

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { minutesText } from '../../lib/format.ts';
 import { advance, focusedMs } from '../../lib/timer.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import {
   countCorrect,
   countIncorrect,
@@ -52,7 +53,7 @@ function useShortcuts() {
   }, []);
 }
 
-type Notice = { tone: 'success' | 'info'; text: string } | null;
+type Notice = { tone: 'success' | 'info' | 'error'; text: string } | null;
 
 export default function FocusPage() {
   useShortcuts();
@@ -76,6 +77,9 @@ export default function FocusPage() {
           ? { tone: 'success', text: `Saved ${minutesText(result.minutes)} of focus. It is in your stats.` }
           : { tone: 'info', text: 'Sessions under a minute are not saved. The timer is reset.' },
       );
+    } catch {
+      // The timer is reset only once the session is kept, so Finish can be pressed again.
+      setNotice({ tone: 'error', text: `${NOT_SAVED_TEXT} The timer keeps your session.` });
     } finally {
       setFinishing(false);
     }
@@ -135,7 +139,10 @@ export default function FocusPage() {
           </button>
         </div>
         {notice && (
-          <div class={`notice notice-${notice.tone === 'success' ? 'success' : 'warning'}`} role="status">
+          <div
+            class={`notice notice-${notice.tone === 'info' ? 'warning' : notice.tone}`}
+            role={notice.tone === 'error' ? 'alert' : 'status'}
+          >
             <p>{notice.text}</p>
             {notice.tone === 'success' && <a href="/stats">See stats</a>}
           </div>

@@ -72,6 +72,13 @@ describe('the phone remote panel', () => {
     expect(panel.querySelector('span.url-chip')?.textContent).toBe('http://10.0.0.7:3000/companion/');
   });
 
+  it('says that adding the remote to a home screen needs the secure address, as its link is plain HTTP', async () => {
+    const panel = await openPanel(paired());
+    await within(panel).findByText(
+      'Adding the remote to your home screen needs the secure (https) address, which this server does not offer yet — ask whoever runs it.',
+    );
+  });
+
   it('says when a phone is connected, on the button too', async () => {
     const panel = await openPanel(paired({ phone: { state: 'present', since: Date.now() } }));
     expect(within(panel).getByText('Phone connected')).toBeTruthy();

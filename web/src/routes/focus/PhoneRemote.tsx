@@ -1,9 +1,13 @@
 // The phone remote, one click away: the pairing code and a QR code of the remote's link (the phone
 // opens it and is paired), whether a phone follows this page, and what to do in every other case
-// (the server pairs no one, cannot be reached, is full, or another tab holds the remote).
+// (the server pairs no one, cannot be reached, is full, or another tab holds the remote). The remote
+// at a plain-HTTP address works, but a phone cannot install it or open it offline: the panel says
+// what that needs.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
+import { studentsAddress } from '../../lib/app-address.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import {
   companionLink,
@@ -87,16 +91,17 @@ function RetryLine({ retryAt, advised = false, children }: { retryAt: number; ad
   );
 }
 
-/** The addresses a phone can open, from /api/client-config; null while asked, [] when none. */
+/**
+ * The addresses a phone can open (the students' address first), from /api/client-config; null while
+ * asked, [] when none.
+ */
 function usePhoneUrls(enabled: boolean): { urls: string[] | null; failed: boolean } {
   const [urls, setUrls] = useState<string[] | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     if (!enabled || urls) return;
     clientConfig()
-      .then((config) =>
-        setUrls(phoneUrls((config as { companion_urls?: string[] }).companion_urls ?? [], location.origin)),
-      )
+      .then((config) => setUrls(phoneUrls(studentsAddress(config, location.origin), config.companion_urls ?? [])))
       .catch(() => setFailed(true));
   }, [enabled, urls]);
   return { urls, failed };
@@ -120,6 +125,9 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
   }
   const [first, ...others] = urls as [string, ...string[]];
   const link = companionLink(first, code);
+  // The QR code leads to the https address; a phone that does not trust the server's certificate yet
+  // gets it from /__ca at the plain-HTTP address, which opens without one.
+  const plain = new URL(first).protocol === 'https:' ? others.find((url) => url.startsWith('http:')) : undefined;
   return (
     <div class="remote-connect">
       <div class="remote-scan">
@@ -142,6 +150,20 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
         </a>{' '}
         on your phone{code ? ' and type the code' : ''}.
       </p>
+      {new URL(first).protocol === 'http:' && (
+        <SecureAddressNote feature="home-screen" path="/companion/" class="small muted" />
+      )}
+      {plain && (
+        <p class="small muted">
+          A phone that warns about the certificate installs it once from{' '}
+          <span class="url-chip tabular">
+            {plain}
+            <wbr />
+            /__ca
+          </span>
+          .
+        </p>
+      )}
       {others.length > 0 && (
         <p class="small muted">
           Other addresses of this computer:{' '}

@@ -1,5 +1,6 @@
 // Subject and task for the session: chosen from the student's own, or added on the spot.
 import { useState } from 'preact/hooks';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import { addSubject, addTask } from '../../state/data.ts';
 import { choose, selection } from '../../state/focus.ts';
 import { settings, subjects, tasks } from '../../state/signals.ts';
@@ -27,7 +28,11 @@ function InlineAdd({
     const value = text.trim();
     if (!value) return setProblem(`Enter a ${label.toLowerCase()}.`);
     if (value.length > max) return setProblem(`Keep it under ${max} characters.`);
-    await onAdd(value);
+    try {
+      await onAdd(value);
+    } catch {
+      setProblem(NOT_SAVED_TEXT);
+    }
   };
   return (
     <form class="inline-form" onSubmit={(event) => void submit(event)}>
@@ -45,11 +50,6 @@ function InlineAdd({
           aria-describedby={problem ? `${id}-error` : undefined}
           autoFocus
         />
-        {problem && (
-          <p id={`${id}-error`} class="field-error" role="alert">
-            {problem}
-          </p>
-        )}
       </div>
       <button type="submit" class="button">
         Add
@@ -57,6 +57,12 @@ function InlineAdd({
       <button type="button" class="button button-quiet" onClick={onCancel}>
         Cancel
       </button>
+      {/* Under the field and the buttons, so the buttons stay beside the field. */}
+      {problem && (
+        <p id={`${id}-error`} class="field-error inline-form-error" role="alert">
+          {problem}
+        </p>
+      )}
     </form>
   );
 }

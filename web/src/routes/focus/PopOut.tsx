@@ -1,10 +1,14 @@
 // "Pop out": a Document Picture-in-Picture window (Chromium) with the time and the counters, which
 // stays on top while the student works elsewhere. It renders with this page's Preact and signals,
-// so a count there is the same action as a click here. Hidden where the API is missing.
+// so a count there is the same action as a click here. Hidden where the API is missing, except
+// where only the page's plain-HTTP address keeps it away: there the button says what it needs.
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { PopOutIcon } from '../../components/icons.tsx';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
+import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
 import { clock } from '../../lib/format.ts';
+import { isSecurePage } from '../../lib/secure-page.ts';
 import { advance, remainingMs } from '../../lib/timer.ts';
 import { countFromAfar, toggleTimer } from '../../state/focus.ts';
 import { timer } from '../../state/signals.ts';
@@ -21,6 +25,15 @@ function pipApi(): DocumentPictureInPicture | undefined {
 
 export function popOutSupported(): boolean {
   return pipApi() !== undefined;
+}
+
+/**
+ * Chromium on a computer has Document Picture-in-Picture for secure pages only, so on a plain-HTTP
+ * address its API is missing. Other browsers (Firefox, every phone) have none on any page and are
+ * offered nothing. (`window.chrome` is there on every Chromium page, secure or not.)
+ */
+function popOutNeedsSecurePage(): boolean {
+  return !isSecurePage() && 'chrome' in window && !/Android|Mobi/.test(navigator.userAgent);
 }
 
 function PopOutView() {
@@ -110,8 +123,37 @@ async function openPopOut(): Promise<void> {
   pip.addEventListener('pagehide', () => render(null, pip.document.body));
 }
 
+/** The Pop out button where only the page's address keeps it away: it opens what it needs. */
+function PopOutNeedsSecurePage() {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
+  return (
+    <div class="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        ref={toggle}
+        class="button button-quiet"
+        aria-expanded={open}
+        aria-controls="pop-out-note"
+        onClick={() => setOpen(!open)}
+      >
+        <PopOutIcon />
+        Pop out
+      </button>
+      {open && (
+        <div id="pop-out-note" class="popover popout-note" role="region" aria-label="Pop out">
+          <p class="popover-title">Keep the timer on top of other windows</p>
+          <SecureAddressNote feature="pop-out" />
+        </div>
+      )}
+    </div>
+  );
+}
+
 export function PopOutButton() {
-  if (!popOutSupported()) return null;
+  if (!popOutSupported()) return popOutNeedsSecurePage() ? <PopOutNeedsSecurePage /> : null;
   return (
     <button
       type="button"

@@ -1,8 +1,11 @@
 // Today's tasks beside the timer: tick one off, add one, remove one. Each change syncs to the
-// backend's user_tasks through the outbox; until then the row says it will sync.
+// backend's user_tasks through the outbox; until then the row says it will sync. A change this
+// device cannot keep is said under the add field, or for a tick or a removal by the banner above
+// every screen (state/data.ts names it there), which is why those two only end their promise.
 import { useState } from 'preact/hooks';
 import { PlusIcon, TrashIcon } from '../../components/icons.tsx';
 import { studyDayOf } from '../../lib/study-day.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import { addTask, deleteTask, setTaskDone, subjectName } from '../../state/data.ts';
 import { selection } from '../../state/focus.ts';
 import { settings, syncState, tasks } from '../../state/signals.ts';
@@ -20,7 +23,12 @@ export function TasksPanel() {
     event.preventDefault();
     const value = title.trim();
     if (!value) return setProblem('Enter what you want to do.');
-    await addTask(value, selection().subjectId, today);
+    try {
+      await addTask(value, selection().subjectId, today);
+    } catch {
+      // The title stays in the field, so Add tries again.
+      return setProblem(NOT_SAVED_TEXT);
+    }
     setTitle('');
     setProblem(null);
   };
@@ -51,7 +59,7 @@ export function TasksPanel() {
                     type="checkbox"
                     class="checkbox"
                     checked={task.done}
-                    onChange={(event) => void setTaskDone(task, event.currentTarget.checked)}
+                    onChange={(event) => void setTaskDone(task, event.currentTarget.checked).catch(() => undefined)}
                     aria-label={`Done: ${task.title}`}
                   />
                 </label>
@@ -68,7 +76,7 @@ export function TasksPanel() {
                 <button
                   type="button"
                   class="button button-quiet icon-button"
-                  onClick={() => void deleteTask(task.id)}
+                  onClick={() => void deleteTask(task.id).catch(() => undefined)}
                   aria-label={`Delete task: ${task.title}`}
                   title="Delete task"
                 >
@@ -93,15 +101,16 @@ export function TasksPanel() {
             aria-invalid={problem ? true : undefined}
             aria-describedby={problem ? 'task-add-error' : undefined}
           />
-          {problem && (
-            <p id="task-add-error" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
         </div>
         <button type="submit" class="button icon-button" aria-label="Add task" title="Add task">
           <PlusIcon />
         </button>
+        {/* Under the field and the button, so the button stays beside the field. */}
+        {problem && (
+          <p id="task-add-error" class="field-error inline-form-error" role="alert">
+            {problem}
+          </p>
+        )}
       </form>
       {syncState.value.pending > 0 && <p class="small muted">Changes are saved on this device and will sync.</p>}
     </section>

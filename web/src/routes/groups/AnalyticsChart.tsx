@@ -1,8 +1,8 @@
 // Minutes per day for the group (uPlot, loaded with this chart only), in the theme's colours,
 // with the same numbers as a table for screen readers.
 import { useRef } from 'preact/hooks';
+import type { AnalyticsDay } from '#contracts/community-answers.ts';
 import { useDayBarsChart } from '../../components/charts/useDayBarsChart.ts';
-import type { AnalyticsDay } from '../../lib/community/schemas.ts';
 import { formatCount } from '../../lib/format.ts';
 
 function dayMs(day: string): number {

@@ -1,12 +1,13 @@
 // The live board: who is studying now, on what and for how long, as far as each member shares
 // (the database applies their switches; stealth reads as offline). Studying first, then on a
 // break, paused, and everyone else in a compact list. Presence is a dot plus a word.
+import type { BoardMember } from '#contracts/community-answers.ts';
+import type { PresenceState } from '#contracts/community-rows.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { FlagIcon } from '../../components/community/icons.tsx';
 import { NotShared, PresenceBadge } from '../../components/community/Presence.tsx';
 import type { ReportSubject } from '../../components/community/ReportDialog.tsx';
 import { formatCount, minutesText, plural } from '../../lib/format.ts';
-import type { BoardMember, PresenceState } from '../../lib/community/schemas.ts';
 
 const ORDER: Record<PresenceState, number> = { studying: 0, break: 1, idle: 2, offline: 3 };
 

@@ -3,12 +3,13 @@
 // long press, a "New messages" marker before what arrived while the student looked away, and a
 // calm line while the connection is being restored (messages sent meanwhile appear on return).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { BoardMember } from '#contracts/community-answers.ts';
+import type { ChatMessage } from '#contracts/community-rows.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { FlagIcon, SendIcon, TrashIcon } from '../../components/community/icons.tsx';
 import { MessageText } from '../../components/community/MessageText.tsx';
 import { ChatFeed, type FeedState } from '../../lib/community/chat-feed.ts';
 import { instantOf, layoutMessages } from '../../lib/community/chat-log.ts';
-import type { BoardMember, ChatMessage } from '../../lib/community/schemas.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import type { ReportSubject } from '../../components/community/ReportDialog.tsx';
 

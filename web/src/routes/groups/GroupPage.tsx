@@ -5,6 +5,7 @@
 // the page is open (removed, or the group deleted), the page says so.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
+import type { GroupRole, GroupRow } from '#contracts/community-rows.ts';
 import { AlertBell } from '../../components/community/AlertBell.tsx';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
@@ -27,7 +28,6 @@ import {
   type Standing,
 } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import type { GroupRole, GroupRow } from '../../lib/community/schemas.ts';
 import { plural } from '../../lib/format.ts';
 import { Board } from './Board.tsx';
 import { Chat } from './Chat.tsx';

@@ -2,6 +2,8 @@
 // (expiry, use limit, copy, revoke), members' roles, removing a member, handing over ownership,
 // editing the group, and deleting it. Destructive steps ask once, naming what happens.
 import { useState } from 'preact/hooks';
+import type { BoardMember } from '#contracts/community-answers.ts';
+import type { GroupInvite, GroupRow } from '#contracts/community-rows.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import {
@@ -16,7 +18,6 @@ import { TrashIcon } from '../../components/icons.tsx';
 import {
   createGroupInvite,
   deleteGroup,
-  inviteLink,
   listInvites,
   listJoinRequests,
   removeMember,
@@ -27,7 +28,6 @@ import {
   updateGroup,
   uploadGroupIcon,
 } from '../../lib/community/groups.ts';
-import type { BoardMember, GroupInvite, GroupRow } from '../../lib/community/schemas.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { dateTime, plural, relativeTime } from '../../lib/format.ts';
@@ -184,11 +184,12 @@ function Invites({ group }: { group: GroupRow }) {
         <ul class="list invite-list">
           {(invites.data ?? []).map((invite) => {
             const state = inviteState(invite, now);
-            const link = inviteLink(invite.token);
+            const link = invite.link;
             return (
               <li key={invite.token} class={`list-item${invite.token === fresh ? ' is-fresh' : ''}`}>
                 <div class="list-main">
                   <input
+                    id={`invite-link-${invite.token}`}
                     class="input invite-link"
                     readOnly
                     value={link}
@@ -201,7 +202,7 @@ function Invites({ group }: { group: GroupRow }) {
                   </p>
                 </div>
                 <div class="row">
-                  {state.usable && <CopyButton text={link} />}
+                  {state.usable && <CopyButton text={link} inputId={`invite-link-${invite.token}`} />}
                   <button
                     type="button"
                     class="button button-quiet"

@@ -5,8 +5,8 @@
 // reported message the chat sees removed losing its text at once.
 import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { BoardMember } from '#contracts/community-answers.ts';
 import type { MyReport } from '../../lib/community/reports.ts';
-import type { BoardMember } from '../../lib/community/schemas.ts';
 
 const backend = vi.hoisted(() => ({ answers: [] as (MyReport[] | Error)[], calls: [] as string[] }));
 vi.mock('../../lib/community/reports.ts', () => ({

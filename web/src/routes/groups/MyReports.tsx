@@ -6,10 +6,10 @@
 // Loading shows nothing: most students have no report, and a placeholder that then vanishes would
 // make the chat jump.
 import { useEffect } from 'preact/hooks';
+import type { BoardMember } from '#contracts/community-answers.ts';
 import { nameOf } from '../../components/community/Avatar.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
 import { myReportsIn, type MyReport } from '../../lib/community/reports.ts';
-import type { BoardMember } from '../../lib/community/schemas.ts';
 
 const EXCERPT = 80;
 

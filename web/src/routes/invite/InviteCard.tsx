@@ -1,7 +1,7 @@
 // What an invite link leads to, as community_preview_invite tells it (it works signed out): a
 // group with its name, size and inviter, a buddy invitation, or a plain "this link does not work".
+import type { InvitePreview } from '#contracts/community-answers.ts';
 import { Avatar } from '../../components/community/Avatar.tsx';
-import type { InvitePreview } from '../../lib/community/schemas.ts';
 import { plural } from '../../lib/format.ts';
 
 export function InviteSummary({ preview }: { preview: InvitePreview }) {

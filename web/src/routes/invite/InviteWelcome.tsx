@@ -2,8 +2,8 @@
 // before sign-in), then the sign-up form. Signing up or in keeps the address, so the invite page
 // is what the student lands on next, one click from joining.
 import { useEffect, useState } from 'preact/hooks';
+import type { InvitePreview } from '#contracts/community-answers.ts';
 import { previewInvite } from '../../lib/community/invites.ts';
-import type { InvitePreview } from '../../lib/community/schemas.ts';
 import WelcomePage from '../auth/WelcomePage.tsx';
 import { InviteSummary } from './InviteCard.tsx';
 import '../../styles/community.css';

@@ -1,5 +1,6 @@
-// Change e-mail: the backend mails a confirmation link to the new address, and the address changes
-// only once she opens it (it leads back here, signed in: state/auth-link.ts).
+// Change e-mail: the backend mails a confirmation link to the new address and one to the current
+// address, and the address changes only once she has opened both (each leads back here; the last
+// one signs her in: state/auth-link.ts).
 import { useEffect, useState } from 'preact/hooks';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -16,11 +17,19 @@ export function ChangeEmailForm() {
   const [result, setResult] = useState<Result | null>(null);
   const [busy, setBusy] = useState(false);
 
-  // Back from the confirmation link: say that it worked, once.
+  // Back from a confirmation link: say what it did, once.
   useEffect(() => {
-    if (authLinkOutcome.value?.kind !== 'email-changed') return;
-    setResult({ tone: 'success', text: `Your e-mail address is now ${account.value?.email ?? 'confirmed'}.` });
-    dismissAuthLink();
+    const outcome = authLinkOutcome.value?.kind;
+    if (outcome === 'email-changed') {
+      setResult({ tone: 'success', text: `Your e-mail address is now ${account.value?.email ?? 'confirmed'}.` });
+      dismissAuthLink();
+    } else if (outcome === 'email-half-confirmed') {
+      setResult({
+        tone: 'success',
+        text: 'One address is confirmed. Open the link sent to the other address too: your address changes once both are confirmed.',
+      });
+      dismissAuthLink();
+    }
   }, []);
 
   const submit = async (event: Event) => {
@@ -37,7 +46,7 @@ export function ChangeEmailForm() {
       setEmail('');
       setResult({
         tone: 'success',
-        text: `We sent a confirmation link to ${address}. Your address changes once you open it; until then, keep using ${account.value?.email ?? 'the current one'}.`,
+        text: `We sent a confirmation link to ${address} and one to ${account.value?.email ?? 'your current address'}. Your address changes once you have opened both; until then, keep using ${account.value?.email ?? 'the current one'}.`,
       });
     } catch (error) {
       if (error instanceof ApiError && ['email_exists', 'email_taken', 'email_address_invalid'].includes(error.code))

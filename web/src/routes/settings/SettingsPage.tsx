@@ -2,11 +2,13 @@
 // account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
 import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
 import { askToNotify, notifyPermission } from '../../state/alarms.ts';
+import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import { deleteSubject, saveSettings } from '../../state/data.ts';
 import { sessions, settings, subjects, tasks } from '../../state/signals.ts';
 import { AccountSection } from './AccountSection.tsx';
@@ -35,11 +37,13 @@ function TimerSettings() {
   const [dayOffset, setDayOffset] = useState(settings.value.dayOffsetHours);
   const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
   const [saved, setSaved] = useState(false);
+  const [notSaved, setNotSaved] = useState<string | null>(null);
   useEffect(() => setDayOffset(settings.value.dayOffsetHours), [settings.value.dayOffsetHours]);
 
   const save = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
+    setNotSaved(null);
     const next: AppSettings = { ...settings.value, dayOffsetHours: dayOffset };
     const problems: Partial<Record<NumberField, string>> = {};
     for (const field of Object.keys(LIMITS) as NumberField[]) {
@@ -51,7 +55,11 @@ function TimerSettings() {
     }
     setErrors(problems);
     if (Object.keys(problems).length > 0) return;
-    await saveSettings(next);
+    try {
+      await saveSettings(next);
+    } catch {
+      return setNotSaved(NOT_SAVED_TEXT);
+    }
     setSaved(true);
   };
 
@@ -115,6 +123,11 @@ function TimerSettings() {
           <p>Settings saved.</p>
         </div>
       )}
+      {notSaved && (
+        <div class="notice notice-error" role="alert">
+          <p>{notSaved}</p>
+        </div>
+      )}
       <div class="row">
         <button type="submit" class="button button-primary">
           Save settings
@@ -127,7 +140,9 @@ function TimerSettings() {
 function AlarmSettings() {
   const current = settings.value;
   const permission = notifyPermission.value;
-  const change = (next: Partial<AppSettings>) => void saveSettings({ ...settings.value, ...next });
+  // A change this device cannot keep is said by the banner above every screen (state/data.ts).
+  const change = (next: Partial<AppSettings>) =>
+    void saveSettings({ ...settings.value, ...next }).catch(() => undefined);
   return (
     <section class="card stack" aria-labelledby="alarm-title">
       <h2 id="alarm-title" class="card-title">
@@ -186,6 +201,7 @@ function AlarmSettings() {
           </p>
         )}
         {permission === 'unsupported' && <p class="small muted">This browser cannot show notifications.</p>}
+        {permission === 'insecure' && <SecureAddressNote feature="notifications" />}
         {permission === 'default' && (
           <div class="row">
             <button type="button" class="button" onClick={() => void askToNotify()}>
@@ -247,7 +263,8 @@ function SubjectSettings() {
               type="button"
               class="button button-danger"
               onClick={() => {
-                if (removing) void deleteSubject(removing.id);
+                // A removal this device cannot keep is said by the banner above every screen.
+                if (removing) void deleteSubject(removing.id).catch(() => undefined);
                 setRemoving(null);
               }}
             >

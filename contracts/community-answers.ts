@@ -1,14 +1,11 @@
-// The shapes of what the community's database functions and tables answer, as the app relies on
-// them. Field names follow the database (snake_case rows, camelCase JSON built by the functions).
+// What the community's database functions answer (POST /rest/v1/rpc/<name>), as the web app relies
+// on it: rows of a function that returns a table, or the JSON a function builds (camelCase keys).
+// The app parses each answer with these shapes and drops keys it does not know, so an older app
+// keeps working against a newer database; tools/contracts/community-answers.parity.test.ts calls
+// each function on a seeded database and parses the answer strictly, so a migration that changes
+// an answer fails until the shape here says so. Classic zod, as community-rows.ts explains.
 import { z } from 'zod';
-
-const uuid = z.string().min(1);
-const timestamp = z.string().min(1);
-
-export const visibility = z.enum(['public', 'private']);
-export const joinPolicy = z.enum(['open', 'request', 'invite']);
-export type Visibility = z.infer<typeof visibility>;
-export type JoinPolicy = z.infer<typeof joinPolicy>;
+import { groupRole, joinPolicy, presenceState, timestamp, uuid, visibility } from './community-rows.ts';
 
 /** community_discover_groups: one row per group the caller may see. */
 export const discoveredGroup = z.object({
@@ -27,30 +24,8 @@ export const discoveredGroup = z.object({
 });
 export type DiscoveredGroup = z.infer<typeof discoveredGroup>;
 
-/** The columns of public.groups the app reads. */
-export const GROUP_COLUMNS =
-  'id,slug,name,description,icon_url,visibility,join_policy,member_count,chat_enabled,leaderboard_enabled,created_at';
-export const groupRow = z.object({
-  id: uuid,
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  icon_url: z.string().nullable(),
-  visibility,
-  join_policy: joinPolicy,
-  member_count: z.number().int(),
-  chat_enabled: z.boolean(),
-  leaderboard_enabled: z.boolean(),
-  created_at: timestamp,
-});
-export type GroupRow = z.infer<typeof groupRow>;
-
-export const presenceState = z.enum(['studying', 'break', 'idle', 'offline']);
-export type PresenceState = z.infer<typeof presenceState>;
-
-/** A member's role in a group: owners manage it, moderators also delete others' chat messages. */
-export const groupRole = z.enum(['owner', 'moderator', 'member']);
-export type GroupRole = z.infer<typeof groupRole>;
+/** community_join_group: in at once, or a request waiting for an owner. */
+export const joinAnswer = z.enum(['member', 'pending']);
 
 /** community_get_group_board: each member, filtered by that member's own privacy switches. */
 export const boardMember = z.object({
@@ -71,18 +46,7 @@ export const boardMember = z.object({
 });
 export type BoardMember = z.infer<typeof boardMember>;
 
-/** A row of public.group_chat_messages (history, realtime and the send function answer it). */
-export const chatMessage = z.object({
-  id: uuid,
-  group_id: uuid,
-  sender_id: uuid.nullable(),
-  content: z.string(),
-  created_at: timestamp,
-  // A deleted message stays as a tombstone: empty content, the time it was removed.
-  deleted_at: timestamp.nullable().optional(),
-});
-export type ChatMessage = z.infer<typeof chatMessage>;
-
+/** get_group_leaderboard: one row per ranked member. */
 export const leaderboardRow = z.object({
   // bigint columns: a number from PostgREST, possibly a string from another Data API.
   rank: z.coerce.number(),
@@ -94,6 +58,7 @@ export const leaderboardRow = z.object({
 });
 export type LeaderboardRow = z.infer<typeof leaderboardRow>;
 
+/** get_group_analytics_from_snapshots: one row per study day. */
 export const analyticsDay = z.object({
   study_day: z.string(),
   total_minutes: z.coerce.number(),
@@ -102,15 +67,7 @@ export const analyticsDay = z.object({
 });
 export type AnalyticsDay = z.infer<typeof analyticsDay>;
 
-export const groupInvite = z.object({
-  token: z.string(),
-  expires_at: z.string().nullable(),
-  max_uses: z.number().int().nullable(),
-  uses_count: z.number().int(),
-  created_at: timestamp,
-});
-export type GroupInvite = z.infer<typeof groupInvite>;
-
+/** community_get_join_requests: the pending requests of a group, for its owners. */
 export const joinRequest = z.object({
   id: uuid,
   userId: uuid,
@@ -136,6 +93,7 @@ export const invitePreview = z.union([
 ]);
 export type InvitePreview = z.infer<typeof invitePreview>;
 
+/** community_redeem_invite: the group joined, or the buddy connection made. */
 export const redeemAnswer = z.union([
   z.object({ type: z.literal('group'), group_id: uuid, already_member: z.boolean() }),
   z.object({ type: z.literal('buddy'), connection_id: uuid }),
@@ -160,43 +118,6 @@ export const overviewEntry = z.object({
   presence: z.object({ state: presenceState, subject: z.string().nullable(), task: z.string().nullable() }).nullable(),
 });
 export type OverviewEntry = z.infer<typeof overviewEntry>;
-
-export const PRIVACY_KEYS = [
-  'stealthMode',
-  'shareCurrentSubject',
-  'shareTasks',
-  'shareExactTime',
-  'shareSubjectBreakdown',
-  'shareQuestionCounts',
-] as const;
-export type PrivacyKey = (typeof PRIVACY_KEYS)[number];
-export const privacySwitches = z.object({
-  stealthMode: z.boolean(),
-  shareTasks: z.boolean(),
-  shareSubjectBreakdown: z.boolean(),
-  shareQuestionCounts: z.boolean(),
-  shareExactTime: z.boolean(),
-  shareCurrentSubject: z.boolean(),
-});
-export type PrivacySwitches = z.infer<typeof privacySwitches>;
-
-export const enrollment = z.object({
-  consent: z.boolean(),
-  consented_at: z.string().nullable(),
-  privacy: privacySwitches,
-});
-export type Enrollment = z.infer<typeof enrollment>;
-
-/** A row of community_start_alerts (the caller's own). */
-export const startAlertRow = z.object({
-  target_type: z.enum(['buddy', 'group']),
-  target_id: uuid,
-  enabled: z.boolean(),
-  quiet_start: z.string().nullable(),
-  quiet_end: z.string().nullable(),
-  timezone_offset_minutes: z.number().int(),
-});
-export type StartAlertRow = z.infer<typeof startAlertRow>;
 
 /** What community_set_start_alert answers. */
 export const startAlertJson = z.object({
