@@ -1,14 +1,14 @@
-// `npm run test:pg` (vitest part): tests that need PostgreSQL 15 and the parity suites, which
-// openParityDatabase() points at a fresh PG15 cluster because STUDYHALL_TEST_PG=1.
+// `npm run test:pg` (vitest part): tests that need a PostgreSQL server of their own (a restart under
+// load, races across sessions on a cluster of their own) or pg_prove, each starting one from the
+// embedded binaries (tools/pg/cluster.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['**/*.pg.test.ts', '**/*.parity.test.ts'],
+    include: ['**/*.pg.test.ts'],
     exclude: ['**/node_modules/**', 'web/dist/**', '.data/**', '.tmp/**'],
     pool: 'forks',
     maxWorkers: 2,
-    passWithNoTests: true,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -88,6 +88,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** The cluster's folder; default clusterDir(dataDir). The move to PostgreSQL fills another first. */
   directory?: string;
+  /** Settings over POSTGRES_SETTINGS (the test runs' cluster: more connections, no fsync). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export interface RunningPostgres {
@@ -309,7 +311,8 @@ async function spawnPostmaster(
   log: (line: string) => void,
 ): Promise<{ ok: true; child: ChildProcess; port: number } | { ok: false; error: Error }> {
   const args = ['-D', dir, '-p', String(port)];
-  for (const [name, value] of Object.entries(POSTGRES_SETTINGS)) args.push('-c', `${name}=${value}`);
+  for (const [name, value] of Object.entries({ ...POSTGRES_SETTINGS, ...options.settings }))
+    args.push('-c', `${name}=${value}`);
   // Its own process group: a Ctrl-C on the terminal reaches the server, which stops PostgreSQL
   // once its own requests are done, rather than both at once.
   const child = spawn(options.binaries.postgres, args, {

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '#db/database.ts';
-import { postgresBinDir, startCluster, type Cluster } from '#tools/pg/cluster.ts';
+import { startCluster, type Cluster } from '#tools/pg/cluster.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
@@ -24,7 +24,7 @@ let userId: string;
 
 /** pg_ctl against the test cluster, as its owner (the postgres system user when we are root). */
 async function pgCtl(args: string[]): Promise<void> {
-  const pgCtlPath = path.join(postgresBinDir(), 'pg_ctl');
+  const pgCtlPath = path.join(cluster.server.binDir, 'pg_ctl');
   const isRoot = process.getuid?.() === 0;
   const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', pgCtlPath, ...args]] : [pgCtlPath, args];
   await run(file, argv);
@@ -121,9 +121,9 @@ describe.each([
     // -l as at start: without it the new server keeps pg_ctl's output pipes open and pg_ctl never returns.
     await pgCtl([
       '-D',
-      cluster.dataDir,
+      cluster.server.dataDir,
       '-l',
-      path.join(path.dirname(cluster.dataDir), 'server.log'),
+      path.join(path.dirname(cluster.server.dataDir), 'server.log'),
       '-m',
       mode,
       '-w',

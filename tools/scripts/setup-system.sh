@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages that `npm run test:pg` and `npm run test:e2e` need, and only the
-# ones that are missing: a PostgreSQL 15 server, pgTAP for it, pg_prove, and Debian's Chromium.
-# `npm install && npm test` needs none of them.
+# ones that are missing: pg_prove (a Perl client that runs the pgTAP suite as `supabase test db`
+# does) with psql, which it runs for each file, and Debian's Chromium. The PostgreSQL server and
+# pgTAP come from npm (the embedded binaries, @electric-sql/pglite-pgtap). `npm install && npm test`
+# needs none of them.
 set -euo pipefail
 
-packages=(postgresql-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl chromium)
+packages=(libtap-parser-sourcehandler-pgtap-perl postgresql-client-15 chromium)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -21,7 +23,7 @@ fi
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "setup:system: apt-get is not available here. Install these with your package manager:" >&2
   printf '  %s\n' "${missing[@]}" >&2
-  echo "(a PostgreSQL 15 server with initdb/pg_ctl, the pgTAP extension for it, pg_prove, and Chromium at /usr/bin/chromium)" >&2
+  echo "(pg_prove, psql, and Chromium at /usr/bin/chromium)" >&2
   exit 1
 fi
 

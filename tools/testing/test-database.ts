@@ -18,6 +18,7 @@ import { migrateDatabase } from '#db/migrate.ts';
 import { repoRoot } from '#db/paths.ts';
 import { openPglite } from '#db/pglite.ts';
 import { readMigrationFiles, readPlatformFiles } from '#db/sql-files.ts';
+import { ENABLE_PGTAP, installPgtap } from './pgtap-extension.ts';
 
 export interface TestDatabase {
   pglite: PGlite;
@@ -26,14 +27,6 @@ export interface TestDatabase {
 }
 
 const snapshotDir = path.join(repoRoot, '.tmp', 'pglite-snapshots');
-
-/** The statement `supabase test db` runs before it starts pg_prove. */
-export const ENABLE_PGTAP = 'create extension if not exists pgtap with schema extensions';
-
-/** Installs pgTAP, as `supabase test db` does: what a test database has beyond a real one. */
-export async function installPgtap(client: { query(sql: string): Promise<unknown> }): Promise<void> {
-  await client.query(ENABLE_PGTAP);
-}
 
 async function sourcesHash(): Promise<string> {
   const hash = createHash('sha256');
