@@ -1,17 +1,62 @@
-// `npm test`: unit and integration tests, and the pgTAP suite, on embedded PGlite.
-// Files named *.pg.test.ts need a real PostgreSQL 15 and run only under `npm run test:pg`.
+// `npm test`: the product's behaviour, in two projects.
+// - postgres: unit and integration tests and the pgTAP suite, on one PostgreSQL 15 server for the
+//   whole run (tools/testing/postgres-global-setup.ts); a file that needs a database gets its own,
+//   copied from a migrated template.
+// - pglite: the fallback engine's own suite: the pgTAP suite and the database runtime's tests
+//   (db/), and the tests of what only PGlite does (its statement watchdog, the move from it).
+// Not here: *.pg.test.ts (`npm run test:pg`: pg_prove and servers of their own), the checks of the
+// repository's form (vitest.checks.config.ts) and the browser tests (`npm run test:e2e`).
 import { defineConfig } from 'vitest/config';
+import { CHECKS } from './vitest.checks.config.ts';
+
+const PGLITE_SUITE = [
+  'db/*.test.ts',
+  'pgtap/pgtap.test.ts',
+  'localbase/test/move-to-postgres.test.ts',
+  'tools/security/attacks/statement-freeze.parity.test.ts',
+];
+// In the pglite project only: these test the database runtime or the move from PGlite.
+const PGLITE_ONLY = ['db/*.test.ts', 'localbase/test/move-to-postgres.test.ts'];
+
+const EXCLUDED = [
+  '**/node_modules/**',
+  '**/*.pg.test.ts',
+  '**/*.e2e.test.ts',
+  'web/dist/**',
+  '.data/**',
+  '.tmp/**',
+  ...CHECKS,
+];
 
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts', '**/*.test.tsx'],
-    exclude: ['**/node_modules/**', '**/*.pg.test.ts', 'web/dist/**', '.data/**', '.tmp/**', '**/*.e2e.test.ts'],
     pool: 'forks',
-    // The PGlite test database snapshot, built once before the workers start (see the file).
-    globalSetup: ['tools/testing/global-setup.ts'],
-    // Each test process holds its own PGlite (300-700 MB); two at a time fits a 2-core machine.
-    maxWorkers: 2,
+    // No worker holds a database in memory any more (the server does): measured in docs/testing.md.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['**/*.test.ts', '**/*.test.tsx'],
+          exclude: [...EXCLUDED, ...PGLITE_ONLY],
+          globalSetup: ['tools/testing/postgres-global-setup.ts'],
+          setupFiles: ['tools/testing/drop-file-databases.ts'],
+          env: { STUDYHALL_TEST_ENGINE: 'postgres' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: PGLITE_SUITE,
+          exclude: EXCLUDED,
+          globalSetup: ['tools/testing/pglite-global-setup.ts'],
+          env: { STUDYHALL_TEST_ENGINE: 'pglite' },
+        },
+      },
+    ],
   },
 });

@@ -1,11 +1,13 @@
-// `supabase test db` on PGlite: every file of supabase/tests, in pg_prove's order, is one vitest
-// test on a shared in-memory PGlite. The database has the migrations and pgTAP (which the CLI
-// creates before it starts pg_prove) and nothing else: the first file installs the tests.*
-// helpers and the last drops them, exactly as under the CLI. Test files isolate themselves
-// (begin ... rollback); a failing file shows its failing lines.
+// `supabase test db` in `npm test`: every file of supabase/tests, in pg_prove's order, is one vitest
+// test on one connection to the test database (in the postgres project a database of this file's
+// own on the run's PostgreSQL 15; in the pglite project an in-memory PGlite). The database has the
+// migrations and pgTAP (which the CLI creates before it starts pg_prove) and nothing else: the
+// first file installs the tests.* helpers and the last drops them, exactly as under the CLI. Test
+// files isolate themselves (begin ... rollback); a failing file shows its failing lines.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '#tools/testing/test-database.ts';
+import type { Database } from '#db/database.ts';
+import { openParityDatabase, parityEngine } from '#tools/testing/parity-database.ts';
 import { runPgtapFile } from './run-file.ts';
 import { readSuite } from './suite.ts';
 
@@ -16,12 +18,12 @@ async function hasTestsSchema(client: pg.PoolClient): Promise<boolean> {
   return rows[0]?.present ?? false;
 }
 
-describe('pgTAP suite on PGlite', () => {
-  let database: TestDatabase;
+describe(`pgTAP suite on ${parityEngine() === 'pglite' ? 'PGlite' : 'PostgreSQL 15'}`, () => {
+  let database: Database;
   let client: pg.PoolClient;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = await openParityDatabase();
     client = await database.pool.connect();
   }, 120_000);
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '#tools/testing/test-database.ts';
+import type { Database } from '#db/database.ts';
+import { openParityDatabase } from '#tools/testing/parity-database.ts';
 import { runPgtapFile } from './run-file.ts';
 import { judgeTap, parseTap } from './tap.ts';
 
@@ -36,12 +37,12 @@ describe('TAP judgement', () => {
   });
 });
 
-describe('pgTAP runner on PGlite', () => {
-  let database: TestDatabase;
+describe('pgTAP runner on the test database', () => {
+  let database: Database;
   let client: pg.PoolClient;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
+    database = await openParityDatabase();
     client = await database.pool.connect();
   }, 120_000);
 

@@ -118,8 +118,7 @@ async function measure(
 }
 
 async function benchEngine(engine: 'pglite' | 'postgres'): Promise<Run[]> {
-  if (engine === 'postgres') process.env.STUDYHALL_TEST_PG = '1';
-  else delete process.env.STUDYHALL_TEST_PG;
+  process.env.STUDYHALL_TEST_ENGINE = engine;
   const localbase = await startLocalbaseStack();
   const receiver = await startPushReceiver({ expectedVapidKey: vapid.publicKey, verify: options.verify });
   try {

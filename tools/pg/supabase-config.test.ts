@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { repoRoot } from '#db/paths.ts';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, DEFAULT_PORT as LOCALBASE_PORT } from '#localbase';
-import { openTestDatabase } from '../testing/test-database.ts';
+import { openParityDatabase } from '../testing/parity-database.ts';
 
 const supabaseDir = path.join(repoRoot, 'supabase');
 
@@ -75,7 +75,7 @@ describe('supabase/config.toml', () => {
   });
 
   it('lets through the largest upload any bucket the migrations create accepts', async () => {
-    const database = await openTestDatabase();
+    const database = await openParityDatabase();
     try {
       const { rows } = await database.pool.query<{ id: string; file_size_limit: string | null }>(
         'select id, file_size_limit::text from storage.buckets order by id',
