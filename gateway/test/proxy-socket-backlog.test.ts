@@ -18,6 +18,8 @@ interface SocketBackend {
   connections: WebSocket[];
   /** Messages it received, across sockets. */
   received: string[];
+  /** How many of the proxy's connections to it have ended (TCP closed, upgraded or not). */
+  ended(): number;
   close(): Promise<void>;
 }
 
@@ -26,8 +28,10 @@ async function socketBackend(handshakeDelayMs = 0): Promise<SocketBackend> {
   const sockets = new WebSocketServer({ noServer: true });
   const connections: WebSocket[] = [];
   const received: string[] = [];
+  let ended = 0;
   const server = http.createServer((_request, response) => response.writeHead(404).end());
   server.on('upgrade', (request, socket, head) => {
+    socket.once('close', () => (ended += 1));
     setTimeout(() => {
       sockets.handleUpgrade(request, socket, head, (connection) => {
         connections.push(connection);
@@ -40,6 +44,7 @@ async function socketBackend(handshakeDelayMs = 0): Promise<SocketBackend> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections,
     received,
+    ended: () => ended,
     close: async () => {
       for (const connection of connections) connection.terminate();
       sockets.close();
@@ -118,8 +123,8 @@ describe('the realtime proxy', () => {
     const closed = closedPromise(client);
     for (let sent = 0; sent < frames && client.readyState === WebSocket.OPEN; sent += 1) client.send(frame);
     await closed;
-    // Nothing it queued reaches the backend.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Nothing it queued reaches the backend: the proxy's connection to it ends without one frame.
+    await until(() => backend.ended() === 1, 'the backend connection ended', 5_000);
     expect(backend.received).toEqual([]);
   });
 

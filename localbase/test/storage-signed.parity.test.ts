@@ -129,9 +129,12 @@ describe('createSignedUrl', () => {
     expect(stale.status).toBe(400);
     expect(await errorBody(stale)).toMatchObject({ statusCode: '403', code: 'InvalidJWT', message: 'jwt expired' });
 
+    // A URL signed for one second, as createSignedUrl(…, 1) signs it, whose second ended two ago.
     const { data } = await alice.client.storage.from('study-material').createSignedUrl(`${alice.id}/notes.txt`, 1);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const late = await fetch(data!.signedUrl);
+    const signed = new URL(data!.signedUrl);
+    const lapsed = await signJwt({ url: path, scope: 'download', iat: now - 3, exp: now - 2 }, localbase.jwtSecret);
+    signed.searchParams.set('token', lapsed);
+    const late = await fetch(signed);
     expect(late.status).toBe(400);
     expect(await errorBody(late)).toMatchObject({
       statusCode: '400',

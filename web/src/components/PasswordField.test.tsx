@@ -4,7 +4,7 @@
 // passes, "too short" waits for her to leave the field, a refusal from the server goes as soon as
 // she changes the password, and the message is tied to the input and sits in a live region.
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadPasswordRule } from '#contracts/password-rule.ts';
 import { PasswordField, usePasswordField, type PasswordPurpose } from './PasswordField.tsx';
 
@@ -18,6 +18,17 @@ function Harness({ purpose, email }: { purpose: PasswordPurpose; email?: string 
 const input = () => screen.getByLabelText('Password') as HTMLInputElement;
 const message = () => document.getElementById('pw-message');
 const type = (value: string) => fireEvent.input(input(), { target: { value } });
+
+/** Types `value`, then lets a pause of a second pass on a fake clock: what a pause shows is shown. */
+function typeAndPause(value: string): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    type(value);
+    act(() => vi.advanceTimersByTime(1_000));
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 beforeAll(async () => {
   await loadPasswordRule(); // the list, as a page has it once she first types
@@ -52,8 +63,7 @@ describe('PasswordField for a new password', () => {
 
   it('keeps "too short" as a hint while she types, and says it once she leaves the field', async () => {
     render(<Harness purpose="new" />);
-    type('lamp');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    typeAndPause('lamp');
     expect(message()?.className).toBe('field-hint');
     expect(input().getAttribute('aria-invalid')).toBeNull();
     fireEvent.blur(input());
@@ -85,8 +95,7 @@ describe('PasswordField for a password she proves', () => {
   it('never judges it, asks only that it is there, and drops a refusal as she types', async () => {
     render(<Harness purpose="current" />);
     expect(input().getAttribute('autocomplete')).toBe('current-password');
-    type('password');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    typeAndPause('password');
     expect(message()).toBeNull();
     expect(await field?.check()).toBeNull();
     act(() => field?.refuse('Your current password is not right.'));
