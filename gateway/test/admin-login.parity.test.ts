@@ -3,24 +3,22 @@
 // confirmed or an admin row in user_roles and refused otherwise; a cookie from a previous boot
 // without ADMIN_SECRET is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { adminCookieOf, signInWithSecret, signUp, startAdminGateway, unlockWithToken } from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const LISTED = 'listed-admin@example.com';
 const SECRET = 'login-test-admin-secret-123';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(localbase, { secret: SECRET, emails: [LISTED] });
 }, 120_000);
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('unlocking with a backend session', () => {

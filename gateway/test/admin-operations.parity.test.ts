@@ -3,7 +3,6 @@
 // (apply deletes exactly the preview, nothing without confirm), admin roles (never the last), and
 // the browser proof's report (run token only, single use, 10 minutes, the account deleted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import {
   adminCookieOf,
@@ -14,12 +13,13 @@ import {
   type SignedUp,
 } from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'operations-test-admin-secret';
 // The smallest valid PNG: 1x1, transparent.
 const PNG = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='}`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let cookie: string;
 let clockOffsetMs = 0;
@@ -70,7 +70,6 @@ const payloadWith = (items: number) => ({
 });
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(
     localbase,
     { secret: SECRET },
@@ -81,7 +80,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('sync and backup repair', () => {

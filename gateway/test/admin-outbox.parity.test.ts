@@ -1,19 +1,18 @@
 // The console's Outbox page: the mail localbase kept, newest first, only for a signed-in admin,
 // and only when the gateway runs the embedded localbase (it holds localbase's management token).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret } from './admin-helpers.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'outbox-test-admin-secret';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let hosted: TestGateway;
 let cookie: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const backend = { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey };
   const config = { admin: { enabled: true, secret: SECRET, emails: [] } };
   gateway = await startTestGateway({ backend: { ...backend, managementToken: localbase.accessToken }, config });
@@ -24,7 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await hosted?.close();
-  await localbase?.close();
 });
 
 async function recover(email: string): Promise<void> {

@@ -3,12 +3,13 @@
 // message is a tombstone for everyone, Bo's report reads as handled, and the audit log names the
 // admin and the action. Only an admin session reaches the pages; a student cannot resolve.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from '#tools/security/attacks/attack-stack.ts';
+import { startAttackStack, type Student } from '#tools/security/attacks/attack-stack.ts';
 import { signInWithSecret, startAdminGateway } from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'reports-page-test-admin-secret';
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let consoleGateway: TestGateway;
 let cookie: string;
 let ada: Student;
@@ -40,7 +41,6 @@ async function say(student: Student, content: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   consoleGateway = await startAdminGateway(stack.localbase, { secret: SECRET });
   cookie = await signInWithSecret(consoleGateway.app, SECRET);
   [ada, bo, cy] = [await stack.signUp('ada-rep'), await stack.signUp('bo-rep'), await stack.signUp('cy-rep')];
@@ -70,7 +70,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await consoleGateway?.close();
-  await stack?.close();
 });
 
 describe('the Reports and Audit log pages', () => {

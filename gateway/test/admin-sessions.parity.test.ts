@@ -2,16 +2,16 @@
 // handle, sees her sessions newest first and voids one with a reason, which counts nowhere at once;
 // without the admin cookie, from another origin or without a reason nothing is voided.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret, signUp, startAdminGateway, type SignedUp } from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'sessions-test-admin-secret';
 const MINUTE = 60_000;
 const FORM = 'application/x-www-form-urlencoded';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let cookie: string;
 let student: SignedUp;
@@ -57,7 +57,6 @@ async function voidedCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
   student = await signUp(gateway.app, 'vera@example.com');
@@ -75,7 +74,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('the sessions page', () => {

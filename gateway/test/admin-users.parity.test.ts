@@ -3,7 +3,6 @@
 // through the Storage API, then the account), refused without the typed confirmation. Only an
 // admin session reaches any of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import {
   adminCookieOf,
@@ -14,12 +13,13 @@ import {
   type SignedUp,
 } from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'users-page-test-admin-secret';
 // The smallest valid PNG: 1x1, transparent.
 const PNG = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='}`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let cookie: string;
 
@@ -52,7 +52,6 @@ let ada: Student;
 let bo: Student;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
   ada = await signUp('ada-users');
@@ -69,7 +68,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('the Users page', () => {

@@ -3,11 +3,11 @@
 // restores backups, sets an avatar served from storage; another student never reads them.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 
 // The smallest valid PNG: 1x1, transparent.
@@ -53,7 +53,6 @@ async function signUp(name: string): Promise<Student> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
@@ -65,7 +64,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('signup, login, check', () => {

@@ -1,13 +1,13 @@
 // Input the database would refuse, through the gateway against a real localbase: each is a 4xx that
 // says what to fix, nothing is half-written, and a year of a student's data fits in one backup.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { JSON_BODY_LIMIT_BYTES } from '#contracts/http-limits.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { BODY_LIMITS } from '../src/security/body-limits.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let ada: { token: string; userId: string };
 
@@ -73,7 +73,6 @@ function aYearOfStudy(): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
@@ -85,7 +84,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('e-mail addresses', () => {

@@ -4,16 +4,15 @@
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES } from './helpers.ts';
 import { httpsGet, startHttpsTestGateway, type HttpsTestGateway } from './https-helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let server: HttpsTestGateway;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   server = await startHttpsTestGateway({
     gateway: {
       backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
@@ -24,7 +23,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await localbase?.close();
 });
 
 /** Joins a broadcast channel over the proxied realtime socket; resolves with the join reply's status. */

@@ -5,12 +5,12 @@
 import { SignJWT } from 'jose';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { VapidKeys } from '../src/push/vapid-keys.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
 import { registerDeviceToken, signUpStudent, type Student } from './push-fixtures.ts';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from './push-receiver.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const generated = webpush.generateVAPIDKeys();
 const vapid: VapidKeys = {
@@ -19,7 +19,7 @@ const vapid: VapidKeys = {
   subject: 'mailto:t@example.com',
 };
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let receiver: PushReceiver;
 let gateway: TestGateway;
 let ada: Student;
@@ -62,7 +62,6 @@ const pushesTo = (device: ReceiverSubscription) =>
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   receiver = await startPushReceiver({ expectedVapidKey: vapid.publicKey });
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
@@ -83,7 +82,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await receiver?.close();
-  await localbase?.close();
 });
 
 describe('phase-end push', () => {

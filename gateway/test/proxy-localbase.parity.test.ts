@@ -3,9 +3,9 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ws from 'ws';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const PINGS_SQL = `
 create table public.gw_pings (id uuid primary key default gen_random_uuid(), user_id uuid not null default auth.uid(), note text not null);
@@ -14,12 +14,11 @@ create policy "owners read pings" on public.gw_pings for select to authenticated
 create policy "owners write pings" on public.gw_pings for insert to authenticated with check (user_id = (select auth.uid()));
 alter publication supabase_realtime add table public.gw_pings;`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let client: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const response = await fetch(`${localbase.url}/v1/projects/local/database/query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${localbase.accessToken}`, 'content-type': 'application/json' },
@@ -40,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.removeAllChannels();
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('supabase-js through /__backend', () => {

@@ -6,7 +6,6 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { PushWorkerSettings } from '../src/push/push-worker.ts';
 import type { VapidKeys } from '../src/push/vapid-keys.ts';
@@ -24,6 +23,7 @@ import {
   type Student,
 } from './push-fixtures.ts';
 import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const generated = webpush.generateVAPIDKeys();
 const vapid: VapidKeys = {
@@ -39,7 +39,7 @@ const fastPush: Partial<PushWorkerSettings> = {
   allowPlainHttp: true,
 };
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let receiver: PushReceiver;
 const gateways: TestGateway[] = [];
 let backendUrl: string;
@@ -63,7 +63,6 @@ async function settle(ms = 1500): Promise<void> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   receiver = await startPushReceiver({ expectedVapidKey: vapid.publicKey });
   const gateway = await startGateway();
   const gatewayUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
@@ -79,7 +78,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const gateway of gateways) await gateway.close();
   await receiver?.close();
-  await localbase?.close();
 });
 
 describe('start alert delivery', () => {

@@ -7,7 +7,6 @@ import path from 'node:path';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { makeTempDir } from './helpers.ts';
 import {
@@ -19,21 +18,20 @@ import {
   signUpStudent,
 } from './push-fixtures.ts';
 import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');
 const vapid = webpush.generateVAPIDKeys();
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let receiver: PushReceiver;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   receiver = await startPushReceiver({ expectedVapidKey: vapid.publicKey });
 }, 120_000);
 
 afterAll(async () => {
   await receiver?.close();
-  await localbase?.close();
 });
 
 describe('SIGTERM while sending start alerts', () => {

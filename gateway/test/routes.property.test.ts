@@ -4,13 +4,13 @@
 // never a hang.
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from './helpers.ts';
 import { decideUrl } from '../src/security/request-path.ts';
 import { rawRequest } from './raw-http.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let baseUrl: string;
 let token: string;
@@ -256,7 +256,6 @@ const GET_ROUTES = [
 ];
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 100_000, windowMs: 60_000 }, errorReports: { max: 100_000, windowMs: 60_000 } },
@@ -280,7 +279,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('every JSON route, with arbitrary bodies, queries, content types and tokens', () => {

@@ -3,12 +3,12 @@
 // key that is not one of the project's (a valid user token included), before the API behind runs;
 // public objects of public buckets stay readable without a key, and the project's keys pass.
 import { WebSocket } from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let user: Awaited<ReturnType<typeof signedUpClient>>;
 let userToken: string;
 
@@ -16,7 +16,6 @@ const NO_KEY = { message: 'No API key found in request', hint: 'No `apikey` requ
 const BAD_KEY = { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' };
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   user = await signedUpClient(localbase, 'keyholder');
   userToken = (await user.client.auth.getSession()).data.session?.access_token as string;
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -24,10 +23,6 @@ beforeAll(async () => {
     .from('avatars')
     .upload(`${user.id}/a.png`, new Blob([png], { type: 'image/png' }));
   expect(uploaded.error).toBeNull();
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 async function call(path: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}) {

@@ -7,16 +7,9 @@ import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
 import { clientFor, signedUpClient } from './clients.ts';
 import { nextMail, outboxFor, tokensOf } from './outbox.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 const anon = () => clientFor(localbase);
 

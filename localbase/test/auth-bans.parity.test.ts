@@ -2,21 +2,13 @@
 // sign in or refresh, and her access tokens stop working on the very next request to every API,
 // also when the ban was set by SQL without ending her sessions. Lifting the ban lets her back in.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { parseBanDuration } from '../src/auth/ban-duration.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 const anon = () => clientFor(localbase);
 

@@ -5,22 +5,14 @@
 // keyed with the public key (algorithm confusion) or alg none.
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { base64url, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import ws from 'ws';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { signJwt } from '../src/jwt.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 interface Jwks {
   keys: Record<string, unknown>[];

@@ -6,20 +6,12 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack({ auth: { siteUrl: 'http://studyhall.test:5173' } });
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(() => startLocalbaseStack({ auth: { siteUrl: 'http://studyhall.test:5173' } }));
 
 /** The code of the secret `steps` 30-second steps from now (0: the current code). */
 function code(secret: string, steps = 0): string {

@@ -2,20 +2,12 @@
 // admin update are in auth-account and auth-bans), answered as GoTrue answers them: 422
 // weak_password with `weak_password.reasons`, which supabase-js turns into AuthWeakPasswordError.
 import { isAuthWeakPasswordError } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 let counter = 0;
 const freshEmail = (name: string) => `${name}-${process.pid}-${(counter += 1)}@example.com`;

@@ -3,20 +3,12 @@
 // providers, PKCE code exchange, manual identity linking; and a duplicate sign-up. Each refusal
 // creates nothing, and each is checked in the shape supabase-js reads and, where it differs, in
 // GoTrue's legacy shape.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 const anon = () => clientFor(localbase);
 

@@ -2,24 +2,19 @@
 // malformed JSON, unknown filter operators, oversized bodies (1 MiB JSON limit), expired and
 // forged JWTs (wrong secret, alg none) and role claims that are not anon/authenticated/service_role.
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { JSON_BODY_LIMIT_BYTES } from '../src/json-body.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let user: Awaited<ReturnType<typeof signedUpClient>>;
 let userToken: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   user = await signedUpClient(localbase, 'mallory');
   userToken = (await user.client.auth.getSession()).data.session?.access_token as string;
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 function sign(claims: Record<string, unknown>, secret: string, expiresIn: string | number = '1h'): Promise<string> {

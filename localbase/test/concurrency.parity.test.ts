@@ -1,27 +1,22 @@
 // 50 supabase-js clients at once: on PGlite the pool of one serializes them, on PostgreSQL 15 the
 // pool spreads them; either way every request gets its own transaction and its own role, so no
 // answer leaks another user's rows and nothing fails.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const CLIENTS = 50;
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let people: Awaited<ReturnType<typeof signedUpClient>>[];
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   people = [];
   // Sign-ups hash passwords (bcrypt); a few at a time keeps the setup short on two cores.
   for (let i = 0; i < CLIENTS; i += 10) {
     people.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => signedUpClient(localbase, `p${i + j}`)))));
   }
 }, 120_000);
-
-afterAll(async () => {
-  await localbase?.close();
-});
 
 describe(`${CLIENTS} concurrent clients`, () => {
   it('each writes and reads its own rows at the same time, and sees only its own', async () => {

@@ -2,27 +2,22 @@
 // management API), on PGlite in `npm test` and on PostgreSQL 15 in `npm run test:pg`. RLS must
 // allow and deny exactly what the pgTAP suite says.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let alice: Awaited<ReturnType<typeof signedUpClient>>;
 let bob: Awaited<ReturnType<typeof signedUpClient>>;
 let anon: SupabaseClient;
 let service: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   alice = await signedUpClient(localbase, 'alice');
   bob = await signedUpClient(localbase, 'bob');
   anon = clientFor(localbase);
   service = clientFor(localbase, localbase.serviceRoleKey);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('auth', () => {

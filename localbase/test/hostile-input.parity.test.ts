@@ -4,24 +4,19 @@
 // are validated before the database sees them; and the database's client errors (classes 22, 23,
 // this project's P0xxx) are 4xx. None of it leaves the server unable to answer the next request.
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { JSON_BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../src/json-body.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let user: Awaited<ReturnType<typeof signedUpClient>>;
 let token: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   user = await signedUpClient(localbase, 'hostile');
   token = (await user.client.auth.getSession()).data.session?.access_token as string;
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 const auth2024 = { 'x-supabase-api-version': '2024-01-01' };

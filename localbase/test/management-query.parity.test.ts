@@ -2,15 +2,14 @@
 // and `database/query/read-only` (or `"read_only": true`), which runs as supabase_read_only_user in
 // a read-only transaction: it reads every table, row-level security or not, and every write fails
 // with the database's error, leaving nothing behind. Errors are `{message}`; a bad body is 400.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { managementQuery } from './clients.ts';
 import { startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   const seeded = await managementQuery(
     localbase,
     `create table public.secrets (id int primary key, note text);
@@ -18,10 +17,6 @@ beforeAll(async () => {
      insert into public.secrets values (1, 'one'), (2, 'two');`,
   );
   expect(seeded.status).toBe(201);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 async function call(

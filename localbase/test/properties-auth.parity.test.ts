@@ -2,27 +2,22 @@
 // e-mails and passwords of any length), it answers with a success or a GoTrue error, never a 5xx,
 // never a hang; and signing in keeps working afterwards.
 import { fc, test } from '@fast-check/vitest';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { signedUpClient } from './clients.ts';
 import { call, encodePath, expectApiAnswer, headerText, hostileJsonText, oddText, RUNS, seen } from './hostile.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let user: Awaited<ReturnType<typeof signedUpClient>>;
 let userToken: string;
 let refreshToken: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   user = await signedUpClient(localbase, 'prop-auth');
   const session = (await user.client.auth.getSession()).data.session;
   userToken = session?.access_token as string;
   refreshToken = session?.refresh_token as string;
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 const email = fc.oneof(

@@ -3,14 +3,14 @@
 // 5xx, and never hangs; and it keeps answering ordinary requests afterwards. Tables, columns and
 // functions come from the catalog, so new ones join without editing this file.
 import { fc, test } from '@fast-check/vitest';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { FTS_OPERATORS, QUANTIFIABLE_OPERATORS, SIMPLE_OPERATORS } from '../src/rest/parse.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
 import { call, encodePath, expectApiAnswer, headerText, hostileJsonText, oddText, RUNS, seen } from './hostile.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let userToken: string;
 let userId: string;
 let tables: string[] = [];
@@ -18,7 +18,6 @@ let columns: string[] = [];
 let functions: { name: string; args: string[] }[] = [];
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const user = await signedUpClient(localbase, 'prop-rest');
   userId = user.id;
   userToken = (await user.client.auth.getSession()).data.session?.access_token as string;
@@ -39,10 +38,6 @@ beforeAll(async () => {
   columns = found.columns;
   functions = found.functions;
   expect(tables.length).toBeGreaterThan(5);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 const OPERATORS = [...SIMPLE_OPERATORS, ...QUANTIFIABLE_OPERATORS, ...FTS_OPERATORS, 'in', 'is', 'isdistinct'];

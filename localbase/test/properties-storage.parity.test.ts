@@ -4,18 +4,17 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { managementQuery, signedUpClient } from './clients.ts';
 import { call, encodePath, expectApiAnswer, headerText, hostileJsonText, oddText, RUNS, seen } from './hostile.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let userToken: string;
 let userId: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const user = await signedUpClient(localbase, 'prop-storage');
   userId = user.id;
   userToken = (await user.client.auth.getSession()).data.session?.access_token as string;
@@ -25,10 +24,6 @@ beforeAll(async () => {
      values ('limited', 'limited', true, 2048, array['image/png', 'image/*', 'text/plain'])`,
   );
   expect(bucket.status).toBe(201);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 const bucket = fc.oneof(

@@ -7,9 +7,9 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { managementQuery, PINNED_CLIENT, REALTIME_CLIENTS, signedUpClient } from './clients.ts';
 import { listenForChanges, type ChangePayload, type Listener } from './realtime-listener.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 // ev_docs: RLS by team membership, default replica identity. ev_full: the same, REPLICA IDENTITY
 // FULL. ev_open: no RLS, REPLICA IDENTITY FULL.
@@ -32,7 +32,7 @@ create policy "members update" on public.ev_full for update to authenticated usi
 create policy "members delete" on public.ev_full for delete to authenticated using (public.ev_is_member(team));
 alter publication supabase_realtime add table public.ev_docs, public.ev_full, public.ev_open;`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 
 async function sql(query: string): Promise<unknown[]> {
   const response = await managementQuery(localbase, query);
@@ -41,12 +41,7 @@ async function sql(query: string): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   await sql(TABLES_SQL);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 /** Long enough for the drain timer to have run: what has not arrived by then is withheld. */

@@ -5,19 +5,11 @@
 // Run with every client flavour: the pinned supabase-js on both serializers and supabase-js 2.79.0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { REALTIME_CLIENTS, signedUpClient, type ClientFlavour } from './clients.ts';
 import { listenForInserts } from './realtime-listener.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const))(
   'with %s',

@@ -7,7 +7,6 @@
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import {
   managementQuery,
   REALTIME_VERSIONS,
@@ -16,6 +15,7 @@ import {
   type RealtimeUser,
   type RealtimeVersion,
 } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 // cf_default: RLS by team, default replica identity. cf_full: the same with REPLICA IDENTITY FULL.
 // cf_open: no RLS, REPLICA IDENTITY FULL.
@@ -35,7 +35,7 @@ create policy "members read" on public.cf_full for select to authenticated using
 grant select on public.cf_default, public.cf_full, public.cf_open to authenticated;
 alter publication supabase_realtime add table public.cf_default, public.cf_full, public.cf_open;`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 /** alice is a member of every test's team, carol of none. */
 let alice: RealtimeUser & { id: string };
 let carol: RealtimeUser & { id: string };
@@ -54,13 +54,8 @@ async function user(name: string): Promise<RealtimeUser & { id: string }> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   await sql(TABLES_SQL);
   [alice, carol] = await Promise.all([user('alice'), user('carol')]);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 /** Long enough for the drain timer to have run: what has not arrived by then is withheld. */

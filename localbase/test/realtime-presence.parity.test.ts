@@ -3,20 +3,12 @@
 // that closes), and what one channel may track is bounded. On PGlite in `npm test`, on
 // PostgreSQL 15 in `test:pg`.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { REALTIME_CLIENTS, clientFor, type ClientFlavour } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 interface Watched {
   channel: RealtimeChannel;

@@ -7,10 +7,10 @@
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let ada: SupabaseClient;
 let bo: SupabaseClient;
 let cy: SupabaseClient;
@@ -45,7 +45,6 @@ async function sql(query: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   await sql(POLICIES);
   const [a, b, c, d] = await Promise.all(['ada', 'bo', 'cy', 'dee'].map((name) => signedUpClient(localbase, name)));
   ({ client: ada } = a!);
@@ -60,7 +59,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const client of [ada, bo, cy, dee]) await client?.removeAllChannels();
-  await localbase?.close();
 });
 
 interface Joined {

@@ -8,9 +8,9 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { managementQuery, REALTIME_CLIENTS, signedUpClient, type ClientFlavour } from './clients.ts';
 import { listenForInserts, removeAllChannelsAndSettle, type Listener } from './realtime-listener.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const ROOMS_SQL = `
 create table public.lb_rooms (id uuid primary key default gen_random_uuid(), name text not null);
@@ -31,7 +31,7 @@ create policy "members post messages" on public.lb_room_messages for insert to a
   with check (public.lb_is_member(room_id) and sender_id = (select auth.uid()));
 alter publication supabase_realtime add table public.lb_room_messages;`;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 
 async function sql(query: string): Promise<unknown[]> {
   const response = await managementQuery(localbase, query);
@@ -40,12 +40,7 @@ async function sql(query: string): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   await sql(ROOMS_SQL);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 /** Subscribes to inserts of one room and resolves once the server confirmed the join. */

@@ -2,21 +2,13 @@
 // interval is taken as stolen and ends the whole session (the newer refresh token and the session's
 // access tokens stop working on every API); within the interval (two tabs refreshing at once, a
 // lost answer) it is answered with the session's current token, and the session lives on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { REFRESH_TOKEN_REUSE_INTERVAL_SECONDS } from '../src/auth/sessions.ts';
 import { clientFor, managementQuery, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-});
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 interface SessionTokens {
   access_token: string;

@@ -5,22 +5,17 @@
 // prints are asserted as printed.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientFor } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const original = pg.Client.prototype.query;
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase, localbase.serviceRoleKey);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 const DOCS_FILMS = [

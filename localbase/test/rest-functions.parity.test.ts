@@ -2,21 +2,16 @@
 // parameter taking the whole body, overloads, variadic arguments, every result shape, headers
 // set from SQL, and the errors for what cannot be called.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('arguments', () => {

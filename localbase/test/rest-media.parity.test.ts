@@ -2,21 +2,16 @@
 // an Accept that names only other types (XML, GeoJSON, query plans, which PostgREST keeps off) is
 // 406 PGRST107, never JSON with 200.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, managementQuery } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('CSV', () => {

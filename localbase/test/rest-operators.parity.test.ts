@@ -5,21 +5,16 @@
 //   3 Quinn Nolan   15 false {new}         [30,36) no note
 //   4 Rita Olson    40 null  {}            no range 'Cats are fat'
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 /** The ids a raw filter query selects, in id order. */

@@ -8,17 +8,13 @@ import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { Localbase } from '../server.ts';
 import { clientFor } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase, localbase.serviceRoleKey);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('a second exposed schema', () => {

@@ -3,12 +3,12 @@
 // tables' policies allow, and the members of a private group they are not in never appear, from
 // whichever readable table the embed starts.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let owner: Awaited<ReturnType<typeof signedUpClient>>;
 let member: Awaited<ReturnType<typeof signedUpClient>>;
 let outsider: Awaited<ReturnType<typeof signedUpClient>>;
@@ -26,7 +26,6 @@ async function createGroup(client: SupabaseClient, name: string, visibility: 'pu
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   owner = await signedUpClient(localbase, 'owner');
   member = await signedUpClient(localbase, 'member');
   outsider = await signedUpClient(localbase, 'outsider');
@@ -36,10 +35,6 @@ beforeAll(async () => {
   // A private group is joined by its id (a shared link); this one's join policy is open.
   const insider = await signedUpClient(localbase, 'insider');
   expect((await insider.client.rpc('community_join_group', { p_group_id: privateGroup })).data).toBe('member');
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('embedding group_members into groups', () => {

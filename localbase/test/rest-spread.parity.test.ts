@@ -2,21 +2,16 @@
 // parent; a to-many spread turns each column into an array, all in the same order (PostgREST's
 // answers from its documentation, with the fixture's films).
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('spread', () => {

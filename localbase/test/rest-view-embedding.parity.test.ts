@@ -4,12 +4,12 @@
 // takes part in none; a column shown twice is ambiguous until a hint picks one. Answers
 // PostgREST's documentation prints are asserted as printed.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, managementQuery } from './clients.ts';
 import { startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 const VIEWS = `
@@ -40,14 +40,9 @@ grant select on public.nominations_view, public.film_titles, public.director_nam
   public.backstage_films to anon, authenticated;`;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   const created = await managementQuery(localbase, VIEWS);
   expect(created.status).toBe(201);
   db = clientFor(localbase, localbase.serviceRoleKey);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('a view in a relationship', () => {

@@ -4,21 +4,16 @@
 // the columns parameter, CSV bodies; and the features PostgREST keeps off by default
 // (aggregates, tx=rollback) answered as it answers them.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, managementQuery } from './clients.ts';
 import { rest, startFixtureStack } from './postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startFixtureStack);
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  localbase = await startFixtureStack();
   db = clientFor(localbase);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 async function counters(): Promise<{ id: number; name: string | null; value: number | null; note: string | null }[]> {

@@ -5,12 +5,12 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let service: SupabaseClient;
 let user: { client: SupabaseClient; id: string };
 let other: { client: SupabaseClient; id: string };
@@ -26,15 +26,10 @@ async function storedFiles(bucket: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   service = clientFor(localbase, localbase.serviceRoleKey);
   user = await signedUpClient(localbase, 'buckets-user');
   other = await signedUpClient(localbase, 'buckets-other');
   expect((await service.storage.createBucket('scratch', { public: false })).error).toBeNull();
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('updateBucket', () => {

@@ -4,19 +4,18 @@
 // nothing stored can run as a page on the origin that serves it.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { UPLOAD_LIMIT_BYTES } from '../src/storage/upload.ts';
 import { clientFor, managementQuery } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 
 const RASTER = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 const PICTURE_LIMIT = 1024;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const buckets = await managementQuery(
     localbase,
     `insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types) values
@@ -26,10 +25,6 @@ beforeAll(async () => {
        ('documents', 'documents', false, 2048, array[]::text[])`,
   );
   expect(buckets.status).toBe(201);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 interface Answer {

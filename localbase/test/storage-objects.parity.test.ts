@@ -2,12 +2,12 @@
 // storage-api checks them, and buckets named like storage-api's fixed route words (`sign`, `info`,
 // `list-v2`, `public`, `upload`), which must work as buckets on every object route.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let alice: { client: SupabaseClient; id: string };
 let bob: { client: SupabaseClient; id: string };
 let service: SupabaseClient;
@@ -16,14 +16,9 @@ const text = (value: string) => new Blob([value], { type: 'text/plain' });
 const statusCodeOf = (error: unknown) => (error as { statusCode?: string } | null)?.statusCode;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   alice = await signedUpClient(localbase, 'objects-alice');
   bob = await signedUpClient(localbase, 'objects-bob');
   service = clientFor(localbase, localbase.serviceRoleKey);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 async function put(client: SupabaseClient, bucket: string, path: string, body: string) {

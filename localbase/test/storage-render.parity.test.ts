@@ -4,13 +4,13 @@
 // refusals for what is not an image or is too large to decode.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { TRANSFORM_MAX_INPUT_PIXELS } from '../src/storage/transform.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let alice: { client: SupabaseClient; id: string };
 let bob: { client: SupabaseClient; id: string };
 let picture: Buffer;
@@ -38,7 +38,6 @@ async function sizeOf(response: Response): Promise<{ width?: number; height?: nu
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   alice = await signedUpClient(localbase, 'render-alice');
   bob = await signedUpClient(localbase, 'render-bob');
   picture = await png(400, 300);
@@ -51,10 +50,6 @@ beforeAll(async () => {
   ] as const) {
     expect((await alice.client.storage.from(bucket).upload(name, body)).error).toBeNull();
   }
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 describe('public render', () => {

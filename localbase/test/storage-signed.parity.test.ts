@@ -5,20 +5,19 @@
 // are refused with storage-api's errors, and an upload URL whose signer was banned or deleted since
 // writes nothing.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '../server.ts';
 import { signJwt } from '../src/jwt.ts';
 import { clientFor, signedUpClient } from './clients.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let alice: { client: SupabaseClient; id: string };
 let bob: { client: SupabaseClient; id: string };
 let anon: SupabaseClient;
 const NOTES = 'the notes of alice';
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   alice = await signedUpClient(localbase, 'signed-alice');
   bob = await signedUpClient(localbase, 'signed-bob');
   anon = clientFor(localbase);
@@ -26,10 +25,6 @@ beforeAll(async () => {
     .from('study-material')
     .upload(`${alice.id}/notes.txt`, NOTES, { contentType: 'text/plain' });
   expect(uploaded.error).toBeNull();
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 async function errorBody(response: Response): Promise<Record<string, unknown>> {

@@ -4,13 +4,13 @@
 // group's members and owner. On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { clientFor, signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 type Student = Awaited<ReturnType<typeof signedUpClient>>;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let owner: Student;
 let member: Student;
 let curious: Student;
@@ -18,7 +18,6 @@ let service: SupabaseClient;
 let groupId: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   [owner, member, curious] = await Promise.all([
     signedUpClient(localbase, 'owner'),
     signedUpClient(localbase, 'member'),
@@ -40,7 +39,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const person of [owner, member, curious]) await person?.client.auth.signOut();
-  await localbase?.close();
 });
 
 async function isMember(client: SupabaseClient, uid: string): Promise<unknown> {

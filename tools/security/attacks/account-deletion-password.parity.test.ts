@@ -6,19 +6,12 @@
 // last five minutes (GoTrue's `amr` claim, signed into every access token, kept on refresh); the
 // password itself is checked by a password grant, where the rate limits and the account's budget
 // of wrong passwords apply. The app asks for it again right before deleting.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextMail, outboxFor, tokensOf } from '#localbase/test/outbox.ts';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = fileFixture(startAttackStack);
 
 interface Tokens {
   access_token: string;

@@ -2,23 +2,16 @@
 // token (delete_my_account, after deleting her files through the Storage API), and the console
 // through the auth admin API (DELETE /auth/v1/admin/users/:id with the service key). Both apply the
 // one rule of docs/database.md#deleting-an-account; both are refused while she still owns files.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function withGroupAndMessage(student: Student, name: string): Promise<string> {
   const created = await stack.backend(

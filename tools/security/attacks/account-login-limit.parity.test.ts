@@ -3,12 +3,12 @@
 // budget of failed passwords across all addresses, spent by POST /__auth/login and by password
 // grants sent straight to /__backend/auth/v1/token alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { DEFAULT_ACCOUNT_LOGIN_BUDGET } from '#gateway/src/security/account-login-limits.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let clockMs = Date.now();
 
@@ -44,7 +44,6 @@ function backendGrant(body: Record<string, string>, remoteAddress: string, query
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     accountLogins: { now: () => clockMs },
@@ -53,7 +52,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: 24 addresses x 5 wrong passwords against one account', () => {

@@ -8,7 +8,6 @@
 // lifting the ban does not bring them back (she signs in again). The owner's ADMIN_SECRET session is
 // tied to no account and keeps working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import {
   adminCookieOf,
   signInWithSecret,
@@ -19,10 +18,11 @@ import {
 } from '#gateway/test/admin-helpers.ts';
 import type { TestGateway } from '#gateway/test/helpers.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'banned-admin-attack-secret-32chr';
 const LISTED_EMAIL = 'listed-admin@studyhall.example';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let owner: string;
 
@@ -82,14 +82,12 @@ async function nextWholeSecond(): Promise<void> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(localbase, { secret: SECRET, emails: [LISTED_EMAIL] });
   owner = await signInWithSecret(gateway.app, SECRET);
 }, 120_000);
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: using the console after a ban', () => {

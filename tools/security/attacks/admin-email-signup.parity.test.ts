@@ -9,7 +9,6 @@
 // addresses change only by mail accepts no such proof at all.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { nextMail, outboxFor, tokensOf } from '#localbase/test/outbox.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import {
@@ -20,10 +19,11 @@ import {
   unlockWithToken,
 } from '#gateway/test/admin-helpers.ts';
 import type { TestGateway } from '#gateway/test/helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const ADMIN_EMAIL = 'owner@studyhall.example';
 const SECRET = 'admin-email-attack-secret-32chars';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 
 function startGateway(secret: string | undefined, logger?: object): Promise<TestGateway> {
@@ -80,13 +80,11 @@ async function recoverySession(email: string): Promise<{ access_token: string; r
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startGateway(SECRET);
 }, 120_000);
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: signing up with the ADMIN_EMAIL address to unlock the console', () => {

@@ -4,13 +4,13 @@
 // revoke on the Roles page ends the account's sessions at once, and an account session is checked
 // against the login's rule again at most every 30 s, wherever its row went.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { signInWithSecret } from '#gateway/test/admin-helpers.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'role-revoked-attack-secret-32chars';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let clockMs = Date.now();
 
@@ -52,7 +52,6 @@ async function reach(cookie: string) {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     config: { admin: { enabled: true, secret: SECRET, emails: [] } },
@@ -68,7 +67,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: using the console after the admin role was revoked', () => {

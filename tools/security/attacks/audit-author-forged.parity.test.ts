@@ -5,7 +5,6 @@
 // drops any such header and names the admin of the verified session itself, on every request that
 // reaches the backend as the service role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { accountSubject } from '#gateway/src/admin/admin-cookie.ts';
 import {
   adminCookieOf,
@@ -17,10 +16,11 @@ import {
 } from '#gateway/test/admin-helpers.ts';
 import type { TestGateway } from '#gateway/test/helpers.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'forged-author-attack-secret-32ch';
 const HEADER = 'x-studyhall-console-admin';
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let owner: string;
 let mallory: { account: SignedUp; cookie: string };
@@ -70,7 +70,6 @@ async function authorOf(action: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startAdminGateway(localbase, { secret: SECRET });
   owner = await signInWithSecret(gateway.app, SECRET);
   mallory = await admitAdmin('mallory-admin@studyhall.example');
@@ -79,7 +78,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: naming another author in the audit log through the proxy', () => {

@@ -2,24 +2,20 @@
 // and a buddy request sent "to that e-mail" then reached her. Replayed through the gateway's
 // backend proxy: the handle is refused, profile_data cannot smuggle it in either, and a request to
 // an e-mail reaches the account that signs in with it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let victim: Student;
 let mallory: Student;
 let sender: Student;
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   victim = await stack.signUp('hijack-victim');
   mallory = await stack.signUp('hijack-mallory');
   sender = await stack.signUp('hijack-sender');
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function connectionsOf(student: Student): Promise<Array<{ user_id: string; friend_id: string; status: string }>> {
   const response = await stack.backend(student, 'GET', '/rest/v1/community_friends?select=user_id,friend_id,status');

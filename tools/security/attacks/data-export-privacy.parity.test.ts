@@ -3,18 +3,11 @@
 // buddy reads, the RPCs and the policies never tell her of it; and it listed the messages of a
 // group she was removed from, whose chat she can no longer read. The export now reads as her, under
 // her own policies and column grants, so it holds nothing she could not read through the Data API.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = fileFixture(startAttackStack);
 
 async function rpc(student: Student, name: string, body: Record<string, unknown> = {}): Promise<unknown> {
   const response = await stack.backend(student, 'POST', `/rest/v1/rpc/${name}`, body);

@@ -5,19 +5,12 @@
 // confirm (GoTrue's secure e-mail change, the default of supabase/config.toml's
 // `double_confirm_changes`): the current address is mailed a link too, and the address changes
 // only once both are followed. Without the old mailbox the change never completes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextMail, tokensOf } from '#localbase/test/outbox.ts';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = fileFixture(startAttackStack);
 
 const ONE_CONFIRMED = 'Confirmation link accepted. Please proceed to confirm link sent to the other email';
 /** Five wrong codes in a row end a token (docs/localbase.md, "One-time tokens"). */

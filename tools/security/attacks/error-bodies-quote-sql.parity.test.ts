@@ -6,14 +6,13 @@
 // what went wrong without the quoted text. Errors raised by the app's own functions pass through.
 // On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { managementQuery } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   // An app function whose own dynamic SQL is broken: its error is the app's, and stays whole.
   const created = await managementQuery(
     localbase,
@@ -27,7 +26,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await managementQuery(localbase, 'drop function if exists public.attack_broken_dynamic_sql()');
-  await localbase?.close();
 });
 
 async function get(path: string) {

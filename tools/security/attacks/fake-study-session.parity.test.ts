@@ -3,10 +3,11 @@
 // with 24 h and 1000000 correct; moving the device's clock forward before Finish did the same.
 // Replayed through the gateway's /__backend with the cheater's own token: each variant is refused
 // with its own code, stores nothing, and the leaderboards read exactly as before.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let honest: Student;
 let cheater: Student;
 let groupId: string;
@@ -43,7 +44,6 @@ async function boards(viewer: Student) {
 }
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   [honest, cheater] = [await stack.signUp('fake-honest'), await stack.signUp('fake-cheater')];
   for (const student of [honest, cheater]) {
     await ok(
@@ -65,10 +65,6 @@ beforeAll(async () => {
   groupId = created.json()[0].id;
   await ok(await stack.backend(cheater, 'POST', '/rest/v1/rpc/community_join_group', { p_group_id: groupId }));
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 describe('attack: faking a day of study and a million answers with one request', () => {
   it('refuses every variant with a 4xx and its own code, and the boards read as before', async () => {

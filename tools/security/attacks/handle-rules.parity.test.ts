@@ -2,22 +2,18 @@
 // handle, which community_bootstrap_profile refuses. Replayed through the gateway's backend proxy,
 // by update and by insert: the database refuses them with the RPC's own code (a 4xx), and a valid
 // handle still goes through both ways.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let student: Student;
 let other: Student;
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   student = await stack.signUp('rules-student');
   other = await stack.signUp('rules-other');
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function storedHandle(of: Student): Promise<string | null> {
   const [row] = await stack.owner<{ handle: string | null }>(

@@ -2,10 +2,11 @@
 // answer counts for today from daily_user_stats and user_stats_summary through the leaderboard read
 // policies. Replayed through the gateway: the direct reads, /__leaderboard and the group
 // leaderboard show her to nobody, while a student who shares stays on all three.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let hidden: Student;
 let sharer: Student;
 let spy: Student;
@@ -47,7 +48,6 @@ async function settle(student: Student, privacy: Record<string, boolean>, minute
 }
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   [hidden, sharer, spy] = [
     await stack.signUp('lb-hidden'),
     await stack.signUp('lb-sharer'),
@@ -67,10 +67,6 @@ beforeAll(async () => {
   for (const member of [hidden, sharer])
     await ok(await stack.backend(member, 'POST', '/rest/v1/rpc/community_join_group', { p_group_id: groupId }));
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function rows(student: Student, url: string): Promise<Array<Record<string, unknown>>> {
   const response = await stack.backend(student, 'GET', url);

@@ -6,19 +6,12 @@
 // 200, and with the new password ended the owner's other sessions. Now the exemption lasts the
 // hour after the link was followed, as recorded with the session, refreshed or not; after it the
 // session needs the current password like any other.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextMail, outboxFor, tokensOf } from '#localbase/test/outbox.ts';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = fileFixture(startAttackStack);
 
 interface Tokens {
   access_token: string;

@@ -7,19 +7,18 @@
 // On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
 import bcrypt from 'bcryptjs';
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { managementQuery, signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const ROUNDS = 7;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let registered: string;
 let withoutPassword: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   const student = await signedUpClient(localbase, 'timing');
   registered = student.email;
   withoutPassword = `no-password-${process.pid}@example.com`;
@@ -33,10 +32,6 @@ beforeAll(async () => {
     body: JSON.stringify({ email: withoutPassword, email_confirm: true }),
   });
   if (!created.ok) throw new Error(`creating the account without a password failed: ${await created.text()}`);
-});
-
-afterAll(async () => {
-  await localbase?.close();
 });
 
 /** One password grant with a wrong password; its answer must be the same refusal whoever asks. */

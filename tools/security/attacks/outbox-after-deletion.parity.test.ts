@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInWithSecret, startAdminGateway } from '#gateway/test/admin-helpers.ts';
 import type { TestGateway } from '#gateway/test/helpers.ts';
 import { nextMail, outboxFor } from '#localbase/test/outbox.ts';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'outbox-deletion-attack-secret';
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let console_: TestGateway;
 let cookie: string;
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   const { localbase } = stack;
   console_ = await startAdminGateway(
     localbase,
@@ -34,7 +34,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await console_?.close();
-  await stack?.close();
 });
 
 /** "Forgot password?", as the app sends it; the mail is written after the answer. */

@@ -9,22 +9,21 @@
 // while another member hears it. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
-import type { Localbase } from '#localbase';
 import { clientFor, signedUpClient } from '#localbase/test/clients.ts';
 import { tokenExpiredAgo } from '#localbase/test/realtime-tokens.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { openRawSocket, type RawSocket, type SeenFrame } from './realtime-raw-socket.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 type Student = Awaited<ReturnType<typeof signedUpClient>>;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let backendUrl: string;
 let owner: Student;
 let groupId: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     ...RELAXED_DEADLINES,
@@ -42,7 +41,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 /** A new member of the group, by the owner's invite, with her access token. */

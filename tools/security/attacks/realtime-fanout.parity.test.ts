@@ -19,6 +19,7 @@ import {
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { listenForInserts } from '#localbase/test/realtime-listener.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const JOINS = 10_000;
 /** "Not delayed by seconds": the old cost of 10,000 subscriptions was several seconds per change. */
@@ -26,7 +27,7 @@ const DELIVERY_DEADLINE_MS = 1_000;
 
 type Student = Awaited<ReturnType<typeof signedUpClient>>;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let gatewayUrl: string;
 let owner: Student;
@@ -72,7 +73,6 @@ async function rawSocket() {
 const everything = { config: { postgres_changes: [{ event: '*', schema: '*' }] } };
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     ...RELAXED_DEADLINES,
@@ -109,7 +109,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await victim?.removeAllChannels();
   await gateway?.close();
-  await localbase?.close();
 });
 
 describe('attack: one socket joins 10,000 realtime channels', () => {

@@ -11,10 +11,10 @@
 // PostgreSQL 15 in `test:pg`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
-import type { Localbase } from '#localbase';
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { openRawSocket, type RawSocket } from './realtime-raw-socket.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SOCKETS = 30;
 const BROADCASTS = 20;
@@ -22,13 +22,12 @@ const PAYLOAD_BYTES = 250 * 1024;
 /** "Still answering": the unflooded answer takes milliseconds; before the limits, seconds. */
 const ANSWER_DEADLINE_MS = 1_000;
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let gateway: TestGateway;
 let gatewayUrl: string;
 let backendUrl: string;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     ...RELAXED_DEADLINES,
@@ -39,7 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await localbase?.close();
 });
 
 /** A student of a group listening to its chat topic through the gateway, and a way to post to it. */

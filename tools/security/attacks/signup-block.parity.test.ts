@@ -1,20 +1,16 @@
 // Item: `PATCH /__backend/rest/v1/users?id=eq.<me>` with `{"username": "victim@..."}` answered 200,
 // and the victim's sign-up then failed with 409 email_taken. Replayed through the gateway: the
 // rename is refused, the victim signs up, and sign-up metadata cannot take her address either.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let stack: AttackStack;
+const stack = fileFixture(startAttackStack);
 let mallory: Student;
 
 beforeAll(async () => {
-  stack = await startAttackStack();
   mallory = await stack.signUp('block-mallory');
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 async function usernameOf(student: Student): Promise<string> {
   const response = await stack.backend(student, 'GET', `/rest/v1/users?select=username&id=eq.${student.id}`);

@@ -7,20 +7,13 @@
 // compares the password before it looks at the ban, as GoTrue does). A behaviour check with generous
 // bounds, not a timing gate, as login-timing.parity.test.ts.
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAttackStack, type AttackStack, type Student } from './attack-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAttackStack, type Student } from './attack-stack.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const ROUNDS = 5;
 
-let stack: AttackStack;
-
-beforeAll(async () => {
-  stack = await startAttackStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = fileFixture(startAttackStack);
 
 const passwordOf = (name: string) => `${name}-password-1`;
 

@@ -1,25 +1,17 @@
 // Two devices of one student against a real localbase (PGlite): what device A sends, device B
 // pulls and merges without doubling anything, while B's own unsent session stays and then arrives
 // once; a task edited on both keeps the newer edit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '#localbase';
 import { BackendWriter, type BackendAccess } from './backend-writer.ts';
 import { mergeSessions, mergeTasks } from './history-merge.ts';
 import { HistoryReader } from './history-reader.ts';
 import type { StudySession, Task } from './model.ts';
 import { computeStats } from './stats.ts';
 import { MemoryOutboxStore, Outbox } from './outbox.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
-
-beforeAll(async () => {
-  localbase = await startLocalbaseStack();
-}, 120_000);
-
-afterAll(async () => {
-  await localbase?.close();
-});
+const localbase = fileFixture(startLocalbaseStack);
 
 async function signUp(email: string): Promise<BackendAccess> {
   const response = await fetch(`${localbase.url}/auth/v1/signup`, {

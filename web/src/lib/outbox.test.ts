@@ -5,12 +5,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import type { Localbase } from '#localbase';
 import { BackendWriter } from './backend-writer.ts';
 import type { StudySession, Task } from './model.ts';
 import { MemoryOutboxStore, Outbox } from './outbox.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 
 /**
  * A loopback proxy in front of localbase whose behaviour the test switches: `up` forwards,
@@ -128,14 +128,12 @@ function outboxFor(link: Link, account: { token: string; userId: string }) {
 let link: Link;
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   link = new Link();
   await link.start(localbase.url);
 }, 120_000);
 
 afterAll(async () => {
   await link?.close();
-  await localbase?.close();
 });
 
 describe('the outbox against localbase', () => {

@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import ws from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { tokenExpiredAgo } from '#localbase/test/realtime-tokens.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { useClientForTests } from './backend.ts';
 import { ChatFeed, PAGE_SIZE, type FeedState } from './chat-feed.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 /** A TCP proxy whose connections the test can cut, and refuse for a while. */
 async function cuttableProxy(target: URL) {
@@ -51,7 +51,7 @@ async function cuttableProxy(target: URL) {
   };
 }
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
 let owner: Awaited<ReturnType<typeof signedUpClient>>;
 let member: SupabaseClient;
@@ -111,7 +111,6 @@ async function chatTopic(as: SupabaseClient): Promise<string> {
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   proxy = await cuttableProxy(new URL(localbase.url));
   owner = await signedUpClient(localbase, 'owner');
   const memberAccount = await signedUpClient(localbase, 'member');
@@ -134,7 +133,6 @@ afterAll(async () => {
   useClientForTests(undefined);
   for (const client of [owner?.client, member, outsider]) await client?.removeAllChannels();
   await proxy?.close();
-  await localbase?.close();
 });
 
 describe('ChatFeed', () => {

@@ -4,13 +4,13 @@
 // names nobody, and an unchanged heartbeat sends nothing at all.
 import { type RealtimePostgresChangesPayload, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '#localbase';
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { useClientForTests } from './backend.ts';
 import { followPresence, presenceChangeOf, type PresenceChange, type PresenceFeedStatus } from './presence-feed.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let localbase: Localbase;
+const localbase = fileFixture(startLocalbaseStack);
 let ada: Awaited<ReturnType<typeof signedUpClient>>;
 let bo: Awaited<ReturnType<typeof signedUpClient>>;
 let stranger: Awaited<ReturnType<typeof signedUpClient>>;
@@ -58,7 +58,6 @@ function subscribeRaw(client: SupabaseClient, seen: RealtimePostgresChangesPaylo
 }
 
 beforeAll(async () => {
-  localbase = await startLocalbaseStack();
   ada = await signedUpClient(localbase, 'ada');
   bo = await signedUpClient(localbase, 'bo');
   stranger = await signedUpClient(localbase, 'stranger');
@@ -79,7 +78,6 @@ beforeAll(async () => {
 afterAll(async () => {
   useClientForTests(undefined);
   for (const who of [ada, bo, stranger]) await who?.client.removeAllChannels();
-  await localbase?.close();
 });
 
 describe('presenceChangeOf', () => {
