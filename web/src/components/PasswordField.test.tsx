@@ -24,7 +24,9 @@ function typeAndPause(value: string): void {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   try {
     type(value);
-    act(() => vi.advanceTimersByTime(1_000));
+    act(() => {
+      vi.advanceTimersByTime(1_000);
+    });
   } finally {
     vi.useRealTimers();
   }
