@@ -168,3 +168,10 @@ export async function managementQuery(
     body: JSON.stringify({ query }),
   });
 }
+
+/** Runs SQL through the management API and returns its rows; anything but 201 throws with the answer. */
+export async function managementRows<T = unknown>(localbase: Localbase, query: string): Promise<T[]> {
+  const response = await managementQuery(localbase, query);
+  if (response.status !== 201) throw new Error(`management query failed: ${await response.text()}`);
+  return (await response.json()) as T[];
+}

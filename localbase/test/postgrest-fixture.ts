@@ -1,5 +1,5 @@
-// A localbase for the Data API conformance files: the parity database (PGlite in `npm test`,
-// PostgreSQL 15 in `npm run test:pg`) with the fixture of fixtures/postgrest-fixture.sql loaded
+// A localbase for the Data API conformance files: the file's parity database (a copy of the run's
+// template on PostgreSQL 15 in `npm test`, or PGlite) with the fixture of fixtures/postgrest-fixture.sql loaded
 // through the management API, and `public` plus `archive` exposed.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -48,6 +48,19 @@ export async function startFixtureStack(options: FixtureSettings = {}): Promise<
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A ledger whose policy shows anon only the rows marked public (ids 1 and 2 of 1, 2 and 3). */
+export async function seedLedger(localbase: Localbase): Promise<void> {
+  const seeded = await managementQuery(
+    localbase,
+    `create table public.ledger (id int primary key, visible boolean not null, amount int not null);
+     alter table public.ledger enable row level security;
+     grant select on public.ledger to anon, authenticated;
+     create policy ledger_visible on public.ledger for select to anon using (visible);
+     insert into public.ledger values (1, true, 10), (2, true, 20), (3, false, 1000);`,
+  );
+  if (seeded.status !== 201) throw new Error(`ledger failed to load: ${await seeded.text()}`);
 }
 
 /** Raw HTTP against /rest/v1 with the anon key (or another key/token), for what supabase-js cannot say. */

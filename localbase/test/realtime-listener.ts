@@ -1,6 +1,8 @@
-// A postgres_changes subscription for the realtime tests: resolves once the server confirmed the
-// join, keeps every payload it gets, and lets a test await the next one with a deadline.
+// Realtime subscriptions for the tests: a channel joined (or its refusal), and a postgres_changes
+// subscription that resolves once the server confirmed the join, keeps every payload it gets, and
+// lets a test await the next one with a deadline.
 import type {
+  RealtimeChannel,
   RealtimePostgresChangesPayload,
   RealtimePostgresInsertPayload,
   SupabaseClient,
@@ -13,6 +15,23 @@ export interface Listener<Payload = InsertPayload> {
   received: Payload[];
   /** The next payload, or undefined when none arrives within timeoutMs. */
   next(timeoutMs: number): Promise<Payload | undefined>;
+}
+
+/** Subscribes a channel: its refusal (the server's reason, or the status), or undefined once joined. */
+export function joinOutcome(channel: RealtimeChannel): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    channel.subscribe((status, error) => {
+      if (status === 'SUBSCRIBED') resolve(undefined);
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') resolve(error ?? new Error(status));
+    });
+  });
+}
+
+/** Subscribes a channel and resolves once the server confirmed the join; a refusal rejects. */
+export async function subscribed<Channel extends RealtimeChannel>(channel: Channel): Promise<Channel> {
+  const refusal = await joinOutcome(channel);
+  if (refusal) throw refusal;
+  return channel;
 }
 
 export function listenForInserts(client: SupabaseClient, table: string, filter: string): Promise<Listener> {
@@ -29,18 +48,14 @@ export async function listenForChanges(
   const received: ChangePayload[] = [];
   const waiters: ((payload: ChangePayload) => void)[] = [];
   const binding = filter === '' ? { event, schema: 'public', table } : { event, schema: 'public', table, filter };
-  await new Promise<void>((resolve, reject) => {
+  await subscribed(
     client
       .channel(`${table}-${filter}-${Math.random()}`)
       .on('postgres_changes', binding as { event: '*'; schema: string }, (payload: ChangePayload) => {
         received.push(payload);
         waiters.shift()?.(payload);
-      })
-      .subscribe((status, error) => {
-        if (status === 'SUBSCRIBED') resolve();
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-      });
-  });
+      }),
+  );
   return {
     received,
     next: (timeoutMs) =>

@@ -10,7 +10,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { Localbase } from '../../server.ts';
-import { clientFor, managementQuery, signedUpClient } from '../clients.ts';
+import { clientFor, managementRows, signedUpClient } from '../clients.ts';
 
 let localbase: Localbase;
 let anonymousOn: Localbase;
@@ -36,9 +36,7 @@ function aalOf(accessToken: string | undefined): string {
   return (decodeJwt(accessToken as string) as { aal: string }).aal;
 }
 
-async function sql<T>(query: string): Promise<T[]> {
-  return (await (await managementQuery(localbase, query)).json()) as T[];
-}
+const sql = <T = unknown>(query: string): Promise<T[]> => managementRows<T>(localbase, query);
 
 /** A signed-up user whose session is aal2 through a verified TOTP factor. */
 async function userWithFactor(name: string) {

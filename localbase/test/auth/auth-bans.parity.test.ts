@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { parseBanDuration } from '../../src/auth/ban-duration.ts';
 import { clientFor, managementQuery, signedUpClient } from '../clients.ts';
+import { joinOutcome } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -37,12 +38,7 @@ async function statuses(accessToken: string): Promise<{ rest: number; storage: n
 async function joinRefusal(client: SupabaseClient): Promise<string | undefined> {
   const channel = client.channel(`bans-${Math.random().toString(36).slice(2)}`);
   try {
-    return await new Promise<string | undefined>((resolve) => {
-      channel.subscribe((status, error) => {
-        if (status === 'SUBSCRIBED') resolve(undefined);
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') resolve(error?.message ?? status);
-      });
-    });
+    return (await joinOutcome(channel))?.message;
   } finally {
     await client.removeChannel(channel);
   }

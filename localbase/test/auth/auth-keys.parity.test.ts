@@ -10,6 +10,7 @@ import ws from 'ws';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signJwt } from '../../src/jwt.ts';
 import { clientFor, signedUpClient } from '../clients.ts';
+import { joinOutcome } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -50,12 +51,7 @@ async function realtimeJoin(token: string): Promise<string> {
   await client.realtime.setAuth(token);
   const channel = client.channel(`keys-${Math.random().toString(36).slice(2)}`);
   try {
-    return await new Promise<string>((resolve) => {
-      channel.subscribe((status, error) => {
-        if (status === 'SUBSCRIBED') resolve(status);
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') resolve(error?.message ?? status);
-      });
-    });
+    return (await joinOutcome(channel))?.message ?? 'SUBSCRIBED';
   } finally {
     await client.removeChannel(channel);
     client.realtime.disconnect();

@@ -8,7 +8,7 @@ import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { clientFor, managementQuery, signedUpClient } from '../clients.ts';
+import { clientFor, managementRows, signedUpClient } from '../clients.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(() => startLocalbaseStack({ auth: { siteUrl: 'http://studyhall.test:5173' } }));
@@ -22,9 +22,7 @@ function claimsOf(accessToken: string | undefined) {
   return decodeJwt(accessToken as string) as { aal: string; amr: { method: string }[]; session_id: string };
 }
 
-async function sql<T>(query: string): Promise<T[]> {
-  return (await (await managementQuery(localbase, query)).json()) as T[];
-}
+const sql = <T = unknown>(query: string): Promise<T[]> => managementRows<T>(localbase, query);
 
 /** A signed-up user with a verified TOTP factor (the code of the current step spent). */
 async function userWithFactor(name: string) {

@@ -6,6 +6,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { REALTIME_CLIENTS, clientFor, type ClientFlavour } from '../clients.ts';
+import { joinOutcome, subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -28,12 +29,7 @@ async function hear(
   channel.on('broadcast', { event: '*' }, (message: { event: string; payload: unknown }) => {
     received.push({ event: message.event, payload: message.payload });
   });
-  await new Promise<void>((resolve, reject) => {
-    channel.subscribe((status, error) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-    });
-  });
+  await subscribed(channel);
   return {
     channel,
     received,
@@ -119,12 +115,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     it('refuses a private channel no policy allows with Realtime\'s "Unauthorized" reply', async () => {
       const topic = freshTopic();
       const channel = ann.channel(topic, { config: { private: true } });
-      const failure = await new Promise<Error | undefined>((resolve) => {
-        channel.subscribe((status, error) => {
-          if (status === 'SUBSCRIBED') resolve(undefined);
-          else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') resolve(error ?? new Error(status));
-        });
-      });
+      const failure = await joinOutcome(channel);
       expect(failure?.message).toContain(
         `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`,
       );

@@ -7,7 +7,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { managementQuery, PINNED_CLIENT, REALTIME_CLIENTS, signedUpClient } from '../clients.ts';
+import { managementRows, PINNED_CLIENT, REALTIME_CLIENTS, signedUpClient } from '../clients.ts';
 import { listenForChanges, type ChangePayload, type Listener } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
@@ -34,11 +34,7 @@ alter publication supabase_realtime add table public.ev_docs, public.ev_full, pu
 
 const localbase = fileFixture(startLocalbaseStack);
 
-async function sql(query: string): Promise<unknown[]> {
-  const response = await managementQuery(localbase, query);
-  if (response.status !== 201) throw new Error(`management query failed: ${await response.text()}`);
-  return (await response.json()) as unknown[];
-}
+const sql = <T = unknown>(query: string): Promise<T[]> => managementRows<T>(localbase, query);
 
 beforeAll(async () => {
   await sql(TABLES_SQL);

@@ -8,13 +8,14 @@ import type { RealtimeChannel } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import {
-  managementQuery,
+  managementRows,
   REALTIME_VERSIONS,
   signedUpClient,
   type RealtimeConnection,
   type RealtimeUser,
   type RealtimeVersion,
 } from '../clients.ts';
+import { subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 // cf_default: RLS by team, default replica identity. cf_full: the same with REPLICA IDENTITY FULL.
@@ -40,11 +41,7 @@ const localbase = fileFixture(startLocalbaseStack);
 let alice: RealtimeUser & { id: string };
 let carol: RealtimeUser & { id: string };
 
-async function sql(query: string): Promise<unknown[]> {
-  const response = await managementQuery(localbase, query);
-  if (response.status !== 201) throw new Error(`management query failed: ${await response.text()}`);
-  return (await response.json()) as unknown[];
-}
+const sql = <T = unknown>(query: string): Promise<T[]> => managementRows<T>(localbase, query);
 
 async function user(name: string): Promise<RealtimeUser & { id: string }> {
   const { client, id } = await signedUpClient(localbase, name);
@@ -60,16 +57,6 @@ beforeAll(async () => {
 
 /** Long enough for the drain timer to have run: what has not arrived by then is withheld. */
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 700));
-
-async function subscribed(channel: RealtimeChannel): Promise<RealtimeChannel> {
-  await new Promise<void>((resolve, reject) => {
-    channel.subscribe((status: string, error?: Error) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-    });
-  });
-  return channel;
-}
 
 /** What a channel heard, with a wait for the first `count` of it. */
 class Heard<Item> {

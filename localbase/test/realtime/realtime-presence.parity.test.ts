@@ -6,6 +6,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { REALTIME_CLIENTS, clientFor, type ClientFlavour } from '../clients.ts';
+import { subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -30,12 +31,7 @@ async function watch(client: SupabaseClient, topic: string, key?: string): Promi
     .on('presence', { event: 'leave' }, ({ key: left, leftPresences }) =>
       events.push({ event: 'leave', key: left, presences: leftPresences }),
     );
-  await new Promise<void>((resolve, reject) => {
-    channel.subscribe((status, error) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-    });
-  });
+  await subscribed(channel);
   const state = () =>
     Object.fromEntries(
       Object.entries(channel.presenceState()).map(([name, presences]) => [

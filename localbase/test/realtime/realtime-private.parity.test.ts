@@ -8,6 +8,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { clientFor, managementQuery, signedUpClient } from '../clients.ts';
+import { subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -78,12 +79,7 @@ async function join(
   const heard: Joined['heard'] = [];
   channel.on('broadcast', { event: '*' }, ({ event, payload }) => heard.push({ event, payload }));
   if (options.presence) channel.on('presence', { event: 'sync' }, () => {});
-  await new Promise<void>((resolve, reject) => {
-    channel.subscribe((status, error) => {
-      if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(error ?? new Error(status));
-    });
-  });
+  await subscribed(channel);
   return {
     channel,
     heard,

@@ -8,7 +8,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { managementQuery, REALTIME_CLIENTS, signedUpClient, type ClientFlavour } from '../clients.ts';
+import { managementRows, REALTIME_CLIENTS, signedUpClient, type ClientFlavour } from '../clients.ts';
 import { listenForInserts, removeAllChannelsAndSettle, type Listener } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
@@ -33,11 +33,7 @@ alter publication supabase_realtime add table public.lb_room_messages;`;
 
 const localbase = fileFixture(startLocalbaseStack);
 
-async function sql(query: string): Promise<unknown[]> {
-  const response = await managementQuery(localbase, query);
-  if (response.status !== 201) throw new Error(`management query failed: ${await response.text()}`);
-  return (await response.json()) as unknown[];
-}
+const sql = <T = unknown>(query: string): Promise<T[]> => managementRows<T>(localbase, query);
 
 beforeAll(async () => {
   await sql(ROOMS_SQL);

@@ -3,32 +3,18 @@
 // and embeds, inside embeds, hoisted out of to-one spreads; off by default, where any aggregate is
 // 400 PGRST123. Row-level security applies to what is aggregated, as to any read.
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Localbase } from '../../server.ts';
-import { clientFor, managementQuery } from '../clients.ts';
-import { rest, startFixtureStack } from '../postgrest-fixture.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clientFor } from '../clients.ts';
+import { rest, seedLedger, startFixtureStack } from '../postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let enabled: Localbase;
-let disabled: Localbase;
+const enabled = fileFixture(() => startFixtureStack({ aggregates: true }));
+const disabled = fileFixture(() => startFixtureStack());
 let db: SupabaseClient;
 
 beforeAll(async () => {
-  [enabled, disabled] = await Promise.all([startFixtureStack({ aggregates: true }), startFixtureStack()]);
   db = clientFor(enabled);
-  // A ledger whose policy shows anon only the rows marked public.
-  const seeded = await managementQuery(
-    enabled,
-    `create table public.ledger (id int primary key, visible boolean not null, amount int not null);
-     alter table public.ledger enable row level security;
-     grant select on public.ledger to anon, authenticated;
-     create policy ledger_visible on public.ledger for select to anon using (visible);
-     insert into public.ledger values (1, true, 10), (2, true, 20), (3, false, 1000);`,
-  );
-  expect(seeded.status).toBe(201);
-});
-
-afterAll(async () => {
-  await Promise.all([enabled?.close(), disabled?.close()]);
+  await seedLedger(enabled);
 });
 
 describe('aggregates enabled', () => {

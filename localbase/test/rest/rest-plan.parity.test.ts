@@ -14,10 +14,11 @@ import { overrideStatementTimeoutsForTests } from '../../src/request-transaction
 import { inlineParameters } from '../../src/rest/route-context.ts';
 import { startLocalbase, type Localbase } from '../../server.ts';
 import { clientFor, managementQuery } from '../clients.ts';
-import { rest, startFixtureStack } from '../postgrest-fixture.ts';
+import { rest, seedLedger, startFixtureStack } from '../postgrest-fixture.ts';
+import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-let enabled: Localbase;
-let disabled: Localbase;
+const enabled = fileFixture(() => startFixtureStack({ plans: true }));
+const disabled = fileFixture(() => startFixtureStack());
 let db: SupabaseClient;
 
 interface PlanNode {
@@ -41,21 +42,8 @@ function findNode(node: PlanNode, relation: string): PlanNode | undefined {
 const JSON_PLAN = 'application/vnd.pgrst.plan+json; for="application/json"';
 
 beforeAll(async () => {
-  [enabled, disabled] = await Promise.all([startFixtureStack({ plans: true }), startFixtureStack()]);
   db = clientFor(enabled);
-  const seeded = await managementQuery(
-    enabled,
-    `create table public.ledger (id int primary key, visible boolean not null, amount int not null);
-     alter table public.ledger enable row level security;
-     grant select on public.ledger to anon, authenticated;
-     create policy ledger_visible on public.ledger for select to anon using (visible);
-     insert into public.ledger values (1, true, 10), (2, true, 20), (3, false, 1000);`,
-  );
-  expect(seeded.status).toBe(201);
-});
-
-afterAll(async () => {
-  await Promise.all([enabled?.close(), disabled?.close()]);
+  await seedLedger(enabled);
 });
 
 describe('query plans enabled', () => {
