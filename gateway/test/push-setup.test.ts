@@ -4,7 +4,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import webpush from 'web-push';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { PushService } from '../src/push/push-service.ts';
 import { parsePushToken } from '../src/push/push-subscription.ts';
@@ -209,9 +209,12 @@ describe('whether the worker runs', () => {
     expect(service.activeWorker).toBeDefined();
     expect(log.lines[0]).toEqual({ level: 'info', message: 'push: delivering start alerts' });
     // The backend is down: the worker reports it once and keeps trying in the background.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const failures = () => log.lines.filter((line) => line.message.startsWith('push: claiming start alerts failed'));
+    await vi.waitFor(() => expect(failures()).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    // A window of several poll intervals on the real clock, in which a repeated report would show.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await service.stop();
-    expect(log.lines.filter((line) => line.message.startsWith('push: claiming start alerts failed'))).toHaveLength(1);
+    expect(failures()).toHaveLength(1);
   });
 });
 

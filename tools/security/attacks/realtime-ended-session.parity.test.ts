@@ -155,6 +155,7 @@ describe('attack: realtime channels kept open after access ended', () => {
         expect((await attacker.replyTo('beat')).payload.status).toBe('ok');
         await sendMessage(`later message (${how})`);
         await stayer.waitFor(() => stayer.frames.some(carries(`later message (${how})`)), 'the later message');
+        // Time for a late copy of the message, were there one: nothing arriving has no event to wait on.
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(attacker.frames.filter(carries(`later message (${how})`))).toEqual([]);
       } finally {

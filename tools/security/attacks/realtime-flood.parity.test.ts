@@ -129,6 +129,7 @@ describe('attack: a flood of large realtime broadcasts', () => {
         (total, attacker) => total + attacker.frames.filter((frame) => frame.event === 'broadcast').length,
         0,
       );
+    // The relay has no end-of-flood event: wait on the real clock until a second passes with nothing more relayed.
     let relayed = -1;
     while (relayed !== relayedBytes()) {
       relayed = relayedBytes();
