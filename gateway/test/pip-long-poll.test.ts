@@ -36,6 +36,7 @@ describe('GET /api/pip/state?after=', () => {
     const shown = await post(false);
     const asked = Date.now();
     const waiting = gateway.app.inject({ method: 'GET', url: `/api/pip/state?after=${shown}` });
+    // A parked long poll sends nothing to wait on: give it time to park before the newer snapshot.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = await post(true);
     const answer = await waiting;

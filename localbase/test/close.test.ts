@@ -15,6 +15,7 @@ describe('closing localbase', () => {
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     // Half a request: the headers never end.
     socket.write('GET /rest/v1/ HTTP/1.1\r\nHost: localhost\r\napikey: x\r\n');
+    // The server says nothing on half a request: time for the bytes to reach it before it closes.
     await new Promise((resolve) => setTimeout(resolve, 200));
     await localbase.close();
     await socketClosed;

@@ -104,6 +104,7 @@ describe('a realtime socket', () => {
       socket.send(JSON.stringify({ topic: 'phoenix', event: 'heartbeat', payload: {}, ref: 'beat' }));
       await until(() => frames.some((frame) => frame.ref === 'beat'), 'heartbeat answered');
       socket.terminate();
+      // Real clock: the joins' token checks (delayed above) finish after the socket is gone; what they do then is the test.
       await new Promise((resolve) => setTimeout(resolve, 600));
     } finally {
       verification.delayMs = 0;

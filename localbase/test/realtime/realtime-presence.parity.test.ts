@@ -140,6 +140,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
       expect(await ben.channel.track(elevenKeys)).toBe('error');
       expect(await ben.channel.track({ note: 'x'.repeat(4096) })).toBe('error');
       expect(await ann.until(() => ann.state().ben !== undefined)).toBe(true);
+      // Time for a refused track to show up, were it relayed: nothing arriving has no event to wait on.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(ann.state()).toEqual({ ben: [{ status: 'ok' }] });
     });

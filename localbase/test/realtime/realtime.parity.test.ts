@@ -92,6 +92,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
           sender_id: bob.id,
           content: 'meet at 5?',
         });
+        // Time for a delivery that must not come: nothing arriving has no event to wait on.
         await new Promise((resolve) => setTimeout(resolve, 600));
         expect(carolListens.received).toEqual([]);
       });
