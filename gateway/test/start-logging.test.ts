@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { repoRoot } from '#db/paths.ts';
 import { makeTempDir } from './helpers.ts';
@@ -57,6 +57,24 @@ interface Secrets {
   queryToken: string;
 }
 
+const isJsonObject = (line: string) => {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+};
+
+/** How many realtime socket requests localbase has logged to server.log so far. */
+async function socketRequestsLogged(): Promise<number> {
+  const log = await readFile(path.join(env.LOG_DIR!, 'server.log'), 'utf8').catch(() => '');
+  return log
+    .split('\n')
+    .filter(isJsonObject)
+    .map((line) => JSON.parse(line) as { name?: string; msg?: string; req?: { url?: string } })
+    .filter((entry) => entry.name === 'localbase' && entry.req?.url?.startsWith('/realtime/v1/websocket')).length;
+}
+
 /** A signup, a login, REST reads with credentials, a query-string token and a realtime socket. */
 async function exercise(appUrl: string, dataDir: string, email: string): Promise<Secrets> {
   const password = `pw-${Math.random().toString(36).slice(2)}-long`;
@@ -89,14 +107,18 @@ async function exercise(appUrl: string, dataDir: string, email: string): Promise
 
   // realtime-js puts the apikey (and older clients the access token) in the WebSocket URL.
   const socketUrl = `${appUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?apikey=${anonKey}&access_token=${session.access_token}&vsn=1.0.0`;
+  const socketsLogged = await socketRequestsLogged();
   const socket = new WebSocket(socketUrl);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
   socket.close();
-  // Let the last lines reach server.log.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The socket's request is the last thing logged: once localbase's line for it is in server.log, so is the rest.
+  await vi.waitFor(async () => expect(await socketRequestsLogged()).toBeGreaterThan(socketsLogged), {
+    timeout: 10_000,
+    interval: 50,
+  });
   return {
     anonKey,
     // The embedded PostgreSQL's superuser password: neither on the terminal nor in server.log.
@@ -115,14 +137,6 @@ function expectNoSecret(text: string, secrets: Secrets): void {
   }
   expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
 }
-
-const isJsonObject = (line: string) => {
-  try {
-    return typeof JSON.parse(line) === 'object';
-  } catch {
-    return false;
-  }
-};
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let env: Record<string, string>;
