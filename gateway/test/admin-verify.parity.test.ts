@@ -1,5 +1,5 @@
-// Verify and the patch manager against a real localbase (PGlite in `npm test`, PostgreSQL 15 in
-// `npm run test:pg`): a fresh project is all green; each kind of damage turns its own check red
+// Verify and the patch manager against a real localbase (PostgreSQL 15 in `npm test`): a fresh
+// project is all green; each kind of damage turns its own check red
 // with the bundle that repairs it; apply-sql runs that bundle through localbase's Management API
 // and verify is green again; a wrong token gets the API's 401 and changes nothing; the token is
 // written nowhere. admin_catalog_facts() is for the service role only.

@@ -1,5 +1,5 @@
 // The conformance suite: localbase driven only through @supabase/supabase-js (and fetch for the
-// management API), on PGlite in `npm test` and on PostgreSQL 15 in `npm run test:pg`. RLS must
+// management API), on PostgreSQL 15 in `npm test`. RLS must
 // allow and deny exactly what the pgTAP suite says.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { beforeAll, describe, expect, it } from 'vitest';

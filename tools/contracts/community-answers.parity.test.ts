@@ -4,7 +4,7 @@
 // account-export.ts): parsed strictly, so a key the database adds, drops or retypes fails here
 // until the contract says so. Each shape's variants are reached (a buddy who shares everything and
 // one who shares nothing, a pending request, each kind of invite). The last block plants a changed
-// answer and proves the check fails. On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
+// answer and proves the check fails. On PostgreSQL 15 in `npm test`.
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // The membership helpers through the Data API, as a curious student would call them: supabase-js
 // `rpc('_is_group_member')` and `rpc('_has_group_role')` with another student's id say nothing
 // about a private group RLS hides, while the policies built on the helpers keep working for the
-// group's members and owner. On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
+// group's members and owner. On PostgreSQL 15 in `npm test`.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, signedUpClient } from '#localbase/test/clients.ts';

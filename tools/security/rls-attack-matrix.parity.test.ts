@@ -3,7 +3,7 @@
 // attempt must be refused, reach nothing, or read only what a named rule in ./allowed.ts allows.
 // Tables come from pg_class and a row's owner from its foreign keys to the users tables, so a new
 // table joins the matrix by existing; it fails here until tools/security/world.ts seeds a row of
-// alice's in it. On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
+// alice's in it. On PostgreSQL 15 in `npm test`.
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openParityDatabase } from '../testing/parity-database.ts';

@@ -1,6 +1,7 @@
 // A localbase for integration tests: a temp DATA_DIR, a random loopback port and the parity
-// database (in-memory PGlite in `npm test`, PostgreSQL 15 in `npm run test:pg`) unless the test
-// passes its own. close() stops the server, closes what it opened and removes the temp dir.
+// database (in `npm test` the file's own copy of the run's migrated template on its PostgreSQL 15,
+// or PGlite in the fallback's suite) unless the test passes its own. close() stops the server,
+// closes what it opened and removes the temp dir.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -3,14 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot } from './catalog.ts';
 import { PostgrestError } from './errors.ts';
-import {
-  MAX_NESTING_DEPTH,
-  parseFilterValue,
-  parseLogic,
-  parseOrder,
-  parseQueryParams,
-  parseSelect,
-} from './parse.ts';
+import { MAX_NESTING_DEPTH, parseFilterValue, parseLogic, parseOrder, parseQueryParams, parseSelect } from './parse.ts';
 import { buildReadPlan } from './plan.ts';
 import { Params, readStatement } from './sql.ts';
 

@@ -1,7 +1,7 @@
 // Realtime broadcast through supabase-js: a channel's message reaches the other channels of its
 // topic (and the sender with `broadcast.self`), `broadcast.ack` answers the sender, the HTTP
 // endpoints relay to joined channels, and a private channel that no policy on realtime.messages
-// allows is refused as Supabase refuses it. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// allows is refused as Supabase refuses it. On PostgreSQL 15 in `npm test`.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';

@@ -3,7 +3,7 @@
 // only subscribers whose own SELECT finds the new row (RLS decides, as for an INSERT); a DELETE
 // cannot be checked against a row that is gone, so it reaches every subscriber whose role may read
 // the table, with only the primary key of the old row when the table has RLS enabled.
-// On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// On PostgreSQL 15 in `npm test`.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';

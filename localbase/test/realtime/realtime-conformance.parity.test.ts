@@ -3,7 +3,7 @@
 // group runs through each version: postgres_changes UPDATE and DELETE with the old record as the
 // replica identity keeps it, broadcast between two clients and from the database (realtime.send),
 // and presence sync, join and leave. Where a version cannot do something, the test asserts what it
-// does instead. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// does instead. On PostgreSQL 15 in `npm test`.
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';

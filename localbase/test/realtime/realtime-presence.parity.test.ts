@@ -1,7 +1,7 @@
 // Realtime presence through supabase-js, two (or three) clients on one topic: a joiner gets the
 // state, every channel with presence gets joins and leaves (untrack, leaving the channel, a socket
-// that closes), and what one channel may track is bounded. On PGlite in `npm test`, on
-// PostgreSQL 15 in `test:pg`.
+// that closes), and what one channel may track is bounded.
+// On PostgreSQL 15 in `npm test`.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';

@@ -3,7 +3,7 @@
 // room who may write, Cy a member who may only read, Dee no member. Joining, broadcasting,
 // presence, broadcasts from the database (realtime.send, realtime.broadcast_changes) and over HTTP
 // all answer to the policies, and a private topic never meets the public topic of the same name.
-// On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// On PostgreSQL 15 in `npm test`.
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';

@@ -3,7 +3,7 @@
 // own role and claims would. Counted on the pool the hub is given: every query on the pool is a
 // round trip, and so is every checked-out connection, whose statements must then go out together
 // (pipelined): one sent only after another was answered is counted as a round trip of its own.
-// On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// On PostgreSQL 15 in `npm test`.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

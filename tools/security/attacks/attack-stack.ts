@@ -1,6 +1,6 @@
-// The stack the attack tests replay reported requests against: a localbase (PGlite in `npm test`,
-// PostgreSQL 15 in `npm run test:pg`) behind a real gateway, students signed up through
-// `/__auth/signup`, and raw requests to `/__backend/...` carrying a student's own access token,
+// The stack the attack tests replay reported requests against: a localbase (in `npm test`, a
+// database of the file's own on the run's PostgreSQL 15) behind a real gateway, students signed
+// up through `/__auth/signup`, and raw requests to `/__backend/...` carrying a student's own access token,
 // exactly what a student with her token and curl could send.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';

@@ -4,7 +4,7 @@
 // rest of the statement. Such casts are now refused at the parser (400 PGRST100, as for any
 // select PostgREST cannot parse); a syntax error the statement still meets answers its code and
 // what went wrong without the quoted text. Errors raised by the app's own functions pass through.
-// On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
+// On PostgreSQL 15 in `npm test`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managementQuery } from '#localbase/test/clients.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';

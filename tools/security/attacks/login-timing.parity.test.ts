@@ -4,7 +4,7 @@
 // every path (no account, an account without a password) compares against a dummy hash of the same
 // cost. A behaviour check with generous bounds, not a timing gate: each kind of attempt must take
 // at least about one bcrypt comparison, and their medians must be within a factor of two.
-// On PGlite in `npm test`, on PostgreSQL 15 in `npm run test:pg`.
+// On PostgreSQL 15 in `npm test`.
 import bcrypt from 'bcryptjs';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';

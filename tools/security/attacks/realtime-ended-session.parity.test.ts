@@ -6,7 +6,7 @@
 // and the chat topic was never asked again: she kept hearing the group's next messages. Now every
 // delivery checks the channel's token: a channel whose session ended, whose user is banned or
 // whose token expired gets Realtime's own `system` error and `phx_close` instead of the message,
-// while another member hears it. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// while another member hears it. On PostgreSQL 15 in `npm test`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { clientFor, signedUpClient } from '#localbase/test/clients.ts';

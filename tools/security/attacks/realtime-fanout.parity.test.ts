@@ -5,7 +5,7 @@
 // one thread: a single chat message stalled the gateway for seconds. Now the socket keeps 100
 // channels (Supabase Realtime's max_channels_per_client), every join past them gets Realtime's
 // refusal, the socket stays usable and hears its accepted channels, and another member of the
-// group still hears the message at once. On PGlite in `npm test`, on PostgreSQL 15 in `test:pg`.
+// group still hears the message at once. On PostgreSQL 15 in `npm test`.
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -14,7 +14,6 @@ import {
   REALTIME_MAX_BINDINGS_PER_CHANNEL,
   REALTIME_MAX_CHANNELS_PER_CLIENT,
   TOO_MANY_CHANNELS_REASON,
-  type Localbase,
 } from '#localbase';
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { listenForInserts } from '#localbase/test/realtime-listener.ts';

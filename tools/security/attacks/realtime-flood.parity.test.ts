@@ -7,8 +7,8 @@
 // system error "Too many messages per second" on its channel and is closed, what it sent past the
 // limit is dropped unread, and the gateway's proxy reads no faster than a budget meanwhile. The
 // server keeps answering, and another student's chat line arrives at once. The deadlines here are
-// loose (the machine is shared); the bench measures the figures. On PGlite in `npm test`, on
-// PostgreSQL 15 in `test:pg`.
+// loose (the machine is shared); the bench measures the figures.
+// On PostgreSQL 15 in `npm test`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import { signedUpClient } from '#localbase/test/clients.ts';

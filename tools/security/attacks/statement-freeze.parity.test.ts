@@ -3,7 +3,8 @@
 // (`^(.*)\1$`), which keeps the database busy for seconds. The server's own routes keep answering
 // while it runs, so do other students' reads on PostgreSQL (on PGlite, one session, they wait for the
 // statement: PGlite is for one student or a demo, docs/localbase.md), and the statement ends at the role's statement timeout with Postgres's 57014, as on a hosted project. Through the real stack: the gateway, localbase, and the database as the
-// product opens it (PGlite in its worker thread in `npm test`, PostgreSQL 15 in `npm run test:pg`).
+// product opens it (in `npm test` both: PostgreSQL 15, and PGlite in its worker thread in the
+// fallback's suite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import type { Localbase } from '#localbase';
