@@ -31,7 +31,8 @@ const EXCLUDED = [
 export default defineConfig({
   test: {
     pool: 'forks',
-    // No worker holds a database in memory any more (the server does): measured in docs/testing.md.
+    // A worker no longer holds a database in memory (the run's one server does), so a worker is a Node
+    // process of a few hundred MB; a third one overlaps one file's waits on the server with another's work.
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 120_000,
