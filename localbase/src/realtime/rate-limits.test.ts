@@ -90,6 +90,7 @@ async function until(done: () => boolean, what: string, timeoutMs = 5_000): Prom
   }
 }
 
+// Time for frames that must not come (a dropped or refused message): nothing arriving has no event.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 const shutDown = (frames: Seen[], topic: string) =>

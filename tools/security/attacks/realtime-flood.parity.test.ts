@@ -116,6 +116,7 @@ describe('attack: a flood of large realtime broadcasts', () => {
     for (let round = 0; round < 5; round += 1) {
       pings.push(await timedPing());
       heard.push(await chat.say(`during the flood ${round}`));
+      // The rounds are spread over the flood on the real clock.
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await flooding;

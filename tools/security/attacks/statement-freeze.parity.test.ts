@@ -99,6 +99,7 @@ describe('attack: a backtracking regular expression on a 60,000-character backup
       const ping = await gateway.app.inject({ url: '/__app/ping' });
       pingTimes.push(performance.now() - pingStarted);
       expect(ping.statusCode).toBe(200);
+      // The pings are spread over the statement's run on the real clock.
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const pingsDoneMs = Date.now() - started;
@@ -124,6 +125,7 @@ describe('attack: a backtracking regular expression on a 60,000-character backup
         const attack = asStudent(`/__backend/rest/v1/user_backups?select=id&${BACKTRACKING_FILTER}`).then(
           () => Date.now() - started,
         );
+        // Time for the statement to start running: the request sends nothing before its answer.
         await new Promise((resolve) => setTimeout(resolve, 300));
         const answers: number[] = [];
         for (let index = 0; index < 5; index++) {

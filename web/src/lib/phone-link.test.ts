@@ -185,6 +185,7 @@ describe('pairing on', () => {
       () => history.actions.length,
       (count) => count === 1,
     );
+    // Time for a late action, were there one: nothing arriving has no event to wait on.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reloaded.actions).toEqual([]);
   });
@@ -194,6 +195,7 @@ describe('pairing on', () => {
     const biology = page(url, 'Biology');
     const code = codeOf(await until(biology.view, live));
     await phoneGet(url, code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA');
+    // Time for a pairing by the wrong code to show, were it accepted.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(biology.view()).toMatchObject({ phone: { state: 'none' } });
     await phoneGet(url, code);
@@ -270,6 +272,7 @@ describe('pairing on', () => {
     await until(waiting.view, (view) => view.status === 'full');
     expect(waiting.view()).toMatchObject({ status: 'full' });
     holder.link.stop();
+    // stop() closes the tab's long poll: time for the server to see it close and free the slot.
     await new Promise((resolve) => setTimeout(resolve, 100));
     waiting.link.retryNow();
     await until(waiting.view, live);
@@ -346,10 +349,12 @@ describe('an address that asks to pair too often', () => {
     expect(timers[0]?.ms).toBeGreaterThan(29_000);
     // Pressing "Try now" (not shown then) would not ask either.
     waiting.link.retryNow();
+    // Time for a request that must not be made: nothing to wait on.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(pairRequests).toHaveLength(1);
 
     holder.link.stop();
+    // stop() closes the tab's long poll: time for the server to see it close and free the slot.
     await new Promise((resolve) => setTimeout(resolve, 100));
     timers.shift()?.run(); // the 30 s are over
     await until(waiting.view, live);

@@ -119,6 +119,7 @@ describe('a day-bars chart', () => {
   it('is never made when the component is gone before uPlot loaded', async () => {
     const { unmount } = render(<Chart bars={week} />);
     unmount();
+    // Time for uPlot's import to finish and make a chart, were it to: nothing to wait on.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(charts).toHaveLength(0);
   });

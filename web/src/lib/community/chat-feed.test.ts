@@ -310,6 +310,7 @@ describe('ChatFeed', () => {
     // expired (by 25 s, inside the clock skew the server allows a token it is handed).
     const current = (await member.auth.getSession()).data.session?.access_token as string;
     await member.realtime.setAuth(await tokenExpiredAgo(localbase, current, 25));
+    // setAuth sends the token on her channels with no answer to wait on: time for it to arrive.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const missed = await send('sent while her token had expired');
     await until(() => feed.current.status === 'reconnecting', 5000, 'the server to close the stale channel');

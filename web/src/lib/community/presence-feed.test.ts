@@ -115,6 +115,7 @@ describe('followPresence', () => {
     await heartbeat('studying', 'Anatomy');
     await until(() => changes.length === 4, 2000, 'the second start');
     await heartbeat('studying', 'Anatomy');
+    // Time for a change that must not come: nothing arriving has no event to wait on.
     await sleep(600);
     expect(changes).toHaveLength(4);
     expect(strangerSaw).toEqual([]);
@@ -130,6 +131,7 @@ describe('followPresence', () => {
     expect(JSON.stringify(strangerSaw[0])).not.toContain(ada.id);
     // In stealth mode her heartbeats reach nobody.
     await heartbeat('break', 'Anatomy');
+    // Time for a change that must not come: nothing arriving has no event to wait on.
     await sleep(600);
     expect(changes).toHaveLength(5);
     expect(strangerSaw).toHaveLength(1);
