@@ -2,24 +2,15 @@
 // token is checked by the backend itself, then allowed by an ADMIN_EMAIL(S) account the owner
 // confirmed or an admin row in user_roles and refused otherwise; a cookie from a previous boot
 // without ADMIN_SECRET is refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { adminCookieOf, signInWithSecret, signUp, startAdminGateway, unlockWithToken } from './admin-helpers.ts';
-import type { TestGateway } from './helpers.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const LISTED = 'listed-admin@example.com';
 const SECRET = 'login-test-admin-secret-123';
 const localbase = fileFixture(startLocalbaseStack);
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  gateway = await startAdminGateway(localbase, { secret: SECRET, emails: [LISTED] });
-}, 120_000);
-
-afterAll(async () => {
-  await gateway?.close();
-});
+const gateway = fileFixture(() => startAdminGateway(localbase, { secret: SECRET, emails: [LISTED] }));
 
 describe('unlocking with a backend session', () => {
   it('allows an account whose e-mail is in ADMIN_EMAIL / ADMIN_EMAILS once the owner confirmed it', async () => {

@@ -1,10 +1,9 @@
 // The console's sessions page against a real localbase: an admin finds a student by e-mail or
 // handle, sees her sessions newest first and voids one with a reason, which counts nowhere at once;
 // without the admin cookie, from another origin or without a reason nothing is voided.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { signInWithSecret, signUp, startAdminGateway, type SignedUp } from './admin-helpers.ts';
-import type { TestGateway } from './helpers.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'sessions-test-admin-secret';
@@ -12,7 +11,7 @@ const MINUTE = 60_000;
 const FORM = 'application/x-www-form-urlencoded';
 
 const localbase = fileFixture(startLocalbaseStack);
-let gateway: TestGateway;
+const gateway = fileFixture(() => startAdminGateway(localbase, { secret: SECRET }));
 let cookie: string;
 let student: SignedUp;
 let sessionIds: string[];
@@ -57,7 +56,6 @@ async function voidedCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
   student = await signUp(gateway.app, 'vera@example.com');
   await ownerQuery(`update public.user_profiles set handle = 'vera_h' where user_id = $1`, [student.userId]);
@@ -71,10 +69,6 @@ beforeAll(async () => {
     await record(now - 100 * MINUTE, 20, 'Biology'),
   ];
 }, 120_000);
-
-afterAll(async () => {
-  await gateway?.close();
-});
 
 describe('the sessions page', () => {
   it('lists a student found by e-mail, newest first, with subject, minutes, counts and state', async () => {

@@ -2,7 +2,7 @@
 // search by e-mail or handle, one account's page, and deletion with everything (her stored objects
 // through the Storage API, then the account), refused without the typed confirmation. Only an
 // admin session reaches any of it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import {
   adminCookieOf,
@@ -20,7 +20,7 @@ const SECRET = 'users-page-test-admin-secret';
 const PNG = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='}`;
 
 const localbase = fileFixture(startLocalbaseStack);
-let gateway: TestGateway;
+const gateway = fileFixture(() => startAdminGateway(localbase, { secret: SECRET }));
 let cookie: string;
 
 type Student = SignedUp;
@@ -52,7 +52,6 @@ let ada: Student;
 let bo: Student;
 
 beforeAll(async () => {
-  gateway = await startAdminGateway(localbase, { secret: SECRET });
   cookie = await signInWithSecret(gateway.app, SECRET);
   ada = await signUp('ada-users');
   bo = await signUp('bo-users');
@@ -65,10 +64,6 @@ beforeAll(async () => {
   });
   await asStudent(ada, 'POST', '/__auth/profile', { avatar_url: PNG });
 }, 120_000);
-
-afterAll(async () => {
-  await gateway?.close();
-});
 
 describe('the Users page', () => {
   it('lists every account newest first, with sessions, storage and last sign-in', async () => {

@@ -7,7 +7,7 @@
 // (with or without an end time, however the ban was set), its console sessions end at once, and
 // lifting the ban does not bring them back (she signs in again). The owner's ADMIN_SECRET session is
 // tied to no account and keeps working.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   adminCookieOf,
   signInWithSecret,
@@ -16,14 +16,13 @@ import {
   unlockWithToken,
   type SignedUp,
 } from '#gateway/test/admin-helpers.ts';
-import type { TestGateway } from '#gateway/test/helpers.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'banned-admin-attack-secret-32chr';
 const LISTED_EMAIL = 'listed-admin@studyhall.example';
 const localbase = fileFixture(startLocalbaseStack);
-let gateway: TestGateway;
+const gateway = fileFixture(() => startAdminGateway(localbase, { secret: SECRET, emails: [LISTED_EMAIL] }));
 let owner: string;
 
 /** A signed-up account with an admin row, and the Cookie header of her console login. */
@@ -82,13 +81,8 @@ async function nextWholeSecond(): Promise<void> {
 }
 
 beforeAll(async () => {
-  gateway = await startAdminGateway(localbase, { secret: SECRET, emails: [LISTED_EMAIL] });
   owner = await signInWithSecret(gateway.app, SECRET);
 }, 120_000);
-
-afterAll(async () => {
-  await gateway?.close();
-});
 
 describe('attack: using the console after a ban', () => {
   it('a ban without an end time on the Users page ends her console at once, and she cannot lift it', async () => {

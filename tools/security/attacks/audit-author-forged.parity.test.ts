@@ -4,7 +4,7 @@
 // have her actions recorded under another admin's name, or the owner's (`secret`). Now the gateway
 // drops any such header and names the admin of the verified session itself, on every request that
 // reaches the backend as the service role.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accountSubject } from '#gateway/src/admin/admin-cookie.ts';
 import {
   adminCookieOf,
@@ -14,14 +14,13 @@ import {
   unlockWithToken,
   type SignedUp,
 } from '#gateway/test/admin-helpers.ts';
-import type { TestGateway } from '#gateway/test/helpers.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const SECRET = 'forged-author-attack-secret-32ch';
 const HEADER = 'x-studyhall-console-admin';
 const localbase = fileFixture(startLocalbaseStack);
-let gateway: TestGateway;
+const gateway = fileFixture(() => startAdminGateway(localbase, { secret: SECRET }));
 let owner: string;
 let mallory: { account: SignedUp; cookie: string };
 let victim: SignedUp;
@@ -70,15 +69,10 @@ async function authorOf(action: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  gateway = await startAdminGateway(localbase, { secret: SECRET });
   owner = await signInWithSecret(gateway.app, SECRET);
   mallory = await admitAdmin('mallory-admin@studyhall.example');
   victim = await signUp(gateway.app, 'victim-admin@studyhall.example');
 }, 120_000);
-
-afterAll(async () => {
-  await gateway?.close();
-});
 
 describe('attack: naming another author in the audit log through the proxy', () => {
   it('an admin who sends the header naming another admin is recorded under her own name', async () => {
