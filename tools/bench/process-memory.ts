@@ -1,0 +1,34 @@
+// What a server process and the PostgreSQL it runs cost the machine, read from /proc (Linux): the
+// proportional set size (PSS, /proc/<pid>/smaps_rollup) of every postgres process below the
+// server, so pages the postgres processes share (the shared buffers, the binary) count once.
+import { readdir, readFile } from 'node:fs/promises';
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const lists = await Promise.all(
+    tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')),
+  );
+  return lists.flatMap((list) => list.trim().split(/\s+/).filter(Boolean).map(Number));
+}
+
+/** The PSS of the postgres processes below `rootPid`, in MiB, and how many there are. */
+export async function postgresPss(rootPid: number): Promise<{ mib: number; processes: number }> {
+  const pending = [rootPid];
+  let kb = 0;
+  let processes = 0;
+  while (pending.length > 0) {
+    const pid = pending.pop() as number;
+    pending.push(...(await childrenOf(pid)));
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (comm !== 'postgres') continue;
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+    kb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    processes += 1;
+  }
+  return { mib: kb / 1024, processes };
+}
+
+/** The machine's load average, as the figures are printed beside it. */
+export function loadAverageText(loadavg: number[]): string {
+  return loadavg.map((value) => value.toFixed(1)).join(' ');
+}
