@@ -4,10 +4,12 @@
 // reloading the page every ~3 minutes), while the server's memory is sampled every 10 s:
 // `process.memoryUsage()` of the server (RSS, heapUsed, external, arrayBuffers, read through its
 // inspector: the server runs with --inspect on a free loopback port, nothing added to its code)
-// and the PSS of its postgres processes. Memory must be flat once warm: the bench passes when the
+// and the PSS of its postgres processes (and how much of it is the shared buffer pool), and the
+// sockets the server holds open. Memory must be flat once warm: the bench passes when the
 // server's RSS and the postgres processes' PSS each grew by less than 10 % over the measured
 // window (the run after the warm-up), comparing the window's first minute with its last.
-// Prints one row per minute (ready for a README) and the verdict; exit code 1 when it fails.
+// Prints one row per minute (ready for a README), the server 10 s and 60 s after the class left
+// (what it still holds then is held for good), and the verdict; exit code 1 when it fails.
 // Run: node --import tsx tools/bench/soak.bench.ts                 # 200 students, 30 min (10 of warm-up)
 //      node --import tsx tools/bench/soak.bench.ts --quick         # 50 students, 2 min, for developers
 //        [--students 200] [--groups 10] [--minutes 30] [--warmup-minutes 10] [--every-ms 4000]
@@ -15,6 +17,9 @@
 //        [--collect-garbage]   a full garbage collection before each sample: heapUsed is then the
 //                              live heap, which shows a leak of JavaScript objects without the
 //                              collector's sawtooth (and the RSS is no longer what it would be)
+//        [--heap-snapshots DIR]  writes heap snapshots of the server to DIR: idle (before the class),
+//                              warm (at the end of the warm-up), end (at the end of the lesson) and
+//                              left (10 s after the class left); compare two with heap-diff.ts
 import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,7 +31,7 @@ import { keysFile } from '#localbase';
 import { makeTempDir } from '#gateway/test/helpers.ts';
 import { freePort } from '../testing/free-port.ts';
 import { InspectorClient, inspectorUrlIn } from './inspector-memory.ts';
-import { loadAverageText, postgresPss } from './process-memory.ts';
+import { loadAverageText, openSockets, postgresPss } from './process-memory.ts';
 import { SoakClass } from './soak-class.ts';
 
 const { values: flags } = parseArgs({
@@ -42,6 +47,7 @@ const { values: flags } = parseArgs({
     engine: { type: 'string', default: 'postgres' },
     csv: { type: 'string' },
     'collect-garbage': { type: 'boolean', default: false },
+    'heap-snapshots': { type: 'string' },
   },
 });
 const quick = flags.quick;
@@ -71,8 +77,8 @@ const options = z
 const MAX_GROWTH = 0.1;
 const MiB = 1024 * 1024;
 const TABLE_HEAD = [
-  '| min | RSS MiB (max) | heapUsed MiB | external MiB | arrayBuffers MiB | postgres PSS MiB (processes) | requests | errors | load |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| min | RSS MiB (max) | heapUsed MiB | external MiB | arrayBuffers MiB | postgres PSS MiB (shared; processes) | server sockets | requests | errors | load |',
+  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ].join('\n');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -94,7 +100,8 @@ const server = spawn(process.execPath, ['--inspect=127.0.0.1:0', 'tools/build/st
     LOCALBASE_PORT: String(localbasePort),
     DATA_DIR: dataDir,
     LOG_DIR: path.join(temp.dir, 'logs'),
-    LOG_LEVEL: 'warn',
+    // npm start's default level: every request goes to server.log, as it does in a lesson.
+    LOG_LEVEL: 'info',
     DATABASE_URL: '',
     LOCALBASE_ENGINE: options.engine,
   },
@@ -125,7 +132,11 @@ interface Sample {
   external: number;
   arrayBuffers: number;
   postgres: number;
+  /** Of `postgres`: shared memory, the buffer pool mostly (bounded by shared_buffers). */
+  postgresShmem: number;
   postgresProcesses: number;
+  /** Sockets the server process holds open (the class's connections, postgres's, its listeners). */
+  serverSockets: number;
   sockets: number;
   streams: number;
   requests: number;
@@ -149,7 +160,9 @@ async function sample(): Promise<Sample> {
     external: memory.external / MiB,
     arrayBuffers: memory.arrayBuffers / MiB,
     postgres: postgres.mib,
+    postgresShmem: postgres.shmemMib,
     postgresProcesses: postgres.processes,
+    serverSockets: await openSockets(serverPid),
     sockets: counts?.socketsOpen() ?? 0,
     streams: counts?.streamsOpen() ?? 0,
     requests: counts ? [...counts.requests.values()].reduce((sum, count) => sum + count, 0) : 0,
@@ -160,8 +173,16 @@ async function sample(): Promise<Sample> {
   return taken;
 }
 
+/** A heap snapshot of the server, when --heap-snapshots asks for them (it pauses the server for seconds). */
+async function snapshot(name: string): Promise<void> {
+  if (!flags['heap-snapshots']) return;
+  const file = path.join(flags['heap-snapshots'], `soak-${name}.heapsnapshot`);
+  await inspector.writeHeapSnapshot(file);
+  console.log(`heap snapshot: ${file}`);
+}
+
 function describe(taken: Sample): string {
-  return `RSS ${taken.rss.toFixed(0)} MiB, heapUsed ${taken.heapUsed.toFixed(0)} MiB, external ${taken.external.toFixed(1)} MiB, postgres ${taken.postgres.toFixed(0)} MiB PSS (${taken.postgresProcesses} processes)`;
+  return `RSS ${taken.rss.toFixed(0)} MiB, heapUsed ${taken.heapUsed.toFixed(0)} MiB, external ${taken.external.toFixed(1)} MiB, postgres ${taken.postgres.toFixed(0)} MiB PSS (${taken.postgresShmem.toFixed(0)} shared; ${taken.postgresProcesses} processes), ${taken.serverSockets} sockets open in the server`;
 }
 
 // ---- the run -------------------------------------------------------------------------------------
@@ -176,6 +197,7 @@ try {
   );
   console.log(serverOutput.split('\n').find((line) => line.startsWith('studyhall: engine')) ?? '');
   console.log(`idle, before the class: ${describe(await sample())}`);
+  await snapshot('idle');
 
   soakClass = new SoakClass({
     gatewayUrl,
@@ -196,6 +218,7 @@ try {
   lessonStart = performance.now();
   const lessonEnds = lessonStart + options.minutes * 60_000;
   let sampling = true;
+  const warmSnapshot = sleep(options.warmupMinutes * 60_000).then(() => snapshot('warm'));
   // Each minute's row is printed as the minute ends, so a long run shows how it goes.
   console.log(TABLE_HEAD);
   const sampler = (async () => {
@@ -214,11 +237,18 @@ try {
   await soakClass.lesson(lessonEnds);
   sampling = false;
   await sampler;
+  await warmSnapshot;
+  await snapshot('end');
   const loadAtEnd = loadAverageText(os.loadavg());
 
   await soakClass.leave();
   await sleep(10_000);
   const afterLeaving = await sample();
+  samples.pop();
+  await snapshot('left');
+  // Connections the server has not let go of yet after a minute would be left behind for good.
+  await sleep(50_000);
+  const minuteAfterLeaving = await sample();
   samples.pop();
 
   // ---- figures ---------------------------------------------------------------------------------
@@ -241,6 +271,7 @@ try {
     `reloads ${counts.reloads}; chat ${counts.chatSent} messages, ${counts.deliveriesExpected} deliveries expected (members joined when it was sent), ${counts.deliveriesReceived} received`,
   );
   console.log(`after the class left (10 s later): ${describe(afterLeaving)}`);
+  console.log(`a minute after the class left: ${describe(minuteAfterLeaving)}`);
   console.log(`load average at the end of the lesson ${loadAtEnd} on ${os.cpus().length} cores`);
   const serverWarnings = serverOutput.split('\n').filter((line) => / (WARN|ERROR|FATAL) /.test(line));
   console.log(
@@ -251,6 +282,12 @@ try {
   const heap = growth('heapUsed');
   console.log(
     `heapUsed over the window: ${heap.from.toFixed(0)} -> ${heap.to.toFixed(0)} MiB (${percent(heap.ratio)}; not judged: it follows the garbage collector's cycle)`,
+  );
+  const pss = growth('postgres');
+  const shared = growth('postgresShmem');
+  console.log(
+    `postgres PSS outside shared memory (the backends' own): ${(pss.from - shared.from).toFixed(0)} -> ${(pss.to - shared.to).toFixed(0)} MiB; ` +
+      `shared memory (the buffer pool, up to shared_buffers): ${shared.from.toFixed(0)} -> ${shared.to.toFixed(0)} MiB`,
   );
   for (const line of verdicts) console.log(line.text);
   failed = verdicts.some((line) => !line.pass);
@@ -281,7 +318,7 @@ function minuteRow(minute: number): string | undefined {
   return (
     `| ${minute}${minute <= options.warmupMinutes ? ' (warm-up)' : ''} | ${mean(inMinute, 'rss').toFixed(0)} (${Math.max(...inMinute.map((each) => each.rss)).toFixed(0)}) | ` +
     `${mean(inMinute, 'heapUsed').toFixed(0)} | ${mean(inMinute, 'external').toFixed(1)} | ${mean(inMinute, 'arrayBuffers').toFixed(1)} | ` +
-    `${mean(inMinute, 'postgres').toFixed(0)} (${last.postgresProcesses}) | ${last.requests - (before?.requests ?? 0)} | ${last.errors - (before?.errors ?? 0)} | ${last.load.toFixed(1)} |`
+    `${mean(inMinute, 'postgres').toFixed(0)} (${mean(inMinute, 'postgresShmem').toFixed(0)}; ${last.postgresProcesses}) | ${last.serverSockets} | ${last.requests - (before?.requests ?? 0)} | ${last.errors - (before?.errors ?? 0)} | ${last.load.toFixed(1)} |`
   );
 }
 
@@ -302,14 +339,11 @@ function growth(key: keyof Sample): { from: number; to: number; ratio: number } 
   const start = options.warmupMinutes * 60;
   const end = options.minutes * 60;
   const span = Math.min(60, (end - start) / 3);
-  const from = mean(
-    samples.filter((each) => each.at >= start && each.at < start + span),
-    key,
-  );
-  const to = mean(
-    samples.filter((each) => each.at >= end - span),
-    key,
-  );
+  const first = samples.filter((each) => each.at >= start && each.at < start + span);
+  const last = samples.filter((each) => each.at >= end - span);
+  // A heap snapshot holds the sampler for minutes: then the window's first samples come later.
+  const from = mean(first.length > 0 ? first : samples.filter((each) => each.at >= start).slice(0, 3), key);
+  const to = mean(last, key);
   return { from, to, ratio: (to - from) / from };
 }
 
