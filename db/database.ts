@@ -153,6 +153,7 @@ async function startPostgresIn(dataDir: string, options: OpenDatabaseOptions): P
     cacheRoots: options.postgresCacheRoots,
     log: options.log,
   });
+  performance.mark('studyhall:db:postgres-prepared');
   if (!setup.ok) {
     // The data is in the cluster: PGlite would be another, older or empty database.
     if (clusterExists(dataDir))
@@ -195,6 +196,7 @@ async function openEmbeddedPostgres(
     max: options.maxConnections ?? EMBEDDED_POOL_SIZE,
   });
   pool.on('error', (error) => options.log?.(`postgres pool: ${error.message}`));
+  performance.mark('studyhall:db:postgres-ready');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -204,6 +206,7 @@ async function openEmbeddedPostgres(
     })());
   try {
     const migrations = await runMigrations(pool, options);
+    performance.mark('studyhall:db:migrations-checked');
     return {
       kind: 'postgres',
       pool,
@@ -236,12 +239,14 @@ async function openPgliteIn(
   });
   try {
     await engine.start();
+    performance.mark('studyhall:db:pglite-ready');
     const pool = new pg.Pool(enginePoolConfig(engine));
     pool.on('error', (error) => options.log?.(`pglite pool: ${error.message}`));
     const migrations = await runMigrations(pool, options).catch(async (error: unknown) => {
       await pool.end();
       throw error;
     });
+    performance.mark('studyhall:db:migrations-checked');
     const stopCheckpoints = startCheckpoints(pool, options.log ? { log: options.log } : {});
     return {
       kind: 'pglite',

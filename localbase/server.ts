@@ -138,6 +138,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   const doubleConfirmEmailChanges =
     options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
   const keys = await loadOrCreateKeys(dataDir);
+  performance.mark('studyhall:localbase:keys-read');
   const ownsDatabase = !options.database;
   const database =
     options.database ??
@@ -154,6 +155,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   try {
     const { pool } = database;
     await installLocalbaseObjects(pool);
+    performance.mark('studyhall:localbase:objects-installed');
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
@@ -286,7 +288,9 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       },
     });
 
+    performance.mark('studyhall:localbase:routes-registered');
     await app.listen({ host, port });
+    performance.mark('studyhall:localbase:listening');
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;

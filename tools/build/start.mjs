@@ -33,6 +33,7 @@ if (program === 'gateway-main') {
   );
 }
 
+performance.mark('studyhall:launcher:web-builds-checked');
 let buildDir;
 try {
   buildDir = await ensureServerBuild(log);
@@ -40,6 +41,7 @@ try {
   console.error(`studyhall: cannot compile the server: ${messageOf(error)}`);
   process.exit(1);
 }
+performance.mark('studyhall:launcher:server-build-checked');
 // Stack traces name the TypeScript sources (the build has linked source maps).
 process.setSourceMapsEnabled(true);
 await import(pathToFileURL(path.join(buildDir, `${program}.js`)).href);
