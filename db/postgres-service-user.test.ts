@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { firstUnreachableFolder, lookUpUser, serviceUser } from './postgres-service-user.ts';
+import { firstUnreachableFolder, lookUpUser, serviceUser, userInAccountFiles } from './postgres-service-user.ts';
 
 const isRoot = process.getuid?.() === 0;
 const canManageUsers = isRoot && ['/usr/sbin/useradd', '/usr/sbin/userdel'].every((tool) => existsSync(tool));
@@ -23,6 +23,33 @@ afterEach(async () => {
 describe('the user that runs the embedded PostgreSQL', () => {
   it('is this process’s own user when it is not root: no switch, nothing created', async () => {
     expect(await serviceUser(temp, { isRoot: false })).toEqual({ ok: true, user: { name: 'this user' } });
+  });
+
+  it('reads a user and every group it is in from the account files, as `id` would answer', () => {
+    const passwd = [
+      'root:x:0:0:root:/root:/bin/bash',
+      'postgres2:x:120:130::/nonexistent:/usr/sbin/nologin',
+      'postgres:x:101:104:PostgreSQL administrator,,,:/var/lib/postgresql:/bin/bash',
+    ].join('\n');
+    const group = [
+      'root:x:0:',
+      'ssl-cert:x:103:postgres',
+      'audio:x:29:alice,postgres2',
+      'video:x:44:alice,postgres,bob',
+      'postgres:x:104:',
+    ].join('\n');
+    expect(userInAccountFiles('postgres', passwd, group)).toEqual({ uid: 101, gid: 104, groups: [104, 103, 44] });
+    expect(userInAccountFiles('postgres2', passwd, group)).toEqual({ uid: 120, gid: 130, groups: [130, 29] });
+    expect(userInAccountFiles('postgre', passwd, group)).toBeUndefined();
+    expect(userInAccountFiles('nobody-here', '', '')).toBeUndefined();
+  });
+
+  it('looks this process’s own user up as `id` does', async () => {
+    const name = os.userInfo().username;
+    const id = (flag: string) => execFileSync('id', [flag, name], { encoding: 'utf8' }).trim();
+    const found = await lookUpUser(name);
+    expect(found).toMatchObject({ uid: Number(id('-u')), gid: Number(id('-g')) });
+    expect(found?.groups.slice().sort()).toEqual(id('-G').split(/\s+/).map(Number).sort());
   });
 
   it('finds the first folder a user cannot pass through, by owner, group and others', async () => {
