@@ -162,6 +162,27 @@ describe('the embedded PostgreSQL', () => {
     expect((await database.pool.query(`select id from storage.buckets where id = 'lock-test'`)).rows).toHaveLength(1);
   }, 180_000);
 
+  it('stops its PostgreSQL when the process exits without closing the database: no orphan for the next start', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'db/fixtures/exit-open.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOCALBASE_ENGINE: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code, output).toBe(3);
+    const pid = Number(/postmaster (\d+)/.exec(output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processAlive(pid)).toBe(false);
+    expect(existsSync(path.join(clusterDir(dataDir), 'postmaster.pid'))).toBe(false);
+    const next = await open();
+    expect(next.postgres?.stoppedOrphan).toBe(false);
+  }, 120_000);
+
   it('falls back to PGlite with one line when the binary does not run, and never over an existing cluster', async () => {
     const broken = path.join(temp, 'broken-bin');
     await mkdir(broken);
