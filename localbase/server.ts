@@ -5,7 +5,8 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { openDatabase, type Database } from '#db/database.ts';
+import type { Database } from '#db/database.ts';
+import { openDatabaseOrTakeEarly } from '#db/early-open.ts';
 import type { EngineSetting } from '#config/env.ts';
 import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
@@ -18,6 +19,7 @@ import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
+import { logDatabaseEvent } from './open-database-early.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
@@ -142,12 +144,13 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   const ownsDatabase = !options.database;
   const database =
     options.database ??
-    (await openDatabase({
+    // The launcher may have started opening it already (open-database-early.ts).
+    (await openDatabaseOrTakeEarly({
       dataDir,
       databaseUrl: options.databaseUrl,
       engine: options.engine,
       // The embedded engine's own events (its first start, a fallback, a statement cut at its timeout).
-      log: (line) => console.error(`localbase: ${line}`),
+      log: logDatabaseEvent,
     }));
   let app: FastifyInstance | undefined;
   let hub: RealtimeHub | undefined;
