@@ -177,6 +177,9 @@ export async function moveToPostgres(options: MoveOptions): Promise<MoveReport> 
         database: server.database,
         max: 2,
       });
+      // An idle connection the cluster ends (its shutdown, under load possibly before the pool has
+      // closed it) must not crash the move: the next query on it fails instead, and is reported.
+      target.on('error', (error) => log(`postgres connection: ${error.message}`));
       await withClient(target, (client) => migrateDatabase(client));
       await options.prepare?.(target);
       const report = await copyEverything(source.pool, target, log);

@@ -170,6 +170,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     anonKey: options.backend.anonKey,
     publicUrl: config.publicUrl,
     https,
+    // A hosted project sends its auth mail; localbase only with SMTP_URL (else its outbox keeps it).
+    sendsMail: Boolean(config.backend ?? config.smtpUrl),
     ...(options.networkInterfaces ? { networkInterfaces: options.networkInterfaces } : {}),
   });
   await app.register(health, {

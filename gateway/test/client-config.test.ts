@@ -1,7 +1,8 @@
 // GET /api/client-config: the backend path the app uses (always this origin), the public anon key
 // and never the service key, the students' address (app_url: what links handed to others carry),
-// the LAN addresses a phone can reach, and the app's https address (PUBLIC_URL when it is https,
-// else the HTTPS listener's address at the host the page used), or null.
+// the LAN addresses a phone can reach, the app's https address (PUBLIC_URL when it is https, else the
+// HTTPS listener's address at the host the page used), or null; and whether auth mail is sent (a
+// hosted backend, or localbase with SMTP_URL) or kept in localbase's outbox.
 import type { NetworkInterfaces } from '../src/lan/lan-addresses.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsAppUrl, lanUrls } from '../src/routes/client-config.ts';
@@ -56,8 +57,27 @@ describe('/api/client-config', () => {
       app_url: null,
       companion_urls: [],
       https_url: null,
+      sends_mail: false,
     });
     expect(response.body).not.toContain('secret-service-key');
+  });
+
+  it('says that auth mail is sent with SMTP_URL or a hosted backend, and kept in the outbox otherwise', async () => {
+    for (const [config, sendsMail] of [
+      [{}, false],
+      [{ smtpUrl: 'smtp://mail.school.example:587' }, true],
+      [{ backend: { url: 'https://abc.supabase.co', anonKey: 'anon', serviceRoleKey: undefined } }, true],
+    ] as const) {
+      const server = await startTestGateway({
+        backend: { url: 'http://127.0.0.1:1', anonKey: 'public-anon-key', serviceRoleKey: undefined },
+        config,
+      });
+      try {
+        expect((await server.app.inject({ url: '/api/client-config' })).json().sends_mail).toBe(sendsMail);
+      } finally {
+        await server.close();
+      }
+    }
   });
 
   it('lists one URL per external IPv4 address for a server bound to every interface', () => {

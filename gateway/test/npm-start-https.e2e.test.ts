@@ -122,7 +122,6 @@ describe('npm start with HOST=0.0.0.0', () => {
   it.runIf(lan)(
     'mails a recovery link that starts at that address and returns to the HTTPS page it was asked from',
     async () => {
-      const ca = await readFile(path.join(dataDir, TLS_DIR, CA_CERT_FILE), 'utf8');
       const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { accessToken: string; anonKey: string };
       const secure = `https://${lan}:${httpsPort}`;
       const signup = await fetch(`http://127.0.0.1:${port}/__auth/signup`, {

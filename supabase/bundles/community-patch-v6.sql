@@ -48,6 +48,8 @@
 --   20261128100100_admin_audit_roles_voids_deletions.sql
 --   20261128100200_admin_audit_log_pages.sql
 --   20261128100300_admin_owner_revokes_last_admin.sql
+--   20261128400000_security_account_deletion_password.sql
+--   20261128400100_community_export_timer_settings.sql
 
 begin;
 
@@ -6170,11 +6172,171 @@ revoke execute on function public.admin_revoke_role(uuid, text) from public, ano
 grant execute on function public.admin_revoke_role(uuid, text) to service_role;
 -- <<< 20261128100300_admin_owner_revokes_last_admin.sql
 
+-- >>> 20261128400000_security_account_deletion_password.sql
+-- Deleting an account needs the password, entered again: delete_my_account refuses a session that
+-- has not entered the account's password in the last five minutes (password_required P0103).
+-- Rules: docs/database.md#deleting-an-account.
+--
+-- Her handle alone, which anyone who sees her profile knows, let whoever held one of her access
+-- tokens delete the account: a browser left signed in, a token read off a shared computer, a
+-- session a recovery link started. The password is checked where GoTrue checks it, by a password
+-- grant (its rate limits, the gateway's budget of wrong passwords per account, equal timing for
+-- unknown addresses); the database then reads from the access token when its session last proved
+-- the password: GoTrue's `amr` claim, signed into the token and carried unchanged by every refresh,
+-- so a refreshed token of an old sign-in stays old. A session a recovery, magic or invite link
+-- started has no `password` entry. The app asks for the password right before deleting.
+--
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Reads only the caller's own token: invoker rights, no table.
+create or replace function private.password_entered_within(p_seconds integer) returns boolean
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(bool_or(
+           entry ->> 'method' = 'password'
+           and jsonb_typeof(entry -> 'timestamp') = 'number'
+           and (entry ->> 'timestamp')::numeric >= extract(epoch from pg_catalog.now()) - p_seconds), false)
+  from jsonb_array_elements(
+         case when jsonb_typeof(auth.jwt() -> 'amr') = 'array' then auth.jwt() -> 'amr' else '[]'::jsonb end) entry
+$$;
+comment on function private.password_entered_within(integer) is
+  'Whether the caller''s session entered its password within the last p_seconds (the access token''s amr claim).';
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.delete_my_account(p_confirm text) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_expected text;
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to delete your account';
+  end if;
+  if not private.password_entered_within(300) then
+    raise exception 'password_required' using errcode = 'P0103',
+      hint = 'enter your password again (sign in with it) to delete your account';
+  end if;
+  select coalesce(p.handle, 'delete') into v_expected from public.user_profiles p where p.user_id = v_uid;
+  if lower(btrim(coalesce(p_confirm, ''))) <> lower(coalesce(v_expected, 'delete')) then
+    raise exception 'invalid_confirmation' using errcode = 'P0097',
+      hint = 'type your handle (or "delete" if you have none) to confirm';
+  end if;
+  -- Two admins deleting their accounts at once queue here (as concurrent revokes do), so each
+  -- cannot see the other as the admin who remains.
+  lock table public.user_roles in share row exclusive mode;
+  if exists (select 1 from public.user_roles r where r.user_id = v_uid and r.role = 'admin')
+     and not exists (select 1 from public.user_roles r where r.role = 'admin' and r.user_id <> v_uid) then
+    raise exception 'last_admin_account' using errcode = 'P0100',
+      hint = 'you hold the last admin row; grant admin to someone else before deleting your account';
+  end if;
+  delete from auth.users where id = v_uid;
+  return jsonb_build_object('deleted', v_uid);
+end
+$$;
+comment on function public.delete_my_account(text) is
+  'rpc: deletes the caller''s account by the account deletion rule, once she typed her handle (or "delete") and entered her password within five minutes; never the last admin row holder''s.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.password_entered_within(integer) from public, anon, authenticated;
+revoke execute on function public.delete_my_account(text) from public, anon;
+grant execute on function public.delete_my_account(text) to authenticated;
+-- <<< 20261128400000_security_account_deletion_password.sql
+
+-- >>> 20261128400100_community_export_timer_settings.sql
+-- "Download my data" holds her timer settings: export_my_data gains a `timer_settings` section.
+-- Rules: docs/database.md#deleting-an-account (the export).
+--
+-- The timer settings (focus and break minutes, cycles, the daily goal, the phase-end sound, the day
+-- offset the app uses) are kept on each of her devices and reach the server only inside the
+-- payload of her backups (user_backups.payload -> 'settings'), where the export listed them deep
+-- in every backup. The section names them once: the settings of her newest backup that carries
+-- any, with when that backup was saved and its id (null before her first backup). The function is
+-- otherwise unchanged: it still reads with her own rights (SECURITY INVOKER).
+-- Idempotent: part of community-patch-v6.sql.
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.export_my_data() returns jsonb
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to export your data';
+  end if;
+  -- The filters name her rows; her policies decide which of them she may see (a block placed on
+  -- her is not hers to see, nor the messages of a group she is no longer in).
+  return jsonb_build_object(
+    'exported_at', now(),
+    'user', (select to_jsonb(u) from public.users u where u.id = v_uid),
+    'profile', (select to_jsonb(p) from public.user_profiles p where p.user_id = v_uid),
+    'settings', (select to_jsonb(s) from public.user_settings s where s.user_id = v_uid),
+    'roles', coalesce((select jsonb_agg(r.role order by r.role) from public.user_roles r where r.user_id = v_uid), '[]'),
+    'stats_summary', (select to_jsonb(s) from public.user_stats_summary s where s.user_id = v_uid),
+    'daily_stats', coalesce((select jsonb_agg(to_jsonb(d) order by d.study_day) from public.daily_user_stats d where d.user_id = v_uid), '[]'),
+    'study_sessions', coalesce((select jsonb_agg(to_jsonb(s) order by s.started_at) from public.study_sessions s where s.user_id = v_uid), '[]'),
+    'tasks', coalesce((select jsonb_agg(to_jsonb(t) order by t.created_at) from public.user_tasks t where t.user_id = v_uid), '[]'),
+    'backups', coalesce((select jsonb_agg(to_jsonb(b) order by b.created_at) from public.user_backups b where b.user_id = v_uid), '[]'),
+    'enrollment', (select to_jsonb(e) from public.community_enrollments e where e.user_id = v_uid),
+    'presence', (select to_jsonb(p) from public.user_presence p where p.user_id = v_uid),
+    'buddies', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at) from public.community_friends f
+                         where f.user_id = v_uid or f.friend_id = v_uid), '[]'),
+    'groups', coalesce((select jsonb_agg(jsonb_build_object('group_id', m.group_id, 'name', g.name, 'role', m.role,
+                                                            'joined_at', m.joined_at) order by m.joined_at)
+                        from public.group_members m join public.groups g on g.id = m.group_id
+                        where m.user_id = v_uid), '[]'),
+    'messages', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'group_id', c.group_id, 'content', c.content,
+                                                              'created_at', c.created_at, 'deleted_at', c.deleted_at)
+                                           order by c.created_at)
+                          from public.group_chat_messages c where c.sender_id = v_uid), '[]'),
+    'join_requests', coalesce((select jsonb_agg(jsonb_build_object('group_id', j.group_id, 'status', j.status,
+                                                                   'created_at', j.created_at) order by j.created_at)
+                               from public.community_join_requests j where j.user_id = v_uid), '[]'),
+    'reports', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'target_type', r.target_type,
+                                                             'target_id', r.target_id, 'reason', r.reason,
+                                                             'status', r.status, 'created_at', r.created_at)
+                                          order by r.created_at)
+                         from public.community_reports r where r.reporter_id = v_uid), '[]'),
+    'start_alerts', coalesce((select jsonb_agg(to_jsonb(a) order by a.target_type, a.target_id)
+                              from public.community_start_alerts a where a.user_id = v_uid), '[]'),
+    'device_tokens', (select count(*) from public.community_device_tokens t where t.user_id = v_uid),
+    -- Her timer settings live on her devices and reach the server inside each backup's payload:
+    -- those of the newest backup that carries them, and when it was saved.
+    'timer_settings', (select jsonb_build_object('saved_at', b.created_at, 'backup_id', b.id, 'settings', b.payload -> 'settings')
+                       from public.user_backups b
+                       where b.user_id = v_uid and jsonb_typeof(b.payload -> 'settings') = 'object'
+                       order by b.created_at desc, b.id desc
+                       limit 1)
+  );
+end
+$$;
+comment on function public.export_my_data() is
+  'rpc: everything of the caller''s she may read, as one JSON object, read under her own policies (device tokens only counted; timer settings from her newest backup).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.export_my_data() from public, anon;
+grant execute on function public.export_my_data() to authenticated;
+-- <<< 20261128400100_community_export_timer_settings.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('community-patch-v6.sql', '20261128100300') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('community-patch-v6.sql', '20261128400100') on conflict do nothing;
   end if;
 end
 $$;

@@ -1,8 +1,9 @@
 // GET /api/client-config: what the web app needs to talk to the backend, the address the app hands
 // to other people and devices (app-address.ts), where a phone on the same network reaches this
-// server, and its secure (https) address if it has one. The app always goes through this gateway
-// (`/__backend`), whatever backend sits behind it, so the page only ever connects to its own origin.
-// The anon key is public by design; the service key never leaves here.
+// server, its secure (https) address if it has one, and whether its auth mail leaves the machine.
+// The app always goes through this gateway (`/__backend`), whatever backend sits behind it, so the
+// page only ever connects to its own origin. The anon key is public by design; the service key
+// never leaves here.
 import os from 'node:os';
 import type { FastifyPluginAsync } from 'fastify';
 import { studentsAppUrl } from '../app-address.ts';
@@ -16,6 +17,8 @@ export interface ClientConfigOptions {
   publicUrl?: string | undefined;
   /** HTTPS: whether it is served, on which port, for which names. */
   https: HttpsService;
+  /** Whether the backend's auth mail is sent: a hosted project, or localbase with SMTP_URL. */
+  sendsMail: boolean;
   /** The interfaces' addresses (tests pass their own). */
   networkInterfaces?: () => NetworkInterfaces;
 }
@@ -38,6 +41,12 @@ export interface ClientConfig {
    * students here for them.
    */
   https_url: string | null;
+  /**
+   * Whether mail from the backend (a password reset link, an e-mail change) reaches the student's
+   * mailbox. False for localbase without SMTP_URL, which keeps it in its outbox for whoever runs
+   * the server (the admin console's Outbox page): the app then says that the link waits there.
+   */
+  sends_mail: boolean;
 }
 
 /** PUBLIC_URL when students reach the app over https there (a reverse proxy), else null. */
@@ -83,6 +92,7 @@ const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, option
       app_url: appUrl,
       companion_urls: reachableFromLan(listening),
       https_url: secureUrl(request.headers.host, appUrl),
+      sends_mail: options.sendsMail,
     };
   });
 

@@ -13,6 +13,11 @@ export interface ClientConfig {
   companion_urls?: string[];
   /** Where the app is a secure context (https), or null; absent from a config remembered by an older app. */
   https_url?: string | null;
+  /**
+   * Whether the backend's auth mail reaches the student's mailbox; false without a mail server,
+   * when a reset link waits with whoever runs the server. Absent from a config an older server sent.
+   */
+  sends_mail?: boolean;
 }
 
 const STORAGE_KEY = 'studyhall-client-config';

@@ -22,8 +22,9 @@ export const restoreOffer = {
     const token = await requireToken();
     try {
       const answer = await requestJson<{
-        backup: { id: string; created_at: string; source: string; payload: Record<string, unknown> };
+        backup: { id: string; created_at: string; source: string; payload: Record<string, unknown> } | null;
       }>('/__auth/backup/best', { token });
+      if (!answer.backup) return; // a new account: nothing to offer
       const counts = summarizePayload(answer.backup.payload);
       if (counts.subjects + counts.tasks + counts.sessions === 0) return;
       offered.value = {
@@ -33,7 +34,7 @@ export const restoreOffer = {
         counts,
       };
     } catch {
-      offered.value = null; // no backup (404) or no server: nothing to offer
+      offered.value = null; // no server: nothing to offer
     }
   },
   async decline(): Promise<void> {

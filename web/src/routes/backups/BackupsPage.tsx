@@ -53,6 +53,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
       const answer = await requestJson<{
         backup: { created_at: string; source: string; payload: Record<string, unknown> };
       }>('/__auth/backup/best', { token });
+      if (!answer.backup) return setProblem('This account has no backup yet. Back up now to make one.');
       onRestore({
         kind: 'cloud',
         counts: summarizePayload(answer.backup.payload),
