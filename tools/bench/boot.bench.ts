@@ -506,27 +506,31 @@ function printTable(results: Map<string, RunFigures[]>): void {
   }
 }
 
-/** Per variant, each phase of the warm boot: when it ended and how long it took (medians over the runs). */
+/**
+ * Per variant, each phase of the warm boot: when it ended (median over the runs) and the time since
+ * the phase before it in that order. Phases of the launcher, the server and the database overlap
+ * (the database opens while the code loads), so the gap is the wait between two marks, not the
+ * cost of one step.
+ */
 function printPhases(results: Map<string, RunFigures[]>): void {
   for (const [variant, runs] of results) {
-    const names = [...(runs[0]?.warmPhases.keys() ?? [])];
+    const names = [...new Set(runs.flatMap((run) => [...run.warmPhases.keys()]))];
     if (names.length === 0) {
       console.log(`\n${variant}: no boot phases printed`);
       continue;
     }
+    const ended = names
+      .map((name) => ({
+        name,
+        ms: median(runs.map((run) => run.warmPhases.get(name)).filter((ms) => ms !== undefined)),
+      }))
+      .sort((a, b) => a.ms - b.ms);
     console.log(`\n${variant}, warm boot phases (ms since the server's process started; median of ${runs.length})`);
-    console.log('| phase | ended at ms | took ms |');
+    console.log('| phase | ended at ms | after the one before, ms |');
     console.log('|---|---:|---:|');
-    names.forEach((name, index) => {
-      const ended = runs.map((run) => run.warmPhases.get(name)).filter((ms) => ms !== undefined);
-      const took = runs
-        .map((run) => {
-          const at = run.warmPhases.get(name);
-          const before = index === 0 ? 0 : run.warmPhases.get(names[index - 1]!);
-          return at === undefined || before === undefined ? undefined : at - before;
-        })
-        .filter((ms) => ms !== undefined);
-      console.log(`| ${name} | ${median(ended).toFixed(0)} | ${median(took).toFixed(0)} |`);
+    ended.forEach(({ name, ms }, index) => {
+      const before = index === 0 ? 0 : ended[index - 1]!.ms;
+      console.log(`| ${name} | ${ms.toFixed(0)} | ${(ms - before).toFixed(0)} |`);
     });
   }
 }
