@@ -1,12 +1,12 @@
 // The launcher of `npm start` (start.mjs) opens the database before it loads the gateway, and the
 // gateway serves on that one database; it opens none when the gateway will run no localbase
-// (BACKEND_URL). (A process that exits before the gateway takes the database stops its
-// PostgreSQL: db/embedded-postgres.test.ts.)
+// (BACKEND_URL). Neither its terminal nor its logs show the database's password. (A process that
+// exits before the gateway takes the database stops its PostgreSQL: db/embedded-postgres.test.ts.)
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clusterDir } from '#db/embedded-postgres.ts';
+import { clusterDir, passwordFile } from '#db/embedded-postgres.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';
 import { procState } from '#tools/testing/unreaped-child.ts';
@@ -71,6 +71,15 @@ describe('the launcher of npm start', () => {
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
     expect(alive(postmaster)).toBe(false);
+
+    // The superuser's password is for `npm run backend`'s DB URL only: npm start's terminal (which
+    // may be projected for a class) and its logs never hold it.
+    const password = (await readFile(passwordFile(env.DATA_DIR!), 'utf8')).trim();
+    expect(password.length).toBeGreaterThan(20);
+    expect(started.output()).not.toContain(password);
+    const logs = await readdir(env.LOG_DIR!);
+    expect(logs).toContain('server.log');
+    for (const log of logs) expect(await readFile(path.join(env.LOG_DIR!, log), 'utf8')).not.toContain(password);
   }, 180_000);
 
   it('opens no database when the gateway fronts BACKEND_URL', async () => {
