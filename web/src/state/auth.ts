@@ -2,9 +2,22 @@
 // and refreshes the session. Nothing here loads supabase-js before it is needed. The bottom of the
 // state modules (the outbox and the backups ask it for tokens), so it imports none of them: what
 // else a sign-out does is in sign-out.ts.
+//
+// A sign-in the server ended (a password changed or reset elsewhere, a ban, every session ended)
+// is told apart from one the student ended herself: the server refused this device's session
+// (its refresh token, or the session behind its access token), so the student's data stays open,
+// her changes wait in the outbox, and `sessionEnded` makes every screen say "Signed out on this
+// device — sign in again" until she does. It is noticed when a token is refreshed and by
+// checkSession, which the health watch runs every SESSION_CHECK_MS while the tab is visible.
 import { ApiError, requestJson } from '../lib/api.ts';
-import { readStoredAccount } from '../lib/session-storage.ts';
-import { account } from './signals.ts';
+import {
+  forgetSessionMarks,
+  readStoredAccount,
+  rememberEndedSession,
+  rememberSignOutByChoice,
+  signedOutByChoice,
+} from '../lib/session-storage.ts';
+import { account, sessionEnded } from './signals.ts';
 
 interface AuthAnswer {
   ok: boolean;
@@ -12,14 +25,40 @@ interface AuthAnswer {
   confirmation_required?: boolean;
 }
 
+/** How often a visible page asks the server whether this device is still signed in. */
+export const SESSION_CHECK_MS = 30_000;
+/**
+ * How long a sign-out that the server did not ask for waits for this tab, or another, to say it
+ * was the student's own (sign-out.ts, Settings' "sign out everywhere", deleting the account).
+ */
+const OWN_SIGN_OUT_GRACE_MS = 1_000;
+
 async function loadClient() {
   return (await import('../lib/supabase.ts')).supabase();
 }
 
-function toApiError(error: { name?: string; status?: number; code?: string; message: string }): ApiError {
+interface AuthFailure {
+  name?: string;
+  status?: number;
+  code?: string;
+  message: string;
+}
+
+function toApiError(error: AuthFailure): ApiError {
   if (error.name === 'AuthRetryableFetchError' || !error.status)
     return new ApiError(0, 'offline', 'The server could not be reached.');
   return new ApiError(error.status, error.code ?? 'auth_error', error.message);
+}
+
+/**
+ * The server refused this device's session for good: its refresh token is unknown, spent or of a
+ * banned account, or the session behind the access token is gone. Not a network failure (the
+ * server may be away) and not a server error.
+ */
+export function isSessionRefusal(error: AuthFailure): boolean {
+  if (error.name === 'AuthRetryableFetchError') return false;
+  if (error.name === 'AuthSessionMissingError') return true;
+  return error.status === 400 || error.status === 401 || error.status === 403;
 }
 
 export type AuthMode = 'login' | 'signup';
@@ -40,6 +79,8 @@ export async function signIn(mode: AuthMode, email: string, password: string): P
     refresh_token: answer.session.refresh_token,
   });
   if (error) throw toApiError(error);
+  forgetSessionMarks();
+  sessionEnded.value = false;
   account.value = readStoredAccount() ?? { userId: answer.session.user.id, email: answer.session.user.email ?? email };
 }
 
@@ -52,17 +93,48 @@ export async function isRegistered(email: string): Promise<boolean | null> {
   }
 }
 
-/** The current access token (refreshed when it expired, or when `refresh` asks). */
+/**
+ * The server ended this device's sign-in: keep her data open and say so everywhere. supabase-js
+ * forgets the refused session (so nothing keeps sending it), and the mark in localStorage keeps
+ * the state through a reload. A sign-out she chose on another tab is followed instead.
+ */
+async function sessionGone(): Promise<void> {
+  const who = account.value;
+  if (!who || sessionEnded.value) return;
+  if (signedOutByChoice(who.userId)) {
+    account.value = null;
+    return;
+  }
+  rememberEndedSession(who);
+  sessionEnded.value = true;
+  try {
+    await (await loadClient()).auth.signOut({ scope: 'local' });
+  } catch {
+    // Already forgotten.
+  }
+}
+
+/** The current access token (refreshed when it expired, or when `refresh` asks); null once signed out. */
 export async function accessToken(refresh = false): Promise<string | null> {
-  if (!account.value) return null;
+  if (!account.value || sessionEnded.value) return null;
   const client = await loadClient();
   if (refresh) {
     const { data, error } = await client.auth.refreshSession();
+    if (error && isSessionRefusal(error)) {
+      await sessionGone();
+      return null;
+    }
     if (error) throw toApiError(error);
     return data.session?.access_token ?? null;
   }
   const { data, error } = await client.auth.getSession();
+  if (error && isSessionRefusal(error)) {
+    await sessionGone();
+    return null;
+  }
   if (error) throw toApiError(error);
+  // supabase-js dropped the session it could not refresh (at a start after a long sleep, say).
+  if (!data.session) await sessionGone();
   return data.session?.access_token ?? null;
 }
 
@@ -73,8 +145,38 @@ export async function requireToken(): Promise<string> {
   return token;
 }
 
+let lastCheck = 0;
+let checking: Promise<void> | undefined;
+
+/**
+ * Asks the server whether this device is still signed in (GoTrue's GET /user, which answers
+ * session_not_found for an ended session or a banned account). At most every SESSION_CHECK_MS
+ * unless `now` asks (a refused request just hinted at it); a server that cannot be reached says
+ * nothing about the session.
+ */
+export function checkSession(now = false): Promise<void> {
+  if (!account.value || sessionEnded.value) return Promise.resolve();
+  if (checking) return checking;
+  if (!now && Date.now() - lastCheck < SESSION_CHECK_MS) return Promise.resolve();
+  lastCheck = Date.now();
+  checking = (async () => {
+    const client = await loadClient();
+    const { error } = await client.auth.getUser();
+    if (!error || !isSessionRefusal(error)) return;
+    // An access token that merely expired is refreshed; a refused refresh ends the sign-in.
+    const refreshed = await client.auth.refreshSession();
+    if (refreshed.error && isSessionRefusal(refreshed.error)) await sessionGone();
+  })()
+    .catch(() => undefined)
+    .finally(() => (checking = undefined));
+  return checking;
+}
+
 /** Forgets the session on this device; sign-out.ts's signOut says goodbye to the backend first. */
 export async function endSession(): Promise<void> {
+  const who = account.value;
+  // Other tabs follow to the welcome screen instead of saying "signed out on this device".
+  if (who) rememberSignOutByChoice(who.userId);
   try {
     const client = await loadClient();
     await client.auth.signOut({ scope: 'local' });
@@ -83,10 +185,24 @@ export async function endSession(): Promise<void> {
   }
 }
 
-/** supabase-js signs the student out when the refresh token is refused: follow it. */
+let watching = false;
+
+/**
+ * supabase-js signs out when the server refuses the session (a failed refresh after the token
+ * expired, a check that found it gone) or when the student signs out, on this tab or another.
+ * A sign-out of her own sets the account to null on its tab at once (and marks it for the other
+ * tabs); what is left after a moment was the server's doing.
+ */
 export async function watchSession(): Promise<void> {
+  if (watching) return;
+  watching = true;
   const client = await loadClient();
   client.auth.onAuthStateChange((event) => {
-    if (event === 'SIGNED_OUT') account.value = null;
+    if (event !== 'SIGNED_OUT') return;
+    const who = account.value;
+    if (!who || sessionEnded.value) return;
+    setTimeout(() => {
+      if (account.value?.userId === who.userId && !sessionEnded.value) void sessionGone();
+    }, OWN_SIGN_OUT_GRACE_MS);
   });
 }

@@ -11,7 +11,8 @@ import { dateTime, plural, relativeTime } from '../../lib/format.ts';
 import type { OutboxEntry } from '../../lib/outbox.ts';
 import { requireToken } from '../../state/auth.ts';
 import { currentPayload, lastSnapshotAt, snapshotNow, snapshotState } from '../../state/backups.ts';
-import { sessions, subjects, syncState, tasks } from '../../state/signals.ts';
+import { SIGNED_OUT_TEXT } from '../../lib/sync-status.ts';
+import { sessionEnded, sessions, subjects, syncState, tasks } from '../../state/signals.ts';
 import { discardEntry, refreshSyncCounts, retryEntry } from '../../state/sync.ts';
 import { BackupPreview } from './BackupPreview.tsx';
 import { importBackup, restoreBestBackup } from './restore.ts';
@@ -180,6 +181,8 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
 function WaitingSection() {
   const [entries, setEntries] = useState<OutboxEntry[] | null>(null);
   const { pending, failed, blockedBy } = syncState.value;
+  // Waiting for her sign-in is not a refusal: nothing here is to retry or discard until she is back.
+  const signedOut = sessionEnded.value || blockedBy === 'signed_out';
   useEffect(() => {
     void refreshSyncCounts().then(setEntries);
   }, [pending, failed]);
@@ -194,27 +197,39 @@ function WaitingSection() {
         <p class="muted">Nothing is waiting: every change on this device has reached the server.</p>
       ) : (
         <>
-          <p class="muted">
-            {entries.every((entry) => entry.failed)
-              ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
-              : blockedBy === 'offline'
-                ? 'The server cannot be reached; these changes will sync when it can.'
-                : 'These changes are saved on this device and will sync.'}
-          </p>
+          {signedOut ? (
+            <div class="notice notice-warning">
+              <p>
+                <strong>{SIGNED_OUT_TEXT}.</strong> These changes are kept on this device and sent once you do.
+              </p>
+            </div>
+          ) : (
+            <p class="muted">
+              {entries.every((entry) => entry.failed)
+                ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
+                : blockedBy === 'offline'
+                  ? 'The server cannot be reached; these changes will sync when it can.'
+                  : 'These changes are saved on this device and will sync.'}
+            </p>
+          )}
           <ul class="list">
             {entries.map((entry) => (
               <li key={entry.key} class="list-item">
                 <div class="list-main">
                   <p class="list-title">{describeEntry(entry)}</p>
                   <p class="list-meta">
-                    {entry.failed
-                      ? `Refused by the server: ${entry.lastError ?? 'no reason given'}`
-                      : entry.attempts > 0
-                        ? `Tried ${plural(entry.attempts, 'time')}; will try again`
-                        : 'Will sync'}
+                    {entry.failed && signedOut
+                      ? 'Set aside before; sent again once you sign in'
+                      : entry.failed
+                        ? `Refused by the server: ${entry.lastError ?? 'no reason given'}`
+                        : signedOut
+                          ? 'Waits for you to sign in again'
+                          : entry.attempts > 0
+                            ? `Tried ${plural(entry.attempts, 'time')}; will try again`
+                            : 'Will sync'}
                   </p>
                 </div>
-                {entry.failed ? (
+                {entry.failed && !signedOut ? (
                   <div class="row">
                     <button type="button" class="button" onClick={() => void retryEntry(entry.key)}>
                       Retry
@@ -224,7 +239,7 @@ function WaitingSection() {
                     </button>
                   </div>
                 ) : (
-                  <span class="badge badge-warning">will sync</span>
+                  <span class="badge badge-warning">{signedOut ? 'waits for sign-in' : 'will sync'}</span>
                 )}
               </li>
             ))}
