@@ -43,7 +43,7 @@ export function describePresenceLive(fixture: CommunityFixture): void {
       // Ada has a backup from the community tests before, so her fresh browser is offered it once
       // the app has asked the server, which can be after the page has drawn: start empty whenever.
       const offer = focus.getByRole('dialog', { name: 'Restore your backup on this device?' });
-      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Start empty' }).click());
+      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Not now' }).click());
       await board.locator('section.board[data-live="true"]').waitFor();
       await buddies.locator('.buddy-grid[data-live="true"]').waitFor();
       // A page that reloads loses this mark.

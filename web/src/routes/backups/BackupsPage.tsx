@@ -30,8 +30,14 @@ function describeEntry(entry: OutboxEntry): string {
       return `Task "${entry.op.task.title}"`;
     case 'task-delete':
       return 'Deleted task';
+    case 'subject-upsert':
+      return `Subject "${entry.op.subject.name}"`;
+    case 'subject-delete':
+      return 'Deleted subject';
     case 'settings':
       return 'Study day settings';
+    case 'timer-settings':
+      return 'Timer settings';
   }
 }
 
