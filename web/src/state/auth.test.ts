@@ -12,7 +12,8 @@ interface Answer {
 
 const auth = vi.hoisted(() => ({
   refresh: [] as Answer[],
-  user: [] as Answer[],
+  /** What GET /auth/v1/user answers the check: a status, or a failed fetch. */
+  user: [] as (number | 'offline')[],
   session: { data: { session: { access_token: 'token' } }, error: null } as Answer,
   localSignOuts: 0,
   listeners: [] as ((event: string) => void)[],
@@ -22,7 +23,6 @@ vi.mock('../lib/supabase.ts', () => ({
   supabase: async () => ({
     auth: {
       refreshSession: async () => auth.refresh.shift() ?? { data: { session: { access_token: 'fresh' } }, error: null },
-      getUser: async () => auth.user.shift() ?? { data: { user: {} }, error: null },
       getSession: async () => auth.session,
       signOut: async () => {
         auth.localSignOuts++;
@@ -33,6 +33,18 @@ vi.mock('../lib/supabase.ts', () => ({
     },
   }),
 }));
+
+vi.mock('../lib/client-config.ts', () => ({
+  clientConfig: async () => ({ backend_url: '/__backend', anon_key: 'anon' }),
+}));
+
+const asked: string[] = [];
+vi.stubGlobal('fetch', async (url: string) => {
+  asked.push(url);
+  const answer = auth.user.shift() ?? 200;
+  if (answer === 'offline') throw new TypeError('Failed to fetch');
+  return new Response('{}', { status: answer });
+});
 
 const { accessToken, checkSession, watchSession } = await import('./auth.ts');
 const { account, sessionEnded } = await import('./signals.ts');
@@ -45,6 +57,11 @@ const refused = (code: string, status = 400): Answer => ({
 });
 
 beforeEach(() => {
+  localStorage.setItem(
+    'studyhall-auth',
+    JSON.stringify({ access_token: 'token', expires_at: Date.now() / 1000 + 3600, user: { id: ADA.userId } }),
+  );
+  asked.length = 0;
   account.value = ADA;
   sessionEnded.value = false;
   auth.refresh = [];
@@ -74,23 +91,26 @@ describe('a sign-in the server ended', () => {
   });
 
   it('is found by the check: the server no longer knows the session, and a refresh is refused', async () => {
-    auth.user.push({ data: { user: null }, error: { name: 'AuthSessionMissingError', status: 400, message: 'gone' } });
-    auth.refresh.push({
-      data: { session: null },
-      error: { name: 'AuthSessionMissingError', status: 400, message: 'gone' },
-    });
+    auth.user.push(403);
+    auth.refresh.push(refused('refresh_token_not_found'));
     await checkSession(true);
+    expect(asked).toEqual(['/__backend/auth/v1/user']);
     expect(sessionEnded.value).toBe(true);
     expect(account.value).toEqual(ADA);
   });
 
   it('is not an access token that merely expired: the refresh works and nothing changes', async () => {
-    auth.user.push({
-      data: { user: null },
-      error: { name: 'AuthApiError', status: 403, code: 'bad_jwt', message: 'expired' },
-    });
+    auth.user.push(403);
     await checkSession(true);
     expect(sessionEnded.value).toBe(false);
+  });
+
+  it('is asked at most every 30 s unless something hints at it', async () => {
+    await checkSession(true);
+    await checkSession();
+    expect(asked).toHaveLength(1);
+    await checkSession(true);
+    expect(asked).toHaveLength(2);
   });
 
   it('is not a network failure or a server error', async () => {
@@ -101,8 +121,11 @@ describe('a sign-in the server ended', () => {
     await expect(accessToken(true)).rejects.toMatchObject({ code: 'offline' });
     auth.refresh.push({ data: { session: null }, error: { name: 'AuthApiError', status: 500, message: 'boom' } });
     await expect(accessToken(true)).rejects.toMatchObject({ status: 500 });
-    auth.user.push({ data: { user: null }, error: { name: 'AuthRetryableFetchError', message: 'Failed to fetch' } });
-    await checkSession(true);
+    for (const answer of ['offline', 500] as const) {
+      auth.user.push(answer);
+      await checkSession(true);
+    }
+    expect(asked).toHaveLength(2);
     expect(sessionEnded.value).toBe(false);
     expect(readEndedSession()).toBeNull();
   });

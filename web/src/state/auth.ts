@@ -10,8 +10,10 @@
 // device — sign in again" until she does. It is noticed when a token is refreshed and by
 // checkSession, which the health watch runs every SESSION_CHECK_MS while the tab is visible.
 import { ApiError, requestJson } from '../lib/api.ts';
+import { clientConfig } from '../lib/client-config.ts';
 import {
   forgetSessionMarks,
+  readStoredAccessToken,
   readStoredAccount,
   rememberEndedSession,
   rememberSignOutByChoice,
@@ -149,10 +151,33 @@ let lastCheck = 0;
 let checking: Promise<void> | undefined;
 
 /**
- * Asks the server whether this device is still signed in (GoTrue's GET /user, which answers
- * session_not_found for an ended session or a banned account). At most every SESSION_CHECK_MS
- * unless `now` asks (a refused request just hinted at it); a server that cannot be reached says
- * nothing about the session.
+ * Whether the server still knows this device's session: GoTrue's GET /user with the stored access
+ * token, which answers 401 or 403 (session_not_found) for an ended session or a banned account.
+ * A plain request, not supabase-js: its session lock must stay free for the writes (a Finish whose
+ * tab closes at once sends its session without waiting behind a check). Null when nothing can be
+ * said (no stored token still valid, the server unreachable, a server error).
+ */
+async function serverKnowsSession(): Promise<boolean | null> {
+  const token = readStoredAccessToken();
+  if (!token) return null;
+  const config = await clientConfig();
+  try {
+    const answer = await fetch(`${config.backend_url}/auth/v1/user`, {
+      headers: { apikey: config.anon_key, authorization: `Bearer ${token}` },
+      cache: 'no-store',
+    });
+    if (answer.ok) return true;
+    return answer.status === 401 || answer.status === 403 ? false : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks the server whether this device is still signed in. At most every SESSION_CHECK_MS unless
+ * `now` asks (a refused request just hinted at it); a server that cannot be reached says nothing
+ * about the session. A session it no longer knows is ended only once a refresh is refused too (an
+ * access token that merely expired is refreshed).
  */
 export function checkSession(now = false): Promise<void> {
   if (!account.value || sessionEnded.value) return Promise.resolve();
@@ -160,11 +185,8 @@ export function checkSession(now = false): Promise<void> {
   if (!now && Date.now() - lastCheck < SESSION_CHECK_MS) return Promise.resolve();
   lastCheck = Date.now();
   checking = (async () => {
-    const client = await loadClient();
-    const { error } = await client.auth.getUser();
-    if (!error || !isSessionRefusal(error)) return;
-    // An access token that merely expired is refreshed; a refused refresh ends the sign-in.
-    const refreshed = await client.auth.refreshSession();
+    if ((await serverKnowsSession()) !== false) return;
+    const refreshed = await (await loadClient()).auth.refreshSession();
     if (refreshed.error && isSessionRefusal(refreshed.error)) await sessionGone();
   })()
     .catch(() => undefined)
