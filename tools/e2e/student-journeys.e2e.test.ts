@@ -393,6 +393,20 @@ describe('4. a second device', () => {
       })
       .toEqual([{ minutes: 30 }]);
     expect(await fresh.page.getByLabel('Subject').locator('option').allTextContents()).toContain('Anatomy');
+
+    // Backups shows the same choice, newest first, each replacing the device's data only when chosen.
+    await open(fresh.page, '/backups');
+    await fresh.page.getByRole('button', { name: 'Restore a backup…' }).click();
+    const restore = fresh.page.getByRole('dialog', { name: 'Restore a backup?' });
+    await restore.waitFor();
+    const choices = restore.getByRole('listitem');
+    expect(await choices.count()).toBeGreaterThanOrEqual(2);
+    expect(await choices.nth(0).getByRole('heading').textContent()).toBe('Your newest backup');
+    expect(await choices.last().getByRole('heading').textContent()).toBe('The backup with the most records');
+    expect(await restore.getByRole('button', { name: 'Replace with the newest backup' }).isVisible()).toBe(true);
+    await shoot(fresh.page, 'backups-restore-choice');
+    await restore.getByRole('button', { name: 'Cancel' }).click();
+    await restore.waitFor({ state: 'hidden' });
   }, 120_000);
 });
 

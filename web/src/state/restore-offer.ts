@@ -6,7 +6,7 @@ import { signal } from '@preact/signals';
 import { clientConfig } from '../lib/client-config.ts';
 import { backupAdditions } from '../lib/backup-offer.ts';
 import { summarizePayload, type BackupSummaryCounts } from '../lib/backup-payload.ts';
-import { BackupReader, type StoredBackup } from '../lib/backup-reader.ts';
+import { BackupReader, type BackupChoice, type StoredBackup } from '../lib/backup-reader.ts';
 import { writeKv } from '../lib/db.ts';
 import { accessToken } from './auth.ts';
 import { account, db, sessions, subjects, tasks } from './signals.ts';
@@ -31,6 +31,11 @@ const reader = new BackupReader({
 });
 
 const offered = signal<OfferedBackup[] | null>(null);
+
+/** The account's newest backup and, when that is another, the one holding the most records. */
+export function readBackupChoice(): Promise<BackupChoice | null> {
+  return reader.choice();
+}
 
 function offerOf(backup: StoredBackup, role: OfferedBackup['role']): OfferedBackup {
   const additions = backupAdditions(backup.payload, {
@@ -58,7 +63,7 @@ export const restoreOffer = {
   /** Looks for a backup with something to add; a failure (no server, no backups) offers nothing. */
   async check(): Promise<void> {
     try {
-      const choice = await reader.choice();
+      const choice = await readBackupChoice();
       if (!choice) return;
       const offers = [
         offerOf(choice.newest, 'newest'),

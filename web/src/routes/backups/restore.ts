@@ -1,5 +1,6 @@
-// Restoring: the backend's best backup, or a file, replacing the device's data; or a stored backup's
-// records the device lacks, added (the restore offer). Each is validated before anything changes.
+// Restoring: a stored backup the student chose, or a file, replacing the device's data; or a stored
+// backup's records the device lacks, added (the restore offer). Each is validated before anything
+// changes.
 import { ApiError, requestJson } from '../../lib/api.ts';
 import { parseBackup } from '../../lib/backup-import.ts';
 import { backupAdditions } from '../../lib/backup-offer.ts';
@@ -15,13 +16,9 @@ async function replaceThenPull(payload: BackupPayload): Promise<void> {
   await pullHistory().catch(() => undefined);
 }
 
-export async function restoreBestBackup(): Promise<BackupPayload> {
-  const token = await requireToken();
-  const answer = await requestJson<{ payload: Record<string, unknown> }>('/__auth/restore-best-backup', {
-    token,
-    method: 'POST',
-  });
-  const parsed = parseBackup(answer.payload);
+/** Replaces the device's data with a stored backup the student chose (its payload as stored). */
+export async function restoreStoredBackup(stored: Record<string, unknown>): Promise<BackupPayload> {
+  const parsed = parseBackup(stored);
   if (!parsed.ok)
     throw new ApiError(422, 'backup_unreadable', `The stored backup cannot be read: ${parsed.problems.join('; ')}.`);
   await replaceThenPull(parsed.payload);
