@@ -50,8 +50,8 @@
 --   20261126700000_community_chat_broadcast.sql
 --   20261127400000_security_storage_object_owner.sql
 --   20261127400100_security_export_reads_as_caller.sql
---   20261128100000_community_buddy_feed.sql
---   20261128100100_study_subjects_and_timer_settings.sql
+--   20261128500000_community_buddy_feed.sql
+--   20261128500100_study_subjects_and_timer_settings.sql
 
 begin;
 
@@ -6341,7 +6341,7 @@ revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261127400100_security_export_reads_as_caller.sql
 
--- >>> 20261128100000_community_buddy_feed.sql
+-- >>> 20261128500000_community_buddy_feed.sql
 -- The buddy feed: one row per student, touched whenever what she may read of her buddy connections
 -- changes (a request arrives, is accepted, declined or cancelled, a buddy is removed), so a realtime
 -- subscription tells her Buddies page at once, on both sides. Rules: docs/database.md#buddy-feed.
@@ -6444,9 +6444,9 @@ grant select on public.buddy_feed to authenticated;
 revoke execute on function private.buddy_row_seen_by(uuid, uuid, uuid, text),
   private.touch_buddy_feed(uuid), private.buddy_feed_follows_connections()
   from public, anon, authenticated;
--- <<< 20261128100000_community_buddy_feed.sql
+-- <<< 20261128500000_community_buddy_feed.sql
 
--- >>> 20261128100100_study_subjects_and_timer_settings.sql
+-- >>> 20261128500100_study_subjects_and_timer_settings.sql
 -- Subjects and timer settings follow the student to every device, as her sessions and tasks do:
 -- user_subjects (one row per subject, its id made on the device), and the timer lengths and daily
 -- goal as checked columns of user_settings with the server's time of their last change.
@@ -6535,13 +6535,13 @@ revoke all on public.user_subjects from anon;
 revoke truncate, references, trigger on public.user_subjects from authenticated;
 grant select, insert, update, delete on public.user_subjects to authenticated;
 revoke execute on function private.stamp_timer_settings() from public, anon, authenticated;
--- <<< 20261128100100_study_subjects_and_timer_settings.sql
+-- <<< 20261128500100_study_subjects_and_timer_settings.sql
 
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261128100100') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261128500100') on conflict do nothing;
   end if;
 end
 $$;
