@@ -132,6 +132,15 @@ const forbidden = [
     to: { pathNot: '^contracts/', dependencyTypesNot: NPM },
   },
   {
+    name: 'config-stand-alone',
+    comment:
+      'config/ is the environment schema every entry point reads, db/ included: it may import npm packages, ' +
+      'Node and other config modules only, so reading the configuration never pulls in the parts it configures.',
+    severity: 'error',
+    from: { path: '^config/', pathNot: NOT_PRODUCT },
+    to: { pathNot: '^config/', dependencyTypesNot: [...NPM, 'core'] },
+  },
+  {
     name: 'cross-part-through-imports-map',
     comment:
       'An import that leaves its part goes through the imports map of package.json (#localbase, #db/*, ...), ' +

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '#db/paths.ts';
+import { repoRoot } from './paths.ts';
 import { LOG_LEVELS, readEnv } from './env.ts';
 
 function run(
@@ -51,16 +51,17 @@ describe('readEnv', () => {
     });
   });
 
-  it('keeps the snapshot for reads open by default, and refuses a mode it does not know', () => {
-    const names = ['LOCALBASE_SNAPSHOT_READS'] as const;
-    expect(readEnv({}, names)).toEqual({ ok: true, value: { LOCALBASE_SNAPSHOT_READS: 'warm' } });
-    expect(readEnv({ LOCALBASE_SNAPSHOT_READS: 'on-demand' }, names)).toEqual({
+  it('leaves the engine to the platform when unset, and refuses an engine it does not know', () => {
+    const names = ['LOCALBASE_ENGINE'] as const;
+    expect(readEnv({}, names)).toEqual({ ok: true, value: { LOCALBASE_ENGINE: undefined } });
+    expect(readEnv({ LOCALBASE_ENGINE: 'pglite' }, names)).toEqual({ ok: true, value: { LOCALBASE_ENGINE: 'pglite' } });
+    expect(readEnv({ LOCALBASE_ENGINE: ' postgres ' }, names)).toEqual({
       ok: true,
-      value: { LOCALBASE_SNAPSHOT_READS: 'on-demand' },
+      value: { LOCALBASE_ENGINE: 'postgres' },
     });
-    expect(readEnv({ LOCALBASE_SNAPSHOT_READS: 'fast' }, names)).toEqual({
+    expect(readEnv({ LOCALBASE_ENGINE: 'sqlite' }, names)).toEqual({
       ok: false,
-      problems: ['LOCALBASE_SNAPSHOT_READS: must be warm, on-demand or off'],
+      problems: ['LOCALBASE_ENGINE: must be one of postgres, pglite'],
     });
   });
 

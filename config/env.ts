@@ -6,7 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultDataDir } from '#db/paths.ts';
+import { defaultDataDir } from './paths.ts';
 import { vapidPrivateKeySchema, vapidPublicKeySchema, vapidSubjectSchema } from './vapid-schemas.ts';
 
 /** pino's levels, quietest last; `silent` logs nothing. */
@@ -15,6 +15,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** PostgREST's db-tx-end values: how a Data API transaction ends, and whether `Prefer: tx=` may choose. */
 export const TX_END_MODES = ['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'] as const;
+
+/** The embedded engines LOCALBASE_ENGINE chooses between. */
+export const ENGINES = ['postgres', 'pglite'] as const;
+export type EngineSetting = (typeof ENGINES)[number];
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_LOCALBASE_PORT = 54321;
@@ -121,13 +125,11 @@ export const envFields = {
   /** Whether localbase's signInAnonymously() creates users (GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED); off by default. */
   LOCALBASE_ANONYMOUS_SIGN_INS: booleanFlag.default(false),
   /**
-   * With PGlite: how other students' reads are answered while one statement holds it
-   * (db/snapshot-reads.ts). `warm` keeps a second PGlite open (about 100 MB more memory);
-   * `on-demand` opens one when a stall begins (those reads wait 1 to 2.5 s); `off` lets them wait.
+   * localbase's embedded database: `postgres` (PostgreSQL 15 from the npm package, run by the
+   * server) or `pglite` (PostgreSQL in WebAssembly, one session: one student or a demo). Unset:
+   * `postgres` where its binaries exist for this platform, else `pglite` (db/engine-choice.ts).
    */
-  LOCALBASE_SNAPSHOT_READS: z
-    .enum(['warm', 'on-demand', 'off'], { message: 'must be warm, on-demand or off' })
-    .default('warm'),
+  LOCALBASE_ENGINE: optionalText.pipe(z.enum(ENGINES, { message: `must be one of ${ENGINES.join(', ')}` }).optional()),
   BACKEND_URL: optionalText.pipe(httpUrl.optional()),
   BACKEND_ANON_KEY: optionalText,
   BACKEND_SERVICE_ROLE_KEY: optionalText,

@@ -48,5 +48,10 @@ export const myDataExport = z.object({
   start_alerts: z.array(row),
   /** Only counted: the tokens address the student's devices, not her. */
   device_tokens: z.number().int(),
+  /**
+   * Her timer settings (kept on her devices, reaching the server in her backups' payloads): those
+   * of her newest backup that carries them; null before any.
+   */
+  timer_settings: z.object({ saved_at: timestamp, backup_id: uuid, settings: row }).nullable(),
 });
 export type MyDataExport = z.infer<typeof myDataExport>;

@@ -55,7 +55,7 @@ export const proofReport = z.object({
   checks: z.array(proofCheck),
 });
 
-/** GET /__admin/verify as JSON. The browser proof rides along and never decides `ok`. */
+/** GET /__admin/verify as JSON (the last run), or POST /__admin/verify (a new run). The browser proof rides along and never decides `ok`. */
 export const verifyReport = z.object({
   ok: z.boolean(),
   generated_at: z.string(),
@@ -65,9 +65,12 @@ export const verifyReport = z.object({
   browser_proof: z.object({ last_report: z.nullable(proofReport), page: z.string() }),
 });
 
-/** GET /__admin/browser-proof as JSON: a fresh run and the newest reports first. */
+/**
+ * GET /__admin/browser-proof as JSON: the newest reports first, and a fresh run only when none has
+ * reported yet (the page's first view runs it); POST /__admin/browser-proof always starts one.
+ */
 export const browserProofPage = z.object({
-  run: z.object({ token: z.string(), run_id: z.string(), expires_at: z.string() }),
+  run: z.nullable(z.object({ token: z.string(), run_id: z.string(), expires_at: z.string() })),
   last_reports: z.array(proofReport),
 });
 

@@ -89,7 +89,7 @@ export const RAISED_CODES = {
   invalid_retry: { sqlstates: ['P0071'], status: 400, sentence: 'server_step_refused' },
   invalid_keep: { sqlstates: ['P0072'], status: 400, sentence: 'server_step_refused' },
   invalid_phase_end: { sqlstates: ['P0073'], status: 400, sentence: 'app_out_of_date' },
-  // P0090-P0100: moderation, the audit log and account deletion.
+  // P0090-P0101: moderation, the audit log and account deletion.
   message_not_found: { sqlstates: ['P0090'], status: 404, sentence: 'message_not_found' },
   cannot_delete_message: { sqlstates: ['P0091'], status: 403, sentence: 'cannot_delete_message' },
   not_admin: { sqlstates: ['P0092'], status: 403, sentence: 'not_admin' },
@@ -101,6 +101,11 @@ export const RAISED_CODES = {
   storage_objects_remain: { sqlstates: ['P0098'], status: 409, sentence: 'storage_objects_remain' },
   invalid_audit_entry: { sqlstates: ['P0099'], status: 400, sentence: 'server_step_refused' },
   last_admin_account: { sqlstates: ['P0100'], status: 409, sentence: 'last_admin_account' },
+  // P0101-P0102: the admin console's own checks and role rows (service role only).
+  not_check_account: { sqlstates: ['P0101'], status: 409, sentence: 'server_step_refused' },
+  own_admin_row: { sqlstates: ['P0102'], status: 409, sentence: 'server_step_refused' },
+  // P0103: account deletion.
+  password_required: { sqlstates: ['P0103'], status: 403, sentence: 'password_required' },
   // 42501, not P0xxx: a stored object whose owner is gone or banned is refused as a policy refuses
   // it, so Storage answers its own AccessDenied (403) on every path, a hosted storage-api's included.
   storage_owner_inactive: { sqlstates: ['42501'], status: 403, gatewayCode: 'forbidden', sentence: 'signed_out' },

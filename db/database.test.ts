@@ -1,6 +1,8 @@
-// The embedded database as an operator meets it: one process per DATA_DIR, clean shutdown on a
-// signal, migrate as a no-op when up to date, and reset from scratch.
+// The embedded database as an operator meets it (PostgreSQL by default, PGlite when asked): one
+// process per DATA_DIR, clean shutdown on a signal, migrate as a no-op when up to date, and reset
+// from scratch.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +12,8 @@ import { openDatabase } from './database.ts';
 import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE, migrationsUpToDate, PLATFORM_TABLE, platformDigest } from './migrate.ts';
 import { repoRoot } from './paths.ts';
 import { readPlatformFiles } from './sql-files.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
+import { testDatabaseSnapshot } from '#tools/testing/test-database.ts';
 
 function runTs(script: string, args: string[], dataDir: string, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
@@ -38,7 +42,7 @@ describe('the embedded database in DATA_DIR', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-'));
+    dataDir = await makeReachableTempDir('studyhall-db-');
   });
 
   afterAll(async () => {
@@ -61,6 +65,9 @@ describe('the embedded database in DATA_DIR', () => {
       holder.kill('SIGTERM');
     }
     expect((await holderDone).code).toBe(0);
+    // SIGTERM stopped PostgreSQL cleanly before the process exited: a cluster shut down has no
+    // postmaster.pid (one killed with the process would keep running, and keep it).
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const database = await openDatabase({ dataDir });
     try {
@@ -87,17 +94,44 @@ describe('the embedded database in DATA_DIR', () => {
     ]);
   }, 60_000);
 
-  it('starts PGlite with a 32 MB buffer pool given at start, writing no setting into DATA_DIR', async () => {
+  it('starts PostgreSQL with its settings given at start, writing none into DATA_DIR', async () => {
     const database = await openDatabase({ dataDir });
     try {
+      expect(database.kind).toBe('postgres');
       const { rows } = await database.pool.query<{ shared_buffers: string; source: string }>(
         `select current_setting('shared_buffers') as shared_buffers, source from pg_settings where name = 'shared_buffers'`,
       );
-      expect(rows[0]).toEqual({ shared_buffers: '32MB', source: 'command line' });
-      const autoConf = await readFile(path.join(dataDir, 'pgdata', 'postgresql.auto.conf'), 'utf8').catch(() => '');
+      expect(rows[0]).toEqual({ shared_buffers: '128MB', source: 'command line' });
+      const autoConf = await readFile(path.join(dataDir, 'postgres', 'postgresql.auto.conf'), 'utf8').catch(() => '');
       expect(autoConf).not.toMatch(/shared_buffers/);
     } finally {
       await database.close();
+    }
+  }, 120_000);
+
+  it('starts PGlite (LOCALBASE_ENGINE=pglite) with a 32 MB buffer pool given at start, naming its version', async () => {
+    const pgliteData = await mkdtemp(path.join(os.tmpdir(), 'studyhall-db-pglite-'));
+    try {
+      const database = await openDatabase({
+        dataDir: pgliteData,
+        engine: 'pglite',
+        pglite: { loadDataDir: await testDatabaseSnapshot() },
+      });
+      try {
+        expect(database.engineName).toMatch(/^PGlite \d+\.\d+\.\d+ \(PostgreSQL \d+\.\d+\)$/);
+        const { rows } = await database.pool.query<{ shared_buffers: string; source: string }>(
+          `select current_setting('shared_buffers') as shared_buffers, source from pg_settings where name = 'shared_buffers'`,
+        );
+        expect(rows[0]).toEqual({ shared_buffers: '32MB', source: 'command line' });
+        const autoConf = await readFile(path.join(pgliteData, 'pgdata', 'postgresql.auto.conf'), 'utf8').catch(
+          () => '',
+        );
+        expect(autoConf).not.toMatch(/shared_buffers/);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await rm(pgliteData, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -1,18 +1,25 @@
-// The one way studyhall opens its database: PGlite in DATA_DIR (locked to this process), or a real
-// Postgres at DATABASE_URL; either way behind one `pg` Pool, with platform + migrations applied.
-// PGlite runs in a worker thread (pglite-engine.ts), so that a long statement does not stop the
-// server's thread and a statement timeout can be enforced.
-import { mkdir } from 'node:fs/promises';
+// The one way studyhall opens its database, behind one `pg` Pool with platform + migrations
+// applied: PostgreSQL 15 run by the server in DATA_DIR (embedded-postgres.ts, the default), PGlite
+// in DATA_DIR (the fallback: engine-choice.ts says when), or a PostgreSQL at DATABASE_URL. The
+// embedded engines are locked to this process (data-dir-lock.ts). PGlite runs in a worker thread
+// (pglite-engine.ts), so that a long statement does not stop the server's thread and a statement
+// timeout can be enforced.
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import pg from 'pg';
+import type { EngineSetting } from '#config/env.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { clusterDir, clusterExists, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
+import { chooseEngine, pgliteDir } from './engine-choice.ts';
 import { migrateDatabase, type MigrationResult } from './migrate.ts';
 import { startCheckpoints } from './pglite-checkpoints.ts';
-import { MEMORY, PgliteEngine, enginePoolConfig } from './pglite-engine.ts';
+import { MEMORY, PgliteEngine, enginePoolConfig, limitStatements } from './pglite-engine.ts';
 import { openPglite, SEARCH_PATH_SQL, type PgliteOptions } from './pglite.ts';
-import { attachSnapshotReads, SnapshotReads, type SnapshotReadsSetting } from './snapshot-reads.ts';
+import { findPostgresBinaries } from './postgres-binaries.ts';
+import { serviceUser } from './postgres-service-user.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -21,23 +28,34 @@ export interface Database {
   pool: pg.Pool;
   /** What the boot applied (empty when the schema was already up to date). */
   migrations: MigrationResult;
-  /** Where the data lives: the PGlite directory or the DATABASE_URL without its password. */
+  /** Where the data lives: the cluster's or PGlite's folder, or the DATABASE_URL without its password. */
   location: string;
+  /**
+   * The engine and its version as the status block and /api/health name it: "PostgreSQL 15.18
+   * (embedded)", "PGlite 0.5.14 (PostgreSQL 18.6)", "PostgreSQL 15.8 at DATABASE_URL".
+   */
+  engineName?: string;
+  /** Why this engine is not the default one (PGlite kept for an older DATA_DIR, missing binaries): one line. */
+  notice?: string;
+  /** PGlite was kept because DATA_DIR holds a PGlite database and no PostgreSQL cluster (engine-choice.ts). */
+  legacyPglite?: boolean;
   /** PGlite's worker-thread engine, when that is what the pool talks to. */
   engine?: PgliteEngine;
-  /** With the engine: reads answered from a snapshot while one statement holds it (snapshot-reads.ts). */
-  snapshotReads?: SnapshotReads;
+  /** The embedded PostgreSQL's server, when that is what the pool talks to. */
+  postgres?: RunningPostgres;
   close(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
   /** A Postgres connection string; when set, DATA_DIR is not used for the database. */
   databaseUrl?: string | undefined;
-  /** Directory for PGlite's files (`<dataDir>/pgdata`), or `memory://` for a throwaway database. */
+  /** DATA_DIR (the cluster in `<dataDir>/postgres`, PGlite in `<dataDir>/pgdata`), or `memory://` for a throwaway PGlite. */
   dataDir?: string;
+  /** LOCALBASE_ENGINE: the embedded engine; unset: PostgreSQL where it can run (engine-choice.ts). */
+  engine?: EngineSetting | undefined;
   /** Apply platform + pending migrations (default true). */
   migrate?: boolean;
-  /** Pool size for DATABASE_URL (PGlite is always 1: it has one session). */
+  /** Pool size for PostgreSQL (PGlite is always 1: it has one session). */
   maxConnections?: number;
   pglite?: PgliteOptions;
   /**
@@ -46,19 +64,24 @@ export interface OpenDatabaseOptions {
    * side (tools/bench). Default: STUDYHALL_PGLITE_THREAD, else 'worker'.
    */
   pgliteThread?: PgliteThread;
-  /**
-   * With PGlite in its worker: how read-only requests are answered while one statement holds the
-   * engine (snapshot-reads.ts): from a snapshot kept open ('warm': the server's default, which
-   * localbase passes), one opened when the stall begins ('on-demand', the default here: it costs
-   * nothing until then, so a CLI or a test that serves no reads pays nothing), or not at all ('off').
-   */
-  snapshotReads?: SnapshotReadsSetting;
+  /** For tests: the folder of `postgres` and `initdb` instead of the npm package's. */
+  postgresBinDir?: string;
   log?: (line: string) => void;
 }
 
 export type PgliteThread = 'worker' | 'main';
 
 export { MEMORY };
+
+/** The embedded PostgreSQL's pool: localbase's requests, realtime and the admin console share it. */
+export const EMBEDDED_POOL_SIZE = 20;
+
+/**
+ * The statement timeout for what `client` sends next (null: none), for an engine that cannot
+ * cancel a statement itself: PGlite, whose watchdog enforces it (pglite-engine.ts). On PostgreSQL a
+ * no-op: the request's own `statement_timeout` makes PostgreSQL cancel with 57014.
+ */
+export { limitStatements };
 
 /** For the benches, which start the server as a process: STUDYHALL_PGLITE_THREAD=main runs PGlite on its thread. */
 export function pgliteThreadFromEnv(env: NodeJS.ProcessEnv = process.env): PgliteThread {
@@ -68,7 +91,31 @@ export function pgliteThreadFromEnv(env: NodeJS.ProcessEnv = process.env): Pglit
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
   if (!options.dataDir) throw new Error('openDatabase needs a dataDir or a databaseUrl');
-  return openEmbedded(options.dataDir, options);
+  if (options.dataDir === MEMORY) return openPgliteIn(MEMORY, async () => {}, options);
+  const dataDir = options.dataDir;
+  const unlock = await lockDataDir(dataDir);
+  try {
+    const choice = chooseEngine(dataDir, options.engine);
+    if (choice.engine === 'pglite') {
+      if (choice.notice) options.log?.(choice.notice);
+      const database = await openPgliteIn(dataDir, unlock, options);
+      return {
+        ...database,
+        ...(choice.notice ? { notice: choice.notice } : {}),
+        legacyPglite: choice.legacyData === true,
+      };
+    }
+    const started = await startPostgresIn(dataDir, options);
+    if (!started.ok) {
+      const notice = `PostgreSQL cannot run here (${started.reason}); using PGlite instead (one student or a demo; see README)`;
+      options.log?.(notice);
+      return { ...(await openPgliteIn(dataDir, unlock, options)), notice };
+    }
+    return await openEmbeddedPostgres(started.server, dataDir, unlock, options);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
 }
 
 async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Promise<Database> {
@@ -76,62 +123,139 @@ async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): 
   pool.on('error', (error) => options.log?.(`postgres pool: ${error.message}`));
   try {
     const migrations = await runMigrations(pool, options);
-    return { kind: 'postgres', pool, migrations, location: redactUrl(databaseUrl), close: () => pool.end() };
+    const version = await serverVersion(pool);
+    return {
+      kind: 'postgres',
+      pool,
+      migrations,
+      location: redactUrl(databaseUrl),
+      engineName: `PostgreSQL ${version} at DATABASE_URL`,
+      close: () => pool.end(),
+    };
   } catch (error) {
     await pool.end();
     throw error;
   }
 }
 
-async function openEmbedded(dataDir: string, options: OpenDatabaseOptions): Promise<Database> {
-  const inMemory = dataDir === MEMORY;
-  const unlock = inMemory ? async () => {} : await lockDataDir(dataDir);
-  const pgdata = inMemory ? MEMORY : path.join(dataDir, 'pgdata');
+type PostgresStart = { ok: true; server: RunningPostgres } | { ok: false; reason: string };
+
+/**
+ * The embedded PostgreSQL, or the reason it cannot run on this machine (no binaries for the
+ * platform, a binary that does not run, a service user that cannot reach DATA_DIR): the caller then
+ * opens PGlite. A cluster that exists but fails to start is an error, never a silent switch to
+ * PGlite's other, older data.
+ */
+async function startPostgresIn(dataDir: string, options: OpenDatabaseOptions): Promise<PostgresStart> {
+  const found = await findPostgresBinaries(options.postgresBinDir);
+  const user = found.ok ? await serviceUser(dataDir, found.binaries.binDir) : found;
+  if (!found.ok || !user.ok) {
+    const reason = user.ok ? '' : user.reason;
+    // The data is in the cluster: PGlite would be another, older or empty database.
+    if (clusterExists(dataDir))
+      throw new Error(`the embedded PostgreSQL in ${clusterDir(dataDir)} cannot run: ${reason}`);
+    return { ok: false, reason };
+  }
+  if (user.user.created) options.log?.(`created the system user "${user.user.name}" to run PostgreSQL (root may not)`);
+  const existed = clusterExists(dataDir);
   try {
-    if (!inMemory) await mkdir(pgdata, { recursive: true });
+    return {
+      ok: true,
+      server: await startEmbeddedPostgres({
+        dataDir,
+        binaries: found.binaries,
+        user: user.user,
+        ...(options.log ? { log: options.log } : {}),
+      }),
+    };
   } catch (error) {
-    await unlock();
+    const reason = `the embedded PostgreSQL in ${clusterDir(dataDir)} did not start: ${(error as Error).message}`;
+    if (existed) throw new Error(reason, { cause: error });
+    // A cluster this start made holds nothing yet: removed, so the next start tries afresh, and
+    // PGlite serves meanwhile (a binary that cannot create or run a cluster is a broken binary).
+    await rm(clusterDir(dataDir), { recursive: true, force: true }).catch(() => {});
+    return { ok: false, reason };
+  }
+}
+
+async function openEmbeddedPostgres(
+  server: RunningPostgres,
+  dataDir: string,
+  unlock: () => Promise<void>,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
+  const pool = new pg.Pool({
+    host: server.host,
+    port: server.port,
+    user: server.user,
+    password: server.password,
+    database: server.database,
+    max: options.maxConnections ?? EMBEDDED_POOL_SIZE,
+  });
+  pool.on('error', (error) => options.log?.(`postgres pool: ${error.message}`));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await pool.end().catch(() => {});
+      await server.stop();
+      await unlock();
+    })());
+  try {
+    const migrations = await runMigrations(pool, options);
+    return {
+      kind: 'postgres',
+      pool,
+      migrations,
+      location: clusterDir(dataDir),
+      engineName: `PostgreSQL ${server.version} (embedded)`,
+      postgres: server,
+      close,
+    };
+  } catch (error) {
+    await close();
     throw error;
   }
+}
+
+/** PGlite in DATA_DIR (or `memory://`), in its worker thread unless pgliteThread says 'main'. */
+async function openPgliteIn(
+  dataDir: string,
+  unlock: () => Promise<void>,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
+  const inMemory = dataDir === MEMORY;
+  const pgdata = inMemory ? MEMORY : pgliteDir(dataDir);
+  if (!inMemory) await mkdir(pgdata, { recursive: true });
   if ((options.pgliteThread ?? pgliteThreadFromEnv()) === 'main') return openInThread(pgdata, unlock, options);
   const engine = new PgliteEngine({
     pgdata,
     ...(options.pglite?.loadDataDir ? { loadDataDir: options.pglite.loadDataDir } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
-  const mode = options.snapshotReads ?? 'on-demand';
-  const snapshotReads =
-    mode === 'off' ? undefined : new SnapshotReads(engine, { mode, ...(options.log ? { log: options.log } : {}) });
   try {
     await engine.start();
-    await snapshotReads?.start();
     const pool = new pg.Pool(enginePoolConfig(engine));
     pool.on('error', (error) => options.log?.(`pglite pool: ${error.message}`));
     const migrations = await runMigrations(pool, options).catch(async (error: unknown) => {
       await pool.end();
       throw error;
     });
-    if (snapshotReads) attachSnapshotReads(pool, snapshotReads);
-    // 'warm': the first snapshot opens in the background; until it is open, reads wait as before.
-    void snapshotReads?.keepWarm();
-    const stopCheckpoints = startCheckpoints(pool, engine, options.log ? { log: options.log } : {});
+    const stopCheckpoints = startCheckpoints(pool, options.log ? { log: options.log } : {});
     return {
       kind: 'pglite',
       pool,
       migrations,
       location: pgdata,
+      engineName: await pgliteName(pool),
       engine,
-      ...(snapshotReads ? { snapshotReads } : {}),
       close: async () => {
         stopCheckpoints();
-        await snapshotReads?.close();
         await pool.end();
         await engine.close();
         await unlock();
       },
     };
   } catch (error) {
-    await snapshotReads?.close().catch(() => {});
     await engine.close().catch(() => {});
     await unlock();
     throw error;
@@ -158,6 +282,7 @@ async function openInThread(
       pool,
       migrations,
       location: inMemory ? MEMORY : pgdata,
+      engineName: await pgliteName(pool),
       close: async () => {
         await pool.end();
         await engine.close();
@@ -169,6 +294,30 @@ async function openInThread(
     await unlock();
     throw error;
   }
+}
+
+async function serverVersion(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ server_version: string }>('show server_version');
+  return rows[0]?.server_version.split(' ')[0] ?? 'unknown';
+}
+
+/** The PGlite package's version: its package.json (not among its exports), found from its entry. */
+async function pglitePackageVersion(): Promise<string> {
+  try {
+    let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    for (; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+      const text = await readFile(path.join(dir, 'package.json'), 'utf8').catch(() => undefined);
+      const parsed = text ? (JSON.parse(text) as { name?: string; version?: string }) : undefined;
+      if (parsed?.name === '@electric-sql/pglite' && parsed.version) return parsed.version;
+    }
+  } catch {
+    // Named without its version below.
+  }
+  return 'unknown';
+}
+
+async function pgliteName(pool: pg.Pool): Promise<string> {
+  return `PGlite ${await pglitePackageVersion()} (PostgreSQL ${await serverVersion(pool)})`;
 }
 
 async function runMigrations(pool: pg.Pool, options: OpenDatabaseOptions): Promise<MigrationResult> {

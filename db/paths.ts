@@ -1,26 +1,11 @@
-// Where the database sources live, resolved from this file so every entry point agrees.
-import { existsSync } from 'node:fs';
+// Where the database sources live, resolved from the checkout (config/paths.ts) so every entry
+// point agrees.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { defaultDataDir, repoRoot } from '#config/paths.ts';
 
-/** The checkout: the nearest folder above `start` that holds package.json. Searching (rather than
- * going up a fixed number of folders) keeps it right when this module runs from the compiled
- * server in .build/server, which has no package.json of its own. */
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json in any folder above ${start}`);
-  }
-}
-
-export const repoRoot = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
+export { defaultDataDir, repoRoot };
 export const platformDir = path.join(repoRoot, 'supabase', 'platform');
 export const migrationsDir = path.join(repoRoot, 'supabase', 'migrations');
 export const bundlesDir = path.join(repoRoot, 'supabase', 'bundles');
 /** The pgTAP suite, where `supabase test db` looks for it. */
 export const supabaseTestsDir = path.join(repoRoot, 'supabase', 'tests');
-
-/** DATA_DIR: `.data/` in the repository unless configured (the README's configuration table). */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.DATA_DIR ?? path.join(repoRoot, '.data'));
-}

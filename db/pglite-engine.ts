@@ -10,11 +10,8 @@
 // would be. The statement's caller gets what Postgres answers: SQLSTATE 57014, "canceling
 // statement due to statement timeout". Requests queued behind it run on the new engine.
 //
-// The engine also says when it is held: an exchange that has run STALL_AFTER_MS without an answer,
-// or a reopening after a cut (stall, onChange), and counts the exchanges that may have written
-// (writes), noting whose each was (writesSeenBy) and which were upkeep (lastReadableWrite). With
-// these, snapshot-reads.ts serves other students' reads from a copy while one statement holds the
-// engine.
+// PGlite has one session: while one statement runs, every other request waits behind it, up to
+// that statement's timeout. That is why PGlite is the fallback, for one student or a demo.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +19,6 @@ import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type pg from 'pg';
-import { copyCrashImage } from './crash-image.ts';
 import type { EngineReply, EngineRequest, WorkerOptions } from './pglite-worker-protocol.ts';
 import { wholeMessagesLength } from './pglite-worker-protocol.ts';
 
@@ -43,37 +39,6 @@ export interface PgliteEngineOptions {
   workerUrl?: URL;
 }
 
-/**
- * How long one exchange may run without an answer before the engine counts as held (stall). The
- * app's statements answer in a few milliseconds; the slowest regular ones (a realtime read check
- * for 200 readers, a data export) in tens. Short enough that a read arriving as a long statement
- * begins, and answered from a snapshot once it is held, is still answered within 100 ms.
- */
-export const STALL_AFTER_MS = 50;
-
-/** What the caller that holds a connection tells the engine about its request (tagRequest). */
-export interface RequestTag {
-  /** Who asks: the same string for every request of one user (localbase: the JWT's subject). */
-  caller: string;
-  /** The request runs in a read-only transaction: its exchanges cannot write. */
-  readOnly: boolean;
-  /**
-   * Upkeep (localbase's own background work: the presence sweep, the realtime queues' drain): what
-   * it writes is nobody's to read back, so it does not count in lastReadableWrite.
-   */
-  upkeep?: boolean;
-}
-
-/** The engine is held by one exchange, or reopening after one was cut. */
-export interface Stall {
-  /** The caller of the exchange that holds it; undefined for untagged work (localbase's own). */
-  caller: string | undefined;
-  /** True while PGlite reopens after the watchdog cut that exchange (or after a crash). */
-  reopening: boolean;
-  /** Since when the holding exchange has run without an answer, or the reopening began (performance.now()). */
-  since: number;
-}
-
 /** Why a connection ended without its client asking: the engine stopped under it. */
 export class EngineStoppedError extends Error {
   readonly code = '57P01';
@@ -89,12 +54,6 @@ interface PendingExec {
   timeoutMs: number | null;
   /** Handed to a worker that is open: its time counts from here, not while the engine opens. */
   posted: boolean;
-  /** Counted in writes as it began to run (it is counted again as it ends). */
-  counted: boolean;
-  /** Cannot write: a connection's startup, or an exchange of a read-only request (tagRequest). */
-  readOnly: boolean;
-  caller: string | undefined;
-  upkeep: boolean;
 }
 
 /**
@@ -140,18 +99,6 @@ export class PgliteEngine {
   #pgdata: string;
   #temporary = false;
   #restarts = 0;
-  #stall: Stall | undefined;
-  #stallTimer: NodeJS.Timeout | undefined;
-  #writes = 0;
-  /** Per tagged caller, the write count at her last exchange that may have written (see writesSeenBy). */
-  #lastWriteOf = new Map<string, number>();
-  /** The write count at the last untagged exchange that may have written (work for no known caller). */
-  #lastUntaggedWrite = 0;
-  /** The write count at the last exchange that may have written and is not upkeep. */
-  #lastReadableWrite = 0;
-  /** A crash image being copied: a reopening waits for it (the copy must not see recovery's writes). */
-  #copying: Promise<unknown> | undefined;
-  #listeners = new Set<() => void>();
   readonly #options: PgliteEngineOptions;
 
   constructor(options: PgliteEngineOptions) {
@@ -164,86 +111,9 @@ export class PgliteEngine {
     return this.#restarts;
   }
 
-  /** The exchange holding the engine past STALL_AFTER_MS, or the reopening after a cut; else undefined. */
-  get stall(): Stall | undefined {
-    return this.#stall;
-  }
-
-  /**
-   * Grows when an exchange that may write begins to run and again when it ends. Every exchange
-   * counts except a connection's startup and those of read-only requests, so an unchanged count
-   * means that nothing was committed in between.
-   */
-  get writes(): number {
-    return this.#writes;
-  }
-
-  /** Calls `listener` when a stall begins or ends and when the write count grows. */
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #countWrite(exec: PendingExec): void {
-    this.#writes += 1;
-    if (!exec.upkeep) this.#lastReadableWrite = this.#writes;
-    if (exec.caller === undefined) this.#lastUntaggedWrite = this.#writes;
-    else this.#lastWriteOf.set(exec.caller, this.#writes);
-    this.#changed();
-  }
-
-  /**
-   * The write count as of the last exchange that may have written something `caller` must read
-   * back: her own (tagged with her), and every untagged one (localbase's own work, such as auth,
-   * which is done for someone the engine cannot name). A copy taken at a count at or above it
-   * holds all of them. Counts at or below the last forgetWritesThrough() answer 0.
-   */
-  writesSeenBy(caller: string): number {
-    return Math.max(this.#lastWriteOf.get(caller) ?? 0, this.#lastUntaggedWrite);
-  }
-
-  /**
-   * The write count as of the last exchange that may have written anything a request could read:
-   * every one but upkeep (RequestTag.upkeep). A copy taken at or above it misses nothing but upkeep.
-   */
-  get lastReadableWrite(): number {
-    return this.#lastReadableWrite;
-  }
-
-  /** Drops what writesSeenBy keeps at or below `writes`: no copy older than that is consulted. */
-  forgetWritesThrough(writes: number): void {
-    for (const [caller, last] of this.#lastWriteOf) if (last <= writes) this.#lastWriteOf.delete(caller);
-  }
-
   /** PGlite's directory (a temporary one for `memory://`, known once start() has made it). */
   get directory(): string {
     return this.#pgdata;
-  }
-
-  #changed(): void {
-    for (const listener of this.#listeners) listener();
-  }
-
-  /**
-   * Copies PGlite's directory to `target` as a crash image, while the engine keeps running: opened
-   * there, Postgres's crash recovery gives every transaction committed before the copy began, and
-   * none that had not committed when it ended (see crash-image.ts). Returns the write count as the
-   * copy began: the copy holds at least what was committed by then. Refused while the engine
-   * reopens (recovery writes as it runs); a reopening waits for a copy under way.
-   */
-  async copyTo(target: string): Promise<number> {
-    if (this.#stall?.reopening || !this.#worker) {
-      throw new Error('the embedded database is not copied while it opens');
-    }
-    const writes = this.#writes;
-    const copy = copyCrashImage(this.#pgdata, target);
-    this.#copying = copy.catch(() => {});
-    try {
-      await copy;
-    } finally {
-      this.#copying = undefined;
-    }
-    return writes;
   }
 
   /**
@@ -264,10 +134,8 @@ export class PgliteEngine {
    */
   #spawn(loadDataDir?: ArrayBuffer, previous?: Promise<unknown>): Promise<void> {
     const generation = ++this.#generation;
-    const copying = this.#copying;
     const ready = (async () => {
       await previous;
-      await copying;
       if (generation !== this.#generation || this.#closing) throw new EngineStoppedError('was closed');
       await this.#openWorker(loadDataDir);
     })();
@@ -317,16 +185,12 @@ export class PgliteEngine {
   }
 
   /** @internal Sends a connection's protocol bytes to the worker, once it is ready. */
-  send(stream: WorkerSessionStream, bytes: Uint8Array, startup: boolean): void {
+  send(stream: WorkerSessionStream, bytes: Uint8Array): void {
     const exec: PendingExec = {
       id: this.#nextExec++,
       session: stream.session,
       timeoutMs: stream.statementTimeoutMs,
       posted: false,
-      counted: false,
-      readOnly: startup || stream.tag?.readOnly === true,
-      caller: stream.tag?.caller,
-      upkeep: stream.tag?.upkeep === true,
     };
     this.#pending.push(exec);
     // A copy of exactly these bytes (a Buffer may be a view on a shared pool), handed over without another copy.
@@ -361,9 +225,7 @@ export class PgliteEngine {
       this.#arm(); // the statement answered: the next one gets its full time
     } else if (reply.type === 'done') {
       const index = this.#pending.findIndex((exec) => exec.id === reply.id);
-      const [done] = index === -1 ? [] : this.#pending.splice(index, 1);
-      // Its end is counted before the next exchange's start: the two are in that order in the worker.
-      if (done && !done.readOnly) this.#countWrite(done);
+      if (index !== -1) this.#pending.splice(index, 1);
       this.#arm();
     }
   }
@@ -373,35 +235,9 @@ export class PgliteEngine {
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
     const running = this.#pending[0];
-    this.#armStall(running);
-    // An exchange that may write is counted as it begins to run and again as it ends: a copy taken
-    // in between holds neither its commit nor the count of its end, so the count tells it is behind.
-    // One still queued behind the running one is not counted: a copy taken now cannot hold it.
-    if (running?.posted && !running.readOnly && !running.counted) {
-      running.counted = true;
-      this.#countWrite(running);
-    }
     if (!running?.posted || running.timeoutMs === null) return;
     this.#watchdog = setTimeout(() => this.#timeOut(running), running.timeoutMs);
     this.#watchdog.unref();
-  }
-
-  /** The engine is not held now; it is when `running` has had no answer for STALL_AFTER_MS. */
-  #armStall(running: PendingExec | undefined): void {
-    clearTimeout(this.#stallTimer);
-    this.#stallTimer = undefined;
-    const wasStalled = this.#stall !== undefined;
-    this.#stall = undefined;
-    if (running?.posted) {
-      const since = performance.now();
-      this.#stallTimer = setTimeout(() => {
-        if (this.#pending[0] !== running) return;
-        this.#stall = { caller: running.caller, reopening: false, since };
-        this.#changed();
-      }, STALL_AFTER_MS);
-      this.#stallTimer.unref();
-    }
-    if (wasStalled) this.#changed();
   }
 
   #timeOut(exec: PendingExec): void {
@@ -413,7 +249,7 @@ export class PgliteEngine {
     // Its caller gets Postgres's answer for a cancelled statement, then the connection ends: the
     // transaction it was in is gone with the engine, and so is everything the connection prepared.
     stream?.receive(statementTimeoutAnswer());
-    this.#replaceWorker('was restarted after a statement timeout', stream, exec.caller);
+    this.#replaceWorker('was restarted after a statement timeout', stream);
   }
 
   #onWorkerGone(worker: Worker, what: string): void {
@@ -423,15 +259,11 @@ export class PgliteEngine {
   }
 
   /** Ends every connection (their callers see an error), stops the worker and opens a new one. */
-  #replaceWorker(reason: string, answered?: WorkerSessionStream, caller?: string): void {
+  #replaceWorker(reason: string, answered?: WorkerSessionStream): void {
     const old = this.#worker;
     this.#worker = undefined;
     clearTimeout(this.#watchdog);
-    clearTimeout(this.#stallTimer);
     this.#pending = [];
-    // Held until the new thread runs its first exchange (#arm) or opens with nothing to run.
-    this.#stall = { caller, reopening: true, since: performance.now() };
-    this.#changed();
     for (const stream of this.#sessions.values()) {
       const stop = () => stream.destroy(new EngineStoppedError(reason));
       // The connection that was just answered ends once pg has read that answer; what it sends
@@ -445,11 +277,8 @@ export class PgliteEngine {
     }
     this.#sessions.clear();
     this.#restarts += 1;
-    this.#spawn(undefined, old?.terminate()).then(
-      () => {
-        if (this.#stall?.reopening && this.#pending.length === 0) this.#armStall(undefined);
-      },
-      (error: unknown) => this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`),
+    this.#spawn(undefined, old?.terminate()).catch((error: unknown) =>
+      this.#options.log?.(`pglite: reopening failed: ${(error as Error).message}`),
     );
   }
 
@@ -457,8 +286,6 @@ export class PgliteEngine {
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#watchdog);
-    clearTimeout(this.#stallTimer);
-    this.#listeners.clear();
     const worker = this.#worker;
     this.#worker = undefined;
     if (worker) {
@@ -492,8 +319,6 @@ export class PgliteEngine {
 export class WorkerSessionStream extends Duplex {
   /** The statement timeout for what this connection sends next (limitStatements); null: none. */
   statementTimeoutMs: number | null = null;
-  /** The request that holds this connection now (tagRequest). */
-  tag: RequestTag | undefined;
   #buffered: Buffer[] = [];
   #flushScheduled = false;
   #startup = true;
@@ -546,10 +371,9 @@ export class WorkerSessionStream extends Duplex {
     const whole = wholeMessagesLength(bytes, this.#startup);
     this.#buffered = whole < bytes.length ? [bytes.subarray(whole)] : [];
     if (whole === 0) return;
-    const startup = this.#startup;
     this.#startup = false;
     if (this.#detached) return;
-    this.engine.send(this, bytes.subarray(0, whole), startup);
+    this.engine.send(this, bytes.subarray(0, whole));
   }
 
   /** @internal The engine this connection spoke to is gone: drop whatever is written from now on. */
@@ -596,14 +420,4 @@ export function enginePoolConfig(engine: PgliteEngine): pg.PoolConfig {
 export function limitStatements(client: pg.ClientBase, timeoutMs: number | null): void {
   const stream = (client as unknown as { connection?: { stream?: unknown } }).connection?.stream;
   if (stream instanceof WorkerSessionStream) stream.statementTimeoutMs = timeoutMs;
-}
-
-/**
- * Tells the engine which request holds `client` from now on (null: none). On PostgreSQL a no-op.
- * A read-only tag must come only with a read-only transaction: the engine trusts it when it counts
- * what may have been written.
- */
-export function tagRequest(client: pg.ClientBase, tag: RequestTag | null): void {
-  const stream = (client as unknown as { connection?: { stream?: unknown } }).connection?.stream;
-  if (stream instanceof WorkerSessionStream) stream.tag = tag ?? undefined;
 }

@@ -20,7 +20,7 @@ const BACKEND_ENV = [
   'LOCALBASE_API_HOISTED_TX_SETTINGS',
   'SMTP_URL',
   'LOCALBASE_ANONYMOUS_SIGN_INS',
-  'LOCALBASE_SNAPSHOT_READS',
+  'LOCALBASE_ENGINE',
 ] as const;
 
 export function statusOf(localbase: Localbase) {
@@ -32,6 +32,8 @@ export function statusOf(localbase: Localbase) {
     management_api_url: localbase.url,
     data_dir: localbase.dataDir,
     database: localbase.database.location,
+    engine: localbase.database.engineName ?? localbase.database.kind,
+    ...(localbase.database.notice ? { engine_notice: localbase.database.notice } : {}),
   };
 }
 
@@ -45,6 +47,8 @@ export function statusBlock(status: ReturnType<typeof statusOf>): string {
     `    access token: ${status.access_token}  (management API: POST ${status.management_api_url}/v1/projects/local/database/query)`,
     `        data dir: ${status.data_dir}`,
     `        database: ${status.database}`,
+    `          engine: ${status.engine}`,
+    ...(status.engine_notice ? [`            note: ${status.engine_notice}`] : []),
     '',
   ].join('\n');
 }
@@ -71,7 +75,7 @@ async function main(): Promise<void> {
       : { hoistedTxSettings: env.value.LOCALBASE_API_HOISTED_TX_SETTINGS }),
     smtpUrl: env.value.SMTP_URL,
     anonymousSignIns: env.value.LOCALBASE_ANONYMOUS_SIGN_INS,
-    snapshotReads: env.value.LOCALBASE_SNAPSHOT_READS,
+    engine: env.value.LOCALBASE_ENGINE,
     logger: { level: 'warn' },
   });
   closeOnSignals(() => localbase.close());

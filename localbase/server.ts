@@ -1,12 +1,12 @@
 // localbase: the embedded, Supabase-compatible backend. One Fastify server on loopback speaking
 // the subset of Supabase's APIs that docs/localbase.md lists (auth, rest, storage, realtime,
-// management, functions) over one database: PGlite in DATA_DIR, a DATABASE_URL, or a Database the
-// caller already opened.
+// management, functions) over one database: the embedded PostgreSQL (or PGlite) in DATA_DIR, a
+// DATABASE_URL, or a Database the caller already opened.
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '#db/database.ts';
-import type { SnapshotReadsSetting } from '#db/snapshot-reads.ts';
+import type { EngineSetting } from '#config/env.ts';
 import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
 import { outboxMailer, smtpMailer } from './src/auth/mail.ts';
@@ -85,8 +85,8 @@ export interface LocalbaseOptions {
    * new one. Default: what the checkout's supabase/config.toml says, true when it says nothing.
    */
   doubleConfirmEmailChanges?: boolean;
-  /** With PGlite: how reads are answered while one statement holds it (db/snapshot-reads.ts). Default 'warm'. */
-  snapshotReads?: SnapshotReadsSetting;
+  /** LOCALBASE_ENGINE: the embedded engine in DATA_DIR; unset: PostgreSQL where it can run (db/engine-choice.ts). */
+  engine?: EngineSetting | undefined;
 }
 
 export interface Localbase {
@@ -119,6 +119,19 @@ export {
 } from './src/realtime/socket.ts';
 export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
 
+/**
+ * localbase's own objects in the database (schema `_localbase`, `realtime.send`, auth's tables
+ * beside GoTrue's), installed at every start and skipped while current (src/installed-sql.ts). Also
+ * run by the move to PostgreSQL on both databases, so that both hold the same tables.
+ */
+export async function installLocalbaseObjects(pool: Database['pool']): Promise<void> {
+  await installSessionGuard(pool);
+  await installCapture(pool);
+  await installVisibility(pool);
+  await installAuthorization(pool);
+  await installAuthSchema(pool);
+}
+
 export async function startLocalbase(options: LocalbaseOptions): Promise<Localbase> {
   const dataDir = path.resolve(options.dataDir);
   // Read before anything opens: a config.toml localbase cannot follow stops it at once.
@@ -131,8 +144,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     (await openDatabase({
       dataDir,
       databaseUrl: options.databaseUrl,
-      snapshotReads: options.snapshotReads ?? 'warm',
-      // The embedded engine's own events (a statement cut at its timeout, a snapshot for reads).
+      engine: options.engine,
+      // The embedded engine's own events (its first start, a fallback, a statement cut at its timeout).
       log: (line) => console.error(`localbase: ${line}`),
     }));
   let app: FastifyInstance | undefined;
@@ -140,11 +153,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   let stopHousekeeping = () => {};
   try {
     const { pool } = database;
-    await installSessionGuard(pool);
-    await installCapture(pool);
-    await installVisibility(pool);
-    await installAuthorization(pool);
-    await installAuthSchema(pool);
+    await installLocalbaseObjects(pool);
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);

@@ -17,6 +17,7 @@ import { installErrorHandling } from './error-handler.ts';
 import caRoutes from './https/ca-routes.ts';
 import { installHttpsRedirect } from './https/https-redirect.ts';
 import { HttpsService } from './https/https-service.ts';
+import type { NetworkInterfaces } from './lan/lan-addresses.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -28,9 +29,9 @@ import type { PushWorkerSettings } from './push/push-worker.ts';
 import { systemResolver } from './push/web-push-sender.ts';
 import appShell from './routes/app-shell.ts';
 import companionRoute from './routes/companion.ts';
-import clientConfig, { httpsAppUrl } from './routes/client-config.ts';
+import clientConfig from './routes/client-config.ts';
 import errorsSink, { type ErrorLogRotation } from './routes/errors-sink.ts';
-import health from './routes/health.ts';
+import health, { type DatabaseFacts } from './routes/health.ts';
 import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
 import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
@@ -69,10 +70,14 @@ export interface GatewayOptions {
   push?: Partial<PushWorkerSettings>;
   /** The embedded localbase's management token, which the admin console's apply form fills in. */
   localbaseToken?: string;
+  /** The embedded localbase's database engine, which /api/health and the Verify page name. */
+  database?: DatabaseFacts;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
   /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
   https?: HttpsService;
+  /** The machine's network interfaces, which client config reads the LAN address from (tests). */
+  networkInterfaces?: () => NetworkInterfaces;
 }
 
 export interface Gateway {
@@ -161,8 +166,20 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     ai: config.ai,
     isOwner: (request) => isServerOwner(adminStanding, request),
   });
-  await app.register(clientConfig, { anonKey: options.backend.anonKey, httpsUrl: httpsAppUrl(config.publicUrl) });
-  await app.register(health, { backendUrl: options.backend.url, anonKey: options.backend.anonKey, ...options.health });
+  await app.register(clientConfig, {
+    anonKey: options.backend.anonKey,
+    publicUrl: config.publicUrl,
+    https,
+    // A hosted project sends its auth mail; localbase only with SMTP_URL (else its outbox keeps it).
+    sendsMail: Boolean(config.backend ?? config.smtpUrl),
+    ...(options.networkInterfaces ? { networkInterfaces: options.networkInterfaces } : {}),
+  });
+  await app.register(health, {
+    backendUrl: options.backend.url,
+    anonKey: options.backend.anonKey,
+    ...(options.database ? { database: options.database } : {}),
+    ...options.health,
+  });
   // Images may come from a hosted backend's storage; with localbase they come through /__backend.
   const appPolicy = appPolicyDirectives(config.backend ? new URL(config.backend.url).origin : undefined);
   await app.register(serviceWorker, { repoDir, templateFile: web.swTemplate, appPolicy });

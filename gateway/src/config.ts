@@ -1,8 +1,7 @@
 // Every setting of the gateway, read from the environment once at boot and validated (the rules of
 // each variable live in config/env.ts). A bad value stops the server with one line per problem.
-import { defaultLogDir, readEnv, type LogLevel } from '#config/env.ts';
+import { defaultLogDir, readEnv, type EngineSetting, type LogLevel } from '#config/env.ts';
 import { vapidPrivateKeySchema, vapidPublicKeySchema } from '#config/vapid-schemas.ts';
-import type { SnapshotReadsSetting } from '#db/snapshot-reads.ts';
 import { vapidKeysMatch, type VapidKeys } from './push/vapid-keys.ts';
 
 /** The variables `npm start` reads (their rules live in config/env.ts). */
@@ -14,7 +13,7 @@ const GATEWAY_ENV = [
   'DATABASE_URL',
   'LOCALBASE_PORT',
   'SMTP_URL',
-  'LOCALBASE_SNAPSHOT_READS',
+  'LOCALBASE_ENGINE',
   'BACKEND_URL',
   'BACKEND_ANON_KEY',
   'BACKEND_SERVICE_ROLE_KEY',
@@ -89,8 +88,8 @@ export interface GatewayConfig {
   localbasePort: number;
   /** localbase's auth mail server; unset: mail is kept in localbase's outbox. */
   smtpUrl?: string;
-  /** With PGlite: how reads are answered while one statement holds it (LOCALBASE_SNAPSHOT_READS). */
-  snapshotReads?: SnapshotReadsSetting;
+  /** LOCALBASE_ENGINE: localbase's embedded engine; unset: PostgreSQL where it can run. */
+  engine?: EngineSetting;
   /** Set when fronting a hosted backend; unset means localbase runs in this process. */
   backend: { url: string; anonKey: string; serviceRoleKey: string | undefined } | undefined;
   logDir: string;
@@ -165,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       databaseUrl: value.DATABASE_URL,
       localbasePort: value.LOCALBASE_PORT,
       ...(value.SMTP_URL ? { smtpUrl: value.SMTP_URL } : {}),
-      snapshotReads: value.LOCALBASE_SNAPSHOT_READS,
+      ...(value.LOCALBASE_ENGINE ? { engine: value.LOCALBASE_ENGINE } : {}),
       backend: value.BACKEND_URL
         ? {
             url: value.BACKEND_URL,

@@ -59,6 +59,8 @@ const mdnsStarting: Promise<MdnsAnnouncer | undefined> =
       )
     : Promise.resolve(undefined);
 
+const httpsNames = https.identity ? https.names() : undefined;
+
 let localbase: RunningLocalbase | undefined;
 let backend: BackendTarget;
 if (config.backend) {
@@ -69,9 +71,18 @@ if (config.backend) {
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}),
-      ...(config.snapshotReads ? { snapshotReads: config.snapshotReads } : {}),
+      ...(config.engine ? { engine: config.engine } : {}),
       // Mailed links lead to the app through the gateway, never to localbase's loopback port.
-      ...authMailAddresses({ host: config.host, port: config.port, publicUrl: config.publicUrl }),
+      ...authMailAddresses({
+        host: config.host,
+        port: config.port,
+        publicUrl: config.publicUrl,
+        // The port HTTPS is about to listen on (the listener needs the app, which needs localbase).
+        https:
+          httpsNames && config.https
+            ? { port: config.https.port, names: httpsNames, linksLeadHere: config.https.redirect === 'always' }
+            : undefined,
+      }),
       host: '127.0.0.1',
       port: config.localbasePort,
       logger: serverLog.loggerOptions('localbase'),
@@ -91,9 +102,17 @@ if (config.backend) {
   };
 }
 
+const database = localbase
+  ? {
+      engine: localbase.database.engineName ?? localbase.database.kind,
+      notice: localbase.database.notice ?? null,
+      legacy_pglite: localbase.database.legacyPglite === true,
+    }
+  : undefined;
 const { app, push } = await buildGateway({
   config,
   backend,
+  ...(database ? { database } : {}),
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
   https,
@@ -138,6 +157,9 @@ log(
     config,
     backendUrl: backend.url,
     embedded: localbase !== undefined,
+    ...(database
+      ? { database: { engine: database.engine, location: localbase?.database.location ?? '', notice: database.notice } }
+      : {}),
     adminReady: config.admin.enabled && backend.serviceRoleKey !== undefined,
     logFile: serverLog.file,
     terminalLevel: serverLog.terminalLevel,

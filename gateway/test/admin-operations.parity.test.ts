@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { signInWithSecret, signUp as signUpThrough, startAdminGateway, type SignedUp } from './admin-helpers.ts';
+import {
+  adminCookieOf,
+  signInWithSecret,
+  signUp as signUpThrough,
+  startAdminGateway,
+  unlockWithToken,
+  type SignedUp,
+} from './admin-helpers.ts';
 import type { TestGateway } from './helpers.ts';
 
 const SECRET = 'operations-test-admin-secret';
@@ -331,7 +338,7 @@ describe('admin roles', () => {
     eve = await signUp('eve');
   });
 
-  it('grants by e-mail and by id, lists, and revokes, but never the last admin row', async () => {
+  it('grants by e-mail and by id, lists, and revokes: the owner any row, an admin never her own', async () => {
     const byEmail = await admin('POST', '/__admin/roles', { email: 'DORA@example.com', role: 'admin' });
     expect(byEmail.statusCode, byEmail.body).toBe(201);
     expect(byEmail.json().granted).toEqual({ user_id: dora.userId, email: dora.email, role: 'admin', created: true });
@@ -345,15 +352,53 @@ describe('admin roles', () => {
     const revoked = await admin('DELETE', '/__admin/roles', { user_id: eve.userId, role: 'admin' });
     expect(revoked.statusCode, revoked.body).toBe(200);
     expect(revoked.json().admins.map((row: { email: string }) => row.email)).toEqual([dora.email]);
-    const last = await admin('DELETE', '/__admin/roles', { email: dora.email, role: 'admin' });
-    expect(last.statusCode).toBe(409);
-    expect(last.json()).toMatchObject({
-      error: 'last_admin',
-      message: expect.stringContaining('Grant admin to someone else first'),
+
+    // Dora, signed in with her account, may not revoke the row she is signed in with.
+    const doraCookie = adminCookieOf(await unlockWithToken(gateway.app, dora.token));
+    const own = await gateway.app.inject({
+      method: 'DELETE',
+      url: '/__admin/roles',
+      headers: { cookie: doraCookie },
+      payload: { user_id: dora.userId, role: 'admin' },
     });
+    expect(own.statusCode).toBe(409);
+    expect(own.json()).toMatchObject({
+      error: 'own_admin_row',
+      message: expect.stringMatching(/^This is your own admin row/),
+    });
+    const page = await gateway.app.inject({
+      url: '/__admin/roles',
+      headers: { cookie: doraCookie, accept: 'text/html' },
+    });
+    expect(page.body).toContain('This is your own admin row: you signed in with it');
+    expect(page.body).not.toContain('Revoke admin from');
     expect(await ownerQuery(`select user_id from public.user_roles where role = 'admin'`)).toEqual([
       { user_id: dora.userId },
     ]);
+
+    // The owner (ADMIN_SECRET) revokes it, the last admin row though it is: a mistaken grant is undone.
+    const ownerPage = await admin('GET', '/__admin/roles');
+    expect(ownerPage.statusCode).toBe(200);
+    const last = await admin('DELETE', '/__admin/roles', { email: dora.email, role: 'admin' });
+    expect(last.statusCode, last.body).toBe(200);
+    expect(last.json().admins).toEqual([]);
+    expect(await ownerQuery(`select user_id from public.user_roles where role = 'admin'`)).toEqual([]);
+    // Dora's console session ended with her row.
+    expect((await gateway.app.inject({ url: '/__admin/roles', headers: { cookie: doraCookie } })).statusCode).toBe(401);
+
+    // Each grant and revoke is in the audit log once, naming the console's admin.
+    expect(
+      await ownerQuery(
+        `select action, target_user_id, detail ->> 'console_admin' as admin from public.admin_audit_log
+         where action in ('grant_role', 'revoke_role') order by id`,
+      ),
+    ).toEqual([
+      { action: 'grant_role', target_user_id: dora.userId, admin: 'secret' },
+      { action: 'grant_role', target_user_id: eve.userId, admin: 'secret' },
+      { action: 'revoke_role', target_user_id: eve.userId, admin: 'secret' },
+      { action: 'revoke_role', target_user_id: dora.userId, admin: 'secret' },
+    ]);
+    expect((await admin('POST', '/__admin/roles', { user_id: dora.userId, role: 'admin' })).statusCode).toBe(201);
   });
 
   it('refuses unknown accounts, other roles and a revoke form without confirmation', async () => {
@@ -395,11 +440,13 @@ describe('the browser proof report', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     gateway.app.inject({ method: 'POST', url: '/__admin/browser-proof-result', headers, payload: body as object });
   const startRun = async () =>
-    (await admin('GET', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
+    (await admin('POST', '/__admin/browser-proof')).json().run as { token: string; run_id: string; expires_at: string };
   const accountExists = async (id: string) =>
     (await ownerQuery('select 1 from auth.users where id = $1', [id])).length === 1;
 
   it('issues a 32-byte base64url token that a report spends without any cookie; the account is deleted', async () => {
+    // Before any report, viewing the page starts a run.
+    expect((await admin('GET', '/__admin/browser-proof')).json().run).toMatchObject({ token: expect.any(String) });
     const run = await startRun();
     expect(Buffer.from(run.token, 'base64url')).toHaveLength(32);
     expect(Date.parse(run.expires_at) - Date.now()).toBeGreaterThan(9 * 60 * 1000);
@@ -419,11 +466,19 @@ describe('the browser proof report', () => {
       recorded.json().checks.find((item: { name: string }) => item.name === 'login').facts.backend_confirms_sign_in,
     ).toBe(true);
     expect(await accountExists(account.user_id)).toBe(false);
+    // A check, not an action on anyone: its account's deletion is not in the audit log.
+    expect(
+      await ownerQuery('select action from public.admin_audit_log where target_user_id = $1', [account.user_id]),
+    ).toEqual([]);
 
     const reused = await post(report(run.token));
     expect(reused.statusCode).toBe(409);
     expect(reused.json().error).toBe('run_token_used');
-    expect((await admin('GET', '/__admin/browser-proof')).json().last_reports[0].run_id).toBe(run.run_id);
+    // Viewing the page now shows that report rather than starting another run.
+    expect((await admin('GET', '/__admin/browser-proof')).json()).toMatchObject({
+      run: null,
+      last_reports: [expect.objectContaining({ run_id: run.run_id })],
+    });
     expect((await admin('GET', '/__admin/verify')).json().browser_proof.last_report.run_id).toBe(run.run_id);
   });
 

@@ -184,13 +184,27 @@ describe('voiding a session', () => {
     const response = await voidForm(sessionIds[0] ?? '', 'Timer left running overnight');
     expect(response.statusCode, response.body).toBe(200);
     expect(response.body).toContain('banner-ok');
-    expect(response.body).toContain('Voided the session of');
-    expect(response.body).toContain('Timer left running overnight');
+    expect(response.body).toMatch(/Voided the \d+-minute session of \d{4}-\d\d-\d\d: it no longer counts/);
+    expect(response.body).toContain('by the owner (admin secret): Timer left running overnight');
     const [row] = await ownerQuery<{ voided_by: string; void_reason: string }>(
       'select voided_by, void_reason from public.study_sessions where id = $1',
       [sessionIds[0]],
     );
     expect(row).toEqual({ voided_by: 'secret', void_reason: 'Timer left running overnight' });
+    // The database's audit log has the void once, naming the owner's console.
+    expect(
+      await ownerQuery(
+        `select action, target_user_id, detail ->> 'reason' as reason, detail ->> 'console_admin' as admin
+         from public.admin_audit_log where target_table = 'study_sessions'`,
+      ),
+    ).toEqual([
+      {
+        action: 'void_session',
+        target_user_id: student.userId,
+        reason: 'Timer left running overnight',
+        admin: 'secret',
+      },
+    ]);
     const [summary] = await ownerQuery<{ total_minutes: number; total_sessions: number }>(
       'select total_minutes, total_sessions from public.user_stats_summary where user_id = $1',
       [student.userId],

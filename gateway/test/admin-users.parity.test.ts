@@ -190,6 +190,13 @@ describe('the Users page', () => {
       [ada.userId],
     );
     expect(left.rows[0]).toEqual({ objects: 0, users: 0, sessions: 0 });
+    // One row in the audit log, the database's own, naming the console's admin.
+    const recorded = await localbase.database.pool.query(
+      `select action, actor_role, detail ->> 'console_admin' as admin from public.admin_audit_log
+       where target_user_id = $1 and action not like 'console:%reset_link'`,
+      [ada.userId],
+    );
+    expect(recorded.rows).toEqual([{ action: 'delete_account', actor_role: 'service_role', admin: 'secret' }]);
     expect((await admin('GET', '/__admin/users')).json().users.map((user: { id: string }) => user.id)).toEqual([
       bo.userId,
     ]);

@@ -31,9 +31,9 @@ async function ownerQuery<T = Record<string, unknown>>(sql: string, params: unkn
   return (await localbase.database.pool.query(sql, params)).rows as T[];
 }
 
-/** The report as JSON, exactly in the contract's shape (contracts/admin-api.ts). */
+/** A new run's report as JSON, exactly in the contract's shape (contracts/admin-api.ts). */
 async function verify(): Promise<VerifyReport> {
-  const response = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie } });
+  const response = await gateway.app.inject({ method: 'POST', url: '/__admin/verify', headers: { cookie } });
   expect(response.statusCode, response.body).toBe(200);
   const report = verifyReport.parse(response.json());
   expect(report).toEqual(response.json());
@@ -91,7 +91,50 @@ async function communityPatchVersion(): Promise<string> {
   return bundleVersion((await readMigrationFiles()).filter((migration) => patch?.includes(migration)));
 }
 
+/** The last run, as a view of the page shows it (JSON). */
+async function lastRun(): Promise<VerifyReport> {
+  const response = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie } });
+  expect(response.statusCode, response.body).toBe(200);
+  return verifyReport.parse(response.json());
+}
+
 describe('verify on a project built from the migrations', () => {
+  it('runs once on the first view, shows that run on the next, runs anew on POST, and writes no audit row', async () => {
+    const auditRows = async () =>
+      (await ownerQuery<{ count: number }>('select count(*)::int as count from public.admin_audit_log'))[0]?.count;
+    const before = await auditRows();
+    const first = await lastRun();
+    expect((await lastRun()).generated_at).toBe(first.generated_at);
+    const page = await gateway.app.inject({ url: '/__admin/verify', headers: { cookie, accept: 'text/html' } });
+    expect(page.body).toContain(`<time datetime="${first.generated_at}">`);
+    expect(page.body).toMatch(/Checked just now \(<time/);
+    expect(page.body).toContain('<form class="actions" method="post" action="/__admin/verify">');
+
+    const again = await gateway.app.inject({
+      method: 'POST',
+      url: '/__admin/verify',
+      headers: { cookie, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe('/__admin/verify');
+    const second = await lastRun();
+    expect(Date.parse(second.generated_at)).toBeGreaterThan(Date.parse(first.generated_at));
+    // Two runs, each with a temporary account made and deleted: nothing in the audit log.
+    expect(await auditRows()).toBe(before);
+    expect(await ownerQuery(`select 1 from auth.users where email like 'verify-%@studyhall.invalid'`)).toEqual([]);
+
+    // Another site cannot make the console run it.
+    const forged = await gateway.app.inject({
+      method: 'POST',
+      url: '/__admin/verify',
+      headers: { cookie, origin: 'https://elsewhere.example' },
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.json().error).toBe('csrf_refused');
+    expect((await lastRun()).generated_at).toBe(second.generated_at);
+  });
+
   it('passes every check of the eight categories', async () => {
     const report = await verify();
     expect(failing(report)).toEqual([]);
@@ -135,6 +178,48 @@ describe('verify on a project built from the migrations', () => {
     expect(response.body).toMatch(/All \d+ checks pass\./);
     expect(response.body).not.toContain('<h2>To do</h2>');
   });
+});
+
+describe('verify names the database engine', () => {
+  it('fails one check, with the move command as its fix, while PGlite is kept for older data', async () => {
+    const kept = await startTestGateway({
+      backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+      config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+      database: {
+        engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+        notice: 'DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
+        legacy_pglite: true,
+      },
+      localbaseToken: localbase.accessToken,
+    });
+    const current = await startTestGateway({
+      backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
+      config: { admin: { enabled: true, secret: SECRET, emails: [] } },
+      database: { engine: 'PostgreSQL 15.18 (embedded)', notice: null, legacy_pglite: false },
+      localbaseToken: localbase.accessToken,
+    });
+    try {
+      const engineCheck = async (gatewayUnderTest: TestGateway) => {
+        const response = await gatewayUnderTest.app.inject({
+          url: '/__admin/verify',
+          headers: { cookie: await signInWithSecret(gatewayUnderTest.app, SECRET) },
+        });
+        const report = verifyReport.parse(response.json());
+        return report.categories
+          .flatMap((category) => category.checks)
+          .find((item) => item.name.startsWith('The database runs on the embedded PostgreSQL'));
+      };
+      expect(await engineCheck(kept)).toMatchObject({
+        ok: false,
+        detail: 'PGlite 0.5.14 (PostgreSQL 18.6): DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite',
+        fix: { text: expect.stringContaining('npm run db:move-to-postgres') },
+      });
+      expect(await engineCheck(current)).toMatchObject({ ok: true, detail: 'PostgreSQL 15.18 (embedded).' });
+    } finally {
+      await kept.close();
+      await current.close();
+    }
+  }, 120_000);
 });
 
 describe('admin_catalog_facts()', () => {
@@ -242,14 +327,23 @@ describe('the leaderboard policies, end to end through the Management API', () =
     const green = await verify();
     expect(failing(green)).toEqual([]);
 
-    // The audit log names what was applied and how it went, never the token.
+    // The audit log and its file mirror name what was applied and how it went, never the token.
     const audit = (await readFile(path.join(logs.dir, 'admin-audit.log'), 'utf8'))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(audit.filter((entry) => entry.action === 'apply-sql').map((entry) => [entry.bundle, entry.status])).toEqual([
+    expect(audit.filter((entry) => entry.action === 'apply_sql').map((entry) => [entry.bundle, entry.status])).toEqual([
       ['leaderboard-rls-fix.sql', 401],
       ['leaderboard-rls-fix.sql', 201],
+    ]);
+    expect(
+      await ownerQuery(
+        `select detail ->> 'bundle' as bundle, (detail ->> 'status')::int as status, detail ->> 'console_admin' as admin
+         from public.admin_audit_log where action = 'console:apply_sql' order by id`,
+      ),
+    ).toEqual([
+      { bundle: 'leaderboard-rls-fix.sql', status: 401, admin: 'secret' },
+      { bundle: 'leaderboard-rls-fix.sql', status: 201, admin: 'secret' },
     ]);
 
     // Neither token was written anywhere under LOG_DIR or localbase's DATA_DIR, except that the

@@ -242,14 +242,17 @@ describe('backups', () => {
   };
   const poor = { sessions: [{ minutes: 5 }] };
 
-  it('answers 404 no_backup before any backup exists', async () => {
+  it('answers 200 with backup null before any backup exists (an empty answer, not an error)', async () => {
     const ada = students.ada as Student;
     for (const url of ['/__auth/backup/best', '/__auth/backup/latest']) {
       const response = await get(url, ada.token);
-      expect(response.statusCode).toBe(404);
-      expect(response.json().error).toBe('no_backup');
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ ok: true, backup: null });
     }
-    expect((await post('/__auth/restore-best-backup', {}, ada.token)).statusCode).toBe(404);
+    // Restoring is an action: with nothing to restore it is refused.
+    const restore = await post('/__auth/restore-best-backup', {}, ada.token);
+    expect(restore.statusCode).toBe(404);
+    expect(restore.json().error).toBe('no_backup');
   });
 
   it('stores backups and picks the richest as best, the newest as latest', async () => {
@@ -317,7 +320,8 @@ describe('backups', () => {
     const bob = await signUp('bob');
     for (const url of ['/__auth/backup/best', '/__auth/backup/latest']) {
       const response = await get(url, bob.token);
-      expect(response.statusCode).toBe(404);
+      expect(response.statusCode).toBe(200);
+      expect(response.json().backup).toBeNull();
     }
     // Straight through the proxy, asking for ada's rows by her id: RLS returns nothing.
     const direct = await gateway.app.inject({

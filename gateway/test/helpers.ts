@@ -1,10 +1,10 @@
 // Shared fixtures for the gateway tests: a temp checkout (git repo with web/ and package.json), a
 // config, and a gateway built on them. Nothing here touches the real repository's files.
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { buildGateway, type Gateway, type GatewayOptions } from '../src/app.ts';
 import type { BackendTarget } from '../src/backend/backend-client.ts';
 import type { GatewayConfig } from '../src/config.ts';
@@ -23,7 +23,8 @@ export const DEAD_BACKEND: BackendTarget = {
 };
 
 export async function makeTempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `studyhall-${prefix}-`));
+  // A DATA_DIR inside runs on the embedded PostgreSQL also when the tests run as root.
+  const dir = await makeReachableTempDir(`studyhall-${prefix}-`);
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

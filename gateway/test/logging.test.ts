@@ -251,6 +251,26 @@ describe('statusBlock', () => {
     );
   });
 
+  it("names the embedded database's engine and where its data is, with the reason when it is not the default", () => {
+    const config = { host: '127.0.0.1', port: 3000, logDir: '/logs' };
+    const postgres = { engine: 'PostgreSQL 15.18 (embedded)', location: '/data/postgres', notice: null };
+    expect(statusBlock({ ...base, config, database: postgres }).split('\n')).toEqual([
+      'studyhall: app     http://127.0.0.1:3000 (listening on 127.0.0.1)',
+      'studyhall: backend http://127.0.0.1:54321 (localbase, loopback only)',
+      'studyhall: engine  PostgreSQL 15.18 (embedded) (/data/postgres)',
+      'studyhall: logs    /logs (server.log; here: warnings and errors, LOG_LEVEL=debug adds every request)',
+    ]);
+    const kept = {
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+      location: '/data/pgdata',
+      notice: 'DATA_DIR holds a PGlite database',
+    };
+    expect(statusBlock({ ...base, config, database: kept }).split('\n')).toContain(
+      'studyhall: note    DATA_DIR holds a PGlite database',
+    );
+    expect(statusBlock({ ...base, config, embedded: false })).not.toContain('engine');
+  });
+
   it('says so when there is no network, and has no LAN line for a loopback address', () => {
     expect(
       statusBlock({ ...base, config: { host: '0.0.0.0', port: 3000, logDir: '/logs' }, lan: undefined }),

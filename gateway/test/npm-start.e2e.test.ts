@@ -2,37 +2,16 @@
 // date (the web app, the phone remote, the compiled server), then the one process boots localbase and
 // the gateway, the browser gets the app shell and its service worker, a student signs up from the
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '#db/paths.ts';
 import { launchChromium } from '#tools/e2e/browser.ts';
 import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
-
-function startStudyhall(env: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'tools', 'build', 'start.mjs'), 'gateway-main'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (text: string, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!output.includes(text)) {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`no "${text}" in the output of npm start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  return { child, exited, waitFor, output: () => output };
-}
+import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let studyhall: ReturnType<typeof startStudyhall>;
+let studyhall: NpmStart;
 let browser: Browser;
 let page: Page;
 let appUrl: string;
@@ -42,7 +21,7 @@ beforeAll(async () => {
   const port = await freePort();
   const localbasePort = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
-  studyhall = startStudyhall({
+  studyhall = startNpmStart({
     PORT: String(port),
     HOST: '127.0.0.1',
     LOCALBASE_PORT: String(localbasePort),
@@ -50,7 +29,7 @@ beforeAll(async () => {
     LOG_DIR: path.join(temp.dir, 'logs'),
     LOG_LEVEL: 'warn',
   });
-  // A fresh DATA_DIR means a first PGlite boot and every migration: the slow path on purpose
+  // A fresh DATA_DIR means creating the embedded PostgreSQL (initdb) and every migration: the slow path on purpose
   // (after up to three builds when the checkout's are stale).
   await studyhall.waitFor('studyhall: logs', 210_000);
   browser = await launchChromium();
@@ -67,6 +46,9 @@ describe('npm start with the embedded localbase, in Chromium', () => {
   it('prints the app and localbase URLs', () => {
     expect(studyhall.output()).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
     expect(studyhall.output()).toMatch(/studyhall: backend http:\/\/127\.0\.0\.1:\d+ \(localbase, loopback only\)/);
+    // A fresh DATA_DIR: the embedded PostgreSQL is created once, and named.
+    expect(studyhall.output()).toContain('localbase: creating the database (first start only)');
+    expect(studyhall.output()).toMatch(/studyhall: engine {2}PostgreSQL 15\.\d+ \(embedded\) \(.*\/data\/postgres\)/);
   });
 
   it('serves the app shell, which greets a new visitor and installs its service worker', async () => {

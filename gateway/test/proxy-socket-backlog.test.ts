@@ -132,6 +132,19 @@ describe('the realtime proxy', () => {
     await until(() => upstream.readyState === WebSocket.CLOSED, 'the backend socket closed', 3_000);
   });
 
+  it('stops reading a client that keeps sending once the backend closed its side', async () => {
+    const client = new WebSocket(await start());
+    await new Promise((resolve) => client.once('open', resolve));
+    await until(() => backend.connections.length === 1, 'connected to the backend');
+    const closed = new Promise<number>((resolve) => client.once('close', (code) => resolve(code)));
+    // The backend ends the connection (as localbase ends one past its rate limits) while the client
+    // has a flood queued: the proxy drops the client rather than read it all before the close.
+    (backend.connections[0] as WebSocket).close(1008, 'Too many messages per second');
+    for (let sent = 0; sent < 32 && client.readyState === WebSocket.OPEN; sent += 1) client.send(frame);
+    // Dropped (1006), not closed by a handshake that would come after everything the client queued.
+    expect(await closed).toBe(1006);
+  });
+
   it('passes on what a client sent before the backend connection was open', async () => {
     const client = new WebSocket(await start(500));
     await new Promise((resolve) => client.once('open', resolve));

@@ -135,6 +135,24 @@ describe('GET /api/health', () => {
   });
 });
 
+describe('GET /api/health: the database engine', () => {
+  it("names the embedded localbase's engine and why it is not the default, and nothing for a hosted backend", async () => {
+    const database = {
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+      notice:
+        'DATA_DIR holds a PGlite database (/data/pgdata), kept on PGlite; run `npm run db:move-to-postgres` to move it to PostgreSQL 15',
+      legacy_pglite: true,
+    };
+    const embedded = await startTestGateway({ database });
+    try {
+      expect((await embedded.app.inject({ url: '/api/health' })).json().database).toEqual(database);
+    } finally {
+      await embedded.close();
+    }
+    expect((await gateway.app.inject({ url: '/api/health' })).json()).not.toHaveProperty('database');
+  });
+});
+
 describe('GET /api/health with measureAtStart (npm start)', () => {
   it('has measured the backend once the server is ready, before anyone asks', async () => {
     const backend = await countingHealthBackend();

@@ -49,6 +49,7 @@ function npmStart(env: Record<string, string>) {
 
 interface Secrets {
   anonKey: string;
+  databasePassword: string;
   accessToken: string;
   refreshToken: string;
   password: string;
@@ -98,6 +99,8 @@ async function exercise(appUrl: string, dataDir: string, email: string): Promise
   await new Promise((resolve) => setTimeout(resolve, 500));
   return {
     anonKey,
+    // The embedded PostgreSQL's superuser password: neither on the terminal nor in server.log.
+    databasePassword: (await readFile(path.join(dataDir, 'postgres-password'), 'utf8')).trim(),
     accessToken: session.access_token,
     refreshToken: session.refresh_token,
     password,

@@ -1,7 +1,6 @@
 // Periodic database chores a hosted project runs with pg_cron: expire_stale_presence every 30 s.
 // The function comes with the community migrations; until it exists there is nothing to do.
 import type pg from 'pg';
-import { tagRequest } from '#db/pglite-engine.ts';
 
 export const PRESENCE_SWEEP_MS = 30_000;
 
@@ -14,9 +13,6 @@ const FIND_SWEEPER_SQL = `
 /** Runs one sweep as the database owner; answers whether the function existed. */
 export async function expireStalePresence(pool: pg.Pool): Promise<boolean> {
   const client = await pool.connect();
-  // Upkeep for the engine: what the sweep expires (presence nobody renewed) is nobody's write to
-  // read back, so it leaves the snapshot for reads as good as the primary (db/snapshot-reads.ts).
-  tagRequest(client, { caller: 'localbase:housekeeping', readOnly: false, upkeep: true });
   try {
     const found = await client.query<{ signature: string }>(FIND_SWEEPER_SQL);
     const signature = found.rows[0]?.signature;
@@ -25,7 +21,6 @@ export async function expireStalePresence(pool: pg.Pool): Promise<boolean> {
     await client.query(`select ${signature.replace(/\(\)$/, '')}()`);
     return true;
   } finally {
-    tagRequest(client, null);
     client.release();
   }
 }

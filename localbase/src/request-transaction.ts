@@ -3,8 +3,7 @@
 // the work, commit or roll back. GET runs read-only. The client is never held across anything that
 // waits on another request, because on PGlite the pool has exactly one session.
 import type pg from 'pg';
-import { limitStatements, tagRequest } from '#db/pglite-engine.ts';
-import { snapshotReadsOf } from '#db/snapshot-reads.ts';
+import { limitStatements } from '#db/database.ts';
 import type { ApiRole, Claims, VerifiedToken } from './jwt.ts';
 import { installIfChanged } from './installed-sql.ts';
 import { preparedQuery, trimPrepared } from './prepared-statements.ts';
@@ -35,11 +34,14 @@ export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];
 
 /**
  * One slow query must not hang the server. Each request's statements get its role's timeout, the
- * values a hosted Supabase project sets on these roles: anon 3 s, authenticated 8 s, service_role
- * none (null; the management API and localbase's own work run without one too). On PostgreSQL the
- * request setup sets `statement_timeout` and Postgres cancels with 57014. PGlite cannot interrupt a
- * statement from inside (WASM has no timer signal): there the engine's watchdog stops it
- * (db/pglite-engine.ts) and answers 57014 the same way.
+ * values a hosted Supabase project sets on these roles (`alter role ... set statement_timeout`,
+ * which the platform stand-in sets too: supabase/platform/00_roles.sql): anon 3 s, authenticated
+ * 8 s, service_role none (null; the management API and localbase's own work run without one too).
+ * A role's setting applies at login, and requests switch roles inside one login, so each request
+ * sets its role's `statement_timeout` in its transaction, as PostgREST applies the impersonated
+ * role's settings; PostgreSQL then cancels with 57014. PGlite cannot interrupt a statement from
+ * inside (WASM has no timer signal): there the engine's watchdog stops it (db/pglite-engine.ts)
+ * and answers 57014 the same way.
  * A request that cannot get a connection within ACQUIRE_TIMEOUT_MS is answered with
  * ConnectionBusyError instead of queueing forever.
  */
@@ -101,47 +103,19 @@ function statementTimeoutSetting(timeoutMs: number | null): string {
 }
 
 /**
- * Who a request is for PGlite's engine: its user (the JWT's subject), else its role. Used to keep
- * one user's reads on one engine and to let a user whose statement holds the engine wait for it
- * (db/snapshot-reads.ts); every anonymous caller is one.
+ * Acquires a client for a request: its statements are limited to `timeoutMs` on PGlite's engine (a
+ * no-op on PostgreSQL, where the setup's `statement_timeout` does it), until releaseRequestClient
+ * lifts the limit for whatever uses the connection next.
  */
-function callerOf(context: RequestContext): string {
-  return typeof context.claims.sub === 'string' ? userCaller(context.claims.sub) : `role:${context.role}`;
-}
-
-/** The engine's name for a user's requests (db/pglite-engine.ts RequestTag.caller). */
-export function userCaller(userId: string): string {
-  return `user:${userId}`;
-}
-
-/** localbase's own exchanges inside an owner transaction, before the commit decides whose they are. */
-const OWNER_WORK_CALLER = 'localbase:owner';
-
-/**
- * Acquires a client for a request of `role`: its statements are limited to the role's timeout on
- * PGlite's engine (a no-op on PostgreSQL, where the setup's `statement_timeout` does it), until
- * releaseRequestClient lifts the limit for whatever uses the connection next. A read-only request
- * on PGlite may get a snapshot's client while another caller's statement holds the engine.
- */
-async function acquireRequestClient(
-  pool: pg.Pool,
-  timeoutMs: number | null,
-  context?: RequestContext,
-): Promise<pg.PoolClient> {
-  const caller = context ? callerOf(context) : undefined;
-  const reads = context?.readOnly ? snapshotReadsOf(pool) : undefined;
-  const client = reads && caller ? await reads.acquire(caller, () => acquireClient(pool)) : await acquireClient(pool);
+async function acquireRequestClient(pool: pg.Pool, timeoutMs: number | null): Promise<pg.PoolClient> {
+  const client = await acquireClient(pool);
   limitStatements(client, timeoutMs);
-  if (context && caller) tagRequest(client, { caller, readOnly: context.readOnly });
   return client;
 }
 
-function releaseRequestClient(pool: pg.Pool, client: pg.PoolClient, broken: boolean): void {
+function releaseRequestClient(client: pg.PoolClient, broken: boolean): void {
   limitStatements(client, null);
-  tagRequest(client, null);
-  const reads = snapshotReadsOf(pool);
-  if (reads) reads.release(client, broken);
-  else client.release(broken);
+  client.release(broken);
 }
 
 export class ConnectionBusyError extends Error {
@@ -287,7 +261,7 @@ export async function withRequestTransaction<T>(
   context: RequestContext,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await acquireRequestClient(pool, requestTimeoutMs(context), context);
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
   let broken = false;
   try {
     await trimPrepared(client);
@@ -301,7 +275,7 @@ export async function withRequestTransaction<T>(
       () => (broken = true),
     );
   } finally {
-    releaseRequestClient(pool, client, broken);
+    releaseRequestClient(client, broken);
   }
 }
 
@@ -319,7 +293,7 @@ export async function runRequestStatement(
   text: string,
   values: unknown[],
 ): Promise<pg.QueryResult> {
-  const client = await acquireRequestClient(pool, requestTimeoutMs(context), context);
+  const client = await acquireRequestClient(pool, requestTimeoutMs(context));
   let broken = false;
   try {
     await trimPrepared(client);
@@ -334,7 +308,7 @@ export async function runRequestStatement(
     });
     return answered[answered.length - 2] as pg.QueryResult;
   } finally {
-    releaseRequestClient(pool, client, broken);
+    releaseRequestClient(client, broken);
   }
 }
 
@@ -373,7 +347,7 @@ export async function runOwnerReadStatement(
     });
     return result;
   } finally {
-    releaseRequestClient(pool, client, broken);
+    releaseRequestClient(client, broken);
   }
 }
 
@@ -450,43 +424,26 @@ async function rollBack(client: pg.PoolClient): Promise<boolean> {
 }
 
 export interface OwnerTransactionOptions {
-  /** Runs `begin read only`: for work that only reads (a read never makes a snapshot behind). */
+  /** Runs `begin read only`: for work that only reads. */
   readOnly?: boolean;
 }
 
-/**
- * Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping.
- *
- * On PGlite the engine must know whose writes it commits (db/snapshot-reads.ts: a user always reads
- * back her own writes; another's may reach her late while one statement holds the engine). Work
- * done for one user says so with `writesFor(userId)`; the commit is then hers. A commit nobody
- * claimed is untagged, which the engine treats as everyone's: no snapshot that is behind it answers
- * anyone.
- */
+/** Runs work as the database owner (no role switch) in one transaction: auth, storage bookkeeping. */
 export async function withOwnerTransaction<T>(
   pool: pg.Pool,
-  work: (client: pg.PoolClient, writesFor: (userId: string) => void) => Promise<T>,
+  work: (client: pg.PoolClient) => Promise<T>,
   options: OwnerTransactionOptions = {},
 ): Promise<T> {
   const client = await acquireClient(pool);
-  const readOnly = options.readOnly === true;
-  let owner: string | undefined;
   let broken = false;
-  // Nothing before the commit can be read by anyone else, whoever it turns out to be for.
-  tagRequest(client, { caller: OWNER_WORK_CALLER, readOnly });
   try {
-    await client.query(readOnly ? 'begin read only' : 'begin');
+    await client.query(options.readOnly === true ? 'begin read only' : 'begin');
     return await commitOrRollback(
       client,
-      async () => {
-        const result = await work(client, (userId) => (owner = userCaller(userId)));
-        if (!readOnly) tagRequest(client, owner ? { caller: owner, readOnly: false } : null);
-        return result;
-      },
+      () => work(client),
       () => (broken = true),
     );
   } finally {
-    tagRequest(client, null);
     client.release(broken);
   }
 }

@@ -1,12 +1,14 @@
 // `npm run backend` as a process: it prints the status block, writes DATA_DIR/status.json (0600)
-// and keys.json (0600), reuses the keys on the next boot and exits 0 on SIGTERM.
+// and keys.json (0600), names its database engine (the embedded PostgreSQL), reuses the keys on
+// the next boot and exits 0 on SIGTERM, with PostgreSQL stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { repoRoot } from '#db/paths.ts';
+import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 
 const statusSchema = z.object({
   api_url: z.string().url(),
@@ -14,12 +16,13 @@ const statusSchema = z.object({
   service_role_key: z.string(),
   access_token: z.string().startsWith('sbp_'),
   data_dir: z.string(),
+  engine: z.string(),
 });
 
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'localbase-main-'));
+  dataDir = await makeReachableTempDir('localbase-main-');
 });
 
 afterAll(async () => {
@@ -72,7 +75,10 @@ describe('npm run backend', () => {
     expect(new URL(status.api_url).hostname).toBe('127.0.0.1');
     const health = await fetch(`${status.api_url}/auth/v1/health`, { headers: { apikey: status.anon_key } });
     expect(health.status).toBe(200);
+    expect(status.engine).toMatch(/^PostgreSQL 15\.\d+ \(embedded\)$/);
+    expect(first.output).toContain(`          engine: ${status.engine}`);
     expect(await stopBackend(first.child)).toBe(0);
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const second = await startBackend();
     const again = statusSchema.parse(JSON.parse(await readFile(path.join(dataDir, 'status.json'), 'utf8')));

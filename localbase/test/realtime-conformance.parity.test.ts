@@ -127,6 +127,12 @@ async function listenForBroadcasts(
 let counter = 0;
 const fresh = (prefix: string) => `${prefix}-${process.pid}-${(counter += 1)}`;
 
+/** A row of cf_default inserted, updated and deleted, as statements (`<team>` stands for the team). */
+const WRITES = (id: number) =>
+  `insert into public.cf_default (id, team, title, secret) values (${id}, '<team>', 'first', 'kept');` +
+  ` update public.cf_default set title = 'second' where id = ${id};` +
+  ` delete from public.cf_default where id = ${id};`;
+
 describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as const))(
   'with %s',
   (_name, version: RealtimeVersion) => {
@@ -166,9 +172,6 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
         const member = await listenForChanges(await connect(alice), 'cf_default');
         const outsider = await listenForChanges(await connect(carol), 'cf_default');
         await sql(`update public.cf_default set title = 'renamed' where id = ${id}`);
-        // The UPDATE is checked on the row as it is when the queue drains (docs/localbase.md): it
-        // must be delivered before the row is deleted.
-        await member.until(1);
         await sql(`delete from public.cf_default where id = ${id}`);
         const [updated, deleted] = await member.until(2);
         expect(updated).toMatchObject({ eventType: 'UPDATE', table: 'cf_default' });
@@ -181,6 +184,49 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
         // table, with nothing but the key. The UPDATE's new row is carol's to read only if RLS says so.
         expect(outsider.items.map((change) => change.eventType)).toEqual(['DELETE']);
         expect(outsider.items[0]?.old).toEqual({ id });
+      });
+
+      // All three writes are committed before the queue is drained, so every captured change is
+      // checked after its row is gone: in one transaction, and in three (on PGlite one query holds
+      // the engine's one session, so no drain can run between them).
+      it.each([
+        ['in one transaction', (id: number) => `begin; ${WRITES(id)} commit;`],
+        ['in three transactions back to back', (id: number) => WRITES(id).replace(/([^;]+;)/g, 'begin;$1 commit;')],
+      ])(
+        'delivers an INSERT, an UPDATE and a DELETE of one row made %s, in order, each with the row as written',
+        async (_how, writes) => {
+          nextId += 1;
+          const id = REALTIME_VERSIONS.indexOf(version) * 1000 + 500 + nextId;
+          const member = await listenForChanges(await connect(alice), 'cf_default');
+          const outsider = await listenForChanges(await connect(carol), 'cf_default');
+          await sql(writes(id).replaceAll('<team>', team));
+          await member.until(3);
+          await quiet();
+          expect(member.items.map((change) => [change.eventType, change.new, change.old])).toEqual([
+            ['INSERT', { id, team, title: 'first', secret: 'kept' }, {}],
+            ['UPDATE', { id, team, title: 'second', secret: 'kept' }, { id }],
+            ['DELETE', {}, { id }],
+          ]);
+          // The captured rows are checked against the outsider's policies too: only the DELETE,
+          // which is not checked, reaches her.
+          expect(outsider.items.map((change) => change.eventType)).toEqual(['DELETE']);
+        },
+      );
+
+      it('checks a captured row as it was written: a row moved out of the team reaches the member as it was before', async () => {
+        nextId += 1;
+        const id = REALTIME_VERSIONS.indexOf(version) * 1000 + 500 + nextId;
+        const member = await listenForChanges(await connect(alice), 'cf_default');
+        await sql(
+          `begin;
+           insert into public.cf_default (id, team, title) values (${id}, '${team}', 'in the team');
+           update public.cf_default set team = 'nobody', title = 'moved out' where id = ${id};
+           commit;`,
+        );
+        await member.until(1);
+        await quiet();
+        // The INSERT's row was the team's; the UPDATE's row is no longer hers to read.
+        expect(member.items.map((change) => [change.eventType, change.new.title])).toEqual([['INSERT', 'in the team']]);
       });
 
       it('carries the whole old row of an UPDATE under REPLICA IDENTITY FULL, still only to readers RLS lets see the new row', async () => {

@@ -93,6 +93,9 @@ async function deliverOnce(
       token: subscriberToken,
       joinedAt: new Date(),
       send: (frame) => sent[index]?.push(frame),
+      // Recorded as a frame of its own, so a test sees where among the deliveries it came.
+      close: (message) =>
+        sent[index]?.push({ joinRef: '1', ref: null, topic: 'notes', event: 'closed', payload: message }),
     }),
   );
   await hub.poke();
@@ -157,12 +160,28 @@ describe("the realtime hub's read check", () => {
     expect(sent.map((frames) => frames.length)).toEqual([0, 1]);
   });
 
-  it('stays quiet when the subscriber simply may not read the row (42501) or its session ended', async () => {
+  it('stays quiet when the subscriber simply may not read the row (42501), and closes the channel whose session ended', async () => {
     const database = fakeDatabase((readers) =>
       readers.map((reader, index) => seen(index, false, reader.claims.includes('alice') ? '42501' : 'LB401')),
     );
     const { logged, sent } = await deliverOnce(database, [token('alice'), token('bob')]);
     expect(logged).toEqual([]);
-    expect(sent).toEqual([[], []]);
+    expect(sent).toEqual([
+      [],
+      [expect.objectContaining({ event: 'closed', payload: 'The session of this token has ended' })],
+    ]);
+  });
+
+  it('closes a channel whose token has expired instead of asking about it', async () => {
+    const database = fakeDatabase((readers) => readers.map((_, index) => seen(index, true)));
+    const expired: VerifiedToken = {
+      role: 'authenticated',
+      claims: { role: 'authenticated', sub: 'carol', exp: Math.floor(Date.now() / 1000) - 5 },
+    };
+    const { logged, sent } = await deliverOnce(database, [token('alice'), expired]);
+    expect(logged).toEqual([]);
+    expect(database.statements).toEqual([[expect.objectContaining({ role: 'authenticated' })]]);
+    expect(sent[0]?.map((frame) => frame.event)).toEqual(['postgres_changes']);
+    expect(sent[1]).toEqual([expect.objectContaining({ event: 'closed', payload: 'Token has expired 5 seconds ago' })]);
   });
 });

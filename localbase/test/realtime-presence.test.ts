@@ -15,12 +15,25 @@ function member(topic: string, key: string, frames: Frame[] = []): TopicMember {
     presence: { key, enabled: false },
     joinedAt: new Date(),
     send: (frame) => frames.push(frame),
+    token: { role: 'anon', claims: { role: 'anon' } },
+    close: () => {
+      throw new Error('a public channel is never closed by a delivery');
+    },
   };
 }
 
+/** Public topics only: their deliveries are never checked. */
+const publicTopics = () =>
+  new Topics(
+    () => Promise.reject(new Error('no private topic here')),
+    (error) => {
+      throw error;
+    },
+  );
+
 describe('PresenceRegistry', () => {
   it(`refuses a track past ${REALTIME_MAX_PRESENCES_PER_TOPIC} entries in a topic, but not a re-track nor another topic`, () => {
-    const topics = new Topics();
+    const topics = publicTopics();
     const presence = new PresenceRegistry(topics);
     const members = Array.from({ length: REALTIME_MAX_PRESENCES_PER_TOPIC }, (_, index) =>
       member('realtime:full', `k${index}`),
@@ -44,7 +57,7 @@ describe('PresenceRegistry', () => {
   });
 
   it('sends state and diffs only to channels with presence enabled, and a leave to those that stay', () => {
-    const topics = new Topics();
+    const topics = publicTopics();
     const presence = new PresenceRegistry(topics);
     const watcherFrames: Frame[] = [];
     const bystanderFrames: Frame[] = [];

@@ -254,3 +254,36 @@ describe('a changed token', () => {
     for (const client of [bo, cy]) await client.removeAllChannels();
   });
 });
+
+describe('a session that ends while its channels stay open', () => {
+  it("closes a member's private channel at the next broadcast once she signed out everywhere, with Realtime's system error", async () => {
+    const eve = await signedUpClient(localbase, 'eve');
+    await sql(`insert into public.room_members values ('${ROOM}', '${eve.id}', false)`);
+    const eveToken = (await eve.client.auth.getSession()).data.session!.access_token;
+    const eveJoined = await join(eve.client, ROOM);
+    const boJoined = await join(bo, ROOM);
+    const adaJoined = await join(ada, ROOM);
+    const system: { status?: string; message?: string }[] = [];
+    eveJoined.channel.on('system', {}, (payload: { status?: string; message?: string }) => system.push(payload));
+    try {
+      // Straight to the API, as another device of hers would: her client keeps its token and channel.
+      const signedOut = await fetch(`${localbase.url}/auth/v1/logout?scope=global`, {
+        method: 'POST',
+        headers: { apikey: localbase.anonKey, authorization: `Bearer ${eveToken}` },
+      });
+      expect(signedOut.status).toBe(204);
+      expect(await adaJoined.channel.send({ type: 'broadcast', event: 'after', payload: { n: 1 } })).toBe('ok');
+      expect(await boJoined.until(1)).toEqual([{ event: 'after', payload: { n: 1 } }]);
+      for (let waited = 0; eveJoined.channel.state !== 'closed' && waited < 3000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(eveJoined.channel.state).toBe('closed');
+      expect(system).toContainEqual(
+        expect.objectContaining({ status: 'error', message: 'The session of this token has ended' }),
+      );
+      await quiet();
+      expect(eveJoined.heard).toEqual([]);
+    } finally {
+      for (const client of [ada, bo, eve.client]) await client.removeAllChannels();
+    }
+  });
+});

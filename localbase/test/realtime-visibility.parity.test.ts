@@ -119,12 +119,15 @@ interface Subscribed {
   hub: RealtimeHub;
   received: Frame[][];
   logged: unknown[];
+  /** Channels the hub closed, with the system message they got. */
+  closed: [number, string][];
   counter: ReturnType<typeof countingPool>;
 }
 
 function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
   const counter = countingPool();
   const logged: unknown[] = [];
+  const closed: [number, string][] = [];
   const received: Frame[][] = tokens.map(() => []);
   const hub = new RealtimeHub(counter.pool, (error) => logged.push(error));
   tokens.forEach((token, index) =>
@@ -135,9 +138,10 @@ function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
       token,
       joinedAt: new Date(Date.now() - 1000),
       send: (frame) => received[index]?.push(frame),
+      close: (message) => closed.push([index, message]),
     }),
   );
-  return { hub, received, logged, counter };
+  return { hub, received, logged, closed, counter };
 }
 
 let nextNote = 1;
@@ -204,7 +208,7 @@ describe('the read check of one change to many subscribers', () => {
     }
   });
 
-  it('gives service_role every row, anon (no grant) and a student whose session ended none, quietly', async () => {
+  it('gives service_role every row, anon (no grant) none, and closes the channel of a student whose session ended, quietly', async () => {
     const alice = randomUUID();
     await owner.query(
       `insert into auth.users (id, aud, role, email) values ($1, 'authenticated', 'authenticated', $2)`,
@@ -224,6 +228,7 @@ describe('the read check of one change to many subscribers', () => {
     try {
       await deliverNote(subscribed, alice);
       expect(subscribed.received.map((frames) => frames.length)).toEqual([1, 0, 0, 1]);
+      expect(subscribed.closed).toEqual([[2, 'The session of this token has ended']]);
       expect(subscribed.logged).toEqual([]);
     } finally {
       subscribed.hub.stop();
@@ -268,7 +273,6 @@ describe('the visibility function', () => {
     // The first check fails under authenticated (its sub is no uuid), which rolls its role switch
     // back: the next reader must not run as the owner, who bypasses RLS.
     const alice = randomUUID();
-    await owner.query(`insert into public.rt_notes (id, owner, body) values (9001, $1, 'after a failure')`, [alice]);
     const readers = [
       { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: 'not-a-uuid' }), session: null },
       { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: randomUUID() }), session: null },
@@ -276,8 +280,8 @@ describe('the visibility function', () => {
       { role: 'anon', claims: JSON.stringify({ role: 'anon' }), session: null },
     ];
     const { rows } = await owner.query(
-      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 9001}', $1) order by reader`,
-      [JSON.stringify(readers)],
+      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], $2, $1) order by reader`,
+      [JSON.stringify(readers), JSON.stringify({ id: 9001, owner: alice, body: 'after a failure' })],
     );
     expect(rows).toEqual([
       { reader: 0, visible: false, error_code: '22P02' },
@@ -292,7 +296,6 @@ describe('the visibility function', () => {
     // readers after it must still be asked as themselves, under their own sub.
     const alice = randomUUID();
     const bea = randomUUID();
-    await owner.query(`insert into public.rt_notes (id, owner, body) values (9002, $1, 'in the middle')`, [alice]);
     const reader = (sub: string, claimsSub: string = sub) => ({
       role: 'authenticated',
       claims: JSON.stringify({ role: 'authenticated', sub: claimsSub }),
@@ -302,8 +305,8 @@ describe('the visibility function', () => {
     });
     const readers = [reader(alice), reader(bea), reader('not-a-uuid'), reader(bea), reader(alice), reader(alice, '')];
     const { rows } = await owner.query(
-      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], '{"id": 9002}', $1) order by reader`,
-      [JSON.stringify(readers)],
+      `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_notes', array['id'], $2, $1) order by reader`,
+      [JSON.stringify(readers), JSON.stringify({ id: 9002, owner: alice, body: 'in the middle' })],
     );
     expect(rows).toEqual([
       { reader: 0, visible: true, error_code: null },
@@ -317,19 +320,87 @@ describe('the visibility function', () => {
     ]);
   });
 
-  it('finds the row by every column of its primary key, typed by the table', async () => {
-    await owner.query(`insert into public.rt_slots values
-      ('2026-11-25', '2026-11-25 18:00+00', 'o''brien', 1.50), ('2026-11-25', '2026-11-25 18:00+00', 'obrien', 2)`);
+  it('decides on the row as the change captured it, not as the table holds it now', async () => {
+    const alice = randomUUID();
+    const asAlice = [
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: alice }), session: null },
+    ];
+    const check = (record: object) =>
+      owner
+        .query(`select visible from _localbase.realtime_visibility('public', 'rt_notes', array['id'], $1, $2)`, [
+          JSON.stringify(record),
+          JSON.stringify(asAlice),
+        ])
+        .then((result) => result.rows[0]?.visible as boolean);
+    // Gone from the table (deleted since), or held there by someone else (updated since): the
+    // captured row decides.
+    expect(await check({ id: 9003, owner: alice, body: 'deleted since' })).toBe(true);
+    await owner.query(`insert into public.rt_notes (id, owner, body) values (9004, $1, 'hers now')`, [alice]);
+    expect(await check({ id: 9004, owner: randomUUID(), body: 'not hers when written' })).toBe(false);
+  });
+
+  it('applies the policies as RLS combines them: permissive ones OR-ed, restrictive ones AND-ed, sub-selects on the live table', async () => {
+    await owner.query(`create table public.rt_cards (id bigint primary key, deck text not null, author uuid, hidden boolean not null);
+      alter table public.rt_cards enable row level security;
+      grant select on public.rt_cards to authenticated, anon;
+      create policy "authors read theirs" on public.rt_cards for select to authenticated using (author = (select auth.uid()));
+      create table public.rt_decks (name text primary key, open boolean not null);
+      grant select on public.rt_decks to authenticated, anon;
+      create policy "anyone reads an open deck's cards" on public.rt_cards for select using (
+        exists (select 1 from public.rt_decks d where d.name = rt_cards.deck and d.open));
+      create policy "nobody reads hidden cards" on public.rt_cards as restrictive for select to authenticated using (not hidden);
+      insert into public.rt_decks values ('open deck', true), ('closed deck', false)`);
+    const alice = randomUUID();
+    const readers = [
+      { role: 'authenticated', claims: JSON.stringify({ role: 'authenticated', sub: alice }), session: null },
+      { role: 'anon', claims: JSON.stringify({ role: 'anon' }), session: null },
+    ];
+    const check = async (record: object) =>
+      (
+        await owner.query(
+          `select reader, visible, error_code from _localbase.realtime_visibility('public', 'rt_cards', array['id'], $1, $2) order by reader`,
+          [JSON.stringify(record), JSON.stringify(readers)],
+        )
+      ).rows.map((row: { visible: boolean; error_code: string | null }) => [row.visible, row.error_code]);
+    // Alice's card: hers to read; anon's only policy (to public) asks whether its deck is open.
+    expect(await check({ id: 20, deck: 'closed deck', author: alice, hidden: false })).toEqual([
+      [true, null],
+      [false, null],
+    ]);
+    // A card of the open deck: both read it through the policy to public, whose sub-select reads a
+    // live table and names the captured row by the table's name.
+    expect(await check({ id: 21, deck: 'open deck', author: null, hidden: false })).toEqual([
+      [true, null],
+      [true, null],
+    ]);
+    // Hidden: the restrictive policy applies to authenticated only.
+    expect(await check({ id: 22, deck: 'open deck', author: alice, hidden: true })).toEqual([
+      [false, null],
+      [true, null],
+    ]);
+  });
+
+  it('types every column of the captured row by the table, whatever its value holds', async () => {
+    await owner.query(`alter table public.rt_slots enable row level security;
+      grant select on public.rt_slots to authenticated;
+      create policy "the 18:00 slot of o'brien" on public.rt_slots for select to authenticated
+        using (tag = 'o''brien' and starts = '2026-11-25 18:00+00' and seats = 1.5 and day = '2026-11-25')`);
     const check = (record: object) =>
       owner
         .query(
-          `select visible from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`,
-          [JSON.stringify(record), JSON.stringify([{ role: 'service_role', claims: '{}', session: null }])],
+          `select visible, error_code from _localbase.realtime_visibility('public', 'rt_slots', array['day', 'starts', 'tag'], $1, $2)`,
+          [
+            JSON.stringify(record),
+            JSON.stringify([{ role: 'authenticated', claims: '{"role":"authenticated"}', session: null }]),
+          ],
         )
-        .then((result) => result.rows[0]?.visible as boolean);
-    // The same instant written in another zone is the same key; another tag or day is not.
-    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toBe(
-      true,
+        .then((result) => result.rows[0] as { visible: boolean; error_code: string | null });
+    // The same instant written in another zone, the same number written longer: the same values.
+    expect(await check({ day: '2026-11-25', starts: '2026-11-25T19:00:00+01:00', tag: "o'brien", seats: 1.5 })).toEqual(
+      {
+        visible: true,
+        error_code: null,
+      },
     );
     expect(
       await check({
@@ -338,11 +409,14 @@ describe('the visibility function', () => {
         tag: "o'brien'; select 1; --",
         seats: 1.5,
       }),
-    ).toBe(false);
-    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: 'obrien', seats: 2 })).toBe(
-      false,
+    ).toEqual({ visible: false, error_code: null });
+    expect(await check({ day: '2026-11-26', starts: '2026-11-25T18:00:00+00:00', tag: "o'brien", seats: 1.5 })).toEqual(
+      { visible: false, error_code: null },
     );
-    expect(await check({ day: '2026-11-25', starts: null, tag: 'obrien', seats: 2 })).toBe(false);
+    expect(await check({ day: '2026-11-25', starts: null, tag: "o'brien", seats: 1.5 })).toEqual({
+      visible: false,
+      error_code: null,
+    });
   });
 
   it('replaces a prepared check a failed call left in the session, and leaves none behind', async () => {

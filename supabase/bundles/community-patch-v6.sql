@@ -44,6 +44,12 @@
 --   20261126700000_community_chat_broadcast.sql
 --   20261127400000_security_storage_object_owner.sql
 --   20261127400100_security_export_reads_as_caller.sql
+--   20261128100000_admin_checks_leave_no_audit_trace.sql
+--   20261128100100_admin_audit_roles_voids_deletions.sql
+--   20261128100200_admin_audit_log_pages.sql
+--   20261128100300_admin_owner_revokes_last_admin.sql
+--   20261128400000_security_account_deletion_password.sql
+--   20261128400100_community_export_timer_settings.sql
 --   20261128500000_community_buddy_feed.sql
 
 begin;
@@ -5854,6 +5860,478 @@ comment on function public.export_my_data() is
 revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261127400100_security_export_reads_as_caller.sql
+
+-- >>> 20261128100000_admin_checks_leave_no_audit_trace.sql
+-- The console's checks leave no trace in the audit log: verify's auth smoke test and the browser
+-- proof each make a temporary account and delete it minutes later, which is no action anyone took
+-- on a person. Rules: docs/database.md#checks-leave-no-trace.
+--
+-- The database decides which deletions those are, never the caller: a check account is marked
+-- when it is made (public.admin_mark_check_account, service role only), and only an account nobody
+-- can have used may be marked: made in the last two minutes, never signed in, with an address in
+-- the reserved `studyhall.invalid` domain (RFC 2606: no mailbox can exist there). Its deletion
+-- within 15 minutes of its creation writes no audit row; everything else the deletion rule does
+-- still happens. Every other deletion is recorded as before, and so is a marked account's after 15
+-- minutes: a mark cannot hide the deletion of an account someone came to use.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Tables -----------------------------------------------------------------------------------------
+
+create table if not exists private.check_accounts (
+  user_id uuid primary key references auth.users (id) on delete cascade,
+  purpose text not null check (purpose in ('verify', 'browser-proof')),
+  marked_at timestamptz not null default now()
+);
+comment on table private.check_accounts is
+  'The temporary accounts of the console''s checks, marked when made; their prompt deletion is not audited.';
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Whether deleting this account now is the end of a check: marked, and made at most 15 minutes ago.
+create or replace function private.is_check_account_deletion(p_user_id uuid, p_created_at timestamptz)
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select p_created_at > now() - interval '15 minutes'
+     and exists (select 1 from private.check_accounts c where c.user_id = p_user_id)
+$$;
+comment on function private.is_check_account_deletion(uuid, timestamptz) is
+  'internal: whether an account''s deletion ends a console check (marked when made, made at most 15 minutes ago).';
+
+-- The deletion rule of 20261126100300_community_account_deletion.sql, with the audit row left out
+-- for a check account.
+create or replace function private.on_auth_user_deleted() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_summary jsonb := private.erase_account(old.id);
+begin
+  if private.is_check_account_deletion(old.id, old.created_at) then
+    return old;
+  end if;
+  perform private.record_audit(
+    -- The auth admin API (GoTrue, or localbase as the database owner) is the service acting.
+    case when current_setting('role', true) = 'authenticated' and (select auth.uid()) = old.id then 'self'
+         else coalesce(private.caller_admin_role(), 'service_role') end,
+    'delete_account', old.id, 'users', old.id::text, v_summary);
+  return old;
+end
+$$;
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.admin_mark_check_account(p_user_id uuid, p_purpose text) returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console marks its check accounts';
+  end if;
+  if p_purpose is null or p_purpose not in ('verify', 'browser-proof') or not exists (
+    select 1 from auth.users u
+    where u.id = p_user_id
+      and u.created_at > now() - interval '2 minutes'
+      and u.last_sign_in_at is null
+      and lower(u.email) like '%@studyhall.invalid'
+  ) then
+    raise exception 'not_check_account' using errcode = 'P0101',
+      hint = 'a check account was made in the last two minutes, never signed in, and has a studyhall.invalid address';
+  end if;
+  insert into private.check_accounts (user_id, purpose) values (p_user_id, p_purpose)
+  on conflict (user_id) do nothing;
+end
+$$;
+comment on function public.admin_mark_check_account(uuid, text) is
+  'admin: marks a temporary account the console just made for a check, so its prompt deletion is not audited (service role only).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on private.check_accounts from public, anon, authenticated, service_role;
+revoke execute on function private.is_check_account_deletion(uuid, timestamptz) from public, anon, authenticated, service_role;
+revoke execute on function public.admin_mark_check_account(uuid, text) from public, anon, authenticated;
+grant execute on function public.admin_mark_check_account(uuid, text) to service_role;
+-- <<< 20261128100000_admin_checks_leave_no_audit_trace.sql
+
+-- >>> 20261128100100_admin_audit_roles_voids_deletions.sql
+-- Every console action that changes the database is recorded by the database itself, once, in the
+-- action's own transaction: a role granted or revoked (any insert, update or delete of user_roles,
+-- whether through the console's Roles page or SQL), a study session voided or counted again (any
+-- change of voided_at), and an account an admin deletes through public.admin_delete_account (the
+-- console's Users page), whose delete_account row then names the console's admin like every other
+-- row the service role causes. Rules: docs/database.md#moderation-audit-log.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Role rows that go with their account (the users row is gone already: a foreign key cascade) are
+-- part of that deletion, which has its own delete_account row.
+create or replace function private.audit_role_change() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_actor text := coalesce(private.caller_admin_role(), 'service_role');
+begin
+  if tg_op in ('DELETE', 'UPDATE') and exists (select 1 from public.users u where u.id = old.user_id)
+     and (tg_op = 'DELETE' or old.user_id is distinct from new.user_id or old.role is distinct from new.role) then
+    perform private.record_audit(v_actor, 'revoke_role', old.user_id, 'user_roles', old.id::text,
+      jsonb_build_object('role', old.role));
+  end if;
+  if tg_op = 'INSERT'
+     or (tg_op = 'UPDATE' and (old.user_id is distinct from new.user_id or old.role is distinct from new.role)) then
+    perform private.record_audit(v_actor, 'grant_role', new.user_id, 'user_roles', new.id::text,
+      jsonb_strip_nulls(jsonb_build_object('role', new.role, 'granted_by', new.granted_by)));
+  end if;
+  return null;
+end
+$$;
+comment on function private.audit_role_change() is
+  'internal: records each role granted (grant_role) or revoked (revoke_role) in admin_audit_log, except rows deleted with their account.';
+
+drop trigger if exists trg_audit_role_change on public.user_roles;
+create trigger trg_audit_role_change after insert or update or delete on public.user_roles
+  for each row execute function private.audit_role_change();
+
+-- A void, or a session counted again, whoever writes voided_at (void_study_session, or SQL).
+create or replace function private.audit_session_void() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform private.record_audit(coalesce(private.caller_admin_role(), 'service_role'),
+    case when new.voided_at is null then 'unvoid_session' else 'void_session' end,
+    new.user_id, 'study_sessions', new.id::text,
+    jsonb_strip_nulls(jsonb_build_object('study_day', new.study_day, 'minutes', new.minutes,
+                                         'reason', new.void_reason)));
+  return null;
+end
+$$;
+comment on function private.audit_session_void() is
+  'internal: records each change of a study session''s void (void_session, unvoid_session) in admin_audit_log.';
+
+drop trigger if exists trg_audit_session_void on public.study_sessions;
+create trigger trg_audit_session_void after update of voided_at on public.study_sessions
+  for each row when (old.voided_at is distinct from new.voided_at)
+  execute function private.audit_session_void();
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- The console deletes an account here rather than through the auth admin API, so the one
+-- delete_account row (the deletion trigger's) is written in a request that names the console's
+-- admin. The deletion rule is the same whichever way the auth.users row goes.
+create or replace function public.admin_delete_account(p_user_id uuid) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console deletes an account this way';
+  end if;
+  delete from auth.users where id = p_user_id;
+  if not found then
+    raise exception 'user_not_found' using errcode = 'P0002', hint = 'no account has that id';
+  end if;
+  return jsonb_build_object('deleted', p_user_id);
+end
+$$;
+comment on function public.admin_delete_account(uuid) is
+  'admin: deletes an account by the account deletion rule, recorded as the console''s admin (service role only).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.audit_role_change(), private.audit_session_void()
+  from public, anon, authenticated, service_role;
+revoke execute on function public.admin_delete_account(uuid) from public, anon, authenticated;
+grant execute on function public.admin_delete_account(uuid) to service_role;
+-- <<< 20261128100100_admin_audit_roles_voids_deletions.sql
+
+-- >>> 20261128100200_admin_audit_log_pages.sql
+-- The audit log a page at a time, for the console's Audit log page: newest first, keyset paged
+-- (each page starts after the last entry of the one before, so a page deep in a long log costs
+-- what the first one does, and an entry written meanwhile shifts nothing), filtered by an action
+-- or a family of them (`resolve_report` is every resolution) and by a person (as the actor, the
+-- console's admin the row names, or the account acted on). Rules: docs/database.md#moderation-audit-log.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Indexes ----------------------------------------------------------------------------------------
+
+-- The page order, with the id to break ties between entries of one transaction (one `at`).
+create index if not exists admin_audit_log_at_id_idx on public.admin_audit_log (at desc, id desc);
+drop index if exists public.admin_audit_log_at_idx;
+create index if not exists admin_audit_log_actor_idx on public.admin_audit_log (actor_id)
+  where actor_id is not null;
+create index if not exists admin_audit_log_console_admin_idx on public.admin_audit_log ((detail ->> 'console_admin'))
+  where detail ? 'console_admin';
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+-- Invoker rights: the table's own policy decides, so an admin reads it and nobody else does (the
+-- service role, as always, reads everything).
+create or replace function public.admin_audit_entries(
+  p_action text default null,
+  p_person text default null,
+  p_before bigint default null,
+  p_limit integer default 100
+) returns setof public.admin_audit_log
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_person uuid;
+  v_limit integer := least(greatest(coalesce(p_limit, 100), 1), 500);
+begin
+  -- A person is an account id, or a console subject without one (`secret`: the owner).
+  if p_person ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    v_person := p_person::uuid;
+  end if;
+  return query
+    select l.* from public.admin_audit_log l
+    where (p_action is null or l.action = p_action or left(l.action, char_length(p_action) + 1) = p_action || ':')
+      and (p_person is null
+           or (v_person is not null and (l.actor_id = v_person or l.target_user_id = v_person
+                                         or l.detail ->> 'console_admin' like 'user:' || v_person::text || ':%'))
+           or (v_person is null and l.detail ->> 'console_admin' = p_person))
+      and (p_before is null
+           or (l.at, l.id) < (select b.at, b.id from public.admin_audit_log b where b.id = p_before))
+    order by l.at desc, l.id desc
+    limit v_limit;
+end
+$$;
+comment on function public.admin_audit_entries(text, text, bigint, integer) is
+  'rpc: (admins) audit log entries newest first, after entry p_before, of an action (or family) and a person.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.admin_audit_entries(text, text, bigint, integer) from public, anon;
+grant execute on function public.admin_audit_entries(text, text, bigint, integer) to authenticated, service_role;
+-- <<< 20261128100200_admin_audit_log_pages.sql
+
+-- >>> 20261128100300_admin_owner_revokes_last_admin.sql
+-- Who may revoke an admin row depends on who signed in to the console (the admin it names in
+-- x-studyhall-console-admin, private.console_admin(), read for the service role only):
+--   the owner (`secret`: unlocked with ADMIN_SECRET, which no revoke can lock out) revokes any
+--   admin row, the last one included, so a mistaken grant can always be undone;
+--   an admin signed in with her account never revokes her own admin row, the one her console
+--   session stands on (own_admin_row P0102): another admin or the owner does;
+--   anyone else (an admin's account, or a service-role call that names nobody) never revokes the
+--   last admin row (last_admin), as before.
+-- The header relaxes a rule only for a caller that holds the service key, which may change
+-- user_roles directly anyway: the rule guards against a mistake, not against the service role.
+-- Rules: docs/database.md#admin-console.
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Definer rights: it reads the console's admin (private.console_admin(), which no API role may
+-- execute) and is executable by the service role only.
+create or replace function public.admin_revoke_role(p_user_id uuid, p_role text) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_admin text := private.console_admin();
+  v_remaining integer;
+begin
+  if current_setting('role', true) is distinct from 'service_role' then
+    raise exception 'not_admin' using errcode = 'P0092', hint = 'only the admin console revokes roles';
+  end if;
+  -- Concurrent revokes queue here, so two of them cannot each remove "not the last" admin.
+  lock table public.user_roles in share row exclusive mode;
+  if not exists (select 1 from public.user_roles where user_id = p_user_id and role = p_role) then
+    raise exception 'role_not_found' using errcode = 'P0002', hint = 'that user does not hold that role';
+  end if;
+  if p_role = 'admin' and v_admin is distinct from 'secret' then
+    if v_admin like 'user:' || p_user_id::text || ':%' then
+      raise exception 'own_admin_row' using errcode = 'P0102',
+        hint = 'this is the admin row the console session that asks was opened with; another admin or the owner revokes it';
+    end if;
+    select count(*) into v_remaining from public.user_roles where role = 'admin' and user_id <> p_user_id;
+    if v_remaining = 0 then
+      raise exception 'last_admin' using errcode = 'P0001',
+        hint = 'this is the last admin row; grant admin to someone else first, or revoke it signed in with the admin secret';
+    end if;
+  end if;
+  delete from public.user_roles where user_id = p_user_id and role = p_role;
+  return jsonb_build_object('user_id', p_user_id, 'role', p_role, 'revoked', true);
+end
+$$;
+comment on function public.admin_revoke_role(uuid, text) is
+  'admin: revokes a role; the last admin row only for the owner (ADMIN_SECRET), never an admin''s own row (service role only)';
+
+revoke execute on function public.admin_revoke_role(uuid, text) from public, anon, authenticated;
+grant execute on function public.admin_revoke_role(uuid, text) to service_role;
+-- <<< 20261128100300_admin_owner_revokes_last_admin.sql
+
+-- >>> 20261128400000_security_account_deletion_password.sql
+-- Deleting an account needs the password, entered again: delete_my_account refuses a session that
+-- has not entered the account's password in the last five minutes (password_required P0103).
+-- Rules: docs/database.md#deleting-an-account.
+--
+-- Her handle alone, which anyone who sees her profile knows, let whoever held one of her access
+-- tokens delete the account: a browser left signed in, a token read off a shared computer, a
+-- session a recovery link started. The password is checked where GoTrue checks it, by a password
+-- grant (its rate limits, the gateway's budget of wrong passwords per account, equal timing for
+-- unknown addresses); the database then reads from the access token when its session last proved
+-- the password: GoTrue's `amr` claim, signed into the token and carried unchanged by every refresh,
+-- so a refreshed token of an old sign-in stays old. A session a recovery, magic or invite link
+-- started has no `password` entry. The app asks for the password right before deleting.
+--
+-- Idempotent: part of community-patch-v6.sql.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- Reads only the caller's own token: invoker rights, no table.
+create or replace function private.password_entered_within(p_seconds integer) returns boolean
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(bool_or(
+           entry ->> 'method' = 'password'
+           and jsonb_typeof(entry -> 'timestamp') = 'number'
+           and (entry ->> 'timestamp')::numeric >= extract(epoch from pg_catalog.now()) - p_seconds), false)
+  from jsonb_array_elements(
+         case when jsonb_typeof(auth.jwt() -> 'amr') = 'array' then auth.jwt() -> 'amr' else '[]'::jsonb end) entry
+$$;
+comment on function private.password_entered_within(integer) is
+  'Whether the caller''s session entered its password within the last p_seconds (the access token''s amr claim).';
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.delete_my_account(p_confirm text) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_expected text;
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to delete your account';
+  end if;
+  if not private.password_entered_within(300) then
+    raise exception 'password_required' using errcode = 'P0103',
+      hint = 'enter your password again (sign in with it) to delete your account';
+  end if;
+  select coalesce(p.handle, 'delete') into v_expected from public.user_profiles p where p.user_id = v_uid;
+  if lower(btrim(coalesce(p_confirm, ''))) <> lower(coalesce(v_expected, 'delete')) then
+    raise exception 'invalid_confirmation' using errcode = 'P0097',
+      hint = 'type your handle (or "delete" if you have none) to confirm';
+  end if;
+  -- Two admins deleting their accounts at once queue here (as concurrent revokes do), so each
+  -- cannot see the other as the admin who remains.
+  lock table public.user_roles in share row exclusive mode;
+  if exists (select 1 from public.user_roles r where r.user_id = v_uid and r.role = 'admin')
+     and not exists (select 1 from public.user_roles r where r.role = 'admin' and r.user_id <> v_uid) then
+    raise exception 'last_admin_account' using errcode = 'P0100',
+      hint = 'you hold the last admin row; grant admin to someone else before deleting your account';
+  end if;
+  delete from auth.users where id = v_uid;
+  return jsonb_build_object('deleted', v_uid);
+end
+$$;
+comment on function public.delete_my_account(text) is
+  'rpc: deletes the caller''s account by the account deletion rule, once she typed her handle (or "delete") and entered her password within five minutes; never the last admin row holder''s.';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.password_entered_within(integer) from public, anon, authenticated;
+revoke execute on function public.delete_my_account(text) from public, anon;
+grant execute on function public.delete_my_account(text) to authenticated;
+-- <<< 20261128400000_security_account_deletion_password.sql
+
+-- >>> 20261128400100_community_export_timer_settings.sql
+-- "Download my data" holds her timer settings: export_my_data gains a `timer_settings` section.
+-- Rules: docs/database.md#deleting-an-account (the export).
+--
+-- The timer settings (focus and break minutes, cycles, the daily goal, the phase-end sound, the day
+-- offset the app uses) are kept on each of her devices and reach the server only inside the
+-- payload of her backups (user_backups.payload -> 'settings'), where the export listed them deep
+-- in every backup. The section names them once: the settings of her newest backup that carries
+-- any, with when that backup was saved and its id (null before her first backup). The function is
+-- otherwise unchanged: it still reads with her own rights (SECURITY INVOKER).
+-- Idempotent: part of community-patch-v6.sql.
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.export_my_data() returns jsonb
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to export your data';
+  end if;
+  -- The filters name her rows; her policies decide which of them she may see (a block placed on
+  -- her is not hers to see, nor the messages of a group she is no longer in).
+  return jsonb_build_object(
+    'exported_at', now(),
+    'user', (select to_jsonb(u) from public.users u where u.id = v_uid),
+    'profile', (select to_jsonb(p) from public.user_profiles p where p.user_id = v_uid),
+    'settings', (select to_jsonb(s) from public.user_settings s where s.user_id = v_uid),
+    'roles', coalesce((select jsonb_agg(r.role order by r.role) from public.user_roles r where r.user_id = v_uid), '[]'),
+    'stats_summary', (select to_jsonb(s) from public.user_stats_summary s where s.user_id = v_uid),
+    'daily_stats', coalesce((select jsonb_agg(to_jsonb(d) order by d.study_day) from public.daily_user_stats d where d.user_id = v_uid), '[]'),
+    'study_sessions', coalesce((select jsonb_agg(to_jsonb(s) order by s.started_at) from public.study_sessions s where s.user_id = v_uid), '[]'),
+    'tasks', coalesce((select jsonb_agg(to_jsonb(t) order by t.created_at) from public.user_tasks t where t.user_id = v_uid), '[]'),
+    'backups', coalesce((select jsonb_agg(to_jsonb(b) order by b.created_at) from public.user_backups b where b.user_id = v_uid), '[]'),
+    'enrollment', (select to_jsonb(e) from public.community_enrollments e where e.user_id = v_uid),
+    'presence', (select to_jsonb(p) from public.user_presence p where p.user_id = v_uid),
+    'buddies', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at) from public.community_friends f
+                         where f.user_id = v_uid or f.friend_id = v_uid), '[]'),
+    'groups', coalesce((select jsonb_agg(jsonb_build_object('group_id', m.group_id, 'name', g.name, 'role', m.role,
+                                                            'joined_at', m.joined_at) order by m.joined_at)
+                        from public.group_members m join public.groups g on g.id = m.group_id
+                        where m.user_id = v_uid), '[]'),
+    'messages', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'group_id', c.group_id, 'content', c.content,
+                                                              'created_at', c.created_at, 'deleted_at', c.deleted_at)
+                                           order by c.created_at)
+                          from public.group_chat_messages c where c.sender_id = v_uid), '[]'),
+    'join_requests', coalesce((select jsonb_agg(jsonb_build_object('group_id', j.group_id, 'status', j.status,
+                                                                   'created_at', j.created_at) order by j.created_at)
+                               from public.community_join_requests j where j.user_id = v_uid), '[]'),
+    'reports', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'target_type', r.target_type,
+                                                             'target_id', r.target_id, 'reason', r.reason,
+                                                             'status', r.status, 'created_at', r.created_at)
+                                          order by r.created_at)
+                         from public.community_reports r where r.reporter_id = v_uid), '[]'),
+    'start_alerts', coalesce((select jsonb_agg(to_jsonb(a) order by a.target_type, a.target_id)
+                              from public.community_start_alerts a where a.user_id = v_uid), '[]'),
+    'device_tokens', (select count(*) from public.community_device_tokens t where t.user_id = v_uid),
+    -- Her timer settings live on her devices and reach the server inside each backup's payload:
+    -- those of the newest backup that carries them, and when it was saved.
+    'timer_settings', (select jsonb_build_object('saved_at', b.created_at, 'backup_id', b.id, 'settings', b.payload -> 'settings')
+                       from public.user_backups b
+                       where b.user_id = v_uid and jsonb_typeof(b.payload -> 'settings') = 'object'
+                       order by b.created_at desc, b.id desc
+                       limit 1)
+  );
+end
+$$;
+comment on function public.export_my_data() is
+  'rpc: everything of the caller''s she may read, as one JSON object, read under her own policies (device tokens only counted; timer settings from her newest backup).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.export_my_data() from public, anon;
+grant execute on function public.export_my_data() to authenticated;
+-- <<< 20261128400100_community_export_timer_settings.sql
 
 -- >>> 20261128500000_community_buddy_feed.sql
 -- The buddy feed: one row per student, touched whenever what she may read of her buddy connections

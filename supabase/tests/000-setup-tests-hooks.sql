@@ -2,6 +2,8 @@
 --   tests.create_user('alice')            an auth user alice@test.local (triggers create her rows)
 --   tests.get_user_id('alice')            her id
 --   tests.authenticate_as('alice')        role authenticated with her JWT claims, for this transaction
+--                                         (a session that has just entered her password)
+--   tests.set_amr('[...]')                how that session proved who she is (GoTrue's `amr` claim)
 --   tests.authenticate_as_service_role()  role service_role (bypasses RLS)
 --   tests.clear_authentication()          role anon, as a signed-out client
 --
@@ -79,9 +81,24 @@ declare
   v_email text := tests.get_user_email(p_name);
 begin
   perform set_config('role', 'authenticated', true);
+  -- A session that has just signed in with its password, as GoTrue's access token says (`amr`).
   perform set_config('request.jwt.claims', jsonb_build_object(
     'sub', v_id, 'role', 'authenticated', 'aud', 'authenticated', 'email', v_email,
-    'app_metadata', jsonb_build_object('provider', 'email'), 'is_anonymous', false)::text, true);
+    'app_metadata', jsonb_build_object('provider', 'email'), 'is_anonymous', false,
+    'amr', jsonb_build_array(jsonb_build_object('method', 'password', 'timestamp', extract(epoch from now())::bigint))
+  )::text, true);
+end
+$$;
+
+-- How the current session proved who she is (the `amr` claim: [{method, timestamp}]), for rules
+-- that ask when the password was last entered; null removes the claim.
+create or replace function tests.set_amr(p_amr jsonb) returns void
+language plpgsql
+as $$
+begin
+  perform set_config('request.jwt.claims', case when p_amr is null
+    then (current_setting('request.jwt.claims', true)::jsonb - 'amr')::text
+    else jsonb_set(current_setting('request.jwt.claims', true)::jsonb, '{amr}', p_amr)::text end, true);
 end
 $$;
 

@@ -52,6 +52,11 @@ const PLANTED: Record<string, string> = {
     "import { serverOnly } from '#gateway/src/server-only.ts';\nimport { readFileSync } from 'node:fs';\nexport const c = [serverOnly, readFileSync];\n",
   'companion/ui/src/reads-config.ts': "import type { Env } from '#config/env.ts';\nexport type D = Env;\n",
   'config/env.ts': 'export type Env = { PORT: number };\n',
+  // config/ and the parts it configures: db/ may read config/, never the other way.
+  'db/paths.ts': 'export const repoRoot = "/";\n',
+  'db/reads-config.ts': "import type { Env } from '#config/env.ts';\nexport type DbEnv = Env;\n",
+  'config/reads-db.ts': "import { repoRoot } from '#db/paths.ts';\nexport const root = repoRoot;\n",
+  'config/reads-node.ts': "import path from 'node:path';\nexport const sep = path.sep;\n",
   'web/scripts/node-script.ts': "import { readFileSync } from 'node:fs';\nexport const e = readFileSync;\n",
 
   // The companion and the web app.
@@ -129,6 +134,7 @@ describe('the boundary check on a planted tree', () => {
         'browser-not-to-server: web/src/reads-gateway.ts -> gateway/src/server-only.ts',
         'browser-not-to-server: companion/ui/src/reads-config.ts -> config/env.ts',
         'browser-not-to-node: web/src/reads-node.ts -> fs',
+        'config-stand-alone: config/reads-db.ts -> db/paths.ts',
         'companion-not-to-web: companion/core/reads-web.ts -> web/src/lib/view.ts',
         'companion-not-to-web: companion/core/reads-web.test.ts -> web/src/lib/view.ts',
         'product-not-to-tools: gateway/src/uses-tools.ts -> tools/testing/helper.ts',

@@ -4,7 +4,9 @@
 //   warm   the same on the DATA_DIR the cold boot left behind
 //   warm, first REST   from the same spawn to the answer of a Data API read sent as soon as the
 //          server is healthy (the schema cache loads in the background; this shows when it serves)
-//   idle   resident memory of the server process 10 s after the warm boot
+//   idle   resident memory of the server process 10 s after the warm boot, and the proportional
+//          set (PSS, /proc/<pid>/smaps_rollup) of the server and every postgres process it runs:
+//          what the server and its database cost the machine (shared pages counted once)
 //   mixed  resident memory after 1,000 mixed requests (health, version, PiP state and action,
 //          signup and login through /__auth, REST reads through /__backend)
 //   leak   resident memory after each of 10 more rounds of 1,000 mixed requests, and its growth
@@ -12,20 +14,22 @@
 // Each figure is the median over --runs runs (min-max beside it). With --variants a,b the variants
 // run interleaved run by run, so machine drift hits each alike, and the table ends with ratios.
 // Run: node --import tsx tools/bench/boot.bench.ts [--runs 3] [--rounds 10] [--requests 1000]
-//        [--idle-s 10] [--variants npm-start,compiled,tsx,main-thread,on-demand,checkout] [--checkout <dir>]
-// `main-thread` is the compiled server with PGlite on the server's thread (STUDYHALL_PGLITE_THREAD=main),
-// to weigh the worker thread against it. `on-demand` is the compiled server with
-// LOCALBASE_SNAPSHOT_READS=on-demand, to weigh the snapshot for reads kept open by default.
+//        [--idle-s 10] [--variants npm-start,pglite,compiled,tsx,main-thread,checkout] [--checkout <dir>]
+// `npm-start` runs the default engine, the embedded PostgreSQL 15; `pglite` is `npm start` with
+// LOCALBASE_ENGINE=pglite, the fallback, side by side (the default pair). `main-thread` is the
+// compiled server with PGlite on the server's thread (STUDYHALL_PGLITE_THREAD=main), to weigh
+// PGlite's worker thread against it.
 // `checkout` is `npm start` in the folder --checkout names (another commit's worktree, its own
 // `npm ci` done), to measure a change against the code before it in one run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '#db/paths.ts';
 import { freePort } from '../testing/free-port.ts';
+import { makeReachableTempDir } from '../testing/reachable-temp-dir.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,7 +37,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '10' },
     requests: { type: 'string', default: '1000' },
     'idle-s': { type: 'string', default: '10' },
-    variants: { type: 'string', default: 'npm-start' },
+    variants: { type: 'string', default: 'npm-start,pglite' },
     checkout: { type: 'string' },
   },
 });
@@ -46,6 +50,8 @@ const CONCURRENCY = 4;
 /** How each variant starts the server; `npm-start` is whatever `npm start` runs on this checkout. */
 const VARIANTS: Record<string, { command: string[]; cwd: string; env?: Record<string, string> }> = {
   'npm-start': { command: ['npm', 'start', '--silent'], cwd: repoRoot },
+  // The same with the fallback engine.
+  pglite: { command: ['npm', 'start', '--silent'], cwd: repoRoot, env: { LOCALBASE_ENGINE: 'pglite' } },
   // What `npm start` runs without npm in front (the compiled server, built first when stale) ...
   compiled: { command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'], cwd: repoRoot },
   // ... and the TypeScript sources through the tsx loader, as `npm start` ran before it.
@@ -54,14 +60,7 @@ const VARIANTS: Record<string, { command: string[]; cwd: string; env?: Record<st
   'main-thread': {
     command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
     cwd: repoRoot,
-    env: { STUDYHALL_PGLITE_THREAD: 'main' },
-  },
-  // The compiled server opening PGlite's snapshot for reads only when a statement holds the engine,
-  // to weigh the one kept open by default (LOCALBASE_SNAPSHOT_READS=warm).
-  'on-demand': {
-    command: [process.execPath, 'tools/build/start.mjs', 'gateway-main'],
-    cwd: repoRoot,
-    env: { LOCALBASE_SNAPSHOT_READS: 'on-demand' },
+    env: { STUDYHALL_PGLITE_THREAD: 'main', LOCALBASE_ENGINE: 'pglite' },
   },
 };
 // `npm start` of another checkout (a worktree of an older commit with its own `npm ci`), side by side.
@@ -94,6 +93,27 @@ async function serverRssMb(rootPid: number): Promise<number> {
     best = Math.max(best, kb);
   }
   return best / 1024;
+}
+
+/**
+ * The proportional set (MB) of the server (the node process that is not npm) and of every
+ * postgres process below it: the memory the server and its database take, each shared page
+ * counted once across them.
+ */
+async function serverAndDatabasePssMb(rootPid: number): Promise<{ server: number; database: number }> {
+  const pending = [rootPid];
+  const totals = { server: 0, database: 0 };
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    pending.push(...(await childrenOf(pid)));
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (comm !== 'node' && comm !== 'postgres') continue;
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+    const kb = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    if (comm === 'postgres') totals.database += kb / 1024;
+    else totals.server = Math.max(totals.server, kb / 1024);
+  }
+  return totals;
 }
 
 /** CPU seconds (user + system) spent so far by the spawned tree: live processes and reaped children. */
@@ -140,9 +160,24 @@ function startServer(variant: string, env: Record<string, string>): Server {
       process.kill(-child.pid!, 'SIGTERM');
       const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
       await exited;
+      // npm exits at once; the server behind it is done only when its whole group is gone (it
+      // stops its database first), and the next boot must not find it still holding DATA_DIR.
+      while (await groupAlive(child.pid!)) await sleep(20);
       clearTimeout(timer);
     },
   };
+}
+
+/** Whether a process of the group still runs (a zombie no reaper collected does not count). */
+async function groupAlive(pgid: number): Promise<boolean> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 3 (state) and 5 (process group) of the whole line.
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }
 
 async function untilHealthy(server: Server, timeoutMs = 180_000): Promise<void> {
@@ -289,12 +324,15 @@ interface RunFigures {
   coldCpuS: number;
   warmCpuS: number;
   idleMb: number;
+  /** PSS of the server and of its postgres processes, idle. */
+  idlePssMb: number;
+  idleDatabasePssMb: number;
   mixedMb: number;
   roundsMb: number[];
 }
 
 async function oneRun(variant: string): Promise<RunFigures> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-boot-bench-'));
+  const dir = await makeReachableTempDir('studyhall-boot-bench-');
   try {
     const env = {
       PORT: String(await freePort()),
@@ -327,6 +365,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
       const warmFirstRestMs = performance.now() - warm.started;
       await sleep(IDLE_MS);
       const idleMb = await serverRssMb(server.child.pid!);
+      const idlePss = await serverAndDatabasePssMb(server.child.pid!);
       const session = { token: '' };
       await mixedRound(server.baseUrl, session);
       const mixedMb = await serverRssMb(server.child.pid!);
@@ -342,6 +381,8 @@ async function oneRun(variant: string): Promise<RunFigures> {
         coldCpuS: cold.cpuS,
         warmCpuS: warm.cpuS,
         idleMb,
+        idlePssMb: idlePss.server + idlePss.database,
+        idleDatabasePssMb: idlePss.database,
         mixedMb,
         roundsMb,
       };
@@ -374,6 +415,7 @@ function printTable(results: Map<string, RunFigures[]>): void {
       'cold CPU s',
       'warm CPU s',
       'idle RSS MB',
+      'idle PSS MB, server + database (database)',
       'RSS after 1k MB',
       `leak: RSS after each of ${ROUNDS} rounds (median MB)`,
       `growth r2->r${ROUNDS} MB`,
@@ -415,6 +457,10 @@ function printTable(results: Map<string, RunFigures[]>): void {
         runs.map((run) => run.idleMb),
         0,
       ),
+      `${cell(
+        runs.map((run) => run.idlePssMb),
+        0,
+      )} (${median(runs.map((run) => run.idleDatabasePssMb)).toFixed(0)})`,
       cell(
         runs.map((run) => run.mixedMb),
         0,
@@ -435,7 +481,7 @@ function printTable(results: Map<string, RunFigures[]>): void {
     const base = first![1];
     const ratio = (pick: (run: RunFigures) => number) => (median(runs.map(pick)) / median(base.map(pick))).toFixed(2);
     console.log(
-      `${variant}/${first![0]}: cold ${ratio((run) => run.coldMs)}, warm ${ratio((run) => run.warmMs)}, warm CPU ${ratio((run) => run.warmCpuS)}, idle RSS ${ratio((run) => run.idleMb)}, RSS after 1k ${ratio((run) => run.mixedMb)}`,
+      `${variant}/${first![0]}: cold ${ratio((run) => run.coldMs)}, warm ${ratio((run) => run.warmMs)}, warm CPU ${ratio((run) => run.warmCpuS)}, idle RSS ${ratio((run) => run.idleMb)}, idle PSS with the database ${ratio((run) => run.idlePssMb)}, RSS after 1k ${ratio((run) => run.mixedMb)}`,
     );
   }
 }
@@ -450,7 +496,7 @@ async function main(): Promise<void> {
       const figures = await oneRun(variant);
       results.get(variant)!.push(figures);
       console.log(
-        `run ${run + 1} ${variant}: cold ${figures.coldMs.toFixed(0)} ms (CPU ${figures.coldCpuS.toFixed(2)} s), warm ${figures.warmMs.toFixed(0)} ms (CPU ${figures.warmCpuS.toFixed(2)} s, first REST ${figures.warmFirstRestMs.toFixed(0)} ms), idle ${figures.idleMb.toFixed(0)} MB, after 1k ${figures.mixedMb.toFixed(0)} MB, rounds ${figures.roundsMb.map((mb) => mb.toFixed(0)).join(' ')}`,
+        `run ${run + 1} ${variant}: cold ${figures.coldMs.toFixed(0)} ms (CPU ${figures.coldCpuS.toFixed(2)} s), warm ${figures.warmMs.toFixed(0)} ms (CPU ${figures.warmCpuS.toFixed(2)} s, first REST ${figures.warmFirstRestMs.toFixed(0)} ms), idle ${figures.idleMb.toFixed(0)} MB (PSS with the database ${figures.idlePssMb.toFixed(0)} MB, of it postgres ${figures.idleDatabasePssMb.toFixed(0)} MB), after 1k ${figures.mixedMb.toFixed(0)} MB, rounds ${figures.roundsMb.map((mb) => mb.toFixed(0)).join(' ')}`,
       );
     }
   }

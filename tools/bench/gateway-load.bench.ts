@@ -9,7 +9,8 @@
 // The server's resident memory (VmRSS of its process) is read before, during and after each phase,
 // so "memory stays flat" is a figure, not a belief.
 // Run: node --import tsx tools/bench/gateway-load.bench.ts [--quick]   (quick: 10 s and 5 s)
-//      STUDYHALL_PGLITE_THREAD=main ... runs PGlite on the server's thread instead of its worker.
+//      LOCALBASE_ENGINE=pglite ... runs PGlite instead of the embedded PostgreSQL, and with it
+//      STUDYHALL_PGLITE_THREAD=main runs PGlite on the server's thread instead of its worker.
 // Also prints the machine's load average, since the figures mean little without it.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -73,8 +74,8 @@ const server = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, '
     PIP_PAIRING: 'off',
     // STUDYHALL_PGLITE_THREAD=main runs PGlite on the server's thread, to weigh its worker thread.
     ...(process.env.STUDYHALL_PGLITE_THREAD ? { STUDYHALL_PGLITE_THREAD: process.env.STUDYHALL_PGLITE_THREAD } : {}),
-    // LOCALBASE_SNAPSHOT_READS=on-demand weighs the snapshot for reads kept open by default.
-    ...(process.env.LOCALBASE_SNAPSHOT_READS ? { LOCALBASE_SNAPSHOT_READS: process.env.LOCALBASE_SNAPSHOT_READS } : {}),
+    // LOCALBASE_ENGINE=pglite runs the fallback engine instead of the embedded PostgreSQL.
+    ...(process.env.LOCALBASE_ENGINE ? { LOCALBASE_ENGINE: process.env.LOCALBASE_ENGINE } : {}),
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });

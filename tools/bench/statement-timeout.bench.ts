@@ -5,15 +5,17 @@
 // a steady pace, `GET /__app/ping` and another student's `/rest/v1` read go through the same
 // gateway, 100 each, every request timed on its own (sent on schedule, never waiting for the one
 // before, so a stall shows in every request it delays). The same before the attack, as the
-// baseline. On PGlite in its worker thread and on PostgreSQL 15; see README-statement-timeout.md.
+// baseline. On the embedded PostgreSQL 15 (the default engine, db/embedded-postgres.ts), on PGlite
+// in its worker thread, and on request on Debian's PostgreSQL 15 (`debian`, needs PG_BINDIR); see
+// README-statement-timeout.md.
 // Run: node --import tsx tools/bench/statement-timeout.bench.ts [--seconds 20] [--requests 100]
-//        [--modes off,on-demand,warm] (PGlite's snapshot reads, db/snapshot-reads.ts) [--postgres yes|no]
+//        [--engines embedded,pglite,debian]
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { buildGateway } from '#gateway/src/app.ts';
 import { makeFixtureRepo, makeTempDir, testConfig } from '#gateway/test/helpers.ts';
-import { MEMORY, openDatabase, type Database } from '#db/database.ts';
+import { EMBEDDED_POOL_SIZE, MEMORY, openDatabase, type Database } from '#db/database.ts';
 import { STATEMENT_TIMEOUTS_MS } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
 import { startLocalbaseStack } from '../testing/localbase-stack.ts';
@@ -23,19 +25,17 @@ const options = z
   .object({
     seconds: z.coerce.number().min(1).max(300),
     requests: z.coerce.number().int().min(10).max(10_000),
-    modes: z
+    engines: z
       .string()
       .transform((list) => list.split(','))
-      .pipe(z.array(z.enum(['warm', 'on-demand', 'off'])).min(1)),
-    postgres: z.enum(['yes', 'no']),
+      .pipe(z.array(z.enum(['embedded', 'pglite', 'debian'])).min(1)),
   })
   .parse(
     parseArgs({
       options: {
         seconds: { type: 'string', default: '20' },
         requests: { type: 'string', default: '100' },
-        modes: { type: 'string', default: 'off,on-demand,warm' },
-        postgres: { type: 'string', default: 'yes' },
+        engines: { type: 'string', default: 'embedded,pglite' },
       },
     }).values,
   );
@@ -47,6 +47,8 @@ const READ_PATH = '/__backend/rest/v1/user_backups?select=id,richness';
 interface Timed {
   ms: number;
   status: number;
+  /** The SQLSTATE of an error answer (`code` of PostgREST's body), e.g. 57014. */
+  code?: string;
 }
 
 /** The nearest-rank percentile: the smallest value at or above `fraction` of the values (p99 of 100: the 99th). */
@@ -59,8 +61,12 @@ async function timed(url: string, token?: string): Promise<Timed> {
   const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {}).catch(
     () => undefined,
   );
-  await response?.arrayBuffer();
-  return { ms: performance.now() - started, status: response?.status ?? 0 };
+  const body = (await response?.text()) ?? '';
+  const ms = performance.now() - started;
+  const status = response?.status ?? 0;
+  if (status < 400) return { ms, status };
+  const code = /"code"\s*:\s*"([^"]+)"/.exec(body)?.[1];
+  return { ms, status, ...(code ? { code } : {}) };
 }
 
 /** `count` requests sent evenly over `spanMs`, each on its schedule whatever the others do. */
@@ -150,12 +156,9 @@ async function runEngine(engine: string, database: Database): Promise<void> {
         .join(' ')} on ${os.cpus().length} cores`,
     );
     console.log(
-      `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}`).join(', ')}`,
+      `the attack: ${attacks.map((attack) => `${(attack.ms / 1000).toFixed(2)} s -> ${attack.status}${attack.code ? ` ${attack.code}` : ''}`).join(', ')}`,
     );
-    if (database.engine) {
-      const snapshots = database.snapshotReads ? `, ${database.snapshotReads.opened} snapshot(s) opened for reads` : '';
-      console.log(`engine reopened ${database.engine.restarts} time(s)${snapshots}`);
-    }
+    if (database.engine) console.log(`engine reopened ${database.engine.restarts} time(s)`);
   } finally {
     await app.close();
     await localbase.close();
@@ -168,27 +171,37 @@ async function main(): Promise<void> {
     `statement-timeout benchmark: a ${options.seconds} s attack, ${options.requests} pings and reads each ` +
       `(timeouts: anon ${STATEMENT_TIMEOUTS_MS.anon} ms, authenticated ${STATEMENT_TIMEOUTS_MS.authenticated} ms)`,
   );
-  for (const snapshotReads of options.modes) {
-    const embedded = await openDatabase({
-      dataDir: MEMORY,
-      migrate: false,
-      pglite: { loadDataDir: await testDatabaseSnapshot() },
-      snapshotReads,
-    });
-    try {
-      await runEngine(`PGlite (worker thread, snapshot reads ${snapshotReads})`, embedded);
-    } finally {
-      await embedded.close();
+  for (const engine of options.engines) {
+    if (engine === 'embedded') {
+      const dataDir = await makeTempDir('bench-timeout-data');
+      const embedded = await openDatabase({ dataDir: dataDir.dir });
+      try {
+        await runEngine(`${embedded.engineName} (pool of ${EMBEDDED_POOL_SIZE})`, embedded);
+      } finally {
+        await embedded.close();
+        await dataDir.remove();
+      }
+    } else if (engine === 'pglite') {
+      const pglite = await openDatabase({
+        dataDir: MEMORY,
+        migrate: false,
+        pglite: { loadDataDir: await testDatabaseSnapshot() },
+      });
+      try {
+        await runEngine(`${pglite.engineName} (worker thread)`, pglite);
+      } finally {
+        await pglite.close();
+      }
+    } else {
+      const cluster = await startCluster();
+      const postgres = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10 });
+      try {
+        await runEngine("Debian's PostgreSQL 15 (pool of 10)", postgres);
+      } finally {
+        await postgres.close();
+        await cluster.stop();
+      }
     }
-  }
-  if (options.postgres === 'no') return;
-  const cluster = await startCluster();
-  const postgres = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10 });
-  try {
-    await runEngine('PostgreSQL 15 (pool of 10)', postgres);
-  } finally {
-    await postgres.close();
-    await cluster.stop();
   }
 }
 

@@ -12,6 +12,7 @@ export interface ViteBuild {
   optional: string[];
 }
 export const VITE_BUILDS: Record<'web' | 'companion', ViteBuild>;
+export function sourcesHoldingOutput(build: ViteBuild): string[];
 export function hasSources(build: ViteBuild, root?: string): Promise<boolean>;
 export function staleReason(build: ViteBuild, root?: string): Promise<string | undefined>;
 export function runViteBuild(build: ViteBuild, root?: string, outDir?: string): Promise<void>;

@@ -46,11 +46,25 @@ export const VITE_BUILDS = {
     label: 'the phone remote',
     configFile: 'companion/ui/vite.config.ts',
     outDir: 'companion/ui/dist',
-    inputs: ['companion/ui/vite.config.ts'],
-    // The remote imports companion/core (its timer and relay rules) besides its own folder.
-    optional: ['companion/ui', 'companion/core', ...SETTINGS_FILES],
+    inputs: ['companion/ui/vite.config.ts', 'companion/ui/index.html', 'companion/ui/overlay.html'],
+    // Its folders one by one, never companion/ui itself: that folder holds dist, and making dist
+    // gives it a newer time, so the next start saw a change and built again. The remote imports
+    // companion/core (its timer and relay rules) besides its own folder.
+    optional: ['companion/ui/src', 'companion/ui/public', 'companion/ui/build', 'companion/core', ...SETTINGS_FILES],
   },
 };
+
+/**
+ * Whether a build lists, as a source, its own output folder or a folder that holds it: the build
+ * itself would make such a source newer than the build. Tests check every build against it.
+ * @param {ViteBuild} build
+ */
+export function sourcesHoldingOutput(build) {
+  return [...build.inputs, ...build.optional].filter((source) => {
+    const folder = source.replace(/\/+$/, '');
+    return build.outDir === folder || build.outDir.startsWith(`${folder}/`);
+  });
+}
 
 /**
  * Whether the checkout has this build's Vite project at all.

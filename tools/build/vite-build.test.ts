@@ -1,14 +1,23 @@
 // The Vite builds `npm start`'s launcher keeps fresh (the web app, the phone remote): stale without
 // a stamped build or once a source is newer than the build's start, fresh otherwise, whatever the
-// tests, dotfiles or old output under the source folders do; and a real build on a tiny project
-// stamps its output and is then left alone.
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+// tests, dotfiles or old output under the source folders do; no build lists a folder that holds its
+// own output (making the output would make that folder newer: a rebuild on every second start); a
+// real build on a tiny project stamps its output and is then left alone; and the phone remote, built
+// for real, is fresh right after.
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
 import { STAMP_FILE, writeBuildStamp } from './freshness.mjs';
-import { ensureViteBuild, hasSources, staleReason, VITE_BUILDS, type ViteBuild } from './vite-build.mjs';
+import {
+  ensureViteBuild,
+  hasSources,
+  sourcesHoldingOutput,
+  staleReason,
+  VITE_BUILDS,
+  type ViteBuild,
+} from './vite-build.mjs';
 
 let temp: { dir: string };
 
@@ -92,21 +101,65 @@ describe('the web app build', () => {
 describe('the phone remote build', () => {
   const companion = VITE_BUILDS.companion;
 
+  async function writeSources(mtimeSeconds: number) {
+    await write('companion/ui/vite.config.ts', 'export default {};', mtimeSeconds);
+    await write('companion/ui/index.html', '<html></html>', mtimeSeconds);
+    await write('companion/ui/overlay.html', '<html></html>', mtimeSeconds);
+    await write('companion/ui/src/main.tsx', 'render()', mtimeSeconds);
+    await write('companion/core/actions.ts', 'export {}', mtimeSeconds);
+    await ageFolders(['companion/ui/src', 'companion/core', 'companion/ui', 'companion'], mtimeSeconds);
+  }
+
   it('is stale when its own sources or companion/core change, not for its dist or tests', async () => {
-    await write('companion/ui/vite.config.ts', 'export default {};', 1000);
-    await write('companion/ui/src/main.tsx', 'render()', 1000);
-    await write('companion/core/actions.ts', 'export {}', 1000);
-    await ageFolders(['companion/ui/src', 'companion/core', 'companion/ui', 'companion'], 1000);
+    await writeSources(1000);
     expect(await staleReason(companion, temp.dir)).toBe('no build yet');
     await stampBuild(companion, 2000);
-    await ageFolders(['companion/ui'], 1000);
     expect(await staleReason(companion, temp.dir)).toBeUndefined();
-    await write('companion/ui/dist/index.html', 'built', 3000);
     await write('companion/core/actions.test.ts', 'test()', 3000);
-    await ageFolders(['companion/ui', 'companion/core'], 1000);
+    await ageFolders(['companion/core'], 1000);
     expect(await staleReason(companion, temp.dir)).toBeUndefined();
     await write('companion/core/actions.ts', 'export const a = 1;', 3000);
     expect(await staleReason(companion, temp.dir)).toBe('companion/core changed');
+  });
+
+  it('stays fresh when the build makes (or replaces) its dist inside companion/ui', async () => {
+    await writeSources(1000);
+    // The build starts, then makes companion/ui/dist: companion/ui gets a time after the start.
+    await stampBuild(companion, 2000);
+    await write('companion/ui/dist/index.html', 'built', 2001);
+    await utimes(path.join(temp.dir, 'companion/ui'), 2001, 2001);
+    expect(await staleReason(companion, temp.dir)).toBeUndefined();
+  });
+
+  it('is stale when one of its pages is deleted', async () => {
+    await writeSources(1000);
+    await stampBuild(companion, 2000);
+    await rm(path.join(temp.dir, 'companion/ui/overlay.html'));
+    expect(await staleReason(companion, temp.dir)).toBe('companion/ui/overlay.html changed');
+  });
+});
+
+describe('every Vite build', () => {
+  it.each(Object.entries(VITE_BUILDS))('%s lists no folder that holds its own output', (_name, build) => {
+    expect(sourcesHoldingOutput(build)).toEqual([]);
+  });
+
+  it('would be caught listing one', () => {
+    const holding: ViteBuild = { ...VITE_BUILDS.companion, optional: ['companion/ui', 'companion/ui/dist/'] };
+    expect(sourcesHoldingOutput(holding)).toEqual(['companion/ui', 'companion/ui/dist/']);
+  });
+
+  it('lists every entry of companion/ui as a source of the phone remote, but dist and the icon drawings', async () => {
+    const entries = await readdir(path.join(repoRoot, 'companion/ui'), { withFileTypes: true });
+    const companion = VITE_BUILDS.companion;
+    const sources = [...companion.inputs, ...companion.optional];
+    for (const entry of entries) {
+      // icons/ holds the drawings tools/icons renders into public/icons, which the build reads.
+      if (entry.name === 'dist' || entry.name.startsWith('.') || entry.name === 'icons') continue;
+      expect(sources, `companion/ui/${entry.name} is not a source of the build`).toContain(
+        `companion/ui/${entry.name}`,
+      );
+    }
   });
 });
 
@@ -131,7 +184,7 @@ describe('a real Vite build', () => {
         configFile: 'app/vite.config.mjs',
         outDir: 'app/dist',
         inputs: ['app/index.html', 'app/vite.config.mjs'],
-        optional: ['app'],
+        optional: ['app/main.js'],
       };
       const lines: string[] = [];
       const before = Date.now();
@@ -142,9 +195,9 @@ describe('a real Vite build', () => {
       expect(await readFile(path.join(project, 'app', 'dist', 'index.html'), 'utf8')).toContain('<script');
       const { startedAt } = JSON.parse(await readFile(path.join(project, 'app', 'dist', STAMP_FILE), 'utf8'));
       expect(startedAt).toBeGreaterThanOrEqual(before);
-      // Sources written before the build started (the walk skips dist, where the output went).
+      // Sources written before the build started; app/, which now holds dist, is left as the build left it.
       const past = new Date(before - 60_000);
-      for (const file of ['app/index.html', 'app/main.js', 'app/vite.config.mjs', 'app'])
+      for (const file of ['app/index.html', 'app/main.js', 'app/vite.config.mjs'])
         await utimes(path.join(project, file), past, past);
       expect(await ensureViteBuild(tiny, (line) => lines.push(line), project)).toBe(false);
       expect(lines).toHaveLength(1);
@@ -152,4 +205,29 @@ describe('a real Vite build', () => {
       await rm(project, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('the phone remote, built for real', () => {
+  it('is fresh right after a first build, so the next start does not build it again', async () => {
+    // A copy of companion/ inside the checkout (.tmp is git-ignored), so its config resolves Vite
+    // and the project's imports; its sources dated before the build, as a checkout's are.
+    await mkdir(path.join(repoRoot, '.tmp'), { recursive: true });
+    const root = path.join(repoRoot, '.tmp', `companion-build-${process.pid}`);
+    try {
+      for (const part of ['companion/ui', 'companion/core'])
+        await cp(path.join(repoRoot, part), path.join(root, part), {
+          recursive: true,
+          filter: (source) => !source.includes(`${path.sep}dist`),
+        });
+      const past = new Date(Date.now() - 60_000);
+      for (const folder of ['companion/ui', 'companion']) await utimes(path.join(root, folder), past, past);
+      const lines: string[] = [];
+      expect(await ensureViteBuild(VITE_BUILDS.companion, (line) => lines.push(line), root)).toBe(true);
+      expect(lines).toEqual([expect.stringMatching(/\(no build yet\)$/)]);
+      expect(await staleReason(VITE_BUILDS.companion, root)).toBeUndefined();
+      expect(await ensureViteBuild(VITE_BUILDS.companion, (line) => lines.push(line), root)).toBe(false);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

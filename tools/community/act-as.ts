@@ -1,5 +1,6 @@
 // Run SQL as a signed-in student the way the Data API does: one transaction, role authenticated,
-// request.jwt.claims set locally so auth.uid() is the student.
+// request.jwt.claims set locally so auth.uid() is the student, as a session that has just entered
+// her password (the `amr` claim, which account deletion reads).
 import type { Pool, PoolClient } from 'pg';
 
 export async function createStudent(pool: Pool, name: string): Promise<string> {
@@ -24,7 +25,13 @@ export async function asStudent<T>(pool: Pool, userId: string, work: (client: Po
     await client.query(
       `select set_config('role', 'authenticated', true),
                                set_config('request.jwt.claims', $1, true)`,
-      [JSON.stringify({ sub: userId, role: 'authenticated' })],
+      [
+        JSON.stringify({
+          sub: userId,
+          role: 'authenticated',
+          amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }],
+        }),
+      ],
     );
     const result = await work(client);
     await client.query('commit');

@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { repoRoot } from '#db/paths.ts';
 import { freePort } from '../testing/free-port.ts';
-import { E2E_SERVER_ENV } from './server-env.ts';
 
 /** The policy the gateway sends for the web app (the project's shared decision). */
 export const APP_CSP =
@@ -41,7 +40,6 @@ export async function startStudyhall(
       DATA_DIR: dirs.dataDir,
       LOG_DIR: dirs.logDir,
       LOG_LEVEL: 'warn',
-      ...E2E_SERVER_ENV,
       ...extraEnv,
     },
   });

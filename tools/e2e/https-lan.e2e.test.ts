@@ -5,22 +5,35 @@
 // (--ignore-certificate-errors-spki-list with the CA's SPKI hash: the chain is the CA's, nothing
 // else is accepted). There: the service worker controls the page and an offline reload still shows
 // the app; notifications can be granted; a Web Push alert the page schedules arrives at a loopback
-// push service; the phone remote's manifest is served and its service worker controls /companion/.
+// push service, and so does the start alert of a buddy who starts focusing; the phone remote's
+// manifest is served and its service worker controls /companion/.
+//
+// PUBLIC_URL names that HTTPS address, so a teacher at the loopback address (http://127.0.0.1)
+// hands it out: the invite links she copies, the pairing QR code her focus page shows and the
+// recovery mail she asks for all lead there, and a student's browser opens each. Screenshots of the
+// screens that show those links, at 390 and 1280 px, go to .tmp/https-lan-screenshots.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keysFile } from '#localbase';
+import { repoRoot } from '#db/paths.ts';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
 import { makeTempDir } from '#gateway/test/helpers.ts';
 import { x509 } from '#gateway/src/https/x509.ts';
 import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { freePort } from '#tools/testing/free-port.ts';
-import { accountSession } from './app-driver.ts';
+import { accountSession, signedInContext, VIEWPORTS } from './app-driver.ts';
 import { assertChromium } from './browser.ts';
+import { asStudent, student, type Student } from './community-driver.ts';
+import { openRoute } from './community-fixture.ts';
+import { readQrCode } from './companion/focus-page.ts';
+import { openPhone } from './companion/phone.ts';
 import { startStudyhall, type StudyhallProcess } from './companion/studyhall-process.ts';
 
 const HOST_NAME = 'studyhall.local';
+const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'https-lan-screenshots');
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let studyhall: StudyhallProcess;
@@ -30,6 +43,12 @@ let plainUrl: string;
 let secureUrl: string;
 let receiver: PushReceiver;
 let device: ReceiverSubscription;
+let dataDir: string;
+let localbaseUrl: string;
+/** Ada teaches from this computer (the loopback address); Bo is a student on his own device. */
+let ada: Student;
+let bo: Student;
+const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   temp = await makeTempDir('https-e2e');
@@ -39,12 +58,17 @@ beforeAll(async () => {
   const httpsPort = await freePort();
   plainUrl = `http://127.0.0.1:${port}`;
   secureUrl = `https://${HOST_NAME}:${httpsPort}`;
+  dataDir = path.join(temp.dir, 'data');
+  const localbasePort = await freePort();
+  localbaseUrl = `http://127.0.0.1:${localbasePort}`;
   studyhall = startStudyhall({
     PORT: String(port),
     HOST: '127.0.0.1',
     HTTPS_PORT: String(httpsPort),
-    LOCALBASE_PORT: String(await freePort()),
-    DATA_DIR: path.join(temp.dir, 'data'),
+    // The students' address: what links handed out from this computer name.
+    PUBLIC_URL: secureUrl,
+    LOCALBASE_PORT: String(localbasePort),
+    DATA_DIR: dataDir,
     LOG_DIR: path.join(temp.dir, 'logs'),
     WEB_PUSH_ALLOW_HTTP: 'true',
   });
@@ -75,9 +99,13 @@ beforeAll(async () => {
   const served = (await (await fetch(`${plainUrl}/api/push/vapid-public-key`)).json()) as { public_key: string };
   receiver = await startPushReceiver({ expectedVapidKey: served.public_key });
   device = receiver.subscribe();
+  ada = await student(plainUrl, 'Ada', 'ada');
+  bo = await student(plainUrl, 'Bo', 'bo_lin');
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
 }, 240_000);
 
 afterAll(async () => {
+  for (const open of contexts) await open.close().catch(() => undefined);
   await browser?.close();
   await receiver?.close();
   await studyhall?.stop();
@@ -180,4 +208,193 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     expect((await readFile(path.join(temp.dir, 'ca-page.png'))).length).toBeGreaterThan(1000);
     await page.close();
   });
+});
+
+/** A student's browser, signed in on every origin of the app, with a 15 s default timeout. */
+async function studentPage(who: Student, options: Parameters<typeof signedInContext>[2] = {}): Promise<Page> {
+  const context = await signedInContext(browser, who.session, { viewport: VIEWPORTS.desktop, ...options });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+/** `part` of the page at 390 and 1280 px, for a person to look at. */
+async function screenshots(page: Page, name: string, part: Locator): Promise<void> {
+  for (const [look, viewport] of [
+    ['390', VIEWPORTS.phone],
+    ['1280', VIEWPORTS.desktop],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await part.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${look}.png`) });
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+}
+
+describe('what a teacher at the loopback address hands out leads to the HTTPS address', () => {
+  it('is a group invite link that Bo opens there and joins through', async () => {
+    const page = await studentPage(ada);
+    await openRoute(page, plainUrl, '/community');
+    await page.getByRole('button', { name: 'Create a group' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Create a group' });
+    await dialog.getByLabel('Name').fill('Evening Chemistry');
+    await dialog.getByRole('button', { name: 'Create group' }).click();
+    await page.waitForURL(/\/groups\/[0-9a-f-]{36}$/);
+    const groupId = page.url().split('/').pop() ?? '';
+    await page.getByRole('button', { name: 'Create invite link' }).click();
+    const link = page.getByRole('textbox', { name: 'Invite link' }).first();
+    await expect.poll(() => link.inputValue()).toMatch(/\/invite\/[0-9a-f]{36}$/);
+    const inviteUrl = await link.inputValue();
+    expect(inviteUrl.startsWith(`${secureUrl}/invite/`)).toBe(true);
+    await screenshots(page, 'group-invite-link', page.locator('#invites'));
+
+    const boPage = await studentPage(bo);
+    await boPage.goto(inviteUrl);
+    await boPage.getByRole('button', { name: 'Join Evening Chemistry' }).click();
+    await boPage.waitForURL(`${secureUrl}/groups/${groupId}`);
+    await expect.poll(() => boPage.getByRole('heading', { level: 1 }).textContent()).toBe('Evening Chemistry');
+  }, 90_000);
+
+  it('is a buddy invite link at the HTTPS address', async () => {
+    const page = await studentPage(ada);
+    await openRoute(page, plainUrl, '/buddies');
+    await page.getByRole('button', { name: 'Create a buddy invite link' }).click();
+    const link = page.getByRole('textbox', { name: 'Your buddy invite link' });
+    await expect.poll(() => link.inputValue()).toMatch(new RegExp(`^${secureUrl}/invite/[0-9a-f]{36}$`));
+  }, 60_000);
+
+  it('is a pairing QR code of the remote at the HTTPS address, which pairs a phone that scans it', async () => {
+    const page = await studentPage(ada);
+    // The test server listens on loopback, so it lists no plain-HTTP LAN address for the phone; the
+    // teacher's browser is answered with the plain-HTTP address at the mapped name, as a server on
+    // every interface lists its LAN address.
+    const plainLan = `http://${HOST_NAME}:${new URL(plainUrl).port}`;
+    await page.context().route(`${plainUrl}/api/client-config`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...(await response.json()), companion_urls: [plainLan] } });
+    });
+    await openRoute(page, plainUrl, '/focus');
+    await page.getByRole('button', { name: /^Phone remote/ }).click();
+    const panel = page.getByRole('region', { name: 'Phone remote' });
+    await panel.getByRole('img', { name: /^QR code/ }).waitFor();
+    const code = ((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '');
+    const scanned = await readQrCode(page);
+    expect(scanned).toBe(`${secureUrl}/companion/#code=${code}`);
+    expect(await panel.textContent()).not.toContain('127.0.0.1');
+    // A phone that does not trust the certificate yet is told where to get it, at the plain-HTTP address.
+    await panel.getByText(`A phone that warns about the certificate installs it once from ${plainLan}/__ca.`).waitFor();
+    await screenshots(page, 'phone-remote-panel', panel);
+
+    const phone = await openPhone(browser, scanned, 'light', { addCsp: false });
+    contexts.push(phone.context);
+    await expect.poll(() => panel.getByText('Phone connected').isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(await phone.problems()).toEqual([]);
+  }, 90_000);
+
+  it('is a recovery mail whose link and return address are the HTTPS address, where it signs her in', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${plainUrl}/forgot-password`);
+    await page.getByLabel('E-mail').fill(ada.email);
+    await page.getByRole('button', { name: 'Send me a link' }).click();
+    const link = await nextMailLink(ada.email);
+    expect(link.startsWith(`${secureUrl}/__backend/auth/v1/verify?`)).toBe(true);
+    expect(new URL(link).searchParams.get('redirect_to')).toBe(`${secureUrl}/reset-password`);
+
+    // Opened on another device of hers, the link returns to the page there: the redirect was accepted.
+    const other = await browser.newContext({ viewport: VIEWPORTS.phone });
+    contexts.push(other);
+    const phone = await other.newPage();
+    await phone.goto(link);
+    await phone.getByRole('heading', { name: 'Set a new password' }).waitFor({ timeout: 15_000 });
+    expect(new URL(phone.url()).origin).toBe(secureUrl);
+  }, 60_000);
+});
+
+/** The link of the newest mail to `to`, read through localbase's management API. */
+async function nextMailLink(to: string): Promise<string> {
+  const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { accessToken: string };
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const answer = await fetch(`${localbaseUrl}/v1/projects/local/auth/outbox`, {
+      headers: { authorization: `Bearer ${keys.accessToken}` },
+    });
+    const { messages } = (await answer.json()) as { messages: { to: string; link: string | null }[] };
+    const link = messages.find((message) => message.to === to)?.link;
+    if (link) return link;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no mail to ${to}`);
+}
+
+describe('a start alert at the HTTPS address', () => {
+  it("reaches Bo's device at the loopback push service when his buddy Ada starts focusing", async () => {
+    const connection = await asStudent<string>(plainUrl, ada, '/rest/v1/rpc/community_request_buddy', {
+      body: { p_handle: 'bo_lin' },
+    });
+    await asStudent(plainUrl, bo, '/rest/v1/rpc/community_respond_buddy', {
+      body: { p_connection_id: connection, p_accept: true },
+    });
+
+    // Bo allows notifications at the HTTPS address and subscribes this device. Headless Chromium has
+    // no push service to subscribe with, so PushManager answers with the loopback receiver's
+    // subscription (a real P-256 key and auth secret); the rest is the app's and the server's own.
+    const bosDevice = receiver.subscribe();
+    const boPage = await studentPage(bo);
+    await boPage.context().grantPermissions(['notifications'], { origin: secureUrl });
+    await boPage.context().addInitScript((token: string) => {
+      const subscription = (key: number[]) => ({
+        ...JSON.parse(token),
+        options: { applicationServerKey: new Uint8Array(key).buffer, userVisibleOnly: true },
+        toJSON: () => JSON.parse(token),
+        unsubscribe: async () => true,
+      });
+      PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
+        const key = Array.from(new Uint8Array(options?.applicationServerKey as ArrayBuffer));
+        localStorage.setItem('test-push-key', JSON.stringify(key));
+        return subscription(key) as unknown as PushSubscription;
+      };
+      PushManager.prototype.getSubscription = async function () {
+        const key = localStorage.getItem('test-push-key');
+        return (key ? subscription(JSON.parse(key) as number[]) : null) as unknown as PushSubscription;
+      };
+    }, bosDevice.token);
+    await openRoute(boPage, secureUrl, '/buddies');
+    expect(await boPage.evaluate(() => window.isSecureContext)).toBe(true);
+    await boPage.getByRole('button', { name: 'Allow notifications on this device' }).click();
+    await boPage.getByText('This device receives start alerts.').waitFor();
+    const bell = boPage.getByRole('button', { name: 'Alert me when Ada starts studying' });
+    await bell.click();
+    await expect.poll(() => bell.getAttribute('aria-pressed')).toBe('true');
+
+    // Ada shares what she studies and starts focusing, at the HTTPS address too.
+    const adaPage = await studentPage(ada);
+    await openRoute(adaPage, secureUrl, '/settings/privacy');
+    for (const [name, saved] of [
+      ['Take part in the community', 'Saved: Community sharing on.'],
+      ['Share what you are studying now', 'Saved: Share what you are studying now on.'],
+    ] as const) {
+      await adaPage.getByRole('switch', { name }).click();
+      await expect.poll(() => adaPage.getByRole('status').filter({ hasText: saved }).count()).toBe(1);
+    }
+    await openRoute(adaPage, secureUrl, '/focus');
+    await adaPage.getByLabel('Subject').selectOption({ label: 'New subject…' });
+    await adaPage.getByLabel('New subject').fill('Organic chemistry');
+    await adaPage.getByRole('button', { name: 'Add', exact: true }).click();
+    await adaPage.getByRole('button', { name: 'Start' }).click();
+
+    const [push] = await receiver.waitForReceived(1, 20_000, bosDevice.id);
+    expect(push!.payload).toEqual({
+      type: 'start_alert',
+      actor: { id: ada.id, handle: 'ada' },
+      target_type: 'buddy',
+      target_id: ada.id,
+      started_at: expect.any(String),
+      subject: 'Organic chemistry',
+      url: '/buddies',
+    });
+    expect(receiver.rejected).toEqual([]);
+  }, 120_000);
 });

@@ -202,8 +202,8 @@ describe('the student app on a real npm start', () => {
         async () => {
           const latest = await fetch(`${studyhall.url}/__auth/backup/latest`, { headers });
           if (!latest.ok) return 0;
-          const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } };
-          return body.backup.payload.sessions?.length ?? 0;
+          const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } | null };
+          return body.backup?.payload.sessions?.length ?? 0;
         },
         { timeout: 30_000, interval: 500 },
       )

@@ -27,10 +27,9 @@ export async function openParityDatabase(): Promise<Database> {
 }
 
 /**
- * The parity database as the product opens it: on PGlite the worker-thread engine (statement
- * timeouts, the server's thread left free, a snapshot for reads kept open), started from the test
- * database's snapshot; on PostgreSQL the same as openParityDatabase(). For tests of what only the
- * product's engine does.
+ * The parity database as the product opens it on each engine: on PGlite the worker-thread engine
+ * (statement timeouts, the server's thread left free), started from the test database's snapshot;
+ * on PostgreSQL the same as openParityDatabase(). For tests of what only the product's engine does.
  */
 export async function openProductParityDatabase(): Promise<Database> {
   if (parityEngine() === 'postgres') return openParityDatabase();
@@ -38,7 +37,5 @@ export async function openProductParityDatabase(): Promise<Database> {
     dataDir: MEMORY,
     migrate: false,
     pglite: { loadDataDir: await testDatabaseSnapshot() },
-    // The server's default (localbase passes it): a snapshot for reads kept open.
-    snapshotReads: 'warm',
   });
 }

@@ -1,6 +1,6 @@
-// The admin console's verify suite from outside: sign in with ADMIN_SECRET, fetch
-// /__admin/verify as JSON (parsed with the console's contract, contracts/admin-api.ts), and render
-// the report as lines (or pass the JSON through).
+// The admin console's verify suite from outside: sign in with ADMIN_SECRET, run it anew
+// (POST /__admin/verify, answered as JSON and parsed with the console's contract,
+// contracts/admin-api.ts), and render the report as lines (or pass the JSON through).
 import { verifyReport, type VerifyReport } from '#contracts/admin-api.ts';
 
 export class VerifyClientError extends Error {}
@@ -40,6 +40,7 @@ export async function signIn(baseUrl: string, secret: string): Promise<string> {
 
 export async function fetchReport(baseUrl: string, cookie: string): Promise<VerifyReport> {
   const response = await fetch(`${baseUrl}/__admin/verify`, {
+    method: 'POST',
     headers: { accept: 'application/json', cookie },
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });

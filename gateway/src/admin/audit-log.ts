@@ -1,6 +1,10 @@
-// LOG_DIR/admin-audit.log: one JSON line per state-changing admin action (who, what, when and
-// the outcome), so an owner can see what the console did. Never a token or a secret: callers
-// pass only the fields listed in their action's entry.
+// LOG_DIR/admin-audit.log: a mirror of the console's actions for the server's owner, one JSON line
+// each (when, the session's subject, the action as the database's audit log names it, on whom, and
+// its detail). The database's log (console-audit.ts) is the record the Audit log page shows; this
+// file is kept beside it because it is the server owner's own: it survives a database reset or
+// restore, it is readable while the database or the console is down, and it records actions on a
+// project that has no audit log yet (before community-patch-v6.sql is applied, the apply itself
+// included). Never a token or a secret: callers pass only the fields listed in their action's entry.
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 

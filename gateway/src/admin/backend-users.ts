@@ -83,12 +83,16 @@ export interface TemporaryAccount {
   id: string;
   email: string;
   password: string;
+  /** Why the database did not take it as a check account (its deletion is then audited), if it did not. */
+  unmarked?: string;
 }
 
 /**
  * A confirmed account with a random password, marked in its metadata so an owner who finds one
  * left behind (the server stopped mid-run) knows where it came from. The `.invalid` domain can
- * never receive mail (RFC 2606).
+ * never receive mail (RFC 2606). The database is told at once that it is a check account
+ * (public.admin_mark_check_account), so deleting it minutes later writes nothing to the audit log:
+ * a check must not fill the log it checks. A project without that function still gets the account.
  */
 export async function createTemporaryAccount(
   backend: BackendClient,
@@ -100,7 +104,13 @@ export async function createTemporaryAccount(
     credential: { serviceRole: true },
     body: { email, password, email_confirm: true, user_metadata: { studyhall_temporary: purpose } },
   });
-  return { id: authUser.parse(body).id, email, password };
+  const id = authUser.parse(body).id;
+  try {
+    await backend.rpc('admin_mark_check_account', { p_user_id: id, p_purpose: purpose }, { serviceRole: true });
+    return { id, email, password };
+  } catch (error) {
+    return { id, email, password, unmarked: (error as Error).message };
+  }
 }
 
 export async function deleteAccount(backend: BackendClient, userId: string): Promise<void> {

@@ -1,9 +1,13 @@
 // The frame of every admin page: a skip link, the navigation (current page marked), the page, and
 // a footer naming the session. Semantic HTML first: without the style block it is still a page
-// with a list of links, headings, tables and forms. The style block and the one script (keyboard
+// with a list of links, headings, tables and forms, and without scripts every time reads in UTC
+// with its date. The style block and the two scripts (times in the browser's zone, times.ts; keyboard
 // shortcuts: g then a letter) carry the response's nonce; nothing else inline may run.
 import type { AdminSession } from './admin-cookie.ts';
+import { DESIGN_TOKENS_CSS } from './design-tokens.ts';
 import { html, raw, type SafeHtml } from './html.ts';
+import { subjectName } from './people.ts';
+import { formatTime, LOCAL_TIME_SCRIPT } from './times.ts';
 
 export interface NavItem {
   href: string;
@@ -26,70 +30,75 @@ export const NAV: NavItem[] = [
   { href: '/__admin/browser-proof', label: 'Browser proof', key: 'b' },
 ];
 
-// Tokens first, components use only them. Contrast: every text colour is at least 4.5:1 on its
-// background in both themes.
+// The app's tokens (contracts/design-tokens.css) first; the console's components use only them, so
+// its buttons, fields and colours are the app's, light and dark. Quiet and dense like Primer: one
+// accent for the primary action of an area, every other button in the secondary look, and a
+// dangerous one in that look too, its text in the danger colour (its name says what it does, and a
+// confirmation stands before it).
 const STYLE = `
-:root{--bg:#fff;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--subtle:#f6f8fa;--accent:#0969da;--accent-fg:#fff;
---ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--bad-bg:#ffebe9;--ok-bg:#dafbe1;--focus:#0969da;
---s1:4px;--s2:8px;--s3:12px;--s4:16px;--s6:24px;--t12:12px;--t14:14px;--t16:16px;--t20:20px;--radius:6px;
---mono:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--subtle:#161b22;
---accent:#4493f8;--accent-fg:#0d1117;--ok:#3fb950;--bad:#ff7b72;--warn:#d29922;--bad-bg:#3c1618;--ok-bg:#12261e;--focus:#4493f8}}
 *{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:var(--t14)/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-a{color:var(--accent)}
-:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
-.skip{position:absolute;left:-9999px}.skip:focus{left:var(--s2);top:var(--s2);background:var(--bg);padding:var(--s2);z-index:2}
-header.top{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s4);padding:var(--s2) var(--s4);border-bottom:1px solid var(--line);background:var(--subtle)}
-header.top .brand{font-weight:600;white-space:nowrap}
-header.top nav ul{display:flex;flex-wrap:wrap;gap:var(--s1);list-style:none;margin:0;padding:0}
-header.top nav a{display:inline-block;padding:var(--s1) var(--s2);border-radius:var(--radius);color:var(--fg);text-decoration:none}
-header.top nav a:hover{background:var(--line)}
-header.top nav a[aria-current=page]{background:var(--bg);box-shadow:inset 0 -2px 0 var(--accent);font-weight:600}
-header.top .session{margin-left:auto;display:flex;align-items:center;gap:var(--s2);color:var(--muted);font-size:var(--t12)}
-main{max-width:1200px;margin:0 auto;padding:var(--s4)}
-h1{font-size:var(--t20);margin:0 0 var(--s2)}h2{font-size:var(--t16);margin:var(--s6) 0 var(--s2)}
-p{margin:0 0 var(--s3);max-width:75ch}.muted{color:var(--muted)}
-.scroll{overflow-x:auto;margin:0 0 var(--s4)}
+body{margin:0;background:var(--color-surface);color:var(--color-text);font:var(--text-14)/var(--leading-text) var(--font-sans)}
+a{color:var(--color-accent)}
+:focus-visible{outline:var(--focus-ring-width) solid var(--color-focus);outline-offset:2px}
+.skip{position:absolute;left:-9999px}.skip:focus{left:var(--space-2);top:var(--space-2);background:var(--color-surface);padding:var(--space-2);z-index:2}
+header.top{display:flex;flex-wrap:wrap;align-items:center;gap:var(--space-2) var(--space-4);padding:var(--space-2) var(--space-4);border-bottom:var(--border-width) solid var(--color-border);background:var(--color-bg)}
+header.top .brand{font-weight:var(--weight-bold);white-space:nowrap}
+header.top nav ul{display:flex;flex-wrap:wrap;gap:var(--space-1);list-style:none;margin:0;padding:0}
+header.top nav a{display:inline-block;padding:var(--space-1) var(--space-2);border-radius:var(--radius-1);color:var(--color-text);text-decoration:none}
+header.top nav a:hover{background:var(--color-surface-2)}
+header.top nav a[aria-current=page]{background:var(--color-surface);box-shadow:inset 0 -2px 0 var(--color-accent);font-weight:var(--weight-bold)}
+header.top .session{margin-left:auto;display:flex;flex-wrap:wrap;align-items:center;gap:var(--space-2);color:var(--color-text-muted);font-size:var(--text-12)}
+main{max-width:75rem;margin:0 auto;padding:var(--space-4)}
+h1{font-size:var(--text-20);margin:0 0 var(--space-2)}h2{font-size:var(--text-16);margin:var(--space-6) 0 var(--space-2)}
+p{margin:0 0 var(--space-3);max-width:75ch}.muted{color:var(--color-text-muted)}
+.scroll{overflow-x:auto;margin:0 0 var(--space-4)}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{text-align:left;vertical-align:top;padding:var(--s1) var(--s2);border-bottom:1px solid var(--line)}
-th{font-size:var(--t12);color:var(--muted);font-weight:600;white-space:nowrap}
+th,td{text-align:left;vertical-align:top;padding:var(--space-1) var(--space-2);border-bottom:var(--border-width) solid var(--color-border)}
+th{font-size:var(--text-12);color:var(--color-text-muted);font-weight:var(--weight-bold);white-space:nowrap}
 td.num,th.num{text-align:right;white-space:nowrap}
-tr.row-bad td{background:var(--bad-bg)}
-.status-ok{color:var(--ok);font-weight:600;white-space:nowrap}.status-bad{color:var(--bad);font-weight:600;white-space:nowrap}
-code,pre,textarea,.mono{font-family:var(--mono);font-size:var(--t12)}
+tr.row-bad td{background:var(--color-danger-soft)}
+.status-ok{color:var(--color-success);font-weight:var(--weight-bold);white-space:nowrap}.status-bad{color:var(--color-danger);font-weight:var(--weight-bold);white-space:nowrap}
+code,pre,textarea,.mono{font-family:var(--font-mono);font-size:var(--text-12)}
 td code{overflow-wrap:anywhere}td code.id{white-space:nowrap;overflow-wrap:normal}
-pre{background:var(--subtle);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s2);overflow:auto;max-height:24em;white-space:pre-wrap;word-break:break-word}
-details{margin:0 0 var(--s2)}summary{cursor:pointer;padding:var(--s1) 0}
-.summary-line{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:baseline}
-.banner{border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:var(--radius);padding:var(--s2) var(--s3);margin:0 0 var(--s4)}
-.banner-bad{border-left-color:var(--bad)}.banner-ok{border-left-color:var(--ok)}
-form.stack{display:grid;gap:var(--s3);max-width:40rem;margin:0 0 var(--s4)}
+pre{background:var(--color-bg);border:var(--border-width) solid var(--color-border);border-radius:var(--radius-1);padding:var(--space-2);overflow:auto;max-height:24em;white-space:pre-wrap;word-break:break-word}
+details{margin:0 0 var(--space-2)}summary{cursor:pointer;padding:var(--space-1) 0}
+.summary-line{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-4);align-items:baseline}
+.banner{border:var(--border-width) solid var(--color-border);border-left:4px solid var(--color-accent);border-radius:var(--radius-1);padding:var(--space-2) var(--space-3);margin:0 0 var(--space-4)}
+.banner-bad{border-left-color:var(--color-danger)}.banner-ok{border-left-color:var(--color-success)}
+form.stack{display:grid;gap:var(--space-3);max-width:40rem;margin:0 0 var(--space-4)}
 form.inline{display:inline}
-label{display:grid;gap:var(--s1);font-weight:600}label.check{display:flex;gap:var(--s2);align-items:flex-start;font-weight:400}
-label .hint{font-weight:400;color:var(--muted);font-size:var(--t12)}
-input[type=text],input[type=password],input[type=email],input[type=search],select,textarea{font:inherit;font-weight:400;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s1) var(--s2);min-height:32px;width:100%}
-textarea{min-height:8em;font-family:var(--mono);font-size:var(--t12)}
-input[type=checkbox]{width:16px;height:16px;margin-top:2px}
-fieldset{display:grid;gap:var(--s2);border:1px solid var(--line);border-radius:var(--radius);padding:var(--s3);margin:0}
-fieldset label:not(.check){margin-left:calc(16px + var(--s2))}legend{font-weight:600;padding:0 var(--s1)}
-button,.button{font:inherit;display:inline-flex;align-items:center;gap:var(--s1);min-height:32px;padding:var(--s1) var(--s3);border-radius:var(--radius);border:1px solid var(--line);background:var(--subtle);color:var(--fg);cursor:pointer;text-decoration:none}
-button:hover,.button:hover{border-color:var(--muted)}
-button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
-button.danger{background:var(--bg);border-color:var(--bad);color:var(--bad)}
-button.link{border:0;background:none;padding:0;min-height:0;color:var(--accent);text-decoration:underline}
-.actions{display:flex;flex-wrap:wrap;gap:var(--s2);align-items:center;margin:0 0 var(--s3)}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:var(--s1) var(--s4);margin:0 0 var(--s4)}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
-.field-error{color:var(--bad);font-weight:400;font-size:var(--t12)}
-footer{max-width:1200px;margin:0 auto;padding:var(--s4);color:var(--muted);font-size:var(--t12);border-top:1px solid var(--line)}
-kbd{font-family:var(--mono);font-size:var(--t12);border:1px solid var(--line);border-bottom-width:2px;border-radius:3px;padding:0 3px}
-@media (max-width:640px){main{padding:var(--s2)}header.top{padding:var(--s2)}header.top .session{margin-left:0;width:100%}th,td{padding:var(--s1)}
+form.filters{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:flex-start;margin:0 0 var(--space-4)}
+form.filters .actions{margin:0;padding-top:calc(var(--text-14) * var(--leading-text) + var(--space-1))}
+td time{white-space:nowrap}
+form.filters label{min-width:12rem;flex:1 1 12rem;max-width:22rem}
+label{display:grid;gap:var(--space-1);font-weight:var(--weight-bold)}label.check{display:flex;gap:var(--space-2);align-items:flex-start;font-weight:var(--weight-regular)}
+label .hint,.hint{font-weight:var(--weight-regular);color:var(--color-text-muted);font-size:var(--text-12)}
+input[type=text],input[type=password],input[type=email],input[type=search],select,textarea{font:inherit;font-weight:var(--weight-regular);color:var(--color-text);background:var(--color-surface);border:var(--border-width) solid var(--color-border-strong);border-radius:var(--radius-2);padding:var(--space-1) var(--space-2);min-height:2.25rem;width:100%}
+textarea{min-height:8em;font-family:var(--font-mono);font-size:var(--text-12)}
+input[type=checkbox],input[type=radio]{width:16px;height:16px;margin-top:2px;accent-color:var(--color-accent)}
+fieldset{display:grid;gap:var(--space-2);border:var(--border-width) solid var(--color-border);border-radius:var(--radius-2);padding:var(--space-3);margin:0}
+fieldset label:not(.check){margin-left:calc(16px + var(--space-2))}legend{font-weight:var(--weight-bold);padding:0 var(--space-1)}
+button,.button{font:inherit;font-weight:var(--weight-medium);display:inline-flex;align-items:center;justify-content:center;gap:var(--space-2);min-height:2.25rem;padding:0 var(--space-4);border-radius:var(--radius-2);border:var(--border-width) solid var(--color-border-strong);background:var(--color-surface);color:var(--color-text);cursor:pointer;text-decoration:none}
+button:hover,.button:hover{background:var(--color-surface-2);color:var(--color-text)}
+button.primary{background:var(--color-accent);border-color:var(--color-accent);color:var(--color-on-accent)}
+button.primary:hover{background:var(--color-accent-hover);border-color:var(--color-accent-hover);color:var(--color-on-accent)}
+button.danger{color:var(--color-danger)}
+button.danger:hover{background:var(--color-danger-soft);color:var(--color-danger)}
+button.link{border:0;background:none;padding:0;min-height:0;font-weight:var(--weight-regular);color:var(--color-accent);text-decoration:underline}
+.actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;margin:0 0 var(--space-3)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:var(--space-1) var(--space-4);margin:0 0 var(--space-4)}dl.facts dt{color:var(--color-text-muted)}dl.facts dd{margin:0}
+.field-error{color:var(--color-danger);font-weight:var(--weight-regular);font-size:var(--text-12)}
+.pager{display:flex;flex-wrap:wrap;gap:var(--space-4);align-items:baseline}
+footer{max-width:75rem;margin:0 auto;padding:var(--space-4);color:var(--color-text-muted);font-size:var(--text-12);border-top:var(--border-width) solid var(--color-border)}
+kbd{font-family:var(--font-mono);font-size:var(--text-12);border:var(--border-width) solid var(--color-border);border-bottom-width:2px;border-radius:3px;padding:0 3px}
+@media (max-width:640px){main{padding:var(--space-2)}header.top{padding:var(--space-2)}header.top .session{margin-left:0;width:100%}th,td{padding:var(--space-1)}
+button,.button{min-height:var(--touch-target)}
 footer{display:none}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack thead{position:absolute;left:-9999px}
-table.stack tr{border-bottom:1px solid var(--line);padding:var(--s1) 0}
-table.stack td{border:0;padding:2px var(--s1);display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:var(--s2);overflow-wrap:anywhere}
-table.stack td::before{content:attr(data-label);color:var(--muted);font-size:var(--t12);font-weight:600}
+table.stack tr{border-bottom:var(--border-width) solid var(--color-border);padding:var(--space-1) 0}
+table.stack td{border:0;padding:2px var(--space-1);display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:var(--space-2);overflow-wrap:anywhere}
+table.stack td::before{content:attr(data-label);color:var(--color-text-muted);font-size:var(--text-12);font-weight:var(--weight-bold)}
 table.stack td:empty{display:none}
 table.stack td.num{text-align:left}}
 `;
@@ -122,16 +131,6 @@ export interface PageOptions {
   scripts?: string[];
 }
 
-function describeSubject(subject: string): string {
-  if (subject === 'secret') return 'the admin secret';
-  const account = /^user:[0-9a-f-]{36}:(.*)$/.exec(subject);
-  return account?.[1] ? account[1] : subject;
-}
-
-function clock(epochS: number): string {
-  return new Date(epochS * 1000).toISOString().slice(11, 16);
-}
-
 export function renderPage(options: PageOptions): SafeHtml {
   const session = options.session;
   const header = session
@@ -141,7 +140,7 @@ export function renderPage(options: PageOptions): SafeHtml {
     (item) =>
       html`<li><a href="${item.href}" data-key="${item.key}"${options.current === item.href ? raw(' aria-current="page"') : ''}>${item.label}</a></li>`,
   )}</ul></nav>
-  <div class="session"><span>Signed in with ${describeSubject(session.subject)} until ${clock(session.expiresAtS)} UTC</span>
+  <div class="session"><span>Signed in as ${subjectName(session.subject)} until ${formatTime(new Date(session.expiresAtS * 1000).toISOString())}</span>
     <form class="inline" method="post" action="/__admin/logout"><button class="link" type="submit">Log out</button></form></div>
 </header>`
     : html`<header class="top"><span class="brand">studyhall admin</span></header>`;
@@ -155,7 +154,7 @@ export function renderPage(options: PageOptions): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${options.title} · studyhall admin</title>
-<style nonce="${options.nonce}">${raw(STYLE)}</style>
+<style nonce="${options.nonce}">${raw(DESIGN_TOKENS_CSS)}${raw(STYLE)}</style>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -164,6 +163,7 @@ ${header}
 ${options.body}
 </main>
 ${footer}
+<script nonce="${options.nonce}">${raw(LOCAL_TIME_SCRIPT)}</script>
 ${session ? html`<script nonce="${options.nonce}">${raw(SHORTCUTS_SCRIPT)}</script>` : ''}
 ${(options.scripts ?? []).map((script) => html`<script nonce="${options.nonce}">${raw(script)}</script>`)}
 </body>
@@ -187,13 +187,6 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
-/** An ISO timestamp as "2026-11-23 14:05 UTC" (minutes are enough on these pages). */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** "HeadlessChrome 156 on Linux" from a User-Agent string; the string itself when it is not recognised. */

@@ -2,6 +2,9 @@
 // client address, shared with the same attempts through the proxy: security/rate-limits.ts, then
 // 429 rate_limited with Retry-After). Login also spends the account's budget of failed passwords
 // across all addresses (security/account-login-limits.ts), shared with the proxy's password grant.
+// A refused login is one answer, 401 invalid_credentials, for a wrong password and an unknown
+// e-mail alike; /__auth/check tells what sign-up tells, to the same budget
+// (docs/api.md, "Who is registered").
 import type { FastifyPluginAsync } from 'fastify';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { toGatewayError } from '../backend/backend-errors.ts';
@@ -9,7 +12,7 @@ import { GatewayError, parseOrThrow } from '../http-errors.ts';
 import { sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
 import { checkBody, credentialsBody, type Credentials } from './credentials.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
-import { createAccount, isEmailRegistered, passwordGrant, type Session } from './sessions.ts';
+import { createAccount, isEmailRegistered, passwordGrant, suspensionEnd, type Session } from './sessions.ts';
 
 export interface AuthRoutesOptions {
   backend: BackendClient;
@@ -18,6 +21,24 @@ export interface AuthRoutesOptions {
 
 const isWrongPassword = (error: unknown) =>
   error instanceof BackendError && toGatewayError(error).code === 'invalid_credentials';
+
+/**
+ * A suspended account, told so with the end of its ban. The backend answers `user_banned` only
+ * once the password has matched (as GoTrue does; a wrong one is `invalid_credentials` like any
+ * other), so only someone holding the password learns that the account is suspended, and until when.
+ */
+async function suspended(error: unknown, backend: BackendClient, email: string): Promise<unknown> {
+  if (!(error instanceof BackendError) || error.code !== 'user_banned') return error;
+  const until = await suspensionEnd(backend, email).catch(() => null);
+  return new GatewayError(
+    403,
+    'account_suspended',
+    until
+      ? `This account is suspended until ${until}; ask whoever runs this server.`
+      : 'This account is suspended; ask whoever runs this server.',
+    { banned_until: until },
+  );
+}
 
 /**
  * A sign-up sent again after its answer was lost: the backend went on creating the account after
@@ -77,7 +98,7 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
       attempt.settle(false);
     } catch (error) {
       attempt.settle(isWrongPassword(error));
-      throw error;
+      throw await suspended(error, backend, credentials.username);
     }
     const bootstrap = await ensureSatelliteRows(
       backend,

@@ -1,4 +1,6 @@
 // The backup wrappers (bearer token): store, read best/latest, snapshot, import, restore-best.
+// Reading best or latest of an account without a backup is an empty answer (200, backup null), as a
+// new account's first load asks it; restoring with nothing to restore is refused (404 no_backup).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BackendClient } from '../backend/backend-client.ts';
@@ -25,17 +27,15 @@ const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app,
   const bodyLimit = { bodyLimit: BACKUP_BODY_LIMIT };
   const route = () => options.backend.forRoute();
 
-  app.get('/__auth/backup/best', async (request) => {
-    const backup = await findBackup(route(), requireBearer(request), 'best');
-    if (!backup) throw noBackup();
-    return { ok: true, backup };
-  });
+  app.get('/__auth/backup/best', async (request) => ({
+    ok: true,
+    backup: await findBackup(route(), requireBearer(request), 'best'),
+  }));
 
-  app.get('/__auth/backup/latest', async (request) => {
-    const backup = await findBackup(route(), requireBearer(request), 'latest');
-    if (!backup) throw noBackup();
-    return { ok: true, backup };
-  });
+  app.get('/__auth/backup/latest', async (request) => ({
+    ok: true,
+    backup: await findBackup(route(), requireBearer(request), 'latest'),
+  }));
 
   app.post('/__auth/backup', bodyLimit, async (request, reply) => {
     const caller = requireBearer(request);

@@ -54,6 +54,12 @@ const BACKEND_CODES: Record<string, Mapped> = {
   InvalidJWT: INVALID_SESSION,
   invalid_credentials: WRONG_CREDENTIALS,
   invalid_grant: WRONG_CREDENTIALS,
+  // Answered only for the right password (GoTrue's order): the account is suspended.
+  user_banned: {
+    status: 403,
+    error: 'account_suspended',
+    message: 'This account is suspended; ask whoever runs this server.',
+  },
   email_exists: EMAIL_TAKEN,
   user_already_exists: EMAIL_TAKEN,
   weak_password: { status: 400, error: 'weak_password' },

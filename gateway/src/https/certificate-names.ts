@@ -70,3 +70,16 @@ export function namesCover(names: CertificateNames, hostname: string): boolean {
       (name.startsWith('*.') && bare.endsWith(name.slice(1)) && !bare.slice(0, -name.length + 1).includes('.')),
   );
 }
+
+/**
+ * `https://<host>[:port]` for a host name or address (`studyhall.local`, `192.168.1.20`, `fd00::2`
+ * or `[fd00::2]`) that `names` cover, spelled as a URL spells it; undefined when they do not, since
+ * a browser would warn there.
+ */
+export function httpsOrigin(names: CertificateNames, port: number, host: string): string | undefined {
+  if (!namesCover(names, host)) return undefined;
+  const bare = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const ip = canonicalIp(bare);
+  const shown = ip ? (ip.includes(':') ? `[${ip}]` : ip) : bare.toLowerCase();
+  return `https://${shown}${port === 443 ? '' : `:${port}`}`;
+}

@@ -2,7 +2,7 @@
 // (tls-identity.ts), the port it listens on once it does, and the HTTPS address of a host a
 // visitor used. `/__ca`, the redirect of plain-HTTP visits and `/api/client-config` read it here.
 import type { HttpsSettings } from '../config.ts';
-import { canonicalIp, namesCover, type CertificateNames } from './certificate-names.ts';
+import { httpsOrigin, type CertificateNames } from './certificate-names.ts';
 import type { TlsIdentity } from './tls-identity.ts';
 
 export type HttpsMode = 'off' | 'local-ca' | 'own-certificate';
@@ -58,10 +58,6 @@ export class HttpsService {
     } catch {
       return undefined;
     }
-    if (!namesCover(names, hostname)) return undefined;
-    const bare = hostname.replace(/^\[(.*)\]$/, '$1');
-    const ip = canonicalIp(bare);
-    const shown = ip ? (ip.includes(':') ? `[${ip}]` : ip) : bare.toLowerCase();
-    return `https://${shown}${port === 443 ? '' : `:${port}`}`;
+    return httpsOrigin(names, port, hostname);
   }
 }

@@ -33,6 +33,8 @@ export interface StatusFacts {
   backendUrl: string;
   /** localbase runs in this process (no BACKEND_URL). */
   embedded: boolean;
+  /** The embedded localbase's database: its engine, where its data is, and why it is not the default engine. */
+  database?: { engine: string; location: string; notice: string | null };
   logFile: string;
   terminalLevel: LogLevel;
   /** Admin mode is on and has what it needs: the console's address is printed. */
@@ -109,6 +111,8 @@ export function statusBlock(facts: StatusFacts): string {
       : []),
     ...(facts.adminReady ? [`studyhall: admin   http://${hostInUrl(shownHost)}:${port}/__admin/ (admin console)`] : []),
     `studyhall: backend ${facts.backendUrl}${facts.embedded ? ' (localbase, loopback only)' : ''}`,
+    ...(facts.database ? [`studyhall: engine  ${facts.database.engine} (${facts.database.location})`] : []),
+    ...(facts.database?.notice ? [`studyhall: note    ${facts.database.notice}`] : []),
     `studyhall: logs    ${facts.config.logDir} (${path.basename(facts.logFile)}; ${terminalNote})`,
   ];
   return lines.join('\n');

@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import { REALTIME_READ_BUDGET, socketReadBudget, type ReadBudget } from './socket-read-budget.ts';
 import { adminSessionFromCookieHeader, type AdminGate } from '../admin/admin-cookie.ts';
 import { standingUnknown, type AdminStanding } from '../admin/admin-standing.ts';
 import { CONSOLE_ADMIN_HEADER } from '../admin/console-audit.ts';
@@ -197,11 +198,16 @@ function byteLength(data: unknown): number {
   return Buffer.isBuffer(data) ? data.length : 0;
 }
 
-/** Drops a proxied realtime socket whose backlog in either direction passes `maxBytes`. */
+/**
+ * Drops a proxied realtime socket whose backlog in either direction passes `maxBytes`, and a client
+ * still sending once the backend closed its side (the backend ended it, for instance for its rate):
+ * the close handshake would have the proxy read everything the client had queued before its close.
+ */
 function socketBacklogBound(maxBytes: number) {
   const queuedWhileOpening = new WeakMap<WebSocket, number>();
   return {
     onIncomingMessage: (_context: unknown, source: WebSocket, target: WebSocket, message: { data: unknown }) => {
+      if (target.readyState === target.CLOSING || target.readyState === target.CLOSED) return source.terminate();
       if (target.readyState !== target.CONNECTING) return;
       const queued = (queuedWhileOpening.get(source) ?? 0) + byteLength(message.data);
       queuedWhileOpening.set(source, queued);
@@ -214,9 +220,10 @@ function socketBacklogBound(maxBytes: number) {
   };
 }
 
-function realtimeSocketHooks(idleMs: number, backlogBytes: number) {
+function realtimeSocketHooks(idleMs: number, backlogBytes: number, readBudget: ReadBudget) {
   const idle = idleSocketCloser(idleMs);
   const backlog = socketBacklogBound(backlogBytes);
+  const reads = socketReadBudget(readBudget);
   return {
     onConnect: (context: unknown, source: WebSocket, target: WebSocket) => {
       // The client left (or was dropped above) while the backend connection was opening: the
@@ -226,6 +233,7 @@ function realtimeSocketHooks(idleMs: number, backlogBytes: number) {
         return;
       }
       idle.onConnect(context, source);
+      reads.onConnect(source);
     },
     onIncomingMessage: (context: unknown, source: WebSocket, target: WebSocket, message: { data: unknown }) => {
       idle.onIncomingMessage(context, source);
@@ -235,6 +243,7 @@ function realtimeSocketHooks(idleMs: number, backlogBytes: number) {
       idle.onOutgoingMessage(context, source);
       backlog.onOutgoingMessage(context, source);
     },
+    onDisconnect: (_context: unknown, source: WebSocket) => reads.onDisconnect(source),
   };
 }
 
@@ -392,7 +401,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
         answerFailure(reply as unknown as FastifyReply, error as ProxyFailure);
       },
     },
-    wsHooks: realtimeSocketHooks(timeouts.socketIdleTimeoutMs, SOCKET_BACKLOG_BYTES),
+    wsHooks: realtimeSocketHooks(timeouts.socketIdleTimeoutMs, SOCKET_BACKLOG_BYTES, REALTIME_READ_BUDGET),
     // http-proxy honours wsClientOptions.rewriteRequestHeaders; its type declarations omit it.
     wsClientOptions,
   });

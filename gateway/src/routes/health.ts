@@ -13,8 +13,19 @@ export interface BackendHealth {
   error: string | null;
 }
 
+/** The database behind the embedded localbase, as /api/health names it (absent with a hosted backend). */
+export interface DatabaseFacts {
+  /** "PostgreSQL 15.18 (embedded)", "PGlite 0.5.14 (PostgreSQL 18.6)", "PostgreSQL 15.8 at DATABASE_URL". */
+  engine: string;
+  /** Why it is not the default engine, in one sentence; null when it is. */
+  notice: string | null;
+  /** PGlite kept because DATA_DIR holds a PGlite database: `npm run db:move-to-postgres` moves it. */
+  legacy_pglite: boolean;
+}
+
 export interface HealthOptions {
   backendUrl: string;
+  database?: DatabaseFacts;
   anonKey: string;
   probeTimeoutMs?: number;
   cacheMs?: number;
@@ -98,6 +109,7 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
       ok: measurement.backend.status === 'up',
       server: { status: 'up', uptime_s: Math.round((Date.now() - startedAt) / 1000) },
       backend: measurement.backend,
+      ...(options.database ? { database: options.database } : {}),
       measured_at: new Date(measurement.measuredAt).toISOString(),
       cached,
       max_age_s: Math.round((options.cacheMs ?? HEALTH_CACHE_MS) / 1000),

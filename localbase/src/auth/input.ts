@@ -1,12 +1,11 @@
 // What every auth route checks the same way: zod-parsed bodies and queries answering GoTrue's
 // validation_failed, e-mail addresses and passwords.
 import { z } from 'zod';
+import { isTooLong, PASSWORD_MAX_BYTES } from '#contracts/password-rule.ts';
 import { validationFailed } from './errors.ts';
 import { checkPasswordStrength } from './password-strength.ts';
 import { normalizeEmail } from './users.ts';
 
-/** bcrypt's input ends at 72 bytes, so longer would be silently cut. */
-export const PASSWORD_MAX_BYTES = 72;
 /** GoTrue's limit (auth.users.email is varchar(255)): checked before the database sees it. */
 export const EMAIL_MAX_CHARS = 255;
 
@@ -36,7 +35,8 @@ export function checkEmail(email: string): string {
 
 /** The length bcrypt can take, then the strength rules of password-strength.ts. */
 export async function checkPassword(password: string, email: string | null): Promise<void> {
-  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
+  // bcrypt's input ends at 72 bytes, so longer would be silently cut.
+  if (isTooLong(password)) {
     throw validationFailed(`Password cannot be longer than ${PASSWORD_MAX_BYTES} bytes`);
   }
   await checkPasswordStrength(password, email ? [email] : []);

@@ -269,9 +269,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       if (!options.anonymousSignIns) {
         throw new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
       }
-      return withOwnerTransaction(pool, async (client, writesFor) => {
+      return withOwnerTransaction(pool, async (client) => {
         const userId = await insertAnonymousUser(client, body.data ?? {});
-        writesFor(userId);
         await recordSignIn(client, userId);
         const { sessionId, refreshToken } = await startSession(client, userId, 'anonymous');
         const user = await findUserById(client, userId);
@@ -283,14 +282,13 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (body.password === undefined) throw validationFailed('Signup requires a valid password');
     await checkPassword(body.password, email);
     const passwordHash = await hashPassword(body.password);
-    return withOwnerTransaction(pool, async (client, writesFor) => {
+    return withOwnerTransaction(pool, async (client) => {
       const userId = await createUser(
         client,
         { email, userMetadata: body.data ?? {}, appMetadata: {}, confirmed: true },
         passwordHash,
         'user_already_exists',
       );
-      writesFor(userId);
       await recordSignIn(client, userId);
       const { sessionId, refreshToken } = await startSession(client, userId);
       const user = await findUserById(client, userId);
@@ -319,8 +317,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       const matches = await passwordMatches(body.password, found?.encrypted_password);
       if (!found || !matches) throw invalidCredentials();
       if (found.banned) throw userBanned();
-      return withOwnerTransaction(pool, async (client, writesFor) => {
-        writesFor(found.id);
+      return withOwnerTransaction(pool, async (client) => {
         await recordSignIn(client, found.id);
         const { sessionId, refreshToken } = await startSession(client, found.id);
         const user = await findUserById(client, found.id);
@@ -332,10 +329,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (body.refresh_token === '') throw validationFailed('refresh_token is required');
     if (!storableText(body.refresh_token, REFRESH_TOKEN_MAX_CHARS)) throw refreshTokenNotFound();
     // The session's end on detected reuse must commit, so the refusal is thrown after the commit.
-    const rotated = await withOwnerTransaction(pool, async (client, writesFor) => {
+    const rotated = await withOwnerTransaction(pool, async (client) => {
       const rotation = await rotateRefreshToken(client, body.refresh_token);
       if (rotation.kind === 'reuse-detected') return rotation;
-      writesFor(rotation.userId);
       const user = await findUserById(client, rotation.userId);
       if (!user) throw userNotFound();
       if (user.banned) throw userBanned();
@@ -359,10 +355,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   app.post('/logout', async (request, reply: FastifyReply) => {
     const { scope } = parse(logoutQuery, request.query);
     const caller = await signedInUser(request);
-    await withOwnerTransaction(pool, (client, writesFor) => {
-      writesFor(caller.userId);
-      return endSessions(client, caller.userId, caller.sessionId, scope);
-    });
+    await withOwnerTransaction(pool, (client) => endSessions(client, caller.userId, caller.sessionId, scope));
     return reply.status(204).send();
   });
 

@@ -102,7 +102,8 @@ export async function recordSessionMethod(
 
 /**
  * The session's aal and amr from what it recorded, so that a refreshed access token says what the
- * first one said. A session from before the record began counts as a password sign-in.
+ * first one said. A session from before the record began counts as a password sign-in made when
+ * the session began (never "now": rules that ask how recently the password was entered read it).
  */
 export async function sessionAssurance(client: pg.PoolClient, sessionId: string): Promise<Assurance> {
   const { rows } = await client.query<{ method: string; timestamp: number }>(
@@ -110,8 +111,13 @@ export async function sessionAssurance(client: pg.PoolClient, sessionId: string)
      from _localbase.session_amr where session_id = $1 order by authenticated_at desc, method`,
     [sessionId],
   );
-  if (rows.length === 0)
-    return { aal: 'aal1', amr: [{ method: 'password', timestamp: Math.floor(Date.now() / 1000) }] };
+  if (rows.length === 0) {
+    const began = await client.query<{ timestamp: number }>(
+      `select extract(epoch from created_at)::bigint::integer as timestamp from auth.sessions where id = $1`,
+      [sessionId],
+    );
+    return { aal: 'aal1', amr: [{ method: 'password', timestamp: began.rows[0]?.timestamp ?? 0 }] };
+  }
   const aal = rows.some((row) => SECOND_FACTOR_METHODS.includes(row.method)) ? 'aal2' : 'aal1';
   return { aal, amr: rows.map((row) => ({ method: row.method, timestamp: row.timestamp })) };
 }

@@ -6,12 +6,14 @@
 // token in Authorization must verify. A private message goes to the topic's private channels when
 // the caller may write broadcasts there (realtime.messages' policies, asked once per topic, as
 // hosted Realtime asks; the service_role key needs no policy); else it is dropped, and the answer
-// is still 202, as hosted answers.
+// is still 202, as hosted answers. The messages count against the server's realtime limits
+// (rate-limits.ts), as a socket's do: past them the request is refused whole, 429 `rate_limited`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders } from '../request-transaction.ts';
 import type { Authorize } from './authorization.ts';
+import { TOO_MANY_MESSAGES, type ServerRateLimits } from './rate-limits.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, type Topics } from './topics.ts';
 
 export interface BroadcastRoutesOptions {
@@ -20,6 +22,8 @@ export interface BroadcastRoutesOptions {
   jwtSecret: VerificationKeys;
   /** Realtime Authorization of a private topic (authorization.ts). */
   authorize: Authorize;
+  /** The server's rate limits, shared with the sockets (rate-limits.ts). */
+  limits: ServerRateLimits;
 }
 
 /** Messages one request may carry: each is copied to every channel of its topic. */
@@ -83,6 +87,24 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
     return writable;
   }
 
+  /**
+   * Takes the request's messages and what they put on the wire (each payload once per receiving
+   * channel) from the server's budgets, as the sockets' messages are (rate-limits.ts); all or none.
+   */
+  function withinServerLimits(messages: Message[]): boolean {
+    const bytes = messages.reduce(
+      (total, each) =>
+        total + payloadBytes(each.payload) * topics.broadcastReceivers(roomOf(`realtime:${each.topic}`, each.private)),
+      0,
+    );
+    if (!options.limits.messages.take(messages.length)) return false;
+    if (bytes > 0 && !options.limits.bytes.take(bytes)) {
+      options.limits.messages.giveBack(messages.length);
+      return false;
+    }
+    return true;
+  }
+
   /** Checks every message before any is sent: a request is relayed whole or not at all. */
   async function send(
     request: FastifyRequest,
@@ -99,8 +121,11 @@ export async function broadcastRoutes(app: FastifyInstance, options: BroadcastRo
       );
     }
     const writable = await writableTopics(request, token, messages);
-    for (const each of messages) {
-      if (each.private && !writable.has(each.topic)) continue;
+    const relayed = messages.filter((each) => !each.private || writable.has(each.topic));
+    if (!withinServerLimits(relayed)) {
+      return refuse(reply, 429, 'rate_limited', `${TOO_MANY_MESSAGES}: the server's realtime limits are reached.`);
+    }
+    for (const each of relayed) {
       topics.broadcast(roomOf(`realtime:${each.topic}`, each.private), {
         type: 'broadcast',
         event: each.event,

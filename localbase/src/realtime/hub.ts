@@ -1,18 +1,28 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
-// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND a
-// SELECT of the new row by primary key, run under that subscriber's role and claims, finds it: RLS
-// decides. A DELETE's row is gone: it goes to a matching channel whose role may read the table, with
-// only what the replica identity kept of the old row (capture.ts). The
-// SELECTs of all a change's subscribers run in one statement (visibility.ts), once per distinct
-// role and claims.
+// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND the
+// table's SELECT policies, under that subscriber's role and claims, let it read the new row as the
+// change captured it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role
+// may read the table, with only what the replica identity kept of the old row (capture.ts). The
+// checks of all a change's subscribers run in one statement (visibility.ts), once per distinct role
+// and claims. Every delivery also checks that the receiving channel's token still holds
+// (channel-guard.ts): an expired token is read from the token, an ended session from that same
+// statement's answer; the database's private broadcasts are checked once per drain, for all their
+// receivers.
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
 import { tableShape, type Change, type TableShape } from './capture.ts';
+import {
+  admitChannels,
+  expiredMessage,
+  liveSessions,
+  SESSION_ENDED_MESSAGE,
+  type GuardedChannel,
+} from './channel-guard.ts';
 import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
-import { drainQueues, queuesHoldAnything } from './queue.ts';
-import { roomOf, type Topics } from './topics.ts';
+import { drainQueues, queuesHoldAnything, type QueuedItem } from './queue.ts';
+import { roomOf, type TopicMember, type Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
@@ -23,7 +33,7 @@ export interface Binding {
   filter: RowFilter | undefined;
 }
 
-export interface ChannelSubscription {
+export interface ChannelSubscription extends GuardedChannel {
   topic: string;
   joinRef: string | null;
   bindings: Binding[];
@@ -33,6 +43,9 @@ export interface ChannelSubscription {
   /** Sends in the socket's own serializer. */
   send(frame: Frame): void;
 }
+
+/** A reader whose session has ended, as the visibility statement answers it. */
+const SESSION_ENDED = 'session ended';
 
 /** Drain cadence while someone listens; with nobody listening the queue is only emptied. */
 const ACTIVE_POLL_MS = 200;
@@ -130,23 +143,52 @@ export class RealtimeHub {
 
   private async drainAndDeliver(why: 'poll' | 'write'): Promise<void> {
     if (why === 'poll' && !(await queuesHoldAnything(this.pool))) return;
-    for (const queued of await drainQueues(this.pool)) {
-      if (this.subscriptions.size === 0) return;
-      if (queued.kind === 'change') await this.deliver(queued.change);
-      else this.relay(queued.broadcast);
+    const queued = await drainQueues(this.pool);
+    if (this.subscriptions.size === 0) return;
+    const admitted = await this.admitPrivateReceivers(queued);
+    for (const item of queued) {
+      if (item.kind === 'change') await this.deliver(item.change);
+      else this.relay(item.broadcast, admitted);
     }
   }
 
   /**
-   * A database broadcast, to the topic's channels joined before it was sent: the public ones, or
-   * for a private message the private ones authorized to read it.
+   * Whether the tokens of the channels that would receive the drained database broadcasts still
+   * hold: the private ones joined to a private message's topic before it was sent, for all the
+   * drained messages in one check (channel-guard.ts). A failed check admits none of them.
    */
-  private relay(broadcast: DatabaseBroadcast): void {
-    this.topics?.broadcast(
+  private async admitPrivateReceivers(queued: readonly QueuedItem[]): Promise<ReadonlySet<TopicMember>> {
+    const receivers = new Set<TopicMember>();
+    for (const item of queued) {
+      if (item.kind !== 'broadcast' || !item.broadcast.private || !this.topics) continue;
+      for (const member of this.topics.membersOf(roomOf(`realtime:${item.broadcast.topic}`, true))) {
+        if (member.receives.broadcast && item.broadcast.sent_at >= member.joinedAt) receivers.add(member);
+      }
+    }
+    if (receivers.size === 0) return receivers;
+    try {
+      return await this.admit(receivers);
+    } catch (error) {
+      this.log(error);
+      return new Set();
+    }
+  }
+
+  /** Closes the channels whose token no longer holds (channel-guard.ts); answers the others. */
+  admit<Channel extends GuardedChannel>(channels: Iterable<Channel>): Promise<Set<Channel>> {
+    return admitChannels(channels, (sessions) => liveSessions(this.pool, sessions));
+  }
+
+  /**
+   * A database broadcast, to the topic's channels joined before it was sent: the public ones, or
+   * for a private message the private ones authorized to read it whose token still holds.
+   */
+  private relay(broadcast: DatabaseBroadcast, admitted: ReadonlySet<TopicMember>): void {
+    this.topics?.broadcastChecked(
       roomOf(`realtime:${broadcast.topic}`, broadcast.private),
       { type: 'broadcast', event: broadcast.event, payload: broadcast.payload },
-      undefined,
       broadcast.sent_at,
+      admitted,
     );
   }
 
@@ -164,12 +206,19 @@ export class RealtimeHub {
     const shape = await this.shapeOf(change);
     const readers = new Readers();
     const deliveries: { subscription: ChannelSubscription; ids: number[]; reader: number }[] = [];
-    for (const subscription of this.subscriptions) {
+    const now = Date.now();
+    for (const subscription of [...this.subscriptions]) {
       if (change.committed_at < subscription.joinedAt) continue;
       const ids = subscription.bindings
         .filter((binding) => bindingMatches(binding, change))
         .map((binding) => binding.id);
-      if (ids.length === 0 || isExpired(subscription.token)) continue;
+      if (ids.length === 0) continue;
+      // A token past its exp ends the channel, as hosted Realtime ends it (channel-guard.ts).
+      const expired = expiredMessage(subscription.token, now);
+      if (expired !== undefined) {
+        subscription.close(expired);
+        continue;
+      }
       deliveries.push({ subscription, ids, reader: readers.indexOf(subscription.token) });
     }
     if (deliveries.length === 0 || shape.primaryKey.length === 0) return;
@@ -185,7 +234,9 @@ export class RealtimeHub {
       errors: null,
     };
     for (const { subscription, ids, reader } of deliveries) {
-      if (!verdicts[reader]) continue;
+      // The reader's session ended (a logout, a ban): its channels end, in the same statement's answer.
+      if (verdicts[reader] === SESSION_ENDED) subscription.close(SESSION_ENDED_MESSAGE);
+      if (verdicts[reader] !== true) continue;
       subscription.send({
         joinRef: subscription.joinRef,
         ref: null,
@@ -197,12 +248,16 @@ export class RealtimeHub {
   }
 
   /**
-   * Whether each reader may see the row: its own SELECT of the row by primary key, under its role
-   * and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
+   * Whether each reader may see the row: the table's SELECT policies on the captured row, under its
+   * role and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
    * READERS_PER_STATEMENT of them.
    */
-  private async decide(change: Change, shape: TableShape, readers: readonly Reader[]): Promise<boolean[]> {
-    const decided: boolean[] = [];
+  private async decide(
+    change: Change,
+    shape: TableShape,
+    readers: readonly Reader[],
+  ): Promise<(boolean | typeof SESSION_ENDED)[]> {
+    const decided: (boolean | typeof SESSION_ENDED)[] = [];
     for (let start = 0; start < readers.length; start += READERS_PER_STATEMENT) {
       const slice = readers.slice(start, start + READERS_PER_STATEMENT);
       try {
@@ -216,7 +271,7 @@ export class RealtimeHub {
               }),
             );
           }
-          decided.push(verdict.visible);
+          decided.push(verdict.errorCode === SESSION_ENDED_CODE ? SESSION_ENDED : verdict.visible);
         }
       } catch (error) {
         if (!isExpectedDenial(error)) this.log(error);
@@ -253,11 +308,6 @@ function readerKey(token: VerifiedToken): string {
     readerKeys.set(token, key);
   }
   return key;
-}
-
-function isExpired(token: VerifiedToken): boolean {
-  const exp = token.claims.exp;
-  return exp !== undefined && exp * 1000 < Date.now();
 }
 
 /** Errors that mean "this subscriber may not read the row" rather than that something broke. */

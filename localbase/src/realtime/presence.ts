@@ -4,7 +4,9 @@
 // the key); a channel with presence enabled gets `presence_state` when it joins (or first tracks)
 // and `presence_diff` `{joins, leaves}` whenever a channel of the topic tracks, tracks anew,
 // untracks, leaves or loses its socket. State lives in this process only, as long as the channel.
+// Both go out through the topic's deliveries (topics.ts), so a private topic's receivers are checked.
 import { randomBytes } from 'node:crypto';
+import type { Frame } from './frames.ts';
 import type { Topics, TopicMember } from './topics.ts';
 
 /**
@@ -54,13 +56,14 @@ export class PresenceRegistry {
   enable(member: TopicMember): void {
     member.presence.enabled = true;
     if (!member.receives.presence) return;
-    member.send({
+    const state: Frame = {
       joinRef: member.joinRef,
       ref: null,
       topic: member.topic,
       event: 'presence_state',
       payload: this.state(member.room),
-    });
+    };
+    this.topics.deliver(member.room, (each) => (each === member ? state : undefined));
   }
 
   /** Tracks (or tracks anew) the channel's payload; answers the reason when it is refused. */
@@ -109,15 +112,11 @@ export class PresenceRegistry {
   }
 
   private diff(room: string, joins: PresenceGroups, leaves: PresenceGroups): void {
-    for (const member of this.topics.membersOf(room)) {
-      if (!member.presence.enabled || !member.receives.presence) continue;
-      member.send({
-        joinRef: member.joinRef,
-        ref: null,
-        topic: member.topic,
-        event: 'presence_diff',
-        payload: { joins, leaves },
-      });
-    }
+    const payload = { joins, leaves };
+    this.topics.deliver(room, (member) =>
+      member.presence.enabled && member.receives.presence
+        ? { joinRef: member.joinRef, ref: null, topic: member.topic, event: 'presence_diff', payload }
+        : undefined,
+    );
   }
 }

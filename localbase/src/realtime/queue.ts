@@ -3,7 +3,6 @@
 // someone listens to, and handed over in the order they were written (they share one sequence).
 import type pg from 'pg';
 import { z } from 'zod';
-import { tagRequest } from '#db/pglite-engine.ts';
 import { changeRow, type Change } from './capture.ts';
 import { databaseBroadcastRow, type DatabaseBroadcast } from './database-broadcast.ts';
 
@@ -18,12 +17,10 @@ const queuedRow = z.discriminatedUnion('kind', [
 
 /**
  * Whether either queue holds anything, asked in a read-only transaction: the timer's poll, which
- * mostly finds nothing, then writes nothing. On PGlite a write ends the snapshot that other
- * students' reads are answered from while one statement holds the engine (db/snapshot-reads.ts).
+ * mostly finds nothing, then writes nothing.
  */
 export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
   const client = await pool.connect();
-  tagRequest(client, { caller: 'localbase:realtime', readOnly: true });
   try {
     const results = (await client.query(
       `begin read only;
@@ -33,7 +30,6 @@ export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
     )) as unknown as pg.QueryResult<{ queued: boolean }>[];
     return results[1]?.rows[0]?.queued === true;
   } finally {
-    tagRequest(client, null);
     client.release();
   }
 }
@@ -44,9 +40,6 @@ export async function queuesHoldAnything(pool: pg.Pool): Promise<boolean> {
  */
 export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
   const client = await pool.connect();
-  // Upkeep for the engine: it deletes only from localbase's queues, which no request reads, so it
-  // leaves the snapshot for reads as good as the primary (db/snapshot-reads.ts).
-  tagRequest(client, { caller: 'localbase:realtime', readOnly: false, upkeep: true });
   let result: pg.QueryResult;
   try {
     result = await client.query(
@@ -64,7 +57,6 @@ export async function drainQueues(pool: pg.Pool): Promise<QueuedItem[]> {
      select 'broadcast', to_jsonb(broadcasts) from broadcasts`,
     );
   } finally {
-    tagRequest(client, null);
     client.release();
   }
   return result.rows

@@ -3,22 +3,27 @@
 // carrying `ids`, broadcast between the channels of one topic (topics.ts) and presence
 // (presence.ts). Private channels (`config.private`) are authorized as Supabase Realtime
 // authorizes them, by RLS on realtime.messages (authorization.ts): to join, to broadcast and to
-// track; they meet only the private channels of their topic. Both Phoenix
+// track; they meet only the private channels of their topic. A channel whose token no longer
+// holds at a delivery (expired, its session ended, its user banned: channel-guard.ts) is shut down
+// with Realtime's system error and phx_close. Both Phoenix
 // serializers are spoken, chosen per socket by the URL's `vsn` (frames.ts); the channel semantics
 // are the same for both. What one socket may hold is bounded: channels (as Supabase Realtime's
 // max_channels_per_client), bindings per channel, and frames waiting for a client that does not read.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import { JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
+import { decodeJwt } from 'jose';
+import { claimsSchema, JwtError, verifyJwt, type VerificationKeys, type VerifiedToken } from '../jwt.ts';
 import { exposedHeaders } from '../request-transaction.ts';
 import type { Authorize, AuthorizationAnswer, Extension } from './authorization.ts';
+import { expiredMessage } from './channel-guard.ts';
 import { parseRowFilter } from './filter.ts';
 import { BINARY_PAYLOAD, codecFor, type Frame, type FrameCodec } from './frames.ts';
 import type { Binding, ChannelSubscription, RealtimeHub } from './hub.ts';
 import { broadcastRoutes } from './http-broadcast.ts';
 import { PresenceRegistry } from './presence.ts';
+import { ConnectionRateLimits, ServerRateLimits, type RealtimeLimits, type Verdict } from './rate-limits.ts';
 import { payloadBytes, REALTIME_MAX_BROADCAST_BYTES, roomOf, Topics, type TopicMember } from './topics.ts';
 
 export interface RealtimeRoutesOptions {
@@ -29,6 +34,8 @@ export interface RealtimeRoutesOptions {
   sessionLive: (sessionId: string) => Promise<boolean>;
   /** Realtime Authorization of a private channel's topic (authorization.ts). */
   authorize: Authorize;
+  /** The rate limits (rate-limits.ts); REALTIME_LIMITS unless a test asks for others. */
+  limits?: RealtimeLimits;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -118,6 +125,37 @@ interface Channel extends ChannelSubscription, TopicMember {
   writes: Map<Extension, Promise<boolean>>;
 }
 
+/**
+ * Why a refreshed token was refused, in Realtime's words: its expiry as Realtime counts it, else the
+ * verification's own reason.
+ */
+function refusedTokenMessage(accessToken: string, error: unknown): string {
+  if (error instanceof JwtError && error.reason === 'expired') {
+    try {
+      const claims = claimsSchema.parse(decodeJwt(accessToken));
+      const expired = expiredMessage({ role: 'anon', claims });
+      if (expired !== undefined) return expired;
+    } catch {
+      // Not readable as claims: the generic reason below.
+    }
+  }
+  return `Invalid JWT: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A limit's refusal (rate-limits.ts). */
+type Refused = Exclude<Verdict, { ok: true }>;
+
+/** How long a connection ended for its rate has its channels' shutdown frames before the close. */
+const SHUTDOWN_BEFORE_CLOSE_MS = 250;
+
+/** How long a connection ended for its rate gets to answer the close before it is dropped. */
+const CLOSE_HANDSHAKE_MS = 1000;
+
+function frameBytes(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((total, part) => total + part.length, 0);
+  return data.byteLength;
+}
+
 /** The topic a private channel is authorized for: realtime.topic() is the topic without `realtime:`. */
 function subTopic(topic: string): string {
   return topic.replace(/^realtime:/, '');
@@ -125,8 +163,12 @@ function subTopic(topic: string): string {
 
 export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRoutesOptions): Promise<void> {
   const { hub } = options;
-  const topics = new Topics();
+  const topics = new Topics(
+    (members) => hub.admit(members),
+    (error) => app.log.error({ err: error }, 'realtime session check failed'),
+  );
   const presence = new PresenceRegistry(topics);
+  const serverLimits = new ServerRateLimits(options.limits);
   hub.relayBroadcastsTo(topics);
 
   // An unknown serializer version is refused before the upgrade, as Phoenix refuses it (403).
@@ -139,7 +181,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
     }
   };
 
-  await app.register(broadcastRoutes, { topics, jwtSecret: options.jwtSecret, authorize: options.authorize });
+  await app.register(broadcastRoutes, {
+    topics,
+    jwtSecret: options.jwtSecret,
+    authorize: options.authorize,
+    limits: serverLimits,
+  });
 
   app.get(
     '/websocket',
@@ -149,6 +196,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
       if (!chosen) return socket.close(1008, 'unsupported serializer version');
       const codec: FrameCodec = chosen;
       const channels = new Map<string, Channel>();
+      const limits = new ConnectionRateLimits(serverLimits);
+      /** Set once the connection went past its own limits: nothing it sends is read any more. */
+      let ending = false;
       /** Topics whose join is still verifying its token, with how many joins of each are: they hold a channel's place. */
       const joining = new Map<string, number>();
       let closed = false;
@@ -177,6 +227,52 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
 
       async function verifiedToken(accessToken: string | undefined): Promise<VerifiedToken> {
         return accessToken ? verifyJwt(accessToken, options.jwtSecret) : apiKey;
+      }
+
+      /**
+       * Ends a channel the server will no longer serve, as Realtime shuts one down: a `system` error
+       * naming why, then `phx_close` (realtime-js reports CLOSED; an app joins again with a fresh
+       * token). A channel already left or replaced by a newer join of its topic is left alone.
+       */
+      function shutDown(channel: Channel, message: string): void {
+        if (channels.get(channel.topic) !== channel) return;
+        leave(channel.topic);
+        const { joinRef, topic } = channel;
+        send({
+          joinRef,
+          ref: null,
+          topic,
+          event: 'system',
+          payload: { extension: 'system', status: 'error', message, channel: subTopic(topic) },
+        });
+        send({ joinRef, ref: null, topic, event: 'phx_close', payload: {} });
+      }
+
+      /**
+       * Ends a connection past its own limits, as hosted Realtime disconnects one: each channel is
+       * shut down with the reason, then the socket is closed (and dropped if the client does not
+       * answer the close).
+       */
+      function endConnection(reason: string): void {
+        if (ending) return;
+        ending = true;
+        request.log.warn({ reason }, 'realtime connection past its rate limits ended');
+        for (const channel of [...channels.values()]) shutDown(channel, reason);
+        // The close follows a moment later: a proxy in between drops a client whose backend closed,
+        // unread, and the shutdown frames must have reached the client by then.
+        const closing = setTimeout(() => {
+          socket.close(1008, reason);
+          setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS).unref();
+        }, SHUTDOWN_BEFORE_CLOSE_MS);
+        closing.unref();
+      }
+
+      /** A message a limit refused: dropped, with what the limit ends (rate-limits.ts). */
+      function refuse(verdict: Refused, ref: string | null, topic: string): void {
+        const channel = channels.get(topic);
+        if (verdict.ends === 'connection') return endConnection(verdict.reason);
+        if (verdict.ends === 'channel' && channel) return shutDown(channel, verdict.reason);
+        if (ref !== null) reply(channel?.joinRef ?? null, ref, topic, 'error', { reason: verdict.reason });
       }
 
       function leave(topic: string): void {
@@ -278,6 +374,12 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           });
         }
         if (!reserve(topic)) return reply(joinRef, ref, topic, 'error', { reason: TOO_MANY_CHANNELS_REASON });
+        // Counted only here: a join refused above costs nothing.
+        const counted = limits.join();
+        if (!counted.ok) {
+          release(topic);
+          return refuse(counted, ref, topic);
+        }
         try {
           await completeJoin(joinRef, ref, topic, parsed.data);
         } finally {
@@ -334,6 +436,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           token,
           joinedAt: new Date(),
           send,
+          close: (message) => shutDown(subscription, message),
           broadcastSelf: broadcast.self,
           broadcastAck: broadcast.ack,
           // An empty key is the channel's own, as Realtime generates one.
@@ -367,7 +470,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
        * `ack`. A private channel whose policies refuse it the write sends nothing and hears no
        * answer, as hosted Realtime drops it.
        */
-      async function relay(ref: string | null, topic: string, payload: unknown): Promise<void> {
+      async function relay(ref: string | null, topic: string, payload: unknown, frameBytes: number): Promise<void> {
+        const counted = limits.message();
+        if (!counted.ok) return refuse(counted, ref, topic);
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
@@ -385,7 +490,10 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             });
           return;
         }
-        if (payloadBytes(message.data.payload) > REALTIME_MAX_BROADCAST_BYTES) {
+        // The frame holds the payload: one within the limit needs no measuring of its own, and its
+        // size stands for the payload's in what the deliveries cost.
+        const bytes = frameBytes <= REALTIME_MAX_BROADCAST_BYTES ? frameBytes : payloadBytes(message.data.payload);
+        if (bytes > REALTIME_MAX_BROADCAST_BYTES) {
           if (ref !== null) {
             reply(channel.joinRef, ref, topic, 'error', {
               reason: `Payload too large: at most ${REALTIME_MAX_BROADCAST_BYTES} bytes per broadcast`,
@@ -394,6 +502,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           return;
         }
         if (!(await mayWrite(channel, 'broadcast'))) return;
+        // What the message will put on the wire: its payload once per channel that hears it.
+        const delivered = limits.delivery(bytes * topics.broadcastReceivers(channel.room, channel), frameBytes);
+        if (!delivered.ok) return refuse(delivered, ref, topic);
         topics.broadcast(
           channel.room,
           { type: 'broadcast', event: message.data.event, payload: message.data.payload },
@@ -407,6 +518,8 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
        * tracks only where the policies let it write presence (else an error reply, as hosted).
        */
       async function presenceEvent(ref: string | null, topic: string, payload: unknown): Promise<void> {
+        const counted = limits.presenceEvent();
+        if (!counted.ok) return refuse(counted, ref, topic);
         const channel = channels.get(topic);
         if (!channel) {
           if (ref !== null) reply(null, ref, topic, 'error', { reason: 'unmatched topic' });
@@ -426,11 +539,17 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
           reply(channel.joinRef, ref, topic, refused ? 'error' : 'ok', refused ? { reason: refused } : {});
       }
 
-      async function handle(frame: Frame): Promise<void> {
+      /**
+       * `size`: the frame's bytes. `refusedBytes`: the server's byte budget could not take the frame
+       * (a small one, read anyway).
+       */
+      async function handle(frame: Frame, size: number, refusedBytes: Refused | undefined): Promise<void> {
         const { ref, topic, event, payload } = frame;
         // A channel's later frames name its join; a 1.0.0 client may leave join_ref out.
         const joinRef = frame.joinRef ?? channels.get(topic)?.joinRef ?? null;
         if (topic === 'phoenix' && event === 'heartbeat') return reply(null, ref, topic, 'ok', {});
+        // Joins, leaves and token refreshes have limits of their own, or none: they stay possible.
+        if (refusedBytes && (event === 'broadcast' || event === 'presence')) return refuse(refusedBytes, ref, topic);
         switch (event) {
           case 'phx_join':
             return join(joinRef, ref, topic, payload);
@@ -438,7 +557,7 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             leave(topic);
             return reply(joinRef, ref, topic, 'ok', {});
           case 'broadcast':
-            return relay(ref, topic, payload);
+            return relay(ref, topic, payload, size);
           case 'presence':
             return presenceEvent(ref, topic, payload);
           case 'access_token': {
@@ -448,11 +567,9 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
             let token: VerifiedToken;
             try {
               token = await verifyJwt(parsed.data.access_token, options.jwtSecret);
-            } catch {
+            } catch (error) {
               // A token that no longer verifies ends the channel, as Realtime does.
-              leave(topic);
-              send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
-              return;
+              return shutDown(channel, refusedTokenMessage(parsed.data.access_token, error));
             }
             channel.token = token;
             if (channel.private) {
@@ -461,26 +578,37 @@ export async function realtimeRoutes(app: FastifyInstance, options: RealtimeRout
               channel.writes.clear();
               const receives = await readAuthorization(topic, token, channel.presence.enabled);
               if (receives === undefined) {
-                leave(topic);
-                send({ joinRef: channel.joinRef, ref: null, topic, event: 'phx_close', payload: {} });
-                return;
+                return shutDown(
+                  channel,
+                  `You no longer have permission to read from this Channel topic: ${subTopic(topic)}`,
+                );
               }
               channel.receives = receives;
             }
             return;
           }
-          default:
+          default: {
+            const counted = limits.message();
+            if (!counted.ok) return refuse(counted, ref, topic);
             if (ref !== null) {
               reply(joinRef, ref, topic, 'error', { reason: `localbase realtime does not support "${event}"` });
             }
+          }
         }
       }
 
       socket.on('message', (data, isBinary) => {
-        const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        if (ending) return;
+        // The frame's bytes are counted before it is read: a flood is dropped at the cost of receiving it.
+        const size = frameBytes(data);
+        const arrived = limits.frame(size);
+        if (!arrived.ok && arrived.ends === 'connection') return endConnection(arrived.reason);
+        const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         const frame = isBinary ? codec.decodeBinary?.(bytes) : codec.decode(bytes.toString('utf8'));
         if (!frame) return;
-        handle(frame).catch((error: unknown) => request.log.error({ err: error }, 'realtime message failed'));
+        handle(frame, size, arrived.ok ? undefined : arrived).catch((error: unknown) =>
+          request.log.error({ err: error }, 'realtime message failed'),
+        );
       });
       socket.on('close', () => {
         closed = true;

@@ -1,9 +1,11 @@
 // Who may see a captured row, decided for all its readers in one statement. Hosted Realtime's
 // walrus does the same in one SQL function call per change: it loops over the subscriptions,
-// switching role and claims for each, and runs a SELECT of the row under them, so RLS and grants
-// decide per subscriber. Here the function lives in localbase's own schema `_localbase`
-// (installed at boot, never in a bundle) and is called by the database owner, which alone may
-// switch to the API roles; nobody else may execute it.
+// switching role and claims for each, and asks under them whether the row may be read, so RLS and
+// grants decide per subscriber. Walrus selects the row from the table by its key, so a row deleted
+// before the check is shown to nobody; here the row asked about is the one the change captured
+// (below), so every change reaches its readers in order, whatever happened to the row since. The
+// function lives in localbase's own schema `_localbase` (installed at boot, never in a bundle) and is
+// called by the database owner, which alone may switch to the API roles; nobody else may execute it.
 //
 // One statement per change instead of one transaction per subscriber: on PGlite every check
 // queued on the single session, so a change to N subscribers cost N transactions one after the
@@ -14,6 +16,7 @@ import type { Claims } from '../jwt.ts';
 import { installIfChanged } from '../installed-sql.ts';
 import { runOwnerReadStatement } from '../request-transaction.ts';
 import type { Change, TableShape } from './capture.ts';
+import { sessionOf } from './channel-guard.ts';
 
 /** One distinct reader: subscribers with the same role and claims are asked once. */
 export interface Reader {
@@ -48,19 +51,87 @@ const CHECK_STATEMENT = '_localbase_realtime_check';
 /** SQLSTATE of the check the function answers for a reader whose session has ended (see request-transaction.ts). */
 export const SESSION_ENDED_CODE = 'LB401';
 
+// The check of a captured INSERT or UPDATE reads the row as it was written, not as the table holds
+// it by the time of the drain: the change queue keeps the row's image (capture.ts), and a row that
+// was updated or deleted since must still be shown to whoever could read it then, in order. So the
+// check does not select the row from the table; it evaluates the table's SELECT policies on the
+// image, as row-level security would on that row (realtime_row_check_sql): the permissive policies
+// that apply to the reader's role OR'd, the restrictive ones AND'd, none when the role bypasses
+// RLS or the table has none. The policies are deparsed with an empty search path (every name
+// qualified, so they mean what they meant when created) and their column references resolve to the
+// image, a one-row subquery of typed constants aliased as the table. A policy's sub-selects and
+// functions still read the live database under the reader's role and claims, as RLS runs them.
+// The reader's role must hold SELECT on the key columns, as a SELECT of the row by its key would.
+// Unlike RLS, names in a policy are resolved again as the reader (when the check is re-planned for
+// its role): a policy calling a function in a schema the role may not use is a "no" for it.
+const ROW_CHECK_SQL = `
+-- The SELECT that asks whether p_role may read p_record as a row of p_table: the image as a one-row
+-- subquery aliased as the table, filtered by the table's SELECT policies for that role. NULL when the
+-- role may not select the table's key columns.
+create or replace function _localbase.realtime_row_check_sql(p_table regclass, p_role text, p_record jsonb, p_key text[])
+returns text
+language plpgsql stable
+set search_path = ''
+as $$
+declare
+  v_relation record;
+  v_image text;
+  v_permissive text;
+  v_restrictive text;
+  v_applies boolean;
+begin
+  if exists (select 1 from pg_catalog.unnest(p_key) k where not pg_catalog.has_column_privilege(p_role, p_table, k, 'SELECT')) then
+    return null;
+  end if;
+  select c.relname, c.relrowsecurity, c.relforcerowsecurity, c.relowner into v_relation
+    from pg_catalog.pg_class c where c.oid = p_table;
+  -- Each column typed by the table once and inlined as a constant of its type (a type's text output
+  -- and input round-trip exactly): per reader the check then only evaluates the policies.
+  execute (
+    select pg_catalog.format('select pg_catalog.concat_ws(%L, %s) from pg_catalog.jsonb_populate_record(null::%s, $1) r',
+             ', ',
+             pg_catalog.string_agg(pg_catalog.format('pg_catalog.quote_nullable(r.%I::text) || %L', a.attname,
+               '::' || pg_catalog.format_type(a.atttypid, a.atttypmod) || ' as ' || pg_catalog.quote_ident(a.attname)),
+               ', ' order by a.attnum),
+             p_table)
+    from pg_catalog.pg_attribute a where a.attrelid = p_table and a.attnum > 0 and not a.attisdropped)
+    using p_record into v_image;
+  -- As check_enable_rls decides: no RLS on the table, a role with BYPASSRLS, or the owner of a table
+  -- that does not force it, reads every row.
+  v_applies := v_relation.relrowsecurity
+    and not (select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = p_role)
+    and not (pg_catalog.pg_has_role(p_role, v_relation.relowner, 'USAGE') and not v_relation.relforcerowsecurity);
+  if v_applies then
+    select pg_catalog.string_agg('(' || pg_catalog.pg_get_expr(p.polqual, p.polrelid) || ')', ' or ' order by p.polname)
+             filter (where p.polpermissive),
+           pg_catalog.string_agg('(' || pg_catalog.pg_get_expr(p.polqual, p.polrelid) || ')', ' and ' order by p.polname)
+             filter (where not p.polpermissive)
+      into v_permissive, v_restrictive
+      from pg_catalog.pg_policy p
+      where p.polrelid = p_table and p.polcmd in ('r', '*') and p.polqual is not null
+        and (0 operator(pg_catalog.=) any (p.polroles)
+             or exists (select 1 from pg_catalog.unnest(p.polroles) r where r operator(pg_catalog.<>) 0 and pg_catalog.pg_has_role(p_role, r, 'USAGE')));
+  end if;
+  return pg_catalog.format('select true from (select %s) as %I where %s', v_image, v_relation.relname,
+    case when not v_applies then 'true'
+         else coalesce('(' || v_permissive || ')', 'false') || coalesce(' and ' || v_restrictive, '') end);
+end
+$$;
+revoke execute on function _localbase.realtime_row_check_sql(regclass, text, jsonb, text[]) from public;`;
+
 // SECURITY INVOKER on purpose: a SECURITY DEFINER function may not switch role. The caller is the
 // owner's pool (no role switch), so `role` starts as the session user and goes back to it after
 // the last reader. The role is one of the three API roles whatever the argument says. The search path
-// is not pinned, so policies and the functions they call see what a Data API request sees; every
-// name here is qualified.
+// is not pinned, so the functions policies call see what a Data API request sees; every name here
+// is qualified.
 //
-// The check is prepared once per call, with the row's primary key inlined, and executed per
-// reader, as walrus does: planning it for every reader cost about three times the check itself on
-// PGlite. A cached plan is re-planned when the role changes (RLS adds the role's policies at
-// planning), so readers are taken role by role, and the role is switched only when the next
-// reader's differs from the current one; the claims are set for every reader and read when the
-// plan runs (auth.uid() is current_setting), as with the Data API's own prepared statements. A
-// prepared statement outlives a failed transaction, so a leftover one is dropped first.
+// The check is prepared once per role (readers are taken role by role) with the row's image inlined
+// (realtime_row_check_sql), and executed per reader, as walrus prepares its check: planning it for
+// every reader cost about three times the check itself on PGlite. It is prepared as the owner
+// (the role is reset first), and the role is switched only when the next reader's differs from the
+// current one; the claims are set for every reader and read when the plan runs (auth.uid() is
+// current_setting), as with the Data API's own prepared statements. A prepared statement outlives a
+// failed transaction, so a leftover one is dropped first.
 //
 // The readers' fields are unpacked once, in one query, into arrays taken in check order (role by
 // role); whether each one's session is still live is decided there too, as the owner (the API roles
@@ -82,6 +153,7 @@ export const SESSION_ENDED_CODE = 'LB401';
 const VISIBILITY_SQL = `
 create schema if not exists _localbase;
 revoke all on schema _localbase from public;
+${ROW_CHECK_SQL}
 -- The five-argument version of an older install would make calls without p_check_row ambiguous.
 drop function if exists _localbase.realtime_visibility(text, text, text[], jsonb, jsonb);
 create or replace function _localbase.realtime_visibility(
@@ -99,8 +171,9 @@ declare
   v_count integer;
   v_at integer;
   v_found boolean;
-  v_key text[];
   v_table regclass;
+  v_prepared_for text;
+  v_check text;
 begin
   -- A table without a primary key has no row a reader could be asked about: nobody sees it.
   if coalesce(pg_catalog.array_length(p_primary_key, 1), 0) = 0 then
@@ -158,19 +231,6 @@ begin
     end loop;
     return;
   end if;
-  -- The subscriber's own SELECT of the row by primary key. The key's values are typed by the table
-  -- once, here, and inlined as constants of the column's type (text output and input of a type
-  -- round-trip exactly): typing the whole row again in every reader's check cost about a third of
-  -- the check.
-  execute pg_catalog.format('select array[%s] from pg_catalog.jsonb_populate_record(null::%I.%I, $1) r',
-    (select pg_catalog.string_agg(pg_catalog.format('r.%I::text', k), ', ' order by n) from pg_catalog.unnest(p_primary_key) with ordinality u(k, n)),
-    p_schema, p_table)
-    using p_record into v_key;
-  execute pg_catalog.format('prepare ${CHECK_STATEMENT} as select true from %I.%I t where %s',
-    p_schema, p_table,
-    (select pg_catalog.string_agg(pg_catalog.format('t.%I = %L::%s', u.k, v_key[u.n], pg_catalog.format_type(a.atttypid, a.atttypmod)), ' and ' order by u.n)
-     from pg_catalog.unnest(p_primary_key) with ordinality u(k, n)
-     join pg_catalog.pg_attribute a on a.attrelid = v_table and a.attname = u.k and not a.attisdropped));
   for v_at in 1 .. v_count loop
     reader := v_indexes[v_at];
     visible := false;
@@ -186,6 +246,20 @@ begin
         error_code := '${SESSION_ENDED_CODE}';
         error_message := 'session_ended';
       else
+        if v_prepared_for is distinct from v_roles[v_at] then
+          perform pg_catalog.set_config('role', 'none', true);
+          if exists (select 1 from pg_catalog.pg_prepared_statements p where p.name = '${CHECK_STATEMENT}') then
+            deallocate ${CHECK_STATEMENT};
+          end if;
+          v_check := _localbase.realtime_row_check_sql(v_table, v_roles[v_at], p_record, p_primary_key);
+          if v_check is not null then
+            execute 'prepare ${CHECK_STATEMENT} as ' || v_check;
+          end if;
+          v_prepared_for := v_roles[v_at];
+        end if;
+        if v_check is null then
+          raise exception 'permission denied for table %', p_table using errcode = '42501';
+        end if;
         -- The role is switched only when it differs from the current one (readers come role by
         -- role), not back and forth for each reader; asking current_user, not remembering the
         -- last switch, also covers a switch undone by a failed block or made by a policy.
@@ -205,7 +279,9 @@ begin
     return next;
   end loop;
   perform pg_catalog.set_config('role', 'none', true);
-  deallocate ${CHECK_STATEMENT};
+  if exists (select 1 from pg_catalog.pg_prepared_statements p where p.name = '${CHECK_STATEMENT}') then
+    deallocate ${CHECK_STATEMENT};
+  end if;
 end
 $$;
 revoke execute on function _localbase.realtime_visibility(text, text, text[], jsonb, jsonb, boolean) from public;`;
@@ -215,16 +291,11 @@ export async function installVisibility(pool: pg.Pool): Promise<void> {
     name: 'realtime-visibility',
     sql: VISIBILITY_SQL,
     tables: [],
-    functions: ['_localbase.realtime_visibility(text, text, text[], jsonb, jsonb, boolean)'],
+    functions: [
+      '_localbase.realtime_visibility(text, text, text[], jsonb, jsonb, boolean)',
+      '_localbase.realtime_row_check_sql(regclass, text, jsonb, text[])',
+    ],
   });
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A user token names its session; API keys have none. A malformed id names no live session. */
-function sessionOf(claims: Claims): string | null {
-  if (claims.session_id === undefined) return null;
-  return UUID.test(claims.session_id) ? claims.session_id : '00000000-0000-0000-0000-000000000000';
 }
 
 const VISIBILITY_QUERY =

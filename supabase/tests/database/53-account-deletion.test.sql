@@ -24,6 +24,10 @@ insert into public.user_roles (user_id, role) values (tests.get_user_id('super')
 insert into public.user_roles (user_id, role) values (tests.get_user_id('leaver'), 'moderator');
 insert into public.user_roles (user_id, role, granted_by) values (tests.get_user_id('other'), 'moderator', tests.get_user_id('leaver'));
 insert into public.admin_email_confirmations (user_id, email, confirmed_by) values (tests.get_user_id('leaver'), 'leaver@test.local', 'secret');
+-- Marked as a check account too, but made an hour ago: her deletion is recorded like any other.
+reset role;
+insert into private.check_accounts (user_id, purpose) values (tests.get_user_id('leaver'), 'verify');
+update auth.users set created_at = now() - interval '1 hour' where id = tests.get_user_id('leaver');
 
 -- Every column that names a user, from the catalog.
 create temp table user_columns as

@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
-import { E2E_SERVER_ENV } from '../server-env.ts';
 
 export interface StudyhallProcess {
   child: ChildProcess;
@@ -21,7 +20,6 @@ export function startStudyhall(env: Record<string, string>, readyTimeoutMs = 120
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       LOG_LEVEL: 'warn',
-      ...E2E_SERVER_ENV,
       ...env,
     },
   });

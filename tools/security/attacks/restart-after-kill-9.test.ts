@@ -2,19 +2,20 @@
 // while its parent has not reaped it (for good under a container init that never reaps), and a
 // zombie keeps its pid and start time: the DATA_DIR lock took it for a live owner and refused the
 // restart as "in use by another studyhall process". A zombie holds no lock; a live server still does.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+// On the default engine, the embedded PostgreSQL, the killed server also leaves its postmaster
+// running: the restart stops it and serves with every acknowledged write.
+import { readFile, rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockPathFor, type LockOwner } from '#db/data-dir-lock.ts';
 import { openDatabase } from '#db/database.ts';
+import { makeReachableTempDir } from '../../testing/reachable-temp-dir.ts';
 import { spawnUnreaped, untilZombie, type UnreapedChild } from '../../testing/unreaped-child.ts';
 
 let dataDir: string;
 let server: UnreapedChild | undefined;
 
 beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'studyhall-kill9-'));
+  dataDir = await makeReachableTempDir('studyhall-kill9-');
 });
 
 afterEach(async () => {
@@ -30,8 +31,12 @@ describe('attack: a restart after kill -9 refused while the killed server is an 
     const { pid } = JSON.parse(await readFile(lockPathFor(dataDir), 'utf8')) as LockOwner;
     process.kill(pid, 'SIGKILL');
     await untilZombie(pid);
+    const started = Date.now();
     const database = await openDatabase({ dataDir });
     try {
+      expect(database.engineName).toMatch(/^PostgreSQL 15\.\d+ \(embedded\)$/);
+      expect(database.postgres?.stoppedOrphan).toBe(true);
+      expect(Date.now() - started).toBeLessThan(10_000);
       const { rows } = await database.pool.query(`select id from storage.buckets where id = 'lock-test'`);
       expect(rows).toHaveLength(1);
     } finally {

@@ -1,10 +1,11 @@
-// The account screens' words: a refused password says why (too short, too common), the link's
-// fragment is read into a session or a reason, and an auth failure becomes the app's error codes.
+// The account screens' words: a refused password says why (too short, too common, too long), a
+// suspended account says until when in local time and whom to ask, the link's fragment is read into
+// a session or a reason, and an auth failure becomes the app's error codes.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api.ts';
 import { accountProblem } from './account-words.ts';
 import { authLinkProblem, readAuthLink } from './auth-link.ts';
-import { passwordLengthProblem, weakPasswordSentence } from './password-words.ts';
+import { passwordSentence, weakPasswordSentence } from './password-words.ts';
 
 describe('weakPasswordSentence', () => {
   it('says too short for `length` and too common for `pwned`, and something useful for anything else', () => {
@@ -17,10 +18,10 @@ describe('weakPasswordSentence', () => {
     expect(weakPasswordSentence(['__proto__', 7])).toMatch(/too easy to guess/);
   });
 
-  it('checks the length in bytes before asking the server', () => {
-    expect(passwordLengthProblem('seven77')).toMatch(/Too short/);
-    expect(passwordLengthProblem('eight888')).toBeNull();
-    expect(passwordLengthProblem('é'.repeat(37))).toMatch(/72 bytes/);
+  it("words the app's own check of the same rule, including a password past 72 bytes", () => {
+    expect(passwordSentence('length')).toBe(weakPasswordSentence(['length']));
+    expect(passwordSentence('pwned')).toBe(weakPasswordSentence(['pwned']));
+    expect(passwordSentence('too_long')).toMatch(/^Too long: .*72 bytes/);
   });
 });
 
@@ -57,5 +58,18 @@ describe('accountProblem', () => {
     expect(accountProblem(new ApiError(400, 'invalid_credentials', 'x'))).toBe('Your current password is not right.');
     expect(accountProblem(new ApiError(400, 'invalid_confirmation', 'x'))).toMatch(/Nothing was deleted/);
     expect(accountProblem(new Error('boom'))).toMatch(/Nothing was changed/);
+  });
+
+  it('says a suspended account is suspended, until when (with the date, in local time) and whom to ask', () => {
+    const until = '2031-03-04T15:30:00.000Z';
+    const sentence = accountProblem(new ApiError(403, 'account_suspended', 'x', { banned_until: until }));
+    const local = new Date(until).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
+    expect(sentence).toBe(
+      `This account is suspended until ${local}, so it cannot sign in. To talk about it, ask the person who runs this studyhall server.`,
+    );
+    expect(local).toContain('2031');
+    expect(accountProblem(new ApiError(403, 'account_suspended', 'x', { banned_until: null }))).toMatch(
+      /^This account is suspended, so it cannot sign in\./,
+    );
   });
 });

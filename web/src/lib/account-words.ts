@@ -5,6 +5,19 @@ import { ApiError, describeError } from './api.ts';
 import { weakPasswordSentence } from './password-words.ts';
 import { RAISED_CODE_SENTENCES } from './raised-code-words.ts';
 
+/** Who can help with what only the server's owner can change (a ban, a reset link without mail). */
+export const SERVER_OWNER = 'the person who runs this studyhall server';
+
+/** A suspended account, with when the suspension ends in the student's local time, date included. */
+export function suspendedSentence(bannedUntil: string | null | undefined): string {
+  const end = bannedUntil ? new Date(bannedUntil) : null;
+  const until =
+    end && !Number.isNaN(end.getTime())
+      ? ` until ${end.toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' })}`
+      : '';
+  return `This account is suspended${until}, so it cannot sign in. To talk about it, ask ${SERVER_OWNER}.`;
+}
+
 export function accountProblem(error: unknown): string {
   if (!(error instanceof ApiError)) return 'Something went wrong on this page. Nothing was changed; try again.';
   switch (error.code) {
@@ -27,14 +40,20 @@ export function accountProblem(error: unknown): string {
       return 'Enter an e-mail address, like name@example.com.';
     case 'over_email_send_rate_limit':
     case 'over_request_rate_limit':
+    case 'rate_limited':
       return 'Too many requests from this device. Wait a minute, then try again.';
     case 'reauthentication_needed':
     case 'reauthentication_not_valid':
       return 'Enter your current password to change it.';
+    case 'account_suspended':
+    case 'user_banned':
+      return suspendedSentence(error.details.banned_until as string | null | undefined);
     case 'invalid_confirmation':
       return RAISED_CODE_SENTENCES.invalid_confirmation;
     case 'storage_objects_remain':
       return RAISED_CODE_SENTENCES.storage_objects_remain;
+    case 'password_required':
+      return RAISED_CODE_SENTENCES.password_required;
     case 'session_not_found':
     case 'bad_jwt':
     case 'not_authenticated':

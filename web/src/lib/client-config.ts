@@ -4,8 +4,20 @@ import { requestJson } from './api.ts';
 export interface ClientConfig {
   backend_url: string;
   anon_key: string;
+  /**
+   * Where other devices open the app (app-address.ts), or null when only this computer reaches the
+   * server; absent from a config remembered from an older server.
+   */
+  app_url?: string | null;
+  /** The server's plain-HTTP LAN addresses, for the phone remote. */
+  companion_urls?: string[];
   /** Where the app is a secure context (https), or null; absent from a config remembered by an older app. */
   https_url?: string | null;
+  /**
+   * Whether the backend's auth mail reaches the student's mailbox; false without a mail server,
+   * when a reset link waits with whoever runs the server. Absent from a config an older server sent.
+   */
+  sends_mail?: boolean;
 }
 
 const STORAGE_KEY = 'studyhall-client-config';

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import {
   companionLink,
   formatPairingCode,
-  isLoopbackUrl,
   isPairingRefusal,
   nextPresence,
   phoneUrls,
@@ -137,15 +136,19 @@ describe('links and addresses', () => {
     expect(formatPairingCode('K7M2QD')).toBe('K7M 2QD');
   });
 
-  it('offers the LAN addresses, and the page’s own origin only when a phone can reach it', () => {
-    expect(phoneUrls(['http://192.168.1.20:3000'], 'http://127.0.0.1:3000')).toEqual(['http://192.168.1.20:3000']);
-    expect(phoneUrls([], 'http://localhost:3000')).toEqual([]);
-    expect(phoneUrls(['http://192.168.1.20:3000'], 'http://studyhall.lan:3000')).toEqual([
+  it('offers the students’ address first, then the other LAN addresses, and never a loopback one', () => {
+    expect(phoneUrls('https://192.168.1.20:3443', ['http://192.168.1.20:3000', 'http://10.0.0.7:3000'])).toEqual([
+      'https://192.168.1.20:3443',
+      'http://192.168.1.20:3000',
+      'http://10.0.0.7:3000',
+    ]);
+    expect(phoneUrls('http://192.168.1.20:3000', ['http://192.168.1.20:3000'])).toEqual(['http://192.168.1.20:3000']);
+    expect(phoneUrls('http://studyhall.lan:3000', ['http://192.168.1.20:3000'])).toEqual([
       'http://studyhall.lan:3000',
       'http://192.168.1.20:3000',
     ]);
-    expect(phoneUrls(['http://192.168.1.20:3000'], 'http://192.168.1.20:3000')).toEqual(['http://192.168.1.20:3000']);
-    expect(isLoopbackUrl('http://[::1]:3000')).toBe(true);
-    expect(isLoopbackUrl('not a url')).toBe(true);
+    expect(phoneUrls('http://127.0.0.1:3000', [])).toEqual([]);
+    expect(phoneUrls(null, ['http://192.168.1.20:3000'])).toEqual(['http://192.168.1.20:3000']);
+    expect(phoneUrls('http://[::1]:3000', ['http://localhost:3000'])).toEqual([]);
   });
 });

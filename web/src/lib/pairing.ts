@@ -8,6 +8,7 @@
 // refuses it (a restart or ten idle minutes forget a pairing).
 
 import { CHANNEL_TOKEN_PATTERN, isPairingCode } from '#contracts/pip-pairing.ts';
+import { isLoopbackUrl } from './app-address.ts';
 
 export { isPairingCode, PAIRING_CODE_ALPHABET } from '#contracts/pip-pairing.ts';
 
@@ -143,22 +144,13 @@ export function companionLink(serverUrl: string, code: string | null): string {
   return code ? `${base}#code=${code}` : base;
 }
 
-/** Whether a URL's host is this computer only, so a phone on the network cannot open it. */
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname;
-    return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return true;
-  }
-}
-
 /**
- * The addresses a phone can open: the server's LAN addresses, and the page's own origin when the
- * student opened it through the network (then it is reachable from there too).
+ * The addresses a phone can open: the students' address first (app-address.ts; the QR code names
+ * it), then the server's plain-HTTP LAN addresses, which a phone that lacks the server's certificate
+ * opens too. Never a loopback address: on the phone, that is the phone.
  */
-export function phoneUrls(lanUrls: readonly string[], pageOrigin: string): string[] {
-  const urls = [...lanUrls];
-  if (!isLoopbackUrl(pageOrigin) && !urls.includes(pageOrigin)) urls.unshift(pageOrigin);
+export function phoneUrls(studentsAddress: string | null, lanUrls: readonly string[]): string[] {
+  const urls = studentsAddress && !isLoopbackUrl(studentsAddress) ? [studentsAddress] : [];
+  for (const url of lanUrls) if (!urls.includes(url) && !isLoopbackUrl(url)) urls.push(url);
   return urls;
 }

@@ -58,6 +58,7 @@ export const RAISED_CODE_SENTENCES: Record<SentenceKey, string> = {
     'Some files you uploaded (such as a group icon) are still stored. Remove them, then try again. Your account was not deleted.',
   last_admin_account:
     'You are the only admin of studyhall. Make someone else an admin first, then delete your account. Nothing was deleted.',
+  password_required: 'Enter your password again to delete your account. Nothing was deleted.',
 };
 
 /** The sentence for a code the database raised (PostgREST's `message`), or undefined for any other code. */

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 // How auth-js failures reach the account screens: a request that never arrived is `offline`, a
-// backend that answers 5xx is `backend_down`, a weak password keeps its reasons; and the word that
+// backend that answers 5xx is `backend_down`, a weak password keeps its reasons, the gateway's
+// rate limits are `rate_limited`; and the word that
 // confirms a deletion is the database's (her handle, or "delete"), compared as it compares.
 import { describe, expect, it } from 'vitest';
 import { confirmationWord, confirms, fromAuthError } from './account.ts';
@@ -23,6 +24,9 @@ describe('fromAuthError', () => {
     expect([weak.code, weak.details.reasons]).toEqual(['weak_password', ['pwned']]);
     expect(fromAuthError({ name: 'AuthApiError', status: 400, code: 'same_password', message: 'x' }).code).toBe(
       'same_password',
+    );
+    expect(fromAuthError({ name: 'AuthApiError', status: 429, message: 'Too many sign-in attempts' }).code).toBe(
+      'rate_limited',
     );
   });
 });

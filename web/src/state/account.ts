@@ -1,13 +1,16 @@
 // The student's account through the backend's own auth API (supabase-js at /__backend), so the
 // same screens work against a hosted project: asking for a recovery link and following it,
 // setting a new password, changing the password or the e-mail, signing out everywhere, downloading
-// her data and deleting the account. Like sign-out.ts it sits on top of the state modules: it
-// stops presence and backups before the session ends.
+// her data and deleting the account (with her password entered again, which the database asks of
+// the session). Like sign-out.ts it sits on top of the state modules: it stops presence and
+// backups before the session ends.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { ApiError } from '../lib/api.ts';
+import { appAddress } from '../lib/app-address.ts';
 import type { AuthLink } from '../lib/auth-link.ts';
 import { readStoredAccount } from '../lib/session-storage.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
+import { accountFarewell } from './farewell.ts';
 import { stopPresence } from './presence.ts';
 import { account } from './signals.ts';
 
@@ -28,6 +31,8 @@ export function fromAuthError(error: AuthFailure): ApiError {
   if (error.name === 'AuthRetryableFetchError' || !error.status)
     return new ApiError(0, 'offline', 'The server could not be reached.');
   if (error.status >= 500) return new ApiError(error.status, 'backend_down', error.message);
+  // The gateway's own limits (per address, per account) answer in its JSON body, not GoTrue's.
+  if (error.status === 429) return new ApiError(429, 'rate_limited', error.message);
   if (error.name === 'AuthWeakPasswordError' || error.code === 'weak_password')
     return new ApiError(error.status, 'weak_password', error.message, { reasons: error.reasons ?? [] });
   return new ApiError(error.status, error.code ?? 'auth_error', error.message);
@@ -48,15 +53,23 @@ function fromRpcError(error: RpcFailure, status: number): ApiError {
   return new ApiError(status, code, error.message ?? '');
 }
 
-/** Where a mailed link returns to: this app, on the address the student uses now. */
-const linkTarget = (path: string) => `${location.origin}${path}`;
+/**
+ * Where a mailed link returns to: this app at the students' address (lib/app-address.ts), since the
+ * mail may be opened on another device. When that is unknown (the server unreadable from a loopback
+ * page) none is asked for, and the backend sends the browser to its site URL, which the server sets
+ * to the same address.
+ */
+async function linkTarget(path: string): Promise<string | undefined> {
+  const base = await appAddress();
+  return base ? `${base}${path}` : undefined;
+}
 
 /** Asks for a recovery link. The answer is the same whether or not the address has an account. */
 export async function requestPasswordReset(email: string): Promise<void> {
   const { error } = await (
     await client()
   ).auth.resetPasswordForEmail(email, {
-    redirectTo: linkTarget('/reset-password'),
+    redirectTo: await linkTarget('/reset-password'),
   });
   if (error) throw fromAuthError(error);
 }
@@ -83,7 +96,9 @@ export async function changePassword(currentPassword: string, password: string):
 
 /** The address changes once the student opens the links mailed to the new address and to the current one. */
 export async function changeEmail(email: string): Promise<void> {
-  const { error } = await (await client()).auth.updateUser({ email }, { emailRedirectTo: linkTarget('/settings') });
+  const { error } = await (
+    await client()
+  ).auth.updateUser({ email }, { emailRedirectTo: await linkTarget('/settings') });
   if (error) throw fromAuthError(error);
 }
 
@@ -162,16 +177,31 @@ async function currentHandle(sb: SupabaseClient, userId: string): Promise<string
 }
 
 /**
- * Deletes the account: her files first (the database refuses while any remain), then
- * delete_my_account with the word she typed, then everything of hers on this device.
+ * Signs in again with the password she typed: the auth server checks it (with its rate limits
+ * and the account's budget of wrong passwords), and the session it starts is the one
+ * delete_my_account accepts, since it entered the password just now. A wrong one changes nothing.
  */
-export async function deleteMyAccount(confirmation: string): Promise<void> {
+async function provePassword(sb: SupabaseClient, userId: string, password: string): Promise<void> {
+  const email = account.value?.email;
+  if (!email) throw new ApiError(401, 'invalid_token', 'Sign in again.');
+  const { data, error } = await sb.auth.signInWithPassword({ email, password });
+  if (error) throw fromAuthError(error);
+  if (data.user?.id !== userId) throw new ApiError(401, 'invalid_token', 'Sign in again.');
+}
+
+/**
+ * Deletes the account: her password and the word she typed are checked first (nothing goes while
+ * either is wrong), then her files (the database refuses while any remain), then delete_my_account,
+ * then everything of hers on this device; the welcome screen then says the account was deleted.
+ */
+export async function deleteMyAccount(confirmation: string, password: string): Promise<void> {
   const userId = account.value?.userId;
+  const email = account.value?.email ?? null;
   if (!userId) throw new ApiError(401, 'invalid_token', 'Sign in again.');
   const sb = await client();
-  // Checked before any file goes, so a mistyped word deletes nothing.
   if (!confirms(confirmation, confirmationWord(await currentHandle(sb, userId))))
     throw new ApiError(400, 'invalid_confirmation', 'The word typed is not the one asked for.');
+  await provePassword(sb, userId, password);
   stopAutoBackup(); // no new snapshot file while the account goes
   try {
     await removeOwnFiles(sb, userId);
@@ -184,5 +214,6 @@ export async function deleteMyAccount(confirmation: string): Promise<void> {
   }
   await stopPresence().catch(() => undefined);
   await sb.auth.signOut({ scope: 'local' }).catch(() => undefined);
+  accountFarewell.value = { email };
   await forgetOnThisDevice(userId);
 }

@@ -86,15 +86,6 @@ export async function signIn(mode: AuthMode, email: string, password: string): P
   account.value = readStoredAccount() ?? { userId: answer.session.user.id, email: answer.session.user.email ?? email };
 }
 
-/** After a refused login: is there an account with this e-mail at all? Null when the server cannot tell. */
-export async function isRegistered(email: string): Promise<boolean | null> {
-  try {
-    return (await requestJson<{ registered: boolean }>('/__auth/check', { body: { username: email } })).registered;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The server ended this device's sign-in: keep her data open and say so everywhere. supabase-js
  * forgets the refused session (so nothing keeps sending it), and the mark in localStorage keeps

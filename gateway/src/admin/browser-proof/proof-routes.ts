@@ -1,7 +1,9 @@
-// GET /__admin/browser-proof (a page with a fresh run token), POST /__admin/browser-proof/account
-// (the run's temporary account, for the page's login round trip) and
-// POST /__admin/browser-proof-result (the report; authorised by the run token alone).
-import type { FastifyPluginAsync } from 'fastify';
+// GET /__admin/browser-proof (the last run's result, or on the first view a page that runs it),
+// POST /__admin/browser-proof (run again: a page with a fresh run token), POST
+// /__admin/browser-proof/account (the run's temporary account, for the page's login round trip) and
+// POST /__admin/browser-proof-result (the report; authorised by the run token alone). A run is a
+// check, not an action on anyone: it is kept with the reports, not in the audit log.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { BrowserProofPage } from '#contracts/admin-api.ts';
 import { parseOrThrow } from '../../http-errors.ts';
@@ -14,20 +16,26 @@ import { PROOF_SCRIPT } from './proof-script.ts';
 const accountBody = z.object({ run_token: z.string().min(43).max(64) });
 
 const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  app.get('/__admin/browser-proof', async (request, reply) => {
-    const run = context.proofs.start(request.adminSession?.subject ?? 'unknown');
+  const show = (request: FastifyRequest, reply: FastifyReply, startRun: boolean) => {
+    const run = startRun ? context.proofs.start(request.adminSession?.subject ?? 'unknown') : undefined;
     const reports = context.proofs.reports();
     const page: BrowserProofPage = {
-      run: { token: run.token, run_id: run.runId, expires_at: run.expiresAt },
+      run: run ? { token: run.token, run_id: run.runId, expires_at: run.expiresAt } : null,
       last_reports: reports,
     };
     return sendData(request, reply, page, () => ({
       title: 'Browser proof',
       current: '/__admin/browser-proof',
-      body: proofBody({ run, reports }),
-      scripts: [PROOF_SCRIPT],
+      body: proofBody({ run, reports, nowMs: context.tuning.now() }),
+      scripts: run ? [PROOF_SCRIPT] : [],
     }));
-  });
+  };
+
+  app.get('/__admin/browser-proof', async (request, reply) =>
+    show(request, reply, context.proofs.reports().length === 0),
+  );
+
+  app.post('/__admin/browser-proof', async (request, reply) => show(request, reply, true));
 
   app.post('/__admin/browser-proof/account', async (request) => {
     const { run_token: token } = parseOrThrow(accountBody, request.body);
@@ -38,10 +46,6 @@ const browserProofRoutes: FastifyPluginAsync<{ context: AdminContext }> = async 
   app.post('/__admin/browser-proof-result', { config: { adminAccess: 'run-token' } }, async (request, reply) => {
     const body = parseOrThrow(proofReportBody, request.body);
     const report = await context.proofs.finish(body);
-    await context.audit.record(
-      { subject: report.subject, action: 'browser-proof', run_id: report.run_id, ok: report.ok },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
     return reply.code(201).send(report);
   });
 };

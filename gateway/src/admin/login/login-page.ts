@@ -61,7 +61,7 @@ export const ACCOUNT_LOGIN_SCRIPT = `
 
 export function loginBody(view: LoginView): SafeHtml {
   return html`<h1>Unlock the admin console</h1>
-${view.signedInAs ? html`<p class="banner banner-ok">You are signed in with ${view.signedInAs}. <a href="${view.next}">Continue</a></p>` : ''}
+${view.signedInAs ? html`<p class="banner banner-ok">You are signed in as ${view.signedInAs}. <a href="${view.next}">Continue</a></p>` : ''}
 ${view.error ? html`<p class="banner banner-bad" role="alert">${view.error}</p>` : ''}
 <h2 id="secret-heading">With the admin secret</h2>
 ${

@@ -16,7 +16,9 @@ import {
   readAdminCookie,
 } from '../admin-cookie.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { recordConsoleAction } from '../console-audit.ts';
 import { optionalField } from '../form-body.ts';
+import { subjectName } from '../people.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
 import { SECRET_SUBJECT, secretMatches, verifyBackendSession } from './admin-login.ts';
 import { ACCOUNT_LOGIN_SCRIPT, loginBody, type LoginView } from './login-page.ts';
@@ -47,11 +49,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       secretConfigured: Boolean(context.secret),
       allowedEmails: context.allowedEmails.length,
       error,
-      signedInAs: session
-        ? session.subject === SECRET_SUBJECT
-          ? 'the admin secret'
-          : session.subject.split(':').slice(2).join(':')
-        : undefined,
+      signedInAs: session ? subjectName(session.subject) : undefined,
     };
   };
   const showLogin = (request: FastifyRequest, reply: FastifyReply, next: string, status = 200, error?: string) =>
@@ -120,9 +118,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       maxAge: ADMIN_COOKIE_MAX_AGE_S,
       secure: request.protocol === 'https',
     });
-    await context.audit.record({ subject, action: 'login', method }, (error) =>
-      request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    await recordConsoleAction(context, request, 'login', { subject, detail: { method } });
     if (wantsHtml(request)) return reply.code(303).header('location', next).send();
     const signedIn: AdminSignedIn = {
       ok: true,
@@ -140,9 +136,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const session = readAdminCookie(context.gate, signedValue);
     if (signedValue && session) {
       endAdminSession(context.gate, signedValue, session);
-      await context.audit.record({ subject: session.subject, action: 'logout' }, (error) =>
-        request.log.error({ err: error }, 'admin audit log failed'),
-      );
+      await recordConsoleAction(context, request, 'logout', { subject: session.subject });
     }
     reply.clearCookie(ADMIN_COOKIE, {
       path: '/',

@@ -1,6 +1,6 @@
 // The outbox page: one row per kept mail, newest first: to, subject, when, the link.
 import { html, type SafeHtml } from '../html.ts';
-import { formatTime } from '../layout.ts';
+import { formatTime } from '../times.ts';
 
 export interface OutboxMessage {
   to: string;

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
 import { PROJECT_REF, resolveTarget, runSqlOnProject } from './management-api.ts';
@@ -121,18 +122,14 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const query = file ? await readServedBundleText(file) : (body.sql ?? '');
     const what = file ?? `Pasted SQL (${Buffer.byteLength(query)} bytes)`;
     const answer = await runSqlOnProject(target, body.accessToken, query);
-    const subject = request.adminSession?.subject ?? 'unknown';
-    await context.audit.record(
-      {
-        subject,
-        action: 'apply-sql',
+    await recordConsoleAction(context, request, 'apply_sql', {
+      detail: {
         ...(file ? { bundle: file } : { sql_sha256: sha256(query), sql_bytes: Buffer.byteLength(query) }),
         project_ref: target.projectRef,
         management_api_url: target.url,
         status: answer.status,
       },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    });
     // The API's own status for what the caller can act on (401 wrong token, 400 SQL error, 404
     // unknown project); a failure of the API itself is this server's 502.
     const status = answer.ok ? 200 : answer.status >= 400 && answer.status < 500 ? answer.status : 502;

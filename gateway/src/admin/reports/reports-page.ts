@@ -2,7 +2,8 @@
 // five messages either side, the group, the reported student, the reporter) and one form to
 // resolve it.
 import { html, type SafeHtml } from '../html.ts';
-import { formatTime, plural } from '../layout.ts';
+import { plural } from '../layout.ts';
+import { formatTime } from '../times.ts';
 import { BAN_DURATIONS } from '../users/users.ts';
 import type { OpenReport, ReportMessage } from './reports.ts';
 
@@ -50,7 +51,7 @@ function resolveForm(item: OpenReport, index: number): SafeHtml {
 export function reportsBody(reports: OpenReport[], notice?: string): SafeHtml {
   return html`<h1>Reports</h1>
 ${notice ? html`<p class="banner banner-ok" role="status">${notice}</p>` : ''}
-<p>${reports.length === 0 ? 'No report is waiting.' : `${plural(reports.length, 'open report')}, the longest-waiting first.`} Every resolution is kept in the <a href="/__admin/audit">audit log</a>, and the reporter sees that her report was handled.</p>
+<p>${reports.length === 0 ? 'No report is waiting.' : `${plural(reports.length, 'open report')}, the longest-waiting first.`} Every resolution is kept in the <a href="/__admin/audit">audit log</a>, and the reporter sees that the report was handled.</p>
 ${reports.map(
   (item, index) => html`<section class="report" aria-labelledby="report-${item.report.id}">
 <h2 id="report-${item.report.id}">${index + 1}. ${subject(item)}</h2>

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleBackend, recordConsoleAction } from '../console-audit.ts';
+import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { sendData } from '../respond.ts';
 import { BAN_DURATIONS, type BanDuration } from '../users/users.ts';
 import { reportsBody } from './reports-page.ts';
@@ -48,10 +48,13 @@ const reportsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app,
     });
     // The resolution is in the database's log already (resolve_report wrote it, naming this admin);
     // the ban went through the auth API, which the database cannot see.
+    await mirrorConsoleAction(context, request, `resolve_report:${body.resolution}`, {
+      detail: { report_id: id, ...(body.note?.trim() ? { note: body.note.trim() } : {}) },
+    });
     if (bannedUserId)
-      await recordConsoleAction(context, request, backend, 'ban_user', bannedUserId, {
-        duration: body.ban_for ?? '24h',
-        report_id: id,
+      await recordConsoleAction(context, request, 'ban_user', {
+        targetUserId: bannedUserId,
+        detail: { duration: body.ban_for ?? '24h', report_id: id },
       });
     const reports = await listOpenReports(backend);
     return sendData(request, reply, { ok: true, resolved: { id, resolution: body.resolution }, reports }, () => ({

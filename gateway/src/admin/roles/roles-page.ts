@@ -1,9 +1,11 @@
 // The roles page: who holds an admin row, the ADMIN_EMAIL(S) accounts and their confirmation by
 // the owner, and the grant form.
+import { subjectUserId } from '../admin-cookie.ts';
 import { html, type SafeHtml } from '../html.ts';
-import { formatTime } from '../layout.ts';
+import { SECRET_SUBJECT } from '../login/admin-login.ts';
+import { formatTime } from '../times.ts';
 import type { AdminEmailAccount } from './email-confirmations.ts';
-import type { AdminRow } from './roles.ts';
+import { OWN_ROW_REASON, type AdminRow } from './roles.ts';
 
 export interface RolesView {
   rows: AdminRow[];
@@ -13,6 +15,8 @@ export interface RolesView {
   embeddedBackend: boolean;
   /** Signed in with ADMIN_SECRET: only then can the owner confirm an ADMIN_EMAIL account. */
   canConfirm: boolean;
+  /** The subject of the session viewing the page: who may revoke which row depends on it. */
+  viewer?: string | undefined;
   notice?: string | undefined;
 }
 
@@ -42,30 +46,38 @@ ${view.canConfirm ? '' : html`<p class="muted">Sign in with ADMIN_SECRET to conf
   )}</tbody></table></div>`;
 }
 
-export function rolesBody(view: RolesView): SafeHtml {
+/** The revoke cell of a row: the form where the database would allow it, else why not. */
+function revokeCell(row: AdminRow, view: RolesView): SafeHtml {
+  const name = row.email ?? row.user_id;
   const last = view.rows.length === 1;
+  const owner = view.viewer === SECRET_SUBJECT;
+  if (!owner && view.viewer && subjectUserId(view.viewer) === row.user_id)
+    return html`<span class="muted">${OWN_ROW_REASON}</span>`;
+  if (!owner && last)
+    return html`<span class="muted">The last admin row: only the owner, signed in with the admin secret, can revoke it (grant another first otherwise).</span>`;
+  return html`<form method="post" action="/__admin/roles" class="stack">
+  <input type="hidden" name="_method" value="DELETE"><input type="hidden" name="user_id" value="${row.user_id}"><input type="hidden" name="role" value="admin">
+  ${last ? html`<p class="hint">The last admin row: once it is revoked, only the admin secret${view.allowedEmails.length ? ' and confirmed ADMIN_EMAIL accounts' : ''} unlock the console.</p>` : ''}
+  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>${name} can no longer unlock the console this way</span></label>
+  <button class="danger" type="submit">Revoke admin from ${name}</button></form>`;
+}
+
+export function rolesBody(view: RolesView): SafeHtml {
   return html`<h1>Roles</h1>
-<p>An account unlocks the console with a backend login when it has an <code>admin</code> row in <code>user_roles</code>, or when its e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and the owner has confirmed it (below).</p>
+<p>An account unlocks the console with a backend login when it has an <code>admin</code> row in <code>user_roles</code>, or when its e-mail is in ADMIN_EMAIL / ADMIN_EMAILS and the owner has confirmed it (below). The owner, signed in with the admin secret, may revoke any admin row; an admin signed in with an account may revoke any but the row that account signed in with, and never the last one.</p>
 ${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p>` : ''}
 ${emailAccountsSection(view)}
-<h2>Admin rows</h2>
+<h2 id="admin-rows">Admin rows</h2>
 ${
   view.rows.length === 0
     ? html`<p class="muted">No account has an admin row.</p>`
-    : html`<div class="scroll"><table class="stack">
+    : html`<div class="scroll"><table class="stack" aria-labelledby="admin-rows">
 <thead><tr><th scope="col">Account</th><th scope="col">User id</th><th scope="col">Granted</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${view.rows.map(
         (
           row,
         ) => html`<tr><td data-label="Account"><span>${row.email ?? 'unknown'}${row.in_admin_emails ? html` <span class="muted">(also in ADMIN_EMAILS)</span>` : ''}</span></td><td data-label="User id"><code>${row.user_id}</code></td><td data-label="Granted">${formatTime(row.created_at)}</td>
-<td data-label="Revoke">${
-          last
-            ? html`<span class="muted">The last admin row cannot be revoked; grant another first.</span>`
-            : html`<form method="post" action="/__admin/roles" class="stack">
-  <input type="hidden" name="_method" value="DELETE"><input type="hidden" name="user_id" value="${row.user_id}"><input type="hidden" name="role" value="admin">
-  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>${row.email ?? row.user_id} can no longer unlock the console this way</span></label>
-  <button class="danger" type="submit">Revoke admin</button></form>`
-        }</td></tr>`,
+<td data-label="Revoke">${revokeCell(row, view)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <h2>Grant admin</h2>

@@ -1,6 +1,7 @@
 // GET /__admin/roles (list), POST (grant) and DELETE (revoke), each body `{"user_id"}` or
 // `{"email"}` with `"role": "admin"`. The page's forms post `account` (an e-mail or an id), and
-// revoke with `_method=DELETE` because an HTML form cannot send DELETE.
+// revoke with `_method=DELETE` because an HTML form cannot send DELETE. Who may revoke which row is
+// the database's rule (roles.ts); the page offers only the revokes it would allow.
 // POST /__admin/roles/confirm-email `{"user_id"}`: the owner, signed in with ADMIN_SECRET,
 // confirms an ADMIN_EMAIL(S) account (email-confirmations.ts); any other session gets 403.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +11,7 @@ import { listAccounts } from '../backend-users.ts';
 import { endAccountSessions, subjectUserId } from '../admin-cookie.ts';
 import { SECRET_SUBJECT } from '../login/admin-login.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { rolesBody } from './roles-page.ts';
@@ -71,6 +73,7 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
           allowedEmails: context.allowedEmails,
           emailAccounts,
           canConfirm,
+          viewer: request.adminSession?.subject,
           embeddedBackend: context.embeddedBackend,
           notice,
         }),
@@ -81,16 +84,17 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
 
   const revoke = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
     const target = parseOrThrow(roleRequest, body);
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const user = await resolveUser(backend, target);
+    // The database decides by this session's admin, and records the revoke naming her.
     await revokeAdmin(backend, user.userId);
     // A revoked admin's open console sessions end now, not when their cookies expire; if the
     // account still qualifies another way (a confirmed ADMIN_EMAIL), it signs in again.
     endAccountSessions(context.gate, user.userId);
-    const subject = request.adminSession?.subject ?? 'unknown';
-    await context.audit.record({ subject, action: 'revoke-admin', user_id: user.userId }, (error) =>
-      request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    await mirrorConsoleAction(context, request, 'revoke_role', {
+      targetUserId: user.userId,
+      detail: { role: 'admin' },
+    });
     return show(request, reply, `${user.email ?? user.userId} no longer has an admin row.`, {
       ok: true,
       revoked: { user_id: user.userId, email: user.email, role: 'admin' },
@@ -111,13 +115,16 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       return revoke(request, reply, request.body);
     }
     const target = parseOrThrow(roleRequest, request.body);
-    const backend = context.backend.forRoute();
+    const backend = consoleBackend(context, request);
     const user = await resolveUser(backend, target);
     const subject = request.adminSession?.subject ?? 'unknown';
+    // The database records a new row (a trigger on user_roles, naming this admin).
     const { created } = await grantAdmin(backend, user.userId, subjectUserId(subject) ?? null);
-    await context.audit.record({ subject, action: 'grant-admin', user_id: user.userId, created }, (error) =>
-      request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    if (created)
+      await mirrorConsoleAction(context, request, 'grant_role', {
+        targetUserId: user.userId,
+        detail: { role: 'admin' },
+      });
     return show(
       request,
       reply,
@@ -152,10 +159,10 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const backend = context.backend.forRoute();
     const user = await resolveUser(backend, { user_id: body.user_id });
     await confirmAdminEmail(backend, user, context.allowedEmails, SECRET_SUBJECT);
-    await context.audit.record(
-      { subject: SECRET_SUBJECT, action: 'confirm-admin-email', user_id: user.userId },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    await recordConsoleAction(context, request, 'confirm_admin_email', {
+      targetUserId: user.userId,
+      detail: { email: user.email },
+    });
     return show(
       request,
       reply,

@@ -1,6 +1,8 @@
 // Admin rows in user_roles: who holds one (with their e-mail), granting by user id or e-mail, and
-// revoking through public.admin_revoke_role, which refuses to remove the last admin row (with
-// none left, no account could unlock the console through user_roles).
+// revoking through public.admin_revoke_role, which decides by the console's admin its `backend`
+// names: the owner (ADMIN_SECRET) revokes any admin row, the last one included; an admin signed in
+// with her account never revokes her own, and nobody else revokes the last one (with none left, no
+// account could unlock the console through user_roles).
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
@@ -101,15 +103,22 @@ export async function grantAdmin(
   return { created: z.array(z.unknown()).parse(body).length > 0 };
 }
 
+/** Why an admin signed in with her account may not revoke her own admin row. */
+export const OWN_ROW_REASON =
+  'This is your own admin row: you signed in with it, so revoking it would lock you out of the console. Another admin, or the owner signed in with the admin secret, can revoke it.';
+
 export async function revokeAdmin(backend: BackendClient, userId: string): Promise<void> {
   try {
     await backend.rpc('admin_revoke_role', { p_user_id: userId, p_role: ADMIN_ROLE }, { serviceRole: true });
   } catch (error) {
+    if (error instanceof BackendError && error.message === 'own_admin_row') {
+      throw new GatewayError(409, 'own_admin_row', `${OWN_ROW_REASON} Nothing was changed.`);
+    }
     if (error instanceof BackendError && error.message === 'last_admin') {
       throw new GatewayError(
         409,
         'last_admin',
-        'Refused: this is the last admin row in user_roles. Without it no account could unlock the console with a backend login (only ADMIN_SECRET or ADMIN_EMAILS would remain). Grant admin to someone else first.',
+        'This is the last admin row: without it no account could unlock the console with a backend login. Grant admin to someone else first, or sign in with the admin secret, which may revoke it; nothing was changed.',
       );
     }
     if (error instanceof BackendError && error.message === 'role_not_found') {

@@ -5,6 +5,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { listAccounts } from '../backend-users.ts';
+import { consoleBackend, mirrorConsoleAction } from '../console-audit.ts';
 import { optionalField } from '../form-body.ts';
 import { sendData } from '../respond.ts';
 import { sessionsBody } from './sessions-page.ts';
@@ -28,6 +30,10 @@ const sessionsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app
     const backend = context.backend.forRoute();
     const student = account ? await findStudent(backend, account) : undefined;
     const sessions = student ? await listStudySessions(backend, student.userId) : undefined;
+    // Who voided, by e-mail, when an admin voided with her own account (voided_by is then her id).
+    const emails = sessions?.some((session) => session.voided_by && !session.voided_by.includes(':'))
+      ? new Map((await listAccounts(backend)).map((item) => [item.id, item.email]))
+      : new Map<string, string | null>();
     return sendData(
       request,
       reply,
@@ -40,7 +46,7 @@ const sessionsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app
       () => ({
         title: 'Sessions',
         current: '/__admin/sessions',
-        body: sessionsBody({ account: account ?? '', student, sessions, notice: extra.notice }),
+        body: sessionsBody({ account: account ?? '', student, sessions, emails, notice: extra.notice }),
       }),
     );
   };
@@ -61,22 +67,18 @@ const sessionsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app
       );
     }
     const subject = request.adminSession?.subject ?? 'unknown';
-    const backend = context.backend.forRoute();
-    const result = await voidStudySession(backend, { sessionId: body.session_id, reason, voidedBy: subject });
-    await context.audit.record(
-      {
-        subject,
-        action: 'void-study-session',
-        session_id: result.session_id,
-        user_id: result.user_id,
-        study_day: result.study_day,
-        minutes: result.minutes,
-        reason,
-      },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    // The database records the void (a trigger on voided_at, naming this admin).
+    const result = await voidStudySession(consoleBackend(context, request), {
+      sessionId: body.session_id,
+      reason,
+      voidedBy: subject,
+    });
+    await mirrorConsoleAction(context, request, 'void_session', {
+      targetUserId: result.user_id,
+      detail: { session_id: result.session_id, study_day: result.study_day, minutes: result.minutes, reason },
+    });
     return show(request, reply, body.account ?? result.user_id, {
-      notice: `Voided the session of ${result.study_day} (${result.minutes} min): it no longer counts for her statistics or any leaderboard.`,
+      notice: `Voided the ${result.minutes}-minute session of ${result.study_day}: it no longer counts for this student's statistics or any leaderboard.`,
       data: { ok: true, voided: result },
     });
   });

@@ -1,7 +1,8 @@
 // The storage page: per user and bucket, how many objects and bytes, and how many are prunable by
 // the rule stated at the top; the prunable objects themselves; the preview and apply forms.
 import { html, type SafeHtml } from '../html.ts';
-import { formatBytes, formatTime, plural } from '../layout.ts';
+import { formatBytes, plural } from '../layout.ts';
+import { formatTime } from '../times.ts';
 import type { CleanupPreview } from './cleanup-previews.ts';
 import { PRUNE_RULE } from './prunable.ts';
 import type { StorageReport } from './storage-report.ts';

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData } from '../respond.ts';
 import { PRUNE_RULE } from './prunable.ts';
@@ -89,17 +90,9 @@ const storageRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app,
       skipped,
       bytes: deleted.reduce((sum, object) => sum + object.bytes, 0),
     };
-    await context.audit.record(
-      {
-        subject: request.adminSession?.subject ?? 'unknown',
-        action: 'storage-cleanup',
-        preview_id: preview.preview_id,
-        deleted: deleted.length,
-        skipped: skipped.length,
-        bytes: result.bytes,
-      },
-      (error) => request.log.error({ err: error }, 'admin audit log failed'),
-    );
+    await recordConsoleAction(context, request, 'storage_cleanup', {
+      detail: { preview_id: preview.preview_id, deleted: deleted.length, skipped: skipped.length, bytes: result.bytes },
+    });
     return sendData(request, reply, result, () => ({
       title: 'Cleanup done',
       current: '/__admin/storage',

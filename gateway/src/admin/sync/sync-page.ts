@@ -1,7 +1,9 @@
 // The sync page: per user, every backup candidate best first, what /__auth/backup/best picks and
 // why, and the repair (dry run first); below, the archived revisions with their Restore button.
 import { html, type SafeHtml } from '../html.ts';
-import { formatBytes, formatTime, plural } from '../layout.ts';
+import { formatBytes, plural } from '../layout.ts';
+import { subjectName } from '../people.ts';
+import { formatTime } from '../times.ts';
 import type { BackupCandidate, UserBackups } from './backup-candidates.ts';
 import type { ArchivedBackup, RepairResult } from './repair.ts';
 
@@ -27,7 +29,7 @@ function repairForms(user: UserBackups): SafeHtml {
 function userSection(user: UserBackups): SafeHtml {
   return html`<section aria-labelledby="user-${user.user_id}">
 <h2 id="user-${user.user_id}">${user.email ?? 'unknown account'} <span class="muted mono">${user.user_id}</span></h2>
-<p><a href="/__admin/sessions?account=${user.user_id}">Her study sessions</a></p>
+<p><a href="/__admin/sessions?account=${user.user_id}">Study sessions of ${user.email ?? 'this student'}</a></p>
 <p${user.repair_needed ? html` class="banner banner-bad"` : ''}>${user.explanation}</p>
 <div class="scroll"><table>
 <thead><tr><th scope="col">Kind</th><th scope="col">Backup</th><th scope="col">Source</th><th scope="col" class="num">Richness</th><th scope="col" class="num">Size</th><th scope="col">Date</th><th scope="col">Role</th></tr></thead>
@@ -59,7 +61,7 @@ ${
 <tbody>${view.archive.map(
         (
           item,
-        ) => html`<tr><td>${formatTime(item.archived_at)} by ${item.archived_by}</td><td><code>${item.user_id}</code></td><td><code>${item.backup_id}</code></td><td>${formatTime(item.backup_created_at)}</td><td>${item.reason}</td>
+        ) => html`<tr><td>${formatTime(item.archived_at)} by ${subjectName(item.archived_by)}</td><td><code>${item.user_id}</code></td><td><code>${item.backup_id}</code></td><td>${formatTime(item.backup_created_at)}</td><td>${item.reason}</td>
 <td><form method="post" action="/__admin/sync/restore-archived-backup" class="stack">
   <input type="hidden" name="archive_id" value="${item.id}">
   <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>Put it back and remove the backup the repair wrote</span></label>

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { html } from '../html.ts';
 import { sendData } from '../respond.ts';
@@ -20,8 +21,6 @@ const isFormPost = (request: FastifyRequest) =>
 
 const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
   const subjectOf = (request: FastifyRequest) => request.adminSession?.subject ?? 'unknown';
-  const logAuditFailure = (request: FastifyRequest) => (error: Error) =>
-    request.log.error({ err: error }, 'admin audit log failed');
 
   app.get('/__admin/sync', async (request, reply) => {
     const { user_id: userId } = parseOrThrow(syncQuery, request.query);
@@ -53,17 +52,14 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
       subject: subjectOf(request),
     });
     if (!result.dry_run) {
-      await context.audit.record(
-        {
-          subject: subjectOf(request),
-          action: 'repair-user-backup',
-          user_id: body.user_id,
+      await recordConsoleAction(context, request, 'repair_backup', {
+        targetUserId: body.user_id,
+        detail: {
           changes: result.changes.length,
-          archived_backup_id: result.archived_backup_id,
-          new_backup_id: result.new_backup_id,
+          archived_backup_id: result.archived_backup_id ?? null,
+          new_backup_id: result.new_backup_id ?? null,
         },
-        logAuditFailure(request),
-      );
+      });
     }
     return sendData(request, reply, result, () => ({
       title: 'Repair',
@@ -82,10 +78,13 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
       );
     }
     const restored = await restoreArchivedBackup(context.backend.forRoute(), body.archive_id);
-    await context.audit.record(
-      { subject: subjectOf(request), action: 'restore-archived-backup', archive_id: body.archive_id, ...restored },
-      logAuditFailure(request),
-    );
+    await recordConsoleAction(context, request, 'restore_backup', {
+      detail: {
+        archive_id: body.archive_id,
+        restored_backup_id: restored.restored_backup_id,
+        removed_backup_id: restored.removed_backup_id,
+      },
+    });
     const result = { ok: true, ...restored };
     return sendData(request, reply, result, () => ({
       title: 'Restored',

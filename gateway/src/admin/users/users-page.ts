@@ -1,7 +1,8 @@
 // The Users page: a search over e-mail and handle, every account newest first, and one account's
 // page with what can be done to it (reset link, ban, delete with everything).
 import { html, type SafeHtml } from '../html.ts';
-import { formatBytes, formatTime, plural } from '../layout.ts';
+import { formatBytes, plural } from '../layout.ts';
+import { formatTime } from '../times.ts';
 import { BAN_DURATIONS, type UserRow } from './users.ts';
 
 export interface UsersView {
@@ -71,7 +72,7 @@ ${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p
   <dt>Signed up</dt><dd>${formatTime(row.created_at)}</dd>
   <dt>Last sign-in</dt><dd>${formatTime(row.last_sign_in_at)}</dd>
   <dt>Last seen</dt><dd>${formatTime(row.last_seen)}</dd>
-  <dt>Study</dt><dd>${plural(row.sessions, 'session')}, ${plural(row.minutes, 'minute')} · <a href="/__admin/sessions?account=${row.id}">Her sessions</a> (void one there)</dd>
+  <dt>Study</dt><dd>${plural(row.sessions, 'session')}, ${plural(row.minutes, 'minute')} · <a href="/__admin/sessions?account=${row.id}">Sessions of ${name}</a> (void one there)</dd>
   <dt>Storage</dt><dd>${formatBytes(row.storage_bytes)} in ${plural(row.storage_objects, 'object')}</dd>
   <dt>Status</dt><dd>${status(row)}</dd>
 </dl>
@@ -79,7 +80,7 @@ ${view.notice ? html`<p class="banner banner-ok" role="status">${view.notice}</p
 <h2>Password</h2>
 ${
   view.resetLink
-    ? html`<p role="status">A one-time reset link for ${name}, valid for one hour. Hand it over in person or through a channel you trust; it signs her in.</p>
+    ? html`<p role="status">A one-time reset link for ${name}, valid for one hour. Hand it over in person or through a channel you trust: whoever holds it can sign in as ${name}.</p>
 <p><input type="text" readonly value="${view.resetLink}" aria-label="Reset link for ${name}"></p>`
     : ''
 }
@@ -94,20 +95,21 @@ ${
 }
 
 <h2>Ban</h2>
-<p>A banned student cannot sign in or refresh her session, and the tokens she holds stop working.</p>
+<p>A banned account cannot sign in or refresh its sessions, and the tokens it holds stop working, in the app and in this console.</p>
 ${
   row.banned
     ? html`<form method="post" action="/__admin/users/${row.id}/ban" class="stack"><input type="hidden" name="duration" value="none">
-  <div class="actions"><button type="submit">Lift the ban</button></div></form>`
+  <div class="actions"><button type="submit">Lift the ban on ${name}</button></div></form>`
     : html`<form method="post" action="/__admin/users/${row.id}/ban" class="stack">
   <label>Ban for <select name="duration">${Object.entries(BAN_DURATIONS).map(
     ([value, label]) => html`<option value="${value}"${value === '24h' ? html` selected` : ''}>${label}</option>`,
   )}</select></label>
+  <label class="check"><input type="checkbox" name="confirm" value="true" required> <span>${name} is signed out everywhere and cannot sign in until the ban ends</span></label>
   <div class="actions"><button class="danger" type="submit">Ban ${name}</button></div></form>`
 }
 
 <h2>Delete the account</h2>
-<p>Deletes the account and everything of hers: her stored files, study records, memberships and messages, as the database's deletion rule says. Groups she owned pass to their next owner. This cannot be undone.</p>
+<p>Deletes ${name} and everything of the account: its stored files, study records, memberships and messages, as the database's deletion rule says. Groups it owned pass to their next owner. This cannot be undone.</p>
 <form method="post" action="/__admin/users/${row.id}/delete" class="stack">
   <label>Type the account's ${row.email ? 'e-mail' : 'user id'} to confirm
     <input type="text" name="confirm_account" required spellcheck="false" autocomplete="off"></label>

@@ -4,15 +4,17 @@
 //   POST /__admin/users/:id/reset-link {delivery: "mail" | "show"}  mail: as "Forgot password?";
 //        show: a one-time link the admin hands over (answered once, never logged)
 //   POST /__admin/users/:id/ban {duration: "1h" | "24h" | "168h" | "720h" | "876000h" | "none"}
-//   POST /__admin/users/:id/delete {confirm_account: <her e-mail, or her id without one>}; never
+//        (a page's form also ticks `confirm` for a ban)
+//   POST /__admin/users/:id/delete {confirm_account: <the e-mail, or the id without one>}; never
 //        the holder of the last admin row on a server without ADMIN_SECRET (409 last_admin_account):
 //        nobody could unlock the console through user_roles or confirm an ADMIN_EMAIL account then
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, parseOrThrow } from '../../http-errors.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleBackend, recordConsoleAction } from '../console-audit.ts';
-import { sendData } from '../respond.ts';
+import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
+import { formBoolean, optionalField } from '../form-body.ts';
+import { sendData, wantsHtml } from '../respond.ts';
 import { holdsLastAdminRow } from '../roles/roles.ts';
 import { userBody, usersBody } from './users-page.ts';
 import {
@@ -35,6 +37,7 @@ const banBody = z.object({
   duration: z.enum([...(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]), 'none'], {
     message: `must be one of ${Object.keys(BAN_DURATIONS).join(', ')} or none`,
   }),
+  confirm: optionalField(formBoolean),
 });
 const deleteBody = z.object({ confirm_account: z.string().max(320) });
 
@@ -76,31 +79,29 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     if (!row.email) throw new GatewayError(409, 'no_email', 'This account has no e-mail address to reset.');
     if (delivery === 'mail') {
       await mailResetLink(backend, row.email);
-      await recordConsoleAction(context, request, backend, 'mail_reset_link', id);
+      await recordConsoleAction(context, request, 'mail_reset_link', { targetUserId: id });
       return showUser(request, reply, row, {
         notice: `A reset link went to ${row.email}.`,
         data: { ok: true, mailed: true },
       });
     }
     const link = await generateResetLink(backend, row.email);
-    await recordConsoleAction(context, request, backend, 'show_reset_link', id);
+    await recordConsoleAction(context, request, 'show_reset_link', { targetUserId: id });
     return showUser(request, reply, row, { resetLink: link, data: { ok: true, action_link: link } });
   });
 
   app.post('/__admin/users/:id/ban', async (request, reply) => {
     const { id } = parseOrThrow(userParams, request.params);
-    const { duration } = parseOrThrow(banBody, request.body ?? {});
+    const { duration, confirm } = parseOrThrow(banBody, request.body ?? {});
+    if (duration !== 'none' && wantsHtml(request) && confirm !== true)
+      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the ban; nobody was banned.');
     const backend = consoleBackend(context, request);
     const before = await findUserRow(backend, id);
     await setBan(backend, id, duration);
-    await recordConsoleAction(
-      context,
-      request,
-      backend,
-      duration === 'none' ? 'unban_user' : 'ban_user',
-      id,
-      duration === 'none' ? {} : { duration },
-    );
+    await recordConsoleAction(context, request, duration === 'none' ? 'unban_user' : 'ban_user', {
+      targetUserId: id,
+      ...(duration === 'none' ? {} : { detail: { duration } }),
+    });
     const row = await findUserRow(backend, id);
     const name = before.email ?? id;
     return showUser(request, reply, row, {
@@ -128,10 +129,11 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       throw new GatewayError(
         409,
         'last_admin_account',
-        `${expected} holds the last admin row and this server has no ADMIN_SECRET: without her nobody could unlock the console. Grant admin to someone else first (Roles); nothing was deleted.`,
+        `${expected} holds the last admin row and this server has no ADMIN_SECRET: without that account nobody could unlock the console. Grant admin to someone else first (Roles); nothing was deleted.`,
       );
+    // The database records the deletion itself (admin_delete_account names this admin).
     const objects = await deleteUserWithEverything(backend, id);
-    await recordConsoleAction(context, request, backend, 'delete_user', id, { objects });
+    await mirrorConsoleAction(context, request, 'delete_account', { targetUserId: id, detail: { objects } });
     const rows = await listUserRows(backend);
     return sendData(request, reply, { ok: true, deleted: { user_id: id, objects } }, () => ({
       title: 'Users',
@@ -140,7 +142,7 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
         rows,
         query: '',
         total: rows.length,
-        notice: `${expected} and everything of hers were deleted.`,
+        notice: `${expected} was deleted, with every file and row of that account.`,
       }),
     }));
   });

@@ -1,7 +1,8 @@
 // The accounts of the Users page: what the auth admin API knows (e-mail, sign-up, last sign-in, ban)
 // joined with public.admin_user_facts() (handle, last seen, sessions, storage), and the actions on
 // one account, each through the backend's own API so they work the same on a hosted project:
-// GoTrue's admin endpoints for reset links, bans and deletion, the Storage API for her objects.
+// GoTrue's admin endpoints for reset links and bans, the Storage API for the account's objects,
+// and the database's admin_delete_account for the account itself (so its audit row names the admin).
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
@@ -129,10 +130,11 @@ export async function setBan(backend: BackendClient, userId: string, duration: B
 }
 
 /**
- * Deletes the account with everything of hers: first her stored objects through the Storage API
- * (the database keeps no file), then the auth user, whose deletion removes her rows as
- * docs/database.md describes. Objects first, so a failure leaves an account without files rather
- * than files nobody owns. Returns how many objects went.
+ * Deletes the account with everything of it: first its stored objects through the Storage API
+ * (the database keeps no file), then the auth user through public.admin_delete_account, whose
+ * deletion removes its rows as docs/database.md describes and records one audit row naming the
+ * console's admin (the `backend` given names her). Objects first, so a failure leaves an account
+ * without files rather than files nobody owns. Returns how many objects went.
  */
 export async function deleteUserWithEverything(backend: BackendClient, userId: string): Promise<number> {
   const owned = (await listStoredObjects(backend)).filter((object) => object.owner === userId);
@@ -144,11 +146,19 @@ export async function deleteUserWithEverything(backend: BackendClient, userId: s
     throw new GatewayError(
       502,
       'objects_not_removed',
-      `Only ${removed} of her ${owned.length} stored objects could be removed; the account was kept. Try again.`,
+      `Only ${removed} of the account's ${owned.length} stored objects could be removed; the account was kept. Try again.`,
     );
-  await backend.request(`/auth/v1/admin/users/${encodeURIComponent(userId)}`, {
-    method: 'DELETE',
-    credential: { serviceRole: true },
-  });
+  try {
+    await backend.rpc('admin_delete_account', { p_user_id: userId }, { serviceRole: true });
+  } catch (error) {
+    if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883')) {
+      throw new GatewayError(
+        502,
+        'patch_not_applied',
+        'The project has no public.admin_delete_account(): apply community-patch-v6.sql (see /__admin/patch).',
+      );
+    }
+    throw error;
+  }
   return removed;
 }

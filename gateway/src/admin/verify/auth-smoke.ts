@@ -1,12 +1,13 @@
 // The auth pipeline, end to end against the real backend: a temporary account is created with the
-// admin API, signs in with its password, is bootstrapped exactly as /__auth/login does it, and
-// must then have every satellite row; the account is deleted afterwards even when a step failed.
+// admin API (and marked as a check account, so its deletion leaves no audit row), signs in with its
+// password, is bootstrapped exactly as /__auth/login does it, and must then have every satellite
+// row; the account is deleted afterwards even when a step failed.
 import { z } from 'zod';
 import type { BackendClient } from '../../backend/backend-client.ts';
 import { ensureSatelliteRows } from '../../auth/satellite-rows.ts';
 import { passwordGrant } from '../../auth/sessions.ts';
 import { createTemporaryAccount, deleteAccount, type TemporaryAccount } from '../backend-users.ts';
-import { check, type Check } from './checks.ts';
+import { check, patchFix, type Check } from './checks.ts';
 
 /** What signup and login leave behind for every account (app_bootstrap_user and its triggers). */
 export const SATELLITE_ROWS: { table: string; key: string }[] = [
@@ -31,6 +32,17 @@ export async function authSmokeChecks(backend: BackendClient): Promise<Check[]> 
   try {
     account = await createTemporaryAccount(backend, 'verify');
     step('Create a temporary user with the admin API', true, `${account.email} (${account.id}).`);
+    checks.push(
+      check(
+        'auth_smoke',
+        'The database takes it as a check account (its deletion leaves no audit row)',
+        account.unmarked === undefined,
+        account.unmarked === undefined
+          ? 'Marked with admin_mark_check_account.'
+          : `admin_mark_check_account refused: ${account.unmarked}. Its deletion will be in the audit log.`,
+        patchFix('community-patch-v6.sql'),
+      ),
+    );
     const session = await passwordGrant(backend, { username: account.email, password: account.password });
     step('Sign in with its password', true, `Session for ${session.user.id}, expires in ${session.expires_in} s.`);
     const report = await ensureSatelliteRows(

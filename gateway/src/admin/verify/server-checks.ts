@@ -66,6 +66,26 @@ export async function localEndpointChecks(app: FastifyInstance): Promise<Check[]
     ),
   );
 
+  const database = (healthBody as { database?: { engine?: string; notice?: string | null; legacy_pglite?: boolean } })
+    ?.database;
+  if (database) {
+    // PGlite kept for a DATA_DIR from before PostgreSQL was the engine: one student's long
+    // statement holds every other student until it ends.
+    checks.push(
+      check(
+        'local_endpoints',
+        'The database runs on the embedded PostgreSQL, not on PGlite kept for older data',
+        database.legacy_pglite !== true,
+        `${database.engine ?? 'unknown engine'}${database.notice ? `: ${database.notice}` : '.'}`,
+        {
+          text: 'Stop the server, run `npm run db:move-to-postgres` (it copies and checks every table), then start it again.',
+          href: null,
+          bundle: null,
+        },
+      ),
+    );
+  }
+
   const version = await app.inject({ url: '/api/version' });
   const versionBody = jsonOf(version) as { version?: string; git_sha?: string | null; pwa_cache?: string } | undefined;
   const versionOk =

@@ -1,7 +1,9 @@
-// The verify page: a summary line, the failing checks first (each with its fix), then every
-// category as a table (category, check, status, detail, fix). Categories that passed are folded.
+// The verify page: a summary line, when the checks ran and a "Run again" button, the failing checks
+// first (each with its fix), the browser proof's last run, then every category as a table
+// (category, check, status, detail, fix). Categories that passed are folded.
 import { html, type SafeHtml } from '../html.ts';
-import { formatTime, plural, shortUserAgent } from '../layout.ts';
+import { plural, shortUserAgent } from '../layout.ts';
+import { formatTime, timeAgo } from '../times.ts';
 import type { Check } from './checks.ts';
 import type { VerifyReport } from './run-verify.ts';
 
@@ -22,7 +24,7 @@ function row(item: Check, categoryName: string | undefined): SafeHtml {
 const HEAD = html`<thead><tr><th scope="col">Category</th><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>`;
 const CATEGORY_HEAD = html`<thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th><th scope="col">Fix</th></tr></thead>`;
 
-export function verifyBody(report: VerifyReport): SafeHtml {
+export function verifyBody(report: VerifyReport, nowMs: number): SafeHtml {
   const failing = report.categories.flatMap((category) =>
     category.checks.filter((item) => !item.ok).map((item) => ({ item, category: category.name })),
   );
@@ -30,17 +32,22 @@ export function verifyBody(report: VerifyReport): SafeHtml {
   return html`<h1>Verify</h1>
 <div class="summary-line">
   <p class="banner ${report.ok ? 'banner-ok' : 'banner-bad'}" role="status">${report.ok ? html`All ${report.counts.checks} checks pass.` : html`<strong>${plural(report.counts.failed, 'check')} failed</strong> of ${report.counts.checks}. Each says what to do.`}</p>
-  <p class="muted">Ran at ${formatTime(report.generated_at)} in ${report.duration_ms} ms · <a href="/__admin/verify">Run again</a> · <a href="/__admin/verify?format=json" type="application/json">JSON</a></p>
 </div>
+<p class="muted">Checked ${timeAgo(report.generated_at, nowMs)} (${formatTime(report.generated_at)}) in ${report.duration_ms} ms.</p>
+<form class="actions" method="post" action="/__admin/verify">
+  <button type="submit">Run again</button>
+  <span class="muted">Runs all ${report.counts.checks} checks anew (it takes a few seconds) · <a href="/__admin/verify?format=json" type="application/json">JSON</a></span>
+</form>
 ${
   failing.length
     ? html`<h2>To do</h2><div class="scroll"><table class="stack">${HEAD}<tbody>${failing.map(({ item, category }) => row(item, category))}</tbody></table></div>`
     : ''
 }
-<h2>Browser proof</h2>
+<section aria-labelledby="proof-heading">
+<h2 id="proof-heading">Browser proof</h2>
 <p>${
     proof
-      ? html`Last report ${formatTime(proof.received_at)}: ${
+      ? html`Last run ${timeAgo(proof.received_at, nowMs)} (${formatTime(proof.received_at)}): ${
           proof.ok
             ? html`<span class="status-ok">✓ all passed</span>`
             : html`<span class="status-bad">✗ ${proof.checks
@@ -49,7 +56,8 @@ ${
                 .join(', ')} failed</span>`
         } in ${shortUserAgent(proof.user_agent)}. `
       : 'No browser proof has run since this server started. '
-  }<a href="${report.browser_proof.page}">Run the browser proof</a> (it needs a real browser, so it is not part of the checks above).</p>
+  }<a href="${report.browser_proof.page}">Open the browser proof</a> (it needs a real browser, so it is not part of the checks above).</p>
+</section>
 <h2>All checks</h2>
 ${report.categories.map(
   (category) => html`<details${category.ok ? '' : html` open`} id="${category.id}">

@@ -26,10 +26,13 @@ export function Avatar({
   );
 }
 
-/** How a student is named on screen: display name, else @handle, else a neutral word. */
+/**
+ * How a student is named on screen, the same everywhere (chat, board, buddies, leaderboards, whose
+ * rows the database names the same way): display name, else the handle as it is, else a neutral word.
+ */
 export function nameOf(
   person: { displayName?: string | null; handle?: string | null },
   fallback = 'A student',
 ): string {
-  return person.displayName?.trim() || (person.handle ? `@${person.handle}` : fallback);
+  return person.displayName?.trim() || person.handle || fallback;
 }

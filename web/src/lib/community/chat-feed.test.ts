@@ -11,6 +11,7 @@ import ws from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { signedUpClient } from '#localbase/test/clients.ts';
+import { tokenExpiredAgo } from '#localbase/test/realtime-tokens.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { useClientForTests } from './backend.ts';
 import { ChatFeed, PAGE_SIZE, type FeedState } from './chat-feed.ts';
@@ -299,6 +300,28 @@ describe('ChatFeed', () => {
     const live = await send('heard after the server closed the old channel');
     await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
     expect(feed.current.status).toBe('live');
+    await feed.stop();
+  }, 30_000);
+
+  it('joins again with the refreshed token when the server closes its channel because the token expired', async () => {
+    useClientForTests(member);
+    const feed = new ChatFeed(groupId, () => undefined);
+    await feed.start();
+    await until(() => feed.current.status === 'live', 10_000, 'the subscription');
+    // As on a device that slept past its token's hour: the socket still holds the old token, now
+    // expired (by 25 s, inside the clock skew the server allows a token it is handed).
+    const current = (await member.auth.getSession()).data.session?.access_token as string;
+    await member.realtime.setAuth(await tokenExpiredAgo(localbase, current, 25));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const missed = await send('sent while her token had expired');
+    await until(() => feed.current.status === 'reconnecting', 5000, 'the server to close the stale channel');
+    // The session is refreshed (auth-js's timer on waking, or the next request), and supabase-js
+    // hands realtime the new token.
+    expect((await member.auth.refreshSession()).error).toBeNull();
+    await until(() => feed.current.status === 'live', 15_000, 'the feed to join again');
+    await until(() => feed.current.messages.some((m) => m.id === missed), 5000, 'the catch-up');
+    const live = await send('live after the refresh');
+    await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message after the refresh');
     await feed.stop();
   }, 30_000);
 

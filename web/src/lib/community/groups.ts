@@ -17,11 +17,13 @@ import {
   groupInvite,
   groupRole,
   groupRow,
+  type GroupInvite,
   type GroupRole,
   type GroupRow,
   type JoinPolicy,
   type Visibility,
 } from '#contracts/community-rows.ts';
+import { appAddress } from '../app-address.ts';
 import { clientConfig } from '../client-config.ts';
 import { client, CommunityError, communityError, currentUserId, nothing, rows, rpc, write } from './backend.ts';
 
@@ -169,8 +171,9 @@ export const readLeaderboard = (groupId: string, period: Period) =>
 export const readAnalytics = (groupId: string, days: number) =>
   rpc('get_group_analytics_from_snapshots', { p_group_id: groupId, p_days: days }, z.array(analyticsDay));
 
-export async function listInvites(groupId: string) {
-  return rows(
+/** The group's invites, each with the link to hand out (inviteLink). */
+export async function listInvites(groupId: string): Promise<(GroupInvite & { link: string })[]> {
+  const invites = await rows(
     (await client())
       .from('group_invites')
       .select(GROUP_INVITE_COLUMNS)
@@ -178,6 +181,8 @@ export async function listInvites(groupId: string) {
       .order('created_at', { ascending: false }),
     groupInvite,
   );
+  const base = await invitedAddress();
+  return invites.map((invite) => ({ ...invite, link: `${base}/invite/${invite.token}` }));
 }
 export const createGroupInvite = (groupId: string, days: number | null, maxUses: number | null) =>
   rpc(
@@ -196,9 +201,16 @@ export type ReportTarget = 'group' | 'message' | 'user';
 export const submitReport = (targetType: ReportTarget, targetId: string, reason: string) =>
   rpc('community_submit_report', { p_target_type: targetType, p_target_id: targetId, p_reason: reason }, z.string());
 
-/** A link another student can open: /invite/<token> on this server. */
-export function inviteLink(token: string): string {
-  return `${location.origin}/invite/${token}`;
+/** Where the invited open the app: the students' address, never this computer's loopback one. */
+async function invitedAddress(): Promise<string> {
+  const base = await appAddress();
+  if (!base) throw new CommunityError('offline', 'The server could not be reached.');
+  return base;
+}
+
+/** A link another student can open on her own device: /invite/<token> at the students' address. */
+export async function inviteLink(token: string): Promise<string> {
+  return `${await invitedAddress()}/invite/${token}`;
 }
 
 export { write };

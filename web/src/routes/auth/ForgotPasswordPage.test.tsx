@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 // "Forgot password?" and "Set a new password": the same answer for every address (no telling who
-// has an account), focus on the outcome, a failed link said first, and a refused new password
-// worded by its reasons; offline says nothing changed.
+// has an account), a mailed link where the server sends mail and the person who runs it where it
+// does not, focus on the outcome, a failed link said first, and a refused new password worded by
+// its reasons; offline says nothing changed.
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { LocationProvider } from 'preact-iso';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,12 +13,17 @@ const calls = vi.hoisted(() => ({
   setNewPassword: vi.fn<(password: string) => Promise<void>>(),
 }));
 vi.mock('../../state/account.ts', () => calls);
+const server = vi.hoisted(() => ({ sendsMail: true as boolean | undefined }));
+vi.mock('../../lib/client-config.ts', () => ({
+  clientConfig: () => Promise.resolve({ backend_url: '/__backend', anon_key: 'anon', sends_mail: server.sendsMail }),
+}));
 
 const { default: ForgotPasswordPage } = await import('./ForgotPasswordPage.tsx');
 const { default: SetPasswordPage } = await import('./SetPasswordPage.tsx');
 const { authLinkOutcome } = await import('../../state/auth-link.ts');
 
 beforeEach(() => {
+  server.sendsMail = true;
   calls.requestPasswordReset.mockReset().mockResolvedValue(undefined);
   calls.setNewPassword.mockReset().mockResolvedValue(undefined);
 });
@@ -32,6 +38,26 @@ describe('ForgotPasswordPage', () => {
     expect(calls.requestPasswordReset).toHaveBeenCalledWith('ada@example.com');
     await waitFor(() => expect(document.activeElement).toBe(sent.closest('[tabindex="-1"]')));
     expect(sent.closest('[aria-live]')).not.toBeNull();
+  });
+
+  it('says, where the server sends no mail, that the link waits with whoever runs it, for every address alike', async () => {
+    server.sendsMail = false;
+    render(<ForgotPasswordPage />);
+    expect((await screen.findByText(/This server sends no e-mail/)).textContent).toMatch(
+      /the person who runs this studyhall server/,
+    );
+    const answers: string[] = [];
+    for (const address of ['ada@example.com', 'nobody@example.com']) {
+      fireEvent.input(screen.getByLabelText('E-mail'), { target: { value: address } });
+      fireEvent.click(screen.getByRole('button', { name: 'Ask for a reset link' }));
+      const said = await screen.findByText(new RegExp(`^If an account exists for ${address}`));
+      answers.push((said.textContent ?? '').replace(address, '<address>'));
+    }
+    expect(answers[0]).toBe(
+      'If an account exists for <address>, its reset link is now waiting on this server. Ask the person who runs this studyhall server for it, and open it within an hour.',
+    );
+    expect(answers[1]).toBe(answers[0]);
+    expect(screen.queryByText(/we sent a link/)).toBeNull();
   });
 
   it('refuses a malformed address without asking the backend', async () => {

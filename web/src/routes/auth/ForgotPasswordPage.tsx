@@ -1,14 +1,28 @@
-// "Forgot password?": asks for the e-mail address and has the backend mail a recovery link back to
+// "Forgot password?": asks for the e-mail address and has the backend make a recovery link back to
 // this app. The answer is the same whether or not an account uses the address (the backend's rule
-// too), so the page never tells who has an account. Also where a failed link lands, with why.
-import { useState } from 'preact/hooks';
+// too), so the page never tells who has an account. It says where the link goes: to her mailbox
+// where the server sends mail (`sends_mail` of /api/client-config), else nowhere but the server's
+// outbox, so the person who runs the server has it. Also where a failed link lands, with why.
+import { useEffect, useState } from 'preact/hooks';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
-import { accountProblem } from '../../lib/account-words.ts';
+import { accountProblem, SERVER_OWNER } from '../../lib/account-words.ts';
+import { clientConfig } from '../../lib/client-config.ts';
 import { requestPasswordReset } from '../../state/account.ts';
 import { dismissAuthLink } from '../../state/auth-link.ts';
 import '../../styles/welcome.css';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Whether this server mails the link; unknown (an older server) counts as mailing, as it used to. */
+async function sendsMail(): Promise<boolean> {
+  return (await clientConfig().catch(() => null))?.sends_mail !== false;
+}
+
+function sentSentence(address: string, mailed: boolean): string {
+  return mailed
+    ? `If an account exists for ${address}, we sent a link to it. Open it within an hour to set a new password.`
+    : `If an account exists for ${address}, its reset link is now waiting on this server. Ask ${SERVER_OWNER} for it, and open it within an hour.`;
+}
 
 export interface ForgotPasswordProps {
   /** Why the student is here again: the link she followed failed. */
@@ -21,6 +35,8 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
   const [emailError, setEmailError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result | null>(null);
+  const [mailed, setMailed] = useState<boolean | null>(null);
+  useEffect(() => void sendsMail().then(setMailed), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -34,10 +50,9 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
     setBusy(true);
     try {
       await requestPasswordReset(address);
-      setResult({
-        tone: 'success',
-        text: `If an account exists for ${address}, we sent a link to it. Open it on this device within an hour to set a new password.`,
-      });
+      const mails = await sendsMail();
+      setMailed(mails);
+      setResult({ tone: 'success', text: sentSentence(address, mails) });
     } catch (error) {
       setResult({ tone: 'error', text: accountProblem(error) });
     } finally {
@@ -58,7 +73,11 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
             <p>{problem} Ask for a new one below.</p>
           </div>
         )}
-        <p class="muted">Enter the e-mail address of your account. We will send you a link to set a new password.</p>
+        <p class="muted">
+          {mailed === false
+            ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
+            : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
+        </p>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
           <div class="field">
             <label class="field-label" for="recover-email">
@@ -82,7 +101,7 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
           </div>
           <ResultNotice result={result} />
           <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {busy ? 'Sending…' : 'Send me a link'}
+            {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}
           </button>
         </form>
         <a class="welcome-back" href="/" onClick={dismissAuthLink}>

@@ -1,13 +1,13 @@
 // "Set a new password", after following a recovery link: the link signed the student in for this
 // (its session may change the password without the old one), and saving leads into the app. The
 // backend ends her other sessions, so the old password and any device still signed in with it stop
-// working.
+// working. The new password is checked as it is typed, by the server's own rule (PasswordField).
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { accountProblem } from '../../lib/account-words.ts';
-import { passwordLengthProblem } from '../../lib/password-words.ts';
 import { setNewPassword } from '../../state/account.ts';
 import { authLinkOutcome, dismissAuthLink } from '../../state/auth-link.ts';
 import { account } from '../../state/signals.ts';
@@ -18,24 +18,25 @@ const EXPIRED = new Set(['invalid_token', 'session_not_found', 'bad_jwt', 'sessi
 export default function SetPasswordPage() {
   document.title = 'Set a new password · studyhall';
   const { route } = useLocation();
-  const [password, setPassword] = useState('');
-  const [fieldError, setFieldError] = useState<string | null>(null);
+  const email = account.value?.email;
+  const password = usePasswordField('new', {
+    userInputs: email ? [email] : [],
+    emptyMessage: 'Enter the new password.',
+  });
   const [result, setResult] = useState<Result | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setResult(null);
-    const tooShort = passwordLengthProblem(password);
-    setFieldError(tooShort);
-    if (tooShort) return;
+    if (await password.check()) return void document.getElementById('new-password')?.focus();
     setBusy(true);
     try {
-      await setNewPassword(password);
+      await setNewPassword(password.value);
       dismissAuthLink();
       route('/focus', true);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'weak_password') setFieldError(accountProblem(error));
+      if (error instanceof ApiError && error.code === 'weak_password') password.refuse(accountProblem(error));
       else if (error instanceof ApiError && EXPIRED.has(error.code))
         authLinkOutcome.value = {
           kind: 'failed',
@@ -56,34 +57,10 @@ export default function SetPasswordPage() {
         </div>
         <h1 class="welcome-title">Set a new password</h1>
         <p class="muted">
-          For <strong>{account.value?.email ?? 'your account'}</strong>. Other devices signed in to this account will be
-          signed out.
+          For <strong>{email ?? 'your account'}</strong>. Other devices signed in to this account will be signed out.
         </p>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-          <div class="field">
-            <label class="field-label" for="new-password">
-              New password
-            </label>
-            <input
-              id="new-password"
-              class="input"
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-              aria-invalid={fieldError ? true : undefined}
-              aria-describedby={fieldError ? 'new-password-error' : 'new-password-hint'}
-            />
-            {fieldError ? (
-              <p id="new-password-error" class="field-error" role="alert">
-                {fieldError}
-              </p>
-            ) : (
-              <p id="new-password-hint" class="field-hint">
-                At least 8 characters. A few unrelated words are easy to remember and hard to guess.
-              </p>
-            )}
-          </div>
+          <PasswordField field={password} id="new-password" label="New password" />
           <ResultNotice result={result} />
           <button type="submit" class="button button-primary button-large" disabled={busy}>
             {busy ? 'Saving…' : 'Save my new password'}

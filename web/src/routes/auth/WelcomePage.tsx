@@ -1,34 +1,47 @@
-// Welcome: log in or create an account. A refused login asks the server whether the e-mail has an
-// account at all, so "new here" and "wrong password" get different answers. A device nobody has
-// signed in on yet is greeted as a first visit and opens on "Create account"; the mode switch is a
-// pair of tabs, and the submit button says what it does, so no two controls share a name. Offline
-// use is promised only where it holds: a page at a plain-HTTP address has no service worker, and
-// says what offline use needs instead.
+// Welcome: log in or create an account. A refused login gets one answer, "wrong e-mail or
+// password", whether or not the address has an account (as the forgot-password form answers every
+// address alike), so the form tells nobody who is registered; only the right password of a
+// suspended account is told it is suspended, and until when. The password field checks a new
+// password as it is typed, by the server's own rule. A device nobody has signed in on yet is greeted
+// as a first visit and opens on "Create account"; the mode switch is a pair of tabs, and the submit
+// button says what it does, so no two controls share a name. Offline use is promised only where it
+// holds: a page at a plain-HTTP address has no service worker, and says what offline use needs
+// instead. Right after an account was deleted on this device, that is said first.
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
+import { suspendedSentence } from '../../lib/account-words.ts';
 import { ApiError, describeError } from '../../lib/api.ts';
 import { weakPasswordSentence } from '../../lib/password-words.ts';
 import { isSecurePage } from '../../lib/secure-page.ts';
 import { signedInHereBefore } from '../../lib/session-storage.ts';
-import { isRegistered, signIn, type AuthMode } from '../../state/auth.ts';
+import { signIn, type AuthMode } from '../../state/auth.ts';
+import { accountFarewell } from '../../state/farewell.ts';
 import '../../styles/welcome.css';
 
-interface FieldErrors {
-  email?: string;
-  password?: string;
-}
-
-function validate(email: string, password: string): FieldErrors {
-  const errors: FieldErrors = {};
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors.email = 'Enter your e-mail address, like name@example.com.';
-  const bytes = new TextEncoder().encode(password).length;
-  if (bytes < 8) errors.password = 'The password needs at least 8 characters.';
-  else if (bytes > 72) errors.password = 'The password can be at most 72 bytes long.';
-  return errors;
-}
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 type Problem = { text: string; suggest?: AuthMode } | null;
+
+/** The one answer to a refused login, whoever the address belongs to. */
+export const WRONG_CREDENTIALS = 'Wrong e-mail or password. Check both, or choose “Forgot password?” to set a new one.';
+
+/** Said once, first, after this device's account was deleted. */
+function Farewell() {
+  const ref = useRef<HTMLDivElement>(null);
+  const farewell = accountFarewell.value;
+  useEffect(() => ref.current?.focus(), []);
+  if (!farewell) return null;
+  return (
+    <div ref={ref} tabIndex={-1} class="notice notice-success" role="status">
+      <p>
+        {farewell.email ? `The account ${farewell.email} was deleted` : 'Your account was deleted'}, with everything of
+        it on this server and on this device.
+      </p>
+    </div>
+  );
+}
 
 export interface WelcomeProps {
   /** Unset: log in on a device someone signed in on before, create an account on a first visit. */
@@ -50,30 +63,41 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
   const current = MODES.find((entry) => entry.mode === mode) ?? MODES[0]!;
   const Heading = headingLevel === 1 ? 'h1' : 'h2';
   const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const password = usePasswordField(mode === 'signup' ? 'new' : 'current', { userInputs: [email.trim()] });
+  const [emailError, setEmailError] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const fieldErrors = validate(email.trim(), password);
-    setErrors(fieldErrors);
+    const address = email.trim();
+    const badEmail = EMAIL.test(address) ? null : 'Enter your e-mail address, like name@example.com.';
+    setEmailError(badEmail);
     setProblem(null);
-    if (fieldErrors.email || fieldErrors.password) return;
+    const badPassword = await password.check();
+    if (badEmail || badPassword) {
+      document.getElementById(badEmail ? 'email' : 'password')?.focus();
+      return;
+    }
+    accountFarewell.value = null;
     setBusy(true);
     try {
-      await signIn(mode, email.trim(), password);
+      await signIn(mode, address, password.value);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_credentials') {
-        const registered = await isRegistered(email.trim());
-        if (registered === false)
-          setProblem({ text: 'No account uses this e-mail yet. Are you new here?', suggest: 'signup' });
-        else setErrors({ password: 'This password does not match the account. Check it and try again.' });
+      // A password the server's input rules refuse (too short, too long) cannot be hers either.
+      const refusedLogin = mode === 'login' && error instanceof ApiError && error.code === 'invalid_request';
+      if ((error instanceof ApiError && error.code === 'invalid_credentials') || refusedLogin) {
+        setProblem({ text: WRONG_CREDENTIALS });
+      } else if (error instanceof ApiError && error.code === 'account_suspended') {
+        setProblem({ text: suspendedSentence(error.details.banned_until as string | null | undefined) });
       } else if (error instanceof ApiError && error.code === 'email_taken') {
-        setProblem({ text: 'An account with this e-mail already exists.', suggest: 'login' });
+        // Said only where the backend itself says it (GoTrue with accounts confirmed at once).
+        setProblem({
+          text: 'An account with this e-mail already exists. Log in, or set a new password if you forgot it.',
+          suggest: 'login',
+        });
       } else if (error instanceof ApiError && error.code === 'weak_password') {
-        setErrors({ password: weakPasswordSentence(error.details.reasons as unknown[] | undefined) });
+        password.refuse(weakPasswordSentence(error.details.reasons as unknown[] | undefined));
       } else if (error instanceof ApiError && error.code === 'invalid_request') {
         setProblem({ text: 'The server did not accept this e-mail or password. Check both and try again.' });
       } else {
@@ -87,7 +111,8 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
   const switchTo = (next: AuthMode) => {
     setMode(next);
     setProblem(null);
-    setErrors({});
+    setEmailError(null);
+    password.refuse(null);
   };
 
   /** Tabs move with the arrow keys (and Home, End); Tab goes on to the form. */
@@ -117,6 +142,7 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
           <img src="/icon.svg" alt="" width="40" height="40" />
           <p class="welcome-name">studyhall</p>
         </div>
+        <Farewell />
         {intro}
         <Heading class="welcome-title">
           {firstVisit ? 'Welcome to studyhall' : mode === 'login' ? 'Welcome back' : 'Create your account'}
@@ -158,46 +184,27 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
                 autoComplete="email"
                 value={email}
                 onInput={(event) => setEmail(event.currentTarget.value)}
-                aria-invalid={errors.email ? true : undefined}
-                aria-describedby={errors.email ? 'email-error' : undefined}
+                aria-invalid={emailError ? true : undefined}
+                aria-describedby={emailError ? 'email-error' : undefined}
               />
-              {errors.email && (
+              {emailError && (
                 <p id="email-error" class="field-error" role="alert">
-                  {errors.email}
+                  {emailError}
                 </p>
               )}
             </div>
-            <div class="field">
-              <label class="field-label" for="password">
-                Password
-              </label>
-              <input
-                id="password"
-                class="input"
-                type="password"
-                autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
-                value={password}
-                onInput={(event) => setPassword(event.currentTarget.value)}
-                aria-invalid={errors.password ? true : undefined}
-                aria-describedby={errors.password ? 'password-error' : mode === 'signup' ? 'password-hint' : undefined}
-              />
-              {errors.password ? (
-                <p id="password-error" class="field-error" role="alert">
-                  {errors.password}
-                </p>
-              ) : (
-                mode === 'signup' && (
-                  <p id="password-hint" class="field-hint">
-                    At least 8 characters.
-                  </p>
-                )
-              )}
+            <PasswordField
+              field={password}
+              id="password"
+              label="Password"
+              autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+            >
               {mode === 'login' && (
                 <a class="welcome-forgot" href="/forgot-password">
                   Forgot password?
                 </a>
               )}
-            </div>
+            </PasswordField>
             {problem && (
               <div class="notice notice-error" role="alert">
                 <p>{problem.text}</p>

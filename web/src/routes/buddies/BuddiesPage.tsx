@@ -111,7 +111,7 @@ function BuddyInvite() {
   const [link, setLink] = useState<string | null>(null);
   const { busy, error, run } = useCommunityAction();
   const create = async () => {
-    await run(async () => setLink(inviteLink(await createBuddyInvite(7, 1))));
+    await run(async () => setLink(await inviteLink(await createBuddyInvite(7, 1))));
   };
   return (
     <section class="card stack" aria-labelledby="buddy-invite-title">

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
+import { studentsAddress } from '../../lib/app-address.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import {
   companionLink,
@@ -90,16 +91,17 @@ function RetryLine({ retryAt, advised = false, children }: { retryAt: number; ad
   );
 }
 
-/** The addresses a phone can open, from /api/client-config; null while asked, [] when none. */
+/**
+ * The addresses a phone can open (the students' address first), from /api/client-config; null while
+ * asked, [] when none.
+ */
 function usePhoneUrls(enabled: boolean): { urls: string[] | null; failed: boolean } {
   const [urls, setUrls] = useState<string[] | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     if (!enabled || urls) return;
     clientConfig()
-      .then((config) =>
-        setUrls(phoneUrls((config as { companion_urls?: string[] }).companion_urls ?? [], location.origin)),
-      )
+      .then((config) => setUrls(phoneUrls(studentsAddress(config, location.origin), config.companion_urls ?? [])))
       .catch(() => setFailed(true));
   }, [enabled, urls]);
   return { urls, failed };
@@ -123,6 +125,9 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
   }
   const [first, ...others] = urls as [string, ...string[]];
   const link = companionLink(first, code);
+  // The QR code leads to the https address; a phone that does not trust the server's certificate yet
+  // gets it from /__ca at the plain-HTTP address, which opens without one.
+  const plain = new URL(first).protocol === 'https:' ? others.find((url) => url.startsWith('http:')) : undefined;
   return (
     <div class="remote-connect">
       <div class="remote-scan">
@@ -147,6 +152,17 @@ function Connect({ code, urls, failed }: { code: string | null; urls: string[] |
       </p>
       {new URL(first).protocol === 'http:' && (
         <SecureAddressNote feature="home-screen" path="/companion/" class="small muted" />
+      )}
+      {plain && (
+        <p class="small muted">
+          A phone that warns about the certificate installs it once from{' '}
+          <span class="url-chip tabular">
+            {plain}
+            <wbr />
+            /__ca
+          </span>
+          .
+        </p>
       )}
       {others.length > 0 && (
         <p class="small muted">

@@ -18,7 +18,6 @@ import { TrashIcon } from '../../components/icons.tsx';
 import {
   createGroupInvite,
   deleteGroup,
-  inviteLink,
   listInvites,
   listJoinRequests,
   removeMember,
@@ -185,7 +184,7 @@ function Invites({ group }: { group: GroupRow }) {
         <ul class="list invite-list">
           {(invites.data ?? []).map((invite) => {
             const state = inviteState(invite, now);
-            const link = inviteLink(invite.token);
+            const link = invite.link;
             return (
               <li key={invite.token} class={`list-item${invite.token === fresh ? ' is-fresh' : ''}`}>
                 <div class="list-main">

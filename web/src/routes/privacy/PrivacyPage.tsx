@@ -1,6 +1,7 @@
 // /settings/privacy: taking part in the community, stealth mode and the six switches, each saved
 // the moment it changes, each with a plain statement of who sees what; and a table of what buddies
-// and group members see right now. The database applies these switches to every read.
+// and group members see right now. The database applies these switches to every read. The page names
+// only the leaderboards the app shows (each group's), and says who else may read the same points.
 import { useState } from 'preact/hooks';
 import type { Enrollment, PrivacyKey, PrivacySwitches } from '#contracts/community-rows.ts';
 import { NotShared } from '../../components/community/Presence.tsx';
@@ -179,9 +180,10 @@ export default function PrivacyPage() {
           </tbody>
         </table>
         <p class="small muted">
-          Always visible to your groups: your name, handle, picture and role. Leaderboards, everyone's and your groups',
-          rank you by points (minutes plus correct answers) only while you share both your study time and your question
-          counts, and never in stealth mode. Strangers see nothing else.
+          Always visible to your groups: your name, handle, picture and role. Your groups' leaderboards rank you by
+          points (minutes plus correct answers) only while you share both your study time and your question counts, and
+          never in stealth mode. While they do, other students signed in to this server can also read those points from
+          the server, though the app shows them only on your groups' leaderboards. Strangers see nothing else.
         </p>
       </section>
     </div>

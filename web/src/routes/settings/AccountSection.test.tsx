@@ -1,10 +1,12 @@
 // @vitest-environment happy-dom
 // Settings' account section: changing the password refuses a wrong current one and a weak new one
 // in their fields, says a change worked with focus on the message; changing the e-mail says that
-// both addresses were sent a confirmation, and what the first confirmation did; deleting asks for the database's word, says the group hand-over rule
-// first, and stays refused until the word is typed; a failure while signing out everywhere says she
-// is still signed in.
+// both addresses were sent a confirmation, and what the first confirmation did; deleting asks for
+// the database's word and her password, says the group hand-over rule first, stays refused until
+// the word is typed, says a wrong password in its field, and lands on `/` once deleted; a failure
+// while signing out everywhere says she is still signed in.
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { LocationProvider, useLocation } from 'preact-iso';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../lib/api.ts';
 import type * as AccountModule from '../../state/account.ts';
@@ -16,7 +18,7 @@ const calls = vi.hoisted(() => ({
   changeEmail: vi.fn<(email: string) => Promise<void>>(),
   signOutEverywhere: vi.fn<() => Promise<void>>(),
   exportMyData: vi.fn<() => Promise<Blob>>(),
-  deleteMyAccount: vi.fn<(word: string) => Promise<void>>(),
+  deleteMyAccount: vi.fn<(word: string, password: string) => Promise<void>>(),
 }));
 vi.mock('../../state/account.ts', async (original) => ({
   ...(await original<AccountState>()),
@@ -53,10 +55,14 @@ describe('AccountSection', () => {
     render(<AccountSection />);
     calls.changePassword.mockRejectedValueOnce(new ApiError(400, 'invalid_credentials', 'x'));
     fillPassword('wrong one', 'copper orchard 19 tide');
-    expect((await screen.findByText('Your current password is not right.')).id).toBe('current-password-error');
+    expect((await screen.findByText('Your current password is not right.')).id).toBe('current-password-message');
     calls.changePassword.mockRejectedValueOnce(new ApiError(422, 'weak_password', 'x', { reasons: ['length'] }));
+    fillPassword('right one', 'copper orchard 19 tides');
+    expect((await screen.findByText(/^Too short/)).id).toBe('changed-password-message');
+    // The app's own check of the same rule refuses a common one before asking the server.
     fillPassword('right one', 'password');
-    expect((await screen.findByText(/^Too short/)).id).toBe('changed-password-error');
+    expect((await screen.findByRole('alert')).textContent).toMatch(/^Too common/);
+    expect(calls.changePassword).toHaveBeenCalledTimes(2);
   });
 
   it('says the password changed, with focus on the message, and empties the fields', async () => {
@@ -100,10 +106,32 @@ describe('AccountSection', () => {
 });
 
 describe('DeleteAccount', () => {
-  it('says the hand-over rule before she confirms and deletes only once her handle is typed', async () => {
+  /** The dialog where the app puts it, with the address bar shown. */
+  function InApp() {
+    const { path } = useLocation();
+    return (
+      <>
+        <p data-testid="path">{path}</p>
+        <DeleteAccount />
+      </>
+    );
+  }
+  const renderInApp = () => {
+    history.replaceState(null, '', '/settings');
+    return render(
+      <LocationProvider>
+        <InApp />
+      </LocationProvider>,
+    );
+  };
+  const open = () => fireEvent.click(screen.getByRole('button', { name: 'Delete my account…' }));
+  const typePassword = (value: string) =>
+    fireEvent.input(screen.getByLabelText('Your password'), { target: { value } });
+
+  it('says the hand-over rule before she confirms and deletes only once her handle and password are typed', async () => {
     calls.deleteMyAccount.mockRejectedValueOnce(new ApiError(0, 'offline', 'x'));
-    render(<DeleteAccount />);
-    fireEvent.click(screen.getByRole('button', { name: 'Delete my account…' }));
+    renderInApp();
+    open();
     expect(screen.getByText(/longest-standing moderator, or else their longest-standing member/)).toBeTruthy();
     const confirm = screen.getByRole('button', { name: 'Delete my account' }) as HTMLButtonElement;
     const field = screen.getByLabelText(/to confirm/);
@@ -114,14 +142,41 @@ describe('DeleteAccount', () => {
     fireEvent.input(field, { target: { value: ' Mira ' } });
     expect(confirm.disabled).toBe(false);
     fireEvent.click(confirm);
+    expect((await screen.findByRole('alert')).textContent).toBe('Enter your password to delete your account.');
+    expect(calls.deleteMyAccount).not.toHaveBeenCalled();
+    typePassword('violet kettle 42 harbor');
+    fireEvent.click(confirm);
     expect((await screen.findByRole('alert')).textContent).toMatch(/cannot be reached/);
-    expect(calls.deleteMyAccount).toHaveBeenCalledWith(' Mira ');
+    expect(calls.deleteMyAccount).toHaveBeenCalledWith(' Mira ', 'violet kettle 42 harbor');
     await waitFor(() => expect(confirm.disabled).toBe(false));
+  });
+
+  it('says a wrong password in the password field, deleting nothing', async () => {
+    calls.deleteMyAccount.mockRejectedValueOnce(new ApiError(400, 'invalid_credentials', 'x'));
+    renderInApp();
+    open();
+    fireEvent.input(screen.getByLabelText(/to confirm/), { target: { value: 'mira' } });
+    typePassword('not my password');
+    fireEvent.click(screen.getByRole('button', { name: 'Delete my account' }));
+    const refusal = await screen.findByRole('alert');
+    expect(refusal.textContent).toBe('That is not the password of this account. Nothing was deleted.');
+    expect(refusal.id).toBe('delete-password-message');
+    expect(screen.getByTestId('path').textContent).toBe('/settings');
+  });
+
+  it('lands on the welcome address once the account is deleted', async () => {
+    calls.deleteMyAccount.mockResolvedValueOnce(undefined);
+    renderInApp();
+    open();
+    fireEvent.input(screen.getByLabelText(/to confirm/), { target: { value: 'mira' } });
+    typePassword('violet kettle 42 harbor');
+    fireEvent.click(screen.getByRole('button', { name: 'Delete my account' }));
+    await waitFor(() => expect(screen.getByTestId('path').textContent).toBe('/'));
   });
 
   it('asks for "delete" from a student without a handle', () => {
     profile.value = { handle: null, displayName: null, avatarUrl: null };
-    render(<DeleteAccount />);
+    renderInApp();
     expect(screen.getByText('delete').tagName).toBe('STRONG');
   });
 });

@@ -1,17 +1,25 @@
 // Delete my account: what happens is said before she confirms (the database's deletion rule,
-// docs/database.md), she types the word the database asks for (her handle, or "delete"), and
-// afterwards this device forgets her: signed out, her local data gone.
+// docs/database.md), she types the word the database asks for (her handle, or "delete") and her
+// password, as GitHub asks to retype it: the database refuses a session that has not entered the
+// password in the last minutes, so the dialog signs in with it first. Afterwards this device forgets
+// her (signed out, her local data gone) and she lands on the welcome screen at `/`, which says the
+// account was deleted.
+import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
+import { ApiError } from '../../lib/api.ts';
 import { confirmationWord, confirms, deleteMyAccount } from '../../state/account.ts';
 import { profile } from '../../state/signals.ts';
 import '../../styles/account.css';
 
 export function DeleteAccount() {
+  const { route } = useLocation();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
+  const password = usePasswordField('current', { emptyMessage: 'Enter your password to delete your account.' });
   const [result, setResult] = useState<Result | null>(null);
   const [busy, setBusy] = useState(false);
   const word = confirmationWord(profile.value?.handle);
@@ -19,6 +27,7 @@ export function DeleteAccount() {
     if (busy) return;
     setOpen(false);
     setTyped('');
+    password.reset();
     setResult(null);
   };
 
@@ -26,12 +35,17 @@ export function DeleteAccount() {
     event.preventDefault();
     if (!confirms(typed, word)) return;
     setResult(null);
+    if (await password.check()) return void document.getElementById('delete-password')?.focus();
     setBusy(true);
     try {
-      await deleteMyAccount(typed);
-      // Signed out: the app shows the welcome screen.
+      await deleteMyAccount(typed, password.value);
+      // Signed out and forgotten here: the welcome screen at `/` says the account was deleted.
+      route('/', true);
     } catch (error) {
-      setResult({ tone: 'error', text: accountProblem(error) });
+      if (error instanceof ApiError && error.code === 'invalid_credentials') {
+        password.refuse('That is not the password of this account. Nothing was deleted.');
+        document.getElementById('delete-password')?.focus();
+      } else setResult({ tone: 'error', text: accountProblem(error) });
       setBusy(false);
     }
   };
@@ -77,6 +91,12 @@ export function DeleteAccount() {
               onInput={(event) => setTyped(event.currentTarget.value)}
             />
           </div>
+          <PasswordField
+            field={password}
+            id="delete-password"
+            label="Your password"
+            hint="Asked again before anything is deleted."
+          />
           <ResultNotice result={result} />
           <div class="dialog-actions">
             <button type="button" class="button" onClick={close} disabled={busy}>

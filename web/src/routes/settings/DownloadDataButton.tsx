@@ -39,8 +39,8 @@ export function DownloadDataButton() {
         Your data
       </h3>
       <p class="small muted">
-        One JSON file with everything the server keeps about you: profile, settings, sessions, tasks, backups, buddies,
-        groups and messages.
+        One JSON file with everything the server keeps about you: profile, settings, timer settings (as last backed up),
+        sessions, tasks, backups, buddies, groups and messages.
       </p>
       <ResultNotice result={result} />
       <div class="row">
