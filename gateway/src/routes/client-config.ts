@@ -5,11 +5,13 @@
 // page only ever connects to its own origin. The anon key is public by design; the service key
 // never leaves here.
 import os from 'node:os';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { clientConfigAnswer } from '#contracts/gateway-answers.ts';
 import { studentsAppUrl } from '../app-address.ts';
 import type { HttpsService } from '../https/https-service.ts';
 import { firstLanIPv4, type NetworkInterfaces } from '../lan/lan-addresses.ts';
 import { BACKEND_PREFIX } from '../proxy/backend-proxy.ts';
+import { withErrorBody } from '../route-schemas.ts';
 
 export interface ClientConfigOptions {
   anonKey: string;
@@ -66,35 +68,39 @@ export function lanUrls(interfaces: NetworkInterfaces, port: number): string[] {
   return urls;
 }
 
-const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, options) => {
+const clientConfig: FastifyPluginAsyncZod<ClientConfigOptions> = async (app, options) => {
   const interfaces = options.networkInterfaces ?? os.networkInterfaces;
   const { https } = options;
 
-  app.get('/api/client-config', async (request, reply): Promise<ClientConfig> => {
-    reply.header('cache-control', 'no-cache');
-    const bound = app.server.address();
-    const listening = typeof bound === 'object' && bound !== null ? bound : undefined;
-    const port = https.listeningPort;
-    const names = https.names();
-    // Read per request: the machine's address may change while it runs (another network, a new
-    // DHCP lease), and the certificate follows it.
-    const appUrl = studentsAppUrl({
-      // Not listening yet (inject() in tests): as far as anyone knows, on this computer only.
-      host: listening?.address ?? '127.0.0.1',
-      port: listening?.port ?? 0,
-      publicUrl: options.publicUrl,
-      lan: firstLanIPv4(interfaces()),
-      https: port && names ? { port, names, linksLeadHere: https.redirect === 'always' } : undefined,
-    });
-    return {
-      backend_url: BACKEND_PREFIX,
-      anon_key: options.anonKey,
-      app_url: appUrl,
-      companion_urls: reachableFromLan(listening),
-      https_url: secureUrl(request.headers.host, appUrl),
-      sends_mail: options.sendsMail,
-    };
-  });
+  app.get(
+    '/api/client-config',
+    { schema: { response: withErrorBody({ 200: clientConfigAnswer }) } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      const bound = app.server.address();
+      const listening = typeof bound === 'object' && bound !== null ? bound : undefined;
+      const port = https.listeningPort;
+      const names = https.names();
+      // Read per request: the machine's address may change while it runs (another network, a new
+      // DHCP lease), and the certificate follows it.
+      const appUrl = studentsAppUrl({
+        // Not listening yet (inject() in tests): as far as anyone knows, on this computer only.
+        host: listening?.address ?? '127.0.0.1',
+        port: listening?.port ?? 0,
+        publicUrl: options.publicUrl,
+        lan: firstLanIPv4(interfaces()),
+        https: port && names ? { port, names, linksLeadHere: https.redirect === 'always' } : undefined,
+      });
+      return {
+        backend_url: BACKEND_PREFIX,
+        anon_key: options.anonKey,
+        app_url: appUrl,
+        companion_urls: reachableFromLan(listening),
+        https_url: secureUrl(request.headers.host, appUrl),
+        sends_mail: options.sendsMail,
+      };
+    },
+  );
 
   /**
    * PUBLIC_URL when it is https; else the HTTPS address at the host the page was opened with, when
