@@ -71,3 +71,23 @@ export type VersionAnswer = z.infer<typeof versionAnswer>;
 export type ClientConfigAnswer = z.infer<typeof clientConfigAnswer>;
 export type BackendHealth = z.infer<typeof backendHealth>;
 export type DatabaseFacts = z.infer<typeof databaseFacts>;
+
+const boardPerson = {
+  user_id: z.string(),
+  minutes: z.number(),
+  correct: z.number(),
+  points: z.number().describe('minutes + correct'),
+  handle: z.string().nullable(),
+  display_name: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+};
+
+/** POST /__leaderboard: the top of the board and the caller's own rank. */
+export const leaderboardAnswer = z.object({
+  ok: z.literal(true),
+  period: z.enum(['day', 'week', 'month', 'all']),
+  since: z.string().nullable().describe("The period's first study day; null for all time."),
+  entries: z.array(z.object({ ...boardPerson, rank: z.number(), is_me: z.boolean() })),
+  me: z.object({ ...boardPerson, rank: z.number().nullable().describe('null: the caller has no points yet.') }),
+  total_ranked: z.number(),
+});

@@ -31,13 +31,32 @@ export const openApiAnswer = z
 /** Groups the routes by their first path segment (`/__auth/login` is "auth", `/api/health` "api"). */
 const transform: typeof jsonSchemaTransform = (input) => {
   const transformed = jsonSchemaTransform(input);
-  if (transformed.schema.hide) return transformed;
+  if (!transformed.schema || transformed.schema.hide) return transformed;
   const family = input.url.split('/')[1]?.replace(/^_+/, '') || 'app';
   return { ...transformed, schema: { ...transformed.schema, tags: [family] } };
 };
 
-/** Registers the generator: before any route, so that it sees every one. */
+/** A route as it was added: what the route-contract test checks each one against. */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  schema: Record<string, unknown> | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route added to this gateway, in order, with the schema it declared. */
+    declaredRoutes: DeclaredRoute[];
+  }
+}
+
+/** Registers the generator and the route list: before any route, so that both see every one. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  app.decorate('declaredRoutes', []);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat())
+      app.declaredRoutes.push({ method, url: route.url, schema: route.schema as Record<string, unknown> | undefined });
+  });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
