@@ -91,3 +91,32 @@ export const leaderboardAnswer = z.object({
   me: z.object({ ...boardPerson, rank: z.number().nullable().describe('null: the caller has no points yet.') }),
   total_ranked: z.number(),
 });
+
+/** GET /api/update-capabilities. */
+export const updateCapabilities = z.object({
+  can_update: z.boolean().describe('This caller may check for and start updates (loopback, or an admin session).'),
+  admin_available: z.boolean().describe('Admin mode is on, so an admin session from another computer is allowed.'),
+});
+
+/** GET /api/check-update: the checkout against its remote branch. */
+export const updateCheck = z.object({
+  ok: z.literal(true),
+  remote: z.string(),
+  branch: z.string(),
+  local: z.object({ sha: z.string(), version: z.string() }),
+  remote_head: z.object({ sha: z.string(), version: z.string().nullable() }),
+  behind: z.number(),
+  ahead: z.number(),
+  update_available: z.boolean(),
+  compared_by: z.enum(['build_stamp', 'sha']),
+});
+
+/** POST /api/update-now: the update runs detached; /api/version tells when the server is back. */
+export const updateStarted = z.object({
+  ok: z.literal(true),
+  started: z.literal(true),
+  stashing: z.boolean(),
+  from_sha: z.string().nullable(),
+  log: z.string(),
+  poll: z.string(),
+});

@@ -12,11 +12,11 @@ export const ERROR_RESPONSES = { '4xx': errorBody, '5xx': errorBody } as const;
 /** An answer declared by content type (not JSON, or JSON and a page). */
 export interface ContentAnswer {
   description: string;
-  content: Record<string, { schema: z.ZodType }>;
+  content: Record<string, { schema: z.core.$ZodType }>;
 }
 
 /** A route's answers by status, plus the error body for every refusal. */
-export function withErrorBody<const T extends Record<number, z.ZodType | ContentAnswer>>(
+export function withErrorBody<const T extends Record<number, z.core.$ZodType | ContentAnswer>>(
   answers: T,
 ): T & typeof ERROR_RESPONSES {
   return { ...answers, ...ERROR_RESPONSES };
@@ -33,8 +33,8 @@ export const htmlPage = (description: string) => nonJson('text/html', descriptio
 /** A file sent as it is stored, with the content type of its name. */
 export const storedFile = (description: string) => nonJson('*/*', description);
 
-/** A redirect: no body, the Location header says where. */
-export const redirect = (description: string) => z.undefined().describe(description);
+/** An answer without a body: a redirect (the Location header says where) or a 204. */
+export const noBody = (description: string) => z.undefined().describe(description);
 
 /** Path parameters of a wildcard route (`/companion/*`): the rest of the path, as sent. */
 export const wildcardParams = z.object({ '*': z.string() });
@@ -43,6 +43,6 @@ export const wildcardParams = z.object({ '*': z.string() });
  * The admin console's answer: JSON for scripts, the same facts as a page for a browser
  * (admin/respond.ts decides by the Accept header).
  */
-export function jsonOrPage(schema: z.ZodType, description: string): ContentAnswer {
+export function jsonOrPage(schema: z.core.$ZodType, description: string): ContentAnswer {
   return { description, content: { 'application/json': { schema }, 'text/html': { schema: z.string() } } };
 }

@@ -35,6 +35,8 @@ import sessionsRoutes from './sessions/sessions-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
 import verifyRoutes from './verify/verify-routes.ts';
+import { errorBody } from '#contracts/error-body.ts';
+import { wildcardParams } from '../route-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -171,8 +173,10 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
 
   app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
   app.get('/__admin/', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
-  // Unknown admin paths still pass the hooks above (so they reveal nothing before sign-in).
-  app.all('/__admin/*', async (request, reply) =>
+  // Unknown admin paths still pass the hooks above (so they reveal nothing before sign-in). Every
+  // method of every path answers the same 404, so the OpenAPI document leaves this route out.
+  const unknownPage = { hide: true, params: wildcardParams, response: { 404: errorBody } };
+  app.all('/__admin/*', { schema: unknownPage }, async (request, reply) =>
     sendError(reply, 404, 'not_found', 'The admin console has no such page.', { path: request.url.split('?')[0] }),
   );
 };

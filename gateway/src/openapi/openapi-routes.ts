@@ -40,7 +40,8 @@ const transform: typeof jsonSchemaTransform = (input) => {
 export interface DeclaredRoute {
   method: string;
   url: string;
-  schema: Record<string, unknown> | undefined;
+  /** Read when asked: a plugin's own onRoute hook may set it after this list saw the route. */
+  readonly schema: Record<string, unknown> | undefined;
 }
 
 declare module 'fastify' {
@@ -55,7 +56,13 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
   app.decorate('declaredRoutes', []);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat())
-      app.declaredRoutes.push({ method, url: route.url, schema: route.schema as Record<string, unknown> | undefined });
+      app.declaredRoutes.push({
+        method,
+        url: route.url,
+        get schema() {
+          return route.schema as Record<string, unknown> | undefined;
+        },
+      });
   });
   await app.register(fastifySwagger, {
     openapi: {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
-import { nonJson, redirect, storedFile, wildcardParams, withErrorBody } from '../route-schemas.ts';
+import { nonJson, noBody, storedFile, wildcardParams, withErrorBody } from '../route-schemas.ts';
 import { companionPolicyDirectives, setContentSecurityPolicy } from '../security/security-headers.ts';
 import { resolveStaticFile } from './app-shell.ts';
 
@@ -33,7 +33,7 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
     });
 
   // Relative asset paths need the trailing slash: /companion -> /companion/ (keeping any query).
-  const redirectSchema = { response: withErrorBody({ 301: redirect('To /companion/, keeping the query.') }) };
+  const redirectSchema = { response: withErrorBody({ 301: noBody('To /companion/, keeping the query.') }) };
   app.get(COMPANION_PREFIX, { schema: redirectSchema }, async (request, reply) => {
     const query = request.url.slice(COMPANION_PREFIX.length);
     return reply.redirect(`${COMPANION_PREFIX}/${query}`, 301);
