@@ -46,6 +46,17 @@ describe('GET /api/openapi.json', () => {
     expect(paths.filter((route) => route.startsWith('/__admin'))).toEqual([]);
     expect(paths.filter((route) => route.startsWith('/__backend'))).toEqual([]);
   });
+
+  it('keeps the whole document, admin routes included, behind the console sign-in', async () => {
+    const response = await gateway.app.inject({
+      url: '/__admin/openapi.json',
+      headers: { accept: 'application/json' },
+    });
+    // The console's gate answers first: here admin mode is off, so nobody gets past it.
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error).toBe('admin_mode_not_ready');
+    expect(response.body).not.toContain('/__admin/users');
+  });
 });
 
 describe('an answer and a request through the route schemas', () => {

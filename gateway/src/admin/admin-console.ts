@@ -36,7 +36,8 @@ import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
 import verifyRoutes from './verify/verify-routes.ts';
 import { errorBody } from '#contracts/error-body.ts';
-import { wildcardParams } from '../route-schemas.ts';
+import { fullDocument, openApiAnswer } from '../openapi/openapi-routes.ts';
+import { wildcardParams, withErrorBody } from '../route-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -170,6 +171,10 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(sessionsRoutes, { context });
   await app.register(outboxRoutes, { context });
   await app.register(browserProofRoutes, { context });
+
+  // The whole OpenAPI document, the console's routes included (openapi/openapi-routes.ts).
+  const documentSchema = { response: withErrorBody({ 200: openApiAnswer }) };
+  app.get('/__admin/openapi.json', { schema: documentSchema }, async () => fullDocument(app));
 
   app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
   app.get('/__admin/', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());

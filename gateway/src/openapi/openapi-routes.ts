@@ -18,9 +18,9 @@ import { withErrorBody } from '../route-schemas.ts';
 
 export const ADMIN_PATH_PREFIX = '/__admin';
 
-const packageVersion = z.object({ version: z.string() }).parse(
-  JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')),
-).version;
+const packageVersion = z
+  .object({ version: z.string() })
+  .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))).version;
 
 /** What the routes answer with the document: an OpenAPI object, passed on as generated. */
 export const openApiAnswer = z
