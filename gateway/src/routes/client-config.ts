@@ -25,32 +25,6 @@ export interface ClientConfigOptions {
   networkInterfaces?: () => NetworkInterfaces;
 }
 
-export interface ClientConfig {
-  backend_url: string;
-  anon_key: string;
-  /**
-   * Where students and phones on the network open the app, without a trailing slash: PUBLIC_URL,
-   * else the LAN address (https only with HTTPS_REDIRECT=always), or null when only this computer
-   * reaches the server.
-   * Invite links, the phone-pairing QR code and the return address of auth mail carry it.
-   */
-  app_url: string | null;
-  /** http://<LAN address>:<port> for each IPv4 interface that is not loopback: the companion's server URL. */
-  companion_urls: string[];
-  /**
-   * Where the app is a secure context, without a trailing slash, or null. A page opened at a
-   * plain-HTTP LAN address has no service worker, notifications, Web Push or Pop-out, and points
-   * students here for them.
-   */
-  https_url: string | null;
-  /**
-   * Whether mail from the backend (a password reset link, an e-mail change) reaches the student's
-   * mailbox. False for localbase without SMTP_URL, which keeps it in its outbox for whoever runs
-   * the server (the admin console's Outbox page): the app then says that the link waits there.
-   */
-  sends_mail: boolean;
-}
-
 /** PUBLIC_URL when students reach the app over https there (a reverse proxy), else null. */
 export function httpsAppUrl(publicUrl: string | undefined): string | null {
   if (!publicUrl) return null;

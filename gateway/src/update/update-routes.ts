@@ -40,14 +40,6 @@ export interface UpdateRoutesOptions {
   now?: (() => number) | undefined;
 }
 
-/** What GET /api/update-capabilities answers. */
-export interface UpdateCapabilities {
-  /** This caller may check for and start updates (loopback, or an admin session). */
-  can_update: boolean;
-  /** Admin mode is on, so an admin session from another computer would be allowed. */
-  admin_available: boolean;
-}
-
 const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 
 /** GET /api/update-status. */
