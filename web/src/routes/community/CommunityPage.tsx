@@ -18,7 +18,8 @@ import { readEnrollment } from '../../lib/community/privacy.ts';
 import { plural } from '../../lib/format.ts';
 import { CreateGroupDialog } from './CreateGroupDialog.tsx';
 import { policyWord } from '../../components/community/policy-words.ts';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/groups.css';
 import { useAction } from '../../components/community/useAction.ts';
 
 async function pendingGroupIds(): Promise<Set<string>> {
