@@ -286,11 +286,11 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       },
     });
 
+    await realtime.start();
     await app.listen({ host, port });
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;
-    realtime.start();
     stopHousekeeping = startHousekeeping(pool, log);
 
     const server = app;

@@ -23,18 +23,20 @@ interface FakeDatabase {
 }
 
 /**
- * A pool that queues one change (drained on a checked-out connection) and answers the visibility
- * statement (sent on a checked-out connection, pipelined with its transaction) with `answer`.
+ * A pool whose queue holds one change (read once by the queue's read, queue.ts) and that answers
+ * the visibility statement (sent on a checked-out connection, pipelined with its transaction) with
+ * `answer`.
  */
 function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => VisibilityRow[] | Error): FakeDatabase {
-  let drained = false;
+  let read = false;
   const statements: FakeDatabase['statements'] = [];
-  /** The drain statement answers each queued item as {kind, item: to_jsonb(row)}: one change, once. */
-  const drain = () => {
-    const rows = drained
-      ? []
+  /** The queue's read answers its newer snapshot with each item as {kind, item}: one change, once. */
+  const readQueue = () => {
+    const rows = read
+      ? [{ up_to: '20:20:', kind: null, item: null }]
       : [
           {
+            up_to: '20:20:',
             kind: 'change',
             item: {
               id: 1,
@@ -46,13 +48,12 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
             },
           },
         ];
-    drained = true;
+    read = true;
     return { rows };
   };
   const client = {
     query: async (query: string | { text: string; values?: unknown[] }) => {
       const { text, values = [] } = typeof query === 'string' ? { text: query } : query;
-      if (text.includes('delete from _localbase.realtime_changes')) return drain();
       if (!text.includes('_localbase.realtime_visibility')) return { rows: [] };
       const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
       statements.push(readers);
@@ -67,6 +68,8 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
     query: async (text: string) => {
       if (text.includes('_localbase.realtime_visibility'))
         throw new Error('the read check runs in a transaction of its own');
+      if (text.includes('from _localbase.realtime_changes c')) return readQueue();
+      if (text.includes('_localbase.realtime_readers')) return { rows: [{ registered: true }] };
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };
     },
     connect: async () => client,

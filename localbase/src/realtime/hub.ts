@@ -1,5 +1,8 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
-// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND the
+// state), and delivery. It reads the queues of captured changes and database broadcasts with this
+// server's own cursor (queue.ts), so every server on the database delivers each item to its own
+// channels, once; it reads after each write this server serves and on a timer, and records how far
+// it has read (readers.ts). An INSERT or UPDATE goes to a channel only if a binding matches it AND the
 // table's SELECT policies, under that subscriber's role and claims, let it read the new row as the
 // change captured it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role
 // may read the table, with only what the replica identity kept of the old row (capture.ts). The
@@ -8,6 +11,7 @@
 // (channel-guard.ts): an expired token is read from the token, an ended session from that same
 // statement's answer; the database's private broadcasts are checked once per drain, for all their
 // receivers.
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
 import { tableShape, type Change, type TableShape } from './capture.ts';
@@ -21,7 +25,8 @@ import {
 import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
-import { drainQueues, queuesHoldAnything, type QueuedItem } from './queue.ts';
+import { cursorAtNow, readQueues, START_OF_QUEUE, type Cursor, type QueuedItem } from './queue.ts';
+import { heartbeat, READER_HEARTBEAT_MS } from './readers.ts';
 import { roomOf, type TopicMember, type Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
@@ -47,7 +52,10 @@ export interface ChannelSubscription extends GuardedChannel {
 /** A reader whose session has ended, as the visibility statement answers it. */
 const SESSION_ENDED = 'session ended';
 
-/** Drain cadence while someone listens; with nobody listening the queue is only emptied. */
+/**
+ * Read cadence while someone listens (what it catches was written through another server, or
+ * without an API); with nobody listening the cursor only moves past what was written.
+ */
 const ACTIVE_POLL_MS = 200;
 const IDLE_POLL_MS = 5000;
 
@@ -61,13 +69,26 @@ export class RealtimeHub {
   private lastBindingId = 0;
   /** Where `realtime.send` messages go: the socket routes' topics, once they are registered. */
   private topics: Topics | undefined;
+  /** How far this server has read the queues (queue.ts). */
+  private cursor: Cursor = START_OF_QUEUE;
+  /** This server among the queues' readers (readers.ts). */
+  private readonly reader = randomUUID();
+  private registered = false;
+  private lastHeartbeat = 0;
+  /** Counts subscriptions added, so a cursor moved past unread items never passes a channel's join. */
+  private added = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: (error: unknown) => void,
   ) {}
 
-  start(): void {
+  /**
+   * Starts reading from what is committed now. Before the server takes its first channel: a channel
+   * that joins later needs nothing written before.
+   */
+  async start(): Promise<void> {
+    await this.readFromNow();
     this.schedule();
   }
 
@@ -76,8 +97,17 @@ export class RealtimeHub {
     clearTimeout(this.timer);
   }
 
+  /**
+   * Moves this server's cursor past everything committed so far, unread: a hub that is not started
+   * reads from the start of the queues (queue.ts).
+   */
+  async readFromNow(): Promise<void> {
+    this.cursor = await cursorAtNow(this.pool);
+  }
+
   add(subscription: ChannelSubscription): void {
     this.subscriptions.add(subscription);
+    this.added += 1;
     this.schedule();
   }
 
@@ -105,29 +135,28 @@ export class RealtimeHub {
     if (this.closed) return;
     clearTimeout(this.timer);
     const delay = this.subscriptions.size > 0 ? ACTIVE_POLL_MS : IDLE_POLL_MS;
-    this.timer = setTimeout(() => void this.drain('poll'), delay);
+    this.timer = setTimeout(() => void this.drain(), delay);
     this.timer.unref();
   }
 
   /**
-   * A write committed: deliver its changes now if anyone listens. With nobody listening the idle
-   * timer empties the queue, so writes pay no extra query.
+   * A write committed: deliver its changes now if anyone
+   * listens. With nobody listening the idle timer moves the cursor on, so writes pay no extra query.
    */
   poke(): Promise<void> {
     return this.subscriptions.size > 0 ? this.drain() : Promise.resolve();
   }
 
   /**
-   * Drains the queue now (coalescing overlapping calls) and delivers what it held. The timer's
-   * poll first asks whether there is anything, read-only (queuesHoldAnything).
+   * Reads the queues now (coalescing overlapping calls) and delivers what they held.
    */
-  private drain(why: 'poll' | 'write' = 'write'): Promise<void> {
+  private drain(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.draining) {
       this.pokeAgain = true;
       return this.draining;
     }
-    this.draining = this.drainAndDeliver(why)
+    this.draining = this.readAndDeliver()
       .catch((error: unknown) => this.log(error))
       .finally(() => {
         this.draining = undefined;
@@ -141,15 +170,47 @@ export class RealtimeHub {
     return this.draining;
   }
 
-  private async drainAndDeliver(why: 'poll' | 'write'): Promise<void> {
-    if (why === 'poll' && !(await queuesHoldAnything(this.pool))) return;
-    const queued = await drainQueues(this.pool);
-    if (this.subscriptions.size === 0) return;
+  private async readAndDeliver(): Promise<void> {
+    if (this.subscriptions.size === 0) {
+      // Nobody to deliver to: the cursor moves past what was written, unread, unless a channel
+      // joined meanwhile (its changes may be among them).
+      const added = this.added;
+      const now = await cursorAtNow(this.pool);
+      if (added === this.added && this.subscriptions.size === 0) this.cursor = now;
+    } else {
+      do {
+        const { items, cursor } = await readQueues(this.pool, this.cursor);
+        this.cursor = cursor;
+        await this.deliverAll(items);
+      } while (this.cursor.window && !this.closed);
+    }
+    await this.recordReading();
+  }
+
+  private async deliverAll(queued: readonly QueuedItem[]): Promise<void> {
+    if (queued.length === 0 || this.subscriptions.size === 0) return;
     const admitted = await this.admitPrivateReceivers(queued);
     for (const item of queued) {
       if (item.kind === 'change') await this.deliver(item.change);
       else this.relay(item.broadcast, admitted);
     }
+  }
+
+  /** Every READER_HEARTBEAT_MS: how far this server has read, so that what all have read is removed. */
+  private async recordReading(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastHeartbeat < READER_HEARTBEAT_MS) return;
+    this.lastHeartbeat = now;
+    const { registered } = await heartbeat(this.pool, this.reader, this.cursor.done);
+    // Registered again after it was dropped for silence: items only it had not read may be gone.
+    if (registered && this.registered) {
+      this.log(
+        new Error(
+          'realtime: this server was not heard from for a while; changes written meanwhile may not have reached its channels',
+        ),
+      );
+    }
+    this.registered = true;
   }
 
   /**
