@@ -5,6 +5,7 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { openDatabase, type Database } from '#db/database.ts';
 import type { EngineSetting } from '#config/env.ts';
 import { installApiKeyGate } from './src/api-key.ts';
@@ -178,7 +179,13 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     // Fastify's setup rather than vanish. A failed load is logged and tried again by the first
     // request that needs the cache.
     catalog.reload().catch(log);
-    hub = new RealtimeHub(pool, log);
+    // With more than one session (not PGlite), realtime listens for the changes other servers on
+    // the database commit, on a connection of its own (src/realtime/wakeups.ts).
+    hub = new RealtimeHub(
+      pool,
+      log,
+      database.kind === 'postgres' ? { listen: () => new pg.Client(pool.options as pg.ClientConfig) } : {},
+    );
     const realtime = hub;
     const host = options.host ?? DEFAULT_HOST;
     const port = options.port ?? DEFAULT_PORT;
@@ -306,7 +313,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       close: () => {
         closing ??= (async () => {
           stopHousekeeping();
-          realtime.stop();
+          await realtime.stop();
           // Requests in flight get CLOSE_GRACE_MS to finish; then their connections are closed.
           // Without it, a client that never finishes sending a request holds the close until
           // Node's headers timeout (60 s, checked every 30 s).
@@ -320,7 +327,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     };
   } catch (error) {
     stopHousekeeping();
-    hub?.stop();
+    await hub?.stop();
     await app?.close().catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;

@@ -2,7 +2,8 @@
 // replication, so localbase installs (in its own schema `_localbase`, never in a bundle) an AFTER
 // INSERT OR UPDATE OR DELETE trigger on every table of publication supabase_realtime that queues the
 // change. Every server on the database reads the queue with a cursor of its own (queue.ts), after
-// each API write it serves and on a short timer, which also catches writes made by others.
+// each API write it serves, when the database notifies it (the trigger's NOTIFY, sent at commit to
+// every server listening: wakeups.ts) and on a short timer, which also catches writes made by others.
 // Each queued change carries its transaction's id, by which the readers know when every change
 // before it has committed.
 //
@@ -16,6 +17,7 @@ import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
 import { installDatabaseBroadcast } from './database-broadcast.ts';
 import { installReaders } from './readers.ts';
+import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 export const CAPTURE_TRIGGER = 'localbase_realtime_capture';
 
@@ -67,6 +69,9 @@ begin
   values (tg_table_schema, tg_table_name, tg_op,
           case when tg_op = 'DELETE' then null else pg_catalog.to_jsonb(new) end,
           v_old_record, clock_timestamp());
+  -- Wakes every server listening (wakeups.ts) once this transaction commits; one per transaction
+  -- (PostgreSQL folds equal notifications of a transaction into one), none if it rolls back.
+  perform pg_catalog.pg_notify('${WAKEUP_CHANNEL}', '');
   return null;
 end
 $$;

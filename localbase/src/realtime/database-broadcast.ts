@@ -15,6 +15,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
 import { REALTIME_MAX_BROADCAST_BYTES } from './topics.ts';
+import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 // Runs after the capture's install, which creates schema _localbase and the change queue.
 const INSTALL_SQL = `
@@ -49,6 +50,7 @@ begin
   end if;
   insert into _localbase.realtime_broadcasts (topic, event, payload, private)
     values (topic, event, payload, coalesce(private, true));
+  perform pg_catalog.pg_notify('${WAKEUP_CHANNEL}', '');
 end
 $$;
 revoke execute on function realtime.send(jsonb, text, text, boolean) from public;

@@ -1,13 +1,13 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
 // state), and delivery. It reads the queues of captured changes and database broadcasts with this
 // server's own cursor (queue.ts), so every server on the database delivers each item to its own
-// channels, once; it reads after each write this server serves and on a timer, and records how far
-// it has read (readers.ts). An INSERT or UPDATE goes to a channel only if a binding matches it AND the
-// table's SELECT policies, under that subscriber's role and claims, let it read the new row as the
-// change captured it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role
-// may read the table, with only what the replica identity kept of the old row (capture.ts). The
-// checks of all a change's subscribers run in one statement (visibility.ts), once per distinct role
-// and claims. Every delivery also checks that the receiving channel's token still holds
+// channels, once; it reads after each write this server serves, when the database says another
+// server committed one (wakeups.ts) and on a timer, and records how far it has read (readers.ts).
+// An INSERT or UPDATE goes to a channel only if a binding matches it AND the table's SELECT
+// policies, under that subscriber's role and claims, let it read the new row as the change captured
+// it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role may read the
+// table, with only what the replica identity kept of the old row (capture.ts). The checks of all a
+// change's subscribers run in one statement (visibility.ts), once per distinct role and claims. Every delivery also checks that the receiving channel's token still holds
 // (channel-guard.ts): an expired token is read from the token, an ended session from that same
 // statement's answer; the database's private broadcasts are checked once per drain, for all their
 // receivers.
@@ -27,6 +27,7 @@ import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
 import { cursorAtNow, readQueues, START_OF_QUEUE, type Cursor, type QueuedItem } from './queue.ts';
 import { heartbeat, READER_HEARTBEAT_MS } from './readers.ts';
+import { Wakeups } from './wakeups.ts';
 import { roomOf, type TopicMember, type Topics } from './topics.ts';
 import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
@@ -53,8 +54,8 @@ export interface ChannelSubscription extends GuardedChannel {
 const SESSION_ENDED = 'session ended';
 
 /**
- * Read cadence while someone listens (what it catches was written through another server, or
- * without an API); with nobody listening the cursor only moves past what was written.
+ * Read cadence while someone listens (what it catches is written without this server's or the
+ * database's word: wakeups.ts); with nobody listening the cursor only moves past what was written.
  */
 const ACTIVE_POLL_MS = 200;
 const IDLE_POLL_MS = 5000;
@@ -78,23 +79,31 @@ export class RealtimeHub {
   /** Counts subscriptions added, so a cursor moved past unread items never passes a channel's join. */
   private added = 0;
 
+  private readonly wakeups: Wakeups | undefined;
+
+  /**
+   * `options.listen`, where the database has sessions to spare (not PGlite): a new client on it, to
+   * hear at once of changes other servers commit (wakeups.ts).
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: (error: unknown) => void,
-  ) {}
+    options: { listen?: () => pg.Client } = {},
+  ) {
+    this.wakeups = options.listen
+      ? new Wakeups({ connect: options.listen, onWake: () => void this.poke(), log })
+      : undefined;
+  }
 
   /**
-   * Starts reading from what is committed now. Before the server takes its first channel: a channel
-   * that joins later needs nothing written before.
+   * Starts reading from what is committed now; answers once the database's wakeups are heard (or
+   * their first attempt failed). Before the server takes its first channel: a channel that joins
+   * later needs nothing written before.
    */
   async start(): Promise<void> {
     await this.readFromNow();
     this.schedule();
-  }
-
-  stop(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
+    await this.wakeups?.start();
   }
 
   /**
@@ -103,6 +112,12 @@ export class RealtimeHub {
    */
   async readFromNow(): Promise<void> {
     this.cursor = await cursorAtNow(this.pool);
+  }
+
+  stop(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    return this.wakeups?.stop() ?? Promise.resolve();
   }
 
   add(subscription: ChannelSubscription): void {
@@ -140,7 +155,7 @@ export class RealtimeHub {
   }
 
   /**
-   * A write committed: deliver its changes now if anyone
+   * A write committed (on this server, or on another: wakeups.ts): deliver its changes now if anyone
    * listens. With nobody listening the idle timer moves the cursor on, so writes pay no extra query.
    */
   poke(): Promise<void> {
