@@ -180,11 +180,17 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     // request that needs the cache.
     catalog.reload().catch(log);
     // With more than one session (not PGlite), realtime listens for the changes other servers on
-    // the database commit, on a connection of its own (src/realtime/wakeups.ts).
+    // the database commit, on a connection of its own (src/realtime/wakeups.ts), and spreads one
+    // change's read checks over up to a quarter of the pool (at most 4), leaving the rest to requests.
     hub = new RealtimeHub(
       pool,
       log,
-      database.kind === 'postgres' ? { listen: () => new pg.Client(pool.options as pg.ClientConfig) } : {},
+      database.kind === 'postgres'
+        ? {
+            listen: () => new pg.Client(pool.options as pg.ClientConfig),
+            checkConnections: Math.min(4, Math.max(1, Math.floor((pool.options.max ?? 10) / 4))),
+          }
+        : {},
     );
     const realtime = hub;
     const host = options.host ?? DEFAULT_HOST;

@@ -6,11 +6,12 @@
 // An INSERT or UPDATE goes to a channel only if a binding matches it AND the table's SELECT
 // policies, under that subscriber's role and claims, let it read the new row as the change captured
 // it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role may read the
-// table, with only what the replica identity kept of the old row (capture.ts). The checks of all a
-// change's subscribers run in one statement (visibility.ts), once per distinct role and claims. Every delivery also checks that the receiving channel's token still holds
-// (channel-guard.ts): an expired token is read from the token, an ended session from that same
-// statement's answer; the database's private broadcasts are checked once per drain, for all their
-// receivers.
+// table, with only what the replica identity kept of the old row (capture.ts). The checks of a
+// change's subscribers run once per distinct role and claims, in one statement per slice of them
+// (visibility.ts), the slices side by side on several connections where the database has them.
+// Every delivery also checks that the receiving channel's token still holds (channel-guard.ts): an
+// expired token is read from the token, an ended session from that same statement's answer; the
+// database's private broadcasts are checked once per drain, for all their receivers.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
@@ -29,7 +30,7 @@ import { cursorAtNow, readQueues, START_OF_QUEUE, type Cursor, type QueuedItem }
 import { heartbeat, READER_HEARTBEAT_MS } from './readers.ts';
 import { Wakeups } from './wakeups.ts';
 import { roomOf, type TopicMember, type Topics } from './topics.ts';
-import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
+import { checkSlices, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
   id: number;
@@ -80,19 +81,23 @@ export class RealtimeHub {
   private added = 0;
 
   private readonly wakeups: Wakeups | undefined;
+  /** How many connections one change's checks may use at once (checkSlices). */
+  private readonly checkConnections: number;
 
   /**
-   * `options.listen`, where the database has sessions to spare (not PGlite): a new client on it, to
-   * hear at once of changes other servers commit (wakeups.ts).
+   * Where the database has sessions to spare (not PGlite): `options.listen`, a new client on it, to
+   * hear at once of changes other servers commit (wakeups.ts); `options.checkConnections`, how many
+   * of the pool's connections one change's read checks may run on side by side (1 if unset).
    */
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: (error: unknown) => void,
-    options: { listen?: () => pg.Client } = {},
+    options: { listen?: () => pg.Client; checkConnections?: number } = {},
   ) {
     this.wakeups = options.listen
       ? new Wakeups({ connect: options.listen, onWake: () => void this.poke(), log })
       : undefined;
+    this.checkConnections = Math.max(1, options.checkConnections ?? 1);
   }
 
   /**
@@ -325,36 +330,49 @@ export class RealtimeHub {
 
   /**
    * Whether each reader may see the row: the table's SELECT policies on the captured row, under its
-   * role and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
-   * READERS_PER_STATEMENT of them.
+   * role and claims, as for the Data API, one statement per slice of readers (visibility.ts,
+   * checkSlices), the slices on connections of their own side by side.
    */
   private async decide(
     change: Change,
     shape: TableShape,
     readers: readonly Reader[],
   ): Promise<(boolean | typeof SESSION_ENDED)[]> {
-    const decided: (boolean | typeof SESSION_ENDED)[] = [];
-    for (let start = 0; start < readers.length; start += READERS_PER_STATEMENT) {
-      const slice = readers.slice(start, start + READERS_PER_STATEMENT);
-      try {
-        for (const verdict of await readersVerdicts(this.pool, change, shape, slice)) {
-          // No grant, an ended session, a dropped table or column: this reader may not see the
-          // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
-          if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
-            this.log(
-              Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), {
-                code: verdict.errorCode,
-              }),
-            );
-          }
-          decided.push(verdict.errorCode === SESSION_ENDED_CODE ? SESSION_ENDED : verdict.visible);
-        }
-      } catch (error) {
-        if (!isExpectedDenial(error)) this.log(error);
-        decided.push(...slice.map(() => false));
-      }
+    const slices = checkSlices(readers.length, this.checkConnections);
+    const decided: (boolean | typeof SESSION_ENDED)[][] = [];
+    // PGlite has one session: its slices run one after the other, so that other requests get it
+    // between them. On PostgreSQL up to checkConnections of them run at once.
+    for (let first = 0; first < slices.length; first += this.checkConnections) {
+      const running = slices
+        .slice(first, first + this.checkConnections)
+        .map(({ start, end }) => this.decideSlice(change, shape, readers.slice(start, end)));
+      decided.push(...(await Promise.all(running)));
     }
-    return decided;
+    return decided.flat();
+  }
+
+  private async decideSlice(
+    change: Change,
+    shape: TableShape,
+    slice: readonly Reader[],
+  ): Promise<(boolean | typeof SESSION_ENDED)[]> {
+    try {
+      return (await readersVerdicts(this.pool, change, shape, slice)).map((verdict) => {
+        // No grant, an ended session, a dropped table or column: this reader may not see the
+        // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
+        if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
+          this.log(
+            Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), {
+              code: verdict.errorCode,
+            }),
+          );
+        }
+        return verdict.errorCode === SESSION_ENDED_CODE ? SESSION_ENDED : verdict.visible;
+      });
+    } catch (error) {
+      if (!isExpectedDenial(error)) this.log(error);
+      return slice.map(() => false);
+    }
   }
 }
 
