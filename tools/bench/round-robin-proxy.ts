@@ -7,6 +7,9 @@
 // client decides what to do (retry, reconnect). Each request to a server opens a connection of its
 // own: a kept-alive one the server had just closed as idle would fail the request as a kill does.
 // Not the product's: docs/ show the Caddy and nginx configurations a district runs.
+// forkRoundRobinProxy runs it in a process of its own, as a balancer runs apart from the clients:
+// in the bench's process it would share one thread with hundreds of clients' sockets.
+import { fork } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 
@@ -151,3 +154,56 @@ export async function startRoundRobinProxy(targets: readonly string[]): Promise<
       }),
   };
 }
+
+/** The proxy in a child process: its URL, the counts asked over IPC, and close(). */
+export interface ForkedRoundRobinProxy {
+  url: string;
+  counts(): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}
+
+type FromProxy = { op: 'listening'; url: string } | { op: 'counts'; counts: [string, number][] };
+
+export async function forkRoundRobinProxy(targets: readonly string[]): Promise<ForkedRoundRobinProxy> {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve-proxy', ...targets], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = <Op extends FromProxy['op']>(op: Op) =>
+    new Promise<Extract<FromProxy, { op: Op }>>((resolve, reject) => {
+      const onMessage = (message: FromProxy) => {
+        if (message.op !== op) return;
+        child.off('message', onMessage);
+        resolve(message as Extract<FromProxy, { op: Op }>);
+      };
+      child.on('message', onMessage);
+      void exited.then(() => reject(new Error('the proxy process exited')));
+    });
+  const { url } = await next('listening');
+  return {
+    url,
+    async counts() {
+      const answer = next('counts');
+      child.send('counts');
+      return new Map((await answer).counts);
+    },
+    async close() {
+      if (child.connected) child.disconnect();
+      await exited;
+    },
+  };
+}
+
+function serveParent(): void {
+  const targets = process.argv.slice(process.argv.indexOf('--serve-proxy') + 1);
+  void startRoundRobinProxy(targets).then((proxy) => {
+    process.send?.({ op: 'listening', url: proxy.url } satisfies FromProxy);
+    process.on('message', (message) => {
+      if (message === 'counts') process.send?.({ op: 'counts', counts: [...proxy.counts] } satisfies FromProxy);
+    });
+    process.on('disconnect', () => void proxy.close().then(() => process.exit(0)));
+  });
+}
+
+if (process.argv.includes('--serve-proxy')) serveParent();
