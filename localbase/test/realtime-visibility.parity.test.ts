@@ -129,13 +129,16 @@ interface Subscribed {
   counter: ReturnType<typeof countingPool>;
 }
 
-/** A hub with one channel per token on `table`, reading what is written from now on. */
-async function subscribe(tokens: VerifiedToken[], table: string): Promise<Subscribed> {
+/**
+ * A hub with one channel per token on `table`, reading what is written from now on; its checks of
+ * one change spread over `checkConnections` connections, as on PostgreSQL (1: PGlite's way).
+ */
+async function subscribe(tokens: VerifiedToken[], table: string, checkConnections = 1): Promise<Subscribed> {
   const counter = countingPool();
   const logged: unknown[] = [];
   const closed: [number, string][] = [];
   const received: Frame[][] = tokens.map(() => []);
-  const hub = new RealtimeHub(counter.pool, (error) => logged.push(error));
+  const hub = new RealtimeHub(counter.pool, (error) => logged.push(error), { checkConnections });
   tokens.forEach((token, index) =>
     hub.add({
       topic: `realtime:${table}-${index}`,
@@ -200,6 +203,27 @@ describe('the read check of one change to many subscribers', () => {
       expect(subscribed.logged).toEqual([]);
     } finally {
       subscribed.hub.stop();
+    }
+  });
+
+  it('spreads 60 distinct readers over connections in slices of at least 25, one statement each, and RLS still decides for each', async () => {
+    const students = Array.from({ length: 60 }, () => randomUUID());
+    const subscribed = await subscribe(
+      students.map((id) => student(id)),
+      'rt_notes',
+      4,
+    );
+    try {
+      await deliverNote(subscribed, students[0] as string);
+      // Three slices (25, 25, 10), each its own statement on its own connection, sent side by side.
+      expect(await deliverNote(subscribed, students[42] as string)).toBe(3);
+      expect(subscribed.counter.asked).toHaveLength(120);
+      expect(subscribed.received.map((frames) => frames.length)).toEqual(
+        students.map((_, index) => (index === 0 || index === 42 ? 1 : 0)),
+      );
+      expect(subscribed.logged).toEqual([]);
+    } finally {
+      await subscribed.hub.stop();
     }
   });
 
