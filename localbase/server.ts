@@ -6,7 +6,8 @@ import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { openDatabase, type Database } from '#db/database.ts';
+import type { Database } from '#db/database.ts';
+import { openDatabaseOrTakeEarly } from '#db/early-open.ts';
 import type { EngineSetting } from '#config/env.ts';
 import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
@@ -19,6 +20,7 @@ import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
+import { logDatabaseEvent } from './open-database-early.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
@@ -139,15 +141,17 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   const doubleConfirmEmailChanges =
     options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
   const keys = await loadOrCreateKeys(dataDir);
+  performance.mark('studyhall:localbase:keys-read');
   const ownsDatabase = !options.database;
   const database =
     options.database ??
-    (await openDatabase({
+    // The launcher may have started opening it already (open-database-early.ts).
+    (await openDatabaseOrTakeEarly({
       dataDir,
       databaseUrl: options.databaseUrl,
       engine: options.engine,
       // The embedded engine's own events (its first start, a fallback, a statement cut at its timeout).
-      log: (line) => console.error(`localbase: ${line}`),
+      log: logDatabaseEvent,
     }));
   let app: FastifyInstance | undefined;
   let hub: RealtimeHub | undefined;
@@ -155,6 +159,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   try {
     const { pool } = database;
     await installLocalbaseObjects(pool);
+    performance.mark('studyhall:localbase:objects-installed');
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
@@ -299,8 +304,10 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       },
     });
 
+    performance.mark('studyhall:localbase:routes-registered');
     await realtime.start();
     await app.listen({ host, port });
+    performance.mark('studyhall:localbase:listening');
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;
