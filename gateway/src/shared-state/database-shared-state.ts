@@ -65,7 +65,8 @@ export class DatabaseSharedState implements SharedState {
 
   async call(name: SharedStateFunction, args: Record<string, unknown>): Promise<unknown> {
     const names = Object.keys(args);
-    for (const argument of names) if (!ARGUMENT_NAME.test(argument)) throw new Error(`not an argument name: ${argument}`);
+    for (const argument of names)
+      if (!ARGUMENT_NAME.test(argument)) throw new Error(`not an argument name: ${argument}`);
     const list = names.map((argument, index) => `${argument} => $${index + 1}`).join(', ');
     const { rows } = await this.options.pool.query<{ result: unknown }>(
       `select public.${name}(${list}) as result`,
