@@ -44,7 +44,10 @@ export class NotifyListener {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ ...this.options.connection, keepAlive: true });
+    // The password is named apart: pg.Pool keeps it in its options as a non-enumerable property,
+    // which a spread leaves out.
+    const { connection } = this.options;
+    const client = new pg.Client({ ...connection, password: connection.password, keepAlive: true });
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel === this.options.channel && message.payload !== undefined)
