@@ -4,7 +4,7 @@
 -- an ended admin session or account is refused; the first push identity offered is kept; bad input
 -- is refused with the registered codes.
 begin;
-select plan(28);
+select plan(30);
 
 create temp table keys (name text primary key, value text);
 insert into keys values ('a', repeat('a', 64)), ('b', repeat('b', 64)), ('c', repeat('c', 64)),
@@ -67,6 +67,17 @@ select is((select failures from private.gateway_login_budgets where account = pg
 select tests.authenticate_as_service_role();
 select throws_ok(format($$select public.gateway_begin_password_attempt(%L, 0, 900000, 60000)$$, pg_temp.k('c')),
   'P0111', 'invalid_login_attempt', 'a budget of nothing is refused');
+
+-- A server killed during an attempt: its attempt stops counting once it lapses.
+select 1 from public.gateway_begin_password_attempt(pg_temp.k('b'), 1, 900000, 60000);
+select is((select public.gateway_begin_password_attempt(pg_temp.k('b'), 1, 900000, 60000) ->> 'locked'), 'true',
+  'an attempt in flight holds a budget of one');
+reset role;
+update private.gateway_login_budgets set in_flight_until = clock_timestamp() - interval '1 second'
+  where account = pg_temp.k('b');
+select tests.authenticate_as_service_role();
+select is((select public.gateway_begin_password_attempt(pg_temp.k('b'), 1, 900000, 60000) ->> 'locked'), 'false',
+  'and frees it once it lapses unsettled');
 
 -- Ended admin sessions.
 select 1 from public.gateway_end_admin_session(pg_temp.k('a'), extract(epoch from now())::bigint + 3600);
