@@ -36,6 +36,18 @@ export async function openSharedState(
     if (!serviceRoleKey) throw new Error('SHARED_STATE=backend needs the service key (BACKEND_SERVICE_ROLE_KEY)');
     state = new BackendSharedState({ ...sources.backend, serviceRoleKey }, sources.log);
   }
+  // One call before waiting for the event stream: a database or project without the gateway_*
+  // functions, or one that cannot be reached, stops the start with a reason instead of failing
+  // every counted request (or waiting for a Realtime join that never comes).
+  try {
+    await state.call('gateway_prune_shared_state', {});
+  } catch (error) {
+    await state.close();
+    throw new Error(
+      `the shared state cannot be used: ${(error as Error).message} (a hosted project needs community-patch-v6.sql applied)`,
+      { cause: error },
+    );
+  }
   await state.ready();
   return state;
 }
