@@ -49,7 +49,10 @@ describe('admin cookie', () => {
     const header = `theme=dark; ${ADMIN_COOKIE}=${encodeURIComponent(signAdminCookie(gate, 'owner'))}`;
     expect((await adminSessionFromCookieHeader(gate, header))?.subject).toBe('owner');
     expect(
-      await adminSessionFromCookieHeader(createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }), header),
+      await adminSessionFromCookieHeader(
+        createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }),
+        header,
+      ),
     ).toBeUndefined();
     expect(
       await adminSessionFromCookieHeader(createAdminGate({ enabled: true, secret, serviceRoleKey: undefined }), header),

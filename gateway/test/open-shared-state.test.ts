@@ -16,7 +16,7 @@ describe('openSharedState', () => {
     await expect(openSharedState({ sharedState: 'database' }, { backend: DEAD_BACKEND, log: silent })).rejects.toThrow(
       /needs localbase in this process/,
     );
-    const { serviceRoleKey: _none, ...withoutKey } = DEAD_BACKEND;
+    const withoutKey = { ...DEAD_BACKEND, serviceRoleKey: undefined };
     await expect(openSharedState({ sharedState: 'backend' }, { backend: withoutKey, log: silent })).rejects.toThrow(
       /needs the service key/,
     );

@@ -58,7 +58,10 @@ export class SharedAccountLoginBudget implements AccountLoginLimiter {
             p_window_ms: this.budget.windowMs,
           })
           .catch((error: unknown) =>
-            this.log.warn({ err: error }, 'a password attempt could not be counted; it counts as in flight until it lapses'),
+            this.log.warn(
+              { err: error },
+              'a password attempt could not be counted; it counts as in flight until it lapses',
+            ),
           );
       },
     };

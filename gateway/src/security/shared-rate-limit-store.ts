@@ -15,15 +15,13 @@ type IncrCallback = (error: Error | null, result?: { current: number; ttl: numbe
 export function sharedRateLimitStore(state: SharedState): FastifyRateLimitStoreCtor {
   return class SharedRateLimitStore implements FastifyRateLimitStore {
     incr(key: string, callback: IncrCallback, timeWindow: number): void {
-      state
-        .call('gateway_hit_rate_window', { p_key: sharedKey('rate-limit', key), p_window_ms: timeWindow })
-        .then(
-          (answer) => {
-            const counted = hit.parse(answer);
-            callback(null, { current: counted.hits, ttl: counted.ttl_ms });
-          },
-          (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-        );
+      state.call('gateway_hit_rate_window', { p_key: sharedKey('rate-limit', key), p_window_ms: timeWindow }).then(
+        (answer) => {
+          const counted = hit.parse(answer);
+          callback(null, { current: counted.hits, ttl: counted.ttl_ms });
+        },
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
     }
 
     /** Limiters share one store: their keys already name their family. */
