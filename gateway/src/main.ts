@@ -19,7 +19,9 @@ import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
 import { openSharedState } from './shared-state/open-shared-state.ts';
 import type { SharedState } from './shared-state/shared-state.ts';
+import { reportBootPhases } from './logging/boot-phases.ts';
 
+performance.mark('studyhall:gateway:modules-loaded');
 const log = (line: string) => console.log(line);
 
 const loaded = loadConfig(process.env);
@@ -50,6 +52,7 @@ try {
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:log-and-https-ready');
 // Probing the name takes about a second: it runs while localbase starts.
 const listensOnNetwork = !['127.0.0.1', '::1', 'localhost'].includes(config.host);
 const mdnsStarting: Promise<MdnsAnnouncer | undefined> =
@@ -139,6 +142,7 @@ const { app, push } = await buildGateway({
   https,
   ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
 });
+performance.mark('studyhall:gateway:app-built');
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -148,6 +152,7 @@ try {
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:listening');
 let httpsListener: HttpsListener | undefined;
 if (https.identity && config.https) {
   try {
@@ -190,6 +195,8 @@ log(
     ...(mdns ? { mdns: mdns.status() } : {}),
   }),
 );
+performance.mark('studyhall:gateway:ready');
+reportBootPhases((line) => console.error(line));
 // Start-alert delivery runs beside the server; closing the app (below) stops it first.
 void push.start();
 

@@ -50,6 +50,8 @@
 --   20261128100300_admin_owner_revokes_last_admin.sql
 --   20261128400000_security_account_deletion_password.sql
 --   20261128400100_community_export_timer_settings.sql
+--   20261128500000_community_buddy_feed.sql
+--   20261129100000_community_export_subjects.sql
 --   20261129700000_gateway_shared_counters.sql
 --   20261129700100_gateway_admin_sessions.sql
 --   20261129700200_gateway_push_identity.sql
@@ -6335,6 +6337,199 @@ comment on function public.export_my_data() is
 revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261128400100_community_export_timer_settings.sql
+
+-- >>> 20261128500000_community_buddy_feed.sql
+-- The buddy feed: one row per student, touched whenever what she may read of her buddy connections
+-- changes (a request arrives, is accepted, declined or cancelled, a buddy is removed), so a realtime
+-- subscription tells her Buddies page at once, on both sides. Rules: docs/database.md#buddy-feed.
+--
+-- Why a row of her own, not community_friends in the publication: realtime sends a DELETE of a
+-- table to every subscriber whatever RLS says, and a block is an UPDATE that the blocked student
+-- may not read, so following community_friends itself would tell a blocked student nothing while
+-- telling a removed one at once, which gives the block away. Here each side's row is touched when
+-- that side's own view of the pair changes, computed with the read policy's rule ("users read
+-- their connections": her own rows, and rows towards her unless they block her). A block of a
+-- buddy therefore reaches the blocked student exactly as a removal does (the buddy is gone from
+-- her view), and a block of someone who was no buddy reaches nobody but the blocker. A row holds
+-- nothing but her id and when her view last changed; the page reads community_get_overview again.
+--
+-- Written only by the trigger (SECURITY DEFINER); read by its owner only. Idempotent: part of
+-- community-patch-v6.sql.
+
+create table if not exists public.buddy_feed (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null unique references public.users (id) on delete cascade,
+  changed_at timestamptz not null default now()
+);
+comment on table public.buddy_feed is
+  'One row per student, touched when what she may read of her buddy connections changes (realtime signal).';
+
+-- What one community_friends row shows a viewer, as the read policy decides it: the row's direction
+-- and status when she may read it, null when she may not (not hers, or a block placed on her).
+create or replace function private.buddy_row_seen_by(p_viewer uuid, p_user uuid, p_friend uuid, p_status text)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when p_viewer = p_user then 'out:' || p_status
+    when p_viewer = p_friend and p_status <> 'blocked' then 'in:' || p_status
+  end
+$$;
+
+create or replace function private.touch_buddy_feed(p_user uuid) returns void
+language sql
+security definer
+set search_path = ''
+as $$
+  -- An account being deleted takes its connections with it: its own row is going too.
+  insert into public.buddy_feed (user_id, changed_at)
+    select p_user, clock_timestamp() where exists (select 1 from public.users where id = p_user)
+    on conflict (user_id) do update set changed_at = excluded.changed_at
+$$;
+
+create or replace function private.buddy_feed_follows_connections() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_viewer uuid;
+  v_before text;
+  v_after text;
+begin
+  for v_viewer in
+    select distinct viewer from unnest(array[old.user_id, old.friend_id, new.user_id, new.friend_id]) as viewer
+    where viewer is not null
+  loop
+    v_before := case when tg_op = 'INSERT' then null
+                     else private.buddy_row_seen_by(v_viewer, old.user_id, old.friend_id, old.status) end;
+    v_after := case when tg_op = 'DELETE' then null
+                    else private.buddy_row_seen_by(v_viewer, new.user_id, new.friend_id, new.status) end;
+    if v_before is distinct from v_after then
+      perform private.touch_buddy_feed(v_viewer);
+    end if;
+  end loop;
+  return null;
+end
+$$;
+
+drop trigger if exists trg_buddy_feed_follows_connections on public.community_friends;
+create trigger trg_buddy_feed_follows_connections after insert or update or delete on public.community_friends
+  for each row execute function private.buddy_feed_follows_connections();
+
+alter table public.buddy_feed enable row level security;
+
+drop policy if exists "students read their own buddy feed" on public.buddy_feed;
+create policy "students read their own buddy feed" on public.buddy_feed
+  for select to authenticated using (user_id = (select auth.uid()));
+
+do $$
+begin
+  if exists (select 1 from pg_publication where pubname = 'supabase_realtime') and not exists (
+    select 1 from pg_publication_tables
+    where pubname = 'supabase_realtime' and schemaname = 'public' and tablename = 'buddy_feed'
+  ) then
+    alter publication supabase_realtime add table public.buddy_feed;
+  end if;
+end
+$$;
+
+revoke all on public.buddy_feed from anon, authenticated;
+grant select on public.buddy_feed to authenticated;
+revoke execute on function private.buddy_row_seen_by(uuid, uuid, uuid, text),
+  private.touch_buddy_feed(uuid), private.buddy_feed_follows_connections()
+  from public, anon, authenticated;
+-- <<< 20261128500000_community_buddy_feed.sql
+
+-- >>> 20261129100000_community_export_subjects.sql
+-- "Download my data" holds her subjects: export_my_data gains a `subjects` section, now that
+-- subjects are kept in the account (user_subjects), and says where her timer settings are: the
+-- lengths and daily goal the account holds are columns of the `settings` row; `timer_settings`
+-- stays the full set her newest backup carries. Otherwise unchanged, still SECURITY INVOKER.
+-- Rules: docs/database.md#deleting-an-account (the export).
+-- Idempotent: part of community-patch-v6.sql.
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.export_my_data() returns jsonb
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_subjects jsonb := '[]';
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to export your data';
+  end if;
+  -- user_subjects arrives with app-complete.sql; on a project patched with the community bundle
+  -- alone it does not exist, and the section is empty. Read dynamically, so the function compiles
+  -- either way (still under her own policies: the function runs with her rights).
+  if to_regclass('public.user_subjects') is not null then
+    execute 'select coalesce(jsonb_agg(to_jsonb(s) order by s.created_at, s.id), ''[]'')
+               from public.user_subjects s where s.user_id = $1'
+      into v_subjects using v_uid;
+  end if;
+  -- The filters name her rows; her policies decide which of them she may see (a block placed on
+  -- her is not hers to see, nor the messages of a group she is no longer in).
+  return jsonb_build_object(
+    'exported_at', now(),
+    'user', (select to_jsonb(u) from public.users u where u.id = v_uid),
+    'profile', (select to_jsonb(p) from public.user_profiles p where p.user_id = v_uid),
+    'settings', (select to_jsonb(s) from public.user_settings s where s.user_id = v_uid),
+    'roles', coalesce((select jsonb_agg(r.role order by r.role) from public.user_roles r where r.user_id = v_uid), '[]'),
+    'stats_summary', (select to_jsonb(s) from public.user_stats_summary s where s.user_id = v_uid),
+    'daily_stats', coalesce((select jsonb_agg(to_jsonb(d) order by d.study_day) from public.daily_user_stats d where d.user_id = v_uid), '[]'),
+    'study_sessions', coalesce((select jsonb_agg(to_jsonb(s) order by s.started_at) from public.study_sessions s where s.user_id = v_uid), '[]'),
+    'tasks', coalesce((select jsonb_agg(to_jsonb(t) order by t.created_at) from public.user_tasks t where t.user_id = v_uid), '[]'),
+    'backups', coalesce((select jsonb_agg(to_jsonb(b) order by b.created_at) from public.user_backups b where b.user_id = v_uid), '[]'),
+    'enrollment', (select to_jsonb(e) from public.community_enrollments e where e.user_id = v_uid),
+    'presence', (select to_jsonb(p) from public.user_presence p where p.user_id = v_uid),
+    'buddies', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at) from public.community_friends f
+                         where f.user_id = v_uid or f.friend_id = v_uid), '[]'),
+    'groups', coalesce((select jsonb_agg(jsonb_build_object('group_id', m.group_id, 'name', g.name, 'role', m.role,
+                                                            'joined_at', m.joined_at) order by m.joined_at)
+                        from public.group_members m join public.groups g on g.id = m.group_id
+                        where m.user_id = v_uid), '[]'),
+    'messages', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'group_id', c.group_id, 'content', c.content,
+                                                              'created_at', c.created_at, 'deleted_at', c.deleted_at)
+                                           order by c.created_at)
+                          from public.group_chat_messages c where c.sender_id = v_uid), '[]'),
+    'join_requests', coalesce((select jsonb_agg(jsonb_build_object('group_id', j.group_id, 'status', j.status,
+                                                                   'created_at', j.created_at) order by j.created_at)
+                               from public.community_join_requests j where j.user_id = v_uid), '[]'),
+    'reports', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'target_type', r.target_type,
+                                                             'target_id', r.target_id, 'reason', r.reason,
+                                                             'status', r.status, 'created_at', r.created_at)
+                                          order by r.created_at)
+                         from public.community_reports r where r.reporter_id = v_uid), '[]'),
+    'start_alerts', coalesce((select jsonb_agg(to_jsonb(a) order by a.target_type, a.target_id)
+                              from public.community_start_alerts a where a.user_id = v_uid), '[]'),
+    'device_tokens', (select count(*) from public.community_device_tokens t where t.user_id = v_uid),
+    'subjects', v_subjects,
+    -- Her timer lengths and daily goal as the account holds them are columns of `settings`; this
+    -- section is the full set her newest backup carries (with the phase-end sound and the other
+    -- device choices the account does not hold), and when that backup was saved.
+    'timer_settings', (select jsonb_build_object('saved_at', b.created_at, 'backup_id', b.id, 'settings', b.payload -> 'settings')
+                       from public.user_backups b
+                       where b.user_id = v_uid and jsonb_typeof(b.payload -> 'settings') = 'object'
+                       order by b.created_at desc, b.id desc
+                       limit 1)
+  );
+end
+$$;
+comment on function public.export_my_data() is
+  'rpc: everything of the caller''s she may read, as one JSON object, read under her own policies (device tokens only counted; subjects when the table exists; the device timer settings of her newest backup).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.export_my_data() from public, anon;
+grant execute on function public.export_my_data() to authenticated;
+-- <<< 20261129100000_community_export_subjects.sql
 
 -- >>> 20261129700000_gateway_shared_counters.sql
 -- Counters that every gateway on one database shares (a district: several servers behind a load
