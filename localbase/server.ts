@@ -19,7 +19,7 @@ import { startHousekeeping } from './src/housekeeping.ts';
 import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
-import { loadOrCreateKeys } from './src/keys.ts';
+import { loadOrCreateKeys, shareProjectKeys } from './src/keys.ts';
 import { logDatabaseEvent } from './open-database-early.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
@@ -140,7 +140,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   // Read before anything opens: a config.toml localbase cannot follow stops it at once.
   const doubleConfirmEmailChanges =
     options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
-  const keys = await loadOrCreateKeys(dataDir);
+  let keys = await loadOrCreateKeys(dataDir);
   performance.mark('studyhall:localbase:keys-read');
   const ownsDatabase = !options.database;
   const database =
@@ -160,6 +160,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const { pool } = database;
     await installLocalbaseObjects(pool);
     performance.mark('studyhall:localbase:objects-installed');
+    // Every server on a DATABASE_URL signs and verifies with the same keys (src/keys.ts).
+    if (options.databaseUrl) keys = await shareProjectKeys(pool, dataDir, keys);
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
