@@ -5,6 +5,7 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import type { Database } from '#db/database.ts';
 import { openDatabaseOrTakeEarly } from '#db/early-open.ts';
 import type { EngineSetting } from '#config/env.ts';
@@ -185,7 +186,19 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     // Fastify's setup rather than vanish. A failed load is logged and tried again by the first
     // request that needs the cache.
     catalog.reload().catch(log);
-    hub = new RealtimeHub(pool, log);
+    // With more than one session (not PGlite), realtime listens for the changes other servers on
+    // the database commit, on a connection of its own (src/realtime/wakeups.ts), and spreads one
+    // change's read checks over up to a quarter of the pool (at most 4), leaving the rest to requests.
+    hub = new RealtimeHub(
+      pool,
+      log,
+      database.kind === 'postgres'
+        ? {
+            listen: () => new pg.Client(pool.options as pg.ClientConfig),
+            checkConnections: Math.min(4, Math.max(1, Math.floor((pool.options.max ?? 10) / 4))),
+          }
+        : {},
+    );
     const realtime = hub;
     const host = options.host ?? DEFAULT_HOST;
     const port = options.port ?? DEFAULT_PORT;
@@ -294,12 +307,12 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     });
 
     performance.mark('studyhall:localbase:routes-registered');
+    await realtime.start();
     await app.listen({ host, port });
     performance.mark('studyhall:localbase:listening');
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;
-    realtime.start();
     stopHousekeeping = startHousekeeping(pool, log);
 
     const server = app;
@@ -315,7 +328,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       close: () => {
         closing ??= (async () => {
           stopHousekeeping();
-          realtime.stop();
+          await realtime.stop();
           // Requests in flight get CLOSE_GRACE_MS to finish; then their connections are closed.
           // Without it, a client that never finishes sending a request holds the close until
           // Node's headers timeout (60 s, checked every 30 s).
@@ -329,7 +342,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     };
   } catch (error) {
     stopHousekeeping();
-    hub?.stop();
+    await hub?.stop();
     await app?.close().catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;
