@@ -9,14 +9,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { toGatewayError } from '../backend/backend-errors.ts';
 import { GatewayError, parseOrThrow } from '../http-errors.ts';
-import { sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
+import { sendAccountLocked, type AccountLoginLimiter } from '../security/account-login-limits.ts';
 import { checkBody, credentialsBody, type Credentials } from './credentials.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
 import { createAccount, isEmailRegistered, passwordGrant, suspensionEnd, type Session } from './sessions.ts';
 
 export interface AuthRoutesOptions {
   backend: BackendClient;
-  accountLogins: AccountLoginBudget;
+  accountLogins: AccountLoginLimiter;
 }
 
 const isWrongPassword = (error: unknown) =>
@@ -51,10 +51,10 @@ async function resumeSignUp(
   error: unknown,
   backend: BackendClient,
   credentials: Credentials,
-  accountLogins: AccountLoginBudget,
+  accountLogins: AccountLoginLimiter,
 ): Promise<Session> {
   if (!(error instanceof BackendError) || toGatewayError(error).code !== 'email_taken') throw error;
-  const attempt = accountLogins.begin(credentials.username);
+  const attempt = await accountLogins.begin(credentials.username);
   if ('lock' in attempt) throw error;
   try {
     const session = await passwordGrant(backend, credentials);
@@ -89,7 +89,7 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
 
   app.post('/__auth/login', async (request, reply) => {
     const credentials = parseOrThrow(credentialsBody, request.body);
-    const attempt = options.accountLogins.begin(credentials.username);
+    const attempt = await options.accountLogins.begin(credentials.username);
     if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
     const backend = options.backend.forRoute();
     let session: Awaited<ReturnType<typeof passwordGrant>>;
