@@ -27,7 +27,8 @@ import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
 import { authorize, installAuthorization } from './src/realtime/authorization.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
-import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
+import { withOwnerTransaction } from './src/request-transaction.ts';
+import { installSessionGuard } from './src/session-guard.ts';
 import { DEFAULT_HOISTED_SETTINGS } from './src/rest/calls.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import type { TxEnd } from './src/rest/prefer.ts';
@@ -120,7 +121,7 @@ export {
   REALTIME_MAX_CHANNELS_PER_CLIENT,
   TOO_MANY_CHANNELS_REASON,
 } from './src/realtime/socket.ts';
-export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
+export { STATEMENT_TIMEOUTS_MS } from './src/statement-timeouts.ts';
 
 /**
  * localbase's own objects in the database (schema `_localbase`, `realtime.send`, auth's tables

@@ -14,7 +14,7 @@ import { installCapture, syncCaptureTriggers } from '../src/realtime/capture.ts'
 import type { Frame } from '../src/realtime/frames.ts';
 import { RealtimeHub } from '../src/realtime/hub.ts';
 import { installVisibility } from '../src/realtime/visibility.ts';
-import { installSessionGuard } from '../src/request-transaction.ts';
+import { installSessionGuard } from '../src/session-guard.ts';
 
 const NOTES_SQL = `
 create table public.rt_notes (id bigint primary key, owner uuid not null, body text not null);
