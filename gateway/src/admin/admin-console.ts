@@ -109,7 +109,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   );
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const cookieSession = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
+    const cookieSession = await readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
     const verdict = cookieSession ? await options.standing.verdict(cookieSession, request.log) : 'lost';
     const session = verdict === 'stands' ? (cookieSession ?? null) : null;
     request.adminSession = session;

@@ -11,14 +11,14 @@ import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { toGatewayError } from '../backend/backend-errors.ts';
 import { GatewayError } from '../http-errors.ts';
 import { withErrorBody } from '../route-schemas.ts';
-import { sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
+import { sendAccountLocked, type AccountLoginLimiter } from '../security/account-login-limits.ts';
 import { checkBody, credentialsBody, type Credentials } from './credentials.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
 import { createAccount, isEmailRegistered, passwordGrant, suspensionEnd, type Session } from './sessions.ts';
 
 export interface AuthRoutesOptions {
   backend: BackendClient;
-  accountLogins: AccountLoginBudget;
+  accountLogins: AccountLoginLimiter;
 }
 
 const isWrongPassword = (error: unknown) =>
@@ -53,10 +53,10 @@ async function resumeSignUp(
   error: unknown,
   backend: BackendClient,
   credentials: Credentials,
-  accountLogins: AccountLoginBudget,
+  accountLogins: AccountLoginLimiter,
 ): Promise<Session> {
   if (!(error instanceof BackendError) || toGatewayError(error).code !== 'email_taken') throw error;
-  const attempt = accountLogins.begin(credentials.username);
+  const attempt = await accountLogins.begin(credentials.username);
   if ('lock' in attempt) throw error;
   try {
     const session = await passwordGrant(backend, credentials);
@@ -93,7 +93,7 @@ const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, options
   const loginSchema = { body: credentialsBody, response: withErrorBody({ 200: signedIn }) };
   app.post('/__auth/login', { schema: loginSchema }, async (request, reply) => {
     const credentials = request.body;
-    const attempt = options.accountLogins.begin(credentials.username);
+    const attempt = await options.accountLogins.begin(credentials.username);
     if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
     const backend = options.backend.forRoute();
     let session: Awaited<ReturnType<typeof passwordGrant>>;
