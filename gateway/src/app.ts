@@ -19,6 +19,7 @@ import caRoutes from './https/ca-routes.ts';
 import { installHttpsRedirect } from './https/https-redirect.ts';
 import { HttpsService } from './https/https-service.ts';
 import type { NetworkInterfaces } from './lan/lan-addresses.ts';
+import { installOpenApi, registerPublicDocument } from './openapi/openapi-routes.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -136,6 +137,8 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     bodyLimit: BODY_LIMITS.json,
   });
   installErrorHandling(app);
+  // The OpenAPI generator collects each route's schemas as it is added, so it comes first.
+  await installOpenApi(app);
   // Before any route: these apply to every route family, present and future.
   installJsonBodyParser(app);
   installSecurityHeaders(app);
@@ -186,6 +189,7 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
+  registerPublicDocument(app);
   await app.register(smallRoutes, {
     repoDir,
     ai: config.ai,

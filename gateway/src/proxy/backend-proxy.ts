@@ -38,6 +38,7 @@ import type { EndpointGuard } from '../push/web-push-sender.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
 import { refusedPushRegistration, REGISTER_TOKEN_PATH } from './push-token-check.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
+import { wildcardParams } from '../route-schemas.ts';
 
 export const BACKEND_PREFIX = '/__backend';
 
@@ -374,6 +375,11 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
 
   // The proxy streams bodies as they come; the gateway's own JSON parser is for its own routes.
   app.removeContentTypeParser('application/json');
+  // Its routes answer whatever the backend does (docs/localbase.md describes that API): they are
+  // left out of the OpenAPI document on purpose, and declare only the path they forward.
+  app.addHook('onRoute', (route) => {
+    route.schema = { hide: true, ...(route.url.endsWith('*') ? { params: wildcardParams } : {}) };
+  });
   await app.register(httpProxy, {
     upstream: options.backendUrl,
     prefix: BACKEND_PREFIX,
