@@ -42,6 +42,8 @@ import { openPhone } from './companion/phone.ts';
 import { pageClockLag } from './page-clock.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
+/** Not `localhost` or `*.localhost`, which Chromium counts as loopback: the students' address. */
+const CLASSROOM_HOST = 'classroom.test';
 const SIGNED_OUT = 'Signed out on this device — sign in again';
 const shots = path.join(repoRoot, '.tmp', 'screenshots', 'journeys');
 
@@ -61,7 +63,7 @@ beforeAll(async () => {
   studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
   proxy = await startCspProxy(studyhall.url);
   app = proxy.url;
-  browser = await launchChromium();
+  browser = await launchChromium([`--host-resolver-rules=MAP ${CLASSROOM_HOST} 127.0.0.1`]);
 }, 240_000);
 
 // Each walk's devices close with it: every open page of the app holds a link to the timer relay,
@@ -623,8 +625,11 @@ describe('8. a session finished under a minute', () => {
 describe('9. the phone remote', () => {
   it('says what it can do while idle, starts a session, and finishes it', async () => {
     const email = 'jo_phone@example.com';
-    // The focus page at the server's own address, whose client config names it for the QR code.
-    const context = await withinSignInLimit(() => studentContext(browser, studyhall.url, email));
+    // The focus page at the server's own address. This server listens on loopback only, which no
+    // phone opens, so the page is told the LAN address a classroom server has: a name Chromium maps
+    // to 127.0.0.1, which the QR code then leads to.
+    const phoneAddress = `http://${CLASSROOM_HOST}:${new URL(studyhall.url).port}`;
+    const context = await withinSignInLimit(() => studentContext(browser, studyhall.url, email, phoneAddress));
     contexts.push(context);
     await context.clock.install({ time: Date.now() - pageClockLag({ behindMinutes: 27, spanMinutes: 45 }) });
     const focus = await watchedPage(context, violations);
@@ -637,7 +642,9 @@ describe('9. the phone remote', () => {
     const link = await readQrCode(focus);
     await focus.keyboard.press('Escape');
 
-    const phone = await openPhone(browser, link);
+    expect(link).toBe(`${phoneAddress}/companion/#code=${link.split('#code=')[1] ?? ''}`);
+    // At a name only Chromium's resolver knows, the gateway's own policy holds (the test adds none).
+    const phone = await openPhone(browser, link, 'light', { addCsp: false });
     contexts.push(phone.context);
     const button = (name: string) => phone.page.getByRole('button', { name, exact: true });
     await phone.page
