@@ -5,6 +5,7 @@
 // status-block.ts); after it the terminal shows only warnings and errors, and the full JSON log
 // goes to LOG_DIR/server.log (logging/server-log.ts). It serves the web app and the phone remote as
 // built: `npm start`'s launcher (tools/build/start.mjs) builds them first when they are stale.
+import pino from 'pino';
 import { authMailAddresses } from './app-address.ts';
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
@@ -16,7 +17,11 @@ import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contr
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
+import { openSharedState } from './shared-state/open-shared-state.ts';
+import type { SharedState } from './shared-state/shared-state.ts';
+import { reportBootPhases } from './logging/boot-phases.ts';
 
+performance.mark('studyhall:gateway:modules-loaded');
 const log = (line: string) => console.log(line);
 
 const loaded = loadConfig(process.env);
@@ -47,6 +52,7 @@ try {
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:log-and-https-ready');
 // Probing the name takes about a second: it runs while localbase starts.
 const listensOnNetwork = !['127.0.0.1', '::1', 'localhost'].includes(config.host);
 const mdnsStarting: Promise<MdnsAnnouncer | undefined> =
@@ -109,23 +115,44 @@ const database = localbase
       legacy_pglite: localbase.database.legacyPglite === true,
     }
   : undefined;
+// What the servers of a district share (SHARED_STATE; docs/deployment.md): opened before the app,
+// which counts and checks through it from its first request.
+let sharedState: SharedState | undefined;
+const { stream: sharedStateStream, ...sharedStateLogOptions } = serverLog.loggerOptions('shared-state');
+const sharedStateLog = pino(sharedStateLogOptions, sharedStateStream);
+try {
+  sharedState = await openSharedState(config, {
+    database: localbase?.database,
+    backend,
+    log: sharedStateLog,
+  });
+} catch (error) {
+  console.error(`studyhall: cannot open the shared state (SHARED_STATE): ${(error as Error).message}`);
+  await localbase?.close();
+  await serverLog.close();
+  process.exit(1);
+}
 const { app, push } = await buildGateway({
   config,
   backend,
+  ...(sharedState ? { sharedState } : {}),
   ...(database ? { database } : {}),
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
   https,
   ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
 });
+performance.mark('studyhall:gateway:app-built');
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
   console.error(`studyhall: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  await sharedState?.close();
   await localbase?.close();
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:listening');
 let httpsListener: HttpsListener | undefined;
 if (https.identity && config.https) {
   try {
@@ -136,6 +163,7 @@ if (https.identity && config.https) {
       `studyhall: cannot listen for HTTPS on ${config.host}:${config.https.port}: ${(error as Error).message} (set HTTPS_PORT, or HTTPS=off)`,
     );
     await app.close();
+    await sharedState?.close();
     await localbase?.close();
     await serverLog.close();
     process.exit(1);
@@ -167,6 +195,8 @@ log(
     ...(mdns ? { mdns: mdns.status() } : {}),
   }),
 );
+performance.mark('studyhall:gateway:ready');
+reportBootPhases((line) => console.error(line));
 // Start-alert delivery runs beside the server; closing the app (below) stops it first.
 void push.start();
 
@@ -176,6 +206,7 @@ stopOnSignals(
     stopRenewal();
     await httpsListener?.close();
     await mdns?.stop();
+    await sharedState?.close();
     await localbase?.close();
     await serverLog.close();
   },

@@ -56,6 +56,13 @@
 --   20261128100300_admin_owner_revokes_last_admin.sql
 --   20261128400000_security_account_deletion_password.sql
 --   20261128400100_community_export_timer_settings.sql
+--   20261128500000_community_buddy_feed.sql
+--   20261128500100_study_subjects_and_timer_settings.sql
+--   20261129100000_community_export_subjects.sql
+--   20261129700000_gateway_shared_counters.sql
+--   20261129700100_gateway_admin_sessions.sql
+--   20261129700200_gateway_push_identity.sql
+--   20261129700300_gateway_prune_shared_state.sql
 
 begin;
 
@@ -6817,11 +6824,653 @@ revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261128400100_community_export_timer_settings.sql
 
+-- >>> 20261128500000_community_buddy_feed.sql
+-- The buddy feed: one row per student, touched whenever what she may read of her buddy connections
+-- changes (a request arrives, is accepted, declined or cancelled, a buddy is removed), so a realtime
+-- subscription tells her Buddies page at once, on both sides. Rules: docs/database.md#buddy-feed.
+--
+-- Why a row of her own, not community_friends in the publication: realtime sends a DELETE of a
+-- table to every subscriber whatever RLS says, and a block is an UPDATE that the blocked student
+-- may not read, so following community_friends itself would tell a blocked student nothing while
+-- telling a removed one at once, which gives the block away. Here each side's row is touched when
+-- that side's own view of the pair changes, computed with the read policy's rule ("users read
+-- their connections": her own rows, and rows towards her unless they block her). A block of a
+-- buddy therefore reaches the blocked student exactly as a removal does (the buddy is gone from
+-- her view), and a block of someone who was no buddy reaches nobody but the blocker. A row holds
+-- nothing but her id and when her view last changed; the page reads community_get_overview again.
+--
+-- Written only by the trigger (SECURITY DEFINER); read by its owner only. Idempotent: part of
+-- community-patch-v6.sql.
+
+create table if not exists public.buddy_feed (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null unique references public.users (id) on delete cascade,
+  changed_at timestamptz not null default now()
+);
+comment on table public.buddy_feed is
+  'One row per student, touched when what she may read of her buddy connections changes (realtime signal).';
+
+-- What one community_friends row shows a viewer, as the read policy decides it: the row's direction
+-- and status when she may read it, null when she may not (not hers, or a block placed on her).
+create or replace function private.buddy_row_seen_by(p_viewer uuid, p_user uuid, p_friend uuid, p_status text)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when p_viewer = p_user then 'out:' || p_status
+    when p_viewer = p_friend and p_status <> 'blocked' then 'in:' || p_status
+  end
+$$;
+
+create or replace function private.touch_buddy_feed(p_user uuid) returns void
+language sql
+security definer
+set search_path = ''
+as $$
+  -- An account being deleted takes its connections with it: its own row is going too.
+  insert into public.buddy_feed (user_id, changed_at)
+    select p_user, clock_timestamp() where exists (select 1 from public.users where id = p_user)
+    on conflict (user_id) do update set changed_at = excluded.changed_at
+$$;
+
+create or replace function private.buddy_feed_follows_connections() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_viewer uuid;
+  v_before text;
+  v_after text;
+begin
+  for v_viewer in
+    select distinct viewer from unnest(array[old.user_id, old.friend_id, new.user_id, new.friend_id]) as viewer
+    where viewer is not null
+  loop
+    v_before := case when tg_op = 'INSERT' then null
+                     else private.buddy_row_seen_by(v_viewer, old.user_id, old.friend_id, old.status) end;
+    v_after := case when tg_op = 'DELETE' then null
+                    else private.buddy_row_seen_by(v_viewer, new.user_id, new.friend_id, new.status) end;
+    if v_before is distinct from v_after then
+      perform private.touch_buddy_feed(v_viewer);
+    end if;
+  end loop;
+  return null;
+end
+$$;
+
+drop trigger if exists trg_buddy_feed_follows_connections on public.community_friends;
+create trigger trg_buddy_feed_follows_connections after insert or update or delete on public.community_friends
+  for each row execute function private.buddy_feed_follows_connections();
+
+alter table public.buddy_feed enable row level security;
+
+drop policy if exists "students read their own buddy feed" on public.buddy_feed;
+create policy "students read their own buddy feed" on public.buddy_feed
+  for select to authenticated using (user_id = (select auth.uid()));
+
+do $$
+begin
+  if exists (select 1 from pg_publication where pubname = 'supabase_realtime') and not exists (
+    select 1 from pg_publication_tables
+    where pubname = 'supabase_realtime' and schemaname = 'public' and tablename = 'buddy_feed'
+  ) then
+    alter publication supabase_realtime add table public.buddy_feed;
+  end if;
+end
+$$;
+
+revoke all on public.buddy_feed from anon, authenticated;
+grant select on public.buddy_feed to authenticated;
+revoke execute on function private.buddy_row_seen_by(uuid, uuid, uuid, text),
+  private.touch_buddy_feed(uuid), private.buddy_feed_follows_connections()
+  from public, anon, authenticated;
+-- <<< 20261128500000_community_buddy_feed.sql
+
+-- >>> 20261128500100_study_subjects_and_timer_settings.sql
+-- Subjects and timer settings follow the student to every device, as her sessions and tasks do:
+-- user_subjects (one row per subject, its id made on the device), and the timer lengths and daily
+-- goal as checked columns of user_settings with the server's time of their last change.
+-- Rules: docs/database.md#study-data-and-statistics (subjects, timer settings).
+
+-- Tables -----------------------------------------------------------------------------------------
+
+create table if not exists public.user_subjects (
+  -- Made on the device (a uuid), so a subject has its final id before it reaches the server, and
+  -- the tasks and sessions that name it carry the same id.
+  id uuid primary key,
+  user_id uuid not null references public.users (id) on delete cascade,
+  name text not null check (char_length(btrim(name)) between 1 and 200),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+comment on table public.user_subjects is 'A student''s subjects, written by her devices through the Data API.';
+
+-- Null: never chosen, the app's default applies (25 / 5 / 4, a goal of 120 minutes). The ranges are
+-- the Settings page's, so a value no screen offers cannot be stored by any client.
+alter table public.user_settings
+  add column if not exists focus_minutes smallint check (focus_minutes between 1 and 180),
+  add column if not exists break_minutes smallint check (break_minutes between 1 and 60),
+  add column if not exists cycles smallint check (cycles between 1 and 12),
+  add column if not exists daily_goal_minutes smallint check (daily_goal_minutes between 0 and 1440),
+  -- When the four above last changed, stamped by the server (a device's edit is never older than
+  -- the write that carries it), so devices tell which timer settings are newer than their own.
+  add column if not exists timer_updated_at timestamptz;
+
+-- Indexes ----------------------------------------------------------------------------------------
+
+create index if not exists user_subjects_user_idx on public.user_subjects (user_id);
+
+drop trigger if exists trg_touch_user_subjects on public.user_subjects;
+create trigger trg_touch_user_subjects before update on public.user_subjects
+  for each row execute function private.touch_updated_at();
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- timer_updated_at is the server's: now() when a timer column changes, otherwise what it was,
+-- whatever the writer sent for it.
+create or replace function private.stamp_timer_settings() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    new.timer_updated_at := case
+      when num_nonnulls(new.focus_minutes, new.break_minutes, new.cycles, new.daily_goal_minutes) > 0 then now()
+    end;
+  elsif (new.focus_minutes, new.break_minutes, new.cycles, new.daily_goal_minutes)
+        is distinct from (old.focus_minutes, old.break_minutes, old.cycles, old.daily_goal_minutes) then
+    new.timer_updated_at := now();
+  else
+    new.timer_updated_at := old.timer_updated_at;
+  end if;
+  return new;
+end
+$$;
+
+drop trigger if exists trg_stamp_timer_settings on public.user_settings;
+create trigger trg_stamp_timer_settings before insert or update on public.user_settings
+  for each row execute function private.stamp_timer_settings();
+
+-- Policies ---------------------------------------------------------------------------------------
+
+alter table public.user_subjects enable row level security;
+
+drop policy if exists "users read their own subjects" on public.user_subjects;
+create policy "users read their own subjects" on public.user_subjects
+  for select to authenticated using (user_id = (select auth.uid()));
+drop policy if exists "users add their own subjects" on public.user_subjects;
+create policy "users add their own subjects" on public.user_subjects
+  for insert to authenticated with check (user_id = (select auth.uid()));
+drop policy if exists "users edit their own subjects" on public.user_subjects;
+create policy "users edit their own subjects" on public.user_subjects
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+drop policy if exists "users delete their own subjects" on public.user_subjects;
+create policy "users delete their own subjects" on public.user_subjects
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on public.user_subjects from anon;
+revoke truncate, references, trigger on public.user_subjects from authenticated;
+grant select, insert, update, delete on public.user_subjects to authenticated;
+revoke execute on function private.stamp_timer_settings() from public, anon, authenticated;
+-- <<< 20261128500100_study_subjects_and_timer_settings.sql
+
+-- >>> 20261129100000_community_export_subjects.sql
+-- "Download my data" holds her subjects: export_my_data gains a `subjects` section, now that
+-- subjects are kept in the account (user_subjects), and says where her timer settings are: the
+-- lengths and daily goal the account holds are columns of the `settings` row; `timer_settings`
+-- stays the full set her newest backup carries. Otherwise unchanged, still SECURITY INVOKER.
+-- Rules: docs/database.md#deleting-an-account (the export).
+-- Idempotent: part of community-patch-v6.sql.
+
+-- RPCs -------------------------------------------------------------------------------------------
+
+create or replace function public.export_my_data() returns jsonb
+language plpgsql
+stable
+security invoker
+set search_path = ''
+as $$
+declare
+  v_uid uuid := (select auth.uid());
+  v_subjects jsonb := '[]';
+begin
+  if v_uid is null then
+    raise exception 'not_authenticated' using errcode = 'P0001', hint = 'sign in to export your data';
+  end if;
+  -- user_subjects arrives with app-complete.sql; on a project patched with the community bundle
+  -- alone it does not exist, and the section is empty. Read dynamically, so the function compiles
+  -- either way (still under her own policies: the function runs with her rights).
+  if to_regclass('public.user_subjects') is not null then
+    execute 'select coalesce(jsonb_agg(to_jsonb(s) order by s.created_at, s.id), ''[]'')
+               from public.user_subjects s where s.user_id = $1'
+      into v_subjects using v_uid;
+  end if;
+  -- The filters name her rows; her policies decide which of them she may see (a block placed on
+  -- her is not hers to see, nor the messages of a group she is no longer in).
+  return jsonb_build_object(
+    'exported_at', now(),
+    'user', (select to_jsonb(u) from public.users u where u.id = v_uid),
+    'profile', (select to_jsonb(p) from public.user_profiles p where p.user_id = v_uid),
+    'settings', (select to_jsonb(s) from public.user_settings s where s.user_id = v_uid),
+    'roles', coalesce((select jsonb_agg(r.role order by r.role) from public.user_roles r where r.user_id = v_uid), '[]'),
+    'stats_summary', (select to_jsonb(s) from public.user_stats_summary s where s.user_id = v_uid),
+    'daily_stats', coalesce((select jsonb_agg(to_jsonb(d) order by d.study_day) from public.daily_user_stats d where d.user_id = v_uid), '[]'),
+    'study_sessions', coalesce((select jsonb_agg(to_jsonb(s) order by s.started_at) from public.study_sessions s where s.user_id = v_uid), '[]'),
+    'tasks', coalesce((select jsonb_agg(to_jsonb(t) order by t.created_at) from public.user_tasks t where t.user_id = v_uid), '[]'),
+    'backups', coalesce((select jsonb_agg(to_jsonb(b) order by b.created_at) from public.user_backups b where b.user_id = v_uid), '[]'),
+    'enrollment', (select to_jsonb(e) from public.community_enrollments e where e.user_id = v_uid),
+    'presence', (select to_jsonb(p) from public.user_presence p where p.user_id = v_uid),
+    'buddies', coalesce((select jsonb_agg(to_jsonb(f) order by f.created_at) from public.community_friends f
+                         where f.user_id = v_uid or f.friend_id = v_uid), '[]'),
+    'groups', coalesce((select jsonb_agg(jsonb_build_object('group_id', m.group_id, 'name', g.name, 'role', m.role,
+                                                            'joined_at', m.joined_at) order by m.joined_at)
+                        from public.group_members m join public.groups g on g.id = m.group_id
+                        where m.user_id = v_uid), '[]'),
+    'messages', coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'group_id', c.group_id, 'content', c.content,
+                                                              'created_at', c.created_at, 'deleted_at', c.deleted_at)
+                                           order by c.created_at)
+                          from public.group_chat_messages c where c.sender_id = v_uid), '[]'),
+    'join_requests', coalesce((select jsonb_agg(jsonb_build_object('group_id', j.group_id, 'status', j.status,
+                                                                   'created_at', j.created_at) order by j.created_at)
+                               from public.community_join_requests j where j.user_id = v_uid), '[]'),
+    'reports', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'target_type', r.target_type,
+                                                             'target_id', r.target_id, 'reason', r.reason,
+                                                             'status', r.status, 'created_at', r.created_at)
+                                          order by r.created_at)
+                         from public.community_reports r where r.reporter_id = v_uid), '[]'),
+    'start_alerts', coalesce((select jsonb_agg(to_jsonb(a) order by a.target_type, a.target_id)
+                              from public.community_start_alerts a where a.user_id = v_uid), '[]'),
+    'device_tokens', (select count(*) from public.community_device_tokens t where t.user_id = v_uid),
+    'subjects', v_subjects,
+    -- Her timer lengths and daily goal as the account holds them are columns of `settings`; this
+    -- section is the full set her newest backup carries (with the phase-end sound and the other
+    -- device choices the account does not hold), and when that backup was saved.
+    'timer_settings', (select jsonb_build_object('saved_at', b.created_at, 'backup_id', b.id, 'settings', b.payload -> 'settings')
+                       from public.user_backups b
+                       where b.user_id = v_uid and jsonb_typeof(b.payload -> 'settings') = 'object'
+                       order by b.created_at desc, b.id desc
+                       limit 1)
+  );
+end
+$$;
+comment on function public.export_my_data() is
+  'rpc: everything of the caller''s she may read, as one JSON object, read under her own policies (device tokens only counted; subjects when the table exists; the device timer settings of her newest backup).';
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function public.export_my_data() from public, anon;
+grant execute on function public.export_my_data() to authenticated;
+-- <<< 20261129100000_community_export_subjects.sql
+
+-- >>> 20261129700000_gateway_shared_counters.sql
+-- Counters that every gateway on one database shares (a district: several servers behind a load
+-- balancer): the per-address rate-limit windows and the per-account budget of wrong passwords.
+-- Counted here, one atomic statement per hit, so N servers allow what one server allows.
+-- Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+--
+-- The gateway names each counter by a SHA-256 digest (of "<family>:<address>", of an account's
+-- e-mail), so neither addresses nor e-mail addresses are stored. Windows are timed by the
+-- database's clock, which every server shares. The tables are unlogged: a crash of PostgreSQL
+-- empties them (every budget starts afresh once), and nothing else depends on them.
+
+create unlogged table if not exists private.gateway_rate_windows (
+  key text primary key,
+  hits integer not null,
+  window_ends_at timestamptz not null,
+  constraint gateway_rate_windows_key check (key ~ '^[0-9a-f]{64}$')
+);
+-- What pruning scans.
+create index if not exists gateway_rate_windows_ends_idx on private.gateway_rate_windows (window_ends_at);
+
+create unlogged table if not exists private.gateway_login_budgets (
+  account text primary key,
+  -- Bumped whenever a new window opens, so an attempt settles in the window it began in.
+  generation integer not null default 1,
+  failures integer not null default 0,
+  -- Attempts still waiting for the backend's answer; they count until in_flight_until, so a server
+  -- killed during an attempt leaves no count behind for longer than that.
+  in_flight integer not null default 0,
+  in_flight_until timestamptz,
+  window_ends_at timestamptz not null,
+  constraint gateway_login_budgets_account check (account ~ '^[0-9a-f]{64}$'),
+  constraint gateway_login_budgets_counts check (failures >= 0 and in_flight >= 0)
+);
+create index if not exists gateway_login_budgets_ends_idx on private.gateway_login_budgets (window_ends_at);
+
+revoke all on private.gateway_rate_windows, private.gateway_login_budgets from public, anon, authenticated, service_role;
+
+-- One hit on a fixed window that opens at its first hit (as @fastify/rate-limit's own store counts):
+-- answers the hits in the window so far, this one included, and the milliseconds until it ends.
+create or replace function public.gateway_hit_rate_window(p_key text, p_window_ms integer)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_hits integer;
+  v_ends timestamptz;
+begin
+  if p_key is null or p_key !~ '^[0-9a-f]{64}$' or p_window_ms is null or p_window_ms not between 1 and 86400000 then
+    raise exception 'invalid_rate_window' using errcode = 'P0110',
+      hint = 'a key is a SHA-256 digest in hex; a window lasts 1 ms to 1 day';
+  end if;
+  insert into private.gateway_rate_windows as w (key, hits, window_ends_at)
+    values (p_key, 1, clock_timestamp() + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (key) do update
+    set hits = case when w.window_ends_at <= clock_timestamp() then 1 else w.hits + 1 end,
+        window_ends_at = case when w.window_ends_at <= clock_timestamp() then excluded.window_ends_at
+                              else w.window_ends_at end
+  returning w.hits, w.window_ends_at into v_hits, v_ends;
+  return jsonb_build_object(
+    'hits', v_hits,
+    'ttl_ms', greatest(0, ceil(extract(epoch from v_ends - clock_timestamp()) * 1000))::bigint);
+end
+$$;
+comment on function public.gateway_hit_rate_window(text, integer) is
+  'service: counts one hit in the rate-limit window named by p_key (opened by its first hit, p_window_ms long); returns {hits, ttl_ms}.';
+
+-- Starts a password attempt for an account. Refused ({locked, retry_after_ms}) once the failures
+-- and the attempts in flight reach p_max in the account's window; otherwise the attempt counts as
+-- in flight until it is settled, and {generation} names the window it began in.
+create or replace function public.gateway_begin_password_attempt(
+  p_account text, p_max integer, p_window_ms integer, p_attempt_ms integer
+) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_row private.gateway_login_budgets%rowtype;
+begin
+  if p_account is null or p_account !~ '^[0-9a-f]{64}$' or p_max is null or p_max not between 1 and 1000
+     or p_window_ms is null or p_window_ms not between 1000 and 86400000
+     or p_attempt_ms is null or p_attempt_ms not between 1000 and 600000 then
+    raise exception 'invalid_login_attempt' using errcode = 'P0111',
+      hint = 'an account is a SHA-256 digest in hex; at most 1-1000 failures per window of 1 s to 1 day; an attempt lasts 1 s to 10 minutes';
+  end if;
+  -- The row is locked by this statement until the transaction ends: concurrent attempts queue here.
+  insert into private.gateway_login_budgets as b (account, window_ends_at)
+    values (p_account, v_now + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (account) do update
+    set generation = case when b.window_ends_at <= v_now then b.generation + 1 else b.generation end,
+        failures = case when b.window_ends_at <= v_now then 0 else b.failures end,
+        in_flight = case when b.window_ends_at <= v_now or b.in_flight_until <= v_now then 0 else b.in_flight end,
+        window_ends_at = case when b.window_ends_at <= v_now then excluded.window_ends_at else b.window_ends_at end
+  returning * into v_row;
+  if v_row.failures + v_row.in_flight >= p_max then
+    return jsonb_build_object(
+      'locked', true,
+      'retry_after_ms', greatest(1, ceil(extract(epoch from v_row.window_ends_at - v_now) * 1000))::bigint);
+  end if;
+  update private.gateway_login_budgets
+    set in_flight = in_flight + 1, in_flight_until = v_now + make_interval(secs => p_attempt_ms / 1000.0)
+    where account = p_account;
+  return jsonb_build_object('locked', false, 'generation', v_row.generation);
+end
+$$;
+comment on function public.gateway_begin_password_attempt(text, integer, integer, integer) is
+  'service: starts a password attempt for an account; {locked, retry_after_ms} past its budget of wrong passwords, else {generation} of its window.';
+
+-- Settles an attempt begun in window p_generation: no longer in flight, and a wrong password counts
+-- in that window, or in the current one when that window has ended. A right password in a window
+-- that holds nothing else leaves no window behind.
+create or replace function public.gateway_settle_password_attempt(
+  p_account text, p_generation integer, p_wrong_password boolean, p_window_ms integer
+) returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_row private.gateway_login_budgets%rowtype;
+begin
+  if p_account is null or p_account !~ '^[0-9a-f]{64}$' or p_generation is null or p_wrong_password is null
+     or p_window_ms is null or p_window_ms not between 1000 and 86400000 then
+    raise exception 'invalid_login_attempt' using errcode = 'P0111',
+      hint = 'give the account digest, the generation the attempt began in, its outcome and the window';
+  end if;
+  update private.gateway_login_budgets
+    set in_flight = greatest(in_flight - 1, 0)
+    where account = p_account and generation = p_generation and window_ends_at > v_now
+    returning * into v_row;
+  if not p_wrong_password then
+    delete from private.gateway_login_budgets
+      where account = p_account and v_row.account is not null and failures = 0 and in_flight = 0;
+    return;
+  end if;
+  insert into private.gateway_login_budgets as b (account, failures, window_ends_at)
+    values (p_account, 1, v_now + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (account) do update
+    set generation = case when b.window_ends_at <= v_now then b.generation + 1 else b.generation end,
+        failures = case when b.window_ends_at <= v_now then 1 else b.failures + 1 end,
+        in_flight = case when b.window_ends_at <= v_now then 0 else b.in_flight end,
+        window_ends_at = case when b.window_ends_at <= v_now then excluded.window_ends_at else b.window_ends_at end;
+end
+$$;
+comment on function public.gateway_settle_password_attempt(text, integer, boolean, integer) is
+  'service: settles a password attempt begun in window p_generation; a wrong password counts a failure in the account''s current window.';
+
+-- Ended windows are deleted by the gateways' housekeeping (gateway_prune_shared_state, in its own
+-- migration), so the tables hold only what still counts.
+
+revoke execute on function public.gateway_hit_rate_window(text, integer),
+  public.gateway_begin_password_attempt(text, integer, integer, integer),
+  public.gateway_settle_password_attempt(text, integer, boolean, integer)
+  from public, anon, authenticated;
+grant execute on function public.gateway_hit_rate_window(text, integer),
+  public.gateway_begin_password_attempt(text, integer, integer, integer),
+  public.gateway_settle_password_attempt(text, integer, boolean, integer)
+  to service_role;
+-- <<< 20261129700000_gateway_shared_counters.sql
+
+-- >>> 20261129700100_gateway_admin_sessions.sql
+-- Admin console sessions ended before their cookie expired (a logout), and accounts whose every
+-- console session was ended (banned, deleted, admin role revoked), kept where every gateway on the
+-- database reads them: a cookie logged out on one server is refused by all, at once and after any
+-- restart. Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+--
+-- A session is named by the SHA-256 digest of its signed cookie value, never the value itself. Times
+-- are the gateways' own seconds, as the cookie's issue time is written by a gateway's clock. Ordinary
+-- (logged) tables: a logout must survive a crash of PostgreSQL.
+
+create table if not exists private.gateway_ended_admin_sessions (
+  id text primary key,
+  expires_at timestamptz not null,
+  constraint gateway_ended_admin_sessions_id check (id ~ '^[0-9a-f]{64}$')
+);
+create index if not exists gateway_ended_admin_sessions_expires_idx
+  on private.gateway_ended_admin_sessions (expires_at);
+
+create table if not exists private.gateway_ended_admin_accounts (
+  user_id text primary key,
+  ended_at timestamptz not null,
+  constraint gateway_ended_admin_accounts_user check (char_length(user_id) between 1 and 64)
+);
+create index if not exists gateway_ended_admin_accounts_ended_idx on private.gateway_ended_admin_accounts (ended_at);
+
+revoke all on private.gateway_ended_admin_sessions, private.gateway_ended_admin_accounts
+  from public, anon, authenticated, service_role;
+
+-- Remembers a logged-out session until its cookie would have expired.
+create or replace function public.gateway_end_admin_session(p_id text, p_expires_at_s bigint)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_id is null or p_id !~ '^[0-9a-f]{64}$' or p_expires_at_s is null or p_expires_at_s not between 0 and 32503680000 then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'a session is the SHA-256 digest of its cookie in hex, with the second its cookie expires';
+  end if;
+  insert into private.gateway_ended_admin_sessions (id, expires_at)
+    values (p_id, to_timestamp(p_expires_at_s))
+  on conflict (id) do update set expires_at = greatest(excluded.expires_at, private.gateway_ended_admin_sessions.expires_at);
+end
+$$;
+comment on function public.gateway_end_admin_session(text, bigint) is
+  'service: remembers a logged-out admin console session (the digest of its cookie) until p_expires_at_s.';
+
+-- Ends every console session of an account issued up to p_ended_at_s.
+create or replace function public.gateway_end_admin_account(p_user_id text, p_ended_at_s bigint)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_user_id is null or char_length(p_user_id) not between 1 and 64
+     or p_ended_at_s is null or p_ended_at_s not between 0 and 32503680000 then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'give the account''s id and the second its sessions end';
+  end if;
+  insert into private.gateway_ended_admin_accounts (user_id, ended_at)
+    values (p_user_id, to_timestamp(p_ended_at_s))
+  on conflict (user_id) do update set ended_at = greatest(excluded.ended_at, private.gateway_ended_admin_accounts.ended_at);
+end
+$$;
+comment on function public.gateway_end_admin_account(text, bigint) is
+  'service: ends every admin console session of an account issued up to p_ended_at_s.';
+
+-- Whether a cookie's session was ended: logged out (and not yet expired at p_now_s), or issued at
+-- or before the moment its account's sessions were ended.
+create or replace function public.gateway_admin_session_ended(
+  p_id text, p_user_id text, p_issued_at_s bigint, p_now_s bigint
+) returns boolean
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  if p_id is null or p_id !~ '^[0-9a-f]{64}$' or (p_user_id is not null and char_length(p_user_id) not between 1 and 64)
+     or p_issued_at_s is null or p_now_s is null then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'give the cookie''s digest, its account (or null), its issue time and now, in seconds';
+  end if;
+  return exists (select 1 from private.gateway_ended_admin_sessions s
+                 where s.id = p_id and s.expires_at >= to_timestamp(p_now_s))
+      or exists (select 1 from private.gateway_ended_admin_accounts a
+                 where a.user_id = p_user_id and to_timestamp(p_issued_at_s) <= a.ended_at);
+end
+$$;
+comment on function public.gateway_admin_session_ended(text, text, bigint, bigint) is
+  'service: whether an admin console cookie (its digest, account and issue time) was logged out or its account''s sessions ended.';
+
+revoke execute on function public.gateway_end_admin_session(text, bigint),
+  public.gateway_end_admin_account(text, bigint),
+  public.gateway_admin_session_ended(text, text, bigint, bigint)
+  from public, anon, authenticated;
+grant execute on function public.gateway_end_admin_session(text, bigint),
+  public.gateway_end_admin_account(text, bigint),
+  public.gateway_admin_session_ended(text, text, bigint, bigint)
+  to service_role;
+-- <<< 20261129700100_gateway_admin_sessions.sql
+
+-- >>> 20261129700200_gateway_push_identity.sql
+-- The Web Push identity (VAPID key pair and contact) that every gateway on the database signs with.
+-- A browser's push subscription accepts only pushes signed with the key it subscribed with, so
+-- servers that share a database must share the key: the first server to ask stores the pair it
+-- offers (its DATA_DIR's), every later one gets that same pair back. Idempotent: part of
+-- community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+
+create table if not exists private.gateway_push_identity (
+  singleton boolean primary key default true,
+  public_key text not null,
+  private_key text not null,
+  subject text not null,
+  created_at timestamptz not null default now(),
+  constraint gateway_push_identity_one_row check (singleton),
+  constraint gateway_push_identity_public_key check (public_key ~ '^[A-Za-z0-9_-]{80,100}$'),
+  constraint gateway_push_identity_private_key check (private_key ~ '^[A-Za-z0-9_-]{40,50}$'),
+  constraint gateway_push_identity_subject check (subject ~ '^(mailto:|https://)' and char_length(subject) <= 320)
+);
+revoke all on private.gateway_push_identity from public, anon, authenticated, service_role;
+
+-- The stored identity; the one offered is stored first when there is none yet.
+create or replace function public.gateway_push_identity(p_public_key text, p_private_key text, p_subject text)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_row private.gateway_push_identity%rowtype;
+begin
+  if p_public_key is null or p_public_key !~ '^[A-Za-z0-9_-]{80,100}$'
+     or p_private_key is null or p_private_key !~ '^[A-Za-z0-9_-]{40,50}$'
+     or p_subject is null or p_subject !~ '^(mailto:|https://)' or char_length(p_subject) > 320 then
+    raise exception 'invalid_push_identity' using errcode = 'P0113',
+      hint = 'offer a VAPID key pair in URL-safe base64 and a mailto: or https: subject';
+  end if;
+  insert into private.gateway_push_identity (public_key, private_key, subject)
+    values (p_public_key, p_private_key, p_subject)
+  on conflict (singleton) do nothing;
+  select * into v_row from private.gateway_push_identity;
+  return jsonb_build_object('public_key', v_row.public_key, 'private_key', v_row.private_key, 'subject', v_row.subject);
+end
+$$;
+comment on function public.gateway_push_identity(text, text, text) is
+  'service: the VAPID identity every gateway on this database signs pushes with; the first offer is kept.';
+
+revoke execute on function public.gateway_push_identity(text, text, text) from public, anon, authenticated;
+grant execute on function public.gateway_push_identity(text, text, text) to service_role;
+-- <<< 20261129700200_gateway_push_identity.sql
+
+-- >>> 20261129700300_gateway_prune_shared_state.sql
+-- Housekeeping of the gateways' shared state (a district: docs/deployment.md), run by every gateway
+-- now and then: counting windows that have ended and admin session records that can refuse nothing
+-- any more. Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+-- Any gateway may run it at any time; two at once delete the same rows, which is harmless.
+
+create or replace function public.gateway_prune_shared_state() returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_windows integer;
+  v_budgets integer;
+  v_sessions integer;
+  v_accounts integer;
+begin
+  delete from private.gateway_rate_windows where window_ends_at <= v_now;
+  get diagnostics v_windows = row_count;
+  -- A budget whose window ended still counts attempts in flight until they lapse.
+  delete from private.gateway_login_budgets
+    where window_ends_at <= v_now and (in_flight = 0 or in_flight_until <= v_now);
+  get diagnostics v_budgets = row_count;
+  delete from private.gateway_ended_admin_sessions where expires_at < v_now;
+  get diagnostics v_sessions = row_count;
+  -- No cookie lives longer than 12 hours: an account's end older than that can refuse nothing.
+  delete from private.gateway_ended_admin_accounts where ended_at < v_now - interval '12 hours';
+  get diagnostics v_accounts = row_count;
+  return jsonb_build_object('rate_windows', v_windows, 'login_budgets', v_budgets,
+                            'admin_sessions', v_sessions, 'admin_accounts', v_accounts);
+end
+$$;
+comment on function public.gateway_prune_shared_state() is
+  'service: deletes the gateways'' shared state that no longer counts (ended windows, expired admin session records); answers how many rows of each went.';
+
+revoke execute on function public.gateway_prune_shared_state() from public, anon, authenticated;
+grant execute on function public.gateway_prune_shared_state() to service_role;
+-- <<< 20261129700300_gateway_prune_shared_state.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261128400100') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261129700300') on conflict do nothing;
   end if;
 end
 $$;

@@ -40,10 +40,11 @@ export function describePresenceLive(fixture: CommunityFixture): void {
       const board = await pageIn(boContext, `/groups/${groupId}`);
       const buddies = await pageIn(boSecond, '/buddies');
       const focus = await pageIn(adaContext, '/focus');
-      // Ada has a backup from the community tests before, so her fresh browser is offered it once
-      // the app has asked the server, which can be after the page has drawn: start empty whenever.
+      // Ada has backups from the community tests before: should one hold what the server lacks, her
+      // fresh browser is offered it once the app has asked the server, which can be after the page
+      // has drawn: decline it whenever.
       const offer = focus.getByRole('dialog', { name: 'Restore your backup on this device?' });
-      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Start empty' }).click());
+      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Not now' }).click());
       await board.locator('section.board[data-live="true"]').waitFor();
       await buddies.locator('.buddy-grid[data-live="true"]').waitFor();
       // A page that reloads loses this mark.

@@ -49,7 +49,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   try {
     const binaries = await postgresWithPgtap(path.join(root, 'postgres-install'));
     binDir = binaries.binDir;
-    const user = await serviceUser(root, binaries.binDir);
+    // The binaries were copied under root, which the service user reaches as it reaches root itself.
+    const user = await serviceUser(root);
     if (!user.ok) throw new Error(`PostgreSQL cannot run here: ${user.reason}`);
     server = await startEmbeddedPostgres({
       dataDir,

@@ -13,7 +13,8 @@ import {
   type VerificationKeys,
   type VerifiedToken,
 } from '../jwt.ts';
-import { ConnectionBusyError, withOwnerTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError } from '../pooled-client.ts';
+import { withOwnerTransaction } from '../request-transaction.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import {
   AuthError,
@@ -48,7 +49,6 @@ import {
 } from './sessions.ts';
 import {
   deleteUser,
-  dummyPasswordHash,
   findUserByEmail,
   findUserById,
   hashPassword,
@@ -141,8 +141,6 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
 
   installJsonParser(app);
-  // Made now, so that the first sign-in with an unknown e-mail does not pay for it.
-  void dummyPasswordHash();
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
