@@ -40,8 +40,8 @@ import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/acc
 import type { Budget } from './security/rate-limits.ts';
 import { SharedAccountLoginBudget } from './security/shared-account-login-budget.ts';
 import { sharedRateLimitStore } from './security/shared-rate-limit-store.ts';
-import type { SharedState } from './shared-state/shared-state.ts';
-import { startSharedStateHousekeeping } from './shared-state/shared-state-housekeeping.ts';
+import type { SharedState } from './district/shared-state.ts';
+import { startSharedStateHousekeeping } from './district/shared-state-housekeeping.ts';
 import { BODY_LIMITS } from './security/body-limits.ts';
 import { installJsonBodyParser } from './security/json-body.ts';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
@@ -79,7 +79,7 @@ export interface GatewayOptions {
   /** The embedded localbase's database engine, which /api/health and the Verify page name. */
   database?: DatabaseFacts;
   /**
-   * What the servers of a district share (shared-state/open-shared-state.ts): rate limits, password
+   * What the servers of a district share (district/open-shared-state.ts): rate limits, password
    * budgets, ended admin sessions and the push identity are kept there instead of in this process.
    * Its owner opens and closes it.
    */

@@ -17,8 +17,8 @@ import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contr
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
-import { openSharedState } from './shared-state/open-shared-state.ts';
-import type { SharedState } from './shared-state/shared-state.ts';
+import { openSharedState } from './district/open-shared-state.ts';
+import type { SharedState } from './district/shared-state.ts';
 import { reportBootPhases } from './logging/boot-phases.ts';
 
 performance.mark('studyhall:gateway:modules-loaded');

@@ -1,7 +1,7 @@
 // Which shared state a server opens (SHARED_STATE), and a start that stops with a reason when the
 // chosen one cannot be used, rather than a server that fails every counted request later.
 import { describe, expect, it } from 'vitest';
-import { openSharedState } from '../src/shared-state/open-shared-state.ts';
+import { openSharedState } from '../src/district/open-shared-state.ts';
 import { DEAD_BACKEND } from './helpers.ts';
 
 const silent = { info: () => {}, warn: () => {} };

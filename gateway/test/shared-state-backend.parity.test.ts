@@ -7,9 +7,9 @@ import ws from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Localbase } from '#localbase';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
-import { BackendSharedState } from '../src/shared-state/backend-shared-state.ts';
-import { GATEWAY_TOPIC } from '../src/shared-state/realtime-broadcast.ts';
-import { sharedKey, type SharedEvent, type Resync } from '../src/shared-state/shared-state.ts';
+import { BackendSharedState } from '../src/district/backend-shared-state.ts';
+import { GATEWAY_TOPIC } from '../src/district/realtime-broadcast.ts';
+import { sharedKey, type SharedEvent, type Resync } from '../src/district/shared-state.ts';
 import { signUpStudent } from './push-fixtures.ts';
 
 const silent = { info: () => {}, warn: () => {} };

@@ -8,8 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '#db/database.ts';
 import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
-import { DatabaseSharedState, GATEWAY_NOTIFY_CHANNEL } from '../src/shared-state/database-shared-state.ts';
-import type { Resync, SharedEvent } from '../src/shared-state/shared-state.ts';
+import { DatabaseSharedState, GATEWAY_NOTIFY_CHANNEL } from '../src/district/database-shared-state.ts';
+import type { Resync, SharedEvent } from '../src/district/shared-state.ts';
 
 const silent = { info: () => {}, warn: () => {} };
 let root: string;

@@ -63,6 +63,7 @@
 --   20261129700100_gateway_admin_sessions.sql
 --   20261129700200_gateway_push_identity.sql
 --   20261129700300_gateway_prune_shared_state.sql
+--   20261129700400_gateway_forget_deleted_accounts.sql
 
 begin;
 
@@ -7466,11 +7467,43 @@ revoke execute on function public.gateway_prune_shared_state() from public, anon
 grant execute on function public.gateway_prune_shared_state() to service_role;
 -- <<< 20261129700300_gateway_prune_shared_state.sql
 
+-- >>> 20261129700400_gateway_forget_deleted_accounts.sql
+-- Deleting an account leaves nothing that names her (docs/database.md#deleting-an-account), the
+-- gateways' shared state included: the record that her admin console sessions were ended goes with
+-- her account. Nothing is lost by it: a console session is refused on every request once its
+-- account is gone (the console checks the account's standing each time), so the record could only
+-- ever refuse what is refused already. Idempotent: part of community-patch-v6.sql.
+-- Rules: docs/database.md#gateway-shared-state.
+
+-- Triggers ---------------------------------------------------------------------------------------
+
+create or replace function private.gateway_forget_deleted_account() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from private.gateway_ended_admin_accounts where user_id = old.id::text;
+  return null;
+end
+$$;
+comment on function private.gateway_forget_deleted_account() is
+  'internal: an account''s ended admin console sessions are forgotten with the account.';
+
+drop trigger if exists gateway_forget_deleted_account on auth.users;
+create trigger gateway_forget_deleted_account after delete on auth.users
+  for each row execute function private.gateway_forget_deleted_account();
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.gateway_forget_deleted_account() from public, anon, authenticated, service_role;
+-- <<< 20261129700400_gateway_forget_deleted_accounts.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261129700300') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261129700400') on conflict do nothing;
   end if;
 end
 $$;

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { sharedKey, type SharedState } from '#gateway/src/shared-state/shared-state.ts';
+import { sharedKey, type SharedState } from '#gateway/src/district/shared-state.ts';
 import { startDistrict } from '../testing/district-servers.ts';
 
 const quick = process.argv.includes('--quick');

@@ -9,8 +9,8 @@ import { openDatabase, type Database } from '#db/database.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import type { GatewayOptions } from '#gateway/src/app.ts';
 import type { GatewayConfig } from '#gateway/src/config.ts';
-import { openSharedState } from '#gateway/src/shared-state/open-shared-state.ts';
-import type { SharedState } from '#gateway/src/shared-state/shared-state.ts';
+import { openSharedState } from '#gateway/src/district/open-shared-state.ts';
+import type { SharedState } from '#gateway/src/district/shared-state.ts';
 import { startLocalbase, type Localbase } from '#localbase';
 import { makeReachableTempDir } from './reachable-temp-dir.ts';
 

@@ -4,7 +4,7 @@
 // since each use of a cookie asks the database. A session is named by the same digest of its
 // signed value as in one server's list (ended-sessions.ts), never by the value.
 import { z } from 'zod';
-import type { SharedState } from '../shared-state/shared-state.ts';
+import type { SharedState } from '../district/shared-state.ts';
 import { sessionId, type EndedSessionStore } from './ended-sessions.ts';
 
 export class SharedEndedSessions implements EndedSessionStore {

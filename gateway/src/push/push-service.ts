@@ -10,7 +10,7 @@
 import { BackendClient, type BackendTarget } from '../backend/backend-client.ts';
 import type { GatewayConfig } from '../config.ts';
 import { z } from 'zod';
-import type { SharedState } from '../shared-state/shared-state.ts';
+import type { SharedState } from '../district/shared-state.ts';
 import { OutboxClient } from './outbox-client.ts';
 import { PushWorker, type PushLog, type PushWorkerSettings } from './push-worker.ts';
 import { defaultVapidSubject, loadOrCreateVapidKeys, type VapidKeys } from './vapid-keys.ts';

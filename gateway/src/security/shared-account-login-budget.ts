@@ -7,7 +7,7 @@
 // its settling lands, it still counts as in flight, so the budget errs on the side of refusing. A
 // settling that fails is logged, and the attempt stops counting as in flight after ATTEMPT_MS.
 import { z } from 'zod';
-import { sharedKey, type SharedState, type SharedStateLog } from '../shared-state/shared-state.ts';
+import { sharedKey, type SharedState, type SharedStateLog } from '../district/shared-state.ts';
 import type { AccountLoginLimiter, AttemptStart } from './account-login-limits.ts';
 import type { Budget } from './rate-limits.ts';
 

@@ -5,7 +5,7 @@
 // Keys are stored as digests (they hold client addresses).
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { z } from 'zod';
-import { sharedKey, type SharedState } from '../shared-state/shared-state.ts';
+import { sharedKey, type SharedState } from '../district/shared-state.ts';
 
 const hit = z.object({ hits: z.number().int().positive(), ttl_ms: z.number().int().nonnegative() });
 
