@@ -37,7 +37,7 @@ export default defineConfig({
     // Test files share a worker's module cache: Fastify, zod, pg and React load once per worker rather
     // than once per file (the run's import time fell from 194 s to 64 s, its wall time from 388 s to
     // 280 s). A file must therefore leave no global behind: fake timers, stubbed globals and env
-    // changes are restored in its own afterEach/afterAll, as they already were. A fourth worker
+    // changes are restored in its own afterEach/afterAll (the whole suite passes that way). A fourth worker
     // measured no faster on 2 cores (277 s): the tests then wait on the CPU instead.
     isolate: false,
     testTimeout: 30_000,
