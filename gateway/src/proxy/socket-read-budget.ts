@@ -2,10 +2,10 @@
 // and the reading itself (every frame unmasked, framed again for the backend, unmasked there) is
 // what a flood of large broadcasts costs the server's one thread: 100 sockets pushing 5 MB each had
 // it read half a gigabyte, and answer nothing else for half a minute, before the backend could
-// refuse any of it (the backend, in the same process, reads each frame only after the proxy has). The backend decides what a client may send and answers past its limits
-// (localbase's realtime rate limits); this keeps the proxy from reading faster than a budget, for
-// all client sockets together, by pausing the sockets that send the most: TCP then holds what they
-// send. Nothing is dropped here.
+// refuse any of it (the backend, in the same process, reads each frame only after the proxy has).
+// The backend decides what a client may send and answers past its limits (localbase's realtime rate
+// limits); this keeps the proxy from reading faster than a budget, for all client sockets together,
+// by pausing the sockets that send the most: TCP then holds what they send. Nothing is dropped here.
 //
 // A socket that has sent more than its share lately (`lightBytesPerSecond`) is a heavy one. While
 // the budget is spent, heavy sockets are paused; they are resumed one at a time as the budget
