@@ -1,9 +1,9 @@
 // Debian's Chromium under Playwright: never a downloaded browser. The flags keep a headless run
 // quiet on a machine without internet (no background networking, sync or component updates).
 // playwright.config.ts launches it with these for every suite; launchChromium is for a script, or a
-// suite whose browser needs more switches known only once its server runs (https-lan).
+// suite whose browser needs switches known only once its server runs (https-lan).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type LaunchOptions } from 'playwright-core';
 
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,9 +28,22 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** `extraArgs`: more command-line switches (a host-resolver rule that maps a name to 127.0.0.1). */
+/**
+ * Playwright's launch options for Debian's Chromium; `extraArgs`: more command-line switches (a
+ * host-resolver rule that maps a name to 127.0.0.1). A suite that needs such a switch sets these
+ * with `test.use({ launchOptions })`, which replaces the config's, so they always name the browser.
+ */
+export function chromiumLaunchOptions(extraArgs: string[] = []): LaunchOptions {
+  return { executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...extraArgs] };
+}
+
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: assertChromium(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return chromium.launch({ ...chromiumLaunchOptions(extraArgs), executablePath: assertChromium(), headless: true });
+}
+
+/** The switch that makes Chromium resolve `host` to 127.0.0.1 (a name that is neither loopback nor https). */
+export function mapHostToLoopback(host: string): string {
+  return `--host-resolver-rules=MAP ${host} 127.0.0.1`;
 }
 
 /**

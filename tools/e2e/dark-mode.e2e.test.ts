@@ -42,7 +42,11 @@ test.describe('the main screens in dark mode', () => {
     test.setTimeout(120_000);
     const size = testInfo.project.name;
     const findings: string[] = [];
-    const signedIn = await signedInContext(browser, session, { ...device, colorScheme: 'dark', reducedMotion: 'reduce' });
+    const signedIn = await signedInContext(browser, session, {
+      ...device,
+      colorScheme: 'dark',
+      reducedMotion: 'reduce',
+    });
     const page = await signedIn.newPage();
     page.setDefaultTimeout(15_000);
     // The page really is dark: the body's background is the dark token, not the light one.

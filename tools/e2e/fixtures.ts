@@ -44,53 +44,55 @@ export interface ServerFixtures {
 }
 
 export function studyhallTest(options: SuiteOptions = {}) {
-  return base.extend<object, ServerFixtures>({
-    studyhall: [
-      // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern
-      async ({}, use) => {
-        const dir = await makeReachableTempDir('studyhall-e2e-');
-        const env = typeof options.env === 'function' ? await options.env() : (options.env ?? {});
-        const studyhall = await startStudyhall(
-          { dataDir: path.join(dir, 'data'), logDir: path.join(dir, 'logs') },
-          env,
-        );
-        try {
-          await use(studyhall);
-        } finally {
-          await studyhall.stop();
-          await rm(dir, { recursive: true, force: true });
-        }
-      },
-      // A fresh DATA_DIR: the embedded PostgreSQL's initdb and every migration, on a busy machine.
-      { scope: 'worker', timeout: 240_000 },
-    ],
-    cspProxy: [
-      async ({ studyhall }, use) => {
-        const proxy = await startCspProxy(studyhall.url);
-        await use(proxy);
-        await proxy.close();
-      },
-      { scope: 'worker' },
-    ],
-    app: [({ cspProxy }, use) => use(cspProxy.url), { scope: 'worker' }],
-    device: [
-      // eslint-disable-next-line no-empty-pattern -- as above
-      ({}, use, workerInfo) => use(workerInfo.project.name === 'phone' ? DEVICES.phone : DEVICES.desktop),
-      { scope: 'worker' },
-    ],
-    phoneRemote: [
-      async ({ browser }, use) => {
-        const phones: Phone[] = [];
-        await use(async (link, { colorScheme = 'light', addCsp = true } = {}) => {
-          const phone = await openPhone(browser, link, colorScheme, { addCsp });
-          phones.push(phone);
-          return phone;
-        });
-        for (const phone of phones) await phone.context.close().catch(() => undefined);
-      },
-      { scope: 'worker' },
-    ],
-  }).extend<object, CommunityFixture>(communityFixtures);
+  return base
+    .extend<object, ServerFixtures>({
+      studyhall: [
+        // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern
+        async ({}, use) => {
+          const dir = await makeReachableTempDir('studyhall-e2e-');
+          const env = typeof options.env === 'function' ? await options.env() : (options.env ?? {});
+          const studyhall = await startStudyhall(
+            { dataDir: path.join(dir, 'data'), logDir: path.join(dir, 'logs') },
+            env,
+          );
+          try {
+            await use(studyhall);
+          } finally {
+            await studyhall.stop();
+            await rm(dir, { recursive: true, force: true });
+          }
+        },
+        // A fresh DATA_DIR: the embedded PostgreSQL's initdb and every migration, on a busy machine.
+        { scope: 'worker', timeout: 240_000 },
+      ],
+      cspProxy: [
+        async ({ studyhall }, use) => {
+          const proxy = await startCspProxy(studyhall.url);
+          await use(proxy);
+          await proxy.close();
+        },
+        { scope: 'worker' },
+      ],
+      app: [({ cspProxy }, use) => use(cspProxy.url), { scope: 'worker' }],
+      device: [
+        // eslint-disable-next-line no-empty-pattern -- as above
+        ({}, use, workerInfo) => use(workerInfo.project.name === 'phone' ? DEVICES.phone : DEVICES.desktop),
+        { scope: 'worker' },
+      ],
+      phoneRemote: [
+        async ({ browser }, use) => {
+          const phones: Phone[] = [];
+          await use(async (link, { colorScheme = 'light', addCsp = true } = {}) => {
+            const phone = await openPhone(browser, link, colorScheme, { addCsp });
+            phones.push(phone);
+            return phone;
+          });
+          for (const phone of phones) await phone.context.close().catch(() => undefined);
+        },
+        { scope: 'worker' },
+      ],
+    })
+    .extend<object, CommunityFixture>(communityFixtures);
 }
 
 /** A suite's test function, for the parts of a suite kept in files of their own (*.suite.ts). */

@@ -111,7 +111,7 @@ export function describeModeration(test: SuiteTest): void {
     test('is resolved by an admin who unlocked with her own account; everyone sees it removed within a second', async () => {
       test.setTimeout(120_000);
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-        adminPage = await context.newPage();
+      adminPage = await context.newPage();
       adminPage.setDefaultTimeout(15_000);
       // The owner makes Dee an admin on the Roles page, then logs out.
       await adminPage.goto(`${app}/__admin/login?next=/__admin/roles`);

@@ -204,7 +204,7 @@ test.describe('the student app on a real npm start', () => {
   test('loads the app and its local data offline after one visit', async () => {
     test.setTimeout(90_000);
     const offlineContext = await signedInContext(browser, await storedSession(page));
-        await offlineContext.clock.install({ time: Date.now() - pageLag });
+    await offlineContext.clock.install({ time: Date.now() - pageLag });
     const offline = await newPage(offlineContext);
     await offline.goto(`${app}/stats`);
     await offline
@@ -384,7 +384,7 @@ test.describe('the update dialog on a checkout with local changes', () => {
     try {
       const session = await accountSession(studyhall.url, EMAIL, PASSWORD);
       const signedIn = await signedInContext(browser, session);
-        const page = await newPage(signedIn);
+      const page = await newPage(signedIn);
       await page.goto(`${updateProxy.url}/settings`);
       // This browser has no local data and the account a backup: the offer comes first.
       await page

@@ -7,7 +7,13 @@
 // a stopped server looks like to the browser.
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { accountSession, signedInContext, type CspProxy, type RunningStudyhall, type SessionJson } from './app-driver.ts';
+import {
+  accountSession,
+  signedInContext,
+  type CspProxy,
+  type RunningStudyhall,
+  type SessionJson,
+} from './app-driver.ts';
 import { DEVICES } from './browser.ts';
 import { expect, studyhallTest } from './fixtures.ts';
 import { pageClockLag } from './page-clock.ts';
