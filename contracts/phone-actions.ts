@@ -5,8 +5,11 @@ import * as z from 'zod/mini';
 
 /** The actions that count an attempt (or take the last one back). */
 export const COUNT_ACTIONS = ['correct', 'incorrect', 'skip', 'undo'] as const;
-/** The actions that run the timer: start an idle session, pause a running phase, resume a paused one. */
-export const TIMER_ACTIONS = ['start', 'pause', 'resume'] as const;
+/**
+ * The actions that run the timer: start an idle session, pause a running phase, resume a paused
+ * one, finish the session (the page settles it as its own Finish button does).
+ */
+export const TIMER_ACTIONS = ['start', 'pause', 'resume', 'finish'] as const;
 /** Every action a phone may send. */
 export const PIP_ACTIONS = [...COUNT_ACTIONS, ...TIMER_ACTIONS, 'target'] as const;
 /** The largest target a phone may set (questions in a session). */

@@ -39,6 +39,11 @@ function snapshotShape<Config extends z.core.$ZodObjectConfig>(object: ObjectOf<
     attempts: object({ correct: count, incorrect: count, skipped: count }),
     /** A positive number of questions, or null. */
     target: z.nullable(z.int().check(z.positive())),
+    /**
+     * Every focus phase of the session is over and it waits for Finish (`phase` is then `idle`).
+     * Optional: a page older than this key does not send it.
+     */
+    complete: z.optional(z.boolean()),
   };
 }
 

@@ -7,3 +7,14 @@ import type { TimerSnapshot } from '#contracts/timer-snapshot.ts';
 export function isSessionRunning(snapshot: TimerSnapshot | undefined): boolean {
   return snapshot !== undefined && snapshot.running && snapshot.phase !== 'idle';
 }
+
+/** The session waits for Finish: every focus phase is over (the page reports it idle and complete). */
+export function isSessionComplete(snapshot: TimerSnapshot | undefined): boolean {
+  return snapshot?.complete === true;
+}
+
+/** There is a session to finish: one has started (a focus or break phase, paused or not) or is complete. */
+export function canFinish(snapshot: TimerSnapshot | undefined): boolean {
+  if (!snapshot || snapshot.updatedAt === null) return false;
+  return snapshot.phase !== 'idle' || isSessionComplete(snapshot);
+}

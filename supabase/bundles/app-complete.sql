@@ -56,6 +56,8 @@
 --   20261128100300_admin_owner_revokes_last_admin.sql
 --   20261128400000_security_account_deletion_password.sql
 --   20261128400100_community_export_timer_settings.sql
+--   20261128500000_community_buddy_feed.sql
+--   20261128500100_study_subjects_and_timer_settings.sql
 
 begin;
 
@@ -6817,11 +6819,207 @@ revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261128400100_community_export_timer_settings.sql
 
+-- >>> 20261128500000_community_buddy_feed.sql
+-- The buddy feed: one row per student, touched whenever what she may read of her buddy connections
+-- changes (a request arrives, is accepted, declined or cancelled, a buddy is removed), so a realtime
+-- subscription tells her Buddies page at once, on both sides. Rules: docs/database.md#buddy-feed.
+--
+-- Why a row of her own, not community_friends in the publication: realtime sends a DELETE of a
+-- table to every subscriber whatever RLS says, and a block is an UPDATE that the blocked student
+-- may not read, so following community_friends itself would tell a blocked student nothing while
+-- telling a removed one at once, which gives the block away. Here each side's row is touched when
+-- that side's own view of the pair changes, computed with the read policy's rule ("users read
+-- their connections": her own rows, and rows towards her unless they block her). A block of a
+-- buddy therefore reaches the blocked student exactly as a removal does (the buddy is gone from
+-- her view), and a block of someone who was no buddy reaches nobody but the blocker. A row holds
+-- nothing but her id and when her view last changed; the page reads community_get_overview again.
+--
+-- Written only by the trigger (SECURITY DEFINER); read by its owner only. Idempotent: part of
+-- community-patch-v6.sql.
+
+create table if not exists public.buddy_feed (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null unique references public.users (id) on delete cascade,
+  changed_at timestamptz not null default now()
+);
+comment on table public.buddy_feed is
+  'One row per student, touched when what she may read of her buddy connections changes (realtime signal).';
+
+-- What one community_friends row shows a viewer, as the read policy decides it: the row's direction
+-- and status when she may read it, null when she may not (not hers, or a block placed on her).
+create or replace function private.buddy_row_seen_by(p_viewer uuid, p_user uuid, p_friend uuid, p_status text)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when p_viewer = p_user then 'out:' || p_status
+    when p_viewer = p_friend and p_status <> 'blocked' then 'in:' || p_status
+  end
+$$;
+
+create or replace function private.touch_buddy_feed(p_user uuid) returns void
+language sql
+security definer
+set search_path = ''
+as $$
+  -- An account being deleted takes its connections with it: its own row is going too.
+  insert into public.buddy_feed (user_id, changed_at)
+    select p_user, clock_timestamp() where exists (select 1 from public.users where id = p_user)
+    on conflict (user_id) do update set changed_at = excluded.changed_at
+$$;
+
+create or replace function private.buddy_feed_follows_connections() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_viewer uuid;
+  v_before text;
+  v_after text;
+begin
+  for v_viewer in
+    select distinct viewer from unnest(array[old.user_id, old.friend_id, new.user_id, new.friend_id]) as viewer
+    where viewer is not null
+  loop
+    v_before := case when tg_op = 'INSERT' then null
+                     else private.buddy_row_seen_by(v_viewer, old.user_id, old.friend_id, old.status) end;
+    v_after := case when tg_op = 'DELETE' then null
+                    else private.buddy_row_seen_by(v_viewer, new.user_id, new.friend_id, new.status) end;
+    if v_before is distinct from v_after then
+      perform private.touch_buddy_feed(v_viewer);
+    end if;
+  end loop;
+  return null;
+end
+$$;
+
+drop trigger if exists trg_buddy_feed_follows_connections on public.community_friends;
+create trigger trg_buddy_feed_follows_connections after insert or update or delete on public.community_friends
+  for each row execute function private.buddy_feed_follows_connections();
+
+alter table public.buddy_feed enable row level security;
+
+drop policy if exists "students read their own buddy feed" on public.buddy_feed;
+create policy "students read their own buddy feed" on public.buddy_feed
+  for select to authenticated using (user_id = (select auth.uid()));
+
+do $$
+begin
+  if exists (select 1 from pg_publication where pubname = 'supabase_realtime') and not exists (
+    select 1 from pg_publication_tables
+    where pubname = 'supabase_realtime' and schemaname = 'public' and tablename = 'buddy_feed'
+  ) then
+    alter publication supabase_realtime add table public.buddy_feed;
+  end if;
+end
+$$;
+
+revoke all on public.buddy_feed from anon, authenticated;
+grant select on public.buddy_feed to authenticated;
+revoke execute on function private.buddy_row_seen_by(uuid, uuid, uuid, text),
+  private.touch_buddy_feed(uuid), private.buddy_feed_follows_connections()
+  from public, anon, authenticated;
+-- <<< 20261128500000_community_buddy_feed.sql
+
+-- >>> 20261128500100_study_subjects_and_timer_settings.sql
+-- Subjects and timer settings follow the student to every device, as her sessions and tasks do:
+-- user_subjects (one row per subject, its id made on the device), and the timer lengths and daily
+-- goal as checked columns of user_settings with the server's time of their last change.
+-- Rules: docs/database.md#study-data-and-statistics (subjects, timer settings).
+
+-- Tables -----------------------------------------------------------------------------------------
+
+create table if not exists public.user_subjects (
+  -- Made on the device (a uuid), so a subject has its final id before it reaches the server, and
+  -- the tasks and sessions that name it carry the same id.
+  id uuid primary key,
+  user_id uuid not null references public.users (id) on delete cascade,
+  name text not null check (char_length(btrim(name)) between 1 and 200),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+comment on table public.user_subjects is 'A student''s subjects, written by her devices through the Data API.';
+
+-- Null: never chosen, the app's default applies (25 / 5 / 4, a goal of 120 minutes). The ranges are
+-- the Settings page's, so a value no screen offers cannot be stored by any client.
+alter table public.user_settings
+  add column if not exists focus_minutes smallint check (focus_minutes between 1 and 180),
+  add column if not exists break_minutes smallint check (break_minutes between 1 and 60),
+  add column if not exists cycles smallint check (cycles between 1 and 12),
+  add column if not exists daily_goal_minutes smallint check (daily_goal_minutes between 0 and 1440),
+  -- When the four above last changed, stamped by the server (a device's edit is never older than
+  -- the write that carries it), so devices tell which timer settings are newer than their own.
+  add column if not exists timer_updated_at timestamptz;
+
+-- Indexes ----------------------------------------------------------------------------------------
+
+create index if not exists user_subjects_user_idx on public.user_subjects (user_id);
+
+drop trigger if exists trg_touch_user_subjects on public.user_subjects;
+create trigger trg_touch_user_subjects before update on public.user_subjects
+  for each row execute function private.touch_updated_at();
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+-- timer_updated_at is the server's: now() when a timer column changes, otherwise what it was,
+-- whatever the writer sent for it.
+create or replace function private.stamp_timer_settings() returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    new.timer_updated_at := case
+      when num_nonnulls(new.focus_minutes, new.break_minutes, new.cycles, new.daily_goal_minutes) > 0 then now()
+    end;
+  elsif (new.focus_minutes, new.break_minutes, new.cycles, new.daily_goal_minutes)
+        is distinct from (old.focus_minutes, old.break_minutes, old.cycles, old.daily_goal_minutes) then
+    new.timer_updated_at := now();
+  else
+    new.timer_updated_at := old.timer_updated_at;
+  end if;
+  return new;
+end
+$$;
+
+drop trigger if exists trg_stamp_timer_settings on public.user_settings;
+create trigger trg_stamp_timer_settings before insert or update on public.user_settings
+  for each row execute function private.stamp_timer_settings();
+
+-- Policies ---------------------------------------------------------------------------------------
+
+alter table public.user_subjects enable row level security;
+
+drop policy if exists "users read their own subjects" on public.user_subjects;
+create policy "users read their own subjects" on public.user_subjects
+  for select to authenticated using (user_id = (select auth.uid()));
+drop policy if exists "users add their own subjects" on public.user_subjects;
+create policy "users add their own subjects" on public.user_subjects
+  for insert to authenticated with check (user_id = (select auth.uid()));
+drop policy if exists "users edit their own subjects" on public.user_subjects;
+create policy "users edit their own subjects" on public.user_subjects
+  for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+drop policy if exists "users delete their own subjects" on public.user_subjects;
+create policy "users delete their own subjects" on public.user_subjects
+  for delete to authenticated using (user_id = (select auth.uid()));
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke all on public.user_subjects from anon;
+revoke truncate, references, trigger on public.user_subjects from authenticated;
+grant select, insert, update, delete on public.user_subjects to authenticated;
+revoke execute on function private.stamp_timer_settings() from public, anon, authenticated;
+-- <<< 20261128500100_study_subjects_and_timer_settings.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261128400100') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('app-complete.sql', '20261128500100') on conflict do nothing;
   end if;
 end
 $$;

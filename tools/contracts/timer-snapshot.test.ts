@@ -32,6 +32,7 @@ const posted: PostedTimerSnapshot = {
   task: { id: 't1', title: 'Chapter 3' },
   attempts: { correct: 3, incorrect: 1, skipped: 0 },
   target: 20,
+  complete: false,
 };
 
 const browserFetch: FetchLike = (url, init) => fetch(url, init);
@@ -78,11 +79,18 @@ describe('the timer snapshot contract', () => {
     ['a task title over 500 characters', { ...posted, task: { id: 't1', title: 'x'.repeat(501) } }],
     ['a target of 0', { ...posted, target: 0 }],
     ['a missing phase', { ...posted, phase: undefined }],
+    ['a complete that is not a boolean', { ...posted, complete: 'yes' }],
   ])('is refused by both the contract and the gateway with %s', async (_name, body) => {
     expect(timerSnapshotInput.safeParse(body).success).toBe(false);
     const answer = await gateway.app.inject({ method: 'POST', url: '/__pip/state', payload: body });
     expect(answer.statusCode).toBe(400);
     expect(answer.json().error).toBe('invalid_request');
+  });
+
+  it('takes a snapshot without `complete`, as a page older than the key posts it', async () => {
+    const { complete: _complete, ...older } = posted;
+    const answer = await gateway.app.inject({ method: 'POST', url: '/__pip/state', payload: older });
+    expect(answer.statusCode).toBe(200);
   });
 
   it('lets a reader skip what a newer server adds, but not a wrong shape', () => {

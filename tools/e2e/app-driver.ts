@@ -168,8 +168,14 @@ export async function startCspProxy(upstream: string): Promise<CspProxy> {
       },
     );
     forward.on('error', () => {
+      if (response.destroyed) return;
       if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
       response.end('{"error":"proxy_upstream_failed","message":"The gateway did not answer."}');
+    });
+    // A page that goes away (its event stream, when its context closes) takes its request to the
+    // gateway with it, as it would without the proxy: the gateway counts open streams per address.
+    response.on('close', () => {
+      if (!response.writableFinished) forward.destroy();
     });
     request.pipe(forward);
   });

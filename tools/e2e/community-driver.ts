@@ -86,10 +86,10 @@ export async function enroll(
   });
 }
 
-/** A fresh browser with an account that has a backup is offered it first: start empty instead. */
+/** A fresh browser is offered a backup that holds what the server lacks: decline it. */
 export async function dismissRestoreOffer(page: Page): Promise<void> {
   const offer = page.getByRole('dialog', { name: 'Restore your backup on this device?' });
-  if (await offer.isVisible().catch(() => false)) await offer.getByRole('button', { name: 'Start empty' }).click();
+  if (await offer.isVisible().catch(() => false)) await offer.getByRole('button', { name: 'Not now' }).click();
 }
 
 /** The ids of the messages a page's chat shows, top to bottom. */

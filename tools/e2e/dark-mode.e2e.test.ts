@@ -51,7 +51,7 @@ test.describe('the main screens in dark mode', () => {
     page.setDefaultTimeout(15_000);
     // The page really is dark: the body's background is the dark token, not the light one.
     await page.goto(`${app}/focus`);
-    await page.getByRole('button', { name: 'Restore backup' }).click();
+    await page.getByRole('button', { name: 'Add from the newest backup' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(19, 21, 24)');
     findings.push(...(await axeFindings(page, `/focus ${size}`, { impact: 'any' })));

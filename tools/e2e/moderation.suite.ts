@@ -88,6 +88,10 @@ export function describeModeration(test: SuiteTest): void {
           .evaluate((node) => (node as HTMLElement).dataset.messageId)) ?? '';
       expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
 
+      await boPage
+        .locator('.chat-message', { hasText: CY_SAYS })
+        .getByRole('button', { name: /^Actions for/ })
+        .click();
       await boPage.getByRole('button', { name: 'Report this message by Cy' }).click();
       const dialog = boPage.getByRole('dialog', { name: 'Report this message by Cy' });
       await dialog.getByLabel('What is wrong?').fill('Name-calling aimed at me in front of the group.');

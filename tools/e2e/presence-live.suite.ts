@@ -41,10 +41,11 @@ export function describePresenceLive(test: SuiteTest): void {
       const board = await pageIn(boContext, app, `/groups/${group.id}`);
       const buddies = await pageIn(boSecond, app, '/buddies');
       const focus = await pageIn(adaContext, app, '/focus');
-      // Ada has a backup from the community tests before, so her fresh browser is offered it once
-      // the app has asked the server, which can be after the page has drawn: start empty whenever.
+      // Ada has backups from the community tests before: should one hold what the server lacks, her
+      // fresh browser is offered it once the app has asked the server, which can be after the page
+      // has drawn: decline it whenever.
       const offer = focus.getByRole('dialog', { name: 'Restore your backup on this device?' });
-      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Start empty' }).click());
+      await focus.addLocatorHandler(offer, () => offer.getByRole('button', { name: 'Not now' }).click());
       await board.locator('section.board[data-live="true"]').waitFor();
       await buddies.locator('.buddy-grid[data-live="true"]').waitFor();
       // A page that reloads loses this mark.

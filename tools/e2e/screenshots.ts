@@ -76,7 +76,7 @@ try {
       const page = await context.newPage();
       if (process.env.SEED !== '0') {
         await page.goto(`${baseUrl}/focus`);
-        await page.getByRole('button', { name: 'Restore backup' }).click({ timeout: 15_000 });
+        await page.getByRole('button', { name: 'Add from the newest backup' }).click({ timeout: 15_000 });
         await page.getByRole('dialog').waitFor({ state: 'detached' });
       }
       for (const route of routes) {

@@ -61,6 +61,11 @@ export async function seedWorld(client: pg.ClientBase): Promise<World> {
   await actAs(
     client,
     alice,
+    `insert into public.user_subjects (id, user_id, name) values (gen_random_uuid(), auth.uid(), 'Biology')`,
+  );
+  await actAs(
+    client,
+    alice,
     `insert into public.user_backups (user_id, payload) values (auth.uid(), '{"tasks": [1, 2]}')`,
   );
   // An admin repair archives the backup it replaces (the admin console does it with the service key).

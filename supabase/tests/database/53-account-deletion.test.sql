@@ -62,6 +62,7 @@ select tests.authenticate_as('leaver');
 select public.community_bootstrap_profile('leaver_handle');
 select public.record_study_session(now() - interval '2 hours', 25, 'bio', 'Biology', null, null, 5, 1, 0);
 insert into public.user_tasks (user_id, title) values (auth.uid(), 'Read chapter 3');
+insert into public.user_subjects (id, user_id, name) values (gen_random_uuid(), auth.uid(), 'Biology');
 insert into public.user_backups (user_id, payload) values (auth.uid(), '{"tasks": [1]}');
 select tests.authenticate_as_service_role();
 select public.admin_replace_current_backup(tests.get_user_id('leaver'),

@@ -1,12 +1,21 @@
-// The calm strip above every screen: a change this device could not keep, offline, a waiting new
-// version, changes that cannot sync.
+// The calm strip above every screen: a change this device could not keep, offline, a sign-in the
+// server ended (with "Sign in again"), a waiting new version.
 import { applyWaitingUpdate } from '../lib/service-worker.ts';
 import { plural } from '../lib/format.ts';
-import { online, saveFailure, syncLine, syncState, updateWaiting } from '../state/signals.ts';
+import { SIGNED_OUT_TEXT } from '../lib/sync-status.ts';
+import {
+  online,
+  saveFailure,
+  sessionEnded,
+  signInAgainOpen,
+  syncLine,
+  syncState,
+  updateWaiting,
+} from '../state/signals.ts';
 import { flushNow } from '../state/sync.ts';
 import { OfflineIcon, SyncIcon } from './icons.tsx';
 
-export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
+export function Banners() {
   const line = syncLine.value;
   const sync = syncState.value;
   const failure = saveFailure.value;
@@ -47,14 +56,16 @@ export function Banners({ onSignInAgain }: { onSignInAgain: () => void }) {
           </button>
         </div>
       )}
-      {sync.blockedBy === 'signed_out' && (
-        <div class="banner banner-warning" role="alert">
+      {(sessionEnded.value || sync.blockedBy === 'signed_out') && !line.offline && (
+        <div class="banner banner-warning" data-testid="signed-out-banner">
           <SyncIcon />
           <p>
-            <strong>Sign in again to sync.</strong> {plural(sync.pending, 'change')} will stay on this device until you
-            do.
+            <strong>{SIGNED_OUT_TEXT}.</strong>{' '}
+            {sync.pending + sync.failed > 0
+              ? `${plural(sync.pending + sync.failed, 'change')} made here ${sync.pending + sync.failed === 1 ? 'waits' : 'wait'} on this device and ${sync.pending + sync.failed === 1 ? 'is' : 'are'} sent once you do.`
+              : 'Your data stays on this device; what you change waits here until you do.'}
           </p>
-          <button type="button" class="button button-primary" onClick={onSignInAgain}>
+          <button type="button" class="button button-primary" onClick={() => (signInAgainOpen.value = true)}>
             Sign in again
           </button>
         </div>

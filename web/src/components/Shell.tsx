@@ -4,11 +4,13 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { places, type Place } from '../routes.ts';
-import { signOut } from '../state/sign-out.ts';
-import { account, profile, syncLine } from '../state/signals.ts';
+import { account, profile, signInAgainOpen, syncLine } from '../state/signals.ts';
 import { Banners } from './Banners.tsx';
+import { Lazy } from './Lazy.tsx';
 import { usePopoverDismiss } from './usePopoverDismiss.ts';
 import { MoreIcon } from './icons.tsx';
+
+const loadSignInAgain = () => import('./SignInAgainDialog.tsx');
 
 function isCurrent(place: Place, path: string): boolean {
   const under = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
@@ -101,11 +103,12 @@ export function Shell({ children }: { children: ComponentChildren }) {
       </nav>
       <div class="main-column">
         <SyncStatus place="phone" />
-        <Banners onSignInAgain={() => void signOut()} />
+        <Banners />
         <main id="main" class="main" tabIndex={-1}>
           {children}
         </main>
       </div>
+      {signInAgainOpen.value && <Lazy load={loadSignInAgain} props={{}} />}
       <nav class="bar" aria-label="Main, phone">
         {bar.map((place) => (
           <a

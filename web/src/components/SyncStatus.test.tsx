@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
 // The sidebar's sync line and the offline banner, as a student (and a screen reader) meets them:
 // one live region that says "Everything is synced" only when nothing waits, "Offline · N changes
-// waiting" while the server is away, and a banner that says the same words.
-import { cleanup, render, screen } from '@testing-library/preact';
+// waiting" while the server is away, and a banner that says the same words; a sign-in the server
+// ended says "Signed out on this device — sign in again" at once, and its banner opens the sign-in.
+import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { LocationProvider } from 'preact-iso';
 import { afterEach, describe, expect, it } from 'vitest';
-import { online, serverReachable, syncState } from '../state/signals.ts';
+import { online, serverReachable, sessionEnded, signInAgainOpen, syncState } from '../state/signals.ts';
 import { Shell } from './Shell.tsx';
 
 afterEach(() => {
@@ -13,6 +14,8 @@ afterEach(() => {
   syncState.value = { pending: 0, failed: 0, blockedBy: null, syncing: false, known: true };
   online.value = true;
   serverReachable.value = true;
+  sessionEnded.value = false;
+  signInAgainOpen.value = false;
 });
 
 function renderShell() {
@@ -67,5 +70,24 @@ describe('the sync line', () => {
     renderShell();
     expect(lines()).toEqual(['Offline', 'Offline']);
     expect(screen.getByTestId('offline-banner').textContent).toContain('This device has no network.');
+  });
+
+  it('says signed out on this device before any change, with what waits, and the banner opens the sign-in', async () => {
+    sessionEnded.value = true;
+    renderShell();
+    expect(lines()).toEqual(['Signed out on this device — sign in again', 'Signed out on this device — sign in again']);
+    expect(screen.getByTestId('signed-out-banner').textContent).toContain(
+      'Your data stays on this device; what you change waits here until you do.',
+    );
+    syncState.value = { pending: 1, failed: 0, blockedBy: 'signed_out', syncing: false, known: true };
+    await screen.findAllByText('Signed out on this device — sign in again · 1 change waiting');
+    expect(screen.getByTestId('signed-out-banner').textContent).toContain(
+      '1 change made here waits on this device and is sent once you do.',
+    );
+    expect(document.body.textContent).not.toContain('could not sync');
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in again' }));
+    expect(signInAgainOpen.value).toBe(true);
+    await screen.findByRole('dialog', { name: 'Sign in again' });
+    expect(screen.getByRole('button', { name: 'Sign out instead' })).toBeTruthy();
   });
 });

@@ -89,7 +89,7 @@ export function describeError(error: unknown): string {
       return 'An account with this e-mail already exists. Log in instead.';
     case 'invalid_token':
     case 'missing_token':
-      return 'Your sign-in has expired. Sign in again.';
+      return 'Signed out on this device — sign in again.';
     case 'payload_too_large':
       return 'That file is too large for the server.';
     default:

@@ -8,8 +8,9 @@
 //   finished just before the tab closes still arrives. A session the database refuses as
 //   implausible fails for good with a sentence for the student (session-refusals.ts), so the
 //   outbox sets it aside instead of retrying it;
-// - a task is upserted by its id (generated on the device), a deleted task deleted by id;
-// - the day settings are a PATCH of the student's own user_settings row.
+// - a task or a subject is upserted by its id (generated on the device), a deleted one deleted by id;
+// - the day settings, and apart from them the timer settings, are PATCHes of the student's own
+//   user_settings row (the server stamps when the timer settings changed).
 import { ApiError, requestJson } from './api.ts';
 import { sessionClientId } from './model.ts';
 import type { OutboxOp, OutboxSender } from './outbox.ts';
@@ -121,13 +122,37 @@ export class BackendWriter implements OutboxSender {
           prefer: 'return=minimal',
         });
         return;
-      case 'settings': {
+      case 'subject-upsert': {
+        const userId = this.access.userId();
+        if (!userId) throw new ApiError(401, 'signed_out', 'Sign in again to sync.');
+        await this.call('/rest/v1/user_subjects?on_conflict=id', refresh, {
+          prefer: 'resolution=merge-duplicates,return=minimal',
+          body: [{ id: op.subject.id, user_id: userId, name: op.subject.name }],
+        });
+        return;
+      }
+      case 'subject-delete':
+        await this.call(`/rest/v1/user_subjects?id=eq.${encodeURIComponent(op.subjectId)}`, refresh, {
+          method: 'DELETE',
+          prefer: 'return=minimal',
+        });
+        return;
+      case 'settings':
+      case 'timer-settings': {
         const userId = this.access.userId();
         if (!userId) throw new ApiError(401, 'signed_out', 'Sign in again to sync.');
         await this.call(`/rest/v1/user_settings?user_id=eq.${userId}`, refresh, {
           method: 'PATCH',
           prefer: 'return=minimal',
-          body: { day_offset_hours: op.dayOffsetHours, timezone_offset_minutes: op.timezoneOffsetMinutes },
+          body:
+            op.kind === 'settings'
+              ? { day_offset_hours: op.dayOffsetHours, timezone_offset_minutes: op.timezoneOffsetMinutes }
+              : {
+                  focus_minutes: op.timer.focusMinutes,
+                  break_minutes: op.timer.breakMinutes,
+                  cycles: op.timer.cycles,
+                  daily_goal_minutes: op.timer.dailyGoalMinutes,
+                },
         });
         return;
       }

@@ -13,6 +13,13 @@ export interface KvValues {
   lastSnapshotAt: number;
   /** The student chose not to restore the offered backup. */
   restoreDeclined: boolean;
+  /**
+   * When the timer settings on this device last changed (ms epoch): by the student here, or to the
+   * server's values (its timer_updated_at). Unset: never chosen here, the server's win.
+   */
+  timerUpdatedAt: number;
+  /** The subjects this device held before subjects reached the server were sent up once. */
+  subjectsUploaded: boolean;
 }
 
 interface StudyhallDb extends DBSchema {

@@ -1,7 +1,15 @@
 // Merging the backend's history into a device: no duplicates, no loss, the newer task edit wins,
 // a voided session arrives voided and is not counted.
 import { describe, expect, it } from 'vitest';
-import { mergeSessions, mergeTasks, missingSubjects, type RemoteSession, type RemoteTask } from './history-merge.ts';
+import {
+  mergeSessions,
+  mergeTasks,
+  missingSubjects,
+  type RemoteSession,
+  type RemoteTask,
+  mergeSubjects,
+  mergeTimer,
+} from './history-merge.ts';
 import type { StudySession, Task } from './model.ts';
 import { computeStats } from './stats.ts';
 
@@ -152,5 +160,79 @@ describe('missingSubjects', () => {
       42,
     );
     expect(added).toEqual([{ id: 'bio', name: 'Biology', createdAt: 42 }]);
+  });
+});
+
+describe('mergeSubjects', () => {
+  const A = '00000000-0000-4000-8000-00000000000a';
+  const B = '00000000-0000-4000-8000-00000000000b';
+  const C = '00000000-0000-4000-8000-00000000000c';
+  const row = (id: string, name: string) => ({ id, name, created_at: '2026-11-20T10:00:00.000Z' });
+
+  it('adds the backend’s subjects the device lacks, with a subject that has no session yet', () => {
+    const merged = mergeSubjects(
+      [{ id: A, name: 'Anatomy', createdAt: 1 }],
+      [row(A, 'Anatomy'), row(B, 'Organic chemistry')],
+      new Set(),
+      false,
+    );
+    expect(merged).toEqual({
+      put: [{ id: B, name: 'Organic chemistry', createdAt: Date.parse('2026-11-20T10:00:00.000Z') }],
+      send: [],
+    });
+  });
+
+  it('does not bring back a subject deleted here whose deletion still waits', () => {
+    expect(mergeSubjects([], [row(B, 'Organic chemistry')], new Set([B]), false).put).toEqual([]);
+  });
+
+  it('sends the device’s own subjects on its first pull only, and only those the backend can key', () => {
+    const local = [
+      { id: A, name: 'Anatomy', createdAt: 1 },
+      { id: C, name: 'Calculus', createdAt: 2 },
+      { id: 'chem', name: 'From an old backup', createdAt: 3 },
+    ];
+    expect(mergeSubjects(local, [row(A, 'Anatomy')], new Set(), true).send).toEqual([local[1]]);
+    // Later, a subject the backend lacks was deleted on another device: sending it would bring it back.
+    expect(mergeSubjects(local, [row(A, 'Anatomy')], new Set(), false).send).toEqual([]);
+    expect(mergeSubjects(local, [row(A, 'Anatomy')], new Set([C]), true).send).toEqual([]);
+  });
+});
+
+describe('mergeTimer', () => {
+  const defaults = { focusMinutes: 25, breakMinutes: 5, cycles: 4, dailyGoalMinutes: 120 };
+  const saved = {
+    focus_minutes: 50,
+    break_minutes: 10,
+    cycles: 3,
+    daily_goal_minutes: 180,
+    timer_updated_at: '2026-11-28T10:00:00.000Z',
+  };
+  const savedAt = Date.parse(saved.timer_updated_at);
+
+  it('gives a second device the saved settings instead of its defaults', () => {
+    expect(mergeTimer(defaults, undefined, saved, false)).toEqual({
+      kind: 'adopt',
+      timer: { focusMinutes: 50, breakMinutes: 10, cycles: 3, dailyGoalMinutes: 180 },
+      updatedAt: savedAt,
+    });
+  });
+
+  it('takes the newer: the server’s over an older change here, this device’s over an older server', () => {
+    expect(mergeTimer({ ...defaults, focusMinutes: 30 }, savedAt - 1, saved, false).kind).toBe('adopt');
+    expect(mergeTimer({ ...defaults, focusMinutes: 30 }, savedAt + 1, saved, false)).toEqual({ kind: 'send' });
+  });
+
+  it('leaves a change waiting in the outbox to be sent, and settles once both agree', () => {
+    expect(mergeTimer(defaults, undefined, saved, true)).toEqual({ kind: 'keep' });
+    const same = { focusMinutes: 50, breakMinutes: 10, cycles: 3, dailyGoalMinutes: 180 };
+    expect(mergeTimer(same, savedAt, saved, false)).toEqual({ kind: 'keep' });
+  });
+
+  it('sends this device’s choice to a server that never stored one, and changes nothing when neither chose', () => {
+    const never = { ...saved, focus_minutes: null, timer_updated_at: null };
+    expect(mergeTimer(defaults, 5, never, false)).toEqual({ kind: 'send' });
+    expect(mergeTimer(defaults, undefined, never, false)).toEqual({ kind: 'keep' });
+    expect(mergeTimer(defaults, 5, null, false)).toEqual({ kind: 'keep' });
   });
 });

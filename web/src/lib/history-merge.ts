@@ -1,10 +1,12 @@
-// Merging what the backend holds for a student (study_sessions, user_tasks) into the device's
-// records, as pure functions: nothing is duplicated (a session is matched by its client id, an
-// older one without a client id by its start instant; a task by its id), nothing local is lost (a
-// record the backend lacks stays, and the outbox still sends it), and of two versions of a task the
-// newer edit wins (updated_at). Subjects live only on devices and in backups; the subject a pulled
-// task or session names is added when the device does not know it, so it shows by name.
-import { sessionClientId, type StudySession, type Subject, type Task } from './model.ts';
+// Merging what the backend holds for a student (study_sessions, user_tasks, user_subjects, the
+// timer settings of user_settings) into the device's records, as pure functions: nothing is
+// duplicated (a session is matched by its client id, an older one without a client id by its
+// start instant; a task and a subject by their id), nothing local is lost (a record the backend
+// lacks stays, and the outbox still sends it), and of two versions of a task, or of the timer
+// settings, the newer edit wins (the server's stamp of when it arrived). A subject a pulled task or
+// session names is added when neither the device nor the backend's subjects know it, so it shows
+// by name.
+import { isUuid, sessionClientId, type StudySession, type Subject, type Task, type TimerPreferences } from './model.ts';
 
 /** A study_sessions row as the student reads it. */
 export interface RemoteSession {
@@ -36,6 +38,25 @@ export interface RemoteTask {
   created_at: string;
   updated_at: string;
 }
+
+/** A user_subjects row as the student reads it. */
+export interface RemoteSubject {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** The timer columns of her user_settings row (null: never chosen, the app's default). */
+export interface RemoteTimer {
+  focus_minutes: number | null;
+  break_minutes: number | null;
+  cycles: number | null;
+  daily_goal_minutes: number | null;
+  timer_updated_at: string | null;
+}
+
+export const SUBJECT_COLUMNS = 'id,name,created_at';
+export const TIMER_COLUMNS = 'focus_minutes,break_minutes,cycles,daily_goal_minutes,timer_updated_at';
 
 export const SESSION_COLUMNS =
   'id,client_id,started_at,ended_at,minutes,subject_id,subject_name,task_id,task_title,correct,incorrect,skipped,voided_at,void_reason';
@@ -175,4 +196,68 @@ export function missingSubjects(
     added.push({ id: subjectId, name: subjectName.slice(0, 200), createdAt: now });
   }
   return added;
+}
+
+export interface SubjectMerge {
+  /** Subjects to write on the device: the backend's the device does not have. */
+  put: Subject[];
+  /** Local subjects the backend lacks, to send (only on a device's first pull since subjects sync). */
+  send: Subject[];
+}
+
+/**
+ * The backend's subjects the device lacks are added, unless the device waits to send something
+ * about them (a deletion made here). A local subject the backend lacks stays on the device; it is
+ * sent only by `uploadLocal` (the device's first pull since subjects reach the server: later, one
+ * the backend lacks was deleted on another device, and sending it would bring it back).
+ */
+export function mergeSubjects(
+  local: readonly Subject[],
+  remote: readonly RemoteSubject[],
+  pendingIds: ReadonlySet<string>,
+  uploadLocal: boolean,
+): SubjectMerge {
+  const localIds = new Set(local.map((subject) => subject.id));
+  const remoteIds = new Set(remote.map((row) => row.id.toLowerCase()));
+  const put = remote
+    .filter((row) => !localIds.has(row.id) && !localIds.has(row.id.toLowerCase()) && !pendingIds.has(row.id))
+    .map((row) => ({ id: row.id, name: row.name.slice(0, 200), createdAt: Date.parse(row.created_at) }));
+  const send = uploadLocal
+    ? local.filter(
+        (subject) => isUuid(subject.id) && !remoteIds.has(subject.id.toLowerCase()) && !pendingIds.has(subject.id),
+      )
+    : [];
+  return { put, send };
+}
+
+export type TimerMerge =
+  /** The backend's are newer (or this device never chose): take them, with the server's stamp. */
+  | { kind: 'adopt'; timer: TimerPreferences; updatedAt: number }
+  /** This device's are newer and not waiting to be sent: send them. */
+  | { kind: 'send' }
+  | { kind: 'keep' };
+
+/**
+ * Whose timer settings win: a change waiting in the outbox is sent as it is; otherwise the newer
+ * of this device's last change and the server's stamp. Values the backend never stored (null) fall
+ * back to this device's.
+ */
+export function mergeTimer(
+  local: TimerPreferences,
+  localUpdatedAt: number | undefined,
+  remote: RemoteTimer | null,
+  pending: boolean,
+): TimerMerge {
+  if (pending || !remote) return { kind: 'keep' };
+  const remoteAt = remote.timer_updated_at === null ? null : Date.parse(remote.timer_updated_at);
+  if (remoteAt === null) return localUpdatedAt === undefined ? { kind: 'keep' } : { kind: 'send' };
+  if (localUpdatedAt !== undefined && localUpdatedAt > remoteAt) return { kind: 'send' };
+  const timer: TimerPreferences = {
+    focusMinutes: remote.focus_minutes ?? local.focusMinutes,
+    breakMinutes: remote.break_minutes ?? local.breakMinutes,
+    cycles: remote.cycles ?? local.cycles,
+    dailyGoalMinutes: remote.daily_goal_minutes ?? local.dailyGoalMinutes,
+  };
+  const same = JSON.stringify(timer) === JSON.stringify(local) && localUpdatedAt === remoteAt;
+  return same ? { kind: 'keep' } : { kind: 'adopt', timer, updatedAt: remoteAt };
 }

@@ -1,8 +1,19 @@
 // Reads a student's history from the backend's Data API (through /__backend, with her token, so
-// row-level security shows her own rows only): every study session and every task, page by page.
+// row-level security shows her own rows only): every study session, task and subject, page by
+// page, and her timer settings. A backend older than subjects and timer settings on the server
+// (no such table or columns) answers null for those, and the device keeps its own.
 import { ApiError, requestJson } from './api.ts';
 import type { BackendAccess } from './backend-writer.ts';
-import { SESSION_COLUMNS, TASK_COLUMNS, type RemoteSession, type RemoteTask } from './history-merge.ts';
+import {
+  SESSION_COLUMNS,
+  SUBJECT_COLUMNS,
+  TASK_COLUMNS,
+  TIMER_COLUMNS,
+  type RemoteSession,
+  type RemoteSubject,
+  type RemoteTask,
+  type RemoteTimer,
+} from './history-merge.ts';
 
 const PAGE = 1000;
 /** The session columns of a backend that does not void sessions (no voided_at, void_reason). */
@@ -11,6 +22,15 @@ const SESSION_COLUMNS_WITHOUT_VOIDING = SESSION_COLUMNS.replace(',voided_at,void
 export interface History {
   sessions: RemoteSession[];
   tasks: RemoteTask[];
+  /** Null: the backend keeps no subjects. */
+  subjects: RemoteSubject[] | null;
+  /** Null: the backend keeps no timer settings (or has no settings row for her yet). */
+  timer: RemoteTimer | null;
+}
+
+/** The Data API's answers for a table or column the backend does not have. */
+function isMissing(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 404 || error.status === 400);
 }
 
 export class HistoryReader {
@@ -51,11 +71,32 @@ export class HistoryReader {
     }
   }
 
+  private async subjects(): Promise<RemoteSubject[] | null> {
+    try {
+      return await this.all<RemoteSubject>('user_subjects', `select=${SUBJECT_COLUMNS}&order=created_at.asc,id.asc`);
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  private async timer(): Promise<RemoteTimer | null> {
+    try {
+      const [row] = await this.page<RemoteTimer>(`/rest/v1/user_settings?select=${TIMER_COLUMNS}&limit=1`);
+      return row ?? null;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
   async read(): Promise<History> {
-    const [sessions, tasks] = await Promise.all([
+    const [sessions, tasks, subjects, timer] = await Promise.all([
       this.sessions(),
       this.all<RemoteTask>('user_tasks', `select=${TASK_COLUMNS}&order=created_at.asc,id.asc`),
+      this.subjects(),
+      this.timer(),
     ]);
-    return { sessions, tasks };
+    return { sessions, tasks, subjects, timer };
   }
 }

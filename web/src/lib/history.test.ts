@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { Localbase } from '#localbase';
 import { BackendWriter, type BackendAccess } from './backend-writer.ts';
-import { mergeSessions, mergeTasks } from './history-merge.ts';
+import { mergeSessions, mergeSubjects, mergeTasks, mergeTimer } from './history-merge.ts';
 import { HistoryReader } from './history-reader.ts';
 import type { StudySession, Task } from './model.ts';
 import { computeStats } from './stats.ts';
@@ -124,6 +124,30 @@ describe('the history on two devices', () => {
     expect(merged).toEqual([{ ...voided, synced: true, voidedAt: expect.any(Number), voidReason: 'a test session' }]);
     const after = device.map((item) => merged.find((next) => next.id === item.id) ?? item);
     expect(computeStats(after, '2026-11-23').allTime).toMatchObject({ minutes: 30, sessions: 1 });
+  });
+
+  it('brings the subjects and the timer settings chosen on device A to device B', async () => {
+    const access = await signUp('setup@example.com');
+    const deviceA = new Outbox(new MemoryOutboxStore(), new BackendWriter(access));
+    const subject = { id: crypto.randomUUID(), name: 'Organic chemistry', createdAt: Date.now() };
+    const chosen = { focusMinutes: 50, breakMinutes: 10, cycles: 3, dailyGoalMinutes: 180 };
+    await deviceA.enqueue({ kind: 'subject-upsert', subject });
+    await deviceA.enqueue({ kind: 'timer-settings', timer: chosen });
+    // A day-settings write afterwards (another device's time zone) leaves the timer settings alone.
+    await deviceA.enqueue({ kind: 'settings', dayOffsetHours: 0, timezoneOffsetMinutes: 60 });
+    expect(await deviceA.flush()).toMatchObject({ sent: 3, pending: 0, failed: 0 });
+
+    const history = await new HistoryReader(access).read();
+    expect(mergeSubjects([], history.subjects ?? [], new Set(), true).put).toMatchObject([
+      { id: subject.id, name: 'Organic chemistry' },
+    ]);
+    const defaults = { focusMinutes: 25, breakMinutes: 5, cycles: 4, dailyGoalMinutes: 120 };
+    expect(mergeTimer(defaults, undefined, history.timer, false)).toMatchObject({ kind: 'adopt', timer: chosen });
+
+    // Deleted on A: gone from the backend, and not sent back by B.
+    await deviceA.enqueue({ kind: 'subject-delete', subjectId: subject.id });
+    expect(await deviceA.flush()).toMatchObject({ sent: 1 });
+    expect((await new HistoryReader(access).read()).subjects).toEqual([]);
   });
 
   it('keeps the newer edit of a task edited on two devices', async () => {

@@ -56,6 +56,18 @@ export interface AppSettings {
   alarmMuted: boolean;
 }
 
+/** The settings that follow the student to every device (user_settings' timer columns). */
+export type TimerPreferences = Pick<AppSettings, 'focusMinutes' | 'breakMinutes' | 'cycles' | 'dailyGoalMinutes'>;
+
+export function timerPreferencesOf(settings: AppSettings): TimerPreferences {
+  return {
+    focusMinutes: settings.focusMinutes,
+    breakMinutes: settings.breakMinutes,
+    cycles: settings.cycles,
+    dailyGoalMinutes: settings.dailyGoalMinutes,
+  };
+}
+
 export const defaultSettings: AppSettings = {
   focusMinutes: 25,
   breakMinutes: 5,
@@ -86,4 +98,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function sessionClientId(session: Pick<StudySession, 'id'>): string | null {
   return UUID.test(session.id) ? session.id.toLowerCase() : null;
+}
+
+/** A record id the backend can key by (a uuid); an older backup's other ids stay on devices. */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
 }

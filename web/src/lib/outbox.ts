@@ -4,13 +4,17 @@
 // confirmed it. A send whose answer was lost is repeated safely: each write is idempotent on the
 // backend (task upserts by id; a session is recorded once per client id, backend-writer.ts).
 import { ApiError } from './api.ts';
-import type { StudySession, Task } from './model.ts';
+import type { StudySession, Subject, Task, TimerPreferences } from './model.ts';
 
 export type OutboxOp =
   | { kind: 'session'; session: StudySession }
   | { kind: 'task-upsert'; task: Task; subjectName: string | null }
   | { kind: 'task-delete'; taskId: string }
-  | { kind: 'settings'; dayOffsetHours: number; timezoneOffsetMinutes: number };
+  | { kind: 'subject-upsert'; subject: Subject }
+  | { kind: 'subject-delete'; subjectId: string }
+  | { kind: 'settings'; dayOffsetHours: number; timezoneOffsetMinutes: number }
+  /** The timer lengths and daily goal: their own key, so a day-settings write never carries a device's defaults. */
+  | { kind: 'timer-settings'; timer: TimerPreferences };
 
 export interface OutboxEntry {
   key: string;
@@ -43,8 +47,13 @@ export function outboxKey(op: OutboxOp): string {
     case 'task-upsert':
     case 'task-delete':
       return `task:${op.kind === 'task-upsert' ? op.task.id : op.taskId}`;
+    case 'subject-upsert':
+    case 'subject-delete':
+      return `subject:${op.kind === 'subject-upsert' ? op.subject.id : op.subjectId}`;
     case 'settings':
       return 'settings';
+    case 'timer-settings':
+      return 'timer-settings';
   }
 }
 

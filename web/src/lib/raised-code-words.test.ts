@@ -51,7 +51,7 @@ describe('the screens that show them', () => {
       RAISED_CODE_SENTENCES.last_owner,
     );
     expect(describeCommunityError(new CommunityError('not_authenticated', 'sign in first'))).toBe(
-      'Your sign-in has expired. Sign in again.',
+      'Signed out on this device — sign in again.',
     );
     expect(describeCommunityError(new CommunityError('offline', ''))).toMatch(/cannot be reached/);
     expect(describeCommunityError(new CommunityError('something_new', 'a hint from the server'))).toBe(

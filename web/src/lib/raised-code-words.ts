@@ -6,7 +6,7 @@ import { raisedCode, type SentenceKey } from '#contracts/raised-codes.ts';
 import { SESSION_REFUSALS } from './session-refusals.ts';
 
 export const RAISED_CODE_SENTENCES: Record<SentenceKey, string> = {
-  signed_out: 'Your sign-in has expired. Sign in again.',
+  signed_out: 'Signed out on this device — sign in again.',
   app_out_of_date: 'This version of the app sent something the server does not accept. Reload the page and try again.',
   server_step_refused:
     'The server refused a step that only it or its admin console takes. Reload the page; if it happens again, tell whoever runs studyhall.',

@@ -62,3 +62,72 @@ export function readStoredAccessToken(
     return null;
   }
 }
+
+/**
+ * The account whose sign-in the server ended on this device (a password changed or reset
+ * elsewhere, a ban, every session ended): kept until she signs in again or signs out, so a reload
+ * still shows her data with "Signed out on this device" instead of the welcome screen.
+ */
+export const ENDED_SESSION_KEY = 'studyhall-session-ended';
+
+/** Set when a student signs out herself (on any tab), so other tabs follow her to the welcome screen. */
+export const SIGNED_OUT_BY_CHOICE_KEY = 'studyhall-signed-out-by-choice';
+
+export function readEndedSession(storage: Pick<Storage, 'getItem'> = localStorage): StoredAccount | null {
+  try {
+    const stored = JSON.parse(storage.getItem(ENDED_SESSION_KEY) ?? 'null') as {
+      userId?: unknown;
+      email?: unknown;
+    } | null;
+    if (typeof stored?.userId !== 'string' || stored.userId === '') return null;
+    return { userId: stored.userId, email: typeof stored.email === 'string' ? stored.email : null };
+  } catch {
+    return null;
+  }
+}
+
+export function rememberEndedSession(who: StoredAccount, storage: Pick<Storage, 'setItem'> = localStorage): void {
+  try {
+    storage.setItem(ENDED_SESSION_KEY, JSON.stringify({ userId: who.userId, email: who.email }));
+  } catch {
+    // Storage refused: this page still says so; a reload shows the welcome screen, and her data waits.
+  }
+}
+
+export function rememberSignOutByChoice(userId: string, storage: Pick<Storage, 'setItem'> = localStorage): void {
+  try {
+    storage.setItem(SIGNED_OUT_BY_CHOICE_KEY, userId);
+  } catch {
+    // Storage refused: another tab may then say "signed out on this device"; signing in again fixes it.
+  }
+}
+
+export function signedOutByChoice(userId: string, storage: Pick<Storage, 'getItem'> = localStorage): boolean {
+  try {
+    return storage.getItem(SIGNED_OUT_BY_CHOICE_KEY) === userId;
+  } catch {
+    return false;
+  }
+}
+
+function forget(key: string, storage: Pick<Storage, 'removeItem'>): void {
+  try {
+    storage.removeItem(key);
+  } catch {
+    // Nothing stored to forget.
+  }
+}
+
+export function forgetEndedSession(storage: Pick<Storage, 'removeItem'> = localStorage): void {
+  forget(ENDED_SESSION_KEY, storage);
+}
+
+export function forgetSignOutByChoice(storage: Pick<Storage, 'removeItem'> = localStorage): void {
+  forget(SIGNED_OUT_BY_CHOICE_KEY, storage);
+}
+
+/** A sign-in ends both marks. */
+export function forgetSessionMarks(storage: Pick<Storage, 'removeItem'> = localStorage): void {
+  forgetEndedSession(storage);
+  forgetSignOutByChoice(storage);
+}

@@ -1,5 +1,5 @@
-// The sync line: never "synced" while a change was not kept on this device, waits, was refused or
-// the server is away.
+// The sync line: never "synced" while a change was not kept on this device, waits, was refused, the
+// server is away or the server ended this device's sign-in.
 import { describe, expect, it } from 'vitest';
 import { describeSync, type SyncFacts } from './sync-status.ts';
 
@@ -12,6 +12,7 @@ const calm: SyncFacts = {
   online: true,
   serverReachable: true,
   unsaved: false,
+  signedOut: false,
 };
 
 describe('describeSync', () => {
@@ -36,24 +37,32 @@ describe('describeSync', () => {
           for (const syncing of [false, true])
             for (const online of [false, true])
               for (const serverReachable of [false, true])
-                for (const unsaved of [false, true]) {
-                  const line = describeSync({
-                    pending,
-                    failed,
-                    blockedBy,
-                    syncing,
-                    known: true,
-                    online,
-                    serverReachable,
-                    unsaved,
-                  });
-                  const calmNow =
-                    !unsaved && pending === 0 && failed === 0 && online && serverReachable && blockedBy !== 'offline';
-                  expect(line.text === 'Everything is synced', JSON.stringify(line)).toBe(calmNow);
-                  expect(line.text.includes('synced'), JSON.stringify(line)).toBe(calmNow);
-                  if (unsaved) expect(line.text).toBe('A change was not saved');
-                  else if (pending > 0) expect(line.text).toMatch(/waiting|Syncing/);
-                }
+                for (const unsaved of [false, true])
+                  for (const signedOut of [false, true]) {
+                    const line = describeSync({
+                      pending,
+                      failed,
+                      blockedBy,
+                      syncing,
+                      known: true,
+                      online,
+                      serverReachable,
+                      unsaved,
+                      signedOut,
+                    });
+                    const calmNow =
+                      !unsaved &&
+                      !signedOut &&
+                      pending === 0 &&
+                      failed === 0 &&
+                      online &&
+                      serverReachable &&
+                      blockedBy !== 'offline';
+                    expect(line.text === 'Everything is synced', JSON.stringify(line)).toBe(calmNow);
+                    expect(line.text.includes('synced'), JSON.stringify(line)).toBe(calmNow);
+                    if (unsaved) expect(line.text).toBe('A change was not saved');
+                    else if (pending > 0) expect(line.text).toMatch(/waiting|Syncing/);
+                  }
   });
 
   it('says first that a change was not saved on this device, and still whether the server is away', () => {
@@ -79,10 +88,30 @@ describe('describeSync', () => {
     expect(describeSync({ ...calm, known: false, online: false }).text).toBe('Offline');
   });
 
+  it('says a sign-in the server ended at once, before any change waits, and with what waits', () => {
+    expect(describeSync({ ...calm, signedOut: true })).toEqual({
+      tone: 'waiting',
+      text: 'Signed out on this device — sign in again',
+      offline: false,
+    });
+    expect(describeSync({ ...calm, signedOut: true, pending: 1 }).text).toBe(
+      'Signed out on this device — sign in again · 1 change waiting',
+    );
+    // Never "could not sync" for changes that only wait for her sign-in.
+    expect(describeSync({ ...calm, signedOut: true, pending: 1, failed: 1 }).text).toBe(
+      'Signed out on this device — sign in again · 1 change waiting',
+    );
+    expect(describeSync({ ...calm, signedOut: true, known: false }).text).toBe(
+      'Signed out on this device — sign in again',
+    );
+    // Offline says offline: signing in needs the server.
+    expect(describeSync({ ...calm, signedOut: true, online: false }).text).toBe('Offline');
+  });
+
   it('names a refusal, a sign-in that is needed and a troubled server', () => {
     expect(describeSync({ ...calm, failed: 1 })).toMatchObject({ tone: 'danger', text: '1 change could not sync' });
     expect(describeSync({ ...calm, pending: 2, blockedBy: 'signed_out' }).text).toBe(
-      'Sign in to sync · 2 changes waiting',
+      'Signed out on this device — sign in again · 2 changes waiting',
     );
     expect(describeSync({ ...calm, pending: 2, blockedBy: 'http_502' }).text).toBe(
       'Server trouble · 2 changes waiting',

@@ -12,13 +12,16 @@ import { TasksPanel } from '../routes/focus/TasksPanel.tsx';
 import { addSubject } from './data.ts';
 import { db, saveFailure, subjects, syncState } from './signals.ts';
 
-/** A device database that keeps every write, or refuses each one as a full disk does. */
+/**
+ * A device database that takes every write, or refuses each one as a full disk does. It reads
+ * back nothing: a change's outbox entry (a subject goes to the server too) is not kept here.
+ */
 function deviceDb(refuse: boolean): Db {
   const put = vi.fn(async () => {
     if (refuse) throw new DOMException('The disk is full.', 'QuotaExceededError');
     return '';
   });
-  return { put } as unknown as Db;
+  return { put, get: async () => undefined, getAll: async () => [] } as unknown as Db;
 }
 
 function renderFocusSide() {

@@ -2,7 +2,16 @@
 // shown at once, and (when the backend must know) queued in the outbox. A change that cannot be
 // kept is never silent: it is named in saveFailure and thrown to the screen that asked for it.
 import { readKv, writeKv, type Db } from '../lib/db.ts';
-import { defaultSettings, newId, type AppSettings, type StudySession, type Subject, type Task } from '../lib/model.ts';
+import {
+  defaultSettings,
+  isUuid,
+  newId,
+  timerPreferencesOf,
+  type AppSettings,
+  type StudySession,
+  type Subject,
+  type Task,
+} from '../lib/model.ts';
 import { studyDayOf } from '../lib/study-day.ts';
 import { idleTimer, withSettings } from '../lib/timer.ts';
 import {
@@ -83,7 +92,8 @@ export function hasLocalData(): boolean {
   return subjects.value.length > 0 || tasks.value.length > 0 || sessions.value.length > 0;
 }
 
-// Subjects: local only (sessions and tasks carry the subject's id and name to the backend).
+// Subjects: local, and upserted to user_subjects through the outbox (sessions and tasks also carry
+// the subject's id and name).
 
 export function addSubject(name: string): Promise<Subject> {
   return keep(`the subject “${name.trim()}”`, async () => {
@@ -91,6 +101,7 @@ export function addSubject(name: string): Promise<Subject> {
     await requireDb().put('subjects', subject);
     subjects.value = [...subjects.value, subject];
     changed();
+    await enqueue({ kind: 'subject-upsert', subject });
     return subject;
   });
 }
@@ -100,6 +111,7 @@ export function deleteSubject(id: string): Promise<void> {
     await requireDb().delete('subjects', id);
     subjects.value = subjects.value.filter((subject) => subject.id !== id);
     changed();
+    await enqueue({ kind: 'subject-delete', subjectId: id });
   });
 }
 
@@ -181,9 +193,11 @@ export function saveSettings(next: AppSettings): Promise<void> {
   return keep('the settings', () => writeSettings(next));
 }
 
-async function writeSettings(next: AppSettings): Promise<void> {
+async function writeSettings(next: AppSettings, from: 'student' | 'server' = 'student'): Promise<void> {
   const database = requireDb();
   const dayChanged = next.dayOffsetHours !== settings.value.dayOffsetHours;
+  const preferences = timerPreferencesOf(next);
+  const timerChanged = JSON.stringify(preferences) !== JSON.stringify(timerPreferencesOf(settings.value));
   await writeKv(database, 'settings', next);
   settings.value = next;
   // The chosen subject and task ride along with the timer state; keep them.
@@ -197,12 +211,23 @@ async function writeSettings(next: AppSettings): Promise<void> {
   };
   await writeKv(database, 'timer', timer.value);
   changed();
+  if (from === 'server') return;
+  if (timerChanged) {
+    await writeKv(database, 'timerUpdatedAt', Date.now());
+    await enqueue({ kind: 'timer-settings', timer: preferences });
+  }
   if (dayChanged)
     await enqueue({
       kind: 'settings',
       dayOffsetHours: next.dayOffsetHours,
       timezoneOffsetMinutes: -new Date().getTimezoneOffset(),
     });
+}
+
+/** Takes the timer settings the server holds (newer than this device's), stamped with the server's time. */
+export async function adoptServerTimer(next: AppSettings, updatedAt: number): Promise<void> {
+  await writeSettings(next, 'server');
+  await writeKv(requireDb(), 'timerUpdatedAt', updatedAt);
 }
 
 /** Writes records merged from the backend (history-merge.ts) next to the local ones. */
@@ -220,6 +245,20 @@ export async function mergeRecords(records: {
   await tx.done;
   await loadAll(database);
   changed();
+}
+
+/** Adds records a backup holds and the device lacks (the restore offer), and queues them for the backend. */
+export async function addRecords(records: {
+  subjects: Subject[];
+  tasks: Task[];
+  sessions: StudySession[];
+}): Promise<void> {
+  const fresh = records.sessions.map((session) => ({ ...session, synced: false }));
+  await mergeRecords({ subjects: records.subjects, tasks: records.tasks, sessions: fresh });
+  for (const subject of records.subjects) if (isUuid(subject.id)) await enqueue({ kind: 'subject-upsert', subject });
+  for (const task of records.tasks)
+    await enqueue({ kind: 'task-upsert', task, subjectName: subjectName(task.subjectId) });
+  for (const session of fresh) await enqueue({ kind: 'session', session });
 }
 
 /** Replaces every local record with a backup's (after the student confirmed). */
@@ -243,7 +282,8 @@ export async function replaceAllData(data: {
   await tx.done;
   await loadAll(database);
   changed();
-  // What the backend may lack: tasks (upserts are idempotent) and sessions not yet recorded.
+  // What the backend may lack: subjects and tasks (upserts are idempotent) and sessions not yet recorded.
+  for (const subject of data.subjects) if (isUuid(subject.id)) await enqueue({ kind: 'subject-upsert', subject });
   for (const task of data.tasks) await enqueue({ kind: 'task-upsert', task, subjectName: subjectName(task.subjectId) });
   for (const session of data.sessions) if (!session.synced) await enqueue({ kind: 'session', session });
 }

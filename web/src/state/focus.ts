@@ -11,6 +11,7 @@ import { readStoredAccessToken } from '../lib/session-storage.ts';
 import type { EventSourceLike, RelayedAction } from '../lib/relay.ts';
 import {
   advance,
+  attemptsTotal,
   countAttempt,
   focusedMs,
   idleTimer,
@@ -48,6 +49,7 @@ export function snapshotOf(state: TimerState, selection: Selection, now: number)
     task: task ? { id: task.id, title: task.title.slice(0, 500) } : null,
     attempts: { ...state.attempts },
     target: state.target,
+    complete: state.complete,
   };
 }
 
@@ -188,7 +190,18 @@ export function runFromAfar(kind: 'start' | 'pause' | 'resume'): void {
   else if (kind === 'resume' && !state.running && state.phase !== 'idle') startTimer();
 }
 
+/**
+ * Finish from the phone: only a session that has started is settled (a tap made on a screen a
+ * moment out of date, after the page finished, changes nothing). The outcome is shown on the page
+ * as its own Finish shows it.
+ */
+export async function finishFromAfar(): Promise<void> {
+  if (advance(timer.value, Date.now()).startedAtMs === null) return;
+  await finishAndTell();
+}
+
 export function applyPipAction(action: RelayedAction): void {
+  if (action.action === 'finish') return void finishFromAfar();
   if (action.action === 'start' || action.action === 'pause' || action.action === 'resume')
     return runFromAfar(action.action);
   if (action.action !== 'target') return countFromAfar(action.action);
@@ -196,9 +209,21 @@ export function applyPipAction(action: RelayedAction): void {
   remoteBump.value = { key: 'target', at: Date.now() };
 }
 
-export type FinishResult = { recorded: true; minutes: number } | { recorded: false; reason: 'too_short' };
+export type FinishResult =
+  | { recorded: true; minutes: number }
+  /** Under a minute of focus: not a session. `kept` answers stay on the counters for the next one. */
+  | { recorded: false; reason: 'too_short'; kept: number };
 
-/** Settles the session: records it when it holds at least a minute of focus, then resets. */
+/** What the last Finish did, from the page or the phone, for the focus page to say; `at` tells two apart. */
+export type FinishOutcome = { result: FinishResult; at: number } | { failed: true; at: number };
+export const finishOutcome = signal<FinishOutcome | null>(null);
+
+/**
+ * Settles the session: records it when it holds at least a minute of focus, then resets the timer.
+ * A session needs whole minutes (the database records 1 to 1440, and at most 10 answers a minute),
+ * so under a minute nothing is recorded; the answers counted in it are not thrown away but stay on
+ * the counters and are recorded with the next session (Clear answers takes them back).
+ */
 export async function finishSession(): Promise<FinishResult> {
   const now = Date.now();
   const state = advance(timer.value, now);
@@ -216,8 +241,8 @@ export async function finishSession(): Promise<FinishResult> {
     selection: chosen,
   } as StoredTimer;
   if (minutes < 1 || state.startedAtMs === null) {
-    commit(fresh);
-    return { recorded: false, reason: 'too_short' };
+    commit({ ...fresh, attempts: { ...state.attempts }, history: [...state.history] });
+    return { recorded: false, reason: 'too_short', kept: attemptsTotal(state.attempts) };
   }
   const task = chosen.taskId ? tasks.value.find((item) => item.id === chosen.taskId) : undefined;
   await recordSession({
@@ -234,6 +259,26 @@ export async function finishSession(): Promise<FinishResult> {
   });
   commit(fresh);
   return { recorded: true, minutes };
+}
+
+/** Finish, with its outcome kept for the page to show; a session the device could not keep stays on the timer. */
+export async function finishAndTell(): Promise<FinishResult | null> {
+  try {
+    const result = await finishSession();
+    finishOutcome.value = { result, at: Date.now() };
+    return result;
+  } catch {
+    finishOutcome.value = { failed: true, at: Date.now() };
+    return null;
+  }
+}
+
+/** Takes back the answers a too-short session left on the counters (the student chose to). */
+export function clearKeptAnswers(): void {
+  update((state) =>
+    state.phase === 'idle' ? { ...state, attempts: { correct: 0, incorrect: 0, skipped: 0 }, history: [] } : state,
+  );
+  finishOutcome.value = null;
 }
 
 export { focusedMs };

@@ -4,11 +4,16 @@
 // device is offered its best backup.
 import { effect } from '@preact/signals';
 import { requestJson } from '../lib/api.ts';
-import { rememberSignedInHere } from '../lib/session-storage.ts';
+import {
+  forgetEndedSession,
+  forgetSignOutByChoice,
+  rememberSignOutByChoice,
+  rememberSignedInHere,
+} from '../lib/session-storage.ts';
 import { tabLocks } from '../lib/tab-locks.ts';
 import { openStudentDb, readKv, writeKv } from '../lib/db.ts';
 import type { TimerState } from '../lib/timer.ts';
-import { requireToken, watchSession } from './auth.ts';
+import { requireToken, signIn, watchSession } from './auth.ts';
 import { hasLocalData, loadAll, reloadFromDb, saveSettings } from './data.ts';
 import { adoptTimerFromTab, phoneLinkElsewhere, postSnapshot, startPhoneLink, stopPhoneLink, tick } from './focus.ts';
 import {
@@ -18,11 +23,20 @@ import {
   profile,
   relayConnected,
   serverReachable,
+  sessionEnded,
   settings,
   syncState,
   timer,
 } from './signals.ts';
-import { checkServerNow, closeOutbox, enqueue, flushNow, refreshSyncCounts, startSyncTriggers } from './sync.ts';
+import {
+  checkServerNow,
+  closeOutbox,
+  enqueue,
+  flushNow,
+  refreshSyncCounts,
+  retryRefused,
+  startSyncTriggers,
+} from './sync.ts';
 import { closeChannel, listenToTabs } from './tabs.ts';
 import { restoreOffer } from './restore-offer.ts';
 import { startAutoBackup, stopAutoBackup } from './backups.ts';
@@ -152,13 +166,29 @@ export async function openAccount(userId: string): Promise<void> {
   // history is pulled after the day settings arrived (they decide each session's study day).
   setTimeout(() => {
     void watchSession().catch(() => undefined);
-    void hydrate()
-      .catch(() => undefined)
-      .then(() => pullHistory())
-      .catch(() => undefined)
-      .then(() => offerRestoreIfNew(hadLocalData))
-      .catch(() => undefined);
+    void catchUp().then(() => offerRestoreIfNew(hadLocalData).catch(() => undefined));
   }, 300);
+}
+
+/** What the backend holds and this device does not (and the other way round): the day settings, then the history. */
+async function catchUp(): Promise<void> {
+  await hydrate().catch(() => undefined);
+  await pullHistory().catch(() => undefined);
+}
+
+/**
+ * Signs the student in again after the server ended this device's sign-in. Her data stayed open,
+ * so for the same account nothing reopens: what waited is sent, what was set aside while she was
+ * signed out is tried again, and the backend's news is pulled. Another account opens its own data
+ * (hers stays on this device, its changes waiting for her next sign-in here).
+ */
+export async function signInAgain(email: string, password: string): Promise<void> {
+  const before = account.value?.userId;
+  await signIn('login', email, password);
+  if (account.value?.userId !== before) return;
+  await retryRefused();
+  void flushNow();
+  void catchUp();
 }
 
 export function closeAccount(): void {
@@ -175,14 +205,26 @@ export function closeAccount(): void {
   restoreOffer.reset();
 }
 
-/** Opens and closes a student's data as the account signal changes. */
+/**
+ * Opens and closes a student's data as the account signal changes. The account goes to null only
+ * when the student signs out herself (here, everywhere, or by deleting it): other tabs are told to
+ * follow (auth.ts), and no "signed out on this device" is left behind for the next visit.
+ */
 export function followAccount(): void {
   effect(() => {
     const current = account.value;
     if (current) {
       rememberSignedInHere();
+      if (!sessionEnded.peek()) forgetSignOutByChoice();
+      // Another account signed in where one was open (after a sign-in the server ended): close hers first.
+      if (openedFor && openedFor !== current.userId) closeAccount();
       void openAccount(current.userId);
-    } else if (openedFor) closeAccount();
+    } else if (openedFor) {
+      rememberSignOutByChoice(openedFor);
+      forgetEndedSession();
+      sessionEnded.value = false;
+      closeAccount();
+    }
   });
 }
 

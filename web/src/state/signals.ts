@@ -9,11 +9,25 @@ import {
   type Subject,
   type Task,
 } from '../lib/model.ts';
-import { readStoredAccount, type StoredAccount } from '../lib/session-storage.ts';
+import { readEndedSession, readStoredAccount, type StoredAccount } from '../lib/session-storage.ts';
 import { describeSync } from '../lib/sync-status.ts';
 import { idleTimer, type TimerState } from '../lib/timer.ts';
 
-export const account = signal<StoredAccount | null>(readStoredAccount());
+const storedAccount = typeof localStorage === 'undefined' ? null : readStoredAccount();
+const endedAccount = storedAccount || typeof localStorage === 'undefined' ? null : readEndedSession();
+
+/** Whose data this device shows: the signed-in student, or the one whose sign-in the server ended here. */
+export const account = signal<StoredAccount | null>(storedAccount ?? endedAccount);
+
+/**
+ * The server ended this device's sign-in (a password changed or reset elsewhere, a ban, every
+ * session ended): her data stays open and her changes wait in the outbox, and the app says
+ * "Signed out on this device — sign in again" everywhere until she does.
+ */
+export const sessionEnded = signal(endedAccount !== null);
+
+/** The "Sign in again" dialog is open. */
+export const signInAgainOpen = signal(false);
 
 /** The student's local data: `loading` until IndexedDB answered. */
 export const dataStatus = signal<'loading' | 'ready' | 'error'>('loading');
@@ -58,6 +72,7 @@ export const serverReachable = signal(true);
 export const syncLine = computed(() =>
   describeSync({
     ...syncState.value,
+    signedOut: sessionEnded.value,
     online: online.value,
     serverReachable: serverReachable.value,
     unsaved: saveFailure.value !== null,

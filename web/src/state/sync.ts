@@ -1,6 +1,8 @@
 // Runs the outbox: flushes when something is queued, when the browser comes back online, when the
 // tab becomes visible, when the server answers again after it did not (the health watch), and on a
-// backoff timer while changes wait. Flushes of several tabs are serialised with a tab lock (Web
+// backoff timer while changes wait. The health watch also has the server asked, every
+// SESSION_CHECK_MS and when the tab comes back, whether this device is still signed in (auth.ts),
+// so a sign-in ended elsewhere shows before the next change. Flushes of several tabs are serialised with a tab lock (Web
 // Locks, or on a plain-HTTP page their stand-in: lib/tab-locks.ts), so two tabs never send the same
 // entry at once.
 import { BackendWriter } from '../lib/backend-writer.ts';
@@ -9,7 +11,7 @@ import { IdbOutboxStore } from '../lib/db.ts';
 import { HealthWatch, pingServer } from '../lib/health-watch.ts';
 import { Outbox, outboxKey, type OutboxEntry, type OutboxOp } from '../lib/outbox.ts';
 import { tabLocks } from '../lib/tab-locks.ts';
-import { accessToken } from './auth.ts';
+import { accessToken, checkSession } from './auth.ts';
 import { account, db, online, serverReachable, sessions, syncState } from './signals.ts';
 
 let outbox: Outbox | undefined;
@@ -114,6 +116,8 @@ export async function flushNow(): Promise<void> {
     } else {
       backoffMs = 2000;
     }
+    // Refused as signed out: ask the server now whether this device's sign-in was ended.
+    if (result.stoppedBy === 'signed_out') void checkSession(true);
   } catch {
     syncState.value = { ...syncState.value, syncing: false };
   }
@@ -123,6 +127,18 @@ export async function flushNow(): Promise<void> {
 export async function retryEntry(key: string): Promise<void> {
   await currentOutbox()?.retry(key);
   await flushNow();
+}
+
+/**
+ * After signing in again: the entries set aside meanwhile are put back in line, so one an older
+ * version of the app refused for the sign-in alone ("Invalid Refresh Token") is sent too. Each
+ * write is idempotent; one the backend refuses for its data is set aside again.
+ */
+export async function retryRefused(): Promise<void> {
+  const box = currentOutbox();
+  if (!box) return;
+  for (const entry of await box.entries()) if (entry.failed) await box.retry(entry.key);
+  await refreshSyncCounts();
 }
 
 export async function discardEntry(key: string): Promise<void> {
@@ -136,6 +152,8 @@ const health = new HealthWatch({
   hidden: () => typeof document !== 'undefined' && document.visibilityState === 'hidden',
   report: (reachable, back) => {
     serverReachable.value = reachable;
+    // The server answers: every SESSION_CHECK_MS (auth.ts) it is also asked whether this device is still signed in.
+    if (reachable) void checkSession(back);
     if (back && syncState.value.pending > 0) {
       backoffMs = 2000;
       void flushNow();
@@ -169,6 +187,7 @@ export function startSyncTriggers(): void {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState !== 'visible') return;
     void health.check();
+    void checkSession(true);
     if (syncState.value.pending > 0) void flushNow();
   });
   health.start();

@@ -1,16 +1,18 @@
-// Five large buttons, and one that runs the timer: Start for an idle page, Pause while a phase
-// runs, Resume while one is paused. The three counters carry their current number (it bumps for 150 ms when the
-// focus page reports a change, so the student sees the remote worked); Undo is quieter; Target
-// opens a small sheet for the number.
+// The three counters, and two rows of quieter buttons: the timer's (Start for an idle page, Pause
+// while a phase runs, Resume while one is paused; Finish once a session has started) and the
+// answers' (Undo; Target opens a small sheet for the number). The counters carry their current
+// number (it bumps for 150 ms when the focus page reports a change, so the student sees the remote
+// worked).
 import type { ComponentChildren } from 'preact';
 import type { PipActionName } from '../../../core/actions.ts';
+import { canFinish, isSessionComplete } from '../../../core/snapshot.ts';
 import type { Companion } from '../state/companion.ts';
-import { CheckIcon, CrossIcon, PauseIcon, PlayIcon, SkipIcon, TargetIcon, UndoIcon } from './icons.tsx';
+import { CheckIcon, CrossIcon, FinishIcon, PauseIcon, PlayIcon, SkipIcon, TargetIcon, UndoIcon } from './icons.tsx';
 
-/** Which timer action the page's state offers (none before any focus page reported). */
+/** Which timer action the page's state offers (none before any focus page reported, nor for a complete session). */
 function timerAction(companion: Companion): { action: 'start' | 'pause' | 'resume'; label: string } | undefined {
   const snapshot = companion.snapshot.value;
-  if (!snapshot || snapshot.updatedAt === null) return undefined;
+  if (!snapshot || snapshot.updatedAt === null || isSessionComplete(snapshot)) return undefined;
   if (snapshot.phase === 'idle') return { action: 'start', label: 'Start' };
   return snapshot.running ? { action: 'pause', label: 'Pause' } : { action: 'resume', label: 'Resume' };
 }
@@ -90,7 +92,7 @@ export function ActionPad({ companion, onTarget }: { companion: Companion; onTar
           disabled={disabled}
         />
       </div>
-      <div class="pad-row pad-row--three">
+      <div class="pad-row" role="group" aria-label="Timer">
         {(() => {
           const run = timerAction(companion);
           return (
@@ -105,6 +107,17 @@ export function ActionPad({ companion, onTarget }: { companion: Companion; onTar
             />
           );
         })()}
+        <PadButton
+          companion={companion}
+          action="finish"
+          label="Finish"
+          icon={<FinishIcon />}
+          variant="quiet"
+          onPress={send('finish')}
+          disabled={disabled || !canFinish(snapshot)}
+        />
+      </div>
+      <div class="pad-row" role="group" aria-label="Answers">
         <PadButton
           companion={companion}
           action="undo"

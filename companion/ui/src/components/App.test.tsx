@@ -79,11 +79,25 @@ describe('the remote', () => {
     expect(document.getElementById('target-value')?.textContent).toBe('25');
   });
 
-  it('names its five buttons Correct, Incorrect, Skip, Undo and Target', async () => {
+  it('names its buttons Correct, Incorrect, Skip, Pause, Finish, Undo and Target', async () => {
     await openRemote(baseUrl);
     await screen.findByText('Chemistry');
-    for (const name of ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'])
+    for (const name of ['Correct', 'Incorrect', 'Skip', 'Pause', 'Finish', 'Undo', 'Target'])
       expect(screen.getByRole('button', { name })).toBeTruthy();
+  });
+
+  it('finishes the session: the focus page receives `finish`', async () => {
+    await openRemote(baseUrl);
+    await screen.findByText('Chemistry');
+    const page = await openSse(`${baseUrl}/__pip/events`);
+    try {
+      await page.next('hello');
+      fireEvent.click(screen.getByRole('button', { name: 'Finish' }));
+      await screen.findByText('Sent to the focus page.');
+      expect((await page.next('pip-action')).data).toMatchObject({ action: 'finish' });
+    } finally {
+      page.close();
+    }
   });
 
   it('says "no focus page open" when the server had nobody to deliver to, and "sent" when it had', async () => {
@@ -112,6 +126,45 @@ describe('the remote', () => {
       companion?.stop();
       await fresh.close();
     }
+  });
+});
+
+describe('an idle or complete session', () => {
+  let own: SpawnedGateway;
+  beforeAll(async () => {
+    own = await spawnTestGateway();
+  }, 60_000);
+  afterAll(() => own.close());
+
+  async function showing(body: object): Promise<void> {
+    loadFrom(own.url);
+    const response = await fetch(`${own.url}/__pip/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    await openRemote(own.url);
+  }
+
+  const idle = { ...snapshot, phase: 'idle', running: false, remainingMs: 0, completionAtMs: null };
+  const button = (name: string) => screen.getByRole('button', { name }) as HTMLButtonElement;
+
+  it('says what the phone can do, with Start working and nothing to finish', async () => {
+    await showing({ ...idle, complete: false });
+    await screen.findByText(/This phone starts, pauses, resumes and finishes it, and counts your answers\./);
+    expect(screen.getByText('No session')).toBeTruthy();
+    expect(screen.queryByText(/Start a session on the focus page/)).toBeNull();
+    await waitFor(() => expect(button('Start').disabled).toBe(false));
+    expect(button('Finish').disabled).toBe(true);
+  });
+
+  it('offers Finish, and no Start, for a session whose focus phases are all over', async () => {
+    await showing({ ...idle, complete: true });
+    await screen.findByText('Session complete');
+    expect(screen.getByText(/Finish saves the session on the focus page/)).toBeTruthy();
+    await waitFor(() => expect(button('Finish').disabled).toBe(false));
+    expect(button('Start').disabled).toBe(true);
   });
 });
 

@@ -1,10 +1,12 @@
 // The one-glance face: phase, the remaining time in large tabular digits, when it ends, the
 // subject and task. Every waiting state says what the student can do.
 import type { Ref } from 'preact';
+import { isSessionComplete } from '../../../core/snapshot.ts';
 import type { Companion } from '../state/companion.ts';
 
 function phaseLabel(companion: Companion): { text: string; tone: 'focus' | 'break' | 'paused' | 'idle' } {
   const snapshot = companion.snapshot.value;
+  if (isSessionComplete(snapshot)) return { text: 'Session complete', tone: 'idle' };
   if (!snapshot || snapshot.phase === 'idle') return { text: 'No session', tone: 'idle' };
   if (!snapshot.running)
     return { text: snapshot.phase === 'focus' ? 'Focus · paused' : 'Break · paused', tone: 'paused' };
@@ -59,7 +61,9 @@ export function TimerFace({ companion, timeRef }: { companion: Companion; timeRe
         <p class="face-hint">
           {neverReported
             ? 'No focus page has reported yet. Open Focus in studyhall on your computer.'
-            : 'Start a session on the focus page; it shows here at once.'}
+            : isSessionComplete(snapshot)
+              ? 'Every focus phase is over. Finish saves the session on the focus page.'
+              : 'Start a session here or on the focus page. This phone starts, pauses, resumes and finishes it, and counts your answers.'}
         </p>
       ) : (
         <div class="subject">

@@ -65,6 +65,13 @@ export const PlayIcon = () => (
   </svg>
 );
 
+/** Finish: a square "stop", the end of the session. */
+export const FinishIcon = () => (
+  <svg {...common}>
+    <rect x="6.5" y="6.5" width="11" height="11" rx="1.5" />
+  </svg>
+);
+
 export const PauseIcon = () => (
   <svg {...common}>
     <path d="M9 5.5v13M15 5.5v13" />

@@ -1,10 +1,14 @@
-// The community screens' shared states: an error that says what happened with its action, a
+// The community screens' shared states: an error that says what happened with its action (a
+// sign-in the server ended offers "Sign in again" and reads again once she is back), a
 // confirmation that announces itself, and a copy-to-clipboard button that says it worked, or,
 // where the browser gives no clipboard (a plain-HTTP page) or refuses it, selects the text for the
 // student to copy and says how.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { describeCommunityError } from '../../lib/community/words.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { codeOf, describeCommunityError } from '../../lib/community/words.ts';
+import { SIGNED_OUT_TEXT } from '../../lib/sync-status.ts';
+import { checkSession } from '../../state/auth.ts';
+import { sessionEnded, signInAgainOpen } from '../../state/signals.ts';
 import { CopyIcon } from './icons.tsx';
 
 export function ErrorNotice({
@@ -16,6 +20,31 @@ export function ErrorNotice({
   onRetry?: () => void;
   children?: ComponentChildren;
 }) {
+  const signedOut = sessionEnded.value || codeOf(error) === 'signed_out';
+  const wasEnded = useRef(sessionEnded.value);
+  useEffect(() => {
+    // Refused as signed out: has the server ended this device's sign-in? Ask now, not in 30 s.
+    if (codeOf(error) === 'signed_out') void checkSession(true);
+  }, [error]);
+  useEffect(() => {
+    // Signed in again: read what failed once more.
+    if (wasEnded.current && !sessionEnded.value) onRetry?.();
+    wasEnded.current = sessionEnded.value;
+  }, [sessionEnded.value]);
+  if (signedOut)
+    return (
+      <div class="notice notice-warning" role="alert">
+        <p>
+          <strong>{SIGNED_OUT_TEXT}.</strong> This page shows again once you do.
+        </p>
+        {/* Once the server's refusal is confirmed, the banner above the page holds the one "Sign in again". */}
+        {!sessionEnded.value && (
+          <button type="button" class="button button-primary" onClick={() => (signInAgainOpen.value = true)}>
+            Sign in again
+          </button>
+        )}
+      </div>
+    );
   return (
     <div class="notice notice-error" role="alert">
       <p>{children ?? describeCommunityError(error)}</p>

@@ -1,25 +1,44 @@
-// /backups: cloud snapshots (automatic and on demand), restoring the best one, exporting to and
-// importing from a JSON file (validated and previewed before it replaces anything), and the
-// changes still waiting to sync.
+// /backups: cloud snapshots (automatic and on demand), restoring one (the newest, or the one
+// holding the most records, both shown with what they hold), exporting to and importing from a
+// JSON file (validated and previewed before it replaces anything), and the changes still waiting
+// to sync.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
-import { describeError, requestJson } from '../../lib/api.ts';
+import { describeError } from '../../lib/api.ts';
 import { parseBackupText } from '../../lib/backup-import.ts';
 import { summarizePayload, type BackupPayload, type BackupSummaryCounts } from '../../lib/backup-payload.ts';
 import { dateTime, plural, relativeTime } from '../../lib/format.ts';
 import type { OutboxEntry } from '../../lib/outbox.ts';
-import { requireToken } from '../../state/auth.ts';
 import { currentPayload, lastSnapshotAt, snapshotNow, snapshotState } from '../../state/backups.ts';
-import { sessions, subjects, syncState, tasks } from '../../state/signals.ts';
+import { SIGNED_OUT_TEXT } from '../../lib/sync-status.ts';
+import { sessionEnded, sessions, subjects, syncState, tasks } from '../../state/signals.ts';
 import { discardEntry, refreshSyncCounts, retryEntry } from '../../state/sync.ts';
 import { BackupPreview } from './BackupPreview.tsx';
-import { importBackup, restoreBestBackup } from './restore.ts';
+import { readBackupChoice } from '../../state/restore-offer.ts';
+import { importBackup, restoreStoredBackup } from './restore.ts';
 import '../../styles/backups.css';
 
+interface CloudBackup {
+  role: 'newest' | 'richest';
+  counts: BackupSummaryCounts;
+  when: string;
+  source: string;
+  payload: Record<string, unknown>;
+}
+
 type Pending =
-  | { kind: 'cloud'; counts: BackupSummaryCounts; when: string; source: string }
+  | { kind: 'cloud'; backups: CloudBackup[] }
   | { kind: 'file'; counts: BackupSummaryCounts; payload: BackupPayload; name: string };
+
+const CLOUD_TITLES: Record<CloudBackup['role'], string> = {
+  newest: 'Your newest backup',
+  richest: 'The backup with the most records',
+};
+const CLOUD_ACTIONS: Record<CloudBackup['role'], string> = {
+  newest: 'Replace with the newest backup',
+  richest: 'Replace with the backup with the most records',
+};
 
 function describeEntry(entry: OutboxEntry): string {
   switch (entry.op.kind) {
@@ -29,8 +48,14 @@ function describeEntry(entry: OutboxEntry): string {
       return `Task "${entry.op.task.title}"`;
     case 'task-delete':
       return 'Deleted task';
+    case 'subject-upsert':
+      return `Subject "${entry.op.subject.name}"`;
+    case 'subject-delete':
+      return 'Deleted subject';
     case 'settings':
       return 'Study day settings';
+    case 'timer-settings':
+      return 'Timer settings';
   }
 }
 
@@ -49,23 +74,24 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
     setProblem(null);
     setChecking(true);
     try {
-      const token = await requireToken();
-      const answer = await requestJson<{
-        backup: { created_at: string; source: string; payload: Record<string, unknown> };
-      }>('/__auth/backup/best', { token });
-      if (!answer.backup) return setProblem('This account has no backup yet. Back up now to make one.');
+      const choice = await readBackupChoice();
+      if (!choice) return setProblem('This account has no backup yet. Back up now to make one.');
+      const backups = [
+        { role: 'newest' as const, backup: choice.newest },
+        ...(choice.richest ? [{ role: 'richest' as const, backup: choice.richest }] : []),
+      ];
       onRestore({
         kind: 'cloud',
-        counts: summarizePayload(answer.backup.payload),
-        when: dateTime(answer.backup.created_at),
-        source: answer.backup.source,
+        backups: backups.map(({ role, backup }) => ({
+          role,
+          counts: summarizePayload(backup.payload),
+          when: dateTime(backup.created_at),
+          source: backup.source,
+          payload: backup.payload,
+        })),
       });
     } catch (error) {
-      setProblem(
-        error instanceof Error && 'code' in error && error.code === 'no_backup'
-          ? 'This account has no backup yet. Back up now to make one.'
-          : describeError(error),
-      );
+      setProblem(describeError(error));
     } finally {
       setChecking(false);
     }
@@ -97,7 +123,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
           Back up now
         </button>
         <button type="button" class="button" onClick={() => void lookForBackup()} disabled={checking}>
-          {checking ? 'Looking…' : 'Restore best backup…'}
+          {checking ? 'Looking…' : 'Restore a backup…'}
         </button>
       </div>
     </section>
@@ -181,6 +207,8 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
 function WaitingSection() {
   const [entries, setEntries] = useState<OutboxEntry[] | null>(null);
   const { pending, failed, blockedBy } = syncState.value;
+  // Waiting for her sign-in is not a refusal: nothing here is to retry or discard until she is back.
+  const signedOut = sessionEnded.value || blockedBy === 'signed_out';
   useEffect(() => {
     void refreshSyncCounts().then(setEntries);
   }, [pending, failed]);
@@ -195,27 +223,39 @@ function WaitingSection() {
         <p class="muted">Nothing is waiting: every change on this device has reached the server.</p>
       ) : (
         <>
-          <p class="muted">
-            {entries.every((entry) => entry.failed)
-              ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
-              : blockedBy === 'offline'
-                ? 'The server cannot be reached; these changes will sync when it can.'
-                : 'These changes are saved on this device and will sync.'}
-          </p>
+          {signedOut ? (
+            <div class="notice notice-warning">
+              <p>
+                <strong>{SIGNED_OUT_TEXT}.</strong> These changes are kept on this device and sent once you do.
+              </p>
+            </div>
+          ) : (
+            <p class="muted">
+              {entries.every((entry) => entry.failed)
+                ? 'The server refused these changes. Retry one after fixing what it names, or discard it (it stays on this device either way).'
+                : blockedBy === 'offline'
+                  ? 'The server cannot be reached; these changes will sync when it can.'
+                  : 'These changes are saved on this device and will sync.'}
+            </p>
+          )}
           <ul class="list">
             {entries.map((entry) => (
               <li key={entry.key} class="list-item">
                 <div class="list-main">
                   <p class="list-title">{describeEntry(entry)}</p>
                   <p class="list-meta">
-                    {entry.failed
-                      ? `Refused by the server: ${entry.lastError ?? 'no reason given'}`
-                      : entry.attempts > 0
-                        ? `Tried ${plural(entry.attempts, 'time')}; will try again`
-                        : 'Will sync'}
+                    {entry.failed && signedOut
+                      ? 'Set aside before; sent again once you sign in'
+                      : entry.failed
+                        ? `Refused by the server: ${entry.lastError ?? 'no reason given'}`
+                        : signedOut
+                          ? 'Waits for you to sign in again'
+                          : entry.attempts > 0
+                            ? `Tried ${plural(entry.attempts, 'time')}; will try again`
+                            : 'Will sync'}
                   </p>
                 </div>
-                {entry.failed ? (
+                {entry.failed && !signedOut ? (
                   <div class="row">
                     <button type="button" class="button" onClick={() => void retryEntry(entry.key)}>
                       Retry
@@ -225,7 +265,7 @@ function WaitingSection() {
                     </button>
                   </div>
                 ) : (
-                  <span class="badge badge-warning">will sync</span>
+                  <span class="badge badge-warning">{signedOut ? 'waits for sign-in' : 'will sync'}</span>
                 )}
               </li>
             ))}
@@ -244,13 +284,13 @@ export default function BackupsPage() {
   document.title = 'Backups · studyhall';
   const local = { subjects: subjects.value.length, tasks: tasks.value.length, sessions: sessions.value.length };
 
-  const confirm = async () => {
+  const confirm = async (cloud?: CloudBackup) => {
     if (!pending) return;
     setBusy(true);
     setProblem(null);
     try {
-      if (pending.kind === 'cloud') await restoreBestBackup();
-      else await importBackup(pending.payload);
+      if (cloud) await restoreStoredBackup(cloud.payload);
+      else if (pending.kind === 'file') await importBackup(pending.payload);
       setDone(
         pending.kind === 'cloud'
           ? 'The backup is restored on this device.'
@@ -296,28 +336,41 @@ export default function BackupsPage() {
       <Dialog
         open={pending !== null}
         wide
-        title={pending?.kind === 'file' ? `Import ${pending.name}?` : 'Restore the best backup?'}
+        title={pending?.kind === 'file' ? `Import ${pending.name}?` : 'Restore a backup?'}
         onClose={() => setPending(null)}
         actions={
           <>
             <button type="button" class="button" onClick={() => setPending(null)} disabled={busy}>
               Cancel
             </button>
-            <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
-              {busy ? 'Replacing…' : 'Replace the data on this device'}
-            </button>
+            {pending?.kind === 'file' && (
+              <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
+                {busy ? 'Replacing…' : 'Replace the data on this device'}
+              </button>
+            )}
           </>
         }
       >
-        {pending && (
-          <BackupPreview
-            counts={pending.counts}
-            {...(pending.kind === 'cloud' ? { when: pending.when, source: pending.source } : {})}
-          />
+        {pending?.kind === 'file' && <BackupPreview counts={pending.counts} />}
+        {pending?.kind === 'cloud' && (
+          <ul class="restore-offers">
+            {pending.backups.map((backup) => (
+              <li key={backup.role} class="restore-offer" aria-labelledby={`restore-${backup.role}`}>
+                <h3 id={`restore-${backup.role}`} class="restore-offer-title">
+                  {CLOUD_TITLES[backup.role]}
+                </h3>
+                <BackupPreview counts={backup.counts} when={backup.when} source={backup.source} />
+                <button type="button" class="button button-danger" onClick={() => void confirm(backup)} disabled={busy}>
+                  {CLOUD_ACTIONS[backup.role]}
+                </button>
+              </li>
+            ))}
+          </ul>
         )}
         <p>
           This replaces the {plural(local.sessions, 'session')}, {plural(local.subjects, 'subject')} and{' '}
-          {plural(local.tasks, 'task')} on this device with the backup's. Sessions already on the server stay there.
+          {plural(local.tasks, 'task')} on this device with the backup's. Sessions already on the server stay there and
+          come back to this device.
         </p>
         {problem && (
           <p class="field-error" role="alert">

@@ -9,10 +9,12 @@ import { UserPlusIcon } from '../../components/community/icons.tsx';
 import { CopyButton, ErrorNotice } from '../../components/community/Notices.tsx';
 import { StartAlertsCard } from '../../components/community/StartAlertsCard.tsx';
 import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
+import { useLiveFeed } from '../../components/community/useLiveFeed.ts';
 import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
+import { followBuddies } from '../../lib/community/buddy-feed.ts';
 import { readOverview, removeBuddy, requestBuddy, respondBuddy } from '../../lib/community/buddies.ts';
 import { inviteLink } from '../../lib/community/groups.ts';
 import { createBuddyInvite } from '../../lib/community/invites.ts';
@@ -249,7 +251,14 @@ export default function BuddiesPage() {
       (overview.data ?? []).some((entry) => entry.status === 'accepted' && entry.userId === change.userId),
     () => overview.reload(),
   );
-  useRefresh(() => void overview.reload(), feed === 'live' ? OVERVIEW_REFRESH_LIVE_MS : OVERVIEW_REFRESH_MS);
+  // A request arriving, answered, cancelled, a buddy removed: the overview is read again at once, on both sides.
+  const buddyFeed = useLiveFeed(
+    followBuddies,
+    () => true,
+    () => overview.reload(),
+  );
+  const live = feed === 'live' && buddyFeed === 'live';
+  useRefresh(() => void overview.reload(), live ? OVERVIEW_REFRESH_LIVE_MS : OVERVIEW_REFRESH_MS);
   const entries = overview.data ?? [];
   const buddies = entries.filter((entry) => entry.status === 'accepted');
   const pending = entries.filter((entry) => entry.status === 'pending');
@@ -306,7 +315,7 @@ export default function BuddiesPage() {
                 </p>
               </div>
             ) : (
-              <ul class="buddy-grid" data-live={String(feed === 'live')}>
+              <ul class="buddy-grid" data-live={String(live)}>
                 {buddies.map((buddy) => (
                   <BuddyCard
                     key={buddy.connectionId}

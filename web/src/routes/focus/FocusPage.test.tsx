@@ -135,6 +135,30 @@ describe('the focus screen', () => {
     expect(timer.value.running).toBe(true);
   });
 
+  it('finishes from the phone; under a minute the answers stay on the counters for the next session, and the page says so', async () => {
+    applyPipAction({ id: 20, action: 'finish', at: 0 });
+    expect(timer.value.phase).toBe('idle'); // nothing started: nothing to finish
+    applyPipAction({ id: 21, action: 'start', at: 0 });
+    applyPipAction({ id: 22, action: 'correct', at: 0 });
+    applyPipAction({ id: 23, action: 'correct', at: 0 });
+    applyPipAction({ id: 24, action: 'skip', at: 0 });
+    applyPipAction({ id: 25, action: 'finish', at: 0 });
+    const notice = await screen.findByText(/Not saved as a session: a session needs at least a minute of focus/);
+    expect(notice.textContent).toContain('Your 3 answers stay on the counters and are saved with your next session.');
+    expect(timer.value).toMatchObject({ phase: 'idle', running: false, startedAtMs: null });
+    expect(timer.value.attempts).toEqual({ correct: 2, incorrect: 0, skipped: 1 });
+    expect([count('correct'), count('incorrect'), count('skipped')]).toEqual(['2', '0', '1']);
+    // The next session starts with them.
+    fireEvent.click(screen.getByRole('button', { name: 'Start' }));
+    expect(timer.value.attempts).toEqual({ correct: 2, incorrect: 0, skipped: 1 });
+    await waitFor(() => expect(screen.queryByText(/stay on the counters/)).toBeNull());
+    // Finished short again, the student may take them back.
+    fireEvent.click(screen.getByRole('button', { name: 'Finish' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Clear answers' }));
+    expect(timer.value.attempts).toEqual({ correct: 0, incorrect: 0, skipped: 0 });
+    await waitFor(() => expect(screen.queryByText(/stay on the counters/)).toBeNull());
+  });
+
   it('opens the phone remote panel from its button, shows the code spelled out, and closes with Escape back on the button', async () => {
     const toggle = screen.getByRole('button', { name: 'Phone remote' });
     expect(toggle.getAttribute('aria-expanded')).toBe('false');

@@ -2,15 +2,18 @@
 // task, the counters; the tasks of the day sit beside it. Keyboard: Space starts or pauses,
 // C / I / S count, Z undoes.
 import { useEffect, useState } from 'preact/hooks';
-import { minutesText } from '../../lib/format.ts';
+import { minutesText, plural } from '../../lib/format.ts';
 import { advance, focusedMs } from '../../lib/timer.ts';
 import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import {
+  clearKeptAnswers,
   countCorrect,
   countIncorrect,
   countSkip,
-  finishSession,
+  finishAndTell,
+  finishOutcome,
   pauseTimer,
+  type FinishOutcome,
   startTimer,
   toggleTimer,
   undoCount,
@@ -53,16 +56,44 @@ function useShortcuts() {
   }, []);
 }
 
-type Notice = { tone: 'success' | 'info' | 'error'; text: string } | null;
+type Notice = { tone: 'success' | 'info' | 'error'; text: string; keptAnswers?: boolean };
+
+/** What the last Finish did (from this page or the phone), in words. */
+function finishNotice(outcome: FinishOutcome): Notice {
+  if ('failed' in outcome)
+    // The timer is reset only once the session is kept, so Finish can be pressed again.
+    return { tone: 'error', text: `${NOT_SAVED_TEXT} The timer keeps your session.` };
+  const { result } = outcome;
+  if (result.recorded)
+    return { tone: 'success', text: `Saved ${minutesText(result.minutes)} of focus. It is in your stats.` };
+  if (result.kept === 0)
+    return { tone: 'info', text: 'Not saved: a session needs at least a minute of focus. The timer is reset.' };
+  return {
+    tone: 'info',
+    text:
+      `Not saved as a session: a session needs at least a minute of focus. Your ${plural(result.kept, 'answer')} ` +
+      'stay on the counters and are saved with your next session.',
+    keptAnswers: true,
+  };
+}
 
 export default function FocusPage() {
   useShortcuts();
   const now = useNow();
-  const [notice, setNotice] = useState<Notice>(null);
   const [finishing, setFinishing] = useState(false);
   const state = advance(timer.value, now.value);
   const started = state.startedAtMs !== null;
   const focusedMinutes = Math.floor(focusedMs(state, now.value) / 60_000);
+
+  // A finish's word belongs to the visit that saw it; answers kept for the next session stay
+  // explained while they wait on the counters.
+  useEffect(
+    () => () => {
+      const last = finishOutcome.peek();
+      if (last && !('result' in last && !last.result.recorded && last.result.kept > 0)) finishOutcome.value = null;
+    },
+    [],
+  );
 
   useEffect(() => {
     document.title = state.phase === 'idle' ? 'Focus · studyhall' : `${phaseLabel(state)} · studyhall`;
@@ -71,19 +102,15 @@ export default function FocusPage() {
   const finish = async () => {
     setFinishing(true);
     try {
-      const result = await finishSession();
-      setNotice(
-        result.recorded
-          ? { tone: 'success', text: `Saved ${minutesText(result.minutes)} of focus. It is in your stats.` }
-          : { tone: 'info', text: 'Sessions under a minute are not saved. The timer is reset.' },
-      );
-    } catch {
-      // The timer is reset only once the session is kept, so Finish can be pressed again.
-      setNotice({ tone: 'error', text: `${NOT_SAVED_TEXT} The timer keeps your session.` });
+      await finishAndTell();
     } finally {
       setFinishing(false);
     }
   };
+  const outcome = finishOutcome.value;
+  const notice = outcome && finishNotice(outcome);
+  // A notice about answers kept for the next session ends once they are taken into one.
+  const stale = notice?.keptAnswers === true && started;
 
   return (
     <div class="focus-page">
@@ -138,13 +165,18 @@ export default function FocusPage() {
             Finish
           </button>
         </div>
-        {notice && (
+        {notice && !stale && (
           <div
             class={`notice notice-${notice.tone === 'info' ? 'warning' : notice.tone}`}
             role={notice.tone === 'error' ? 'alert' : 'status'}
           >
             <p>{notice.text}</p>
             {notice.tone === 'success' && <a href="/stats">See stats</a>}
+            {notice.keptAnswers && (
+              <button type="button" class="button button-quiet" onClick={clearKeptAnswers}>
+                Clear answers
+              </button>
+            )}
           </div>
         )}
         <Counters attempts={state.attempts} target={state.target} canUndo={state.history.length > 0} />

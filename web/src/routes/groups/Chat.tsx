@@ -1,19 +1,26 @@
 // The group's live chat: newest at the bottom, the input fixed under it, runs of one sender's
-// messages within a minute under one name and picture, each message's time on hover, focus or a
-// long press, a "New messages" marker before what arrived while the student looked away, and a
-// calm line while the connection is being restored (messages sent meanwhile appear on return).
+// messages within a minute under one name and picture, each message's time beside it on hover or
+// focus and whole in its actions row (ChatMessageActions.tsx: report, delete with an inline
+// confirmation, reachable on touch screens too), a "New messages" marker before what arrived while
+// the student looked away, and a calm line while the connection is being restored (messages sent
+// meanwhile appear on return).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import type { ChatMessage } from '#contracts/community-rows.ts';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
-import { FlagIcon, SendIcon, TrashIcon } from '../../components/community/icons.tsx';
+import { SendIcon } from '../../components/community/icons.tsx';
 import { MessageText } from '../../components/community/MessageText.tsx';
 import { ChatFeed, type FeedState } from '../../lib/community/chat-feed.ts';
 import { instantOf, layoutMessages } from '../../lib/community/chat-log.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import type { ReportSubject } from '../../components/community/ReportDialog.tsx';
+import { MessageActions, MoreButton } from './ChatMessageActions.tsx';
 
-const LONG_PRESS_MS = 450;
+/** The start of a message, for the name of its actions button. */
+function snippetOf(content: string): string {
+  const line = content.replace(/\s+/g, ' ').trim();
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+}
 
 function msOf(message: ChatMessage): number {
   return Math.floor(instantOf(message.created_at) / 1000);
@@ -23,17 +30,25 @@ function clockText(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
 }
 
-function dividerText(ms: number): string {
+function dayText(ms: number): string {
   const date = new Date(ms);
   const today = new Date();
   const yesterday = new Date(Date.now() - 86_400_000);
-  const day =
-    date.toDateString() === today.toDateString()
-      ? 'Today'
-      : date.toDateString() === yesterday.toDateString()
-        ? 'Yesterday'
-        : date.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' });
-  return `${day}, ${clockText(ms)}`;
+  return date.toDateString() === today.toDateString()
+    ? 'Today'
+    : date.toDateString() === yesterday.toDateString()
+      ? 'Yesterday'
+      : date.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' });
+}
+
+function dividerText(ms: number): string {
+  return `${dayText(ms)}, ${clockText(ms)}`;
+}
+
+/** A message's time in full: "today at 11:11 PM", "Monday, 3 March at 9:05 AM". */
+function sentText(ms: number): string {
+  const day = dayText(ms);
+  return `${day === 'Today' || day === 'Yesterday' ? day.toLowerCase() : day} at ${clockText(ms)}`;
 }
 
 function senderName(senderId: string | null, members: Map<string, BoardMember>): string {
@@ -62,13 +77,13 @@ export function Chat({
   const [sending, setSending] = useState(false);
   const [firstUnread, setFirstUnread] = useState<string | null>(null);
   const [atBottom, setAtBottom] = useState(true);
-  const [pressed, setPressed] = useState<string | null>(null);
+  /** The message whose actions row is open. */
+  const [openActions, setOpenActions] = useState<string | null>(null);
   const feed = useRef<ChatFeed | null>(null);
   const log = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const bottomRef = useRef(true);
   const seen = useRef<Set<string>>(new Set());
-  const pressTimer = useRef<ReturnType<typeof setTimeout>>();
   const byId = useMemo(() => new Map(members.map((member) => [member.userId, member])), [members]);
   const me = members.find((member) => member.you);
   const meId = me?.userId ?? null;
@@ -78,11 +93,18 @@ export function Chat({
 
   const remove = async (messageId: string) => {
     setConfirmDelete(null);
+    setOpenActions(null);
+    // The row goes away with the message's actions: the focus goes to the log it was in.
+    log.current?.focus();
     try {
       await feed.current?.remove(messageId);
     } catch (failure) {
       setSendError(describeCommunityError(failure));
     }
+  };
+  const toggleActions = (messageId: string, open: boolean) => {
+    setConfirmDelete(null);
+    setOpenActions(open ? messageId : null);
   };
 
   useEffect(() => {
@@ -260,66 +282,55 @@ export function Chat({
                     </p>
                     {item.messages.map((message) => {
                       const ms = msOf(message);
+                      const removed = Boolean(message.deleted_at);
+                      const canDelete = !removed && (mine || moderates);
+                      const canReport = !removed && !mine;
+                      const open = openActions === message.id && (canDelete || canReport);
                       return (
                         <div
                           key={message.id}
-                          class={`chat-message${pressed === message.id ? ' show-time' : ''}`}
+                          class={`chat-message${open ? ' is-open' : ''}`}
                           data-message-id={message.id}
                           title={new Date(ms).toLocaleString()}
-                          onPointerDown={() => {
-                            clearTimeout(pressTimer.current);
-                            pressTimer.current = setTimeout(
-                              () => setPressed(pressed === message.id ? null : message.id),
-                              LONG_PRESS_MS,
-                            );
-                          }}
-                          onPointerUp={() => clearTimeout(pressTimer.current)}
-                          onPointerLeave={() => clearTimeout(pressTimer.current)}
                         >
-                          {message.deleted_at ? (
-                            <p class="chat-text muted">Message removed</p>
-                          ) : (
-                            <p class="chat-text">
-                              <MessageText content={message.content} />
-                            </p>
-                          )}
-                          <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
-                            {clockText(ms)}
-                          </time>
-                          {!message.deleted_at && (mine || moderates) && (
-                            <button
-                              type="button"
-                              class={mine ? 'chat-report' : 'chat-report chat-delete'}
-                              title={
-                                confirmDelete === message.id
-                                  ? 'Click again to delete for everyone'
-                                  : 'Delete this message'
-                              }
-                              aria-label={
-                                confirmDelete === message.id
-                                  ? `Confirm: delete this message by ${name} for everyone`
-                                  : `Delete this message by ${name}`
-                              }
-                              aria-pressed={confirmDelete === message.id}
-                              onClick={() =>
-                                confirmDelete === message.id ? void remove(message.id) : setConfirmDelete(message.id)
-                              }
-                            >
-                              <TrashIcon size={14} />
-                            </button>
-                          )}
-                          {!mine && !message.deleted_at && (
-                            <button
-                              type="button"
-                              class="chat-report"
-                              title="Report this message"
-                              aria-label={`Report this message by ${name}`}
-                              onClick={() =>
-                                onReport({ type: 'message', id: message.id, what: `this message by ${name}` })
-                              }
-                            >
-                              <FlagIcon size={14} />
-                            </button>
+                          <div class="chat-line">
+                            {removed ? (
+                              <p class="chat-text muted">Message removed</p>
+                            ) : (
+                              <p class="chat-text">
+                                <MessageText content={message.content} />
+                              </p>
+                            )}
+                            <time class="chat-time small muted" dateTime={new Date(ms).toISOString()}>
+                              {clockText(ms)}
+                            </time>
+                            {(canDelete || canReport) && (
+                              <MoreButton
+                                messageId={message.id}
+                                whose={mine ? 'your message' : `${name}’s message`}
+                                snippet={snippetOf(message.content)}
+                                open={open}
+                                onToggle={(next) => toggleActions(message.id, next)}
+                              />
+                            )}
+                          </div>
+                          {open && (
+                            <MessageActions
+                              messageId={message.id}
+                              sender={name}
+                              sentAt={sentText(ms)}
+                              sentAtIso={new Date(ms).toISOString()}
+                              canReport={canReport}
+                              canDelete={canDelete}
+                              confirming={confirmDelete === message.id}
+                              onToggle={(next) => toggleActions(message.id, next)}
+                              onConfirm={(confirming) => setConfirmDelete(confirming ? message.id : null)}
+                              onReport={() => {
+                                setOpenActions(null);
+                                onReport({ type: 'message', id: message.id, what: `this message by ${name}` });
+                              }}
+                              onDelete={() => void remove(message.id)}
+                            />
                           )}
                         </div>
                       );
