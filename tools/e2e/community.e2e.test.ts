@@ -63,8 +63,9 @@ function open(page: Page, route: string): Promise<void> {
   return openRoute(page, app, route);
 }
 
-test.beforeAll(async (fixtures) => {
-  ({ studyhall, cspProxy: proxy, browser, app, ada, bo, cy } = fixtures);
+// Playwright reads a hook's fixtures from its destructuring pattern: each is named there.
+test.beforeAll(async ({ studyhall: server, cspProxy, browser: chromium, app: address, ada: a, bo: b, cy: c }) => {
+  [studyhall, proxy, browser, app, ada, bo, cy] = [server, cspProxy, chromium, address, a, b, c];
 });
 
 test.describe('a private, invite-only group', () => {

@@ -60,8 +60,8 @@ export function describeModeration(test: SuiteTest): void {
   }
 
   test.describe('a reported message, resolved from the console', () => {
-    test.beforeAll(async (fixtures) => {
-      ({ studyhall, browser, app, ada, bo, cy } = fixtures);
+    test.beforeAll(async ({ studyhall: server, browser: chromium, app: address, ada: a, bo: b, cy: c }) => {
+      [studyhall, browser, app, ada, bo, cy] = [server, chromium, address, a, b, c];
       dee = await student(studyhall.url, 'Dee', 'dee_admin');
       const [group] = await asStudent<{ id: string }[]>(studyhall.url, ada, '/rest/v1/groups', {
         body: { name: 'Chemistry club', join_policy: 'open', created_by: ada.id },
