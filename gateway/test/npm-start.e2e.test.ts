@@ -4,7 +4,8 @@
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { expect, test } from '@playwright/test';
+import { test } from '@playwright/test';
+import { expect } from '#tools/e2e/expect.ts';
 import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';

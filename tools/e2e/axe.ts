@@ -2,7 +2,7 @@
 // check names the page, the rule and the elements. Most checks let minor and moderate findings
 // through ('serious'); a check that holds a screen to nothing at all says 'any'.
 import AxeBuilder from '@axe-core/playwright';
-import { expect } from '@playwright/test';
+import { expect } from './expect.ts';
 import type { Page } from 'playwright-core';
 
 export interface AxeOptions {

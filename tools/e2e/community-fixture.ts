@@ -7,7 +7,8 @@
 // Also the steps community pages share: a page that reports CSP violations, a route opened past
 // the restore offer of a fresh browser, and the privacy switches a student turns on to be seen studying.
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect, type Fixtures } from '@playwright/test';
+import type { Fixtures } from '@playwright/test';
+import { expect } from './expect.ts';
 import { collectCspViolations, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { dismissRestoreOffer, student, type Student } from './community-driver.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';

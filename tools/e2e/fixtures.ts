@@ -20,7 +20,7 @@ import { DEVICES, type Device } from './browser.ts';
 import { communityFixtures, type CommunityFixture } from './community-fixture.ts';
 import { openPhone, type Phone } from './companion/phone.ts';
 
-export { expect } from '@playwright/test';
+export { expect } from './expect.ts';
 
 export interface SuiteOptions {
   /** More environment for the suite's `npm start`; may name its ports (PORT, LOCALBASE_PORT). */
