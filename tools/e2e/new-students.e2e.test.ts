@@ -1,8 +1,8 @@
 // New students try the app as they would, in Debian's Chromium against a real `npm start` at the
 // loopback address (embedded localbase, no SMTP_URL, so auth mail stays in its outbox):
 // - Mira signs up on her phone: a common password is refused as she types, before anything is
-//   sent, and the refusal goes the moment she types a strong one; her first load asks for her best
-//   backup and gets an empty answer, not a 404 in the console.
+//   sent, and the refusal goes the moment she types a strong one; her first load asks for her
+//   backups and gets an empty list, not a 404 in the console.
 // - On her laptop, "Forgot password?" says that this server sends no mail and the link waits with
 //   whoever runs it, in one sentence for her address and for one nobody uses; a wrong log-in is
 //   "wrong e-mail or password" for both as well, and the app never asks who is registered.
@@ -189,15 +189,18 @@ test.describe('Mira, a new student, on her phone', () => {
     await expect.poll(() => message.textContent()).toBe('Long enough, and not on the lists of common passwords.');
 
     await spendCredentialAttempt();
-    const best = phone.waitForResponse((response) => response.url().endsWith('/__auth/backup/best'));
+    // What the restore offer reads first: her backups, newest first (web/src/lib/backup-reader.ts).
+    const backups = phone.waitForResponse((response) =>
+      response.url().includes('/rest/v1/user_backups?select=id,created_at,source,richness&'),
+    );
     await phone.getByRole('button', { name: 'Create my account', exact: true }).click();
     await signedIn(phone);
     expect(signUps).toHaveLength(1);
 
-    // 12: her first load asks for her best backup; she has none, which is an answer, not an error.
-    const answer = await best;
+    // 12: her first load asks for her backups; she has none, which is an answer, not an error.
+    const answer = await backups;
     expect(answer.status()).toBe(200);
-    expect(await answer.json()).toEqual({ ok: true, backup: null });
+    expect(await answer.json()).toEqual([]);
     await phone.waitForTimeout(1000);
     expect(failed).toEqual([]);
     expect(consoleErrors.filter((text) => /404|Failed to load resource/.test(text))).toEqual([]);
