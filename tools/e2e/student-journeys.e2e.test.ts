@@ -27,6 +27,7 @@ import {
   type RunningStudyhall,
   type SessionJson,
 } from './app-driver.ts';
+import { chromiumLaunchOptions, mapHostToLoopback } from './browser.ts';
 import { chatShows, student, type Student } from './community-driver.ts';
 import { watchedPage } from './community-fixture.ts';
 import { readQrCode, studentContext } from './companion/focus-page.ts';
@@ -35,10 +36,13 @@ import { pageClockLag } from './page-clock.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
 const SIGNED_OUT = 'Signed out on this device — sign in again';
+/** Not `localhost` or `*.localhost`, which Chromium counts as loopback: where a phone opens the remote. */
+const CLASSROOM_HOST = 'classroom.test';
 const shots = path.join(repoRoot, '.tmp', 'screenshots', 'journeys');
 
 const test = studyhallTest();
 test.describe.configure({ mode: 'serial' });
+test.use({ launchOptions: chromiumLaunchOptions([mapHostToLoopback(CLASSROOM_HOST)]) });
 
 let studyhall: RunningStudyhall;
 let browser: Browser;
@@ -616,9 +620,16 @@ test.describe('9. the phone remote', () => {
   test('says what it can do while idle, starts a session, and finishes it', async () => {
     test.setTimeout(120_000);
     const email = 'jo_phone@example.com';
-    // The focus page at the server's own address, whose client config names it for the QR code.
+    // The focus page at the server's own address. This server listens on loopback only, which no
+    // phone reaches, so its client config names no address for the QR code; the page is told the
+    // students' address a classroom server names (PUBLIC_URL), a name Chromium maps to 127.0.0.1.
     const context = await withinSignInLimit(() => studentContext(browser, studyhall.url, email));
     contexts.push(context);
+    const studentsAddress = `http://${CLASSROOM_HOST}:${new URL(studyhall.url).port}`;
+    await context.route(`${studyhall.url}/api/client-config`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...(await response.json()), app_url: studentsAddress } });
+    });
     await context.clock.install({ time: Date.now() - pageClockLag({ behindMinutes: 27, spanMinutes: 45 }) });
     const focus = await watchedPage(context, violations);
 
@@ -630,7 +641,9 @@ test.describe('9. the phone remote', () => {
     const link = await readQrCode(focus);
     await focus.keyboard.press('Escape');
 
-    const phone = await openPhone(link);
+    expect(link.startsWith(`${studentsAddress}/companion/`)).toBe(true);
+    // As the server sent it (Node cannot fetch a name only Chromium's resolver knows).
+    const phone = await openPhone(link, { addCsp: false });
     contexts.push(phone.context);
     const button = (name: string) => phone.page.getByRole('button', { name, exact: true });
     await phone.page
