@@ -48,9 +48,12 @@ export const myDataExport = z.object({
   start_alerts: z.array(row),
   /** Only counted: the tokens address the student's devices, not her. */
   device_tokens: z.number().int(),
+  /** Her subjects (user_subjects rows); empty where the table is not installed. */
+  subjects: z.array(row),
   /**
-   * Her timer settings (kept on her devices, reaching the server in her backups' payloads): those
-   * of her newest backup that carries them; null before any.
+   * The timer settings of her newest backup that carries them (the full set a device keeps, with
+   * the phase-end sound); null before any. The lengths and daily goal the account holds are
+   * columns of `settings`.
    */
   timer_settings: z.object({ saved_at: timestamp, backup_id: uuid, settings: row }).nullable(),
 });

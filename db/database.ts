@@ -18,8 +18,7 @@ import { migrateDatabase, type MigrationResult } from './migrate.ts';
 import { startCheckpoints } from './pglite-checkpoints.ts';
 import { MEMORY, PgliteEngine, enginePoolConfig, limitStatements } from './pglite-engine.ts';
 import { openPglite, SEARCH_PATH_SQL, type PgliteOptions } from './pglite.ts';
-import { findPostgresBinaries } from './postgres-binaries.ts';
-import { serviceUser } from './postgres-service-user.ts';
+import { preparePostgres } from './postgres-setup.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -66,6 +65,8 @@ export interface OpenDatabaseOptions {
   pgliteThread?: PgliteThread;
   /** For tests: the folder of `postgres` and `initdb` instead of the npm package's. */
   postgresBinDir?: string;
+  /** For tests: where a copy of the binaries may go when the service user cannot reach them. */
+  postgresCacheRoots?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -147,24 +148,26 @@ type PostgresStart = { ok: true; server: RunningPostgres } | { ok: false; reason
  * PGlite's other, older data.
  */
 async function startPostgresIn(dataDir: string, options: OpenDatabaseOptions): Promise<PostgresStart> {
-  const found = await findPostgresBinaries(options.postgresBinDir);
-  const user = found.ok ? await serviceUser(dataDir, found.binaries.binDir) : found;
-  if (!found.ok || !user.ok) {
-    const reason = user.ok ? '' : user.reason;
+  const setup = await preparePostgres(dataDir, {
+    binDir: options.postgresBinDir,
+    cacheRoots: options.postgresCacheRoots,
+    log: options.log,
+  });
+  performance.mark('studyhall:db:postgres-prepared');
+  if (!setup.ok) {
     // The data is in the cluster: PGlite would be another, older or empty database.
     if (clusterExists(dataDir))
-      throw new Error(`the embedded PostgreSQL in ${clusterDir(dataDir)} cannot run: ${reason}`);
-    return { ok: false, reason };
+      throw new Error(`the embedded PostgreSQL in ${clusterDir(dataDir)} cannot run: ${setup.reason}`);
+    return { ok: false, reason: setup.reason };
   }
-  if (user.user.created) options.log?.(`created the system user "${user.user.name}" to run PostgreSQL (root may not)`);
   const existed = clusterExists(dataDir);
   try {
     return {
       ok: true,
       server: await startEmbeddedPostgres({
         dataDir,
-        binaries: found.binaries,
-        user: user.user,
+        binaries: setup.binaries,
+        user: setup.user,
         ...(options.log ? { log: options.log } : {}),
       }),
     };
@@ -193,6 +196,7 @@ async function openEmbeddedPostgres(
     max: options.maxConnections ?? EMBEDDED_POOL_SIZE,
   });
   pool.on('error', (error) => options.log?.(`postgres pool: ${error.message}`));
+  performance.mark('studyhall:db:postgres-ready');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -202,6 +206,7 @@ async function openEmbeddedPostgres(
     })());
   try {
     const migrations = await runMigrations(pool, options);
+    performance.mark('studyhall:db:migrations-checked');
     return {
       kind: 'postgres',
       pool,
@@ -234,12 +239,14 @@ async function openPgliteIn(
   });
   try {
     await engine.start();
+    performance.mark('studyhall:db:pglite-ready');
     const pool = new pg.Pool(enginePoolConfig(engine));
     pool.on('error', (error) => options.log?.(`pglite pool: ${error.message}`));
     const migrations = await runMigrations(pool, options).catch(async (error: unknown) => {
       await pool.end();
       throw error;
     });
+    performance.mark('studyhall:db:migrations-checked');
     const stopCheckpoints = startCheckpoints(pool, options.log ? { log: options.log } : {});
     return {
       kind: 'pglite',

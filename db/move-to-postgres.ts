@@ -15,8 +15,7 @@ import { clusterDir, clusterExists, startEmbeddedPostgres } from './embedded-pos
 import { pgliteDataExists, pgliteDir } from './engine-choice.ts';
 import { migrateDatabase } from './migrate.ts';
 import { openPglite, SEARCH_PATH_SQL } from './pglite.ts';
-import { findPostgresBinaries } from './postgres-binaries.ts';
-import { serviceUser } from './postgres-service-user.ts';
+import { preparePostgres } from './postgres-setup.ts';
 
 export class MoveRefusedError extends Error {}
 
@@ -149,10 +148,8 @@ export async function moveToPostgres(options: MoveOptions): Promise<MoveReport> 
     }
     if (!pgliteDataExists(dataDir))
       throw new MoveRefusedError(`no PGlite database in ${pgliteDir(dataDir)}: nothing to move`);
-    const found = await findPostgresBinaries(options.postgresBinDir);
-    if (!found.ok) throw new MoveRefusedError(`PostgreSQL cannot run here: ${found.reason}`);
-    const user = await serviceUser(dataDir, found.binaries.binDir);
-    if (!user.ok) throw new MoveRefusedError(user.reason);
+    const setup = await preparePostgres(dataDir, { binDir: options.postgresBinDir, log });
+    if (!setup.ok) throw new MoveRefusedError(`PostgreSQL cannot run here: ${setup.reason}`);
 
     const moving = `${clusterDir(dataDir)}.moving`;
     // What a failed run left: started again from nothing.
@@ -164,12 +161,12 @@ export async function moveToPostgres(options: MoveOptions): Promise<MoveReport> 
     try {
       await withClient(source.pool, (client) => migrateDatabase(client));
       await options.prepare?.(source.pool);
-      log(`creating PostgreSQL ${found.binaries.version} in ${moving}`);
+      log(`creating PostgreSQL ${setup.binaries.version} in ${moving}`);
       server = await startEmbeddedPostgres({
         dataDir,
         directory: moving,
-        binaries: found.binaries,
-        user: user.user,
+        binaries: setup.binaries,
+        user: setup.user,
         log,
       });
       target = new pg.Pool({

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { readEnv } from '#config/env.ts';
 import { closeOnSignals } from '#db/database.ts';
 import { writePrivateFile } from '#db/private-file.ts';
-import { startLocalbase, type Localbase } from './server.ts';
+import { startLocalbase } from './server.ts';
+import { statusBlock, statusOf } from './status-block.ts';
 
 /** The variables `npm run backend` reads (their rules live in config/env.ts). */
 const BACKEND_ENV = [
@@ -22,36 +23,6 @@ const BACKEND_ENV = [
   'LOCALBASE_ANONYMOUS_SIGN_INS',
   'LOCALBASE_ENGINE',
 ] as const;
-
-export function statusOf(localbase: Localbase) {
-  return {
-    api_url: localbase.url,
-    anon_key: localbase.anonKey,
-    service_role_key: localbase.serviceRoleKey,
-    access_token: localbase.accessToken,
-    management_api_url: localbase.url,
-    data_dir: localbase.dataDir,
-    database: localbase.database.location,
-    engine: localbase.database.engineName ?? localbase.database.kind,
-    ...(localbase.database.notice ? { engine_notice: localbase.database.notice } : {}),
-  };
-}
-
-export function statusBlock(status: ReturnType<typeof statusOf>): string {
-  return [
-    'localbase is running.',
-    '',
-    `         API URL: ${status.api_url}`,
-    `        anon key: ${status.anon_key}`,
-    `service_role key: ${status.service_role_key}`,
-    `    access token: ${status.access_token}  (management API: POST ${status.management_api_url}/v1/projects/local/database/query)`,
-    `        data dir: ${status.data_dir}`,
-    `        database: ${status.database}`,
-    `          engine: ${status.engine}`,
-    ...(status.engine_notice ? [`            note: ${status.engine_notice}`] : []),
-    '',
-  ].join('\n');
-}
 
 async function main(): Promise<void> {
   const env = readEnv(process.env, BACKEND_ENV);

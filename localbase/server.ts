@@ -5,7 +5,8 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { openDatabase, type Database } from '#db/database.ts';
+import type { Database } from '#db/database.ts';
+import { openDatabaseOrTakeEarly } from '#db/early-open.ts';
 import type { EngineSetting } from '#config/env.ts';
 import { installApiKeyGate } from './src/api-key.ts';
 import { installAuthSchema } from './src/auth/auth-schema.ts';
@@ -18,6 +19,7 @@ import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
 import { loadOrCreateKeys } from './src/keys.ts';
+import { logDatabaseEvent } from './open-database-early.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
 import { RealtimeHub } from './src/realtime/hub.ts';
@@ -138,15 +140,17 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   const doubleConfirmEmailChanges =
     options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
   const keys = await loadOrCreateKeys(dataDir);
+  performance.mark('studyhall:localbase:keys-read');
   const ownsDatabase = !options.database;
   const database =
     options.database ??
-    (await openDatabase({
+    // The launcher may have started opening it already (open-database-early.ts).
+    (await openDatabaseOrTakeEarly({
       dataDir,
       databaseUrl: options.databaseUrl,
       engine: options.engine,
       // The embedded engine's own events (its first start, a fallback, a statement cut at its timeout).
-      log: (line) => console.error(`localbase: ${line}`),
+      log: logDatabaseEvent,
     }));
   let app: FastifyInstance | undefined;
   let hub: RealtimeHub | undefined;
@@ -154,6 +158,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   try {
     const { pool } = database;
     await installLocalbaseObjects(pool);
+    performance.mark('studyhall:localbase:objects-installed');
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
@@ -286,7 +291,9 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       },
     });
 
+    performance.mark('studyhall:localbase:routes-registered');
     await app.listen({ host, port });
+    performance.mark('studyhall:localbase:listening');
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;

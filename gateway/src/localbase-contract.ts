@@ -6,5 +6,6 @@ export type RunningLocalbase = Localbase;
 
 export async function startEmbeddedLocalbase(options: LocalbaseOptions): Promise<RunningLocalbase> {
   const { startLocalbase } = await import('#localbase');
+  performance.mark('studyhall:gateway:localbase-loaded');
   return startLocalbase(options);
 }

@@ -16,7 +16,9 @@ import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contr
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
+import { reportBootPhases } from './logging/boot-phases.ts';
 
+performance.mark('studyhall:gateway:modules-loaded');
 const log = (line: string) => console.log(line);
 
 const loaded = loadConfig(process.env);
@@ -47,6 +49,7 @@ try {
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:log-and-https-ready');
 // Probing the name takes about a second: it runs while localbase starts.
 const listensOnNetwork = !['127.0.0.1', '::1', 'localhost'].includes(config.host);
 const mdnsStarting: Promise<MdnsAnnouncer | undefined> =
@@ -118,6 +121,7 @@ const { app, push } = await buildGateway({
   https,
   ...(localbase ? { localbaseToken: localbase.accessToken } : {}),
 });
+performance.mark('studyhall:gateway:app-built');
 try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
@@ -126,6 +130,7 @@ try {
   await serverLog.close();
   process.exit(1);
 }
+performance.mark('studyhall:gateway:listening');
 let httpsListener: HttpsListener | undefined;
 if (https.identity && config.https) {
   try {
@@ -167,6 +172,8 @@ log(
     ...(mdns ? { mdns: mdns.status() } : {}),
   }),
 );
+performance.mark('studyhall:gateway:ready');
+reportBootPhases((line) => console.error(line));
 // Start-alert delivery runs beside the server; closing the app (below) stops it first.
 void push.start();
 

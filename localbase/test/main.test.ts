@@ -1,13 +1,16 @@
 // `npm run backend` as a process: it prints the status block, writes DATA_DIR/status.json (0600)
-// and keys.json (0600), names its database engine (the embedded PostgreSQL), reuses the keys on
-// the next boot and exits 0 on SIGTERM, with PostgreSQL stopped.
+// and keys.json (0600), names its database engine (the embedded PostgreSQL) and its DB URL, reuses
+// the keys on the next boot and exits 0 on SIGTERM, with PostgreSQL stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { z } from 'zod';
+import { passwordFile } from '#db/embedded-postgres.ts';
 import { repoRoot } from '#db/paths.ts';
+import { dbUrlOf, statusBlock } from '../status-block.ts';
 import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 
 const statusSchema = z.object({
@@ -17,6 +20,7 @@ const statusSchema = z.object({
   access_token: z.string().startsWith('sbp_'),
   data_dir: z.string(),
   engine: z.string(),
+  db_url: z.string().optional(),
 });
 
 let dataDir: string;
@@ -77,6 +81,25 @@ describe('npm run backend', () => {
     expect(health.status).toBe(200);
     expect(status.engine).toMatch(/^PostgreSQL 15\.\d+ \(embedded\)$/);
     expect(first.output).toContain(`          engine: ${status.engine}`);
+
+    // The DB URL, as `supabase start` prints it, with the cluster's own password: one line, right
+    // after the API URL, and that password nowhere else in what the terminal shows.
+    const password = (await readFile(passwordFile(dataDir), 'utf8')).trim();
+    const dbUrl = /^ {10}DB URL: (\S+)$/m.exec(first.output)?.[1];
+    expect(dbUrl).toMatch(new RegExp(`^postgresql://postgres:${password}@127\\.0\\.0\\.1:\\d+/postgres$`));
+    expect(first.output).toMatch(/ API URL: \S+\n {10}DB URL: /);
+    expect(first.output.split(password)).toHaveLength(2);
+    expect(status.db_url).toBe(dbUrl);
+    const client = new pg.Client({ connectionString: dbUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ user: string; version: string }>(
+        `select current_user as user, current_setting('server_version') as version`,
+      );
+      expect(rows).toEqual([{ user: 'postgres', version: expect.stringMatching(/^15\./) }]);
+    } finally {
+      await client.end();
+    }
     expect(await stopBackend(first.child)).toBe(0);
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
@@ -87,4 +110,27 @@ describe('npm run backend', () => {
     expect(again.access_token).toBe(status.access_token);
     expect(await stopBackend(second.child)).toBe(0);
   }, 120_000);
+});
+
+describe("the status block's DB URL", () => {
+  const running = { host: '127.0.0.1', port: 41234, user: 'postgres', password: 'a1b2', database: 'postgres' };
+
+  it('is the embedded PostgreSQL’s, with its password', () => {
+    expect(dbUrlOf({ postgres: running as never })).toBe('postgresql://postgres:a1b2@127.0.0.1:41234/postgres');
+  });
+
+  it('is not there for PGlite or a DATABASE_URL (no embedded PostgreSQL)', () => {
+    expect(dbUrlOf({})).toBeUndefined();
+    const block = statusBlock({
+      api_url: 'http://127.0.0.1:54321',
+      anon_key: 'anon',
+      service_role_key: 'service',
+      access_token: 'sbp_token',
+      management_api_url: 'http://127.0.0.1:54321',
+      data_dir: '/data',
+      database: '/data/pgdata',
+      engine: 'PGlite 0.5.14 (PostgreSQL 18.6)',
+    });
+    expect(block).not.toContain('DB URL');
+  });
 });

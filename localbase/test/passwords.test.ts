@@ -16,10 +16,14 @@ describe('passwordMatches', () => {
     expect(await passwordMatches('wrong horse', hash)).toBe(false);
   });
 
-  it('makes the dummy hash once, at the cost real passwords are hashed with', async () => {
-    const dummy = await dummyPasswordHash();
-    expect(await dummyPasswordHash()).toBe(dummy);
+  it('has a dummy hash bcrypt reads, at the cost real passwords are hashed with, that nothing made at start', async () => {
+    const hash = vi.spyOn(bcrypt, 'hash');
+    const dummy = dummyPasswordHash();
+    expect(dummy).toMatch(/^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/);
     expect(bcrypt.getRounds(dummy)).toBe(bcrypt.getRounds(await hashPassword('any password')));
+    expect(hash).toHaveBeenCalledTimes(1);
+    // Comparing against it takes a whole comparison of that cost, as against a real hash.
+    expect(await bcrypt.compare('any password', dummy)).toBe(false);
   });
 
   it.each([
@@ -28,7 +32,7 @@ describe('passwordMatches', () => {
     ['a hash bcrypt cannot read', 'plain-text-password'],
     ['an empty hash', ''],
   ])('compares against the dummy hash for %s, and never matches', async (_what, hash) => {
-    const dummy = await dummyPasswordHash();
+    const dummy = dummyPasswordHash();
     const compare = vi.spyOn(bcrypt, 'compare');
     // Even the one password that might equal an unreadable "hash" does not match.
     expect(await passwordMatches(hash ?? 'plain-text-password', hash)).toBe(false);

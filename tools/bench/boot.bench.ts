@@ -11,6 +11,9 @@
 //          signup and login through /__auth, REST reads through /__backend)
 //   leak   resident memory after each of 10 more rounds of 1,000 mixed requests, and its growth
 //          over all rounds and over the last half (warm-up settles early; a leak keeps growing)
+//   phases the warm boot's own timeline: the server runs with STUDYHALL_BOOT_PHASES=1 and prints
+//          when each step of its start ended, in ms since its process started (npm's own start
+//          before it is not in them; gateway/src/logging/boot-phases.ts)
 // Each figure is the median over --runs runs (min-max beside it). With --variants a,b the variants
 // run interleaved run by run, so machine drift hits each alike, and the table ends with ratios.
 // Run: node --import tsx tools/bench/boot.bench.ts [--runs 3] [--rounds 10] [--requests 1000]
@@ -329,6 +332,18 @@ interface RunFigures {
   idleDatabasePssMb: number;
   mixedMb: number;
   roundsMb: number[];
+  /** The warm boot's phases: name -> ms since the server's process started, in the order printed. */
+  warmPhases: Map<string, number>;
+}
+
+const PHASE_LINE = /^studyhall: boot phase +(\d+) ms (\S+)$/gm;
+
+/** The phases the server printed after its status block (none from a checkout that predates them). */
+async function bootPhases(server: Server): Promise<Map<string, number>> {
+  // They follow the status block, which may reach us a moment after the first healthy answer.
+  for (let waited = 0; waited < 2_000 && !server.output().includes('boot phase'); waited += 20) await sleep(20);
+  await sleep(20);
+  return new Map([...server.output().matchAll(PHASE_LINE)].map((match) => [match[2]!, Number(match[1])]));
 }
 
 async function oneRun(variant: string): Promise<RunFigures> {
@@ -342,6 +357,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
       LOG_DIR: path.join(dir, 'logs'),
       // The mixed requests use the relay without codes.
       PIP_PAIRING: 'off',
+      STUDYHALL_BOOT_PHASES: '1',
     };
     const timedBoot = async () => {
       const started = performance.now();
@@ -363,6 +379,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
           `first Data API read failed: ${firstRest.status} ${firstRest.body.slice(0, 300)}\n${server.output()}`,
         );
       const warmFirstRestMs = performance.now() - warm.started;
+      const warmPhases = await bootPhases(server);
       await sleep(IDLE_MS);
       const idleMb = await serverRssMb(server.child.pid!);
       const idlePss = await serverAndDatabasePssMb(server.child.pid!);
@@ -385,6 +402,7 @@ async function oneRun(variant: string): Promise<RunFigures> {
         idleDatabasePssMb: idlePss.database,
         mixedMb,
         roundsMb,
+        warmPhases,
       };
     } finally {
       await server.stop();
@@ -476,6 +494,8 @@ function printTable(results: Map<string, RunFigures[]>): void {
   console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
   for (const row of rows.slice(1)) console.log(line(row));
 
+  printPhases(results);
+
   const [first, ...others] = [...results];
   for (const [variant, runs] of others) {
     const base = first![1];
@@ -486,9 +506,43 @@ function printTable(results: Map<string, RunFigures[]>): void {
   }
 }
 
+/**
+ * Per variant, each phase of the warm boot: when it ended (median over the runs) and the time since
+ * the phase before it in that order. Phases of the launcher, the server and the database overlap
+ * (the database opens while the code loads), so the gap is the wait between two marks, not the
+ * cost of one step.
+ */
+function printPhases(results: Map<string, RunFigures[]>): void {
+  for (const [variant, runs] of results) {
+    const names = [...new Set(runs.flatMap((run) => [...run.warmPhases.keys()]))];
+    if (names.length === 0) {
+      console.log(`\n${variant}: no boot phases printed`);
+      continue;
+    }
+    const ended = names
+      .map((name) => ({
+        name,
+        ms: median(runs.map((run) => run.warmPhases.get(name)).filter((ms) => ms !== undefined)),
+      }))
+      .sort((a, b) => a.ms - b.ms);
+    console.log(`\n${variant}, warm boot phases (ms since the server's process started; median of ${runs.length})`);
+    console.log('| phase | ended at ms | after the one before, ms |');
+    console.log('|---|---:|---:|');
+    ended.forEach(({ name, ms }, index) => {
+      const before = index === 0 ? 0 : ended[index - 1]!.ms;
+      console.log(`| ${name} | ${ms.toFixed(0)} | ${(ms - before).toFixed(0)} |`);
+    });
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
-    `boot bench: ${RUNS} run(s) per variant, ${REQUESTS} mixed requests, ${ROUNDS} leak rounds, idle ${IDLE_MS / 1000} s, ${os.cpus().length} cores, Node ${process.version}`,
+    `boot bench: load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(
+        ' ',
+      )}, ${RUNS} run(s) per variant, ${REQUESTS} mixed requests, ${ROUNDS} leak rounds, idle ${IDLE_MS / 1000} s, ${os.cpus().length} cores, Node ${process.version}`,
   );
   const results = new Map<string, RunFigures[]>(variantNames.map((name) => [name, []]));
   for (let run = 0; run < RUNS; run += 1) {
@@ -501,6 +555,12 @@ async function main(): Promise<void> {
     }
   }
   printTable(results);
+  console.log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  );
   keepAlive.destroy();
 }
 

@@ -71,8 +71,8 @@ describe('the server build', () => {
     ]);
     expect(await currentBuildDir(layout)).toBe(dir);
     const built = await readFile(path.join(dir, 'main.js'), 'utf8');
-    expect(built).not.toMatch(/from "zod"/);
-    expect(built).toMatch(/from "uqr"/);
+    expect(built).not.toMatch(/from ?"zod"/);
+    expect(built).toMatch(/from ?"uqr"/);
     // In a node of its own, as npm start runs it: the test runner's module wrapper provides a require().
     const script = `import(${JSON.stringify(pathToFileURL(path.join(dir, 'main.js')).href)}).then((m) => console.log(m.text))`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);

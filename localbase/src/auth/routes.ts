@@ -48,7 +48,6 @@ import {
 } from './sessions.ts';
 import {
   deleteUser,
-  dummyPasswordHash,
   findUserByEmail,
   findUserById,
   hashPassword,
@@ -141,8 +140,6 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
 
   installJsonParser(app);
-  // Made now, so that the first sign-in with an unknown e-mail does not pay for it.
-  void dummyPasswordHash();
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof AuthError) return sendAuthError(request, reply, error);
