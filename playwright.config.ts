@@ -26,8 +26,8 @@ export default defineConfig({
   outputDir: '.tmp/playwright-results',
   reporter: [['list'], ['html', { outputFolder: REPORT_DIR, open: 'never' }]],
   // Two suites at a time, each with its own server (own port, own data directory) and browser.
-  // On the 2-core machine this was the fastest (see tools/e2e/README.md), and the waits the tests
-  // hold people to (a push within 5 s, a removal seen within a second) held.
+  // On a quiet 2-core machine this was the fastest (tools/e2e/README.md#workers), and the waits the
+  // tests hold people to (a push within 5 s, a removal seen within a second) held.
   workers: 2,
   fullyParallel: false,
   // A failed suite runs once more, recording a trace of every test; a suite that passes only then
