@@ -31,10 +31,14 @@ const SERVER = ['^gateway/', '^localbase/', '^db/', '^config/', '^pgtap/', '^too
 const LOCALBASE_INTERNAL_READERS = [
   {
     from: '^tools/security/attacks/statement-freeze\\.parity\\.test\\.ts$',
-    to: ['^localbase/src/request-transaction\\.ts$'],
+    to: [
+      '^localbase/src/request-transaction\\.ts$',
+      '^localbase/src/statement-timeouts\\.ts$',
+      '^localbase/src/request-context\\.ts$',
+    ],
     why:
       'the attack test shortens the statement timeouts with a hook meant for tests only (it must not ' +
-      'be on the public entry) and reads the timeout a request transaction sets, role by role.',
+      'be on the public entry) and runs a request transaction, role by role, to read the timeout it sets.',
   },
   {
     from: '^tools/bench/realtime-check\\.bench\\.ts$',

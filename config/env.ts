@@ -159,6 +159,12 @@ export const envFields = {
   UPDATE_INSTALL_COMMAND: z.string().default('npm ci'),
   UPDATE_BUILD_COMMAND: z.string().default('npm run build --if-present'),
   UPDATE_RESTART: z.enum(['self', 'none'], { message: 'must be self or none' }).default('self'),
+  /**
+   * Where the gateway keeps what every server of a district must agree on (docs/deployment.md):
+   * `local` (this process), `database` (localbase's database: DATABASE_URL), `backend` (a hosted
+   * project's APIs). Unset: `database` with DATABASE_URL, else `local`.
+   */
+  SHARED_STATE: z.enum(['local', 'database', 'backend'], { message: 'must be local, database or backend' }).optional(),
   /** On unless turned off: an unpaired relay lets anyone on the network read and drive every timer. */
   PIP_PAIRING: optionalText.pipe(
     z

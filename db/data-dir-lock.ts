@@ -96,7 +96,8 @@ function psState(pid: number): string | undefined {
   }
 }
 
-function processExists(pid: number): boolean {
+/** Whether a process with this id exists (EPERM: it does, but belongs to another user). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

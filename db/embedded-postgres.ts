@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, readlink, realpath, rename, rm, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { processIsZombie } from './data-dir-lock.ts';
+import { processExists, processIsZombie } from './data-dir-lock.ts';
 import type { PostgresBinaries } from './postgres-binaries.ts';
 import { writePrivateFile } from './private-file.ts';
 import type { ServiceUser } from './postgres-service-user.ts';
@@ -197,15 +197,6 @@ async function readPostmasterPid(dir: string): Promise<string[] | undefined> {
     return (await readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n');
   } catch {
     return undefined;
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

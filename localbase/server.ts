@@ -5,6 +5,7 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import type { Database } from '#db/database.ts';
 import { openDatabaseOrTakeEarly } from '#db/early-open.ts';
 import type { EngineSetting } from '#config/env.ts';
@@ -18,7 +19,7 @@ import { startHousekeeping } from './src/housekeeping.ts';
 import { readSupabaseConfig } from './src/supabase-config.ts';
 import { JSON_BODY_LIMIT_BYTES } from './src/json-body.ts';
 import { importSigningKey, TokenVerifier, type VerificationKeys } from './src/jwt.ts';
-import { loadOrCreateKeys } from './src/keys.ts';
+import { loadOrCreateKeys, shareProjectKeys } from './src/keys.ts';
 import { logDatabaseEvent } from './open-database-early.ts';
 import { managementRoutes } from './src/management.ts';
 import { installCapture, syncCaptureTriggers } from './src/realtime/capture.ts';
@@ -26,7 +27,8 @@ import { RealtimeHub } from './src/realtime/hub.ts';
 import { installVisibility } from './src/realtime/visibility.ts';
 import { authorize, installAuthorization } from './src/realtime/authorization.ts';
 import { REALTIME_MAX_FRAME_BYTES, realtimeRoutes } from './src/realtime/socket.ts';
-import { installSessionGuard, withOwnerTransaction } from './src/request-transaction.ts';
+import { withOwnerTransaction } from './src/request-transaction.ts';
+import { installSessionGuard } from './src/session-guard.ts';
 import { DEFAULT_HOISTED_SETTINGS } from './src/rest/calls.ts';
 import { Catalog, DEFAULT_SCHEMA } from './src/rest/catalog.ts';
 import type { TxEnd } from './src/rest/prefer.ts';
@@ -119,7 +121,7 @@ export {
   REALTIME_MAX_CHANNELS_PER_CLIENT,
   TOO_MANY_CHANNELS_REASON,
 } from './src/realtime/socket.ts';
-export { STATEMENT_TIMEOUTS_MS } from './src/request-transaction.ts';
+export { STATEMENT_TIMEOUTS_MS } from './src/statement-timeouts.ts';
 
 /**
  * localbase's own objects in the database (schema `_localbase`, `realtime.send`, auth's tables
@@ -139,7 +141,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
   // Read before anything opens: a config.toml localbase cannot follow stops it at once.
   const doubleConfirmEmailChanges =
     options.doubleConfirmEmailChanges ?? (await readSupabaseConfig()).doubleConfirmEmailChanges;
-  const keys = await loadOrCreateKeys(dataDir);
+  let keys = await loadOrCreateKeys(dataDir);
   performance.mark('studyhall:localbase:keys-read');
   const ownsDatabase = !options.database;
   const database =
@@ -159,6 +161,8 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     const { pool } = database;
     await installLocalbaseObjects(pool);
     performance.mark('studyhall:localbase:objects-installed');
+    // Every server on a DATABASE_URL signs and verifies with the same keys (src/keys.ts).
+    if (options.databaseUrl) keys = await shareProjectKeys(pool, dataDir, keys);
     const mailer = options.smtpUrl ? smtpMailer(options.smtpUrl) : outboxMailer(pool);
     const schemas = options.schemas && options.schemas.length > 0 ? [...options.schemas] : [DEFAULT_SCHEMA];
     const catalog = new Catalog(pool, schemas);
@@ -183,7 +187,19 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     // Fastify's setup rather than vanish. A failed load is logged and tried again by the first
     // request that needs the cache.
     catalog.reload().catch(log);
-    hub = new RealtimeHub(pool, log);
+    // With more than one session (not PGlite), realtime listens for the changes other servers on
+    // the database commit, on a connection of its own (src/realtime/wakeups.ts), and spreads one
+    // change's read checks over up to a quarter of the pool (at most 4), leaving the rest to requests.
+    hub = new RealtimeHub(
+      pool,
+      log,
+      database.kind === 'postgres'
+        ? {
+            listen: () => new pg.Client(pool.options as pg.ClientConfig),
+            checkConnections: Math.min(4, Math.max(1, Math.floor((pool.options.max ?? 10) / 4))),
+          }
+        : {},
+    );
     const realtime = hub;
     const host = options.host ?? DEFAULT_HOST;
     const port = options.port ?? DEFAULT_PORT;
@@ -292,12 +308,12 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     });
 
     performance.mark('studyhall:localbase:routes-registered');
+    await realtime.start();
     await app.listen({ host, port });
     performance.mark('studyhall:localbase:listening');
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     listening.url = `http://${host}:${actualPort}`;
-    realtime.start();
     stopHousekeeping = startHousekeeping(pool, log);
 
     const server = app;
@@ -313,7 +329,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
       close: () => {
         closing ??= (async () => {
           stopHousekeeping();
-          realtime.stop();
+          await realtime.stop();
           // Requests in flight get CLOSE_GRACE_MS to finish; then their connections are closed.
           // Without it, a client that never finishes sending a request holds the close until
           // Node's headers timeout (60 s, checked every 30 s).
@@ -327,7 +343,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
     };
   } catch (error) {
     stopHousekeeping();
-    hub?.stop();
+    await hub?.stop();
     await app?.close().catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;

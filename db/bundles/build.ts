@@ -26,11 +26,13 @@ export const BUNDLES: BundleDefinition[] = [
     file: 'community-patch-v6.sql',
     purpose:
       "Every community object, the admin console's functions and every security fix, cumulative and idempotent: safe to apply to a live project repeatedly and on top of app-complete.sql.",
-    // Security fixes (named `_security_`) ride along so a hosted project gets them with one apply.
+    // Security fixes (named `_security_`) ride along so a hosted project gets them with one apply, and
+    // the gateways' shared state (`_gateway_`), which gateways fronting a hosted project call.
     includes: (migration) =>
       migration.name.includes('community') ||
       migration.name.includes('_security_') ||
-      /^\d{14}_admin_/.test(migration.name),
+      /^\d{14}_admin_/.test(migration.name) ||
+      /^\d{14}_gateway_/.test(migration.name),
     recordsVersion: true,
   },
   {

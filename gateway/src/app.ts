@@ -6,6 +6,7 @@ import { repoRoot } from '#db/paths.ts';
 import { createAdminGate } from './admin/admin-cookie.ts';
 import { AdminStanding } from './admin/admin-standing.ts';
 import { ENDED_SESSIONS_FILE } from './admin/ended-sessions.ts';
+import { SharedEndedSessions } from './admin/shared-ended-sessions.ts';
 import adminConsole from './admin/admin-console.ts';
 import type { AdminTuning } from './admin/admin-context.ts';
 import authRoutes from './auth/auth-routes.ts';
@@ -18,6 +19,7 @@ import caRoutes from './https/ca-routes.ts';
 import { installHttpsRedirect } from './https/https-redirect.ts';
 import { HttpsService } from './https/https-service.ts';
 import type { NetworkInterfaces } from './lan/lan-addresses.ts';
+import { installOpenApi, registerPublicDocument } from './openapi/openapi-routes.ts';
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
@@ -36,6 +38,10 @@ import serviceWorker from './routes/service-worker.ts';
 import smallRoutes from './routes/small-routes.ts';
 import { AccountLoginBudget, DEFAULT_ACCOUNT_LOGIN_BUDGET } from './security/account-login-limits.ts';
 import type { Budget } from './security/rate-limits.ts';
+import { SharedAccountLoginBudget } from './security/shared-account-login-budget.ts';
+import { sharedRateLimitStore } from './security/shared-rate-limit-store.ts';
+import type { SharedState } from './district/shared-state.ts';
+import { startSharedStateHousekeeping } from './district/shared-state-housekeeping.ts';
 import { BODY_LIMITS } from './security/body-limits.ts';
 import { installJsonBodyParser } from './security/json-body.ts';
 import { DEFAULT_RATE_LIMITS, installRateLimits, type RateLimitSettings } from './security/rate-limits.ts';
@@ -72,6 +78,12 @@ export interface GatewayOptions {
   localbaseToken?: string;
   /** The embedded localbase's database engine, which /api/health and the Verify page name. */
   database?: DatabaseFacts;
+  /**
+   * What the servers of a district share (district/open-shared-state.ts): rate limits, password
+   * budgets, ended admin sessions and the push identity are kept there instead of in this process.
+   * Its owner opens and closes it.
+   */
+  sharedState?: SharedState;
   /** The clock of the update check's once-a-minute fetch (tests). */
   updateCheckNow?: () => number;
   /** HTTPS for the local network (main.ts sets it up); unset: plain HTTP only. */
@@ -125,22 +137,37 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     bodyLimit: BODY_LIMITS.json,
   });
   installErrorHandling(app);
+  // The OpenAPI generator collects each route's schemas as it is added, so it comes first.
+  await installOpenApi(app);
   // Before any route: these apply to every route family, present and future.
   installJsonBodyParser(app);
   installSecurityHeaders(app);
   installSameOriginGuard(app);
   const https = options.https ?? HttpsService.off('this server was started without it');
   installHttpsRedirect(app, https);
-  await installRateLimits(app, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
+  const { sharedState } = options;
+  await installRateLimits(
+    app,
+    { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    sharedState ? sharedRateLimitStore(sharedState) : undefined,
+  );
+  if (sharedState) {
+    const stopHousekeeping = startSharedStateHousekeeping(sharedState, app.log);
+    app.addHook('onClose', async () => stopHousekeeping());
+  }
 
   const backend = new BackendClient(options.backend, options.backendDeadlines);
   const { now: accountClock, ...accountBudget } = options.accountLogins ?? {};
-  const accountLogins = new AccountLoginBudget({ ...DEFAULT_ACCOUNT_LOGIN_BUDGET, ...accountBudget }, accountClock);
+  const budget = { ...DEFAULT_ACCOUNT_LOGIN_BUDGET, ...accountBudget };
+  const accountLogins = sharedState
+    ? new SharedAccountLoginBudget(budget, sharedState, app.log)
+    : new AccountLoginBudget(budget, accountClock);
   const adminGate = createAdminGate({
     enabled: config.admin.enabled,
     secret: config.admin.secret,
     serviceRoleKey: options.backend.serviceRoleKey,
     endedSessionsFile: path.join(config.dataDir, ENDED_SESSIONS_FILE),
+    ...(sharedState ? { ended: new SharedEndedSessions(sharedState) } : {}),
   });
   const adminStanding = new AdminStanding({
     gate: adminGate,
@@ -156,11 +183,13 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     backend: options.backend,
     log: app.log,
     ...(options.push ? { settings: options.push } : {}),
+    ...(sharedState ? { sharedState } : {}),
   });
   app.addHook('preClose', async () => push.stop());
   // Storage URLs handed to browsers: a hosted backend is public; localbase is reached through us.
   const publicBackendBase = config.backend ? config.backend.url : BACKEND_PREFIX;
 
+  registerPublicDocument(app);
   await app.register(smallRoutes, {
     repoDir,
     ai: config.ai,

@@ -33,6 +33,7 @@ const GATEWAY_ENV = [
   'UPDATE_BUILD_COMMAND',
   'UPDATE_RESTART',
   'PIP_PAIRING',
+  'SHARED_STATE',
   'VAPID_PUBLIC_KEY',
   'VAPID_PRIVATE_KEY',
   'VAPID_SUBJECT',
@@ -106,6 +107,11 @@ export interface GatewayConfig {
   };
   ai: { openai: boolean; gemini: boolean };
   update: UpdateSettings;
+  /**
+   * Where what every server of a district must agree on is kept (docs/deployment.md): this process
+   * (`local`, also when unset), localbase's database (`database`) or the hosted project (`backend`).
+   */
+  sharedState?: 'local' | 'database' | 'backend';
   /** On unless PIP_PAIRING=off: phones need the focus page's pairing code, and each page has its own channel. */
   pipPairing: boolean;
   /** The Web Push identity from VAPID_*; unset means keys generated in dataDir (localbase) or no push. */
@@ -143,6 +149,10 @@ function crossSettingProblems(env: NodeJS.ProcessEnv): string[] {
   }
   if (isSet('TLS_CERT_FILE') !== isSet('TLS_KEY_FILE'))
     problems.push(`${isSet('TLS_CERT_FILE') ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'}: set both TLS files or neither`);
+  if (env.SHARED_STATE?.trim() === 'database' && isSet('BACKEND_URL'))
+    problems.push('SHARED_STATE: database needs localbase in this process (unset BACKEND_URL, or use backend)');
+  if (env.SHARED_STATE?.trim() === 'backend' && !(isSet('BACKEND_URL') && isSet('BACKEND_SERVICE_ROLE_KEY')))
+    problems.push('SHARED_STATE: backend needs BACKEND_URL and BACKEND_SERVICE_ROLE_KEY');
   const portOf = (name: string, fallback: string) => (isSet(name) ? env[name]?.trim() : fallback);
   if (portOf('HTTPS_PORT', '3443') === portOf('PORT', '3000') && portOf('PORT', '3000') !== '0')
     problems.push('HTTPS_PORT: must differ from PORT');
@@ -190,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
         restart: value.UPDATE_RESTART,
       },
       pipPairing: value.PIP_PAIRING,
+      sharedState: value.SHARED_STATE ?? (value.DATABASE_URL && !value.BACKEND_URL ? 'database' : 'local'),
       ...(value.VAPID_PUBLIC_KEY && value.VAPID_PRIVATE_KEY && value.VAPID_SUBJECT
         ? {
             vapid: {

@@ -5,6 +5,7 @@
 // status-block.ts); after it the terminal shows only warnings and errors, and the full JSON log
 // goes to LOG_DIR/server.log (logging/server-log.ts). It serves the web app and the phone remote as
 // built: `npm start`'s launcher (tools/build/start.mjs) builds them first when they are stale.
+import pino from 'pino';
 import { authMailAddresses } from './app-address.ts';
 import { buildGateway } from './app.ts';
 import type { BackendTarget } from './backend/backend-client.ts';
@@ -16,6 +17,8 @@ import { startEmbeddedLocalbase, type RunningLocalbase } from './localbase-contr
 import { openServerLog } from './logging/server-log.ts';
 import { statusBlock } from './logging/status-block.ts';
 import { stopOnSignals } from './shutdown.ts';
+import { openSharedState } from './district/open-shared-state.ts';
+import type { SharedState } from './district/shared-state.ts';
 import { reportBootPhases } from './logging/boot-phases.ts';
 
 performance.mark('studyhall:gateway:modules-loaded');
@@ -112,9 +115,27 @@ const database = localbase
       legacy_pglite: localbase.database.legacyPglite === true,
     }
   : undefined;
+// What the servers of a district share (SHARED_STATE; docs/deployment.md): opened before the app,
+// which counts and checks through it from its first request.
+let sharedState: SharedState | undefined;
+const { stream: sharedStateStream, ...sharedStateLogOptions } = serverLog.loggerOptions('shared-state');
+const sharedStateLog = pino(sharedStateLogOptions, sharedStateStream);
+try {
+  sharedState = await openSharedState(config, {
+    database: localbase?.database,
+    backend,
+    log: sharedStateLog,
+  });
+} catch (error) {
+  console.error(`studyhall: cannot open the shared state (SHARED_STATE): ${(error as Error).message}`);
+  await localbase?.close();
+  await serverLog.close();
+  process.exit(1);
+}
 const { app, push } = await buildGateway({
   config,
   backend,
+  ...(sharedState ? { sharedState } : {}),
   ...(database ? { database } : {}),
   logger: serverLog.loggerOptions('gateway'),
   health: { measureAtStart: true },
@@ -126,6 +147,7 @@ try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
   console.error(`studyhall: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  await sharedState?.close();
   await localbase?.close();
   await serverLog.close();
   process.exit(1);
@@ -141,6 +163,7 @@ if (https.identity && config.https) {
       `studyhall: cannot listen for HTTPS on ${config.host}:${config.https.port}: ${(error as Error).message} (set HTTPS_PORT, or HTTPS=off)`,
     );
     await app.close();
+    await sharedState?.close();
     await localbase?.close();
     await serverLog.close();
     process.exit(1);
@@ -183,6 +206,7 @@ stopOnSignals(
     stopRenewal();
     await httpsListener?.close();
     await mdns?.stop();
+    await sharedState?.close();
     await localbase?.close();
     await serverLog.close();
   },

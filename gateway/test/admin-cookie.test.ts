@@ -15,17 +15,17 @@ const secret = 'a-signing-key-of-some-length-123';
 const gate = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service' });
 
 describe('admin cookie', () => {
-  it("is @fastify/cookie's signature over the subject and issue time", () => {
+  it("is @fastify/cookie's signature over the subject and issue time", async () => {
     const value = signAdminCookie(gate, 'owner', 1_000_000);
     expect(value).toBe(new Signer(secret, 'sha256').sign(adminCookiePayload('owner', 1_000_000)));
-    expect(readAdminCookie(gate, value, 1_000_000)).toEqual({
+    expect(await readAdminCookie(gate, value, 1_000_000)).toEqual({
       subject: 'owner',
       issuedAtS: 1_000_000,
       expiresAtS: 1_000_000 + ADMIN_COOKIE_MAX_AGE_S,
     });
   });
 
-  it('refuses another key, a tampered payload, garbage and an expired or future cookie', () => {
+  it('refuses another key, a tampered payload, garbage and an expired or future cookie', async () => {
     const value = signAdminCookie(gate, 'owner', 1_000_000);
     const signature = value.slice(value.lastIndexOf('.') + 1);
     const otherGate = createAdminGate({
@@ -33,36 +33,39 @@ describe('admin cookie', () => {
       secret: 'another-key-another-key-another!',
       serviceRoleKey: 'service',
     });
-    expect(readAdminCookie(otherGate, value, 1_000_000)).toBeUndefined();
+    expect(await readAdminCookie(otherGate, value, 1_000_000)).toBeUndefined();
     expect(
-      readAdminCookie(gate, `${adminCookiePayload('intruder', 1_000_000)}.${signature}`, 1_000_000),
+      await readAdminCookie(gate, `${adminCookiePayload('intruder', 1_000_000)}.${signature}`, 1_000_000),
     ).toBeUndefined();
-    expect(readAdminCookie(gate, `${value}.extra`, 1_000_000)).toBeUndefined();
-    expect(readAdminCookie(gate, 'garbage', 1_000_000)).toBeUndefined();
-    expect(readAdminCookie(gate, undefined)).toBeUndefined();
-    expect(readAdminCookie(gate, value, 1_000_000 + ADMIN_COOKIE_MAX_AGE_S)?.subject).toBe('owner');
-    expect(readAdminCookie(gate, value, 1_000_000 + ADMIN_COOKIE_MAX_AGE_S + 1)).toBeUndefined();
-    expect(readAdminCookie(gate, value, 1_000_000 - 120)).toBeUndefined();
+    expect(await readAdminCookie(gate, `${value}.extra`, 1_000_000)).toBeUndefined();
+    expect(await readAdminCookie(gate, 'garbage', 1_000_000)).toBeUndefined();
+    expect(await readAdminCookie(gate, undefined)).toBeUndefined();
+    expect((await readAdminCookie(gate, value, 1_000_000 + ADMIN_COOKIE_MAX_AGE_S))?.subject).toBe('owner');
+    expect(await readAdminCookie(gate, value, 1_000_000 + ADMIN_COOKIE_MAX_AGE_S + 1)).toBeUndefined();
+    expect(await readAdminCookie(gate, value, 1_000_000 - 120)).toBeUndefined();
   });
 
-  it('counts only while admin mode is ready (enabled and a service-role key)', () => {
+  it('counts only while admin mode is ready (enabled and a service-role key)', async () => {
     const header = `theme=dark; ${ADMIN_COOKIE}=${encodeURIComponent(signAdminCookie(gate, 'owner'))}`;
-    expect(adminSessionFromCookieHeader(gate, header)?.subject).toBe('owner');
+    expect((await adminSessionFromCookieHeader(gate, header))?.subject).toBe('owner');
     expect(
-      adminSessionFromCookieHeader(createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }), header),
+      await adminSessionFromCookieHeader(
+        createAdminGate({ enabled: false, secret, serviceRoleKey: 'service' }),
+        header,
+      ),
     ).toBeUndefined();
     expect(
-      adminSessionFromCookieHeader(createAdminGate({ enabled: true, secret, serviceRoleKey: undefined }), header),
+      await adminSessionFromCookieHeader(createAdminGate({ enabled: true, secret, serviceRoleKey: undefined }), header),
     ).toBeUndefined();
   });
 
-  it("signs with a random key per boot when ADMIN_SECRET is unset, so an earlier boot's cookie is refused", () => {
+  it("signs with a random key per boot when ADMIN_SECRET is unset, so an earlier boot's cookie is refused", async () => {
     const first = createAdminGate({ enabled: true, secret: undefined, serviceRoleKey: 'service' });
     const second = createAdminGate({ enabled: true, secret: undefined, serviceRoleKey: 'service' });
     expect(first.keySource).toBe('boot');
     const value = signAdminCookie(first, 'owner');
-    expect(readAdminCookie(first, value)?.subject).toBe('owner');
-    expect(readAdminCookie(second, value)).toBeUndefined();
+    expect((await readAdminCookie(first, value))?.subject).toBe('owner');
+    expect(await readAdminCookie(second, value)).toBeUndefined();
   });
 });
 

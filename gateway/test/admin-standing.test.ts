@@ -78,12 +78,12 @@ function backend(): BackendClient {
 }
 
 /** A gate, a standing on a clock the test moves, and a signed session of Ada's. */
-function setUp(allowedEmails: string[] = [], email = 'ada@school.test') {
+async function setUp(allowedEmails: string[] = [], email = 'ada@school.test') {
   const gate: AdminGate = createAdminGate({ enabled: true, secret: SECRET, serviceRoleKey: 'service-key' });
   const clock = { ms: Date.now() };
   const standing = new AdminStanding({ gate, backend: backend(), allowedEmails, now: () => clock.ms });
   const cookie = signAdminCookie(gate, accountSubject(ADA, email));
-  const session = readAdminCookie(gate, cookie);
+  const session = await readAdminCookie(gate, cookie);
   if (!session) throw new Error('the signed cookie did not read back');
   return { gate, clock, standing, cookie, session };
 }
@@ -93,7 +93,7 @@ const roleLookups = () => asked.filter((path) => path === '/rest/v1/user_roles')
 
 describe('AdminStanding', () => {
   it('asks for the account on every request and for the admin row at most every 30 s', async () => {
-    const { clock, standing, session } = setUp();
+    const { clock, standing, session } = await setUp();
     for (let request = 0; request < 5; request += 1) expect(await standing.verdict(session)).toBe('stands');
     expect(accountLookups()).toBe(5);
     expect(roleLookups()).toBe(1);
@@ -111,18 +111,18 @@ describe('AdminStanding', () => {
     ],
     ['a soft-deleted account', user({ deleted_at: new Date().toISOString() })],
   ])('%s ends the account’s sessions at once, within the 30 s', async (_name, answer) => {
-    const { gate, standing, cookie, session } = setUp();
+    const { gate, standing, cookie, session } = await setUp();
     expect(await standing.verdict(session)).toBe('stands');
     account = answer;
     expect(await standing.verdict(session)).toBe('lost');
-    expect(readAdminCookie(gate, cookie)).toBeUndefined();
+    expect(await readAdminCookie(gate, cookie)).toBeUndefined();
     // Ended for good: the account answering well again does not bring the cookie back.
     account = user();
-    expect(readAdminCookie(gate, cookie)).toBeUndefined();
+    expect(await readAdminCookie(gate, cookie)).toBeUndefined();
   });
 
   it('keeps a session whose ban has already ended', async () => {
-    const { standing, session } = setUp();
+    const { standing, session } = await setUp();
     account = user({ banned_until: new Date(Date.now() - 60_000).toISOString() });
     expect(await standing.verdict(session)).toBe('stands');
   });
@@ -130,28 +130,28 @@ describe('AdminStanding', () => {
   it('reads an ADMIN_EMAILS rule with the address the account has now, not the one it signed in with', async () => {
     adminRows = [];
     confirmations = [{ user_id: ADA }];
-    const { standing, session } = setUp([LISTED], LISTED);
+    const { standing, session } = await setUp([LISTED], LISTED);
     account = user({ email: LISTED });
     expect(await standing.verdict(session)).toBe('stands');
 
-    const moved = setUp([LISTED], LISTED);
+    const moved = await setUp([LISTED], LISTED);
     account = user({ email: 'elsewhere@school.test' });
     expect(await moved.standing.verdict(moved.session)).toBe('lost');
     expect(asked.filter((path) => path === '/rest/v1/admin_email_confirmations')).toHaveLength(1);
   });
 
   it('a backend that cannot answer leaves the standing unknown and ends nothing; the next request asks again', async () => {
-    const { gate, standing, cookie, session } = setUp();
+    const { gate, standing, cookie, session } = await setUp();
     account = { status: 500, body: { message: 'boom' } };
     expect(await standing.verdict(session)).toBe('unknown');
-    expect(readAdminCookie(gate, cookie)?.subject).toBe(session.subject);
+    expect((await readAdminCookie(gate, cookie))?.subject).toBe(session.subject);
     account = user();
     expect(await standing.verdict(session)).toBe('stands');
   });
 
   it('asks nothing about a session opened with ADMIN_SECRET', async () => {
-    const { gate, standing } = setUp();
-    const owner = readAdminCookie(gate, signAdminCookie(gate, 'secret'));
+    const { gate, standing } = await setUp();
+    const owner = await readAdminCookie(gate, signAdminCookie(gate, 'secret'));
     expect(owner && (await standing.verdict(owner))).toBe('stands');
     expect(asked).toEqual([]);
   });

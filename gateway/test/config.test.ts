@@ -205,3 +205,39 @@ describe('HTTPS and mDNS settings', () => {
     ]);
   });
 });
+
+describe('SHARED_STATE', () => {
+  const hosted = { BACKEND_URL: 'https://project.supabase.co', BACKEND_ANON_KEY: 'anon' };
+  const sharedStateOf = (env: NodeJS.ProcessEnv) => {
+    const result = loadConfig(env);
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    return result.config.sharedState;
+  };
+
+  it('is local for a server alone, database with DATABASE_URL, backend when asked', () => {
+    expect(sharedStateOf({})).toBe('local');
+    expect(sharedStateOf(hosted)).toBe('local');
+    expect(sharedStateOf({ DATABASE_URL: 'postgresql://studyhall@db.school.test/studyhall' })).toBe('database');
+    expect(sharedStateOf({ DATABASE_URL: 'postgresql://db.school.test/studyhall', SHARED_STATE: 'local' })).toBe(
+      'local',
+    );
+    expect(sharedStateOf({ ...hosted, BACKEND_SERVICE_ROLE_KEY: 'service', SHARED_STATE: 'backend' })).toBe('backend');
+  });
+
+  it('refuses a backend without the service key, the database of a hosted project and other values', () => {
+    const problems = (env: NodeJS.ProcessEnv) => {
+      const result = loadConfig(env);
+      return result.ok ? [] : result.problems;
+    };
+    expect(problems({ ...hosted, SHARED_STATE: 'backend' })).toEqual([
+      'SHARED_STATE: backend needs BACKEND_URL and BACKEND_SERVICE_ROLE_KEY',
+    ]);
+    expect(problems({ SHARED_STATE: 'backend' })).toEqual([
+      'SHARED_STATE: backend needs BACKEND_URL and BACKEND_SERVICE_ROLE_KEY',
+    ]);
+    expect(problems({ ...hosted, SHARED_STATE: 'database' })).toEqual([
+      'SHARED_STATE: database needs localbase in this process (unset BACKEND_URL, or use backend)',
+    ]);
+    expect(problems({ SHARED_STATE: 'redis' })).toEqual([expect.stringMatching(/^SHARED_STATE: must be local/)]);
+  });
+});

@@ -34,16 +34,16 @@ describe('ended admin sessions', () => {
     const gate = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
     const ended = signAdminCookie(gate, 'owner', 1_000_000);
     const kept = signAdminCookie(gate, 'other', 1_000_000);
-    const session = readAdminCookie(gate, ended, 1_000_100);
+    const session = await readAdminCookie(gate, ended, 1_000_100);
     if (!session) throw new Error('the cookie should be valid');
-    endAdminSession(gate, ended, session, 1_000_100);
-    expect(readAdminCookie(gate, ended, 1_000_200)).toBeUndefined();
-    expect(readAdminCookie(gate, kept, 1_000_200)?.subject).toBe('other');
+    await endAdminSession(gate, ended, session, 1_000_100);
+    expect(await readAdminCookie(gate, ended, 1_000_200)).toBeUndefined();
+    expect((await readAdminCookie(gate, kept, 1_000_200))?.subject).toBe('other');
     expect(await readFile(file, 'utf8')).not.toContain(ended.split('.')[0]);
 
     const restarted = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
-    expect(readAdminCookie(restarted, ended, 1_000_200)).toBeUndefined();
-    expect(readAdminCookie(restarted, kept, 1_000_200)?.subject).toBe('other');
+    expect(await readAdminCookie(restarted, ended, 1_000_200)).toBeUndefined();
+    expect((await readAdminCookie(restarted, kept, 1_000_200))?.subject).toBe('other');
   });
 
   it('ends every earlier session of an account, keeps later logins and other accounts, across a restart', async () => {
@@ -53,23 +53,23 @@ describe('ended admin sessions', () => {
     const bo = accountSubject('00000000-0000-4000-8000-00000000000b', 'bo@example.test');
     const adaEarlier = signAdminCookie(gate, ada, 1_000_000);
     const boEarlier = signAdminCookie(gate, bo, 1_000_000);
-    endAccountSessions(gate, '00000000-0000-4000-8000-00000000000a', 1_000_050);
+    await endAccountSessions(gate, '00000000-0000-4000-8000-00000000000a', 1_000_050);
     const adaLater = signAdminCookie(gate, ada, 1_000_051);
-    expect(readAdminCookie(gate, adaEarlier, 1_000_100)).toBeUndefined();
-    expect(readAdminCookie(gate, adaLater, 1_000_100)?.subject).toBe(ada);
-    expect(readAdminCookie(gate, boEarlier, 1_000_100)?.subject).toBe(bo);
+    expect(await readAdminCookie(gate, adaEarlier, 1_000_100)).toBeUndefined();
+    expect((await readAdminCookie(gate, adaLater, 1_000_100))?.subject).toBe(ada);
+    expect((await readAdminCookie(gate, boEarlier, 1_000_100))?.subject).toBe(bo);
 
     const restarted = createAdminGate({ enabled: true, secret, serviceRoleKey: 'service', endedSessionsFile: file });
-    expect(readAdminCookie(restarted, adaEarlier, 1_000_100)).toBeUndefined();
-    expect(readAdminCookie(restarted, adaLater, 1_000_100)?.subject).toBe(ada);
+    expect(await readAdminCookie(restarted, adaEarlier, 1_000_100)).toBeUndefined();
+    expect((await readAdminCookie(restarted, adaLater, 1_000_100))?.subject).toBe(ada);
   });
 
   it('forgets entries once their cookie has expired anyway', async () => {
     const file = await listFile();
     const list = new EndedAdminSessions(file);
-    list.end('first-value', 1_000_000 + ADMIN_COOKIE_MAX_AGE_S, 1_000_000);
+    await list.end('first-value', 1_000_000 + ADMIN_COOKIE_MAX_AGE_S, 1_000_000);
     expect(list.has('first-value', 1_000_000 + ADMIN_COOKIE_MAX_AGE_S)).toBe(true);
-    list.end('second-value', 2_000_000 + ADMIN_COOKIE_MAX_AGE_S, 2_000_000);
+    await list.end('second-value', 2_000_000 + ADMIN_COOKIE_MAX_AGE_S, 2_000_000);
     expect(list.size).toBe(1);
     expect(new EndedAdminSessions(file).size).toBe(1);
   });
@@ -83,10 +83,10 @@ describe('ended admin sessions', () => {
       endedSessionsFile: file,
     });
     const value = signAdminCookie(gate, 'owner');
-    const session = readAdminCookie(gate, value);
+    const session = await readAdminCookie(gate, value);
     if (!session) throw new Error('the cookie should be valid');
-    endAdminSession(gate, value, session);
-    expect(readAdminCookie(gate, value)).toBeUndefined();
+    await endAdminSession(gate, value, session);
+    expect(await readAdminCookie(gate, value)).toBeUndefined();
     await expect(readFile(file, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
 
     await writeFile(path.join(path.dirname(file), '..', 'garbage.json'), '{"ended": "everything"}');

@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { installErrorHandling } from '../src/error-handler.ts';
 import smallRoutes from '../src/routes/small-routes.ts';
 
 describe('GET /__app/ping', () => {
@@ -15,6 +16,8 @@ describe('GET /__app/ping', () => {
       },
     });
     const app = Fastify({ logger: { level: 'info', stream } });
+    // The routes declare zod schemas: the gateway's compilers read them, as buildGateway sets them.
+    installErrorHandling(app);
     await app.register(smallRoutes, { repoDir: process.cwd(), ai: { openai: false, gemini: false } });
     const ping = await app.inject({ url: '/__app/ping' });
     expect(ping.statusCode).toBe(200);

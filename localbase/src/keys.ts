@@ -2,10 +2,17 @@
 // ES256 key pair that signs sessions, and the management access token. Generated at first boot,
 // stored with mode 0600, reused afterwards, so keys printed once keep working across restarts (and
 // are never the public demo keys). A keys.json from before the signing key is given one, once.
+//
+// Servers that share one PostgreSQL (DATABASE_URL: a district, docs/deployment.md) must share these
+// too: a session signed by one server is verified by all, and the anon key the web app was given
+// works on every server. Their keys live in the database then (shareProjectKeys): the first server
+// stores the ones it has, every server afterwards takes the stored ones and writes them to its
+// keys.json, so none keeps keys of its own.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type pg from 'pg';
 import { z } from 'zod';
 import { writePrivateFile } from '#db/private-file.ts';
 import { signJwt, type SigningKeyPair } from './jwt.ts';
@@ -87,4 +94,42 @@ export async function loadOrCreateKeys(dataDir: string): Promise<ProjectKeys> {
   const keys = stored ? { ...stored, signingKey: await generateSigningKey() } : await generateKeys();
   await writeKeys(dataDir, keys);
   return keys;
+}
+
+/**
+ * The keys of every server on this database: the stored ones, or, when none are stored yet, these
+ * (then stored). DATA_DIR/keys.json is rewritten when it held others. The table is localbase's own
+ * (schema `_localbase`), readable by no API role; a lock makes two servers starting at once agree.
+ */
+export async function shareProjectKeys(pool: pg.Pool, dataDir: string, keys: ProjectKeys): Promise<ProjectKeys> {
+  const client = await pool.connect();
+  let stored: unknown;
+  try {
+    await client.query('begin');
+    await client.query(`select pg_advisory_xact_lock(hashtext('localbase:project_keys'))`);
+    await client.query(`create table if not exists _localbase.project_keys (
+      singleton boolean primary key default true check (singleton),
+      keys jsonb not null,
+      created_at timestamptz not null default now())`);
+    await client.query('revoke all on _localbase.project_keys from public');
+    await client.query('insert into _localbase.project_keys (keys) values ($1) on conflict (singleton) do nothing', [
+      JSON.stringify(keys),
+    ]);
+    const { rows } = await client.query<{ keys: unknown }>('select keys from _localbase.project_keys');
+    stored = rows[0]?.keys;
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  const parsed = keysFileSchema.required({ signingKey: true }).parse(stored);
+  const shared: ProjectKeys = { ...parsed, signingKey: parsed.signingKey };
+  const same =
+    shared.jwtSecret === keys.jwtSecret &&
+    shared.accessToken === keys.accessToken &&
+    shared.signingKey.kid === keys.signingKey.kid;
+  if (!same) await writeKeys(dataDir, shared);
+  return shared;
 }

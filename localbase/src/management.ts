@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { installJsonParser, InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from './json-body.ts';
 import { listOutbox } from './auth/mail.ts';
 import { forgetAllPrepared } from './prepared-statements.ts';
-import { acquireClient } from './request-transaction.ts';
+import { acquireClient } from './pooled-client.ts';
 
 export interface ManagementRoutesOptions {
   pool: pg.Pool;

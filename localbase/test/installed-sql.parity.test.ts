@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import { openParityDatabase } from '#tools/testing/parity-database.ts';
 import { installIfChanged, type Installation } from '../src/installed-sql.ts';
-import { installSessionGuard } from '../src/request-transaction.ts';
+import { installSessionGuard } from '../src/session-guard.ts';
 
 let database: Database;
 

@@ -1,13 +1,14 @@
-// The hub's read check, without a database: all subscribers of a change are decided in one
-// statement, subscribers with the same role and claims are asked about once, and a failure is
-// handled as before: "this subscriber may not read the row" (no grant, an ended session) is an
-// answer and stays quiet, any other failure is logged before the change is withheld, never swallowed.
+// The hub's read check, without a database: the subscribers of a change are decided in one
+// statement (or in slices side by side, where the database has connections to spare), subscribers
+// with the same role and claims are asked about once, and a failure is handled as before: "this
+// subscriber may not read the row" (no grant, an ended session) is an answer and stays quiet, any
+// other failure is logged before the change is withheld, never swallowed.
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { VerifiedToken } from '../src/jwt.ts';
 import type { Frame } from '../src/realtime/frames.ts';
 import { RealtimeHub } from '../src/realtime/hub.ts';
-import { READERS_PER_STATEMENT } from '../src/realtime/visibility.ts';
+import { checkSlices, MIN_READERS_PER_SLICE, READERS_PER_STATEMENT } from '../src/realtime/visibility.ts';
 
 interface VisibilityRow {
   reader: number;
@@ -20,21 +21,27 @@ interface FakeDatabase {
   pool: pg.Pool;
   /** The readers each visibility statement was asked about. */
   statements: { role: string; claims: string }[][];
+  /** The most visibility statements that were running at one time. */
+  mostAtOnce: number;
 }
 
 /**
- * A pool that queues one change (drained on a checked-out connection) and answers the visibility
- * statement (sent on a checked-out connection, pipelined with its transaction) with `answer`.
+ * A pool whose queue holds one change (read once by the queue's read, queue.ts) and that answers
+ * the visibility statement (sent on a checked-out connection, pipelined with its transaction) with
+ * `answer`.
  */
 function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => VisibilityRow[] | Error): FakeDatabase {
-  let drained = false;
+  let read = false;
   const statements: FakeDatabase['statements'] = [];
-  /** The drain statement answers each queued item as {kind, item: to_jsonb(row)}: one change, once. */
-  const drain = () => {
-    const rows = drained
-      ? []
+  let running = 0;
+  const database = { statements, mostAtOnce: 0 } as FakeDatabase;
+  /** The queue's read answers its newer snapshot with each item as {kind, item}: one change, once. */
+  const readQueue = () => {
+    const rows = read
+      ? [{ up_to: '20:20:', kind: null, item: null }]
       : [
           {
+            up_to: '20:20:',
             kind: 'change',
             item: {
               id: 1,
@@ -46,16 +53,20 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
             },
           },
         ];
-    drained = true;
+    read = true;
     return { rows };
   };
   const client = {
     query: async (query: string | { text: string; values?: unknown[] }) => {
       const { text, values = [] } = typeof query === 'string' ? { text: query } : query;
-      if (text.includes('delete from _localbase.realtime_changes')) return drain();
       if (!text.includes('_localbase.realtime_visibility')) return { rows: [] };
       const readers = JSON.parse(String(values[4])) as { role: string; claims: string }[];
       statements.push(readers);
+      running += 1;
+      database.mostAtOnce = Math.max(database.mostAtOnce, running);
+      // Answered on a later turn, as a database does, so that statements sent together overlap.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
       const rows = answer(readers);
       if (rows instanceof Error) throw rows;
       return { rows };
@@ -67,11 +78,14 @@ function fakeDatabase(answer: (readers: { role: string; claims: string }[]) => V
     query: async (text: string) => {
       if (text.includes('_localbase.realtime_visibility'))
         throw new Error('the read check runs in a transaction of its own');
+      if (text.includes('from _localbase.realtime_changes c')) return readQueue();
+      if (text.includes('_localbase.realtime_readers')) return { rows: [{ registered: true }] };
       return { rows: [{ name: 'id', type: 'int4', primary_key: true }] };
     },
     connect: async () => client,
   } as unknown as pg.Pool;
-  return { pool, statements };
+  database.pool = pool;
+  return database;
 }
 
 function token(sub: string): VerifiedToken {
@@ -81,10 +95,11 @@ function token(sub: string): VerifiedToken {
 async function deliverOnce(
   database: FakeDatabase,
   tokens: VerifiedToken[],
+  checkConnections = 1,
 ): Promise<{ logged: unknown[]; sent: Frame[][] }> {
   const logged: unknown[] = [];
   const sent: Frame[][] = tokens.map(() => []);
-  const hub = new RealtimeHub(database.pool, (error) => logged.push(error));
+  const hub = new RealtimeHub(database.pool, (error) => logged.push(error), { checkConnections });
   tokens.forEach((subscriberToken, index) =>
     hub.add({
       topic: `realtime:notes-${index}`,
@@ -99,7 +114,7 @@ async function deliverOnce(
     }),
   );
   await hub.poke();
-  hub.stop();
+  await hub.stop();
   return { logged, sent };
 }
 
@@ -137,6 +152,39 @@ describe("the realtime hub's read check", () => {
     const { sent } = await deliverOnce(database, tokens);
     expect(database.statements.map((readers) => readers.length)).toEqual([READERS_PER_STATEMENT, 3]);
     expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index % 2 === 1 ? 0 : 1)));
+  });
+
+  it('spreads 200 distinct readers over 4 connections side by side when it may, and keeps each verdict with its reader', async () => {
+    const database = fakeDatabase((readers) =>
+      readers.map((reader, index) => seen(index, !reader.claims.includes('"odd-'))),
+    );
+    const tokens = Array.from({ length: 200 }, (_, index) => token(`${index % 2 === 1 ? 'odd' : 'even'}-${index}`));
+    const { sent, logged } = await deliverOnce(database, tokens, 4);
+    expect(database.statements.map((readers) => readers.length)).toEqual([50, 50, 50, 50]);
+    expect(database.mostAtOnce).toBe(4);
+    expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index % 2 === 1 ? 0 : 1)));
+    expect(logged).toEqual([]);
+  });
+
+  it('asks one statement at a time with one connection (PGlite), however many readers', async () => {
+    const database = fakeDatabase((readers) => readers.map((_, index) => seen(index, true)));
+    const tokens = Array.from({ length: 200 }, (_, index) => token(`reader-${index}`));
+    await deliverOnce(database, tokens);
+    expect(database.statements.map((readers) => readers.length)).toEqual([200]);
+    expect(database.mostAtOnce).toBe(1);
+  });
+
+  it('withholds the change from the readers of a slice whose statement failed, and only from them', async () => {
+    const failure = new Error('the connection was lost');
+    const database = fakeDatabase((readers) =>
+      readers.some((reader) => reader.claims.includes('"reader-0"'))
+        ? failure
+        : readers.map((_, index) => seen(index, true)),
+    );
+    const tokens = Array.from({ length: 100 }, (_, index) => token(`reader-${index}`));
+    const { sent, logged } = await deliverOnce(database, tokens, 4);
+    expect(logged).toEqual([failure]);
+    expect(sent.map((frames) => frames.length)).toEqual(tokens.map((_, index) => (index < 25 ? 0 : 1)));
   });
 
   it('logs an unexpected failure of the statement instead of swallowing it, and withholds the change', async () => {
@@ -183,5 +231,29 @@ describe("the realtime hub's read check", () => {
     expect(database.statements).toEqual([[expect.objectContaining({ role: 'authenticated' })]]);
     expect(sent[0]?.map((frame) => frame.event)).toEqual(['postgres_changes']);
     expect(sent[1]).toEqual([expect.objectContaining({ event: 'closed', payload: 'Token has expired 5 seconds ago' })]);
+  });
+});
+
+describe('how the readers of one change are cut into statements', () => {
+  it(`cuts them into ${READERS_PER_STATEMENT}s for one connection`, () => {
+    expect(checkSlices(READERS_PER_STATEMENT * 2 + 1, 1)).toEqual([
+      { start: 0, end: READERS_PER_STATEMENT },
+      { start: READERS_PER_STATEMENT, end: READERS_PER_STATEMENT * 2 },
+      { start: READERS_PER_STATEMENT * 2, end: READERS_PER_STATEMENT * 2 + 1 },
+    ]);
+  });
+
+  it(`shares them evenly over several connections, never fewer than ${MIN_READERS_PER_SLICE} nor more than ${READERS_PER_STATEMENT} to a statement`, () => {
+    expect(checkSlices(10, 4)).toEqual([{ start: 0, end: 10 }]);
+    expect(checkSlices(60, 4)).toEqual([
+      { start: 0, end: 25 },
+      { start: 25, end: 50 },
+      { start: 50, end: 60 },
+    ]);
+    expect(checkSlices(201, 4).map(({ start, end }) => end - start)).toEqual([51, 51, 51, 48]);
+    expect(
+      checkSlices(READERS_PER_STATEMENT * 8, 4).every(({ start, end }) => end - start === READERS_PER_STATEMENT),
+    ).toBe(true);
+    expect(checkSlices(0, 4)).toEqual([]);
   });
 });

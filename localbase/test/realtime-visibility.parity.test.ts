@@ -14,7 +14,7 @@ import { installCapture, syncCaptureTriggers } from '../src/realtime/capture.ts'
 import type { Frame } from '../src/realtime/frames.ts';
 import { RealtimeHub } from '../src/realtime/hub.ts';
 import { installVisibility } from '../src/realtime/visibility.ts';
-import { installSessionGuard } from '../src/request-transaction.ts';
+import { installSessionGuard } from '../src/session-guard.ts';
 
 const NOTES_SQL = `
 create table public.rt_notes (id bigint primary key, owner uuid not null, body text not null);
@@ -41,7 +41,12 @@ alter publication supabase_realtime add table public.rt_notes, public.rt_logged;
 let database: Database;
 let owner: pg.Pool;
 
-/** The owner's pool as the hub sees it, counting round trips other than draining the queue. */
+/** The queues' read (queue.ts) and the readers' heartbeat (readers.ts): not the check's round trips. */
+function isQueueUpkeep(sql: string): boolean {
+  return sql.includes('_localbase.realtime_changes') || sql.includes('pg_current_snapshot()');
+}
+
+/** The owner's pool as the hub sees it, counting round trips other than reading and tending the queues. */
 function countingPool(): {
   pool: pg.Pool;
   roundTrips: () => number;
@@ -58,7 +63,7 @@ function countingPool(): {
       if (property === 'query') {
         return (text: string | { text: string }, ...rest: unknown[]) => {
           const sql = typeof text === 'string' ? text : text.text;
-          if (sql.includes('delete from _localbase.realtime_changes')) drains += 1;
+          if (isQueueUpkeep(sql)) drains += 1;
           else roundTrips += 1;
           if (sql.includes('_localbase.realtime_visibility'))
             asked.push(...(JSON.parse(String((rest[0] as unknown[])[4])) as unknown[]));
@@ -66,7 +71,7 @@ function countingPool(): {
         };
       }
       if (property === 'connect') {
-        // Counted with its first statement: a connection that only drains the queue is no round trip here.
+        // Counted with its first statement: a connection that only reads the queues is no round trip here.
         return async () => countingClient(await target.connect());
       }
       return Reflect.get(target, property, receiver) as unknown;
@@ -75,7 +80,7 @@ function countingPool(): {
   /**
    * A checked-out connection: its first statement is a round trip, and so is one sent after all
    * earlier ones were answered; statements sent while one is waiting go out in the same write.
-   * The queue's drain (on a connection of its own, tagged for PGlite's engine) counts as a drain.
+   * Reading or tending the queues counts as a drain.
    */
   function countingClient(client: pg.PoolClient): pg.PoolClient {
     let waiting = 0;
@@ -84,7 +89,7 @@ function countingPool(): {
         if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
         return (query: string | { text: string; values?: unknown[] }, ...rest: unknown[]) => {
           const config = typeof query === 'string' ? { text: query, values: rest[0] as unknown[] | undefined } : query;
-          if (config.text.includes('delete from _localbase.realtime_changes')) drains += 1;
+          if (isQueueUpkeep(config.text)) drains += 1;
           else if (waiting === 0) roundTrips += 1;
           if (config.text.includes('_localbase.realtime_visibility'))
             asked.push(...(JSON.parse(String(config.values?.[4])) as unknown[]));
@@ -124,12 +129,16 @@ interface Subscribed {
   counter: ReturnType<typeof countingPool>;
 }
 
-function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
+/**
+ * A hub with one channel per token on `table`, reading what is written from now on; its checks of
+ * one change spread over `checkConnections` connections, as on PostgreSQL (1: PGlite's way).
+ */
+async function subscribe(tokens: VerifiedToken[], table: string, checkConnections = 1): Promise<Subscribed> {
   const counter = countingPool();
   const logged: unknown[] = [];
   const closed: [number, string][] = [];
   const received: Frame[][] = tokens.map(() => []);
-  const hub = new RealtimeHub(counter.pool, (error) => logged.push(error));
+  const hub = new RealtimeHub(counter.pool, (error) => logged.push(error), { checkConnections });
   tokens.forEach((token, index) =>
     hub.add({
       topic: `realtime:${table}-${index}`,
@@ -141,6 +150,7 @@ function subscribe(tokens: VerifiedToken[], table: string): Subscribed {
       close: (message) => closed.push([index, message]),
     }),
   );
+  await hub.readFromNow();
   return { hub, received, logged, closed, counter };
 }
 
@@ -179,7 +189,7 @@ afterAll(async () => {
 describe('the read check of one change to many subscribers', () => {
   it.each([1, 10, 100])('takes one round trip for %i subscribers, and RLS decides for each', async (count) => {
     const students = Array.from({ length: count }, () => randomUUID());
-    const subscribed = subscribe(
+    const subscribed = await subscribe(
       students.map((id) => student(id)),
       'rt_notes',
     );
@@ -196,9 +206,30 @@ describe('the read check of one change to many subscribers', () => {
     }
   });
 
+  it('spreads 60 distinct readers over connections in slices of at least 25, one statement each, and RLS still decides for each', async () => {
+    const students = Array.from({ length: 60 }, () => randomUUID());
+    const subscribed = await subscribe(
+      students.map((id) => student(id)),
+      'rt_notes',
+      4,
+    );
+    try {
+      await deliverNote(subscribed, students[0] as string);
+      // Three slices (25, 25, 10), each its own statement on its own connection, sent side by side.
+      expect(await deliverNote(subscribed, students[42] as string)).toBe(3);
+      expect(subscribed.counter.asked).toHaveLength(120);
+      expect(subscribed.received.map((frames) => frames.length)).toEqual(
+        students.map((_, index) => (index === 0 || index === 42 ? 1 : 0)),
+      );
+      expect(subscribed.logged).toEqual([]);
+    } finally {
+      await subscribed.hub.stop();
+    }
+  });
+
   it('asks once about subscribers with the same role and claims, and still delivers to each of them', async () => {
     const alice = randomUUID();
-    const subscribed = subscribe([student(alice), student(alice), student(alice)], 'rt_notes');
+    const subscribed = await subscribe([student(alice), student(alice), student(alice)], 'rt_notes');
     try {
       await deliverNote(subscribed, alice);
       expect(subscribed.counter.asked).toHaveLength(1);
@@ -216,7 +247,7 @@ describe('the read check of one change to many subscribers', () => {
     );
     const live = randomUUID();
     await owner.query('insert into auth.sessions (id, user_id) values ($1, $2)', [live, alice]);
-    const subscribed = subscribe(
+    const subscribed = await subscribe(
       [
         { role: 'service_role', claims: { role: 'service_role' } },
         { role: 'anon', claims: { role: 'anon' } },
@@ -237,7 +268,7 @@ describe('the read check of one change to many subscribers', () => {
 
   it('runs the checks read-only: a policy that writes is refused, logged, and the row withheld', async () => {
     const alice = randomUUID();
-    const subscribed = subscribe([student(alice)], 'rt_logged');
+    const subscribed = await subscribe([student(alice)], 'rt_logged');
     try {
       await owner.query(`insert into public.rt_logged (id, body) values (1, 'read me')`);
       await subscribed.hub.poke();
@@ -470,7 +501,8 @@ describe('a data dir from before UPDATE and DELETE were captured', () => {
     await owner.query(`insert into public.rt_logged (id, body) values (77, 'before'); update public.rt_logged set body = 'after' where id = 77;
       delete from public.rt_logged where id = 77`);
     const queued = await owner.query(
-      `select event, record, old_record from _localbase.realtime_changes where table_name = 'rt_logged' order by id`,
+      `select event, record, old_record from _localbase.realtime_changes
+       where table_name = 'rt_logged' and coalesce(record, old_record) ->> 'id' = '77' order by id`,
     );
     await owner.query('delete from _localbase.realtime_changes');
     expect(queued.rows).toEqual([

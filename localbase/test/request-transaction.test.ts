@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { acquireClient, ConnectionBusyError } from '../src/request-transaction.ts';
+import { acquireClient, ConnectionBusyError } from '../src/pooled-client.ts';
 
 describe('acquireClient', () => {
   it('gives up after the deadline and hands the late connection straight back', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import { openProductParityDatabase } from '#tools/testing/parity-database.ts';
-import { overrideStatementTimeoutsForTests, parseDurationMs } from '../src/request-transaction.ts';
+import { overrideStatementTimeoutsForTests, parseDurationMs } from '../src/statement-timeouts.ts';
 import { DEFAULT_HOISTED_SETTINGS, functionTransaction } from '../src/rest/calls.ts';
 import type { RpcFunction } from '../src/rest/catalog.ts';
 import { startLocalbase, type Localbase } from '../server.ts';

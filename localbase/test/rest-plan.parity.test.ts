@@ -10,7 +10,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import { openProductParityDatabase } from '#tools/testing/parity-database.ts';
-import { overrideStatementTimeoutsForTests } from '../src/request-transaction.ts';
+import { overrideStatementTimeoutsForTests } from '../src/statement-timeouts.ts';
 import { inlineParameters } from '../src/rest/route-context.ts';
 import { startLocalbase, type Localbase } from '../server.ts';
 import { clientFor, managementQuery } from './clients.ts';

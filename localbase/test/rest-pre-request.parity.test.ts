@@ -3,7 +3,7 @@
 // before the statement. What it raises is the request's error (a PTnnn code its status), a write it
 // refuses leaves nothing behind, and the response.headers / response.status it sets are answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exposedHeaders, requestCookies } from '../src/request-transaction.ts';
+import { exposedHeaders, requestCookies } from '../src/request-context.ts';
 import { preRequestSql } from '../src/rest/pre-request.ts';
 import type { Localbase } from '../server.ts';
 import { managementQuery } from './clients.ts';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import { openParityDatabase } from '#tools/testing/parity-database.ts';
-import { installSessionGuard, withOwnerTransaction, withRequestTransaction } from '../src/request-transaction.ts';
+import { withOwnerTransaction, withRequestTransaction } from '../src/request-transaction.ts';
+import { installSessionGuard } from '../src/session-guard.ts';
 
 let database: Database;
 

@@ -52,6 +52,11 @@
 --   20261128400100_community_export_timer_settings.sql
 --   20261128500000_community_buddy_feed.sql
 --   20261129100000_community_export_subjects.sql
+--   20261129700000_gateway_shared_counters.sql
+--   20261129700100_gateway_admin_sessions.sql
+--   20261129700200_gateway_push_identity.sql
+--   20261129700300_gateway_prune_shared_state.sql
+--   20261129700400_gateway_forget_deleted_accounts.sql
 
 begin;
 
@@ -6527,11 +6532,401 @@ revoke execute on function public.export_my_data() from public, anon;
 grant execute on function public.export_my_data() to authenticated;
 -- <<< 20261129100000_community_export_subjects.sql
 
+-- >>> 20261129700000_gateway_shared_counters.sql
+-- Counters that every gateway on one database shares (a district: several servers behind a load
+-- balancer): the per-address rate-limit windows and the per-account budget of wrong passwords.
+-- Counted here, one atomic statement per hit, so N servers allow what one server allows.
+-- Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+--
+-- The gateway names each counter by a SHA-256 digest (of "<family>:<address>", of an account's
+-- e-mail), so neither addresses nor e-mail addresses are stored. Windows are timed by the
+-- database's clock, which every server shares. The tables are unlogged: a crash of PostgreSQL
+-- empties them (every budget starts afresh once), and nothing else depends on them.
+
+create unlogged table if not exists private.gateway_rate_windows (
+  key text primary key,
+  hits integer not null,
+  window_ends_at timestamptz not null,
+  constraint gateway_rate_windows_key check (key ~ '^[0-9a-f]{64}$')
+);
+-- What pruning scans.
+create index if not exists gateway_rate_windows_ends_idx on private.gateway_rate_windows (window_ends_at);
+
+create unlogged table if not exists private.gateway_login_budgets (
+  account text primary key,
+  -- Bumped whenever a new window opens, so an attempt settles in the window it began in.
+  generation integer not null default 1,
+  failures integer not null default 0,
+  -- Attempts still waiting for the backend's answer; they count until in_flight_until, so a server
+  -- killed during an attempt leaves no count behind for longer than that.
+  in_flight integer not null default 0,
+  in_flight_until timestamptz,
+  window_ends_at timestamptz not null,
+  constraint gateway_login_budgets_account check (account ~ '^[0-9a-f]{64}$'),
+  constraint gateway_login_budgets_counts check (failures >= 0 and in_flight >= 0)
+);
+create index if not exists gateway_login_budgets_ends_idx on private.gateway_login_budgets (window_ends_at);
+
+revoke all on private.gateway_rate_windows, private.gateway_login_budgets from public, anon, authenticated, service_role;
+
+-- One hit on a fixed window that opens at its first hit (as @fastify/rate-limit's own store counts):
+-- answers the hits in the window so far, this one included, and the milliseconds until it ends.
+create or replace function public.gateway_hit_rate_window(p_key text, p_window_ms integer)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_hits integer;
+  v_ends timestamptz;
+begin
+  if p_key is null or p_key !~ '^[0-9a-f]{64}$' or p_window_ms is null or p_window_ms not between 1 and 86400000 then
+    raise exception 'invalid_rate_window' using errcode = 'P0110',
+      hint = 'a key is a SHA-256 digest in hex; a window lasts 1 ms to 1 day';
+  end if;
+  insert into private.gateway_rate_windows as w (key, hits, window_ends_at)
+    values (p_key, 1, clock_timestamp() + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (key) do update
+    set hits = case when w.window_ends_at <= clock_timestamp() then 1 else w.hits + 1 end,
+        window_ends_at = case when w.window_ends_at <= clock_timestamp() then excluded.window_ends_at
+                              else w.window_ends_at end
+  returning w.hits, w.window_ends_at into v_hits, v_ends;
+  return jsonb_build_object(
+    'hits', v_hits,
+    'ttl_ms', greatest(0, ceil(extract(epoch from v_ends - clock_timestamp()) * 1000))::bigint);
+end
+$$;
+comment on function public.gateway_hit_rate_window(text, integer) is
+  'service: counts one hit in the rate-limit window named by p_key (opened by its first hit, p_window_ms long); returns {hits, ttl_ms}.';
+
+-- Starts a password attempt for an account. Refused ({locked, retry_after_ms}) once the failures
+-- and the attempts in flight reach p_max in the account's window; otherwise the attempt counts as
+-- in flight until it is settled, and {generation} names the window it began in.
+create or replace function public.gateway_begin_password_attempt(
+  p_account text, p_max integer, p_window_ms integer, p_attempt_ms integer
+) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_row private.gateway_login_budgets%rowtype;
+begin
+  if p_account is null or p_account !~ '^[0-9a-f]{64}$' or p_max is null or p_max not between 1 and 1000
+     or p_window_ms is null or p_window_ms not between 1000 and 86400000
+     or p_attempt_ms is null or p_attempt_ms not between 1000 and 600000 then
+    raise exception 'invalid_login_attempt' using errcode = 'P0111',
+      hint = 'an account is a SHA-256 digest in hex; at most 1-1000 failures per window of 1 s to 1 day; an attempt lasts 1 s to 10 minutes';
+  end if;
+  -- The row is locked by this statement until the transaction ends: concurrent attempts queue here.
+  insert into private.gateway_login_budgets as b (account, window_ends_at)
+    values (p_account, v_now + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (account) do update
+    set generation = case when b.window_ends_at <= v_now then b.generation + 1 else b.generation end,
+        failures = case when b.window_ends_at <= v_now then 0 else b.failures end,
+        in_flight = case when b.window_ends_at <= v_now or b.in_flight_until <= v_now then 0 else b.in_flight end,
+        window_ends_at = case when b.window_ends_at <= v_now then excluded.window_ends_at else b.window_ends_at end
+  returning * into v_row;
+  if v_row.failures + v_row.in_flight >= p_max then
+    return jsonb_build_object(
+      'locked', true,
+      'retry_after_ms', greatest(1, ceil(extract(epoch from v_row.window_ends_at - v_now) * 1000))::bigint);
+  end if;
+  update private.gateway_login_budgets
+    set in_flight = in_flight + 1, in_flight_until = v_now + make_interval(secs => p_attempt_ms / 1000.0)
+    where account = p_account;
+  return jsonb_build_object('locked', false, 'generation', v_row.generation);
+end
+$$;
+comment on function public.gateway_begin_password_attempt(text, integer, integer, integer) is
+  'service: starts a password attempt for an account; {locked, retry_after_ms} past its budget of wrong passwords, else {generation} of its window.';
+
+-- Settles an attempt begun in window p_generation: no longer in flight, and a wrong password counts
+-- in that window, or in the current one when that window has ended. A right password in a window
+-- that holds nothing else leaves no window behind.
+create or replace function public.gateway_settle_password_attempt(
+  p_account text, p_generation integer, p_wrong_password boolean, p_window_ms integer
+) returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_row private.gateway_login_budgets%rowtype;
+begin
+  if p_account is null or p_account !~ '^[0-9a-f]{64}$' or p_generation is null or p_wrong_password is null
+     or p_window_ms is null or p_window_ms not between 1000 and 86400000 then
+    raise exception 'invalid_login_attempt' using errcode = 'P0111',
+      hint = 'give the account digest, the generation the attempt began in, its outcome and the window';
+  end if;
+  update private.gateway_login_budgets
+    set in_flight = greatest(in_flight - 1, 0)
+    where account = p_account and generation = p_generation and window_ends_at > v_now
+    returning * into v_row;
+  if not p_wrong_password then
+    delete from private.gateway_login_budgets
+      where account = p_account and v_row.account is not null and failures = 0 and in_flight = 0;
+    return;
+  end if;
+  insert into private.gateway_login_budgets as b (account, failures, window_ends_at)
+    values (p_account, 1, v_now + make_interval(secs => p_window_ms / 1000.0))
+  on conflict (account) do update
+    set generation = case when b.window_ends_at <= v_now then b.generation + 1 else b.generation end,
+        failures = case when b.window_ends_at <= v_now then 1 else b.failures + 1 end,
+        in_flight = case when b.window_ends_at <= v_now then 0 else b.in_flight end,
+        window_ends_at = case when b.window_ends_at <= v_now then excluded.window_ends_at else b.window_ends_at end;
+end
+$$;
+comment on function public.gateway_settle_password_attempt(text, integer, boolean, integer) is
+  'service: settles a password attempt begun in window p_generation; a wrong password counts a failure in the account''s current window.';
+
+-- Ended windows are deleted by the gateways' housekeeping (gateway_prune_shared_state, in its own
+-- migration), so the tables hold only what still counts.
+
+revoke execute on function public.gateway_hit_rate_window(text, integer),
+  public.gateway_begin_password_attempt(text, integer, integer, integer),
+  public.gateway_settle_password_attempt(text, integer, boolean, integer)
+  from public, anon, authenticated;
+grant execute on function public.gateway_hit_rate_window(text, integer),
+  public.gateway_begin_password_attempt(text, integer, integer, integer),
+  public.gateway_settle_password_attempt(text, integer, boolean, integer)
+  to service_role;
+-- <<< 20261129700000_gateway_shared_counters.sql
+
+-- >>> 20261129700100_gateway_admin_sessions.sql
+-- Admin console sessions ended before their cookie expired (a logout), and accounts whose every
+-- console session was ended (banned, deleted, admin role revoked), kept where every gateway on the
+-- database reads them: a cookie logged out on one server is refused by all, at once and after any
+-- restart. Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+--
+-- A session is named by the SHA-256 digest of its signed cookie value, never the value itself. Times
+-- are the gateways' own seconds, as the cookie's issue time is written by a gateway's clock. Ordinary
+-- (logged) tables: a logout must survive a crash of PostgreSQL.
+
+create table if not exists private.gateway_ended_admin_sessions (
+  id text primary key,
+  expires_at timestamptz not null,
+  constraint gateway_ended_admin_sessions_id check (id ~ '^[0-9a-f]{64}$')
+);
+create index if not exists gateway_ended_admin_sessions_expires_idx
+  on private.gateway_ended_admin_sessions (expires_at);
+
+create table if not exists private.gateway_ended_admin_accounts (
+  user_id text primary key,
+  ended_at timestamptz not null,
+  constraint gateway_ended_admin_accounts_user check (char_length(user_id) between 1 and 64)
+);
+create index if not exists gateway_ended_admin_accounts_ended_idx on private.gateway_ended_admin_accounts (ended_at);
+
+revoke all on private.gateway_ended_admin_sessions, private.gateway_ended_admin_accounts
+  from public, anon, authenticated, service_role;
+
+-- Remembers a logged-out session until its cookie would have expired.
+create or replace function public.gateway_end_admin_session(p_id text, p_expires_at_s bigint)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_id is null or p_id !~ '^[0-9a-f]{64}$' or p_expires_at_s is null or p_expires_at_s not between 0 and 32503680000 then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'a session is the SHA-256 digest of its cookie in hex, with the second its cookie expires';
+  end if;
+  insert into private.gateway_ended_admin_sessions (id, expires_at)
+    values (p_id, to_timestamp(p_expires_at_s))
+  on conflict (id) do update set expires_at = greatest(excluded.expires_at, private.gateway_ended_admin_sessions.expires_at);
+end
+$$;
+comment on function public.gateway_end_admin_session(text, bigint) is
+  'service: remembers a logged-out admin console session (the digest of its cookie) until p_expires_at_s.';
+
+-- Ends every console session of an account issued up to p_ended_at_s.
+create or replace function public.gateway_end_admin_account(p_user_id text, p_ended_at_s bigint)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_user_id is null or char_length(p_user_id) not between 1 and 64
+     or p_ended_at_s is null or p_ended_at_s not between 0 and 32503680000 then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'give the account''s id and the second its sessions end';
+  end if;
+  insert into private.gateway_ended_admin_accounts (user_id, ended_at)
+    values (p_user_id, to_timestamp(p_ended_at_s))
+  on conflict (user_id) do update set ended_at = greatest(excluded.ended_at, private.gateway_ended_admin_accounts.ended_at);
+end
+$$;
+comment on function public.gateway_end_admin_account(text, bigint) is
+  'service: ends every admin console session of an account issued up to p_ended_at_s.';
+
+-- Whether a cookie's session was ended: logged out (and not yet expired at p_now_s), or issued at
+-- or before the moment its account's sessions were ended.
+create or replace function public.gateway_admin_session_ended(
+  p_id text, p_user_id text, p_issued_at_s bigint, p_now_s bigint
+) returns boolean
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+begin
+  if p_id is null or p_id !~ '^[0-9a-f]{64}$' or (p_user_id is not null and char_length(p_user_id) not between 1 and 64)
+     or p_issued_at_s is null or p_now_s is null then
+    raise exception 'invalid_admin_session' using errcode = 'P0112',
+      hint = 'give the cookie''s digest, its account (or null), its issue time and now, in seconds';
+  end if;
+  return exists (select 1 from private.gateway_ended_admin_sessions s
+                 where s.id = p_id and s.expires_at >= to_timestamp(p_now_s))
+      or exists (select 1 from private.gateway_ended_admin_accounts a
+                 where a.user_id = p_user_id and to_timestamp(p_issued_at_s) <= a.ended_at);
+end
+$$;
+comment on function public.gateway_admin_session_ended(text, text, bigint, bigint) is
+  'service: whether an admin console cookie (its digest, account and issue time) was logged out or its account''s sessions ended.';
+
+revoke execute on function public.gateway_end_admin_session(text, bigint),
+  public.gateway_end_admin_account(text, bigint),
+  public.gateway_admin_session_ended(text, text, bigint, bigint)
+  from public, anon, authenticated;
+grant execute on function public.gateway_end_admin_session(text, bigint),
+  public.gateway_end_admin_account(text, bigint),
+  public.gateway_admin_session_ended(text, text, bigint, bigint)
+  to service_role;
+-- <<< 20261129700100_gateway_admin_sessions.sql
+
+-- >>> 20261129700200_gateway_push_identity.sql
+-- The Web Push identity (VAPID key pair and contact) that every gateway on the database signs with.
+-- A browser's push subscription accepts only pushes signed with the key it subscribed with, so
+-- servers that share a database must share the key: the first server to ask stores the pair it
+-- offers (its DATA_DIR's), every later one gets that same pair back. Idempotent: part of
+-- community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+
+create table if not exists private.gateway_push_identity (
+  singleton boolean primary key default true,
+  public_key text not null,
+  private_key text not null,
+  subject text not null,
+  created_at timestamptz not null default now(),
+  constraint gateway_push_identity_one_row check (singleton),
+  constraint gateway_push_identity_public_key check (public_key ~ '^[A-Za-z0-9_-]{80,100}$'),
+  constraint gateway_push_identity_private_key check (private_key ~ '^[A-Za-z0-9_-]{40,50}$'),
+  constraint gateway_push_identity_subject check (subject ~ '^(mailto:|https://)' and char_length(subject) <= 320)
+);
+revoke all on private.gateway_push_identity from public, anon, authenticated, service_role;
+
+-- The stored identity; the one offered is stored first when there is none yet.
+create or replace function public.gateway_push_identity(p_public_key text, p_private_key text, p_subject text)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_row private.gateway_push_identity%rowtype;
+begin
+  if p_public_key is null or p_public_key !~ '^[A-Za-z0-9_-]{80,100}$'
+     or p_private_key is null or p_private_key !~ '^[A-Za-z0-9_-]{40,50}$'
+     or p_subject is null or p_subject !~ '^(mailto:|https://)' or char_length(p_subject) > 320 then
+    raise exception 'invalid_push_identity' using errcode = 'P0113',
+      hint = 'offer a VAPID key pair in URL-safe base64 and a mailto: or https: subject';
+  end if;
+  insert into private.gateway_push_identity (public_key, private_key, subject)
+    values (p_public_key, p_private_key, p_subject)
+  on conflict (singleton) do nothing;
+  select * into v_row from private.gateway_push_identity;
+  return jsonb_build_object('public_key', v_row.public_key, 'private_key', v_row.private_key, 'subject', v_row.subject);
+end
+$$;
+comment on function public.gateway_push_identity(text, text, text) is
+  'service: the VAPID identity every gateway on this database signs pushes with; the first offer is kept.';
+
+revoke execute on function public.gateway_push_identity(text, text, text) from public, anon, authenticated;
+grant execute on function public.gateway_push_identity(text, text, text) to service_role;
+-- <<< 20261129700200_gateway_push_identity.sql
+
+-- >>> 20261129700300_gateway_prune_shared_state.sql
+-- Housekeeping of the gateways' shared state (a district: docs/deployment.md), run by every gateway
+-- now and then: counting windows that have ended and admin session records that can refuse nothing
+-- any more. Idempotent: part of community-patch-v6.sql. Rules: docs/database.md#gateway-shared-state.
+-- Any gateway may run it at any time; two at once delete the same rows, which is harmless.
+
+create or replace function public.gateway_prune_shared_state() returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_windows integer;
+  v_budgets integer;
+  v_sessions integer;
+  v_accounts integer;
+begin
+  delete from private.gateway_rate_windows where window_ends_at <= v_now;
+  get diagnostics v_windows = row_count;
+  -- A budget whose window ended still counts attempts in flight until they lapse.
+  delete from private.gateway_login_budgets
+    where window_ends_at <= v_now and (in_flight = 0 or in_flight_until <= v_now);
+  get diagnostics v_budgets = row_count;
+  delete from private.gateway_ended_admin_sessions where expires_at < v_now;
+  get diagnostics v_sessions = row_count;
+  -- No cookie lives longer than 12 hours: an account's end older than that can refuse nothing.
+  delete from private.gateway_ended_admin_accounts where ended_at < v_now - interval '12 hours';
+  get diagnostics v_accounts = row_count;
+  return jsonb_build_object('rate_windows', v_windows, 'login_budgets', v_budgets,
+                            'admin_sessions', v_sessions, 'admin_accounts', v_accounts);
+end
+$$;
+comment on function public.gateway_prune_shared_state() is
+  'service: deletes the gateways'' shared state that no longer counts (ended windows, expired admin session records); answers how many rows of each went.';
+
+revoke execute on function public.gateway_prune_shared_state() from public, anon, authenticated;
+grant execute on function public.gateway_prune_shared_state() to service_role;
+-- <<< 20261129700300_gateway_prune_shared_state.sql
+
+-- >>> 20261129700400_gateway_forget_deleted_accounts.sql
+-- Deleting an account leaves nothing that names her (docs/database.md#deleting-an-account), the
+-- gateways' shared state included: the record that her admin console sessions were ended goes with
+-- her account. Nothing is lost by it: a console session is refused on every request once its
+-- account is gone (the console checks the account's standing each time), so the record could only
+-- ever refuse what is refused already. Idempotent: part of community-patch-v6.sql.
+-- Rules: docs/database.md#gateway-shared-state.
+
+-- Triggers ---------------------------------------------------------------------------------------
+
+create or replace function private.gateway_forget_deleted_account() returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from private.gateway_ended_admin_accounts where user_id = old.id::text;
+  return null;
+end
+$$;
+comment on function private.gateway_forget_deleted_account() is
+  'internal: an account''s ended admin console sessions are forgotten with the account.';
+
+drop trigger if exists gateway_forget_deleted_account on auth.users;
+create trigger gateway_forget_deleted_account after delete on auth.users
+  for each row execute function private.gateway_forget_deleted_account();
+
+-- Grants -----------------------------------------------------------------------------------------
+
+revoke execute on function private.gateway_forget_deleted_account() from public, anon, authenticated, service_role;
+-- <<< 20261129700400_gateway_forget_deleted_accounts.sql
+
 -- Records that this bundle was applied (the admin console reads it to report the patch version).
 do $$
 begin
   if to_regclass('private.schema_patches') is not null then
-    insert into private.schema_patches (bundle, version) values ('community-patch-v6.sql', '20261129100000') on conflict do nothing;
+    insert into private.schema_patches (bundle, version) values ('community-patch-v6.sql', '20261129700400') on conflict do nothing;
   end if;
 end
 $$;

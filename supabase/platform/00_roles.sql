@@ -23,6 +23,6 @@ grant anon, authenticated, service_role to authenticator;
 -- The statement timeouts a hosted project sets on the API roles (service_role has none). They apply
 -- to a session that logs in as the role; the Data API switches roles inside one login, so it also
 -- sets them per request, as PostgREST applies the impersonated role's settings
--- (localbase/src/request-transaction.ts, STATEMENT_TIMEOUTS_MS: the same values).
+-- (localbase/src/statement-timeouts.ts, STATEMENT_TIMEOUTS_MS: the same values).
 alter role anon set statement_timeout = '3s';
 alter role authenticated set statement_timeout = '8s';

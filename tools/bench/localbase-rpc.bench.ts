@@ -93,7 +93,7 @@ interface EngineRun {
 }
 
 // The per-request check before bans: the session's row alone. The installed one joins the user
-// to read banned_until (request-transaction.ts); both are swapped in and out within one run.
+// to read banned_until (session-guard.ts); both are swapped in and out within one run.
 const SESSION_ONLY_GUARD = `
 create or replace function _localbase.require_live_session(p_session uuid) returns boolean
 language plpgsql stable security definer set search_path = ''

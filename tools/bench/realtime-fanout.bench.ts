@@ -1,6 +1,8 @@
-// Benchmark: realtime fan-out on localbase, on PGlite and on PostgreSQL 15. PGlite runs as the
+// Benchmark: realtime fan-out on localbase, on PGlite and on the default engine, the embedded
+// PostgreSQL (db/embedded-postgres.ts, in a temp DATA_DIR, with the product's pool), side by side;
+// or on Debian's PostgreSQL 15 (tools/pg/cluster.ts) with --engine cluster. PGlite runs as the
 // product runs it: in its worker thread (db/pglite-engine.ts), started from the test database's
-// snapshot, so the server's thread is free while a check runs. Two cases:
+// snapshot, so the server's thread is free while a check runs. Three cases:
 //   fan-out  a chat message (an INSERT on public.group_chat_messages by a member, through the Data
 //            API) delivered to N subscribers: N sockets, each a signed-in member of the group with
 //            a postgres_changes channel on it; then the same message deleted by its sender
@@ -21,7 +23,7 @@
 // the commit before a change: `git archive <commit> tools supabase | tar -x -C .tmp/before`),
 // side by side on the same database, users and machine. Not a test: it never fails on a time.
 //   node --import tsx tools/bench/realtime-fanout.bench.ts [--subscribers 200] [--messages 30]
-//     [--joins 10000] [--engine both|pglite|postgres] [--clients child|in-process] [--compare .tmp/before]
+//     [--joins 10000] [--engine both|pglite|default|cluster] [--clients child|in-process] [--compare .tmp/before]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import os from 'node:os';
@@ -33,6 +35,7 @@ import { MEMORY, openDatabase, type Database } from '#db/database.ts';
 import type { Localbase, LocalbaseOptions } from '#localbase';
 import { startLocalbase } from '#localbase';
 import { startCluster } from '../pg/cluster.ts';
+import { makeReachableTempDir } from '../testing/reachable-temp-dir.ts';
 import { testDatabaseSnapshot } from '../testing/test-database.ts';
 import { openChildSubscribers, openSubscribers, sharedNow, type JoinRequest } from './realtime-fanout-subscribers.ts';
 
@@ -41,7 +44,7 @@ const options = z
     subscribers: z.coerce.number().int().min(1).max(2000),
     messages: z.coerce.number().int().min(1).max(1000),
     joins: z.coerce.number().int().min(1).max(100_000),
-    engine: z.enum(['both', 'pglite', 'postgres']),
+    engine: z.enum(['both', 'pglite', 'default', 'cluster']),
     clients: z.enum(['child', 'in-process']),
     compare: z.string().optional(),
   })
@@ -370,7 +373,7 @@ async function main(): Promise<void> {
     `realtime fan-out benchmark: ${options.subscribers} subscribers, ${options.messages} messages, ${options.joins} joins on one socket`,
   );
 
-  if (options.engine !== 'postgres') {
+  if (options.engine === 'both' || options.engine === 'pglite') {
     const database = await openDatabase({
       dataDir: MEMORY,
       migrate: false,
@@ -382,7 +385,18 @@ async function main(): Promise<void> {
       await database.close();
     }
   }
-  if (options.engine !== 'pglite') {
+  if (options.engine === 'both' || options.engine === 'default') {
+    const dataDir = await makeReachableTempDir('realtime-fanout-bench-pg-');
+    const database = await openDatabase({ dataDir, engine: 'postgres' });
+    try {
+      if (!database.postgres) throw new Error(`the default engine is not PostgreSQL here: ${database.notice}`);
+      await runEngine(database.engineName ?? 'embedded PostgreSQL', database, variants);
+    } finally {
+      await database.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  if (options.engine === 'cluster') {
     const cluster = await startCluster();
     const database = await openDatabase({ databaseUrl: cluster.url, maxConnections: 10, migrate: false });
     try {

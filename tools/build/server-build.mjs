@@ -22,6 +22,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { newestMtime, staleReasonFor } from './freshness.mjs';
+import { trimSourceMap } from './source-map-trim.mjs';
 
 const repoDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -98,6 +99,7 @@ export const serverLayout = {
   entryPoints: { ...ENTRY_POINTS, ...WORKER_ENTRY_POINTS, ...EARLY_ENTRY_POINTS },
   settingsFiles: [
     'tools/build/server-build.mjs',
+    'tools/build/source-map-trim.mjs',
     'tsconfig.json',
     'package.json',
     'package-lock.json',
@@ -168,6 +170,7 @@ export async function buildServer(layout = serverLayout) {
       metafile: true,
       logLevel: 'silent',
     });
+    await trimSourceMaps(dir);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -179,6 +182,21 @@ export async function buildServer(layout = serverLayout) {
   await rename(pointer, path.join(layout.buildRoot, 'CURRENT'));
   await removeOldBuilds(layout.buildRoot, id);
   return dir;
+}
+
+/**
+ * Keeps each map of the build to the project's own sources: Node holds a parsed map in memory for
+ * good, and npm packages' mappings were most of it (source-map-trim.mjs).
+ * @param {string} dir
+ */
+async function trimSourceMaps(dir) {
+  const maps = (await readdir(dir)).filter((name) => name.endsWith('.js.map'));
+  await Promise.all(
+    maps.map(async (name) => {
+      const file = path.join(dir, name);
+      await writeFile(file, JSON.stringify(trimSourceMap(JSON.parse(await readFile(file, 'utf8')))));
+    }),
+  );
 }
 
 /**

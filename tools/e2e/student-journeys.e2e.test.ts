@@ -35,9 +35,9 @@ import { expect, studyhallTest, type ServerFixtures } from './fixtures.ts';
 import { pageClockLag } from './page-clock.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
-const SIGNED_OUT = 'Signed out on this device — sign in again';
-/** Not `localhost` or `*.localhost`, which Chromium counts as loopback: where a phone opens the remote. */
+/** Not `localhost` or `*.localhost`, which Chromium counts as loopback: the students' address. */
 const CLASSROOM_HOST = 'classroom.test';
+const SIGNED_OUT = 'Signed out on this device — sign in again';
 const shots = path.join(repoRoot, '.tmp', 'screenshots', 'journeys');
 
 const test = studyhallTest();
@@ -621,15 +621,11 @@ test.describe('9. the phone remote', () => {
     test.setTimeout(120_000);
     const email = 'jo_phone@example.com';
     // The focus page at the server's own address. This server listens on loopback only, which no
-    // phone reaches, so its client config names no address for the QR code; the page is told the
-    // students' address a classroom server names (PUBLIC_URL), a name Chromium maps to 127.0.0.1.
-    const context = await withinSignInLimit(() => studentContext(browser, studyhall.url, email));
+    // phone opens, so the page is told the LAN address a classroom server has: a name Chromium maps
+    // to 127.0.0.1, which the QR code then leads to.
+    const phoneAddress = `http://${CLASSROOM_HOST}:${new URL(studyhall.url).port}`;
+    const context = await withinSignInLimit(() => studentContext(browser, studyhall.url, email, phoneAddress));
     contexts.push(context);
-    const studentsAddress = `http://${CLASSROOM_HOST}:${new URL(studyhall.url).port}`;
-    await context.route(`${studyhall.url}/api/client-config`, async (route) => {
-      const response = await route.fetch();
-      await route.fulfill({ response, json: { ...(await response.json()), app_url: studentsAddress } });
-    });
     await context.clock.install({ time: Date.now() - pageClockLag({ behindMinutes: 27, spanMinutes: 45 }) });
     const focus = await watchedPage(context, violations);
 
@@ -641,8 +637,8 @@ test.describe('9. the phone remote', () => {
     const link = await readQrCode(focus);
     await focus.keyboard.press('Escape');
 
-    expect(link.startsWith(`${studentsAddress}/companion/`)).toBe(true);
-    // As the server sent it (Node cannot fetch a name only Chromium's resolver knows).
+    expect(link).toBe(`${phoneAddress}/companion/#code=${link.split('#code=')[1] ?? ''}`);
+    // At a name only Chromium's resolver knows, the gateway's own policy holds (the test adds none).
     const phone = await openPhone(link, { addCsp: false });
     contexts.push(phone.context);
     const button = (name: string) => phone.page.getByRole('button', { name, exact: true });

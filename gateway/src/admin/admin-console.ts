@@ -35,6 +35,9 @@ import sessionsRoutes from './sessions/sessions-routes.ts';
 import storageRoutes from './storage/storage-routes.ts';
 import syncRoutes from './sync/sync-routes.ts';
 import verifyRoutes from './verify/verify-routes.ts';
+import { errorBody } from '#contracts/error-body.ts';
+import { fullDocument, openApiAnswer } from '../openapi/openapi-routes.ts';
+import { wildcardParams, withErrorBody } from '../route-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -106,7 +109,7 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   );
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const cookieSession = readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
+    const cookieSession = await readAdminCookie(gate, request.cookies[ADMIN_COOKIE]);
     const verdict = cookieSession ? await options.standing.verdict(cookieSession, request.log) : 'lost';
     const session = verdict === 'stands' ? (cookieSession ?? null) : null;
     request.adminSession = session;
@@ -169,10 +172,16 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   await app.register(outboxRoutes, { context });
   await app.register(browserProofRoutes, { context });
 
+  // The whole OpenAPI document, the console's routes included (openapi/openapi-routes.ts).
+  const documentSchema = { response: withErrorBody({ 200: openApiAnswer }) };
+  app.get('/__admin/openapi.json', { schema: documentSchema }, async () => fullDocument(app));
+
   app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
   app.get('/__admin/', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
-  // Unknown admin paths still pass the hooks above (so they reveal nothing before sign-in).
-  app.all('/__admin/*', async (request, reply) =>
+  // Unknown admin paths still pass the hooks above (so they reveal nothing before sign-in). Every
+  // method of every path answers the same 404, so the OpenAPI document leaves this route out.
+  const unknownPage = { hide: true, params: wildcardParams, response: { 404: errorBody } };
+  app.all('/__admin/*', { schema: unknownPage }, async (request, reply) =>
     sendError(reply, 404, 'not_found', 'The admin console has no such page.', { path: request.url.split('?')[0] }),
   );
 };

@@ -4,11 +4,13 @@
 // ADMIN_SECRET, or under 32 random bytes drawn at boot when no secret is set, so a cookie from a
 // previous boot never verifies. The issue time is checked as well as Max-Age: a browser that
 // keeps the cookie longer, or a copied value, is refused after 12 hours. Logging out ends the
-// session on the server at once (ended-sessions.ts): the same value is refused everywhere after it.
+// session on the server at once (ended-sessions.ts; in a district, on every server:
+// shared-ended-sessions.ts): the same value is refused everywhere after it. So reading a cookie
+// asks the store of ended sessions each time, and is asynchronous.
 import { randomBytes } from 'node:crypto';
 import { Signer } from '@fastify/cookie';
 import { z } from 'zod';
-import { EndedAdminSessions } from './ended-sessions.ts';
+import { EndedAdminSessions, type EndedSessionStore } from './ended-sessions.ts';
 
 export const ADMIN_COOKIE = 'app_admin';
 export const ADMIN_COOKIE_MAX_AGE_S = 12 * 60 * 60;
@@ -25,18 +27,20 @@ export interface AdminGate {
   /** Whether the key came from ADMIN_SECRET (cookies survive a restart) or was drawn at boot. */
   keySource: 'admin_secret' | 'boot';
   /** Sessions logged out before their cookie expired. */
-  ended: EndedAdminSessions;
+  ended: EndedSessionStore;
 }
 
 /**
  * endedSessionsFile: where logged-out sessions are remembered across restarts; used only with
- * ADMIN_SECRET (without it a restart ends every session anyway).
+ * ADMIN_SECRET (without it a restart ends every session anyway). ended: a store the servers of a
+ * district share instead (then no file is used).
  */
 export function createAdminGate(options: {
   enabled: boolean;
   secret: string | undefined;
   serviceRoleKey: string | undefined;
   endedSessionsFile?: string | undefined;
+  ended?: EndedSessionStore | undefined;
 }): AdminGate {
   const key = options.secret ? Buffer.from(options.secret, 'utf8') : randomBytes(32);
   const notReadyReasons = [
@@ -48,7 +52,7 @@ export function createAdminGate(options: {
     notReadyReasons,
     signer: new Signer(key, 'sha256'),
     keySource: options.secret ? 'admin_secret' : 'boot',
-    ended: new EndedAdminSessions(options.secret ? options.endedSessionsFile : undefined),
+    ended: options.ended ?? new EndedAdminSessions(options.secret ? options.endedSessionsFile : undefined),
   };
 }
 
@@ -98,25 +102,34 @@ export function signAdminCookie(signing: AdminGate | Buffer | string, subject: s
   return signer.sign(adminCookiePayload(subject, issuedAtS));
 }
 
-/** The session of a valid, unexpired signed value that was not logged out; undefined for anything else. */
-export function readAdminCookie(
-  gate: AdminGate,
-  signedValue: string | undefined,
-  nowS = Math.floor(Date.now() / 1000),
-): AdminSession | undefined {
-  if (!signedValue) return undefined;
+/** The session a signed value carries when its signature holds and it has not expired; whether it was ended is not asked. */
+function verifiedSession(gate: AdminGate, signedValue: string, nowS: number): AdminSession | undefined {
   const unsigned = gate.signer.unsign(signedValue);
   if (!unsigned.valid || unsigned.value === null) return undefined;
+  let payload: z.infer<typeof cookiePayload>;
   try {
-    const payload = cookiePayload.parse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
-    if (payload.iat > nowS + CLOCK_SKEW_S || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
-    if (gate.ended.has(signedValue, nowS)) return undefined;
-    const userId = subjectUserId(payload.sub);
-    if (userId && gate.ended.endsAccountSession(userId, payload.iat)) return undefined;
-    return { subject: payload.sub, issuedAtS: payload.iat, expiresAtS: payload.iat + ADMIN_COOKIE_MAX_AGE_S };
+    payload = cookiePayload.parse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
   } catch {
     return undefined;
   }
+  if (payload.iat > nowS + CLOCK_SKEW_S || nowS - payload.iat > ADMIN_COOKIE_MAX_AGE_S) return undefined;
+  return { subject: payload.sub, issuedAtS: payload.iat, expiresAtS: payload.iat + ADMIN_COOKIE_MAX_AGE_S };
+}
+
+/**
+ * The session of a valid, unexpired signed value that was not logged out; undefined for anything
+ * else. A store of ended sessions that cannot answer is an error (no session is granted unasked).
+ */
+export async function readAdminCookie(
+  gate: AdminGate,
+  signedValue: string | undefined,
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<AdminSession | undefined> {
+  if (!signedValue) return undefined;
+  const session = verifiedSession(gate, signedValue, nowS);
+  if (!session) return undefined;
+  const ended = await gate.ended.isEnded(signedValue, subjectUserId(session.subject), session.issuedAtS, nowS);
+  return ended ? undefined : session;
 }
 
 /** Whether a raw Cookie header carries an admin cookie at all, valid or not (for the same-origin guard). */
@@ -144,26 +157,30 @@ export function adminCookieValue(cookieHeader: string | undefined): string | und
  * The admin session in a raw Cookie header; only while admin mode is ready. The cookie alone: whether
  * its account still stands is admin-standing.ts's question, which every use of a session asks.
  */
-export function adminSessionFromCookieHeader(
+export async function adminSessionFromCookieHeader(
   gate: AdminGate,
   cookieHeader: string | undefined,
   nowS?: number,
-): AdminSession | undefined {
+): Promise<AdminSession | undefined> {
   if (!gate.ready) return undefined;
   return readAdminCookie(gate, adminCookieValue(cookieHeader), nowS);
 }
 
 /** Ends every console session of an account issued up to now (its admin standing was lost). */
-export function endAccountSessions(gate: AdminGate, userId: string, nowS = Math.floor(Date.now() / 1000)): void {
-  gate.ended.endAccount(userId, nowS);
+export async function endAccountSessions(
+  gate: AdminGate,
+  userId: string,
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<void> {
+  await gate.ended.endAccount(userId, nowS);
 }
 
-/** Logs a session out: its signed value is refused from now on, here and after a restart. */
-export function endAdminSession(
+/** Logs a session out: its signed value is refused from now on, here (every server) and after a restart. */
+export async function endAdminSession(
   gate: AdminGate,
   signedValue: string,
   session: AdminSession,
   nowS = Math.floor(Date.now() / 1000),
-): void {
-  gate.ended.end(signedValue, session.expiresAtS, nowS);
+): Promise<void> {
+  await gate.ended.end(signedValue, session.expiresAtS, nowS);
 }

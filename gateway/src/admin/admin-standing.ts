@@ -70,7 +70,7 @@ export class AdminStanding {
     }
     if (lostBecause === undefined) return 'stands';
     this.ruleHeldAt.delete(session.subject);
-    endAccountSessions(this.options.gate, userId, Math.floor(now / 1000));
+    await endAccountSessions(this.options.gate, userId, Math.floor(now / 1000));
     log?.info(
       { user_id: userId, reason: lostBecause },
       "admin standing lost; the account's console sessions were ended",
@@ -80,7 +80,7 @@ export class AdminStanding {
 
   /** The admin session a raw Cookie header carries, if its standing holds for this request. */
   async standingSession(cookieHeader: string | undefined, log?: FastifyBaseLogger): Promise<AdminSession | undefined> {
-    const session = adminSessionFromCookieHeader(this.options.gate, cookieHeader);
+    const session = await adminSessionFromCookieHeader(this.options.gate, cookieHeader);
     return session && (await this.verdict(session, log)) === 'stands' ? session : undefined;
   }
 

@@ -9,6 +9,9 @@
 // An account can be ended as a whole too (banned, deleted, its admin role revoked, its e-mail no
 // longer allowed): every cookie of that account issued up to that moment is refused, whichever
 // browser holds it. Those entries are kept 12 hours, the longest any such cookie could still live.
+//
+// That is one server's list. Servers that share their state (a district, docs/deployment.md) keep
+// it in the database instead (shared-ended-sessions.ts), behind the same EndedSessionStore.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,12 +28,22 @@ const storedList = z.object({
   accounts: z.array(z.object({ user_id: z.string().min(1).max(64), ended_at_s: z.number().int() })).default([]),
 });
 
+/** Where ended sessions are remembered, asked on every use of a cookie. */
+export interface EndedSessionStore {
+  /** Whether a cookie was logged out, or its account's sessions ended at or after it was issued. */
+  isEnded(signedValue: string, userId: string | undefined, issuedAtS: number, nowS: number): Promise<boolean>;
+  /** Remembers a logged-out session until its cookie expires; done before the logout answers. */
+  end(signedValue: string, expiresAtS: number, nowS: number): Promise<void>;
+  /** Ends every session of an account issued up to nowS. */
+  endAccount(userId: string, nowS: number): Promise<void>;
+}
+
 /** The id an ended session is remembered by: a digest of the whole signed cookie value. */
 export function sessionId(signedValue: string): string {
   return createHash('sha256').update(signedValue, 'utf8').digest('hex');
 }
 
-export class EndedAdminSessions {
+export class EndedAdminSessions implements EndedSessionStore {
   private readonly ended = new Map<string, number>();
   /** user id → the second its account was ended; cookies issued up to then are refused. */
   private readonly endedAccounts = new Map<string, number>();
@@ -59,6 +72,10 @@ export class EndedAdminSessions {
     for (const entry of parsed.data.accounts) this.endedAccounts.set(entry.user_id, entry.ended_at_s);
   }
 
+  async isEnded(signedValue: string, userId: string | undefined, issuedAtS: number, nowS: number): Promise<boolean> {
+    return this.has(signedValue, nowS) || (userId !== undefined && this.endsAccountSession(userId, issuedAtS));
+  }
+
   has(signedValue: string, nowS: number): boolean {
     const expiresAtS = this.ended.get(sessionId(signedValue));
     return expiresAtS !== undefined && expiresAtS >= nowS;
@@ -71,13 +88,13 @@ export class EndedAdminSessions {
   }
 
   /** Remembers a logged-out session until its cookie expires; written before the logout answers. */
-  end(signedValue: string, expiresAtS: number, nowS: number): void {
+  async end(signedValue: string, expiresAtS: number, nowS: number): Promise<void> {
     this.ended.set(sessionId(signedValue), expiresAtS);
     this.save(nowS);
   }
 
   /** Ends every session of an account issued up to now; a later login starts a new one. */
-  endAccount(userId: string, nowS: number): void {
+  async endAccount(userId: string, nowS: number): Promise<void> {
     this.endedAccounts.set(userId, nowS);
     this.save(nowS);
   }

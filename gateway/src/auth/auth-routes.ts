@@ -5,18 +5,20 @@
 // A refused login is one answer, 401 invalid_credentials, for a wrong password and an unknown
 // e-mail alike; /__auth/check tells what sign-up tells, to the same budget
 // (docs/api.md, "Who is registered").
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { registeredAnswer, signedIn, signUpPending } from '#contracts/auth-answers.ts';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { toGatewayError } from '../backend/backend-errors.ts';
-import { GatewayError, parseOrThrow } from '../http-errors.ts';
-import { sendAccountLocked, type AccountLoginBudget } from '../security/account-login-limits.ts';
+import { GatewayError } from '../http-errors.ts';
+import { withErrorBody } from '../route-schemas.ts';
+import { sendAccountLocked, type AccountLoginLimiter } from '../security/account-login-limits.ts';
 import { checkBody, credentialsBody, type Credentials } from './credentials.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
 import { createAccount, isEmailRegistered, passwordGrant, suspensionEnd, type Session } from './sessions.ts';
 
 export interface AuthRoutesOptions {
   backend: BackendClient;
-  accountLogins: AccountLoginBudget;
+  accountLogins: AccountLoginLimiter;
 }
 
 const isWrongPassword = (error: unknown) =>
@@ -51,10 +53,10 @@ async function resumeSignUp(
   error: unknown,
   backend: BackendClient,
   credentials: Credentials,
-  accountLogins: AccountLoginBudget,
+  accountLogins: AccountLoginLimiter,
 ): Promise<Session> {
   if (!(error instanceof BackendError) || toGatewayError(error).code !== 'email_taken') throw error;
-  const attempt = accountLogins.begin(credentials.username);
+  const attempt = await accountLogins.begin(credentials.username);
   if ('lock' in attempt) throw error;
   try {
     const session = await passwordGrant(backend, credentials);
@@ -66,9 +68,10 @@ async function resumeSignUp(
   }
 }
 
-const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) => {
-  app.post('/__auth/signup', async (request, reply) => {
-    const credentials = parseOrThrow(credentialsBody, request.body);
+const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, options) => {
+  const signUpSchema = { body: credentialsBody, response: withErrorBody({ 201: signedIn, 202: signUpPending }) };
+  app.post('/__auth/signup', { schema: signUpSchema }, async (request, reply) => {
+    const credentials = request.body;
     const backend = options.backend.forRoute();
     let session: Awaited<ReturnType<typeof createAccount>>;
     try {
@@ -77,19 +80,20 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
       session = await resumeSignUp(error, backend, credentials, options.accountLogins);
     }
     if (!session) {
-      return reply.code(202).send({ ok: true, session: null, confirmation_required: true });
+      return reply.code(202).send({ ok: true as const, session: null, confirmation_required: true as const });
     }
     const bootstrap = await ensureSatelliteRows(
       backend,
       { token: session.access_token, userId: session.user.id },
       credentials.username,
     );
-    return reply.code(201).send({ ok: true, session, user: session.user, bootstrap });
+    return reply.code(201).send({ ok: true as const, session, user: session.user, bootstrap });
   });
 
-  app.post('/__auth/login', async (request, reply) => {
-    const credentials = parseOrThrow(credentialsBody, request.body);
-    const attempt = options.accountLogins.begin(credentials.username);
+  const loginSchema = { body: credentialsBody, response: withErrorBody({ 200: signedIn }) };
+  app.post('/__auth/login', { schema: loginSchema }, async (request, reply) => {
+    const credentials = request.body;
+    const attempt = await options.accountLogins.begin(credentials.username);
     if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
     const backend = options.backend.forRoute();
     let session: Awaited<ReturnType<typeof passwordGrant>>;
@@ -105,11 +109,12 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
       { token: session.access_token, userId: session.user.id },
       credentials.username,
     );
-    return { ok: true, session, user: session.user, bootstrap };
+    return { ok: true as const, session, user: session.user, bootstrap };
   });
 
-  app.post('/__auth/check', async (request) => {
-    const { username } = parseOrThrow(checkBody, request.body);
+  const checkSchema = { body: checkBody, response: withErrorBody({ 200: registeredAnswer }) };
+  app.post('/__auth/check', { schema: checkSchema }, async (request) => {
+    const { username } = request.body;
     const backend = options.backend.forRoute();
     if (!backend.hasServiceRole) {
       throw new GatewayError(
@@ -118,7 +123,7 @@ const authRoutes: FastifyPluginAsync<AuthRoutesOptions> = async (app, options) =
         'Checking an e-mail needs BACKEND_SERVICE_ROLE_KEY on this server.',
       );
     }
-    return { ok: true, registered: await isEmailRegistered(backend, username) };
+    return { ok: true as const, registered: await isEmailRegistered(backend, username) };
   });
 };
 

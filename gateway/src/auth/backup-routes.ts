@@ -1,13 +1,15 @@
 // The backup wrappers (bearer token): store, read best/latest, snapshot, import, restore-best.
 // Reading best or latest of an account without a backup is an empty answer (200, backup null), as a
 // new account's first load asks it; restoring with nothing to restore is refused (404 no_backup).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { backupFound, backupRestored, backupStored, snapshotStored } from '#contracts/auth-answers.ts';
 import type { BackendClient } from '../backend/backend-client.ts';
-import { GatewayError, parseOrThrow } from '../http-errors.ts';
+import { GatewayError } from '../http-errors.ts';
+import { withErrorBody } from '../route-schemas.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { databaseJsonObject, databaseText } from '../security/database-values.ts';
-import { requireBearer } from './bearer.ts';
+import { bearerBeforeBody, requireBearer } from './bearer.ts';
 import { findBackup, restoreBestBackup, storeBackup, storeSnapshot } from './backups.ts';
 
 /** 8 MiB: half of what the backend's JSON limit (16 MiB) accepts, so a backup is never refused there. */
@@ -23,54 +25,59 @@ const payloadBody = z.object({ payload, app_version: appVersion });
 
 const noBackup = () => new GatewayError(404, 'no_backup', 'There is no backup for this account yet.');
 
-const backupRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, options) => {
-  const bodyLimit = { bodyLimit: BACKUP_BODY_LIMIT };
+const backupRoutes: FastifyPluginAsyncZod<{ backend: BackendClient }> = async (app, options) => {
+  const writes = { bodyLimit: BACKUP_BODY_LIMIT, preValidation: bearerBeforeBody };
   const route = () => options.backend.forRoute();
+  const found = { schema: { response: withErrorBody({ 200: backupFound }) } };
+  const stored = withErrorBody({ 201: backupStored });
 
-  app.get('/__auth/backup/best', async (request) => ({
-    ok: true,
+  app.get('/__auth/backup/best', found, async (request) => ({
+    ok: true as const,
     backup: await findBackup(route(), requireBearer(request), 'best'),
   }));
 
-  app.get('/__auth/backup/latest', async (request) => ({
-    ok: true,
+  app.get('/__auth/backup/latest', found, async (request) => ({
+    ok: true as const,
     backup: await findBackup(route(), requireBearer(request), 'latest'),
   }));
 
-  app.post('/__auth/backup', bodyLimit, async (request, reply) => {
+  app.post('/__auth/backup', { ...writes, schema: { body: backupBody, response: stored } }, async (request, reply) => {
     const caller = requireBearer(request);
-    const body = parseOrThrow(backupBody, request.body);
+    const body = request.body;
     const backup = await storeBackup(route(), caller, {
       payload: body.payload,
       source: body.source,
       appVersion: body.app_version,
     });
-    return reply.code(201).send({ ok: true, backup });
+    return reply.code(201).send({ ok: true as const, backup });
   });
 
-  app.post('/__auth/snapshot', bodyLimit, async (request, reply) => {
+  const snapshotSchema = { body: payloadBody, response: withErrorBody({ 201: snapshotStored }) };
+  app.post('/__auth/snapshot', { ...writes, schema: snapshotSchema }, async (request, reply) => {
     const caller = requireBearer(request);
-    const body = parseOrThrow(payloadBody, request.body);
+    const body = request.body;
     return reply
       .code(201)
-      .send({ ok: true, ...(await storeSnapshot(route(), caller, body.payload, body.app_version)) });
+      .send({ ok: true as const, ...(await storeSnapshot(route(), caller, body.payload, body.app_version)) });
   });
 
-  app.post('/__auth/import', bodyLimit, async (request, reply) => {
+  app.post('/__auth/import', { ...writes, schema: { body: payloadBody, response: stored } }, async (request, reply) => {
     const caller = requireBearer(request);
-    const body = parseOrThrow(payloadBody, request.body);
+    const body = request.body;
     const backup = await storeBackup(route(), caller, {
       payload: body.payload,
       source: 'import',
       appVersion: body.app_version,
     });
-    return reply.code(201).send({ ok: true, backup });
+    return reply.code(201).send({ ok: true as const, backup });
   });
 
-  app.post('/__auth/restore-best-backup', bodyLimit, async (request) => {
+  // The body is not read: the best backup is chosen by the server.
+  const restoreSchema = { body: z.unknown(), response: withErrorBody({ 200: backupRestored }) };
+  app.post('/__auth/restore-best-backup', { ...writes, schema: restoreSchema }, async (request) => {
     const restored = await restoreBestBackup(route(), requireBearer(request));
     if (!restored) throw noBackup();
-    return { ok: true, ...restored };
+    return { ok: true as const, ...restored };
   });
 };
 

@@ -2,21 +2,12 @@
 // richest backup, then the newest: richness is defined once, in SQL (public.backup_richness, a
 // generated column on user_backups), and the gateway only orders by it.
 import { z } from 'zod';
+import { backupSummary, backupWithPayload } from '#contracts/auth-answers.ts';
 import type { BackendClient } from '../backend/backend-client.ts';
 import type { Caller } from './bearer.ts';
 
 export const BACKUP_SUMMARY_COLUMNS = 'id,source,app_version,richness,size_bytes,created_at';
 export type BackupSource = 'manual' | 'auto' | 'snapshot' | 'import' | 'restore';
-
-const backupSummary = z.object({
-  id: z.string(),
-  source: z.string(),
-  app_version: z.string().nullable(),
-  richness: z.number(),
-  size_bytes: z.number(),
-  created_at: z.string(),
-});
-const backupWithPayload = backupSummary.extend({ payload: z.record(z.string(), z.unknown()) });
 
 export type BackupSummary = z.infer<typeof backupSummary>;
 export type Backup = z.infer<typeof backupWithPayload>;

@@ -25,3 +25,11 @@ export function requireBearer(request: FastifyRequest): Caller {
   }
   return { token: match[1], userId: sub };
 }
+
+/**
+ * A route's preValidation hook: the token is checked before the body meets its schema, so a caller
+ * without one is told 401 (as before any other check), never what the body lacks.
+ */
+export async function bearerBeforeBody(request: FastifyRequest): Promise<void> {
+  requireBearer(request);
+}

@@ -1,12 +1,11 @@
 // /__auth/bootstrap's bundle: everything the app hydrates from after login, read with the caller's
 // token in parallel. The community enrollment is null when the community schema is not installed.
 import { z } from 'zod';
+import { authUser } from '#contracts/auth-answers.ts';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import type { Caller } from './bearer.ts';
 import { latestBackupSummary } from './backups.ts';
 import { ensureSatelliteRows } from './satellite-rows.ts';
-
-const authUser = z.object({ id: z.string(), email: z.string().optional() }).loose();
 
 async function oneRow(backend: BackendClient, caller: Caller, table: string, column = 'user_id'): Promise<unknown> {
   const rows = await backend.select(`${table}?select=*&${column}=eq.${caller.userId}&limit=1`, {
@@ -39,7 +38,7 @@ export async function loadProfileBundle(backend: BackendClient, caller: Caller) 
     latestBackupSummary(backend, caller),
   ]);
   return {
-    ok: true,
+    ok: true as const,
     user,
     account,
     profile,

@@ -1,10 +1,11 @@
 // /__auth/bootstrap and /__auth/profile (bearer token). A profile write with an avatar data URL
 // stores the image in the public `avatars` bucket (profile-update.ts).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { profileAnswer, profileBundle } from '#contracts/auth-answers.ts';
 import type { BackendClient } from '../backend/backend-client.ts';
-import { parseOrThrow } from '../http-errors.ts';
+import { withErrorBody } from '../route-schemas.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
-import { requireBearer } from './bearer.ts';
+import { bearerBeforeBody, requireBearer } from './bearer.ts';
 import { loadProfileBundle } from './profile-bundle.ts';
 import { profileBody, readProfile, updateProfile } from './profile-update.ts';
 
@@ -14,22 +15,26 @@ export interface ProfileRoutesOptions {
   publicBackendBase: string;
 }
 
-const profileRoutes: FastifyPluginAsync<ProfileRoutesOptions> = async (app, options) => {
-  app.get('/__auth/bootstrap', async (request, reply) => {
+const profileRoutes: FastifyPluginAsyncZod<ProfileRoutesOptions> = async (app, options) => {
+  const bundleSchema = { response: withErrorBody({ 200: profileBundle }) };
+  app.get('/__auth/bootstrap', { schema: bundleSchema }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     return loadProfileBundle(options.backend.forRoute(), requireBearer(request));
   });
 
-  app.get('/__auth/profile', async (request) => ({
-    ok: true,
+  const profileSchema = { response: withErrorBody({ 200: profileAnswer }) };
+  app.get('/__auth/profile', { schema: profileSchema }, async (request) => ({
+    ok: true as const,
     profile: await readProfile(options.backend.forRoute(), requireBearer(request)),
   }));
 
-  app.post('/__auth/profile', { bodyLimit: BODY_LIMITS.profile }, async (request) => {
+  const changeSchema = { body: profileBody, response: withErrorBody({ 200: profileAnswer }) };
+  const change = { bodyLimit: BODY_LIMITS.profile, preValidation: bearerBeforeBody, schema: changeSchema };
+  app.post('/__auth/profile', change, async (request) => {
     const caller = requireBearer(request);
-    const body = parseOrThrow(profileBody, request.body);
+    const body = request.body;
     return {
-      ok: true,
+      ok: true as const,
       profile: await updateProfile(options.backend.forRoute(), caller, body, options.publicBackendBase),
     };
   });

@@ -2,6 +2,7 @@
 // the public `avatars` bucket under the caller's folder, set the handle through the community
 // function when the backend has it, and patch the row with the caller's token.
 import { z } from 'zod';
+import { profileRow } from '#contracts/auth-answers.ts';
 import { BackendError, type BackendClient } from '../backend/backend-client.ts';
 import { GatewayError } from '../http-errors.ts';
 import { databaseJsonObject, databaseText } from '../security/database-values.ts';
@@ -23,8 +24,6 @@ export const profileBody = z.strictObject({
   avatar_url: z.union([storedAvatarUrl, z.string().startsWith('data:')]).nullish(),
   profile_data: databaseJsonObject.optional(),
 });
-
-const profileRow = z.object({ user_id: z.string(), profile_data: z.record(z.string(), z.unknown()) }).loose();
 
 export async function readProfile(backend: BackendClient, caller: Caller) {
   const rows = await backend.select(`user_profiles?select=*&user_id=eq.${caller.userId}`, { userToken: caller.token });
@@ -99,5 +98,5 @@ export async function updateProfile(
     headers: { prefer: 'return=representation' },
     body: changes,
   });
-  return z.array(profileRow).length(1).parse(rows)[0];
+  return z.tuple([profileRow]).parse(rows)[0];
 }

@@ -1,18 +1,8 @@
 // The auth calls behind signup, login and check: GoTrue's endpoints, with the session validated.
 import { z } from 'zod';
+import { session as sessionSchema } from '#contracts/auth-answers.ts';
 import type { BackendClient } from '../backend/backend-client.ts';
 import type { Credentials } from './credentials.ts';
-
-export const sessionSchema = z
-  .object({
-    access_token: z.string().min(1),
-    refresh_token: z.string().min(1),
-    expires_in: z.number(),
-    expires_at: z.number().optional(),
-    token_type: z.string(),
-    user: z.object({ id: z.string(), email: z.string().optional() }).loose(),
-  })
-  .loose();
 
 export type Session = z.infer<typeof sessionSchema>;
 

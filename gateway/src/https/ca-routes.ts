@@ -11,7 +11,9 @@
 // says why.
 import type { AddressInfo } from 'node:net';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { sendError } from '../http-errors.ts';
+import { jsonOrPage, nonJson, noBody, withErrorBody } from '../route-schemas.ts';
 import { firstLanIPv4 } from '../lan/lan-addresses.ts';
 import { newNonce, serialisePolicy, setContentSecurityPolicy } from '../security/security-headers.ts';
 import { CA_DER_PATH, CA_PEM_PATH, CA_PROBE_PATH, renderCaPage } from './ca-page.ts';
@@ -35,6 +37,16 @@ function pagePolicy(nonce: string, httpsUrl: string | undefined): string {
     'frame-ancestors': ["'none'"],
   });
 }
+
+/** The JSON a script gets from /__ca (Accept: application/json). */
+const caFacts = z.object({
+  mode: z.string(),
+  off_reason: z.string().optional(),
+  fingerprint_sha256: z.string().nullable(),
+  https_url: z.string().nullable(),
+  certificate: z.object({ der: z.string(), pem: z.string() }).nullable(),
+  names: z.object({ dns: z.array(z.string()), ips: z.array(z.string()) }).nullable(),
+});
 
 const caRoutes: FastifyPluginAsync<CaRoutesOptions> = async (app, options) => {
   const { https } = options;
@@ -87,10 +99,18 @@ const caRoutes: FastifyPluginAsync<CaRoutesOptions> = async (app, options) => {
     setContentSecurityPolicy(reply, pagePolicy(nonce, httpsUrl));
     return reply.type('text/html; charset=utf-8').send(renderCaPage({ ...facts, nonce }));
   };
-  app.get('/__ca', page);
-  app.get('/__ca/', page);
+  const pageSchema = {
+    response: withErrorBody({
+      200: jsonOrPage(caFacts, "This server's HTTPS mode and CA; the page explains how to trust it."),
+    }),
+  };
+  app.get('/__ca', { schema: pageSchema }, page);
+  app.get('/__ca/', { schema: pageSchema }, page);
 
-  app.get(CA_DER_PATH, async (_request, reply) => {
+  const certificate = (type: string) => ({
+    response: withErrorBody({ 200: nonJson(type, 'The local CA certificate, as a download.') }),
+  });
+  app.get(CA_DER_PATH, { schema: certificate('application/x-x509-ca-cert') }, async (_request, reply) => {
     if (refuseWithoutCa(reply)) return reply;
     return reply
       .type('application/x-x509-ca-cert')
@@ -99,7 +119,7 @@ const caRoutes: FastifyPluginAsync<CaRoutesOptions> = async (app, options) => {
       .send(https.identity!.ca!.der);
   });
 
-  app.get(CA_PEM_PATH, async (_request, reply) => {
+  app.get(CA_PEM_PATH, { schema: certificate('application/x-pem-file') }, async (_request, reply) => {
     if (refuseWithoutCa(reply)) return reply;
     return reply
       .type('application/x-pem-file')
@@ -108,7 +128,10 @@ const caRoutes: FastifyPluginAsync<CaRoutesOptions> = async (app, options) => {
       .send(https.identity!.ca!.pem);
   });
 
-  app.get(CA_PROBE_PATH, async (_request, reply) =>
+  const probeSchema = {
+    response: withErrorBody({ 204: noBody('No body: a page tests whether this HTTPS address is trusted.') }),
+  };
+  app.get(CA_PROBE_PATH, { schema: probeSchema }, async (_request, reply) =>
     reply.code(204).header('cache-control', 'no-store').header('access-control-allow-origin', '*').send(),
   );
 };

@@ -3,11 +3,12 @@
 // daily_user_stats decide who appears: the caller and the students whose privacy switches let
 // leaderboards show them (docs/database.md#leaderboards-and-privacy). Without the policies the
 // board shows only the caller (the fix is supabase/bundles/leaderboard-rls-fix.sql).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { leaderboardAnswer } from '#contracts/gateway-answers.ts';
 import type { BackendClient } from '../backend/backend-client.ts';
-import { requireBearer, type Caller } from '../auth/bearer.ts';
-import { parseOrThrow } from '../http-errors.ts';
+import { bearerBeforeBody, requireBearer, type Caller } from '../auth/bearer.ts';
+import { withErrorBody } from '../route-schemas.ts';
 import { periodStart, type DaySettings } from './periods.ts';
 import { rankByPoints, sumByUser, type StudyTotals } from './rankings.ts';
 
@@ -77,7 +78,7 @@ async function readLeaderboard(backend: BackendClient, caller: Caller, period: P
     };
   };
   return {
-    ok: true,
+    ok: true as const,
     period,
     since: start,
     entries: top.map((entry) => ({ ...entry, ...describe(entry.user_id), is_me: entry.user_id === caller.userId })),
@@ -88,10 +89,11 @@ async function readLeaderboard(backend: BackendClient, caller: Caller, period: P
   };
 }
 
-const leaderboardRoutes: FastifyPluginAsync<{ backend: BackendClient }> = async (app, options) => {
-  app.post('/__leaderboard', async (request) => {
+const leaderboardRoutes: FastifyPluginAsyncZod<{ backend: BackendClient }> = async (app, options) => {
+  const schema = { body: leaderboardBody, response: withErrorBody({ 200: leaderboardAnswer }) };
+  app.post('/__leaderboard', { preValidation: bearerBeforeBody, schema }, async (request) => {
     const caller = requireBearer(request);
-    const { period } = parseOrThrow(leaderboardBody, request.body);
+    const { period } = request.body;
     return readLeaderboard(options.backend.forRoute(), caller, period);
   });
 };

@@ -8,16 +8,26 @@ import path from 'node:path';
 import pino, { type LoggerOptions } from 'pino';
 import { createStream, type RotatingFileStream } from 'rotating-file-stream';
 import type { LogLevel } from '#config/env.ts';
+import { LogFileLines, MAX_BATCH_BYTES, MAX_PENDING_BYTES } from './log-file-lines.ts';
 import { redactLogLine } from './redact.ts';
 import { TerminalLines } from './terminal-lines.ts';
 
 export const SERVER_LOG_FILE = 'server.log';
+const DEFAULT_ROTATE_SIZE = '10M';
+
+type RotateSize = `${number}${'B' | 'K' | 'M' | 'G'}`;
+
+/** rotating-file-stream's size notation in bytes. */
+function bytesOf(size: RotateSize): number {
+  const unit = { B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[size.slice(-1) as 'B' | 'K' | 'M' | 'G'];
+  return Number(size.slice(0, -1)) * unit;
+}
 
 export interface ServerLogOptions {
   logDir: string;
   level: LogLevel;
   /** Rotate once server.log reaches this size (rotating-file-stream's notation: 10M, 512K). */
-  rotateSize?: `${number}${'B' | 'K' | 'M' | 'G'}`;
+  rotateSize?: RotateSize;
   /** Rotated files kept beside server.log. */
   keepRotated?: number;
   /** Where terminal lines go (standard error by default). */
@@ -44,7 +54,7 @@ export async function openServerLog(options: ServerLogOptions): Promise<ServerLo
   const file = path.join(options.logDir, SERVER_LOG_FILE);
   const rotating: RotatingFileStream = createStream(SERVER_LOG_FILE, {
     path: options.logDir,
-    size: options.rotateSize ?? '10M',
+    size: options.rotateSize ?? DEFAULT_ROTATE_SIZE,
     rotate: options.keepRotated ?? 5,
     // Request lines name e-mail addresses and client addresses: readable by this user only.
     mode: 0o600,
@@ -55,6 +65,15 @@ export async function openServerLog(options: ServerLogOptions): Promise<ServerLo
     fileFailure = error;
   });
 
+  // Batched and bounded: line by line, a busy server outran the file and held the backlog in memory.
+  const rotateBytes = bytesOf(options.rotateSize ?? DEFAULT_ROTATE_SIZE);
+  const fileLines = new LogFileLines(
+    { write: (chunk, callback) => rotating.write(chunk, callback) },
+    (count) =>
+      `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, name: 'server-log', msg: `server.log fell behind: ${count} lines were not written` })}\n`,
+    { maxPendingBytes: MAX_PENDING_BYTES, maxBatchBytes: Math.min(MAX_BATCH_BYTES, Math.floor(rotateBytes / 4)) },
+  );
+
   const terminal = options.terminal ?? process.stderr;
   const lines = new TerminalLines();
   const terminalLevel = terminalLevelFor(options.level);
@@ -62,7 +81,7 @@ export async function openServerLog(options: ServerLogOptions): Promise<ServerLo
     options.level === 'silent'
       ? []
       : [
-          { level: options.level, stream: { write: (line: string) => void rotating.write(redactLogLine(line)) } },
+          { level: options.level, stream: { write: (line: string) => fileLines.write(redactLogLine(line)) } },
           {
             level: terminalLevel as pino.Level,
             stream: {
@@ -79,10 +98,12 @@ export async function openServerLog(options: ServerLogOptions): Promise<ServerLo
     file,
     terminalLevel,
     loggerOptions: (name) => ({ name, level: options.level, stream: destination }),
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await fileLines.idle();
+      await new Promise<void>((resolve) => {
         if (rotating.closed || rotating.destroyed) return resolve();
         rotating.end(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -3,12 +3,14 @@
 // (POST /__pip/pair), then names its channel token on every request, and a phone names the page's
 // short code (docs in companion/README.md, "Pairing"); without a live code a phone reads nothing
 // and drives nothing. PIP_PAIRING=off, for a single-user machine, shares one open channel.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { pipAction, type ActionAccepted } from '#contracts/phone-actions.ts';
+import { actionAccepted, pipAction, type ActionAccepted } from '#contracts/phone-actions.ts';
 import { CHANNEL_TOKEN_PATTERN, PIP_CHANNEL_HEADER, PIP_CODE_HEADER } from '#contracts/pip-pairing.ts';
-import { timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
-import { badRequest, GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { snapshotStored, timerSnapshot, timerSnapshotInput, type SnapshotStored } from '#contracts/timer-snapshot.ts';
+import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { noBody, nonJson, withErrorBody } from '../route-schemas.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import { requireBearer, type Caller } from '../auth/bearer.ts';
 import type { PhaseEndScheduler } from './phase-end-push.ts';
@@ -53,12 +55,19 @@ const channelToken = z.string().regex(CHANNEL_TOKEN_PATTERN);
 const pairRequest = z.strictObject({ channel: channelToken.optional() }).optional();
 const eventsQuery = z.object({ channel: channelToken.optional() });
 
-/** parseOrThrow for the wire contracts, which are written with zod/mini for the browsers' sake. */
-function parseContract<T>(schema: z.core.$ZodType<T>, value: unknown): T {
-  const result = z.safeParse(schema, value);
-  if (!result.success) throw badRequest(result.error);
-  return result.data;
-}
+const pairAnswer = z.union([
+  z.object({
+    pairing: z.literal('on'),
+    code: z.string().describe('The code the focus page shows; a phone sends it in x-pip-code.'),
+    channel: z.string().describe("The page's channel token, for x-pip-channel and ?channel="),
+    idleTimeoutMs: z.number(),
+  }),
+  z.object({ pairing: z.literal('off') }),
+]);
+// Declared leniently: the handlers read them (a query they cannot read is a plain poll, and the
+// channel matters only with pairing on).
+const stateQueryDeclared = z.object({ after: z.string().optional().describe('The updatedAt the phone shows.') });
+const eventsQueryDeclared = z.object({ channel: z.string().optional().describe("The page's channel token.") });
 
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -89,7 +98,7 @@ function namedStudent(request: FastifyRequest): Caller | undefined {
   }
 }
 
-const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pairing = false, phaseEnds }) => {
+const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, pairing = false, phaseEnds }) => {
   const cors = pairing ? pairedCompanionCors : companionCors;
   const pairings = relay.pairings;
 
@@ -143,13 +152,20 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     }
   }
 
+  // The channel a request reaches, found before its body meets the schema: a caller without a
+  // pairing is told so, never what the body lacks (and a wrong code counts once).
+  const channels = new WeakMap<FastifyRequest, PipChannel>();
+  const channelOf = (request: FastifyRequest) => channels.get(request) ?? relay.shared;
+
+  const preflight = { schema: { response: withErrorBody({ 204: noBody('CORS preflight of the phone remote.') }) } };
   for (const url of ['/api/pip/state', '/api/pip/action']) {
-    app.options(url, async (_request, reply) => reply.headers(cors).code(204).send());
+    app.options(url, preflight, async (_request, reply) => reply.headers(cors).code(204).send());
   }
 
-  app.post('/__pip/pair', { bodyLimit: 1024 }, async (request, reply) => {
-    const body = parseOrThrow(pairRequest, request.body);
-    if (!pairing) return { pairing: 'off' };
+  const pairSchema = { body: pairRequest, response: withErrorBody({ 200: pairAnswer, 201: pairAnswer }) };
+  app.post('/__pip/pair', { bodyLimit: 1024, schema: pairSchema }, async (request, reply) => {
+    const body = request.body;
+    if (!pairing) return { pairing: 'off' as const };
     const paired = pairings.pair(body?.channel, request.ip);
     if ('refused' in paired) {
       if (paired.refused === 'server_full')
@@ -174,19 +190,26 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     const { code, token } = paired.pairing;
     return reply
       .code(paired.reused ? 200 : 201)
-      .send({ pairing: 'on', code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
+      .send({ pairing: 'on' as const, code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
   });
 
-  app.post('/__pip/state', { bodyLimit: 16 * 1024 }, async (request) => {
-    const channel = pageChannel(singleHeader(request, PIP_CHANNEL_HEADER));
-    const snapshot = channel.storeSnapshot(parseContract(timerSnapshotInput, request.body));
+  const postState = {
+    bodyLimit: 16 * 1024,
+    preValidation: async (request: FastifyRequest) => {
+      channels.set(request, pageChannel(singleHeader(request, PIP_CHANNEL_HEADER)));
+    },
+    schema: { body: timerSnapshotInput, response: withErrorBody({ 200: snapshotStored }) },
+  };
+  app.post('/__pip/state', postState, async (request) => {
+    const snapshot = channelOf(request).storeSnapshot(request.body);
     const student = phaseEnds ? namedStudent(request) : undefined;
     if (student) phaseEnds?.note(student, snapshot);
     const stored: SnapshotStored = { ok: true, updatedAt: snapshot.updatedAt };
     return stored;
   });
 
-  app.get('/api/pip/state', async (request, reply) => {
+  const getState = { schema: { querystring: stateQueryDeclared, response: withErrorBody({ 200: timerSnapshot }) } };
+  app.get('/api/pip/state', getState, async (request, reply) => {
     reply.headers(cors).header('cache-control', 'no-store');
     const channel = phoneChannel(request, reply);
     // A phone that names the snapshot it shows waits for a newer one; a query this server cannot read is a plain poll.
@@ -199,15 +222,28 @@ const pipRoutes: FastifyPluginAsync<PipRoutesOptions> = async (app, { relay, pai
     return channel.latestSnapshot();
   });
 
-  app.post('/api/pip/action', { bodyLimit: 4 * 1024 }, async (request, reply) => {
-    reply.headers(cors);
-    const channel = phoneChannel(request, reply);
-    const { event, delivered } = channel.relayPipAction(parseContract(pipAction, request.body));
+  const postAction = {
+    bodyLimit: 4 * 1024,
+    preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.headers(cors);
+      channels.set(request, phoneChannel(request, reply));
+    },
+    schema: { body: pipAction, response: withErrorBody({ 202: actionAccepted }) },
+  };
+  app.post('/api/pip/action', postAction, async (request, reply) => {
+    const action = request.body;
+    const { event, delivered } = channelOf(request).relayPipAction(action);
     const accepted: ActionAccepted = { accepted: true, delivered, id: event.id };
     return reply.code(202).send(accepted);
   });
 
-  app.get('/__pip/events', (request, reply) => {
+  const events = {
+    schema: {
+      querystring: eventsQueryDeclared,
+      response: withErrorBody({ 200: nonJson('text/event-stream', 'hello, then pip-action events (docs/api.md).') }),
+    },
+  };
+  app.get('/__pip/events', events, (request, reply) => {
     // Refusals are answered before the stream is taken over, as ordinary JSON errors.
     const token = pairing ? parseOrThrow(eventsQuery, request.query).channel : undefined;
     const channel = pageChannel(token);

@@ -28,7 +28,7 @@ import {
   isPasswordGrant,
   passwordGrantAccount,
   sendAccountLocked,
-  type AccountLoginBudget,
+  type AccountLoginLimiter,
   type AttemptSettler,
 } from '../security/account-login-limits.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
@@ -38,6 +38,7 @@ import type { EndpointGuard } from '../push/web-push-sender.ts';
 import { BodyTooLargeError, limitBodyStream } from './body-size-limit.ts';
 import { refusedPushRegistration, REGISTER_TOKEN_PATH } from './push-token-check.ts';
 import { classifyEdgePath, PAYMENT_STUB } from './edge-intercepts.ts';
+import { wildcardParams } from '../route-schemas.ts';
 
 export const BACKEND_PREFIX = '/__backend';
 
@@ -58,7 +59,7 @@ export interface BackendProxyOptions {
   /** Rechecks an admin cookie's account before the request runs as the service role. */
   adminStanding: AdminStanding;
   /** The per-account budget of failed passwords, shared with POST /__auth/login. */
-  accountLogins: AccountLoginBudget;
+  accountLogins: AccountLoginLimiter;
   /** Where a registered push endpoint may point (the push worker's own rule). */
   pushEndpoints: EndpointGuard;
   timeouts?: Partial<typeof PROXY_TIMEOUTS>;
@@ -265,7 +266,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
   // (asked now, for this request). A lost standing ends the account's sessions and the request goes
   // on with the caller's own credentials; a standing the backend could not confirm gets none.
   app.addHook('onRequest', async (request, reply) => {
-    const session = adminSessionFromCookieHeader(options.adminGate, request.headers.cookie);
+    const session = await adminSessionFromCookieHeader(options.adminGate, request.headers.cookie);
     if (!session) return;
     const verdict = await options.adminStanding.verdict(session, request.log);
     if (verdict === 'stands') request.backendAdminSubject = session.subject;
@@ -305,7 +306,7 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
     const body = await takeWholeBody(request);
     const account = passwordGrantAccount(body);
     if (!account) return;
-    const attempt = options.accountLogins.begin(account);
+    const attempt = await options.accountLogins.begin(account);
     if ('lock' in attempt) return sendAccountLocked(reply, attempt.lock);
     request.passwordAttempt = attempt.settle;
   });
@@ -374,6 +375,11 @@ const backendProxy: FastifyPluginAsync<BackendProxyOptions> = async (app, option
 
   // The proxy streams bodies as they come; the gateway's own JSON parser is for its own routes.
   app.removeContentTypeParser('application/json');
+  // Its routes answer whatever the backend does (docs/localbase.md describes that API): they are
+  // left out of the OpenAPI document on purpose, and declare only the path they forward.
+  app.addHook('onRoute', (route) => {
+    route.schema = { hide: true, ...(route.url.endsWith('*') ? { params: wildcardParams } : {}) };
+  });
   await app.register(httpProxy, {
     upstream: options.backendUrl,
     prefix: BACKEND_PREFIX,

@@ -1,6 +1,7 @@
 // Decides whether this gateway delivers start alerts, and with which VAPID keys:
 //   - VAPID_* set: those keys, whatever the backend;
-//   - localbase in this process: keys generated once in DATA_DIR;
+//   - localbase in this process: keys generated once in DATA_DIR; servers that share a database (a
+//     district) all sign with the pair the first of them stored there (gateway_push_identity);
 //   - a hosted backend without VAPID_*: no push. Several gateways may front one hosted project and
 //     a browser's subscription only accepts pushes signed with the key it subscribed with, so the
 //     keys must be named, not generated per machine.
@@ -8,12 +9,16 @@
 // public key is still served (another gateway may deliver) and the gateway says once why it does not.
 import { BackendClient, type BackendTarget } from '../backend/backend-client.ts';
 import type { GatewayConfig } from '../config.ts';
+import { z } from 'zod';
+import type { SharedState } from '../district/shared-state.ts';
 import { OutboxClient } from './outbox-client.ts';
 import { PushWorker, type PushLog, type PushWorkerSettings } from './push-worker.ts';
 import { defaultVapidSubject, loadOrCreateVapidKeys, type VapidKeys } from './vapid-keys.ts';
 
 export type VapidResolution =
-  { ok: true; keys: VapidKeys; source: 'environment' | 'data_dir' } | { ok: false; reason: string };
+  { ok: true; keys: VapidKeys; source: 'environment' | 'data_dir' | 'shared_state' } | { ok: false; reason: string };
+
+const storedIdentity = z.object({ public_key: z.string(), private_key: z.string(), subject: z.string() });
 
 export interface PushServiceOptions {
   config: GatewayConfig;
@@ -21,6 +26,8 @@ export interface PushServiceOptions {
   log: PushLog;
   /** Worker overrides (tests and benchmarks: plain-HTTP receivers, short polls and backoff). */
   settings?: Partial<PushWorkerSettings>;
+  /** The state the servers of a district share: the VAPID identity comes from it. */
+  sharedState?: SharedState;
 }
 
 export class PushService {
@@ -48,10 +55,23 @@ export class PushService {
     }
     try {
       const keys = await loadOrCreateVapidKeys(config.dataDir, defaultVapidSubject(config.admin.emails));
-      return { ok: true, keys, source: 'data_dir' };
+      if (!this.options.sharedState) return { ok: true, keys, source: 'data_dir' };
+      // This DATA_DIR's pair is an offer: the first server's stored pair wins, for every server.
+      const stored = storedIdentity.parse(
+        await this.options.sharedState.call('gateway_push_identity', {
+          p_public_key: keys.publicKey,
+          p_private_key: keys.privateKey,
+          p_subject: keys.subject,
+        }),
+      );
+      return {
+        ok: true,
+        keys: { publicKey: stored.public_key, privateKey: stored.private_key, subject: stored.subject },
+        source: 'shared_state',
+      };
     } catch (error) {
       this.options.log.error({ err: error }, 'push: cannot read or create the VAPID keys');
-      return { ok: false, reason: 'the VAPID keys in DATA_DIR cannot be read (the server log says why)' };
+      return { ok: false, reason: 'the VAPID keys cannot be read (the server log says why)' };
     }
   }
 

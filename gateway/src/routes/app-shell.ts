@@ -9,6 +9,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
+import { nonJson, storedFile, wildcardParams, withErrorBody } from '../route-schemas.ts';
 import { decideUrl } from '../security/request-path.ts';
 import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 
@@ -61,7 +62,11 @@ export async function resolveStaticFile(realDistDir: string, rawPathname: string
  * says how to build the app, rather than the boot failing on a missing folder.
  */
 function serveNotBuilt(app: FastifyInstance) {
-  app.get('/*', async (request, reply) => {
+  const schema = {
+    params: wildcardParams,
+    response: withErrorBody({ 503: nonJson('text/plain', 'The web app is not built yet.') }),
+  };
+  app.get('/*', { schema }, async (request, reply) => {
     if (isFencedPath(decideUrl(request.url).path)) return notFound(request, reply);
     return reply
       .code(503)
@@ -82,7 +87,13 @@ const appShell: FastifyPluginAsync<AppShellOptions> = async (app, options) => {
       .header('cache-control', 'no-cache')
       .sendFile('index.html', { cacheControl: false });
 
-  app.get('/*', async (request, reply) => {
+  const schema = {
+    params: wildcardParams,
+    response: withErrorBody({
+      200: storedFile('A file of web/dist, or the app page (index.html) for any other path outside the fences.'),
+    }),
+  };
+  app.get('/*', { schema }, async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     if (isFencedPath(decideUrl(request.url).path)) return notFound(request, reply);
     const resolved = await resolveStaticFile(realDistDir, pathname);

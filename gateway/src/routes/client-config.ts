@@ -5,11 +5,13 @@
 // page only ever connects to its own origin. The anon key is public by design; the service key
 // never leaves here.
 import os from 'node:os';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { clientConfigAnswer } from '#contracts/gateway-answers.ts';
 import { studentsAppUrl } from '../app-address.ts';
 import type { HttpsService } from '../https/https-service.ts';
 import { firstLanIPv4, type NetworkInterfaces } from '../lan/lan-addresses.ts';
 import { BACKEND_PREFIX } from '../proxy/backend-proxy.ts';
+import { withErrorBody } from '../route-schemas.ts';
 
 export interface ClientConfigOptions {
   anonKey: string;
@@ -21,32 +23,6 @@ export interface ClientConfigOptions {
   sendsMail: boolean;
   /** The interfaces' addresses (tests pass their own). */
   networkInterfaces?: () => NetworkInterfaces;
-}
-
-export interface ClientConfig {
-  backend_url: string;
-  anon_key: string;
-  /**
-   * Where students and phones on the network open the app, without a trailing slash: PUBLIC_URL,
-   * else the LAN address (https only with HTTPS_REDIRECT=always), or null when only this computer
-   * reaches the server.
-   * Invite links, the phone-pairing QR code and the return address of auth mail carry it.
-   */
-  app_url: string | null;
-  /** http://<LAN address>:<port> for each IPv4 interface that is not loopback: the companion's server URL. */
-  companion_urls: string[];
-  /**
-   * Where the app is a secure context, without a trailing slash, or null. A page opened at a
-   * plain-HTTP LAN address has no service worker, notifications, Web Push or Pop-out, and points
-   * students here for them.
-   */
-  https_url: string | null;
-  /**
-   * Whether mail from the backend (a password reset link, an e-mail change) reaches the student's
-   * mailbox. False for localbase without SMTP_URL, which keeps it in its outbox for whoever runs
-   * the server (the admin console's Outbox page): the app then says that the link waits there.
-   */
-  sends_mail: boolean;
 }
 
 /** PUBLIC_URL when students reach the app over https there (a reverse proxy), else null. */
@@ -66,35 +42,39 @@ export function lanUrls(interfaces: NetworkInterfaces, port: number): string[] {
   return urls;
 }
 
-const clientConfig: FastifyPluginAsync<ClientConfigOptions> = async (app, options) => {
+const clientConfig: FastifyPluginAsyncZod<ClientConfigOptions> = async (app, options) => {
   const interfaces = options.networkInterfaces ?? os.networkInterfaces;
   const { https } = options;
 
-  app.get('/api/client-config', async (request, reply): Promise<ClientConfig> => {
-    reply.header('cache-control', 'no-cache');
-    const bound = app.server.address();
-    const listening = typeof bound === 'object' && bound !== null ? bound : undefined;
-    const port = https.listeningPort;
-    const names = https.names();
-    // Read per request: the machine's address may change while it runs (another network, a new
-    // DHCP lease), and the certificate follows it.
-    const appUrl = studentsAppUrl({
-      // Not listening yet (inject() in tests): as far as anyone knows, on this computer only.
-      host: listening?.address ?? '127.0.0.1',
-      port: listening?.port ?? 0,
-      publicUrl: options.publicUrl,
-      lan: firstLanIPv4(interfaces()),
-      https: port && names ? { port, names, linksLeadHere: https.redirect === 'always' } : undefined,
-    });
-    return {
-      backend_url: BACKEND_PREFIX,
-      anon_key: options.anonKey,
-      app_url: appUrl,
-      companion_urls: reachableFromLan(listening),
-      https_url: secureUrl(request.headers.host, appUrl),
-      sends_mail: options.sendsMail,
-    };
-  });
+  app.get(
+    '/api/client-config',
+    { schema: { response: withErrorBody({ 200: clientConfigAnswer }) } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      const bound = app.server.address();
+      const listening = typeof bound === 'object' && bound !== null ? bound : undefined;
+      const port = https.listeningPort;
+      const names = https.names();
+      // Read per request: the machine's address may change while it runs (another network, a new
+      // DHCP lease), and the certificate follows it.
+      const appUrl = studentsAppUrl({
+        // Not listening yet (inject() in tests): as far as anyone knows, on this computer only.
+        host: listening?.address ?? '127.0.0.1',
+        port: listening?.port ?? 0,
+        publicUrl: options.publicUrl,
+        lan: firstLanIPv4(interfaces()),
+        https: port && names ? { port, names, linksLeadHere: https.redirect === 'always' } : undefined,
+      });
+      return {
+        backend_url: BACKEND_PREFIX,
+        anon_key: options.anonKey,
+        app_url: appUrl,
+        companion_urls: reachableFromLan(listening),
+        https_url: secureUrl(request.headers.host, appUrl),
+        sends_mail: options.sendsMail,
+      };
+    },
+  );
 
   /**
    * PUBLIC_URL when it is https; else the HTTPS address at the host the page was opened with, when

@@ -7,6 +7,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
+import { nonJson, noBody, storedFile, wildcardParams, withErrorBody } from '../route-schemas.ts';
 import { companionPolicyDirectives, setContentSecurityPolicy } from '../security/security-headers.ts';
 import { resolveStaticFile } from './app-shell.ts';
 
@@ -32,12 +33,20 @@ const companionRoute: FastifyPluginAsync<CompanionRouteOptions> = async (app, { 
     });
 
   // Relative asset paths need the trailing slash: /companion -> /companion/ (keeping any query).
-  app.get(COMPANION_PREFIX, async (request, reply) => {
+  const redirectSchema = { response: withErrorBody({ 301: noBody('To /companion/, keeping the query.') }) };
+  app.get(COMPANION_PREFIX, { schema: redirectSchema }, async (request, reply) => {
     const query = request.url.slice(COMPANION_PREFIX.length);
     return reply.redirect(`${COMPANION_PREFIX}/${query}`, 301);
   });
 
-  app.get(`${COMPANION_PREFIX}/*`, async (request, reply) => {
+  const fileSchema = {
+    params: wildcardParams,
+    response: withErrorBody({
+      200: storedFile('A file of the built phone remote (companion/ui/dist).'),
+      503: nonJson('text/plain', 'The phone remote is not built yet.'),
+    }),
+  };
+  app.get(`${COMPANION_PREFIX}/*`, { schema: fileSchema }, async (request, reply) => {
     let realDistDir: string;
     try {
       realDistDir = await realpath(distDir);

@@ -8,9 +8,12 @@
 // server itself keeps serving.
 import { appendFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { parseOrThrow, sendError } from '../http-errors.ts';
+import { okAnswer } from '#contracts/gateway-answers.ts';
+import { sendError } from '../http-errors.ts';
+import { withErrorBody } from '../route-schemas.ts';
 import { BODY_LIMITS } from '../security/body-limits.ts';
 import { depthCheckedJsonParser } from '../security/json-body.ts';
 
@@ -32,7 +35,9 @@ export interface ErrorsSinkOptions {
 }
 
 // A report is whatever the page sends (message, stack, url, ...), as long as it is a JSON object.
-const errorReport = z.record(z.string(), z.unknown());
+const errorReport = z
+  .record(z.string(), z.unknown())
+  .describe('A browser error report: message, stack, url, ... (any JSON object).');
 
 /** Appends lines one after another, rotating by size: the only writer of the log in this process. */
 export class RotatingLineAppender {
@@ -96,7 +101,7 @@ function failureReporter(log: FastifyBaseLogger) {
   };
 }
 
-const errorsSink: FastifyPluginAsync<ErrorsSinkOptions> = async (app, options) => {
+const errorsSink: FastifyPluginAsyncZod<ErrorsSinkOptions> = async (app, options) => {
   const appender = new RotatingLineAppender(path.join(options.logDir, BROWSER_ERRORS_LOG), {
     ...DEFAULT_ROTATION,
     ...options.rotation,
@@ -110,8 +115,9 @@ const errorsSink: FastifyPluginAsync<ErrorsSinkOptions> = async (app, options) =
     depthCheckedJsonParser(app),
   );
 
-  app.post('/__errors', { bodyLimit: ERRORS_BODY_LIMIT }, async (request, reply) => {
-    const report = parseOrThrow(errorReport, request.body);
+  const schema = { body: errorReport, response: withErrorBody({ 202: okAnswer }) };
+  app.post('/__errors', { bodyLimit: ERRORS_BODY_LIMIT, schema }, async (request, reply) => {
+    const report = request.body;
     const line = JSON.stringify({
       received_at: new Date().toISOString(),
       ip: request.ip,

@@ -1,7 +1,9 @@
 // GET /api/health: this server and the backend, measured at most every 15 s. The backend probe is
 // bounded to 2 s; while one is in flight every caller shares it, and once a measurement exists a
 // stale one is answered at once while the next probe runs in the background.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { healthAnswer } from '#contracts/gateway-answers.ts';
+import { withErrorBody } from '../route-schemas.ts';
 
 export const HEALTH_CACHE_MS = 15_000;
 export const BACKEND_PROBE_TIMEOUT_MS = 2_000;
@@ -93,7 +95,7 @@ class HealthCache {
   }
 }
 
-const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
+const health: FastifyPluginAsyncZod<HealthOptions> = async (app, options) => {
   const timeoutMs = options.probeTimeoutMs ?? BACKEND_PROBE_TIMEOUT_MS;
   const cache = new HealthCache(
     () => probeBackend(options.backendUrl, options.anonKey, timeoutMs),
@@ -102,12 +104,12 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
   const startedAt = Date.now();
   if (options.measureAtStart) app.addHook('onReady', async () => void cache.read());
 
-  app.get('/api/health', async (_request, reply) => {
+  app.get('/api/health', { schema: { response: withErrorBody({ 200: healthAnswer }) } }, async (_request, reply) => {
     const { measurement, cached } = await cache.read();
     reply.header('cache-control', 'no-store');
     return {
       ok: measurement.backend.status === 'up',
-      server: { status: 'up', uptime_s: Math.round((Date.now() - startedAt) / 1000) },
+      server: { status: 'up' as const, uptime_s: Math.round((Date.now() - startedAt) / 1000) },
       backend: measurement.backend,
       ...(options.database ? { database: options.database } : {}),
       measured_at: new Date(measurement.measuredAt).toISOString(),

@@ -3,6 +3,7 @@
 // the build in web/dist (its hashed files, from Vite's build manifest). Never cached by the browser.
 import { readFile } from 'node:fs/promises';
 import type { FastifyPluginAsync } from 'fastify';
+import { withErrorBody, nonJson } from '../route-schemas.ts';
 import { readBuildInfo, type BuildInfo } from '../build-info.ts';
 import { setContentSecurityPolicy, type PolicyDirectives } from '../security/security-headers.ts';
 import { precacheFiles, webPaths } from '../web-dist.ts';
@@ -35,7 +36,10 @@ export function renderServiceWorker(
 }
 
 const serviceWorker: FastifyPluginAsync<ServiceWorkerOptions> = async (app, options) => {
-  app.get('/sw.js', async (_request, reply) => {
+  const schema = {
+    response: withErrorBody({ 200: nonJson('application/javascript', 'The service worker script.') }),
+  };
+  app.get('/sw.js', { schema }, async (_request, reply) => {
     const [template, info, precache] = await Promise.all([
       readFile(options.templateFile, 'utf8'),
       readBuildInfo(options.repoDir),

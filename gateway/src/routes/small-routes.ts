@@ -1,6 +1,9 @@
 // Liveness, version and AI configuration: the small routes that read only the checkout and config.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { aiConfigAnswer, pingAnswer, versionAnswer } from '#contracts/gateway-answers.ts';
 import { readBuildInfo } from '../build-info.ts';
+import { withErrorBody } from '../route-schemas.ts';
 
 export interface SmallRoutesOptions {
   repoDir: string;
@@ -9,12 +12,15 @@ export interface SmallRoutesOptions {
   isOwner?: (request: FastifyRequest) => Promise<boolean>;
 }
 
-const smallRoutes: FastifyPluginAsync<SmallRoutesOptions> = async (app, options) => {
+const smallRoutes: FastifyPluginAsyncZod<SmallRoutesOptions> = async (app, options) => {
   // The web app asks every few seconds whether the server is there: a request log line each time
   // would bury the rest of server.log, so only its warnings and errors are logged.
-  app.get('/__app/ping', { logLevel: 'warn' }, async () => ({ ok: true, at: new Date().toISOString() }));
+  app.get('/__app/ping', { logLevel: 'warn', schema: { response: withErrorBody({ 200: pingAnswer }) } }, async () => ({
+    ok: true as const,
+    at: new Date().toISOString(),
+  }));
 
-  app.get('/api/version', async (request, reply) => {
+  app.get('/api/version', { schema: { response: withErrorBody({ 200: versionAnswer }) } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const info = await readBuildInfo(options.repoDir);
     // The version and SHA tell a page that the server changed; what changed is the owner's business.
@@ -22,7 +28,10 @@ const smallRoutes: FastifyPluginAsync<SmallRoutesOptions> = async (app, options)
   });
 
   // Booleans only: whether a key is configured, never the key or any part of it.
-  app.get('/api/ai-config', async () => ({ openai: options.ai.openai, gemini: options.ai.gemini }));
+  app.get('/api/ai-config', { schema: { response: withErrorBody({ 200: aiConfigAnswer }) } }, async () => ({
+    openai: options.ai.openai,
+    gemini: options.ai.gemini,
+  }));
 };
 
 export default smallRoutes;

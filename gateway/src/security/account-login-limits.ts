@@ -9,6 +9,10 @@
 // included (otherwise the guessing would simply go on). That is the trade: while someone guesses,
 // the owner is locked out for at most one window too. A successful login resets nothing, so an
 // owner who signs in meanwhile does not re-open the account to an attack in progress.
+//
+// AccountLoginBudget counts in this server's memory; servers that share their state (a district,
+// docs/deployment.md) count in the database instead (shared-account-login-budget.ts), with the same
+// rules, behind AccountLoginLimiter.
 import type { FastifyReply } from 'fastify';
 import { sendError } from '../http-errors.ts';
 import type { Budget } from './rate-limits.ts';
@@ -35,7 +39,19 @@ export function accountKey(identifier: unknown): string | undefined {
 /** One password attempt in progress: settle it once with its outcome (only a wrong password counts). */
 export type AttemptSettler = (wrongPassword: boolean) => void;
 
-export class AccountLoginBudget {
+/** A password attempt's start: the lock when the account's budget is spent, else its settler. */
+export type AttemptStart = { lock: AccountLock } | { settle: AttemptSettler };
+
+export interface AccountLoginLimiter {
+  readonly budget: Budget;
+  /**
+   * Starts a password attempt for an account. Attempts still waiting for the backend count against
+   * the budget too, so a burst of parallel guesses cannot all pass before the first failure is known.
+   */
+  begin(account: string): Promise<AttemptStart>;
+}
+
+export class AccountLoginBudget implements AccountLoginLimiter {
   private readonly windows = new Map<string, { failures: number; inFlight: number; startedAt: number }>();
 
   constructor(
@@ -43,12 +59,7 @@ export class AccountLoginBudget {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /**
-   * Starts a password attempt for an account: the lock when its budget is spent, else the settler
-   * of this attempt. Attempts still waiting for the backend count against the budget too, so a
-   * burst of parallel guesses cannot all pass before the first failure is known.
-   */
-  begin(account: string): { lock: AccountLock } | { settle: AttemptSettler } {
+  async begin(account: string): Promise<AttemptStart> {
     const window = this.currentWindow(account);
     if (window.failures + window.inFlight >= this.budget.max) {
       const retryAfterS = Math.max(1, Math.ceil((window.startedAt + this.budget.windowMs - this.now()) / 1000));

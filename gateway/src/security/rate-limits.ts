@@ -5,8 +5,9 @@
 //   other non-refresh grants, signup, one-time codes, recovery, MFA verification) share ONE budget
 //   per address;
 // - errorReports: POST /__errors, so a neighbour on the LAN cannot keep the disk busy.
-// The counting is @fastify/rate-limit's store; only the classification is ours.
-import rateLimit from '@fastify/rate-limit';
+// The counting is @fastify/rate-limit's: its own store in this server's memory, or, for servers that
+// share their state (a district), shared-rate-limit-store.ts. Only the classification is ours.
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../http-errors.ts';
 import { decideUrl, pathUnder, type DecidedUrl } from './request-path.ts';
@@ -72,19 +73,27 @@ const MESSAGES: Record<LimitedFamily, string> = {
   errorReports: 'Too many error reports from this address',
 };
 
-/** Registers the store and the one onRequest hook that spends the budgets. Call before any route. */
-export async function installRateLimits(app: FastifyInstance, settings: RateLimitSettings): Promise<void> {
-  await app.register(rateLimit, { global: false });
+/**
+ * Registers the store and the one onRequest hook that spends the budgets. Call before any route.
+ * store: a shared store (the plugin's `store` option); unset: the plugin's own, in memory.
+ */
+export async function installRateLimits(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  store?: FastifyRateLimitStoreCtor,
+): Promise<void> {
+  await app.register(rateLimit, { global: false, ...(store ? { store } : {}) });
+  // Each key names its family, so the two budgets never count into each other in a shared store.
   const limiters = {
     credentials: app.createRateLimit({
       max: settings.credentials.max,
       timeWindow: settings.credentials.windowMs,
-      keyGenerator: (request) => request.ip,
+      keyGenerator: (request) => `credentials:${request.ip}`,
     }),
     errorReports: app.createRateLimit({
       max: settings.errorReports.max,
       timeWindow: settings.errorReports.windowMs,
-      keyGenerator: (request) => request.ip,
+      keyGenerator: (request) => `error-reports:${request.ip}`,
     }),
   };
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

@@ -6,12 +6,15 @@
 // stashed only with confirm=1, and never discarded. update-now starts the detached updater
 // (run-update.ts). Both credentials are ambient, so update-now is same-origin only.
 import { mkdir } from 'node:fs/promises';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { updateCapabilities, updateCheck, updateStarted } from '#contracts/gateway-answers.ts';
 import type { AdminGate } from '../admin/admin-cookie.ts';
 import type { AdminStanding } from '../admin/admin-standing.ts';
 import type { UpdateSettings } from '../config.ts';
-import { GatewayError, parseOrThrow, sendError } from '../http-errors.ts';
+import { GatewayError, sendError } from '../http-errors.ts';
+import { withErrorBody } from '../route-schemas.ts';
 import { RemoteCheck } from './check-update.ts';
 import { currentBranch, dirtyFiles, GitError, readHead } from './git.ts';
 import { launchDetachedUpdate } from './launch-update.ts';
@@ -20,6 +23,7 @@ import type { UpdatePlan } from './run-update.ts';
 import {
   acquireUpdateLock,
   readUpdateState,
+  updateStateSchema,
   releaseUpdateLock,
   updateFiles,
   updateInProgress,
@@ -36,17 +40,22 @@ export interface UpdateRoutesOptions {
   now?: (() => number) | undefined;
 }
 
-/** What GET /api/update-capabilities answers. */
-export interface UpdateCapabilities {
-  /** This caller may check for and start updates (loopback, or an admin session). */
-  can_update: boolean;
-  /** Admin mode is on, so an admin session from another computer would be allowed. */
-  admin_available: boolean;
-}
-
 const updateNowQuery = z.object({ confirm: z.enum(['1', 'true']).optional() });
 
-const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, options) => {
+/** GET /api/update-status. */
+const updateStatus = z.object({
+  ok: z.literal(true),
+  authorized: z.literal(true),
+  admin_available: z.boolean(),
+  dirty: z.boolean(),
+  dirty_count: z.number(),
+  dirty_files: z.array(z.string()),
+  branch: z.string().nullable(),
+  update_in_progress: z.boolean(),
+  last_update: updateStateSchema.nullable(),
+});
+
+const updateRoutes: FastifyPluginAsyncZod<UpdateRoutesOptions> = async (app, options) => {
   const files = updateFiles(options.logDir);
   const isAuthorized = (request: FastifyRequest) => isServerOwner(options.adminStanding, request);
 
@@ -65,12 +74,14 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
       },
     );
 
-  app.get('/api/update-capabilities', async (request, reply): Promise<UpdateCapabilities> => {
+  const answers = <T extends z.ZodType>(answer: T) => ({ schema: { response: withErrorBody({ 200: answer }) } });
+
+  app.get('/api/update-capabilities', answers(updateCapabilities), async (request, reply) => {
     reply.header('cache-control', 'no-store');
     return { can_update: await isAuthorized(request), admin_available: options.adminGate.ready };
   });
 
-  app.get('/api/check-update', async (request, reply) => {
+  app.get('/api/check-update', answers(updateCheck), async (request, reply) => {
     reply.header('cache-control', 'no-store');
     if (!(await isAuthorized(request))) throw ownerOnly();
     try {
@@ -87,7 +98,7 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
     }
   });
 
-  app.get('/api/update-status', async (request, reply) => {
+  app.get('/api/update-status', answers(updateStatus), async (request, reply) => {
     reply.header('cache-control', 'no-store');
     if (!(await isAuthorized(request))) throw ownerOnly();
     try {
@@ -98,8 +109,8 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
         readUpdateState(files),
       ]);
       return {
-        ok: true,
-        authorized: true,
+        ok: true as const,
+        authorized: true as const,
         admin_available: options.adminGate.ready,
         dirty: dirty.length > 0,
         dirty_count: dirty.length,
@@ -113,9 +124,20 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
     }
   });
 
-  app.post('/api/update-now', { config: { ambientAuthorisation: true } }, async (request, reply) => {
-    if (!(await isAuthorized(request))) throw ownerOnly();
-    const { confirm } = parseOrThrow(updateNowQuery, request.query);
+  const updateNow = {
+    config: { ambientAuthorisation: true },
+    // Only the owner learns anything, what the query lacks included.
+    preValidation: async (request: FastifyRequest) => {
+      if (!(await isAuthorized(request))) throw ownerOnly();
+    },
+    schema: {
+      querystring: updateNowQuery,
+      body: z.unknown().describe('Not read: confirm=1 in the query stashes local changes.'),
+      response: withErrorBody({ 202: updateStarted }),
+    },
+  };
+  app.post('/api/update-now', updateNow, async (request, reply) => {
+    const { confirm } = request.query;
     if (await updateInProgress(files)) {
       return sendError(reply, 409, 'update_in_progress', 'An update is already running; poll /api/update-status.');
     }
@@ -153,8 +175,8 @@ const updateRoutes: FastifyPluginAsync<UpdateRoutesOptions> = async (app, option
       };
       await launchDetachedUpdate(plan, files);
       return reply.code(202).send({
-        ok: true,
-        started: true,
+        ok: true as const,
+        started: true as const,
         stashing: plan.stash,
         from_sha: plan.fromSha,
         log: files.log,

@@ -13,7 +13,8 @@ import {
   type VerificationKeys,
   type VerifiedToken,
 } from '../jwt.ts';
-import { ConnectionBusyError, withOwnerTransaction } from '../request-transaction.ts';
+import { ConnectionBusyError } from '../pooled-client.ts';
+import { withOwnerTransaction } from '../request-transaction.ts';
 import { isDatabaseError } from '../rest/errors.ts';
 import {
   AuthError,

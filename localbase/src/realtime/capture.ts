@@ -1,8 +1,11 @@
 // Where realtime learns about changed rows. Hosted Realtime reads the WAL; PGlite has no logical
 // replication, so localbase installs (in its own schema `_localbase`, never in a bundle) an AFTER
 // INSERT OR UPDATE OR DELETE trigger on every table of publication supabase_realtime that queues the
-// change. The queue is drained after each API write and on a short timer, which also catches writes
-// made by others.
+// change. Every server on the database reads the queue with a cursor of its own (queue.ts), after
+// each API write it serves, when the database notifies it (the trigger's NOTIFY, sent at commit to
+// every server listening: wakeups.ts) and on a short timer, which also catches writes made by others.
+// Each queued change carries its transaction's id, by which the readers know when every change
+// before it has committed.
 //
 // The old row is queued as the WAL would carry it, by the table's replica identity at the time of
 // the write: its primary key (or replica identity index) columns by default, the whole row with
@@ -13,6 +16,8 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
 import { installDatabaseBroadcast } from './database-broadcast.ts';
+import { installReaders } from './readers.ts';
+import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 export const CAPTURE_TRIGGER = 'localbase_realtime_capture';
 
@@ -30,6 +35,10 @@ create table if not exists _localbase.realtime_changes (
 -- Data dirs from before UPDATE and DELETE were captured: a DELETE has no new row.
 alter table _localbase.realtime_changes add column if not exists old_record jsonb;
 alter table _localbase.realtime_changes alter column record drop not null;
+-- The writing transaction (its top-level id, which rolls back or commits with the row). Queues from
+-- before the readers kept cursors get it for the rows they hold, all of the ALTER's own.
+alter table _localbase.realtime_changes add column if not exists xid xid8 not null default pg_catalog.pg_current_xact_id();
+create index if not exists realtime_changes_xid on _localbase.realtime_changes (xid);
 -- SECURITY DEFINER: the writer (anon, authenticated) has no access to the queue itself.
 create or replace function _localbase.capture_change() returns trigger
 language plpgsql security definer set search_path = ''
@@ -60,6 +69,9 @@ begin
   values (tg_table_schema, tg_table_name, tg_op,
           case when tg_op = 'DELETE' then null else pg_catalog.to_jsonb(new) end,
           v_old_record, clock_timestamp());
+  -- Wakes every server listening (wakeups.ts) once this transaction commits; one per transaction
+  -- (PostgreSQL folds equal notifications of a transaction into one), none if it rolls back.
+  perform pg_catalog.pg_notify('${WAKEUP_CHANNEL}', '');
   return null;
 end
 $$;
@@ -105,6 +117,7 @@ export async function installCapture(pool: pg.Pool): Promise<void> {
   });
   // realtime.send's queue shares the change queue's sequence.
   await installDatabaseBroadcast(pool);
+  await installReaders(pool);
   await syncCaptureTriggers(pool);
 }
 

@@ -1,8 +1,9 @@
 // Broadcast from the database: `realtime.send(payload, event, topic, private)`, the function hosted
 // Supabase offers for triggers and functions to send a broadcast. Hosted Realtime inserts the
 // message into realtime.messages and reads it from the WAL; localbase queues it (in `_localbase`,
-// like the captured changes) and the hub relays it on its next drain, so a message reaches the
-// topic's channels only once its transaction committed, and never if it rolled back.
+// like the captured changes) and every server's hub relays it to its own channels when it next reads
+// the queues (queue.ts), so a message reaches the topic's channels only once its transaction
+// committed, and never if it rolled back.
 //
 // The queue shares the change queue's sequence, so changes and messages of one drain are relayed in
 // the order they were written. A private message (the default, as in Supabase) reaches the topic's
@@ -14,6 +15,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { installIfChanged } from '../installed-sql.ts';
 import { REALTIME_MAX_BROADCAST_BYTES } from './topics.ts';
+import { WAKEUP_CHANNEL } from './wakeups.ts';
 
 // Runs after the capture's install, which creates schema _localbase and the change queue.
 const INSTALL_SQL = `
@@ -25,6 +27,9 @@ create table if not exists _localbase.realtime_broadcasts (
   sent_at timestamptz not null default clock_timestamp()
 );
 alter table _localbase.realtime_broadcasts add column if not exists private boolean not null default false;
+-- As in the change queue (capture.ts): the sending transaction, by which the readers' cursors move.
+alter table _localbase.realtime_broadcasts add column if not exists xid xid8 not null default pg_catalog.pg_current_xact_id();
+create index if not exists realtime_broadcasts_xid on _localbase.realtime_broadcasts (xid);
 revoke all on _localbase.realtime_broadcasts from public;
 create schema if not exists realtime;
 grant usage on schema realtime to anon, authenticated, service_role;
@@ -45,6 +50,7 @@ begin
   end if;
   insert into _localbase.realtime_broadcasts (topic, event, payload, private)
     values (topic, event, payload, coalesce(private, true));
+  perform pg_catalog.pg_notify('${WAKEUP_CHANNEL}', '');
 end
 $$;
 revoke execute on function realtime.send(jsonb, text, text, boolean) from public;

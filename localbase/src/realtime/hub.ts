@@ -1,13 +1,18 @@
 // The realtime hub: every joined channel's postgres_changes bindings (the one place realtime keeps
-// state), and delivery. An INSERT or UPDATE goes to a channel only if a binding matches it AND the
-// table's SELECT policies, under that subscriber's role and claims, let it read the new row as the
-// change captured it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role
-// may read the table, with only what the replica identity kept of the old row (capture.ts). The
-// checks of all a change's subscribers run in one statement (visibility.ts), once per distinct role
-// and claims. Every delivery also checks that the receiving channel's token still holds
-// (channel-guard.ts): an expired token is read from the token, an ended session from that same
-// statement's answer; the database's private broadcasts are checked once per drain, for all their
-// receivers.
+// state), and delivery. It reads the queues of captured changes and database broadcasts with this
+// server's own cursor (queue.ts), so every server on the database delivers each item to its own
+// channels, once; it reads after each write this server serves, when the database says another
+// server committed one (wakeups.ts) and on a timer, and records how far it has read (readers.ts).
+// An INSERT or UPDATE goes to a channel only if a binding matches it AND the table's SELECT
+// policies, under that subscriber's role and claims, let it read the new row as the change captured
+// it: RLS decides. A DELETE's row is gone: it goes to a matching channel whose role may read the
+// table, with only what the replica identity kept of the old row (capture.ts). The checks of a
+// change's subscribers run once per distinct role and claims, in one statement per slice of them
+// (visibility.ts), the slices side by side on several connections where the database has them.
+// Every delivery also checks that the receiving channel's token still holds (channel-guard.ts): an
+// expired token is read from the token, an ended session from that same statement's answer; the
+// database's private broadcasts are checked once per drain, for all their receivers.
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { VerifiedToken } from '../jwt.ts';
 import { tableShape, type Change, type TableShape } from './capture.ts';
@@ -21,9 +26,11 @@ import {
 import type { DatabaseBroadcast } from './database-broadcast.ts';
 import { rowMatches, type RowFilter } from './filter.ts';
 import type { Frame } from './frames.ts';
-import { drainQueues, queuesHoldAnything, type QueuedItem } from './queue.ts';
+import { cursorAtNow, readQueues, START_OF_QUEUE, type Cursor, type QueuedItem } from './queue.ts';
+import { heartbeat, READER_HEARTBEAT_MS } from './readers.ts';
+import { Wakeups } from './wakeups.ts';
 import { roomOf, type TopicMember, type Topics } from './topics.ts';
-import { READERS_PER_STATEMENT, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
+import { checkSlices, readersVerdicts, SESSION_ENDED_CODE, type Reader } from './visibility.ts';
 
 export interface Binding {
   id: number;
@@ -47,7 +54,10 @@ export interface ChannelSubscription extends GuardedChannel {
 /** A reader whose session has ended, as the visibility statement answers it. */
 const SESSION_ENDED = 'session ended';
 
-/** Drain cadence while someone listens; with nobody listening the queue is only emptied. */
+/**
+ * Read cadence while someone listens (what it catches is written without this server's or the
+ * database's word: wakeups.ts); with nobody listening the cursor only moves past what was written.
+ */
 const ACTIVE_POLL_MS = 200;
 const IDLE_POLL_MS = 5000;
 
@@ -61,23 +71,63 @@ export class RealtimeHub {
   private lastBindingId = 0;
   /** Where `realtime.send` messages go: the socket routes' topics, once they are registered. */
   private topics: Topics | undefined;
+  /** How far this server has read the queues (queue.ts). */
+  private cursor: Cursor = START_OF_QUEUE;
+  /** This server among the queues' readers (readers.ts). */
+  private readonly reader = randomUUID();
+  private registered = false;
+  private lastHeartbeat = 0;
+  /** Counts subscriptions added, so a cursor moved past unread items never passes a channel's join. */
+  private added = 0;
 
+  private readonly wakeups: Wakeups | undefined;
+  /** How many connections one change's checks may use at once (checkSlices). */
+  private readonly checkConnections: number;
+
+  /**
+   * Where the database has sessions to spare (not PGlite): `options.listen`, a new client on it, to
+   * hear at once of changes other servers commit (wakeups.ts); `options.checkConnections`, how many
+   * of the pool's connections one change's read checks may run on side by side (1 if unset).
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: (error: unknown) => void,
-  ) {}
-
-  start(): void {
-    this.schedule();
+    options: { listen?: () => pg.Client; checkConnections?: number } = {},
+  ) {
+    this.wakeups = options.listen
+      ? new Wakeups({ connect: options.listen, onWake: () => void this.poke(), log })
+      : undefined;
+    this.checkConnections = Math.max(1, options.checkConnections ?? 1);
   }
 
-  stop(): void {
+  /**
+   * Starts reading from what is committed now; answers once the database's wakeups are heard (or
+   * their first attempt failed). Before the server takes its first channel: a channel that joins
+   * later needs nothing written before.
+   */
+  async start(): Promise<void> {
+    await this.readFromNow();
+    this.schedule();
+    await this.wakeups?.start();
+  }
+
+  /**
+   * Moves this server's cursor past everything committed so far, unread: a hub that is not started
+   * reads from the start of the queues (queue.ts).
+   */
+  async readFromNow(): Promise<void> {
+    this.cursor = await cursorAtNow(this.pool);
+  }
+
+  stop(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    return this.wakeups?.stop() ?? Promise.resolve();
   }
 
   add(subscription: ChannelSubscription): void {
     this.subscriptions.add(subscription);
+    this.added += 1;
     this.schedule();
   }
 
@@ -105,29 +155,28 @@ export class RealtimeHub {
     if (this.closed) return;
     clearTimeout(this.timer);
     const delay = this.subscriptions.size > 0 ? ACTIVE_POLL_MS : IDLE_POLL_MS;
-    this.timer = setTimeout(() => void this.drain('poll'), delay);
+    this.timer = setTimeout(() => void this.drain(), delay);
     this.timer.unref();
   }
 
   /**
-   * A write committed: deliver its changes now if anyone listens. With nobody listening the idle
-   * timer empties the queue, so writes pay no extra query.
+   * A write committed (on this server, or on another: wakeups.ts): deliver its changes now if anyone
+   * listens. With nobody listening the idle timer moves the cursor on, so writes pay no extra query.
    */
   poke(): Promise<void> {
     return this.subscriptions.size > 0 ? this.drain() : Promise.resolve();
   }
 
   /**
-   * Drains the queue now (coalescing overlapping calls) and delivers what it held. The timer's
-   * poll first asks whether there is anything, read-only (queuesHoldAnything).
+   * Reads the queues now (coalescing overlapping calls) and delivers what they held.
    */
-  private drain(why: 'poll' | 'write' = 'write'): Promise<void> {
+  private drain(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.draining) {
       this.pokeAgain = true;
       return this.draining;
     }
-    this.draining = this.drainAndDeliver(why)
+    this.draining = this.readAndDeliver()
       .catch((error: unknown) => this.log(error))
       .finally(() => {
         this.draining = undefined;
@@ -141,15 +190,47 @@ export class RealtimeHub {
     return this.draining;
   }
 
-  private async drainAndDeliver(why: 'poll' | 'write'): Promise<void> {
-    if (why === 'poll' && !(await queuesHoldAnything(this.pool))) return;
-    const queued = await drainQueues(this.pool);
-    if (this.subscriptions.size === 0) return;
+  private async readAndDeliver(): Promise<void> {
+    if (this.subscriptions.size === 0) {
+      // Nobody to deliver to: the cursor moves past what was written, unread, unless a channel
+      // joined meanwhile (its changes may be among them).
+      const added = this.added;
+      const now = await cursorAtNow(this.pool);
+      if (added === this.added && this.subscriptions.size === 0) this.cursor = now;
+    } else {
+      do {
+        const { items, cursor } = await readQueues(this.pool, this.cursor);
+        this.cursor = cursor;
+        await this.deliverAll(items);
+      } while (this.cursor.window && !this.closed);
+    }
+    await this.recordReading();
+  }
+
+  private async deliverAll(queued: readonly QueuedItem[]): Promise<void> {
+    if (queued.length === 0 || this.subscriptions.size === 0) return;
     const admitted = await this.admitPrivateReceivers(queued);
     for (const item of queued) {
       if (item.kind === 'change') await this.deliver(item.change);
       else this.relay(item.broadcast, admitted);
     }
+  }
+
+  /** Every READER_HEARTBEAT_MS: how far this server has read, so that what all have read is removed. */
+  private async recordReading(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastHeartbeat < READER_HEARTBEAT_MS) return;
+    this.lastHeartbeat = now;
+    const { registered } = await heartbeat(this.pool, this.reader, this.cursor.done);
+    // Registered again after it was dropped for silence: items only it had not read may be gone.
+    if (registered && this.registered) {
+      this.log(
+        new Error(
+          'realtime: this server was not heard from for a while; changes written meanwhile may not have reached its channels',
+        ),
+      );
+    }
+    this.registered = true;
   }
 
   /**
@@ -249,36 +330,49 @@ export class RealtimeHub {
 
   /**
    * Whether each reader may see the row: the table's SELECT policies on the captured row, under its
-   * role and claims, as for the Data API, for all readers in one statement (visibility.ts), or one per
-   * READERS_PER_STATEMENT of them.
+   * role and claims, as for the Data API, one statement per slice of readers (visibility.ts,
+   * checkSlices), the slices on connections of their own side by side.
    */
   private async decide(
     change: Change,
     shape: TableShape,
     readers: readonly Reader[],
   ): Promise<(boolean | typeof SESSION_ENDED)[]> {
-    const decided: (boolean | typeof SESSION_ENDED)[] = [];
-    for (let start = 0; start < readers.length; start += READERS_PER_STATEMENT) {
-      const slice = readers.slice(start, start + READERS_PER_STATEMENT);
-      try {
-        for (const verdict of await readersVerdicts(this.pool, change, shape, slice)) {
-          // No grant, an ended session, a dropped table or column: this reader may not see the
-          // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
-          if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
-            this.log(
-              Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), {
-                code: verdict.errorCode,
-              }),
-            );
-          }
-          decided.push(verdict.errorCode === SESSION_ENDED_CODE ? SESSION_ENDED : verdict.visible);
-        }
-      } catch (error) {
-        if (!isExpectedDenial(error)) this.log(error);
-        decided.push(...slice.map(() => false));
-      }
+    const slices = checkSlices(readers.length, this.checkConnections);
+    const decided: (boolean | typeof SESSION_ENDED)[][] = [];
+    // PGlite has one session: its slices run one after the other, so that other requests get it
+    // between them. On PostgreSQL up to checkConnections of them run at once.
+    for (let first = 0; first < slices.length; first += this.checkConnections) {
+      const running = slices
+        .slice(first, first + this.checkConnections)
+        .map(({ start, end }) => this.decideSlice(change, shape, readers.slice(start, end)));
+      decided.push(...(await Promise.all(running)));
     }
-    return decided;
+    return decided.flat();
+  }
+
+  private async decideSlice(
+    change: Change,
+    shape: TableShape,
+    slice: readonly Reader[],
+  ): Promise<(boolean | typeof SESSION_ENDED)[]> {
+    try {
+      return (await readersVerdicts(this.pool, change, shape, slice)).map((verdict) => {
+        // No grant, an ended session, a dropped table or column: this reader may not see the
+        // row, which is an answer, not a failure. Anything else is logged before it is taken as no.
+        if (verdict.errorCode !== null && !DENIAL_SQLSTATES.has(verdict.errorCode)) {
+          this.log(
+            Object.assign(new Error(verdict.errorMessage ?? 'realtime read check failed'), {
+              code: verdict.errorCode,
+            }),
+          );
+        }
+        return verdict.errorCode === SESSION_ENDED_CODE ? SESSION_ENDED : verdict.visible;
+      });
+    } catch (error) {
+      if (!isExpectedDenial(error)) this.log(error);
+      return slice.map(() => false);
+    }
   }
 }
 

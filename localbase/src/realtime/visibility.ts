@@ -40,6 +40,28 @@ export interface ReaderVerdict {
 export const READERS_PER_STATEMENT = 500;
 
 /**
+ * The fewest readers a slice of a change's checks gets when they are spread over several
+ * connections: each slice pays a round trip and prepares the check again for its role (a few
+ * milliseconds), so a smaller one costs more than it saves.
+ */
+export const MIN_READERS_PER_SLICE = 25;
+
+/**
+ * How a change's `count` distinct readers are cut into statements for `connections` connections:
+ * with one, slices of READERS_PER_STATEMENT, run one after the other; with several, as evenly as
+ * they share out, each of at least MIN_READERS_PER_SLICE and at most READERS_PER_STATEMENT readers.
+ */
+export function checkSlices(count: number, connections: number): { start: number; end: number }[] {
+  const size =
+    connections <= 1
+      ? READERS_PER_STATEMENT
+      : Math.min(READERS_PER_STATEMENT, Math.max(MIN_READERS_PER_SLICE, Math.ceil(count / connections)));
+  const slices: { start: number; end: number }[] = [];
+  for (let start = 0; start < count; start += size) slices.push({ start, end: Math.min(count, start + size) });
+  return slices;
+}
+
+/**
  * Bound on waiting for a lock (a migration holding the table) during the checks. The statement as
  * a whole has the `authenticated` statement timeout (on PGlite, through the engine's watchdog).
  */

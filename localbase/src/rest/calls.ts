@@ -6,7 +6,7 @@ import type { RpcPayload } from './payload.ts';
 import type { ReadNode } from './plan.ts';
 import { columnsForEmbeds } from './mutations.ts';
 import type { CallArguments } from './sql.ts';
-import { ISOLATION_LEVELS, type IsolationLevel } from '../request-transaction.ts';
+import { ISOLATION_LEVELS, type IsolationLevel } from '../request-context.ts';
 import type { FunctionTransaction } from './route-context.ts';
 
 /** PostgREST's db-hoisted-tx-settings default. */

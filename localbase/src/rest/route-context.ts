@@ -8,12 +8,8 @@ import { z } from 'zod';
 import { resolveCaller } from '../caller.ts';
 import type { ApiRole, TokenVerifier, VerifiedToken } from '../jwt.ts';
 import { preparedQuery } from '../prepared-statements.ts';
-import {
-  httpRequestContext,
-  runRequestStatement,
-  withRequestTransaction,
-  type RequestContext,
-} from '../request-transaction.ts';
+import { httpRequestContext, type RequestContext } from '../request-context.ts';
+import { runRequestStatement, withRequestTransaction } from '../request-transaction.ts';
 import { planRowsOf, statementResult, type StatementResult } from './answers.ts';
 import { qualifiedKey, type Catalog, type CatalogSnapshot } from './catalog.ts';
 import {

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { MissingApiKeyError } from '../caller.ts';
 import { InvalidJsonError, isBodyTooLarge, JSON_BODY_LIMIT_BYTES } from '../json-body.ts';
 import { JwtError, type ApiRole } from '../jwt.ts';
-import { ConnectionBusyError, SessionEndedError } from '../request-transaction.ts';
+import { ConnectionBusyError } from '../pooled-client.ts';
+import { SessionEndedError } from '../session-guard.ts';
 import {
   badRequest,
   connectionLost,

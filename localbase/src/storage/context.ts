@@ -9,7 +9,8 @@ import { judgeApiKey, presentedApiKey, type ApiKeyVerdict, type ProjectApiKeys }
 import { resolveCaller } from '../caller.ts';
 import { JSON_BODY_LIMIT_BYTES, parseJsonText, readStreamWithin } from '../json-body.ts';
 import type { TokenVerifier, VerificationKeys, VerifiedToken } from '../jwt.ts';
-import { httpRequestContext, withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
+import { httpRequestContext } from '../request-context.ts';
+import { withOwnerTransaction, withRequestTransaction } from '../request-transaction.ts';
 import { invalidRequest } from './errors.ts';
 import type { ObjectFiles } from './files.ts';
 import type { ObjectRow } from './objects.ts';

@@ -10,7 +10,8 @@ import { MissingApiKeyError } from '../caller.ts';
 import { BodyTooLargeError, InvalidJsonError, isBodyTooLarge, isUnsupportedMediaType } from '../json-body.ts';
 import { JwtError, type TokenVerifier, type VerificationKeys } from '../jwt.ts';
 import { isDatabaseError } from '../rest/errors.ts';
-import { ConnectionBusyError, SessionEndedError } from '../request-transaction.ts';
+import { ConnectionBusyError } from '../pooled-client.ts';
+import { SessionEndedError } from '../session-guard.ts';
 import { bucketRoutes } from './bucket-routes.ts';
 import { ApiKeyRefusedError, type StorageContext } from './context.ts';
 import {

@@ -120,6 +120,8 @@ values ('avatars', auth.uid() || '/me.png', auth.uid(), auth.uid()::text);
 
 -- Every table that can name her holds a row of hers, so the deletion below is proven on all of them.
 reset role;
+-- Her admin console sessions ended on every gateway of a district (the gateways' shared state).
+select public.gateway_end_admin_account(tests.get_user_id('leaver')::text, extract(epoch from now())::bigint);
 select is(
   array(select distinct format('%s.%s', u.schema_name, u.table_name) from user_columns u
         -- The audit log keeps its rows (ids only; docs/database.md#deleting-an-account), and buckets

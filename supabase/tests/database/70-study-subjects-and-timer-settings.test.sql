@@ -4,7 +4,7 @@
 -- timer_updated_at is the server's: stamped when one of them changes, kept otherwise, whatever
 -- the writer sends for it.
 begin;
-select plan(27);
+select plan(28);
 
 select tests.create_user('ada');
 select tests.create_user('bo');
@@ -25,6 +25,9 @@ select throws_ok(format($$insert into public.user_subjects (id, user_id, name) v
                         tests.get_user_id('bo')), '42501', null, 'she cannot add a subject to someone else');
 select lives_ok($$update public.user_subjects set name = 'Organic chem' where id = '00000000-0000-4000-8000-00000000a001'$$,
   'she renames her subject');
+-- Without a WHERE clause, so only the policy's check (not the read policy's) judges the new row.
+select throws_ok(format($$update public.user_subjects set user_id = %L$$, tests.get_user_id('bo')), '42501', null,
+  'she cannot hand her subject to someone else');
 
 select tests.authenticate_as('bo');
 select is((select count(*)::int from public.user_subjects), 0, 'another student reads none of her subjects');

@@ -7,12 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '#db/database.ts';
 import type { Localbase } from '#localbase';
-import {
-  overrideStatementTimeoutsForTests,
-  STATEMENT_TIMEOUTS_MS,
-  withRequestTransaction,
-  type RequestContext,
-} from '#localbase/src/request-transaction.ts';
+import type { RequestContext } from '#localbase/src/request-context.ts';
+import { withRequestTransaction } from '#localbase/src/request-transaction.ts';
+import { overrideStatementTimeoutsForTests, STATEMENT_TIMEOUTS_MS } from '#localbase/src/statement-timeouts.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { openProductParityDatabase, parityEngine } from '../../testing/parity-database.ts';
 import { RELAXED_DEADLINES, startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';

@@ -39,6 +39,7 @@ export const StatsIcon = (props: IconProps) => (
     <path d="M22 20H2" />
   </Icon>
 );
+/** The community tab, and a group on the community screens. */
 export const CommunityIcon = (props: IconProps) => (
   <Icon {...props}>
     <circle cx="9" cy="8" r="3.5" />

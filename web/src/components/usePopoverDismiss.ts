@@ -1,8 +1,9 @@
 // Closing an open popover the way people expect: Escape closes it and puts focus back on the
 // button that opened it (so a keyboard user is not left on a vanished element), and a press
-// anywhere outside the anchor closes it.
+// anywhere outside the anchor closes it. The listeners are attached as the popover is drawn (a
+// layout effect), not a frame later: an Escape pressed at once, as a keyboard user may, still closes it.
 import type { RefObject } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useLayoutEffect } from 'preact/hooks';
 
 export function usePopoverDismiss(
   open: boolean,
@@ -10,7 +11,7 @@ export function usePopoverDismiss(
   toggle: RefObject<HTMLElement>,
   close: () => void,
 ): void {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!open) return;
     const dismiss = (event: Event) => {
       if (event instanceof KeyboardEvent) {

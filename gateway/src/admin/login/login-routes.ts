@@ -43,7 +43,8 @@ const loginQuery = z.object({ next: z.string().max(2048).optional() }).loose();
 
 const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
   const view = (request: FastifyRequest, next: string, error?: string): LoginView => {
-    const session = readAdminCookie(context.gate, request.cookies[ADMIN_COOKIE]);
+    // The console's hook read the cookie (and its standing) for every request, this one included.
+    const session = request.adminSession;
     return {
       next,
       secretConfigured: Boolean(context.secret),
@@ -133,9 +134,9 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
   // session itself is ended on the server before the answer.
   app.post('/__admin/logout', { config: { adminAccess: 'public' } }, async (request, reply) => {
     const signedValue = request.cookies[ADMIN_COOKIE];
-    const session = readAdminCookie(context.gate, signedValue);
+    const session = await readAdminCookie(context.gate, signedValue);
     if (signedValue && session) {
-      endAdminSession(context.gate, signedValue, session);
+      await endAdminSession(context.gate, signedValue, session);
       await recordConsoleAction(context, request, 'logout', { subject: session.subject });
     }
     reply.clearCookie(ADMIN_COOKIE, {

@@ -90,7 +90,7 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     await revokeAdmin(backend, user.userId);
     // A revoked admin's open console sessions end now, not when their cookies expire; if the
     // account still qualifies another way (a confirmed ADMIN_EMAIL), it signs in again.
-    endAccountSessions(context.gate, user.userId);
+    await endAccountSessions(context.gate, user.userId);
     await mirrorConsoleAction(context, request, 'revoke_role', {
       targetUserId: user.userId,
       detail: { role: 'admin' },

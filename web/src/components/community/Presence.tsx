@@ -21,7 +21,7 @@ export function PresenceBadge({ state }: { state: PresenceState }) {
 
 export function NotShared({ what }: { what?: string }) {
   return (
-    <span class="not-shared" title={what ? `${what} not shared` : 'Not shared'}>
+    <span class="badge not-shared" title={what ? `${what} not shared` : 'Not shared'}>
       <LockIcon size={14} />
       {what ? (
         <span>

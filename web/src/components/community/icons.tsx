@@ -1,5 +1,6 @@
 // Icons only the community screens use (kept out of the shell's icon file, so the focus screen's
-// first load does not carry them). Same 24 px stroke set, drawn in currentColor.
+// first load does not carry them). Same 24 px stroke set, drawn in currentColor. A drawing the shell
+// already has (the bin, the group of people) is imported from ../icons.tsx, never drawn here again.
 import { Icon, type IconProps } from '../icons.tsx';
 
 export const LockIcon = (props: IconProps) => (
@@ -26,13 +27,6 @@ export const FlagIcon = (props: IconProps) => (
   <Icon {...props}>
     <path d="M5 21V4" />
     <path d="M5 4h11l-2 4 2 4H5" />
-  </Icon>
-);
-export const TrashIcon = (props: IconProps) => (
-  <Icon {...props}>
-    <path d="M4 7h16" />
-    <path d="M9 7V4h6v3" />
-    <path d="M6 7l1 13h10l1-13" />
   </Icon>
 );
 export const CopyIcon = (props: IconProps) => (
@@ -72,14 +66,6 @@ export const DoorIcon = (props: IconProps) => (
     <path d="M14 4h5v16h-5" />
     <path d="M10 16l4-4-4-4" />
     <path d="M14 12H3" />
-  </Icon>
-);
-export const GroupIcon = (props: IconProps) => (
-  <Icon {...props}>
-    <circle cx="9" cy="8" r="3.5" />
-    <path d="M2.5 20a6.5 6.5 0 0 1 13 0" />
-    <path d="M16 4.5a3.5 3.5 0 0 1 0 7" />
-    <path d="M18 14.5a6.5 6.5 0 0 1 3.5 5.5" />
   </Icon>
 );
 export const ShieldIcon = (props: IconProps) => (

@@ -22,7 +22,8 @@ import { readEnrollment } from '../../lib/community/privacy.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { BuddyCard } from './BuddyCard.tsx';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/buddies.css';
 
 const FIELD_CODES = new Set(['user_not_found', 'cannot_befriend_self', 'already_buddies', 'request_pending']);
 

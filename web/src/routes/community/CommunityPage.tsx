@@ -7,18 +7,19 @@ import { useLocation } from 'preact-iso';
 import { z } from 'zod';
 import type { DiscoveredGroup } from '#contracts/community-answers.ts';
 import { Avatar } from '../../components/community/Avatar.tsx';
-import { GroupIcon, SearchIcon, ShieldIcon } from '../../components/community/icons.tsx';
+import { SearchIcon, ShieldIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
-import { PlusIcon } from '../../components/icons.tsx';
+import { CommunityIcon, PlusIcon } from '../../components/icons.tsx';
 import { client, currentUserId, rows } from '../../lib/community/backend.ts';
 import { cancelJoinRequest, discoverGroups, joinGroup } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
 import { plural } from '../../lib/format.ts';
 import { CreateGroupDialog } from './CreateGroupDialog.tsx';
 import { policyWord } from '../../components/community/policy-words.ts';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/groups.css';
 import { useAction } from '../../components/community/useAction.ts';
 
 async function pendingGroupIds(): Promise<Set<string>> {
@@ -274,7 +275,7 @@ export default function CommunityPage() {
         </>
       ) : all.length === 0 ? (
         <div class="empty">
-          <GroupIcon size={28} />
+          <CommunityIcon size={28} />
           <strong>{term ? `No groups match “${term}”` : 'No groups yet'}</strong>
           <p>
             {term

@@ -4,7 +4,8 @@
 // or anyone's in a group she moderates). Deleting asks once, inline: "Delete for everyone?" takes
 // the focus, so a screen reader reads the question, and Escape or Cancel takes the student back.
 import { useEffect, useRef } from 'preact/hooks';
-import { FlagIcon, TrashIcon } from '../../components/community/icons.tsx';
+import { FlagIcon } from '../../components/community/icons.tsx';
+import { TrashIcon } from '../../components/icons.tsx';
 import { MoreIcon } from '../../components/icons.tsx';
 
 export interface MoreButtonProps {

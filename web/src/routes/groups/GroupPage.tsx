@@ -34,7 +34,13 @@ import { Chat } from './Chat.tsx';
 import { ManageGroup } from './ManageGroup.tsx';
 import { MyReports } from './MyReports.tsx';
 import { Rankings } from './Rankings.tsx';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/group-page.css';
+import '../../styles/community/group-board.css';
+import '../../styles/community/group-chat.css';
+import '../../styles/community/group-rankings.css';
+import '../../styles/community/group-owner.css';
+import '../../styles/community/group-reports.css';
 import { useAction } from '../../components/community/useAction.ts';
 
 /**

@@ -8,7 +8,8 @@ import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { previewInvite, redeemInvite } from '../../lib/community/invites.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { InviteSummary } from './InviteCard.tsx';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/invite.css';
 
 export default function InvitePage() {
   document.title = 'Invitation · studyhall';

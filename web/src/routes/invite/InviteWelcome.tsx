@@ -6,7 +6,8 @@ import type { InvitePreview } from '#contracts/community-answers.ts';
 import { previewInvite } from '../../lib/community/invites.ts';
 import WelcomePage from '../auth/WelcomePage.tsx';
 import { InviteSummary } from './InviteCard.tsx';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/invite.css';
 
 export default function InviteWelcome({ token }: { token: string }) {
   const [preview, setPreview] = useState<InvitePreview | null>(null);

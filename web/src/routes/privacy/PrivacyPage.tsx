@@ -13,7 +13,8 @@ import { PageSkeleton } from '../../components/Skeleton.tsx';
 import { readEnrollment, saveConsent, savePrivacy, SWITCHES } from '../../lib/community/privacy.ts';
 import { consentStatement, stealthStatement, whoSeesWhat } from '../../lib/community/sharing.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
-import '../../styles/community.css';
+import '../../styles/community/shared.css';
+import '../../styles/community/privacy.css';
 
 function Cell({ value }: { value: boolean | 'never' }) {
   if (value === true)

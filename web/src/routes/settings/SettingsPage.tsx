@@ -27,13 +27,24 @@ function hourLabel(hour: number): string {
   return hour === 0 ? 'Midnight (00:00)' : `${String(hour).padStart(2, '0')}:00`;
 }
 
-function TimerSettings() {
-  const [draft, setDraft] = useState<Record<NumberField, string>>(() => ({
-    focusMinutes: String(settings.value.focusMinutes),
-    breakMinutes: String(settings.value.breakMinutes),
-    cycles: String(settings.value.cycles),
-    dailyGoalMinutes: String(settings.value.dailyGoalMinutes),
-  }));
+function draftOf(current: AppSettings): Record<NumberField, string> {
+  return {
+    focusMinutes: String(current.focusMinutes),
+    breakMinutes: String(current.breakMinutes),
+    cycles: String(current.cycles),
+    dailyGoalMinutes: String(current.dailyGoalMinutes),
+  };
+}
+
+export function TimerSettings() {
+  const [draft, setDraft] = useState<Record<NumberField, string>>(() => draftOf(settings.value));
+  // The settings may arrive after the form is drawn (this device's store, then the account's): the
+  // fields follow them until she types, so a save never writes back the defaults shown meanwhile.
+  const [edited, setEdited] = useState(false);
+  const current = settings.value;
+  useEffect(() => {
+    if (!edited) setDraft(draftOf(current));
+  }, [current.focusMinutes, current.breakMinutes, current.cycles, current.dailyGoalMinutes, edited]);
   const [dayOffset, setDayOffset] = useState(settings.value.dayOffsetHours);
   const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
   const [saved, setSaved] = useState(false);
@@ -60,6 +71,7 @@ function TimerSettings() {
     } catch {
       return setNotSaved(NOT_SAVED_TEXT);
     }
+    setEdited(false);
     setSaved(true);
   };
 
@@ -80,7 +92,10 @@ function TimerSettings() {
                 class="input input-number"
                 inputMode="numeric"
                 value={draft[field]}
-                onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })}
+                onInput={(event) => {
+                  setEdited(true);
+                  setDraft({ ...draft, [field]: event.currentTarget.value });
+                }}
                 aria-invalid={errors[field] ? true : undefined}
                 aria-describedby={`${field}-unit${errors[field] ? ` ${field}-error` : ''}`}
               />

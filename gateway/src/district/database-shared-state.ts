@@ -1,0 +1,106 @@
+// The shared state through the database this process's localbase opened (the embedded engine or
+// DATABASE_URL): each call is one statement on localbase's pool, as the database owner (the
+// functions are service-role only for the API roles), and events go out with pg_notify and come
+// in on one LISTEN connection of their own (notify-listener.ts).
+//
+// PGlite has one session and one process (its DATA_DIR is locked to this server): there is no
+// second server to hear, so events are delivered here only and no connection listens.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { NotifyListener } from './notify-listener.ts';
+import {
+  decodeEvent,
+  encodeEvent,
+  SharedStateListeners,
+  type SharedEvent,
+  type SharedState,
+  type SharedStateFunction,
+  type SharedStateListener,
+  type SharedStateLog,
+} from './shared-state.ts';
+
+/** The PostgreSQL channel every gateway of a district listens on. */
+export const GATEWAY_NOTIFY_CHANNEL = 'studyhall_gateway';
+
+const ARGUMENT_NAME = /^p_[a-z0-9_]+$/;
+
+export interface DatabaseSharedStateOptions {
+  pool: pg.Pool;
+  /** Whether other servers may share the database (false on PGlite: nobody else can open it). */
+  listen: boolean;
+  log: SharedStateLog;
+  /** The connection of the LISTEN session; default: the pool's own settings. */
+  connection?: pg.ClientConfig;
+}
+
+/** A value as a statement parameter: objects travel as JSON text, which the function reads as jsonb. */
+function asParameter(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return JSON.stringify(value);
+  return value;
+}
+
+export class DatabaseSharedState implements SharedState {
+  readonly kind = 'database';
+  readonly serverId = randomUUID();
+  private readonly listeners: SharedStateListeners;
+  private readonly listener: NotifyListener | undefined;
+  private readonly listening: Promise<void>;
+
+  constructor(private readonly options: DatabaseSharedStateOptions) {
+    this.listeners = new SharedStateListeners(options.log);
+    if (!options.listen) {
+      this.listening = Promise.resolve();
+      return;
+    }
+    this.listener = new NotifyListener({
+      connection: options.connection ?? (options.pool as unknown as { options: pg.ClientConfig }).options,
+      channel: GATEWAY_NOTIFY_CHANNEL,
+      onPayload: (payload) => this.heard(payload),
+      onResumed: () => this.listeners.emit({ kind: 'resync' }),
+      log: options.log,
+    });
+    this.listening = this.listener.start();
+  }
+
+  async call(name: SharedStateFunction, args: Record<string, unknown>): Promise<unknown> {
+    const names = Object.keys(args);
+    for (const argument of names)
+      if (!ARGUMENT_NAME.test(argument)) throw new Error(`not an argument name: ${argument}`);
+    const list = names.map((argument, index) => `${argument} => $${index + 1}`).join(', ');
+    const { rows } = await this.options.pool.query<{ result: unknown }>(
+      `select public.${name}(${list}) as result`,
+      names.map((argument) => asParameter(args[argument])),
+    );
+    const result = rows[0]?.result;
+    // A void function answers '' through node-postgres.
+    return result === '' || result === undefined ? null : result;
+  }
+
+  publish(event: SharedEvent): void {
+    queueMicrotask(() => this.listeners.emit(event));
+    if (!this.listener) return;
+    this.options.pool
+      .query('select pg_notify($1, $2)', [GATEWAY_NOTIFY_CHANNEL, JSON.stringify(encodeEvent(this.serverId, event))])
+      .catch((error: unknown) => this.options.log.warn({ err: error }, 'shared state: an event could not be sent'));
+  }
+
+  subscribe(listener: SharedStateListener): () => void {
+    return this.listeners.add(listener);
+  }
+
+  ready(): Promise<void> {
+    return this.listening;
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+  }
+
+  private heard(payload: string): void {
+    const decoded = decodeEvent(payload);
+    // This server's own events were delivered when published.
+    if (!decoded || decoded.from === this.serverId) return;
+    this.listeners.emit(decoded.event);
+  }
+}
