@@ -12,6 +12,7 @@ const NOT_PRODUCT = [
   '(^|/)e2e/', // browser test drivers
   '(^|/)fixtures/', // child processes and files the tests start or read
   '^tools/',
+  '^playwright\\.config\\.ts$', // the browser tests' runner (npm run test:e2e)
 ];
 
 /** An import of an npm package, whatever kind of dependency package.json makes it. */

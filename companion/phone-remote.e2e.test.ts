@@ -16,72 +16,55 @@
 // restart gives the page a new code that the phone is asked for.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRemaining } from './core/render-tick.ts';
 import { BACKOFF_CAP_REMOTE_MS } from './core/poll-schedule.ts';
+import type { RunningStudyhall } from '#tools/e2e/app-driver.ts';
+import { axeFindings } from '#tools/e2e/axe.ts';
+import { chromiumLaunchOptions, mapHostToLoopback } from '#tools/e2e/browser.ts';
 import { openFocusPage, type FocusPage } from '#tools/e2e/companion/focus-page.ts';
-import { openPhone, type Phone } from '#tools/e2e/companion/phone.ts';
-import { startStudyhall, type StudyhallProcess } from '#tools/e2e/companion/studyhall-process.ts';
+import type { Phone } from '#tools/e2e/companion/phone.ts';
+import { expect, studyhallTest, type ServerFixtures } from '#tools/e2e/fixtures.ts';
 import { freePort } from '#tools/testing/free-port.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
-import { launchChromium } from '#tools/e2e/browser.ts';
 import { repoRoot } from '#db/paths.ts';
 
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'companion-screenshots');
 const ACTIONS = ['Correct', 'Incorrect', 'Skip', 'Undo', 'Target'];
 const CLASSROOM_HOST = 'classroom.test';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let env: Record<string, string>;
+const test = studyhallTest({
+  env: async () => {
+    const port = await freePort();
+    return {
+      PORT: String(port),
+      // The first part shows the open relay of a single-user machine; the PIP_PAIRING=on part below
+      // shows the default.
+      PIP_PAIRING: 'off',
+      // The page is the teacher's at the loopback address; the QR code leads a phone to the students'
+      // address, since a phone cannot open this computer's 127.0.0.1.
+      PUBLIC_URL: `http://${CLASSROOM_HOST}:${port}`,
+    };
+  },
+});
+test.describe.configure({ mode: 'serial' });
+test.use({ launchOptions: chromiumLaunchOptions([mapHostToLoopback(CLASSROOM_HOST)]) });
+
 let appUrl: string;
 /** The students' address (PUBLIC_URL): a name the browser maps to 127.0.0.1, so phones open plain HTTP. */
 let phoneUrl: string;
-let studyhall: StudyhallProcess;
+let studyhall: RunningStudyhall;
 let browser: Browser;
+let openPhone: ServerFixtures['phoneRemote'];
 const focusPages: FocusPage[] = [];
 
-beforeAll(async () => {
-  temp = await makeTempDir('companion-e2e');
-  // The server serves what is built (npm start's launcher builds first), and a clean clone has no
-  // build yet: build both here so a failure names the build, not a timeout.
-  await ensureViteBuild(VITE_BUILDS.web);
-  await ensureViteBuild(VITE_BUILDS.companion);
-  const port = await freePort();
-  appUrl = `http://127.0.0.1:${port}`;
-  phoneUrl = `http://${CLASSROOM_HOST}:${port}`;
-  env = {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOCALBASE_PORT: String(await freePort()),
-    DATA_DIR: path.join(temp.dir, 'data'),
-    LOG_DIR: path.join(temp.dir, 'logs'),
-    // The first part shows the open relay of a single-user machine; the PIP_PAIRING=on part below
-    // shows the default.
-    PIP_PAIRING: 'off',
-    // The page is the teacher's at the loopback address; the QR code leads a phone to the students'
-    // address, since a phone cannot open this computer's 127.0.0.1.
-    PUBLIC_URL: phoneUrl,
-  };
-  studyhall = startStudyhall(env);
-  await studyhall.ready;
-  browser = await launchChromium([`--host-resolver-rules=MAP ${CLASSROOM_HOST} 127.0.0.1`]);
+test.beforeAll(async ({ studyhall: server, browser: chromium, phoneRemote }) => {
+  studyhall = server;
+  browser = chromium;
+  openPhone = phoneRemote;
+  appUrl = studyhall.url;
+  phoneUrl = studyhall.env.PUBLIC_URL!;
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
-
-/** The same server with PIP_PAIRING unset, as a fresh install runs it. */
-function withDefaultPairing(): Record<string, string> {
-  const { PIP_PAIRING: _off, ...rest } = env;
-  return rest;
-}
 
 /** The time a page shows ("Time left 24:59" on the phone), in seconds. */
 function seconds(text: string): number {
@@ -115,16 +98,17 @@ async function expectNoProblems(phone: Phone): Promise<void> {
   expect(await phone.problems()).toEqual([]);
 }
 
-describe('the remote with the focus page (PIP_PAIRING=off)', () => {
+test.describe('the remote with the focus page (PIP_PAIRING=off)', () => {
   let focus: FocusPage;
   let phone: Phone;
 
-  beforeAll(async () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
     focus = await openFocusPage(browser, appUrl, { email: 'biology@example.com', subject: 'Biology' });
     focusPages.push(focus);
-  }, 120_000);
+  });
 
-  it('offers the remote with a QR code and no code, since pairing is off', async () => {
+  test('offers the remote with a QR code and no code, since pairing is off', async () => {
     expect(focus.code).toBeUndefined();
     expect(focus.qrLink).toBe(`${phoneUrl}/companion/`);
     const panel = await focus.remotePanel();
@@ -132,9 +116,9 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await panel.getByText('No phone yet').waitFor();
   });
 
-  it('shows the running timer of the focus page on the phone that opened the QR link: phase, time, subject', async () => {
+  test('shows the running timer of the focus page on the phone that opened the QR link: phase, time, subject', async () => {
     // At the students' address (a name only Chromium's resolver knows) the gateway's own policy holds.
-    phone = await openPhone(browser, focus.qrLink, 'light', { addCsp: false });
+    phone = await openPhone(focus.qrLink, { addCsp: false });
     const { page } = phone;
     await expect.poll(() => page.locator('.phase').textContent(), { timeout: 5_000 }).toBe('Focus');
     await expect.poll(() => page.locator('.subject-name').textContent()).toBe('Biology');
@@ -153,7 +137,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await (await focus.remotePanel()).getByText('Phone connected').waitFor({ timeout: 5_000 });
   });
 
-  it('has five large buttons named Correct, Incorrect, Skip, Undo and Target', async () => {
+  test('has five large buttons named Correct, Incorrect, Skip, Undo and Target', async () => {
     for (const name of ACTIONS) {
       const button = phone.page.getByRole('button', { name, exact: true });
       await expect.poll(() => button.count()).toBe(1);
@@ -163,7 +147,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     }
   });
 
-  it("moves the focus page's counter within 1 s of a tap on Correct, and says it was delivered", async () => {
+  test("moves the focus page's counter within 1 s of a tap on Correct, and says it was delivered", async () => {
     const before = await focus.count('Correct');
     const tapped = Date.now();
     await phone.page.getByRole('button', { name: 'Correct', exact: true }).tap();
@@ -176,7 +160,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
       .toBe(String(before + 1));
   });
 
-  it('sends Incorrect, Skip, Undo and a target the same way', async () => {
+  test('sends Incorrect, Skip, Undo and a target the same way', async () => {
     const incorrect = await focus.count('Incorrect');
     const skipped = await focus.count('Skip');
     await phone.page.getByRole('button', { name: 'Incorrect', exact: true }).tap();
@@ -193,7 +177,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await expect.poll(() => phone.page.locator('#target-value').textContent(), { timeout: 3_000 }).toBe('35');
   });
 
-  it("follows the page's own Pause, Resume and counts", async () => {
+  test("follows the page's own Pause, Resume and counts", async () => {
     const { page } = phone;
     await focus.press('Pause');
     await expect.poll(() => page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus · paused');
@@ -210,7 +194,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await expect.poll(() => page.locator('#count-correct').textContent(), { timeout: 4_000 }).toBe(String(correct + 1));
   });
 
-  it('opens the settings sheet and tests the connection', async () => {
+  test('opens the settings sheet and tests the connection', async () => {
     const { page } = phone;
     await page.getByRole('button', { name: 'Settings' }).tap();
     await expect.poll(() => page.getByRole('textbox', { name: 'Server' }).inputValue()).toBe(phoneUrl);
@@ -232,7 +216,8 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
   });
 
-  it('shows the offline badge within the backoff cap when the server stops, and clears it with the right time after a restart', async () => {
+  test('shows the offline badge within the backoff cap when the server stops, and clears it with the right time after a restart', async () => {
+    test.setTimeout(120_000);
     const { page } = phone;
     const completionAtMs = await completionAt(undefined);
     expect(await page.locator('.offline-badge').count()).toBe(0);
@@ -248,8 +233,7 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     await panel.getByText('Server not reachable').waitFor({ timeout: 10_000 });
     await panel.getByText(/Your timer keeps running here/).waitFor();
 
-    studyhall = startStudyhall(env);
-    await studyhall.ready;
+    await studyhall.restart();
     const upAt = Date.now();
     await page.locator('.offline-badge').waitFor({ state: 'detached', timeout: BACKOFF_CAP_REMOTE_MS + 1_000 });
     expect(Date.now() - upAt).toBeLessThanOrEqual(BACKOFF_CAP_REMOTE_MS + 1_000);
@@ -262,16 +246,17 @@ describe('the remote with the focus page (PIP_PAIRING=off)', () => {
     const before = await focus.count('Correct');
     await page.getByRole('button', { name: 'Correct', exact: true }).tap();
     await focus.waitForCount('Correct', before + 1, 2_000);
-  }, 120_000);
+  });
 
-  it('ran under the Content-Security-Policy without a violation or an error', async () => {
+  test('ran under the Content-Security-Policy without a violation or an error', async () => {
     await expectNoProblems(phone);
     expect(focus.violations).toEqual([]);
   });
 });
 
-describe("the Android overlay's page", () => {
-  it('shows itself for the running session and hides when the focus page finishes it', async () => {
+test.describe("the Android overlay's page", () => {
+  test('shows itself for the running session and hides when the focus page finishes it', async () => {
+    test.setTimeout(60_000);
     const [focus] = focusPages;
     if (!focus) throw new Error('the focus page of the first tests is missing');
     // The calls OverlayService.java receives from the page, recorded by a stand-in bridge.
@@ -311,11 +296,12 @@ describe("the Android overlay's page", () => {
     } finally {
       await context.close();
     }
-  }, 60_000);
+  });
 });
 
-describe('the installable remote', () => {
-  it('links its manifest and registers its own service worker, scoped to /companion/', async () => {
+test.describe('the installable remote', () => {
+  test('links its manifest and registers its own service worker, scoped to /companion/', async () => {
+    test.setTimeout(60_000);
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     try {
       const page = await context.newPage();
@@ -338,28 +324,29 @@ describe('the installable remote', () => {
     } finally {
       await context.close();
     }
-  }, 60_000);
+  });
 });
 
-describe('pairing on (the default)', () => {
+test.describe('pairing on (the default)', () => {
   let biology: FocusPage;
   let history: FocusPage;
   let phoneA: Phone;
   let phoneB: Phone;
 
-  beforeAll(async () => {
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
     for (const open of focusPages.splice(0)) await open.context.close();
     const stopped = studyhall.stop();
     expect(await stopped, studyhall.output().slice(-2000)).toBe(0);
-    studyhall = startStudyhall(withDefaultPairing());
-    await studyhall.ready;
+    // The same server with PIP_PAIRING unset, as a fresh install runs it.
+    await studyhall.restart({ PIP_PAIRING: undefined });
     biology = await openFocusPage(browser, appUrl, { email: 'bea@example.com', subject: 'Biology' });
     history = await openFocusPage(browser, appUrl, { email: 'hal@example.com', subject: 'History' });
     focusPages.push(biology, history);
-    phoneA = await openPhone(browser, `${appUrl}/companion/`);
-  }, 180_000);
+    phoneA = await openPhone(`${appUrl}/companion/`);
+  });
 
-  it('shows each page its own code, in its QR link too', async () => {
+  test('shows each page its own code, in its QR link too', async () => {
     expect(biology.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
     expect(history.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{6}$/);
     expect(history.code).not.toBe(biology.code);
@@ -368,7 +355,7 @@ describe('pairing on (the default)', () => {
     await (await biology.remotePanel()).getByText('Waiting for your phone').waitFor();
   });
 
-  it('opens the panel from the keyboard, with the code and QR code passing axe at 390 px and on a desktop, light and dark', async () => {
+  test('opens the panel from the keyboard, with the code and QR code passing axe at 390 px and on a desktop, light and dark', async () => {
     const { page } = biology;
     await page.keyboard.press('Escape');
     const toggle = page.getByRole('button', { name: /^Phone remote/ });
@@ -387,16 +374,7 @@ describe('pairing on (the default)', () => {
       for (const colorScheme of ['light', 'dark'] as const) {
         await page.setViewportSize(viewport);
         await page.emulateMedia({ colorScheme });
-        const result = await new AxeBuilder({ page }).include('#phone-remote').analyze();
-        const serious = result.violations.filter(
-          (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-        );
-        expect(
-          serious.map(
-            (violation) =>
-              `${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-          ),
-        ).toEqual([]);
+        expect(await axeFindings(page, `${colorScheme} ${viewport.width}`, { include: '#phone-remote' })).toEqual([]);
         await page.screenshot({
           path: path.join(SCREENSHOT_DIR, `focus-remote-panel-${viewport.width}-${colorScheme}.png`),
         });
@@ -407,7 +385,7 @@ describe('pairing on (the default)', () => {
     expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 
-  it('refuses a phone without the code, and asks for it', async () => {
+  test('refuses a phone without the code, and asks for it', async () => {
     const status = await phoneA.page.evaluate(async () => (await fetch('/api/pip/state')).status);
     expect(status).toBe(401);
     await phoneA.page.getByRole('heading', { name: 'Pair with your focus page' }).waitFor({ timeout: 5_000 });
@@ -416,7 +394,7 @@ describe('pairing on (the default)', () => {
     await phoneA.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'pairing-light.png') });
   });
 
-  it('works with the code, and each of two phones sees only its own page', async () => {
+  test('works with the code, and each of two phones sees only its own page', async () => {
     const withCode = await phoneA.page.evaluate(
       async (code) => (await fetch('/api/pip/state', { headers: { 'x-pip-code': code } })).status,
       biology.code ?? '',
@@ -426,7 +404,7 @@ describe('pairing on (the default)', () => {
     // Typed by hand on one phone, in lower case; the other phone opens the QR code's link.
     await phoneA.page.getByRole('textbox', { name: 'Pairing code' }).fill((biology.code ?? '').toLowerCase());
     await phoneA.page.getByRole('button', { name: 'Pair' }).tap();
-    phoneB = await openPhone(browser, history.qrLink, 'dark', { addCsp: false });
+    phoneB = await openPhone(history.qrLink, { colorScheme: 'dark', addCsp: false });
     expect(new URL(phoneB.page.url()).hash).toBe('');
 
     await expect.poll(() => phoneA.page.locator('.subject-name').textContent(), { timeout: 5_000 }).toBe('Biology');
@@ -466,7 +444,8 @@ describe('pairing on (the default)', () => {
     await expect.poll(() => phoneB.page.locator('.phase').textContent(), { timeout: 4_000 }).toBe('Focus');
   });
 
-  it('lets a second tab of the same student point to the first, and take the remote over with the same code when it closes', async () => {
+  test('lets a second tab of the same student point to the first, and take the remote over with the same code when it closes', async () => {
+    test.setTimeout(60_000);
     const second = await history.context.newPage();
     await second.goto(`${appUrl}/focus`);
     await second.getByRole('button', { name: 'Pause' }).waitFor();
@@ -486,13 +465,13 @@ describe('pairing on (the default)', () => {
       .locator('.counter-value')
       .filter({ hasText: new RegExp(`^${correct + 1}$`) })
       .waitFor({ timeout: 2_000 });
-  }, 60_000);
+  });
 
-  it('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
+  test('gives the page a new code after a restart, says so, and the phone is asked for it and works with it', async () => {
+    test.setTimeout(120_000);
     const oldCode = biology.code ?? '';
     expect(await studyhall.stop()).toBe(0);
-    studyhall = startStudyhall(withDefaultPairing());
-    await studyhall.ready;
+    await studyhall.restart();
     const panel = await biology.remotePanel();
     await panel.getByText(/The server forgot the old code/).waitFor({ timeout: 15_000 });
     const newCode = ((await panel.getByLabel('Pairing code').textContent()) ?? '').replace(/\s/g, '');
@@ -509,14 +488,15 @@ describe('pairing on (the default)', () => {
     // The phone came back with the new code: the warning has done its work.
     await panel.getByText('Phone connected').waitFor({ timeout: 5_000 });
     expect(await panel.getByText(/The server forgot the old code/).count()).toBe(0);
-  }, 120_000);
+  });
 
-  it('ran both phones and both pages under the Content-Security-Policy without a violation or an error', async () => {
+  test('ran both phones and both pages under the Content-Security-Policy without a violation or an error', async () => {
     for (const phone of [phoneA, phoneB]) await expectNoProblems(phone);
     expect([...biology.violations, ...history.violations]).toEqual([]);
   });
 
-  it('stops cleanly', async () => {
+  test('stops cleanly', async () => {
+    test.setTimeout(30_000);
     expect(await studyhall.stop()).toBe(0);
-  }, 30_000);
+  });
 });

@@ -13,15 +13,12 @@
 // 1280 px go to .tmp/screenshots/admin-owner/ for a person to look at.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
-import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
-import { startStudyhall, type RunningStudyhall } from '#tools/e2e/app-driver.ts';
-import { launchChromium } from '#tools/e2e/browser.ts';
+import type { RunningStudyhall } from '#tools/e2e/app-driver.ts';
+import { axeFindings } from '#tools/e2e/axe.ts';
 import { asStudent, student, type Student } from '#tools/e2e/community-driver.ts';
-import { makeTempDir } from './helpers.ts';
+import { expect, studyhallTest } from '#tools/e2e/fixtures.ts';
 
 const SECRET = 'owner-e2e-admin-secret-long-enough';
 const SCREENSHOTS = path.join(repoRoot, '.tmp', 'screenshots', 'admin-owner');
@@ -29,7 +26,9 @@ const TIME_ZONE = 'America/New_York';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest({ env: { ENABLE_ADMIN_MODE: 'true', ADMIN_SECRET: SECRET } });
+test.describe.configure({ mode: 'serial' });
+
 let logDir: string;
 let dataDir: string;
 let studyhall: RunningStudyhall;
@@ -47,12 +46,8 @@ async function lookAt(target: Page, name: string): Promise<void> {
     for (const colorScheme of ['light', 'dark'] as const) {
       await target.setViewportSize(viewport);
       await target.emulateMedia({ colorScheme });
-      const results = await new AxeBuilder({ page: target }).analyze();
-      const grave = results.violations.filter((item) => item.impact === 'serious' || item.impact === 'critical');
-      expect(
-        grave.map((item) => `${item.id}: ${item.nodes.map((node) => node.target).join(' | ')}`),
-        `${name} at ${viewport.width} px, ${colorScheme}`,
-      ).toEqual([]);
+      const where = `${name} at ${viewport.width} px, ${colorScheme}`;
+      expect(await axeFindings(target, where), where).toEqual([]);
       const overflow = await target.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       );
@@ -105,34 +100,31 @@ function checkedAt(target: Page) {
     .getAttribute('datetime');
 }
 
-beforeAll(async () => {
-  temp = await makeTempDir('admin-owner-e2e');
-  dataDir = path.join(temp.dir, 'data');
-  logDir = path.join(temp.dir, 'logs');
+test.beforeAll(async ({ studyhall: server, browser: chromium }) => {
+  test.setTimeout(300_000);
+  studyhall = server;
+  browser = chromium;
+  dataDir = studyhall.dataDir;
+  logDir = studyhall.logDir;
   await mkdir(SCREENSHOTS, { recursive: true });
-  // The browser proof registers the app's service worker, which the web build provides.
-  await ensureViteBuild(VITE_BUILDS.web);
-  studyhall = await startStudyhall({ dataDir, logDir }, { ENABLE_ADMIN_MODE: 'true', ADMIN_SECRET: SECRET });
-  [ben, dee, ava, cal] = await Promise.all([
-    student(studyhall.url, 'Ben', 'ben'),
-    student(studyhall.url, 'Dee', 'dee'),
-    student(studyhall.url, 'Ava', 'ava'),
-    student(studyhall.url, 'Cal', 'cal'),
-  ]);
-  browser = await launchChromium();
+  // One after the other: four password hashes at once on a fresh server outlast the gateway's
+  // backend timeout on a busy machine, and the sign-ups are not what this file tests.
+  ben = await student(studyhall.url, 'Ben', 'ben');
+  dee = await student(studyhall.url, 'Dee', 'dee');
+  ava = await student(studyhall.url, 'Ava', 'ava');
+  cal = await student(studyhall.url, 'Cal', 'cal');
   owner = await browser.newContext({ viewport: DESKTOP, timezoneId: TIME_ZONE, locale: 'en-US' });
   page = await owner.newPage();
   page.setDefaultTimeout(30_000);
-}, 300_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
-describe('the console for a new owner', () => {
-  it('shows the last verify run with its time and a Run again button; the browser proof likewise', async () => {
+test.afterAll(async () => {
+  await owner?.close();
+});
+
+test.describe('the console for a new owner', () => {
+  test('shows the last verify run with its time and a Run again button; the browser proof likewise', async () => {
+    test.setTimeout(300_000);
     await signInWithSecret(page);
     await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^All \d+ checks pass\.$/);
     const first = await checkedAt(page);
@@ -175,9 +167,10 @@ describe('the console for a new owner', () => {
 
     await page.goto(`${studyhall.url}/__admin/verify`);
     expect(await page.getByRole('region', { name: 'Browser proof' }).textContent()).toMatch(/passed/);
-  }, 300_000);
+  });
 
-  it('keeps every console action in the audit log once, and nothing of the checks', async () => {
+  test('keeps every console action in the audit log once, and nothing of the checks', async () => {
+    test.setTimeout(300_000);
     // Two verify runs and two browser proofs have created and deleted temporary accounts: none of it shows.
     await page.goto(`${studyhall.url}/__admin/audit`);
     const quiet = await auditRows(page);
@@ -305,9 +298,10 @@ describe('the console for a new owner', () => {
     expect(seen).toEqual([...seen].sort((a, b) => b - a));
     await page.getByRole('link', { name: 'Newest entries' }).click();
     expect((await auditRows(page)).ids[0]).toBe(seen[0]);
-  }, 300_000);
+  });
 
-  it('lets the owner revoke a mistaken grant, the last admin row included; an admin never her own row', async () => {
+  test('lets the owner revoke a mistaken grant, the last admin row included; an admin never her own row', async () => {
+    test.setTimeout(240_000);
     await page.goto(`${studyhall.url}/__admin/roles`);
     const rows = page.getByRole('table', { name: 'Admin rows' });
     await rows.getByRole('checkbox', { name: `${ben.email} can no longer unlock the console this way` }).check();
@@ -359,9 +353,10 @@ describe('the console for a new owner', () => {
     expect(await deeRows.getByRole('button', { name: /^Revoke admin/ }).count()).toBe(0);
     await lookAt(deePage, 'roles-admin-own-row');
     await deeContext.close();
-  }, 240_000);
+  });
 
-  it('names each student, shows times in the browser’s zone with the date, and styles buttons with the app’s tokens', async () => {
+  test('names each student, shows times in the browser’s zone with the date, and styles buttons with the app’s tokens', async () => {
+    test.setTimeout(240_000);
     const words = /\b(her|hers|herself|she)\b/i;
     const bareClock = /(?<!\d{4}-\d\d-\d\d )\b\d\d:\d\d UTC\b/;
     const pages = [
@@ -447,5 +442,5 @@ describe('the console for a new owner', () => {
     );
     await plainPage.screenshot({ path: path.join(SCREENSHOTS, 'audit-without-javascript-1280.png') });
     await plain.close();
-  }, 240_000);
+  });
 });

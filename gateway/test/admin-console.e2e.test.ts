@@ -6,15 +6,12 @@
 // or LOG_DIR. Screenshots of every page at 1280x800 and 390x844, light and dark, go to
 // .tmp/screenshots/admin/ for a person to look at.
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '#db/paths.ts';
-import { launchChromium } from '#tools/e2e/browser.ts';
-import { makeTempDir } from './helpers.ts';
-import { freePort } from '#tools/testing/free-port.ts';
+import type { RunningStudyhall } from '#tools/e2e/app-driver.ts';
+import { expect, studyhallTest } from '#tools/e2e/fixtures.ts';
 
 const SECRET = 'e2e-admin-secret-of-good-length';
 const SCREENSHOTS = path.join(repoRoot, '.tmp', 'screenshots', 'admin');
@@ -44,27 +41,24 @@ function run(
 const verifyCli = (args: string[], secret = SECRET) =>
   run(['--import', 'tsx', path.join(repoRoot, 'tools', 'verify', 'cli.ts'), ...args], { ADMIN_SECRET: secret });
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest({
+  env: {
+    // Everything the server says, at its most talkative, is kept under LOG_DIR (see the token check).
+    LOG_LEVEL: 'trace',
+    ENABLE_ADMIN_MODE: 'true',
+    ADMIN_SECRET: SECRET,
+  },
+});
+test.describe.configure({ mode: 'serial' });
+
+let server: RunningStudyhall;
 let dataDir: string;
 let logDir: string;
 let appUrl: string;
 let localbaseUrl: string;
 let accessToken: string;
-let studyhall: ReturnType<typeof spawn>;
-let exited: Promise<number | null>;
-let output = '';
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-
-async function waitForOutput(text: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!output.includes(text)) {
-    if (studyhall.exitCode !== null || Date.now() > deadline)
-      throw new Error(`no "${text}" in the output of npm start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function managementQuery(query: string, token = accessToken): Promise<Response> {
   return fetch(`${localbaseUrl}/v1/projects/local/database/query`, {
@@ -101,57 +95,26 @@ async function filesContaining(dirs: string[], needle: string): Promise<string[]
   return found;
 }
 
-beforeAll(async () => {
-  temp = await makeTempDir('admin-e2e');
-  dataDir = path.join(temp.dir, 'data');
-  logDir = path.join(temp.dir, 'logs');
+test.beforeAll(async ({ studyhall, browser }) => {
+  server = studyhall;
+  dataDir = studyhall.dataDir;
+  logDir = studyhall.logDir;
   await mkdir(logDir, { recursive: true });
   await mkdir(SCREENSHOTS, { recursive: true });
-  const port = await freePort();
-  const localbasePort = await freePort();
-  appUrl = `http://localhost:${port}`;
-  localbaseUrl = `http://127.0.0.1:${localbasePort}`;
-  studyhall = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOCALBASE_PORT: String(localbasePort),
-      DATA_DIR: dataDir,
-      LOG_DIR: logDir,
-      // Everything the server says, at its most talkative, is kept under LOG_DIR.
-      LOG_LEVEL: 'trace',
-      ENABLE_ADMIN_MODE: 'true',
-      ADMIN_SECRET: SECRET,
-    },
-  });
-  const log = createWriteStream(path.join(logDir, 'studyhall.log'));
-  studyhall.stdout?.on('data', (chunk) => {
-    output += chunk;
-    log.write(chunk);
-  });
-  studyhall.stderr?.on('data', (chunk) => {
-    output += chunk;
-    log.write(chunk);
-  });
-  exited = new Promise((resolve) => studyhall.on('exit', (code) => resolve(code)));
-  await waitForOutput('studyhall: logs', 110_000);
-  accessToken = JSON.parse(await readFile(path.join(dataDir, 'keys.json'), 'utf8')).accessToken;
-  browser = await launchChromium();
+  appUrl = `http://localhost:${new URL(studyhall.url).port}`;
+  localbaseUrl = studyhall.localbaseUrl;
+  accessToken = (await studyhall.keys()).accessToken;
   context = await browser.newContext({ baseURL: appUrl, viewport: VIEWPORTS[0] });
   page = await context.newPage();
-}, 150_000);
-
-afterAll(async () => {
-  await browser?.close();
-  studyhall?.kill('SIGKILL');
-  await temp?.remove();
 });
 
-describe('the admin console in Chromium', () => {
-  it('unlocks with the secret from the keyboard and lands on an all-green verify page', async () => {
+test.afterAll(async () => {
+  await context?.close();
+});
+
+test.describe('the admin console in Chromium', () => {
+  test('unlocks with the secret from the keyboard and lands on an all-green verify page', async () => {
+    test.setTimeout(90_000);
     await page.goto('/__admin/verify');
     expect(new URL(page.url()).pathname).toBe('/__admin/login');
     await screenshots('login');
@@ -161,9 +124,10 @@ describe('the admin console in Chromium', () => {
     await page.waitForURL('**/__admin/verify', { timeout: 60_000 });
     await expect.poll(() => page.textContent('main .banner')).toMatch(/^All \d+ checks pass\.$/);
     await screenshots('verify-green');
-  }, 90_000);
+  });
 
-  it('runs the browser proof and records its report: service worker, IndexedDB and login round trip all pass', async () => {
+  test('runs the browser proof and records its report: service worker, IndexedDB and login round trip all pass', async () => {
+    test.setTimeout(120_000);
     await page.goto('/__admin/browser-proof');
     await page.waitForFunction(() => document.body.dataset.proof !== undefined, undefined, { timeout: 60_000 });
     const rows = await page.$$eval('tr[data-check]', (items) =>
@@ -193,9 +157,10 @@ describe('the admin console in Chromium', () => {
       await managementQuery(`select count(*)::int as count from auth.users where email like 'browser-proof-%'`)
     ).json();
     expect(left).toEqual([{ count: 0 }]);
-  }, 120_000);
+  });
 
-  it('gets `npm run verify -- --base-url` to exit 0 on a healthy server', async () => {
+  test('gets `npm run verify -- --base-url` to exit 0 on a healthy server', async () => {
+    test.setTimeout(120_000);
     const plain = await verifyCli(['--base-url', appUrl]);
     expect(plain.code, plain.stdout + plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(/verify: all \d+ checks pass/);
@@ -206,9 +171,10 @@ describe('the admin console in Chromium', () => {
     const wrongSecret = await verifyCli(['--base-url', appUrl], 'not-the-secret-at-all');
     expect(wrongSecret.code).toBe(1);
     expect(wrongSecret.stderr).toContain('sign-in refused: 401 invalid_admin_secret');
-  }, 120_000);
+  });
 
-  it('goes red when a leaderboard policy is dropped, and the page repairs it with the right token only', async () => {
+  test('goes red when a leaderboard policy is dropped, and the page repairs it with the right token only', async () => {
+    test.setTimeout(240_000);
     const dropped = await managementQuery(
       'drop policy "authenticated read all summaries for leaderboards" on public.user_stats_summary',
     );
@@ -252,12 +218,15 @@ describe('the admin console in Chromium', () => {
 
     // Neither token is written under DATA_DIR or LOG_DIR (the real one only where localbase keeps
     // its own keys), though everything was logged at trace level.
+    const output = server.output();
     expect(output.length).toBeGreaterThan(10_000);
+    await writeFile(path.join(logDir, 'studyhall.log'), output);
     expect(await filesContaining([dataDir, logDir], wrongToken)).toEqual([]);
     expect(await filesContaining([dataDir, logDir], accessToken)).toEqual(['keys.json']);
-  }, 240_000);
+  });
 
-  it('shows sync, storage and roles with real data, reachable by keyboard shortcuts', async () => {
+  test('shows sync, storage and roles with real data, reachable by keyboard shortcuts', async () => {
+    test.setTimeout(180_000);
     // A student with a rich backup, then a poor one, and two avatars.
     const student = await page.evaluate(async () => {
       const json = { 'content-type': 'application/json' };
@@ -312,10 +281,10 @@ describe('the admin console in Chromium', () => {
     await page.click('text=Preview the cleanup');
     await page.waitForURL('**/__admin/storage/cleanup-preview');
     await screenshots('cleanup-preview');
-  }, 180_000);
+  });
 
-  it('stops cleanly on SIGTERM', async () => {
-    studyhall.kill('SIGTERM');
-    expect(await exited).toBe(0);
-  }, 30_000);
+  test('stops cleanly on SIGTERM', async () => {
+    test.setTimeout(30_000);
+    expect(await server.stop()).toBe(0);
+  });
 });

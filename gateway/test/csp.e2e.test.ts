@@ -5,10 +5,10 @@
 import { cp } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { test } from '@playwright/test';
+import { expect } from '#tools/e2e/expect.ts';
 import { repoRoot } from '#db/paths.ts';
-import { launchChromium } from '#tools/e2e/browser.ts';
 import { webPaths } from '../src/web-dist.ts';
 import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { startTestGateway, type TestGateway } from './helpers.ts';
@@ -16,13 +16,15 @@ import { startTestGateway, type TestGateway } from './helpers.ts';
 let storage: http.Server;
 let gateway: TestGateway;
 let baseUrl: string;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const consoleErrors: string[] = [];
 const dialogs: string[] = [];
 
-beforeAll(async () => {
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
   storage = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert("stored script ran")</script>');
   });
@@ -34,7 +36,6 @@ beforeAll(async () => {
   await ensureViteBuild(VITE_BUILDS.web);
   await cp(webPaths(repoRoot).distDir, webPaths(gateway.repoDir).distDir, { recursive: true, force: true });
   baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await launchChromium();
   context = await browser.newContext({ acceptDownloads: true });
   page = await context.newPage();
   await page.addInitScript(() => {
@@ -52,10 +53,10 @@ beforeAll(async () => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
-}, 120_000);
+});
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  await context?.close();
   await gateway?.close();
   storage?.close();
 });
@@ -65,8 +66,8 @@ const violations = () =>
     () => (window as unknown as { cspViolations: Array<{ directive: string; blocked: string }> }).cspViolations,
   );
 
-describe('the web app under its CSP', () => {
-  it('runs with no violation report and no console error', async () => {
+test.describe('the web app under its CSP', () => {
+  test('runs with no violation report and no console error', async () => {
     const response = await page.goto(baseUrl);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
@@ -79,7 +80,7 @@ describe('the web app under its CSP', () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it('blocks and reports an inline script slipped into the page', async () => {
+  test('blocks and reports an inline script slipped into the page', async () => {
     await page.evaluate(() => {
       const script = document.createElement('script');
       script.textContent = 'window.injected = true';
@@ -92,7 +93,7 @@ describe('the web app under its CSP', () => {
     consoleErrors.length = 0;
   });
 
-  it('downloads a stored HTML file instead of running it on the app origin', async () => {
+  test('downloads a stored HTML file instead of running it on the app origin', async () => {
     const downloadPage = await context.newPage();
     const download = downloadPage.waitForEvent('download');
     await downloadPage.goto(`${baseUrl}/__backend/storage/v1/object/public/avatars/u/evil.html`).catch(() => {});

@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@playwright/test';
+import { expect } from '#tools/e2e/expect.ts';
 import { keysFile } from '#localbase';
 import { freePort } from '#tools/testing/free-port.ts';
 import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';
@@ -18,6 +19,9 @@ import { makeTempDir } from './helpers.ts';
 
 /** The address the status block shows other devices; this machine's, read as the server reads it. */
 const lan = firstLanIPv4();
+/** The tests of a machine with a network address, and the one of a machine without. */
+const withLan = lan ? test : test.skip;
+const withoutLan = lan ? test.skip : test;
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let studyhall: NpmStart;
@@ -45,7 +49,10 @@ function tlsGet(
   });
 }
 
-beforeAll(async () => {
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
   temp = await makeTempDir('npm-start-https');
   dataDir = path.join(temp.dir, 'data');
   port = await freePort();
@@ -64,15 +71,15 @@ beforeAll(async () => {
   // A fresh DATA_DIR: the first boot makes the database, the CA and the certificate (after up to
   // three builds when the checkout's are stale).
   await studyhall.waitFor('studyhall: logs', 210_000);
-}, 240_000);
+});
 
-afterAll(async () => {
+test.afterAll(async () => {
   if (studyhall?.child.exitCode === null) studyhall.child.kill('SIGKILL');
   await temp?.remove();
 });
 
-describe('npm start with HOST=0.0.0.0', () => {
-  it.runIf(lan)('prints the HTTPS LAN address and the CA page, and the plain-HTTP address besides', () => {
+test.describe('npm start with HOST=0.0.0.0', () => {
+  withLan('prints the HTTPS LAN address and the CA page, and the plain-HTTP address besides', () => {
     const lines = studyhall.output().split('\n');
     expect(lines).toContain(`studyhall: app     http://127.0.0.1:${port} (listening on 0.0.0.0)`);
     expect(lines).toContain(`studyhall: lan     https://${lan}:${httpsPort} (students and phones on this network)`);
@@ -85,20 +92,19 @@ describe('npm start with HOST=0.0.0.0', () => {
     expect(studyhall.output()).not.toContain('studyhall: name');
   });
 
-  it.runIf(lan)('answers at that address over TLS with the CA from DATA_DIR, and to no client without it', async () => {
+  withLan('answers at that address over TLS with the CA from DATA_DIR, and to no client without it', async () => {
     const ca = await readFile(path.join(dataDir, TLS_DIR, CA_CERT_FILE), 'utf8');
     const health = await tlsGet(`https://${lan}:${httpsPort}/api/health`, ca);
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toMatchObject({ ok: true });
     expect(health.issuer).toMatch(/studyhall/i);
-    await expect(tlsGet(`https://${lan}:${httpsPort}/api/health`, undefined)).rejects.toMatchObject({
-      code: expect.stringMatching(
-        /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/,
-      ),
-    });
+    await expect(tlsGet(`https://${lan}:${httpsPort}/api/health`, undefined)).rejects.toHaveProperty(
+      'code',
+      expect.stringMatching(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/),
+    );
   });
 
-  it.runIf(lan)('hands out that CA on the CA page it prints', async () => {
+  withLan('hands out that CA on the CA page it prints', async () => {
     const ca = await readFile(path.join(dataDir, TLS_DIR, CA_CERT_FILE), 'utf8');
     const page = await fetch(`http://${lan}:${port}/__ca`);
     expect(page.status).toBe(200);
@@ -107,7 +113,7 @@ describe('npm start with HOST=0.0.0.0', () => {
     expect((await pem.text()).trim()).toBe(ca.trim());
   });
 
-  it.runIf(lan)('names the plain-HTTP LAN address as the one links carry, to a teacher on this computer', async () => {
+  withLan('names the plain-HTTP LAN address as the one links carry, to a teacher on this computer', async () => {
     const config = (await (await fetch(`http://127.0.0.1:${port}/api/client-config`)).json()) as Record<
       string,
       unknown
@@ -119,7 +125,7 @@ describe('npm start with HOST=0.0.0.0', () => {
     });
   });
 
-  it.runIf(lan)(
+  withLan(
     'mails a recovery link that starts at that address and returns to the HTTPS page it was asked from',
     async () => {
       const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { accessToken: string; anonKey: string };
@@ -158,12 +164,13 @@ describe('npm start with HOST=0.0.0.0', () => {
     },
   );
 
-  it.runIf(!lan)('says that it found no network address on a machine without one', () => {
+  withoutLan('says that it found no network address on a machine without one', () => {
     expect(studyhall.output()).toContain('studyhall: lan     no network address found');
   });
 
-  it('stops cleanly on SIGTERM', async () => {
+  test('stops cleanly on SIGTERM', async () => {
+    test.setTimeout(30_000);
     studyhall.child.kill('SIGTERM');
     expect(await studyhall.exited).toBe(0);
-  }, 30_000);
+  });
 });

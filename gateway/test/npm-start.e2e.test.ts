@@ -3,20 +3,22 @@
 // the gateway, the browser gets the app shell and its service worker, a student signs up from the
 // page, the phone's timer actions reach the page over SSE, and SIGTERM stops everything cleanly.
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '#tools/e2e/browser.ts';
+import type { Page } from 'playwright-core';
+import { test } from '@playwright/test';
+import { expect } from '#tools/e2e/expect.ts';
 import { makeTempDir } from './helpers.ts';
 import { freePort } from '#tools/testing/free-port.ts';
 import { startNpmStart, type NpmStart } from '#tools/testing/npm-start.ts';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let studyhall: NpmStart;
-let browser: Browser;
 let page: Page;
 let appUrl: string;
 
-beforeAll(async () => {
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(240_000);
   temp = await makeTempDir('npm-start');
   const port = await freePort();
   const localbasePort = await freePort();
@@ -32,18 +34,17 @@ beforeAll(async () => {
   // A fresh DATA_DIR means creating the embedded PostgreSQL (initdb) and every migration: the slow path on purpose
   // (after up to three builds when the checkout's are stale).
   await studyhall.waitFor('studyhall: logs', 210_000);
-  browser = await launchChromium();
   page = await browser.newPage();
-}, 240_000);
+});
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  await page?.context().close();
   studyhall?.child.kill('SIGKILL');
   await temp?.remove();
 });
 
-describe('npm start with the embedded localbase, in Chromium', () => {
-  it('prints the app and localbase URLs', () => {
+test.describe('npm start with the embedded localbase, in Chromium', () => {
+  test('prints the app and localbase URLs', () => {
     expect(studyhall.output()).toContain(`studyhall: app     ${appUrl} (listening on 127.0.0.1)`);
     expect(studyhall.output()).toMatch(/studyhall: backend http:\/\/127\.0\.0\.1:\d+ \(localbase, loopback only\)/);
     // A fresh DATA_DIR: the embedded PostgreSQL is created once, and named.
@@ -51,7 +52,7 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     expect(studyhall.output()).toMatch(/studyhall: engine {2}PostgreSQL 15\.\d+ \(embedded\) \(.*\/data\/postgres\)/);
   });
 
-  it('serves the app shell, which greets a new visitor and installs its service worker', async () => {
+  test('serves the app shell, which greets a new visitor and installs its service worker', async () => {
     const response = await page.goto(appUrl);
     expect(response?.status()).toBe(200);
     await expect.poll(() => page.textContent('h1')).toBe('Welcome to studyhall');
@@ -59,13 +60,13 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     expect(scope).toBe(`${appUrl}/`);
   });
 
-  it('serves the phone remote its launcher built', async () => {
+  test('serves the phone remote its launcher built', async () => {
     const response = await fetch(`${appUrl}/companion/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/html/);
   });
 
-  it('answers an unknown API path in JSON, never with the app', async () => {
+  test('answers an unknown API path in JSON, never with the app', async () => {
     const answer = await page.evaluate(async () => {
       const response = await fetch('/api/no-such-route');
       return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
@@ -75,12 +76,12 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     expect(answer.body).toMatchObject({ error: expect.any(String) });
   });
 
-  it('reports the embedded backend as up', async () => {
+  test('reports the embedded backend as up', async () => {
     const health = await page.evaluate(async () => (await fetch('/api/health')).json());
     expect(health).toMatchObject({ ok: true, backend: { status: 'up' } });
   });
 
-  it('signs a student up from the page and hydrates the app with her own bundle', async () => {
+  test('signs a student up from the page and hydrates the app with her own bundle', async () => {
     const result = await page.evaluate(async () => {
       const signup = await fetch('/__auth/signup', {
         method: 'POST',
@@ -101,7 +102,7 @@ describe('npm start with the embedded localbase, in Chromium', () => {
     });
   });
 
-  it("delivers the phone's timer action to the page's event stream, with the code the page paired for", async () => {
+  test("delivers the phone's timer action to the page's event stream, with the code the page paired for", async () => {
     const code = await page.evaluate(async () => {
       // Pairing is on by default: the page pairs, listens on its channel, and shows the code.
       const paired = await fetch('/__pip/pair', {
@@ -134,9 +135,10 @@ describe('npm start with the embedded localbase, in Chromium', () => {
       .toEqual([expect.objectContaining({ action: 'target', target: 12 })]);
   });
 
-  it('stops cleanly on SIGTERM, releasing DATA_DIR', async () => {
+  test('stops cleanly on SIGTERM, releasing DATA_DIR', async () => {
+    test.setTimeout(30_000);
     studyhall.child.kill('SIGTERM');
     expect(await studyhall.exited).toBe(0);
     expect(studyhall.output()).toContain('studyhall: SIGTERM, stopping');
-  }, 30_000);
+  });
 });

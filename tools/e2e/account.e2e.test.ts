@@ -8,16 +8,11 @@
 // screen passes axe; screenshots at 390 and 1280 px, light and dark, go to .tmp/account-screens/.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysFile } from '#localbase';
 import { repoRoot } from '#db/paths.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import { freePort } from '../testing/free-port.ts';
-import { startStudyhall, type RunningStudyhall } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+import type { RunningStudyhall } from './app-driver.ts';
+import { expectAxeClean } from './axe.ts';
+import { expect, studyhallTest } from './fixtures.ts';
 
 const EMAIL = 'mira@example.com';
 const FIRST_PASSWORD = 'violet kettle 42 harbor';
@@ -25,7 +20,9 @@ const RECOVERED_PASSWORD = 'quiet lantern 7 meadow';
 const CHANGED_PASSWORD = 'copper orchard 19 tide';
 const SHOTS = path.join(repoRoot, '.tmp', 'account-screens');
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
+
 let studyhall: RunningStudyhall;
 let localbaseUrl: string;
 let managementToken: string;
@@ -66,17 +63,6 @@ async function nextMail(to: string, seen: Set<string>): Promise<OutboxMessage> {
   throw new Error(`no new mail to ${to}`);
 }
 
-async function expectAxeClean(page: Page, what: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter(
-    (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-  );
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-    what,
-  ).toEqual([]);
-}
-
 /** The page as it is now at 390 and 1280 px, light and dark (looked at by a person, not compared). */
 async function screenshots(page: Page, name: string, locator?: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
@@ -103,35 +89,26 @@ async function logIn(page: Page, password: string): Promise<void> {
 
 const signedIn = (page: Page) => page.getByRole('button', { name: 'Start' }).waitFor({ timeout: 20_000 });
 
-beforeAll(async () => {
-  temp = await makeTempDir('account-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  const dataDir = path.join(temp.dir, 'data');
-  const localbasePort = await freePort();
-  studyhall = await startStudyhall(
-    { dataDir, logDir: path.join(temp.dir, 'logs') },
-    { LOCALBASE_PORT: String(localbasePort) },
-  );
-  localbaseUrl = `http://127.0.0.1:${localbasePort}`;
-  const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { accessToken: string; anonKey: string };
+test.beforeAll(async ({ studyhall: server, browser: chromium }) => {
+  studyhall = server;
+  browser = chromium;
+  localbaseUrl = studyhall.localbaseUrl;
+  const keys = await studyhall.keys();
   managementToken = keys.accessToken;
   anonKey = keys.anonKey;
-  browser = await launchChromium();
-}, 240_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
-describe('a student manages her account and gets back in', () => {
+test.afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+});
+
+test.describe('a student manages her account and gets back in', () => {
   const seenMail = new Set<string>();
   let page: Page;
   let recoveryLink = '';
 
-  it('refuses a common password at sign-up with the reason, then signs her up', async () => {
+  test('refuses a common password at sign-up with the reason, then signs her up', async () => {
+    test.setTimeout(60_000);
     page = await newPage({ acceptDownloads: true });
     await page.goto(`${studyhall.url}/focus`);
     await page.getByRole('tab', { name: 'Create account', exact: true }).click();
@@ -142,9 +119,10 @@ describe('a student manages her account and gets back in', () => {
     await page.getByLabel('Password', { exact: true }).fill(FIRST_PASSWORD);
     await page.getByRole('button', { name: 'Create my account', exact: true }).click();
     await signedIn(page);
-  }, 60_000);
+  });
 
-  it('signs out, asks for a link with "Forgot password?" and is told the same whoever asks', async () => {
+  test('signs out, asks for a link with "Forgot password?" and is told the same whoever asks', async () => {
+    test.setTimeout(90_000);
     // The server sends no mail (no SMTP_URL): the page says where the link waits instead.
     await page.goto(`${studyhall.url}/settings`);
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -171,9 +149,10 @@ describe('a student manages her account and gets back in', () => {
     // The link leads through the gateway (the only address a browser reaches), back to this app.
     expect(recoveryLink.startsWith(`${studyhall.url}/__backend/auth/v1/verify?`)).toBe(true);
     expect(new URL(recoveryLink).searchParams.get('redirect_to')).toBe(`${studyhall.url}/reset-password`);
-  }, 90_000);
+  });
 
-  it('opens the link signed in for recovery, refuses a weak password with the reason and saves a strong one', async () => {
+  test('opens the link signed in for recovery, refuses a weak password with the reason and saves a strong one', async () => {
+    test.setTimeout(90_000);
     await page.goto(recoveryLink);
     await page.getByRole('heading', { name: 'Set a new password' }).waitFor();
     expect(new URL(page.url()).hash).toBe(''); // the tokens left the address at once
@@ -189,9 +168,10 @@ describe('a student manages her account and gets back in', () => {
     await page.getByLabel('New password').fill(RECOVERED_PASSWORD);
     await page.getByRole('button', { name: 'Save my new password' }).click();
     await signedIn(page);
-  }, 90_000);
+  });
 
-  it('refuses the old password and accepts the new one on another browser', async () => {
+  test('refuses the old password and accepts the new one on another browser', async () => {
+    test.setTimeout(60_000);
     const other = await newPage({ acceptDownloads: true });
     await other.goto(`${studyhall.url}/focus`);
     await logIn(other, FIRST_PASSWORD);
@@ -202,18 +182,20 @@ describe('a student manages her account and gets back in', () => {
     // password without the current one for its first hour (the backend's rule, as GoTrue's), and
     // Settings must be proven asking for it.
     page = other;
-  }, 60_000);
+  });
 
-  it('says that a used link has expired and offers a new one', async () => {
+  test('says that a used link has expired and offers a new one', async () => {
+    test.setTimeout(60_000);
     const other = await newPage();
     await other.goto(recoveryLink);
     await other.getByText('This link has expired or was already used').waitFor();
     await other.getByRole('button', { name: 'Ask for a reset link' }).waitFor();
     await expectAxeClean(other, 'expired link');
     await screenshots(other, 'expired-link');
-  }, 60_000);
+  });
 
-  it('changes the password from Settings: a wrong current one and a weak new one are refused with the reason', async () => {
+  test('changes the password from Settings: a wrong current one and a weak new one are refused with the reason', async () => {
+    test.setTimeout(90_000);
     await page.goto(`${studyhall.url}/settings`);
     await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     await expectAxeClean(page, 'settings');
@@ -240,9 +222,10 @@ describe('a student manages her account and gets back in', () => {
       });
     expect((await login(RECOVERED_PASSWORD)).status).toBe(400);
     expect((await login(CHANGED_PASSWORD)).status).toBe(200);
-  }, 90_000);
+  });
 
-  it('downloads her data as one JSON file with her sessions', async () => {
+  test('downloads her data as one JSON file with her sessions', async () => {
+    test.setTimeout(60_000);
     const session = JSON.parse((await page.evaluate(() => localStorage.getItem('studyhall-auth'))) ?? 'null') as {
       access_token: string;
     };
@@ -274,9 +257,10 @@ describe('a student manages her account and gets back in', () => {
     };
     expect(file.study_sessions).toMatchObject([{ minutes: 25, subject_name: 'Anatomy' }]);
     await page.getByText(/Saved as studyhall-my-data-/).waitFor();
-  }, 60_000);
+  });
 
-  it('deletes her account after she typed the word and her password, signs this device out, and she cannot sign in again', async () => {
+  test('deletes her account after she typed the word and her password, signs this device out, and she cannot sign in again', async () => {
+    test.setTimeout(90_000);
     await page.getByRole('button', { name: 'Delete my account…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete your account for good?' });
     await dialog.getByText('longest-standing moderator').waitFor();
@@ -305,5 +289,5 @@ describe('a student manages her account and gets back in', () => {
     // The same answer as for any wrong password: the form tells nobody which addresses have an account.
     await page.getByText('Wrong e-mail or password.').waitFor();
     expect(await page.getByRole('button', { name: 'Start' }).count()).toBe(0);
-  }, 90_000);
+  });
 });

@@ -1,72 +1,116 @@
 // Shared pieces for driving the student app in Chromium: a running `npm start`, a proxy that adds
 // the app's Content-Security-Policy when the gateway does not send it yet, a signed-in browser
-// context, and a collector of CSP violations.
-import { spawn, type ChildProcess } from 'node:child_process';
+// context, a collector of CSP violations, and the steps every screen shares (the main navigation,
+// the restore offer of a fresh browser).
 import http from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { repoRoot } from '#db/paths.ts';
 import { freePort } from '../testing/free-port.ts';
+import { startStudyhall as spawnStudyhall, type StudyhallProcess } from './companion/studyhall-process.ts';
 
 /** The policy the gateway sends for the web app (the project's shared decision). */
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
   "font-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
-export interface RunningStudyhall {
-  url: string;
-  child: ChildProcess;
-  output(): string;
-  waitFor(text: string, timeoutMs: number): Promise<void>;
-  stop(): Promise<void>;
+/** What localbase keeps in DATA_DIR/keys.json that tests use. */
+export interface LocalbaseKeys {
+  anonKey: string;
+  serviceRoleKey: string;
+  /** The management API's access token. */
+  accessToken: string;
 }
 
-/** `npm start` (gateway/src/main.ts) with its own ports, DATA_DIR and LOG_DIR. */
+export interface RunningStudyhall {
+  /** The gateway at its loopback address. */
+  url: string;
+  /** localbase, straight (loopback only). */
+  localbaseUrl: string;
+  dataDir: string;
+  logDir: string;
+  /** The environment it runs with now (besides PATH, HOME and LOG_LEVEL, unless set here). */
+  readonly env: Record<string, string>;
+  readonly child: ChildProcess;
+  /** What the running process printed, stdout and stderr together. */
+  output(): string;
+  waitFor(text: string, timeoutMs: number): Promise<void>;
+  /** SIGTERM, SIGKILL after 10 s; the exit code (null when it had to be killed). */
+  stop(): Promise<number | null>;
+  /**
+   * Stops it and starts it again on the same ports and DATA_DIR, with `changes` to its
+   * environment (undefined removes a variable), as a restart of the machine's server would.
+   */
+  restart(changes?: Record<string, string | undefined>): Promise<void>;
+  keys(): Promise<LocalbaseKeys>;
+}
+
+/**
+ * `npm start` (gateway/src/main.ts) with its own ports, DATA_DIR and LOG_DIR; `extraEnv` may name
+ * the ports (PORT, LOCALBASE_PORT) and anything else it reads.
+ */
 export async function startStudyhall(
   dirs: { dataDir: string; logDir: string },
   extraEnv: Record<string, string> = {},
 ): Promise<RunningStudyhall> {
-  const port = await freePort();
-  const localbasePort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'gateway', 'src', 'main.ts')], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOCALBASE_PORT: String(localbasePort),
-      DATA_DIR: dirs.dataDir,
-      LOG_DIR: dirs.logDir,
-      LOG_LEVEL: 'warn',
-      ...extraEnv,
+  let env: Record<string, string> = {
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOCALBASE_PORT: String(await freePort()),
+    DATA_DIR: dirs.dataDir,
+    LOG_DIR: dirs.logDir,
+    ...extraEnv,
+  };
+  const launch = async (): Promise<StudyhallProcess> => {
+    const started = spawnStudyhall(env, 150_000);
+    await started.ready;
+    return started;
+  };
+  let current = await launch();
+  const stop = async (): Promise<number | null> => {
+    const { child } = current;
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exited = current.stop();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return {
+    url: `http://127.0.0.1:${env.PORT}`,
+    localbaseUrl: `http://127.0.0.1:${env.LOCALBASE_PORT}`,
+    dataDir: dirs.dataDir,
+    logDir: dirs.logDir,
+    get env() {
+      return env;
     },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const running: RunningStudyhall = {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    output: () => output,
+    get child() {
+      return current.child;
+    },
+    output: () => current.output(),
     async waitFor(text, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (!output.includes(text)) {
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`no "${text}" in the output of npm start:\n${output}`);
+      while (!current.output().includes(text)) {
+        if (current.child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`no "${text}" in the output of npm start:\n${current.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+    stop,
+    async restart(changes = {}) {
+      await stop();
+      const next = { ...env };
+      for (const [name, value] of Object.entries(changes)) {
+        if (value === undefined) delete next[name];
+        else next[name] = value;
+      }
+      env = next;
+      current = await launch();
     },
+    keys: async () => JSON.parse(await readFile(path.join(dirs.dataDir, 'keys.json'), 'utf8')) as LocalbaseKeys,
   };
-  await running.waitFor('studyhall: logs', 150_000);
-  return running;
 }
 
 export interface CspProxy {

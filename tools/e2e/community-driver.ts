@@ -53,6 +53,39 @@ export async function asStudent<T = unknown>(
   return (text ? JSON.parse(text) : null) as T;
 }
 
+/** The privacy switches of a community enrollment (the app's Privacy page). */
+export interface Privacy {
+  stealthMode: boolean;
+  shareTasks: boolean;
+  shareSubjectBreakdown: boolean;
+  shareQuestionCounts: boolean;
+  shareExactTime: boolean;
+  shareCurrentSubject: boolean;
+}
+
+/** What a new enrollment shares: only the exact time, nothing of what is studied. */
+export const SHARE_TIME_ONLY: Privacy = {
+  stealthMode: false,
+  shareTasks: false,
+  shareSubjectBreakdown: false,
+  shareQuestionCounts: false,
+  shareExactTime: true,
+  shareCurrentSubject: false,
+};
+
+/** The student agrees to take part in the community, with these switches (the rest as SHARE_TIME_ONLY). */
+export async function enroll(
+  baseUrl: string,
+  who: Student,
+  privacy: Partial<Privacy>,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await asStudent(baseUrl, who, `/rest/v1/community_enrollments?user_id=eq.${who.id}`, {
+    method: 'PATCH',
+    body: { consent: true, ...extra, privacy: { ...SHARE_TIME_ONLY, ...privacy } },
+  });
+}
+
 /** A fresh browser is offered a backup that holds what the server lacks: decline it. */
 export async function dismissRestoreOffer(page: Page): Promise<void> {
   const offer = page.getByRole('dialog', { name: 'Restore your backup on this device?' });

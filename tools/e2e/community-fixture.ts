@@ -1,40 +1,50 @@
-// The community's browser tests share one fixture: a real `npm start` on a fresh DATA_DIR behind
-// the app's Content-Security-Policy, one Chromium, and Ada, Bo and Cy signed up once. The group,
-// buddy, start-alert and accessibility tests (community.e2e.test.ts), live presence and moderation
-// all run against it in that order, in one file, so the server starts, the browser launches and the
-// students sign up once rather than once per file. The server runs with what every part needs:
-// plain-HTTP push endpoints for the loopback push service only (WEB_PUSH_ALLOW_HTTP) and admin
-// mode with a secret for the console's moderation pages.
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import {
-  collectCspViolations,
-  startCspProxy,
-  startStudyhall,
-  type CspProxy,
-  type CspViolation,
-  type RunningStudyhall,
-} from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+// The community fixture: the students the community's browser tests (and any other suite) meet,
+// and two of them in a group. Each is a worker-scoped Playwright fixture of the suite's own server
+// (fixtures.ts), made on first use and kept for the whole file, as a class keeps its students:
+// - `ada`, `bo`, `cy`: signed up through the gateway with a display name and a handle (Cy is the
+//   one who belongs to no group of theirs);
+// - `group`: Ada's private, invite-only group that Bo joined by invite: two students in a group.
+// Also the steps community pages share: a page that reports CSP violations, a route opened past
+// the restore offer of a fresh browser, and the privacy switches a student turns on to be seen studying.
+import type { BrowserContext, Page } from 'playwright-core';
+import type { Fixtures } from '@playwright/test';
+import { expect } from './expect.ts';
+import { collectCspViolations, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { dismissRestoreOffer, student, type Student } from './community-driver.ts';
+import { joinedGroupOfTwo } from './presence-driver.ts';
 
+/** The admin secret of a suite that runs the console (community.e2e.test.ts and its moderation part). */
 export const ADMIN_SECRET = 'community-e2e-admin-secret-long';
 
+export interface Group {
+  id: string;
+  name: string;
+  /** Ada, who made it. */
+  owner: Student;
+  /** Bo, who joined it by invite. */
+  member: Student;
+}
+
 export interface CommunityFixture {
-  studyhall: RunningStudyhall;
-  proxy: CspProxy;
-  browser: Browser;
-  /** The app's address, through the CSP proxy. */
-  app: string;
   ada: Student;
   bo: Student;
   cy: Student;
-  /** Contexts closed when the file ends. */
-  contexts: BrowserContext[];
+  group: Group;
 }
+
+/** The fixtures, for a suite's test.extend; `studyhall` is the suite's server. */
+export const communityFixtures: Fixtures<object, CommunityFixture, object, { studyhall: RunningStudyhall }> = {
+  ada: [({ studyhall }, use) => student(studyhall.url, 'Ada', 'ada').then(use), { scope: 'worker' }],
+  bo: [({ studyhall }, use) => student(studyhall.url, 'Bo', 'bo_park').then(use), { scope: 'worker' }],
+  cy: [({ studyhall }, use) => student(studyhall.url, 'Cy', 'cy_outsider').then(use), { scope: 'worker' }],
+  group: [
+    async ({ studyhall, ada, bo }, use) => {
+      const name = 'Evening Physiology';
+      await use({ id: await joinedGroupOfTwo(studyhall.url, ada, bo, name), name, owner: ada, member: bo });
+    },
+    { scope: 'worker' },
+  ],
+};
 
 /** A page that adds the CSP violations it sees to `violations`, with a 15 s default timeout. */
 export async function watchedPage(context: BrowserContext, violations: CspViolation[]): Promise<Page> {
@@ -56,36 +66,13 @@ export async function openRoute(page: Page, app: string, route: string): Promise
   await dismissRestoreOffer(page);
 }
 
-/**
- * Registers the file's beforeAll/afterAll that start and stop the fixture; its fields are there
- * from the first test on (call this before any other hook of the file).
- */
-export function useCommunityFixture(): CommunityFixture {
-  const fixture = { contexts: [] as BrowserContext[] } as CommunityFixture;
-  let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined;
-
-  beforeAll(async () => {
-    temp = await makeTempDir('community-e2e');
-    await ensureViteBuild(VITE_BUILDS.web);
-    fixture.studyhall = await startStudyhall(
-      { dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') },
-      { WEB_PUSH_ALLOW_HTTP: '1', ENABLE_ADMIN_MODE: 'true', ADMIN_SECRET },
-    );
-    fixture.proxy = await startCspProxy(fixture.studyhall.url);
-    fixture.app = fixture.proxy.url;
-    fixture.browser = await launchChromium();
-    fixture.ada = await student(fixture.studyhall.url, 'Ada', 'ada');
-    fixture.bo = await student(fixture.studyhall.url, 'Bo', 'bo_park');
-    fixture.cy = await student(fixture.studyhall.url, 'Cy', 'cy_outsider');
-  }, 240_000);
-
-  afterAll(async () => {
-    for (const context of fixture.contexts) await context.close().catch(() => undefined);
-    await fixture.browser?.close();
-    await fixture.proxy?.close();
-    await fixture.studyhall?.stop();
-    await temp?.remove();
-  });
-
-  return fixture;
+/** On the privacy page: takes part in the community and shares what she studies now, each switch saved. */
+export async function shareWhatIStudy(page: Page): Promise<void> {
+  for (const [name, saved] of [
+    ['Take part in the community', 'Saved: Community sharing on.'],
+    ['Share what you are studying now', 'Saved: Share what you are studying now on.'],
+  ] as const) {
+    await page.getByRole('switch', { name }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: saved }).count()).toBe(1);
+  }
 }

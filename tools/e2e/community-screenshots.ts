@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { makeTempDir } from '#gateway/test/helpers.ts';
 import { signedInContext, startCspProxy, startStudyhall, VIEWPORTS } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
-import { asStudent, dismissRestoreOffer, student, type Student } from './community-driver.ts';
+import { asStudent, dismissRestoreOffer, enroll, student, type Student } from './community-driver.ts';
 
 const [outDir] = process.argv.slice(2);
 if (!outDir) {
@@ -128,34 +128,13 @@ try {
     p_subject_name: 'Physiology',
     p_session_started_at: new Date(Date.now() - 70 * 60_000).toISOString(),
   });
-  await asStudent(studyhall.url, bo, `/rest/v1/community_enrollments?user_id=eq.${bo.id}`, {
-    method: 'PATCH',
-    body: {
-      consent: true,
-      privacy: {
-        stealthMode: false,
-        shareTasks: true,
-        shareSubjectBreakdown: true,
-        shareQuestionCounts: true,
-        shareExactTime: true,
-        shareCurrentSubject: true,
-      },
-    },
+  await enroll(studyhall.url, bo, {
+    shareTasks: true,
+    shareSubjectBreakdown: true,
+    shareQuestionCounts: true,
+    shareCurrentSubject: true,
   });
-  await asStudent(studyhall.url, cy, `/rest/v1/community_enrollments?user_id=eq.${cy.id}`, {
-    method: 'PATCH',
-    body: {
-      consent: true,
-      privacy: {
-        stealthMode: false,
-        shareTasks: false,
-        shareSubjectBreakdown: true,
-        shareQuestionCounts: false,
-        shareExactTime: true,
-        shareCurrentSubject: false,
-      },
-    },
-  });
+  await enroll(studyhall.url, cy, { shareSubjectBreakdown: true });
   const lines: [Student, string][] = [
     [ada, 'Evening all! Plan for tonight: upper limb, then a quick quiz at 21:30.'],
     [bo, 'In. Doing the brachial plexus flashcards first.'],

@@ -15,105 +15,81 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysFile } from '#localbase';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { repoRoot } from '#db/paths.ts';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
 import { x509 } from '#gateway/src/https/x509.ts';
-import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { freePort } from '#tools/testing/free-port.ts';
-import { accountSession, signedInContext, VIEWPORTS } from './app-driver.ts';
-import { assertChromium } from './browser.ts';
-import { asStudent, student, type Student } from './community-driver.ts';
-import { openRoute } from './community-fixture.ts';
+import { accountSession, signedInContext, VIEWPORTS, type RunningStudyhall } from './app-driver.ts';
+import { launchChromium, mapHostToLoopback } from './browser.ts';
+import { asStudent, type Student } from './community-driver.ts';
+import { openRoute, shareWhatIStudy } from './community-fixture.ts';
 import { readQrCode } from './companion/focus-page.ts';
 import { openPhone } from './companion/phone.ts';
-import { startStudyhall, type StudyhallProcess } from './companion/studyhall-process.ts';
+import { expect, studyhallTest } from './fixtures.ts';
+import { fakePushSubscriptions } from './push-driver.ts';
 
 const HOST_NAME = 'studyhall.local';
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'https-lan-screenshots');
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let studyhall: StudyhallProcess;
+const test = studyhallTest({
+  env: async () => {
+    const httpsPort = await freePort();
+    return {
+      HTTPS_PORT: String(httpsPort),
+      // The students' address: what links handed out from this computer name.
+      PUBLIC_URL: `https://${HOST_NAME}:${httpsPort}`,
+      WEB_PUSH_ALLOW_HTTP: 'true',
+    };
+  },
+});
+test.describe.configure({ mode: 'serial' });
+
+let studyhall: RunningStudyhall;
+/** Chromium that maps HOST_NAME to 127.0.0.1 and trusts the server's CA, known once the server runs. */
 let browser: Browser;
 let context: BrowserContext;
 let plainUrl: string;
 let secureUrl: string;
 let receiver: PushReceiver;
 let device: ReceiverSubscription;
-let dataDir: string;
 let localbaseUrl: string;
 /** Ada teaches from this computer (the loopback address); Bo is a student on his own device. */
 let ada: Student;
 let bo: Student;
 const contexts: BrowserContext[] = [];
 
-beforeAll(async () => {
-  temp = await makeTempDir('https-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  await ensureViteBuild(VITE_BUILDS.companion);
-  const port = await freePort();
-  const httpsPort = await freePort();
-  plainUrl = `http://127.0.0.1:${port}`;
-  secureUrl = `https://${HOST_NAME}:${httpsPort}`;
-  dataDir = path.join(temp.dir, 'data');
-  const localbasePort = await freePort();
-  localbaseUrl = `http://127.0.0.1:${localbasePort}`;
-  studyhall = startStudyhall({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    HTTPS_PORT: String(httpsPort),
-    // The students' address: what links handed out from this computer name.
-    PUBLIC_URL: secureUrl,
-    LOCALBASE_PORT: String(localbasePort),
-    DATA_DIR: dataDir,
-    LOG_DIR: path.join(temp.dir, 'logs'),
-    WEB_PUSH_ALLOW_HTTP: 'true',
-  });
-  await studyhall.ready;
+test.beforeAll(async ({ studyhall: server, ada: teacher, bo: student }) => {
+  studyhall = server;
+  plainUrl = studyhall.url;
+  const httpsPort = studyhall.env.HTTPS_PORT;
+  secureUrl = studyhall.env.PUBLIC_URL!;
+  localbaseUrl = studyhall.localbaseUrl;
   expect(studyhall.output()).toContain(`studyhall: https   https://127.0.0.1:${httpsPort}`);
 
   // The CA as a device gets it from /__ca; Chromium trusts chains that hold its key.
   const der = Buffer.from(await (await fetch(`${plainUrl}/__ca/studyhall-ca.crt`)).arrayBuffer());
   const spki = Buffer.from(new x509.X509Certificate(der).publicKey.rawData);
   const spkiHash = createHash('sha256').update(spki).digest('base64');
-  browser = await chromium.launch({
-    executablePath: assertChromium(),
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--host-resolver-rules=MAP ${HOST_NAME} 127.0.0.1`,
-      `--ignore-certificate-errors-spki-list=${spkiHash}`,
-    ],
-  });
+  browser = await launchChromium([mapHostToLoopback(HOST_NAME), `--ignore-certificate-errors-spki-list=${spkiHash}`]);
   context = await browser.newContext();
 
   const served = (await (await fetch(`${plainUrl}/api/push/vapid-public-key`)).json()) as { public_key: string };
   receiver = await startPushReceiver({ expectedVapidKey: served.public_key });
   device = receiver.subscribe();
-  ada = await student(plainUrl, 'Ada', 'ada');
-  bo = await student(plainUrl, 'Bo', 'bo_lin');
+  ada = teacher;
+  bo = student;
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-}, 240_000);
+});
 
-afterAll(async () => {
+test.afterAll(async () => {
   for (const open of contexts) await open.close().catch(() => undefined);
   await browser?.close();
   await receiver?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
-describe('the app at its HTTPS LAN address, in a browser that trusts the CA', () => {
-  it('is a secure context whose service worker controls the page', async () => {
+test.describe('the app at its HTTPS LAN address, in a browser that trusts the CA', () => {
+  test('is a secure context whose service worker controls the page', async () => {
     const page = await context.newPage();
     const response = await page.goto(`${secureUrl}/`);
     expect(response?.status()).toBe(200);
@@ -125,7 +101,7 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     await page.close();
   });
 
-  it('shows the app on a reload while offline', async () => {
+  test('shows the app on a reload while offline', async () => {
     const page = await context.newPage();
     await page.goto(`${secureUrl}/`);
     await page.evaluate(async () => navigator.serviceWorker.ready);
@@ -140,7 +116,7 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     }
   });
 
-  it('can be granted notifications', async () => {
+  test('can be granted notifications', async () => {
     await context.grantPermissions(['notifications'], { origin: secureUrl });
     const page = await context.newPage();
     await page.goto(`${secureUrl}/`);
@@ -148,7 +124,8 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     await page.close();
   });
 
-  it('gets a Web Push alert that the page schedules at the loopback push service', async () => {
+  test('gets a Web Push alert that the page schedules at the loopback push service', async () => {
+    test.setTimeout(60_000);
     const session = await accountSession(plainUrl, 'https-ada@example.com', 'https-ada-password-1');
     const page = await context.newPage();
     await page.goto(`${secureUrl}/`);
@@ -175,9 +152,9 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     const [push] = await receiver.waitForReceived(1, 20_000, device.id);
     expect(push!.payload).toMatchObject({ type: 'phase_end', phase: 'focus' });
     await page.close();
-  }, 60_000);
+  });
 
-  it('installs the phone remote: its manifest is served and its service worker controls /companion/', async () => {
+  test('installs the phone remote: its manifest is served and its service worker controls /companion/', async () => {
     const page = await context.newPage();
     await page.goto(`${secureUrl}/companion/`);
     const manifestHref = await page.getAttribute('link[rel="manifest"]', 'href');
@@ -196,7 +173,7 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
     await page.close();
   });
 
-  it('hands out the CA at /__ca over plain HTTP, where the page finds this browser trusts it', async () => {
+  test('hands out the CA at /__ca over plain HTTP, where the page finds this browser trusts it', async () => {
     const page = await context.newPage();
     await page.goto(`${plainUrl.replace('127.0.0.1', HOST_NAME)}/__ca`);
     await expect
@@ -204,8 +181,9 @@ describe('the app at its HTTPS LAN address, in a browser that trusts the CA', ()
       .toBe('trusted');
     expect(await page.getByRole('link', { name: `Open ${secureUrl}` }).isVisible()).toBe(true);
     expect(await page.evaluate(() => document.cookie)).toContain('studyhall_https=trusted');
-    await page.screenshot({ path: path.join(temp.dir, 'ca-page.png'), fullPage: true });
-    expect((await readFile(path.join(temp.dir, 'ca-page.png'))).length).toBeGreaterThan(1000);
+    const shot = test.info().outputPath('ca-page.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect((await readFile(shot)).length).toBeGreaterThan(1000);
     await page.close();
   });
 });
@@ -231,8 +209,9 @@ async function screenshots(page: Page, name: string, part: Locator): Promise<voi
   await page.setViewportSize(VIEWPORTS.desktop);
 }
 
-describe('what a teacher at the loopback address hands out leads to the HTTPS address', () => {
-  it('is a group invite link that Bo opens there and joins through', async () => {
+test.describe('what a teacher at the loopback address hands out leads to the HTTPS address', () => {
+  test('is a group invite link that Bo opens there and joins through', async () => {
+    test.setTimeout(90_000);
     const page = await studentPage(ada);
     await openRoute(page, plainUrl, '/community');
     await page.getByRole('button', { name: 'Create a group' }).first().click();
@@ -253,17 +232,19 @@ describe('what a teacher at the loopback address hands out leads to the HTTPS ad
     await boPage.getByRole('button', { name: 'Join Evening Chemistry' }).click();
     await boPage.waitForURL(`${secureUrl}/groups/${groupId}`);
     await expect.poll(() => boPage.getByRole('heading', { level: 1 }).textContent()).toBe('Evening Chemistry');
-  }, 90_000);
+  });
 
-  it('is a buddy invite link at the HTTPS address', async () => {
+  test('is a buddy invite link at the HTTPS address', async () => {
+    test.setTimeout(60_000);
     const page = await studentPage(ada);
     await openRoute(page, plainUrl, '/buddies');
     await page.getByRole('button', { name: 'Create a buddy invite link' }).click();
     const link = page.getByRole('textbox', { name: 'Your buddy invite link' });
     await expect.poll(() => link.inputValue()).toMatch(new RegExp(`^${secureUrl}/invite/[0-9a-f]{36}$`));
-  }, 60_000);
+  });
 
-  it('is a pairing QR code of the remote at the HTTPS address, which pairs a phone that scans it', async () => {
+  test('is a pairing QR code of the remote at the HTTPS address, which pairs a phone that scans it', async () => {
+    test.setTimeout(90_000);
     const page = await studentPage(ada);
     // The test server listens on loopback, so it lists no plain-HTTP LAN address for the phone; the
     // teacher's browser is answered with the plain-HTTP address at the mapped name, as a server on
@@ -289,9 +270,10 @@ describe('what a teacher at the loopback address hands out leads to the HTTPS ad
     contexts.push(phone.context);
     await expect.poll(() => panel.getByText('Phone connected').isVisible(), { timeout: 20_000 }).toBe(true);
     expect(await phone.problems()).toEqual([]);
-  }, 90_000);
+  });
 
-  it('is a recovery mail whose link and return address are the HTTPS address, where it signs her in', async () => {
+  test('is a recovery mail whose link and return address are the HTTPS address, where it signs her in', async () => {
+    test.setTimeout(60_000);
     const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
     contexts.push(context);
     const page = await context.newPage();
@@ -311,12 +293,12 @@ describe('what a teacher at the loopback address hands out leads to the HTTPS ad
     await phone.goto(link);
     await phone.getByRole('heading', { name: 'Set a new password' }).waitFor({ timeout: 15_000 });
     expect(new URL(phone.url()).origin).toBe(secureUrl);
-  }, 60_000);
+  });
 });
 
 /** The link of the newest mail to `to`, read through localbase's management API. */
 async function nextMailLink(to: string): Promise<string> {
-  const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { accessToken: string };
+  const keys = await studyhall.keys();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     const answer = await fetch(`${localbaseUrl}/v1/projects/local/auth/outbox`, {
@@ -330,10 +312,11 @@ async function nextMailLink(to: string): Promise<string> {
   throw new Error(`no mail to ${to}`);
 }
 
-describe('a start alert at the HTTPS address', () => {
-  it("reaches Bo's device at the loopback push service when his buddy Ada starts focusing", async () => {
+test.describe('a start alert at the HTTPS address', () => {
+  test("reaches Bo's device at the loopback push service when his buddy Ada starts focusing", async () => {
+    test.setTimeout(120_000);
     const connection = await asStudent<string>(plainUrl, ada, '/rest/v1/rpc/community_request_buddy', {
-      body: { p_handle: 'bo_lin' },
+      body: { p_handle: bo.handle },
     });
     await asStudent(plainUrl, bo, '/rest/v1/rpc/community_respond_buddy', {
       body: { p_connection_id: connection, p_accept: true },
@@ -345,23 +328,7 @@ describe('a start alert at the HTTPS address', () => {
     const bosDevice = receiver.subscribe();
     const boPage = await studentPage(bo);
     await boPage.context().grantPermissions(['notifications'], { origin: secureUrl });
-    await boPage.context().addInitScript((token: string) => {
-      const subscription = (key: number[]) => ({
-        ...JSON.parse(token),
-        options: { applicationServerKey: new Uint8Array(key).buffer, userVisibleOnly: true },
-        toJSON: () => JSON.parse(token),
-        unsubscribe: async () => true,
-      });
-      PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
-        const key = Array.from(new Uint8Array(options?.applicationServerKey as ArrayBuffer));
-        localStorage.setItem('test-push-key', JSON.stringify(key));
-        return subscription(key) as unknown as PushSubscription;
-      };
-      PushManager.prototype.getSubscription = async function () {
-        const key = localStorage.getItem('test-push-key');
-        return (key ? subscription(JSON.parse(key) as number[]) : null) as unknown as PushSubscription;
-      };
-    }, bosDevice.token);
+    await fakePushSubscriptions(boPage.context(), bosDevice.token);
     await openRoute(boPage, secureUrl, '/buddies');
     expect(await boPage.evaluate(() => window.isSecureContext)).toBe(true);
     await boPage.getByRole('button', { name: 'Allow notifications on this device' }).click();
@@ -373,13 +340,7 @@ describe('a start alert at the HTTPS address', () => {
     // Ada shares what she studies and starts focusing, at the HTTPS address too.
     const adaPage = await studentPage(ada);
     await openRoute(adaPage, secureUrl, '/settings/privacy');
-    for (const [name, saved] of [
-      ['Take part in the community', 'Saved: Community sharing on.'],
-      ['Share what you are studying now', 'Saved: Share what you are studying now on.'],
-    ] as const) {
-      await adaPage.getByRole('switch', { name }).click();
-      await expect.poll(() => adaPage.getByRole('status').filter({ hasText: saved }).count()).toBe(1);
-    }
+    await shareWhatIStudy(adaPage);
     await openRoute(adaPage, secureUrl, '/focus');
     await adaPage.getByLabel('Subject').selectOption({ label: 'New subject…' });
     await adaPage.getByLabel('New subject').fill('Organic chemistry');
@@ -397,5 +358,5 @@ describe('a start alert at the HTTPS address', () => {
       url: '/buddies',
     });
     expect(receiver.rejected).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -8,23 +8,23 @@
 // and 1280 px). Then axe on the console's Users, Reports, Audit log, Outbox and Sessions pages, with
 // screenshots at 390 and 1280 px, light and dark, under .tmp/screenshots/moderation/.
 //
-// It runs in community.e2e.test.ts, on its fixture (admin mode on), after the community's and the
-// presence tests: Ada, Bo and Cy are the fixture's students, Dee signs up here, and the group is a
-// new one.
+// It runs in community.e2e.test.ts, on its server (admin mode on), after the community's and the
+// presence tests: Ada, Bo and Cy are the community fixture's students, Dee signs up here, and the
+// group is a new one.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
 import { repoRoot } from '#db/paths.ts';
 import { signedInContext, type RunningStudyhall } from './app-driver.ts';
+import { expectAxeClean } from './axe.ts';
 import { asStudent, dismissRestoreOffer, student, type Student } from './community-driver.ts';
-import { ADMIN_SECRET, type CommunityFixture } from './community-fixture.ts';
+import { ADMIN_SECRET } from './community-fixture.ts';
+import { expect, type SuiteTest } from './fixtures.ts';
 
 const SCREENSHOTS = path.join(repoRoot, '.tmp', 'screenshots', 'moderation');
 const CY_SAYS = 'Bo never does his share, what a freeloader.';
 
-export function describeModeration(fixture: CommunityFixture): void {
+export function describeModeration(test: SuiteTest): void {
   let studyhall: RunningStudyhall;
   let browser: Browser;
   let app: string;
@@ -34,7 +34,6 @@ export function describeModeration(fixture: CommunityFixture): void {
   let dee: Student;
   let groupId = '';
   let messageId = '';
-  let contexts: BrowserContext[] = [];
   const pages = new Map<string, Page>();
   let adminPage: Page;
 
@@ -42,7 +41,6 @@ export function describeModeration(fixture: CommunityFixture): void {
     const existing = pages.get(who.handle);
     if (existing) return existing;
     const context = await signedInContext(browser, who.session, { viewport: { width: 1280, height: 800 } });
-    contexts.push(context);
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     pages.set(who.handle, page);
@@ -61,9 +59,9 @@ export function describeModeration(fixture: CommunityFixture): void {
     );
   }
 
-  describe('a reported message, resolved from the console', () => {
-    beforeAll(async () => {
-      ({ studyhall, browser, app, ada, bo, cy, contexts } = fixture);
+  test.describe('a reported message, resolved from the console', () => {
+    test.beforeAll(async ({ studyhall: server, browser: chromium, app: address, ada: a, bo: b, cy: c }) => {
+      [studyhall, browser, app, ada, bo, cy] = [server, chromium, address, a, b, c];
       dee = await student(studyhall.url, 'Dee', 'dee_admin');
       const [group] = await asStudent<{ id: string }[]>(studyhall.url, ada, '/rest/v1/groups', {
         body: { name: 'Chemistry club', join_policy: 'open', created_by: ada.id },
@@ -75,9 +73,10 @@ export function describeModeration(fixture: CommunityFixture): void {
       await asStudent(studyhall.url, ada, '/rest/v1/rpc/community_send_group_message', {
         body: { p_group_id: groupId, p_content: 'Who has the notes for the titration lab?' },
       });
-    }, 60_000);
+    });
 
-    it('is posted by Cy and reported by Bo from the chat', async () => {
+    test('is posted by Cy and reported by Bo from the chat', async () => {
+      test.setTimeout(90_000);
       const [adaPage, boPage, cyPage] = [await studentPage(ada), await studentPage(bo), await studentPage(cy)];
       await cyPage.getByRole('textbox', { name: 'Message' }).fill(CY_SAYS);
       await cyPage.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -111,11 +110,11 @@ export function describeModeration(fixture: CommunityFixture): void {
         '/rest/v1/community_reports?select=status,target_id',
       );
       expect(mine).toEqual([{ status: 'open', target_id: messageId }]);
-    }, 90_000);
+    });
 
-    it('is resolved by an admin who unlocked with her own account; everyone sees it removed within a second', async () => {
+    test('is resolved by an admin who unlocked with her own account; everyone sees it removed within a second', async () => {
+      test.setTimeout(120_000);
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      contexts.push(context);
       adminPage = await context.newPage();
       adminPage.setDefaultTimeout(15_000);
       // The owner makes Dee an admin on the Roles page, then logs out.
@@ -187,9 +186,9 @@ export function describeModeration(fixture: CommunityFixture): void {
         .poll(() => adminPage.locator('[role="status"]').first().textContent())
         .toBe('The message was deleted for everyone.');
       expect(await adminPage.locator('main').textContent()).toContain('No report is waiting.');
-    }, 120_000);
+    });
 
-    it('is named in the Audit log with the admin and the action', async () => {
+    test('is named in the Audit log with the admin and the action', async () => {
       await adminPage.goto(`${app}/__admin/audit`);
       const rows = adminPage.locator('table tbody tr');
       const texts = await rows.allTextContents();
@@ -199,9 +198,9 @@ export function describeModeration(fixture: CommunityFixture): void {
       // The console acts as the service role and names the signed-in admin on the row.
       expect(resolved).toContain(`${dee.email} (console)`);
       expect(resolved).toContain(cy.email);
-    }, 60_000);
+    });
 
-    it('reads as handled for Bo, the reporter, and tells him nothing more', async () => {
+    test('reads as handled for Bo, the reporter, and tells him nothing more', async () => {
       const mine = await asStudent<Record<string, unknown>[]>(
         studyhall.url,
         bo,
@@ -233,18 +232,17 @@ export function describeModeration(fixture: CommunityFixture): void {
         { width: 1280, height: 800 },
       ]) {
         await page.setViewportSize(viewport);
-        const results = await new AxeBuilder({ page }).include('.my-reports').analyze();
-        expect(results.violations.map((violation) => violation.id)).toEqual([]);
+        await expectAxeClean(page, `your reports ${viewport.width}px`, { include: '.my-reports', impact: 'any' });
         expect(
           await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
         ).toBeLessThanOrEqual(0);
         await yours.scrollIntoViewIfNeeded();
         await page.screenshot({ path: path.join(SCREENSHOTS, `your-reports-${viewport.width}.png`) });
       }
-    }, 60_000);
+    });
   });
 
-  describe("the console's moderation pages", () => {
+  test.describe("the console's moderation pages", () => {
     const PAGES = [
       ['users', '/__admin/users'],
       ['reports', '/__admin/reports'],
@@ -253,7 +251,8 @@ export function describeModeration(fixture: CommunityFixture): void {
       ['sessions', `/__admin/sessions?account=${encodeURIComponent('ada@example.com')}`],
     ] as const;
 
-    beforeAll(async () => {
+    test.beforeAll(async () => {
+      test.setTimeout(30_000);
       // Something on every page: a kept recovery mail, a study session of Ada's, a report still open.
       await fetch(`${studyhall.url}/__backend/auth/v1/recover`, {
         method: 'POST',
@@ -270,10 +269,11 @@ export function describeModeration(fixture: CommunityFixture): void {
         body: { p_target_type: 'user', p_target_id: cy.id, p_reason: 'Keeps mocking people who ask questions.' },
       });
       await mkdir(SCREENSHOTS, { recursive: true });
-    }, 30_000);
+    });
 
     for (const [name, route] of PAGES) {
-      it(`${name}: axe finds nothing, and nothing overflows a phone, in light and dark`, async () => {
+      test(`${name}: axe finds nothing, and nothing overflows a phone, in light and dark`, async () => {
+        test.setTimeout(90_000);
         // Loaded once, then checked in each look: the console's layouts and themes are CSS media
         // queries, which a page follows when its viewport or colour scheme changes.
         await adminPage.goto(`${app}${route}`);
@@ -286,13 +286,7 @@ export function describeModeration(fixture: CommunityFixture): void {
           for (const colorScheme of ['light', 'dark'] as const) {
             await adminPage.setViewportSize(viewport);
             await adminPage.emulateMedia({ colorScheme });
-            const results = await new AxeBuilder({ page: adminPage }).analyze();
-            expect(
-              results.violations.map(
-                (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(' | ')}`,
-              ),
-              `${name} ${viewport.width}px ${colorScheme}`,
-            ).toEqual([]);
+            await expectAxeClean(adminPage, `${name} ${viewport.width}px ${colorScheme}`, { impact: 'any' });
             const overflow = await adminPage.evaluate(
               () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
             );
@@ -312,7 +306,7 @@ export function describeModeration(fixture: CommunityFixture): void {
             });
           }
         }
-      }, 90_000);
+      });
     }
   });
 }

@@ -17,23 +17,21 @@
 // .tmp/new-student-screens/ for a person to look at.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysFile } from '#localbase';
 import { repoRoot } from '#db/paths.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
 import { ensureViteBuild, staleReason, VITE_BUILDS } from '../build/vite-build.mjs';
-import { freePort } from '../testing/free-port.ts';
-import { signedInContext, startStudyhall, VIEWPORTS, type RunningStudyhall, type SessionJson } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
-import { asStudent, chatShows, type Student } from './community-driver.ts';
+import { signedInContext, VIEWPORTS, type RunningStudyhall, type SessionJson } from './app-driver.ts';
+import { expectAxeClean } from './axe.ts';
+import { expect, studyhallTest } from './fixtures.ts';
+import { asStudent, chatShows, enroll, type Student } from './community-driver.ts';
 
 const SHOTS = path.join(repoRoot, '.tmp', 'new-student-screens');
 const MIRA = { email: 'mira@example.com', password: 'violet kettle 42 harbor' };
 const WRONG = 'Wrong e-mail or password. Check both, or choose “Forgot password?” to set a new one.';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
+
 let studyhall: RunningStudyhall;
 let localbaseUrl: string;
 let keys: { accessToken: string; anonKey: string; serviceRoleKey: string };
@@ -64,17 +62,6 @@ async function spendCredentialAttempt(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, (attempts[0] ?? now) + 62_000 - now));
   }
   attempts.push(Date.now());
-}
-
-async function expectAxeClean(page: Page, what: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter(
-    (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-  );
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-    what,
-  ).toEqual([]);
 }
 
 /** The page (or one part of it) at 390 and 1280 px, light and dark, for a person to look at. */
@@ -145,33 +132,24 @@ async function refusal(page: Page): Promise<string> {
 
 const signedIn = (page: Page) => page.getByRole('button', { name: 'Start' }).waitFor({ timeout: 20_000 });
 
-beforeAll(async () => {
-  temp = await makeTempDir('new-students-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  const dataDir = path.join(temp.dir, 'data');
-  const localbasePort = await freePort();
-  studyhall = await startStudyhall(
-    { dataDir, logDir: path.join(temp.dir, 'logs') },
-    { LOCALBASE_PORT: String(localbasePort) },
-  );
-  localbaseUrl = `http://127.0.0.1:${localbasePort}`;
-  keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as typeof keys;
-  browser = await launchChromium();
-}, 240_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await studyhall?.stop();
-  await temp?.remove();
+test.beforeAll(async ({ studyhall: server, browser: chromium }) => {
+  studyhall = server;
+  browser = chromium;
+  localbaseUrl = studyhall.localbaseUrl;
+  keys = await studyhall.keys();
 });
 
-describe('Mira, a new student, on her phone', () => {
+test.afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+});
+
+test.describe('Mira, a new student, on her phone', () => {
   let phone: Page;
   const failed: string[] = [];
   const consoleErrors: string[] = [];
 
-  it('11: is told a common password is too common as she types, before anything is sent, and the word goes once a strong one is typed', async () => {
+  test('11: is told a common password is too common as she types, before anything is sent, and the word goes once a strong one is typed', async () => {
+    test.setTimeout(90_000);
     phone = await newPage(VIEWPORTS.phone);
     miraPhone = phone;
     const signUps: Request[] = [];
@@ -226,9 +204,10 @@ describe('Mira, a new student, on her phone', () => {
     await phone.waitForTimeout(1000);
     expect(failed).toEqual([]);
     expect(consoleErrors.filter((text) => /404|Failed to load resource/.test(text))).toEqual([]);
-  }, 90_000);
+  });
 
-  it('12: finds her timer settings in "Download my data"', async () => {
+  test('12: finds her timer settings in "Download my data"', async () => {
+    test.setTimeout(90_000);
     await phone.goto(`${studyhall.url}/settings`);
     await phone.getByLabel('Focus length').fill('50');
     await phone.getByRole('button', { name: 'Save settings' }).click();
@@ -249,14 +228,15 @@ describe('Mira, a new student, on her phone', () => {
     };
     expect(file.timer_settings?.settings).toMatchObject({ focusMinutes: 50, breakMinutes: 5 });
     expect(Date.now() - Date.parse(file.timer_settings?.saved_at ?? '')).toBeLessThan(5 * 60_000);
-  }, 90_000);
+  });
 });
 
-describe('Mira on her laptop, signed out', () => {
+test.describe('Mira on her laptop, signed out', () => {
   let laptop: Page;
   const checks: string[] = [];
 
-  it('1: "Forgot password?" says the server sends no mail and the link waits with whoever runs it, alike for every address', async () => {
+  test('1: "Forgot password?" says the server sends no mail and the link waits with whoever runs it, alike for every address', async () => {
+    test.setTimeout(150_000);
     laptop = await newPage(VIEWPORTS.desktop);
     laptop.on('request', (request) => {
       if (request.url().endsWith('/__auth/check')) checks.push(request.url());
@@ -295,9 +275,10 @@ describe('Mira on her laptop, signed out', () => {
     const { messages } = (await outbox.json()) as { messages: { to: string; link: string | null }[] };
     expect(messages.filter((mail) => mail.to === MIRA.email && mail.link)).toHaveLength(1);
     expect(messages.filter((mail) => mail.to === 'nobody@example.com')).toHaveLength(0);
-  }, 150_000);
+  });
 
-  it('10: a refused log-in is "wrong e-mail or password" for her address and for one nobody uses', async () => {
+  test('10: a refused log-in is "wrong e-mail or password" for her address and for one nobody uses', async () => {
+    test.setTimeout(150_000);
     await laptop.getByRole('link', { name: 'Back to log in' }).click();
     await logIn(laptop, MIRA.email, 'not my password at all');
     const forHers = await refusal(laptop);
@@ -310,11 +291,12 @@ describe('Mira on her laptop, signed out', () => {
     expect(await laptop.getByRole('button', { name: 'Create an account' }).count()).toBe(0);
     expect(checks).toEqual([]);
     await expectAxeClean(laptop, 'log-in refused');
-  }, 150_000);
+  });
 });
 
-describe('Cleo, suspended for a week', () => {
-  it('3: is told her account is suspended, until when in local time and whom to ask, only with her right password', async () => {
+test.describe('Cleo, suspended for a week', () => {
+  test('3: is told her account is suspended, until when in local time and whom to ask, only with her right password', async () => {
+    test.setTimeout(150_000);
     const cleo = await accountOf('cleo@example.com', 'amber meadow crossing 9');
     const banned = await service('PUT', `/auth/v1/admin/users/${cleo.id}`, { ban_duration: '168h' });
     const bannedUntil = ((await banned.json()) as { banned_until: string }).banned_until;
@@ -337,32 +319,27 @@ describe('Cleo, suspended for a week', () => {
     expect(await page.getByRole('button', { name: 'Start' }).count()).toBe(0);
     await expectAxeClean(page, 'suspended');
     await screenshots(page, 'login-suspended');
-  }, 150_000);
+  });
 });
 
-describe('Ana and Bo, in one group, on two browsers', () => {
+test.describe('Ana and Bo, in one group, on two browsers', () => {
   let ana: Student;
   let bo: Student;
   let groupId: string;
   let anaPage: Page;
   let boPage: Page;
 
-  beforeAll(async () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
     ana = await accountOf('ana@example.com', 'ana-password-lamp-7');
     bo = await accountOf('bo_park@example.com', 'bo-password-river-8');
-    const privacy = {
-      stealthMode: false,
-      shareExactTime: true,
-      shareQuestionCounts: true,
-      shareTasks: false,
-      shareSubjectBreakdown: false,
-      shareCurrentSubject: true,
-    };
     for (const student of [ana, bo]) {
-      await asStudent(studyhall.url, student, `/rest/v1/community_enrollments?user_id=eq.${student.id}`, {
-        method: 'PATCH',
-        body: { consent: true, consented_at: new Date().toISOString(), privacy },
-      });
+      await enroll(
+        studyhall.url,
+        student,
+        { shareQuestionCounts: true, shareCurrentSubject: true },
+        { consented_at: new Date().toISOString() },
+      );
       await asStudent(studyhall.url, student, '/rest/v1/rpc/record_study_session', {
         body: {
           p_client_id: crypto.randomUUID(),
@@ -389,9 +366,10 @@ describe('Ana and Bo, in one group, on two browsers', () => {
       await signedInContext(browser, ana.session, { viewport: VIEWPORTS.desktop }),
     );
     boPage = await newPage(VIEWPORTS.phone, await signedInContext(browser, bo.session, { viewport: VIEWPORTS.phone }));
-  }, 120_000);
+  });
 
-  it('12: chat, the board and the leaderboard name each of them the same way, the handle as it is', async () => {
+  test('12: chat, the board and the leaderboard name each of them the same way, the handle as it is', async () => {
+    test.setTimeout(90_000);
     expect([ana.handle, bo.handle]).toEqual(['ana', 'bo_park']);
     for (const page of [anaPage, boPage]) {
       await page.goto(`${studyhall.url}/groups/${groupId}`);
@@ -424,9 +402,10 @@ describe('Ana and Bo, in one group, on two browsers', () => {
     }
     await expectAxeClean(boPage, 'group page');
     await screenshots(boPage, 'group-names');
-  }, 90_000);
+  });
 
-  it('12: the privacy page names only the leaderboards the app shows', async () => {
+  test('12: the privacy page names only the leaderboards the app shows', async () => {
+    test.setTimeout(60_000);
     await boPage.goto(`${studyhall.url}/settings/privacy`);
     await boPage.getByRole('heading', { level: 1, name: 'Privacy' }).waitFor();
     const text = (await boPage.locator('main').textContent()) ?? '';
@@ -434,11 +413,12 @@ describe('Ana and Bo, in one group, on two browsers', () => {
     expect(text).toContain("Your groups' leaderboards rank you by points");
     expect(text).toContain('other students signed in to this server can also read those points');
     await screenshots(boPage, 'privacy-leaderboards', 'section[aria-labelledby="summary-title"]');
-  }, 60_000);
+  });
 });
 
-describe('Mira deletes her account', () => {
-  it('10: is asked for her password, a wrong one deletes nothing, and she lands on / told the account was deleted', async () => {
+test.describe('Mira deletes her account', () => {
+  test('10: is asked for her password, a wrong one deletes nothing, and she lands on / told the account was deleted', async () => {
+    test.setTimeout(240_000);
     const page = miraPhone;
     await page.goto(`${studyhall.url}/settings`);
     await page.getByRole('button', { name: 'Delete my account…' }).click();
@@ -479,16 +459,17 @@ describe('Mira deletes her account', () => {
     await logIn(page, MIRA.email, MIRA.password);
     expect(await refusal(page)).toBe(WRONG);
     expect(await page.getByText(/was deleted/).count()).toBe(0);
-  }, 240_000);
+  });
 });
 
-describe('the phone remote', () => {
-  it('12: once built, is fresh for the next start, and is served', async () => {
+test.describe('the phone remote', () => {
+  test('12: once built, is fresh for the next start, and is served', async () => {
+    test.setTimeout(120_000);
     await ensureViteBuild(VITE_BUILDS.companion);
     expect(await staleReason(VITE_BUILDS.companion)).toBeUndefined();
     expect(await ensureViteBuild(VITE_BUILDS.companion)).toBe(false);
     const page = await newPage(VIEWPORTS.phone);
     await page.goto(`${studyhall.url}/companion/`);
     await expect.poll(() => page.title()).toBe('studyhall remote');
-  }, 120_000);
+  });
 });

@@ -8,18 +8,13 @@
 // .tmp/alarm-screenshots.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { ensureViteBuild, VITE_BUILDS } from '#tools/build/vite-build.mjs';
 import { repoRoot } from '#db/paths.ts';
 import { accountSession, VIEWPORTS } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
 import { studentContext } from './companion/focus-page.ts';
-import { openPhone, type Phone } from './companion/phone.ts';
-import { startStudyhall, type StudyhallProcess } from './companion/studyhall-process.ts';
-import { freePort } from '#tools/testing/free-port.ts';
+import type { Phone } from './companion/phone.ts';
+import { expect, studyhallTest } from './fixtures.ts';
 
 const SCREENSHOT_DIR = path.join(repoRoot, '.tmp', 'alarm-screenshots');
 const EMAIL = 'alarm-ada@example.com';
@@ -28,10 +23,10 @@ const LEAD_MS = 15_000;
 /** How far the page's clock starts behind: Start then makes a 25-minute phase that ends LEAD_MS later. */
 const BEHIND_MS = 25 * 60_000 - LEAD_MS;
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest({ env: { WEB_PUSH_ALLOW_HTTP: 'true' } });
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
 let appUrl: string;
-let studyhall: StudyhallProcess;
-let browser: Browser;
 let receiver: PushReceiver;
 let device: ReceiverSubscription;
 
@@ -55,21 +50,8 @@ const VIBRATE_SPY = () => {
   Object.assign(window, { __vibrations: calls });
 };
 
-beforeAll(async () => {
-  temp = await makeTempDir('alarm-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  await ensureViteBuild(VITE_BUILDS.companion);
-  const port = await freePort();
-  appUrl = `http://127.0.0.1:${port}`;
-  studyhall = startStudyhall({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOCALBASE_PORT: String(await freePort()),
-    DATA_DIR: path.join(temp.dir, 'data'),
-    LOG_DIR: path.join(temp.dir, 'logs'),
-    WEB_PUSH_ALLOW_HTTP: 'true',
-  });
-  await studyhall.ready;
+test.beforeAll(async ({ studyhall }) => {
+  appUrl = studyhall.url;
   const served = (await (await fetch(`${appUrl}/api/push/vapid-public-key`)).json()) as { public_key: string };
   receiver = await startPushReceiver({ expectedVapidKey: served.public_key });
   // Ada's device: registered as the app registers one, with her own token.
@@ -86,26 +68,22 @@ beforeAll(async () => {
     body: JSON.stringify({ p_token: device.token }),
   });
   expect(registered.status).toBe(200);
-  browser = await launchChromium();
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-}, 240_000);
+});
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   await receiver?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
-describe('the phase-end alarm', () => {
+test.describe('the phase-end alarm', () => {
   let focus: Page;
   let phone: Phone;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ browser, phoneRemote }) => {
     const context = await studentContext(browser, appUrl, EMAIL);
     await context.grantPermissions(['notifications'], { origin: appUrl });
     await context.addInitScript(NOTIFICATION_SPY);
@@ -122,12 +100,12 @@ describe('the phase-end alarm', () => {
     expect(code).toMatch(/^[0-9A-Z]{6}$/);
     await focus.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
-    phone = await openPhone(browser, `${appUrl}/companion/#code=${code}`);
+    phone = await phoneRemote(`${appUrl}/companion/#code=${code}`);
     await phone.context.addInitScript(VIBRATE_SPY);
     await phone.page.reload();
-  }, 120_000);
+  });
 
-  it('starts from the phone, and the page and the phone show it running', async () => {
+  test('starts from the phone, and the page and the phone show it running', async () => {
     await phone.page.getByRole('button', { name: 'Start', exact: true }).click();
     await focus.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 3000 });
     // Start made a phase that ends LEAD_MS from now on every clock; the page's clock now catches up
@@ -142,7 +120,7 @@ describe('the phase-end alarm', () => {
     await focus.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 3000 });
   });
 
-  it('ends the hidden page’s phase with a notification, a push naming it, and the phone’s vibration and words', async () => {
+  test('ends the hidden page’s phase with a notification, a push naming it, and the phone’s vibration and words', async () => {
     // Another tab in front: the focus page is hidden, as when the student reads something else.
     // Another site's tab (a tab of the app would tick the timer itself and, being in sight, only chime).
     const other = await focus.context().newPage();
@@ -180,5 +158,5 @@ describe('the phase-end alarm', () => {
     await shoot(other, 'settings-390');
     await other.setViewportSize(VIEWPORTS.desktop);
     await other.close();
-  }, 120_000);
+  });
 });

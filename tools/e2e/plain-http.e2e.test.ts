@@ -16,16 +16,14 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '#gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import { startStudyhall, VIEWPORTS, type CspViolation, type RunningStudyhall } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+import { VIEWPORTS, type CspViolation, type RunningStudyhall } from './app-driver.ts';
+import { chromiumLaunchOptions, mapHostToLoopback } from './browser.ts';
 import { chatShows, student, type Student } from './community-driver.ts';
 import { watchedPage } from './community-fixture.ts';
 import { readQrCode } from './companion/focus-page.ts';
-import { openPhone, type Phone } from './companion/phone.ts';
+import type { Phone } from './companion/phone.ts';
+import { expect, studyhallTest } from './fixtures.ts';
 
 /** Not `localhost` or `*.localhost`, which Chromium counts as secure like 127.0.0.1. */
 const CLASSROOM_HOST = 'classroom.test';
@@ -37,7 +35,10 @@ const PASSWORD = 'lena-password-1';
 const noSecureAddress = (needs: string) =>
   `${needs} the secure (https) address, which this server does not offer yet — ask whoever runs it.`;
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
+test.use({ launchOptions: chromiumLaunchOptions([mapHostToLoopback(CLASSROOM_HOST)]) });
+
 let studyhall: RunningStudyhall;
 let browser: Browser;
 /** http://classroom.test:<port>: the server's own port under a name that is not loopback. */
@@ -86,31 +87,24 @@ function syncLine(page: Page) {
   return page.getByTestId('sync-status-rail');
 }
 
-beforeAll(async () => {
-  temp = await makeTempDir('plain-http-e2e');
-  // The server serves what is built; build both front ends here so a failure names the build.
-  await ensureViteBuild(VITE_BUILDS.web);
-  await ensureViteBuild(VITE_BUILDS.companion);
-  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
+test.beforeAll(async ({ studyhall: server, browser: chromium }) => {
+  studyhall = server;
+  browser = chromium;
   app = `http://${CLASSROOM_HOST}:${new URL(studyhall.url).port}`;
-  browser = await launchChromium([`--host-resolver-rules=MAP ${CLASSROOM_HOST} 127.0.0.1`]);
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-}, 240_000);
-
-afterAll(async () => {
-  for (const open of contexts) await open.close().catch(() => undefined);
-  await browser?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
-describe('the app at a plain-HTTP network address', () => {
+test.afterAll(async () => {
+  for (const open of contexts) await open.close().catch(() => undefined);
+});
+
+test.describe('the app at a plain-HTTP network address', () => {
   let lena: BrowserContext;
   let page: Page;
   let phone: Phone;
   const pageErrors: string[] = [];
 
-  it('is not a secure context there, and the browser lacks what only secure pages get', async () => {
+  test('is not a secure context there, and the browser lacks what only secure pages get', async () => {
     lena = await classroomContext();
     page = await newPage(lena);
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -124,25 +118,28 @@ describe('the app at a plain-HTTP network address', () => {
     expect(facts).toEqual({ secure: false, randomUUID: 'undefined', serviceWorker: false, clipboard: false });
   });
 
-  it('says on the welcome screen that offline use needs the secure address, never that it works offline', async () => {
+  test('says on the welcome screen that offline use needs the secure address, never that it works offline', async () => {
+    test.setTimeout(60_000);
     await page.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
     await page.getByRole('tab', { name: 'Log in', exact: true }).click();
     const card = page.locator('.welcome-card');
     await card.getByText(noSecureAddress('Offline use needs')).waitFor();
     expect(await card.textContent()).not.toContain('works offline');
     await screenshots(page, 'welcome-login');
-  }, 60_000);
+  });
 
-  it('signs a new student up from the welcome screen', async () => {
+  test('signs a new student up from the welcome screen', async () => {
+    test.setTimeout(60_000);
     await page.getByRole('tab', { name: 'Create account', exact: true }).click();
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create my account', exact: true }).click();
     await page.getByRole('button', { name: 'Start' }).waitFor({ timeout: 20_000 });
     await expect.poll(() => syncLine(page).textContent(), { timeout: 10_000 }).toBe('Everything is synced');
-  }, 60_000);
+  });
 
-  it('adds a subject and a task, which stay after a reload and reach the backend', async () => {
+  test('adds a subject and a task, which stay after a reload and reach the backend', async () => {
+    test.setTimeout(60_000);
     await page.getByLabel('Subject').selectOption({ label: 'New subject…' });
     await page.getByLabel('New subject').fill('Physics');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -158,9 +155,10 @@ describe('the app at a plain-HTTP network address', () => {
     await page.getByRole('checkbox', { name: 'Done: Kinematics worksheet' }).waitFor();
     expect(await page.getByLabel('Subject').locator('option', { hasText: 'Physics' }).count()).toBe(1);
     expect(pageErrors).toEqual([]);
-  }, 60_000);
+  });
 
-  it('pairs the phone remote at the same origin, which then drives the focus page', async () => {
+  test('pairs the phone remote at the same origin, which then drives the focus page', async ({ phoneRemote }) => {
+    test.setTimeout(90_000);
     // One-minute focus phases, so that a session can be finished after a real phase.
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Focus length').fill('1');
@@ -181,8 +179,7 @@ describe('the app at a plain-HTTP network address', () => {
 
     // As the server sent it: its own policy, checked below (a page the test fulfilled itself would
     // count as a public address to Chromium, which then refuses its calls to this loopback one).
-    phone = await openPhone(browser, link, 'light', { addCsp: false });
-    contexts.push(phone.context);
+    phone = await phoneRemote(link, { addCsp: false });
     expect(await phone.page.evaluate(() => window.isSecureContext)).toBe(false);
     const served = await fetch(`${studyhall.url}/companion/`);
     expect(served.headers.get('content-security-policy')).toContain("connect-src 'self'");
@@ -194,9 +191,10 @@ describe('the app at a plain-HTTP network address', () => {
     });
     await expect.poll(() => panel.getByText('Phone connected').isVisible()).toBe(true);
     expect(await phone.problems()).toEqual([]);
-  }, 90_000);
+  });
 
-  it('gives the phone link to one tab only, so a second tab of the focus page counts a tap once', async () => {
+  test('gives the phone link to one tab only, so a second tab of the focus page counts a tap once', async () => {
+    test.setTimeout(60_000);
     // No Web Locks on a plain-HTTP page: the tabs agree through their stand-in (lib/tab-locks.ts).
     const second = await newPage(lena);
     await second.goto(`${app}/focus`);
@@ -208,20 +206,22 @@ describe('the app at a plain-HTTP network address', () => {
     await page.waitForTimeout(1_000);
     expect([await correct(page), await correct(second)]).toEqual(['2', '2']);
     await second.close();
-  }, 60_000);
+  });
 
-  it('says on the phone, in its settings, that adding it to the home screen needs the secure address', async () => {
+  test('says on the phone, in its settings, that adding it to the home screen needs the secure address', async () => {
+    test.setTimeout(30_000);
     await phone.page.getByRole('button', { name: 'Settings' }).tap();
     const sheet = phone.page.getByRole('dialog', { name: 'Settings' });
     await sheet.getByText(noSecureAddress('Adding the remote to your home screen needs')).waitFor();
     await phone.page.screenshot({ path: path.join(SCREENSHOT_DIR, 'companion-settings-390.png') });
     await sheet.getByRole('button', { name: 'Done' }).tap();
-  }, 30_000);
+  });
 
-  it('saves a focus session after a real phase, and Stats shows it', async () => {
+  test('saves a focus session after a real phase, and Stats shows it', async () => {
+    test.setTimeout(120_000);
     await page.keyboard.press('Escape');
     await expect
-      .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 75_000, interval: 1000 })
+      .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 75_000, intervals: [1000] })
       .toContain('Break');
     await page.getByRole('button', { name: 'Finish' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved 1 min of focus' }).waitFor();
@@ -230,9 +230,10 @@ describe('the app at a plain-HTTP network address', () => {
     await expect.poll(() => page.getByTestId('stat-today').textContent()).toBe('1 min');
     expect(await page.locator('main').textContent()).not.toContain('No study sessions yet');
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  });
 
-  it('says when the device refuses a save, and never "Everything is synced" meanwhile', async () => {
+  test('says when the device refuses a save, and never "Everything is synced" meanwhile', async () => {
+    test.setTimeout(60_000);
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Focus' }).click();
     // The device's storage refuses writes, as a full disk or a browser in trouble does.
     await page.evaluate(() => {
@@ -261,9 +262,10 @@ describe('the app at a plain-HTTP network address', () => {
     await expect.poll(() => syncLine(page).textContent(), { timeout: 10_000 }).toBe('Everything is synced');
     expect(await page.getByRole('alert').filter({ hasText: 'Not saved' }).count()).toBe(0);
     expect(await page.getByTestId('not-saved-banner').count()).toBe(0);
-  }, 60_000);
+  });
 
-  it('says where each secure-only feature is offered that it needs the secure address', async () => {
+  test('says where each secure-only feature is offered that it needs the secure address', async () => {
+    test.setTimeout(60_000);
     await page.getByRole('button', { name: 'Pop out' }).click();
     await page
       .getByRole('region', { name: 'Pop out' })
@@ -285,9 +287,10 @@ describe('the app at a plain-HTTP network address', () => {
     expect(await alerts.textContent()).not.toContain('site settings');
     expect(await alerts.textContent()).not.toContain('This browser cannot');
     expect(await alerts.getByRole('button', { name: 'Allow notifications on this device' }).count()).toBe(0);
-  }, 60_000);
+  });
 
-  it('selects the link when a copy button cannot reach the clipboard, and says how to copy it', async () => {
+  test('selects the link when a copy button cannot reach the clipboard, and says how to copy it', async () => {
+    test.setTimeout(60_000);
     await page.getByRole('button', { name: 'Create a buddy invite link' }).click();
     const link = page.getByRole('textbox', { name: 'Your buddy invite link' });
     await expect.poll(() => link.inputValue()).toMatch(new RegExp(`^${app}/invite/`));
@@ -299,9 +302,10 @@ describe('the app at a plain-HTTP network address', () => {
     }));
     expect(selection).toEqual({ focused: true, selected: await link.inputValue() });
     await screenshots(page, 'buddies-copy-and-alerts');
-  }, 60_000);
+  });
 
-  it('links to the https address where the server offers one', async () => {
+  test('links to the https address where the server offers one', async () => {
+    test.setTimeout(60_000);
     const secure = 'https://classroom.test:3443';
     const context = await classroomContext({ https_url: secure });
     const other = await newPage(context);
@@ -317,19 +321,20 @@ describe('the app at a plain-HTTP network address', () => {
     expect(await card.textContent()).not.toContain('does not offer');
     await screenshots(other, 'welcome-login-with-https');
     await context.close();
-  }, 60_000);
+  });
 });
 
-describe('chat between two students at the plain-HTTP address', () => {
+test.describe('chat between two students at the plain-HTTP address', () => {
   let ada: Student;
   let bo: Student;
   let adaPage: Page;
   let boPage: Page;
 
-  beforeAll(async () => {
+  test.beforeAll(async () => {
+    test.setTimeout(60_000);
     ada = await student(studyhall.url, 'Ada', 'ada_lan');
     bo = await student(studyhall.url, 'Bo', 'bo_lan');
-  }, 60_000);
+  });
 
   async function signedIn(who: Student): Promise<Page> {
     const context = await classroomContext();
@@ -339,7 +344,8 @@ describe('chat between two students at the plain-HTTP address', () => {
     return newPage(context);
   }
 
-  it('lets Ada make a group and an invite link, and Bo join through it', async () => {
+  test('lets Ada make a group and an invite link, and Bo join through it', async () => {
+    test.setTimeout(90_000);
     adaPage = await signedIn(ada);
     await adaPage.goto(`${app}/community`);
     await adaPage.getByRole('button', { name: 'Create a group' }).first().click();
@@ -359,9 +365,10 @@ describe('chat between two students at the plain-HTTP address', () => {
     await boPage.getByRole('button', { name: 'Join Evening Physics' }).click();
     await boPage.waitForURL(groupUrl);
     await adaPage.goto(groupUrl);
-  }, 90_000);
+  });
 
-  it('carries messages both ways, live', async () => {
+  test('carries messages both ways, live', async () => {
+    test.setTimeout(60_000);
     for (const page of [adaPage, boPage])
       await expect.poll(() => page.locator('.chat-status').textContent(), { timeout: 15_000 }).toContain('Live');
     const rounds: [Page, Page, string][] = [
@@ -373,9 +380,9 @@ describe('chat between two students at the plain-HTTP address', () => {
       await from.getByRole('textbox', { name: 'Message' }).press('Enter');
       await chatShows(to, text, 5_000);
     }
-  }, 60_000);
+  });
 
-  it('ran without a Content-Security-Policy violation anywhere', () => {
+  test('ran without a Content-Security-Policy violation anywhere', () => {
     expect(violations).toEqual([]);
   });
 });

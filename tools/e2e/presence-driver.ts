@@ -3,7 +3,7 @@
 // what the app remembers on the device), so her focus sessions report presence.
 import type { Browser, BrowserContext } from 'playwright-core';
 import { signedInContext } from './app-driver.ts';
-import { asStudent, type Student } from './community-driver.ts';
+import { asStudent, enroll, type Student } from './community-driver.ts';
 
 /** `owner` creates a private invite-only group and `member` joins it by invite; its id. */
 export async function joinedGroupOfTwo(
@@ -31,20 +31,7 @@ export async function sharingContext(
   who: Student,
   viewport: { width: number; height: number },
 ): Promise<BrowserContext> {
-  await asStudent(baseUrl, who, `/rest/v1/community_enrollments?user_id=eq.${who.id}`, {
-    method: 'PATCH',
-    body: {
-      consent: true,
-      privacy: {
-        stealthMode: false,
-        shareTasks: false,
-        shareSubjectBreakdown: false,
-        shareQuestionCounts: false,
-        shareExactTime: true,
-        shareCurrentSubject: true,
-      },
-    },
-  });
+  await enroll(baseUrl, who, { shareCurrentSubject: true });
   const context = await signedInContext(browser, who.session, { viewport, reducedMotion: 'reduce' });
   await context.addInitScript(
     (key: string) => localStorage.setItem(key, 'true'),

@@ -7,39 +7,40 @@
 // reload; that realtime is what moves them, at a quarter of a second rather than a poll's 7.5 s on
 // average, is the bench's business (tools/bench/presence-live.bench.ts).
 //
-// It runs in community.e2e.test.ts, on its fixture, after the community's own tests: Ada and Bo are
-// buddies from there; the group here is a new one of the two.
+// It runs in community.e2e.test.ts, on its server, after the community's own tests: Ada and Bo are
+// buddies from there; the group here is the community fixture's group of the two.
 import type { BrowserContext, Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
 import { signedInContext, type CspViolation } from './app-driver.ts';
-import { openRoute, watchedPage, type CommunityFixture } from './community-fixture.ts';
-import { joinedGroupOfTwo, sharingContext } from './presence-driver.ts';
+import { openRoute, watchedPage } from './community-fixture.ts';
+import { expect, type SuiteTest } from './fixtures.ts';
+import { sharingContext } from './presence-driver.ts';
 
-export function describePresenceLive(fixture: CommunityFixture): void {
-  let groupId = '';
+export function describePresenceLive(test: SuiteTest): void {
   const violations: CspViolation[] = [];
 
-  async function pageIn(context: BrowserContext, route: string): Promise<Page> {
+  async function pageIn(context: BrowserContext, app: string, route: string): Promise<Page> {
     const page = await watchedPage(context, violations);
-    await openRoute(page, fixture.proxy.url, route);
+    await openRoute(page, app, route);
     return page;
   }
 
-  describe('presence, live', () => {
-    beforeAll(async () => {
-      groupId = await joinedGroupOfTwo(fixture.studyhall.url, fixture.ada, fixture.bo, 'Evening Physiology');
-    });
-
-    it("shows Ada's start, pause and finish on Bo's board and buddies page without a reload", async () => {
-      const { browser, studyhall, ada, bo, contexts } = fixture;
+  test.describe('presence, live', () => {
+    test("shows Ada's start, pause and finish on Bo's board and buddies page without a reload", async ({
+      browser,
+      studyhall,
+      app,
+      ada,
+      bo,
+      group,
+    }) => {
+      test.setTimeout(90_000);
       const adaContext = await sharingContext(browser, studyhall.url, ada, { width: 1280, height: 800 });
       // Bo's board and buddies page in two windows, each the page in front (as two devices would be).
       const boContext = await signedInContext(browser, bo.session, { viewport: { width: 1280, height: 800 } });
       const boSecond = await signedInContext(browser, bo.session, { viewport: { width: 390, height: 844 } });
-      contexts.push(adaContext, boContext, boSecond);
-      const board = await pageIn(boContext, `/groups/${groupId}`);
-      const buddies = await pageIn(boSecond, '/buddies');
-      const focus = await pageIn(adaContext, '/focus');
+      const board = await pageIn(boContext, app, `/groups/${group.id}`);
+      const buddies = await pageIn(boSecond, app, '/buddies');
+      const focus = await pageIn(adaContext, app, '/focus');
       // Ada has backups from the community tests before: should one hold what the server lacks, her
       // fresh browser is offered it once the app has asked the server, which can be after the page
       // has drawn: decline it whenever.
@@ -70,9 +71,9 @@ export function describePresenceLive(fixture: CommunityFixture): void {
 
       for (const page of [board, buddies])
         expect(await page.evaluate(() => (window as { __kept?: boolean }).__kept)).toBe(true);
-    }, 90_000);
+    });
 
-    it('raised no Content-Security-Policy violation', () => {
+    test('raised no Content-Security-Policy violation', () => {
       expect(violations).toEqual([]);
     });
   });

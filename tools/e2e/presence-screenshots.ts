@@ -10,7 +10,7 @@ import { makeTempDir } from '#gateway/test/helpers.ts';
 import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { signedInContext, startCspProxy, startStudyhall, VIEWPORTS } from './app-driver.ts';
 import { launchChromium } from './browser.ts';
-import { asStudent, dismissRestoreOffer, student, type Student } from './community-driver.ts';
+import { asStudent, dismissRestoreOffer, enroll, student, type Privacy, type Student } from './community-driver.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
 const [outDir] = process.argv.slice(2);
@@ -29,23 +29,7 @@ const problems: string[] = [];
 const rpc = (who: Student, name: string, body: object) =>
   asStudent(studyhall.url, who, `/rest/v1/rpc/${name}`, { body });
 
-async function switches(who: Student, privacy: Record<string, boolean>): Promise<void> {
-  await asStudent(studyhall.url, who, `/rest/v1/community_enrollments?user_id=eq.${who.id}`, {
-    method: 'PATCH',
-    body: {
-      consent: true,
-      privacy: {
-        stealthMode: false,
-        shareTasks: false,
-        shareSubjectBreakdown: false,
-        shareQuestionCounts: false,
-        shareExactTime: true,
-        shareCurrentSubject: false,
-        ...privacy,
-      },
-    },
-  });
-}
+const switches = (who: Student, privacy: Partial<Privacy>) => enroll(studyhall.url, who, privacy);
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 

@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { accountSession, signedInContext, VIEWPORTS } from './app-driver.ts';
+import { backupSession, storeBackup, studyDayOf } from './backup-driver.ts';
 import { launchChromium } from './browser.ts';
 
 const [baseUrl, outDir, email = 'screens@example.com', password = 'screens-password-1'] = process.argv.slice(2);
@@ -18,8 +19,6 @@ const session = await accountSession(baseUrl, email, password);
 // A month of sessions, stored as the account's backup: each context restores it when offered.
 if (process.env.SEED !== '0') {
   const day = (offset: number) => new Date(Date.now() - offset * 86_400_000);
-  const key = (date: Date) =>
-    `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
   const subjects = [
     { id: 's-chem', name: 'Organic chemistry', createdAt: 1 },
     { id: 's-math', name: 'Calculus', createdAt: 2 },
@@ -28,25 +27,13 @@ if (process.env.SEED !== '0') {
   const sessions = Array.from({ length: 24 }, (_, index) => {
     const date = day(Math.floor(index * 1.2));
     date.setHours(9 + (index % 3) * 3, 0, 0, 0);
-    const subject = subjects[index % 3]!;
-    const minutes = 25 + ((index * 17) % 60);
-    return {
-      id: `seed-${index}`,
-      startedAt: date.getTime(),
-      endedAt: date.getTime() + minutes * 60_000,
-      minutes,
-      subjectId: subject.id,
-      subjectName: subject.name,
-      taskId: null,
-      taskTitle: null,
+    return backupSession(`seed-${index}`, date, 25 + ((index * 17) % 60), subjects[index % 3]!, {
       correct: (index * 7) % 15,
       incorrect: index % 4,
       skipped: index % 2,
-      studyDay: key(date),
-      synced: true,
-    };
+    });
   });
-  const today = key(new Date());
+  const today = studyDayOf(new Date());
   const tasks = [
     {
       id: crypto.randomUUID(),
@@ -79,21 +66,7 @@ if (process.env.SEED !== '0') {
       updatedAt: 3,
     },
   ];
-  const payload = {
-    format: 'studyhall-backup',
-    version: 1,
-    exported_at: new Date().toISOString(),
-    subjects,
-    tasks,
-    sessions,
-    settings: { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 },
-  };
-  const stored = await fetch(`${baseUrl}/__auth/import`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` },
-    body: JSON.stringify({ payload }),
-  });
-  if (!stored.ok) throw new Error(`seeding the backup failed: ${stored.status} ${await stored.text()}`);
+  await storeBackup(baseUrl, session, { subjects, sessions, tasks });
 }
 const browser = await launchChromium();
 try {

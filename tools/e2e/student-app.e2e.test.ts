@@ -6,38 +6,35 @@
 import { execFileSync } from 'node:child_process';
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '#gateway/src/app.ts';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import { makeFixtureRepo, makeTempDir, runGit, testConfig } from '#gateway/test/helpers.ts';
 import { repoRoot } from '#db/paths.ts';
 import {
   accountSession,
-  collectCspViolations,
   inLook,
   signedInContext,
   startCspProxy,
-  startStudyhall,
-  type CspProxy,
   type CspViolation,
   type RunningStudyhall,
   type SessionJson,
 } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+import { axeFindings } from './axe.ts';
+import { watchedPage } from './community-fixture.ts';
+import { expect, studyhallTest } from './fixtures.ts';
 import { pageClockLag } from './page-clock.ts';
+
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
 
 const EMAIL = 'nora@example.com';
 const PASSWORD = 'nora-password-1';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let studyhall: RunningStudyhall;
-let proxy: CspProxy;
 let browser: Browser;
 let app: string;
+/** Every page's CSP violations: one shared list, checked once at the end, after every screen was visited. */
 const violations: CspViolation[] = [];
-const contexts: BrowserContext[] = [];
 /**
  * How far behind the server every page that counts today's minutes runs its clock: at least the
  * focus phase fast-forwarded below, and the same for each page so that all of them, at any hour,
@@ -45,23 +42,12 @@ const contexts: BrowserContext[] = [];
  */
 let pageLag = 0;
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000); // a missing element fails the step instead of the whole test's time
-  const seen = await collectCspViolations(page);
-  // One shared list: checked once at the end, after every screen was visited.
-  const push = seen.push.bind(seen);
-  seen.push = (...items: CspViolation[]) => {
-    violations.push(...items);
-    return push(...items);
-  };
-  return page;
+function newPage(context: BrowserContext): Promise<Page> {
+  return watchedPage(context, violations);
 }
 
-async function context(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
-  const created = await browser.newContext(options);
-  contexts.push(created);
-  return created;
+function context(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
+  return browser.newContext(options);
 }
 
 async function storedSession(page: Page): Promise<SessionJson> {
@@ -84,30 +70,18 @@ async function readPairingCode(page: Page): Promise<string> {
   return code;
 }
 
-beforeAll(async () => {
-  temp = await makeTempDir('student-app');
-  // CI runs on a clean clone: build the app here so a failure names the build, not a timeout.
-  await ensureViteBuild(VITE_BUILDS.web);
-  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
-  proxy = await startCspProxy(studyhall.url);
-  app = proxy.url;
-  browser = await launchChromium();
+test.beforeAll(async ({ studyhall: server, app: address, browser: chromium }) => {
+  studyhall = server;
+  app = address;
+  browser = chromium;
   pageLag = pageClockLag({ behindMinutes: 27, spanMinutes: 60 });
-}, 240_000);
-
-afterAll(async () => {
-  for (const open of contexts) await open.close().catch(() => undefined);
-  await browser?.close();
-  await proxy?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
-describe('the student app on a real npm start', () => {
+test.describe('the student app on a real npm start', () => {
   let first: BrowserContext;
   let page: Page;
 
-  it('signs a new student up from the welcome screen', async () => {
+  test('signs a new student up from the welcome screen', async () => {
     first = await context();
     // The page's clock starts at least 27 minutes behind, so once the focus phase is fast-forwarded
     // the session ends before the server's now: a session that ends in the future is refused.
@@ -123,9 +97,9 @@ describe('the student app on a real npm start', () => {
     await page.getByRole('button', { name: 'Create my account', exact: true }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Start' }).isVisible(), { timeout: 20_000 }).toBe(true);
     expect((await storedSession(page)).user.email).toBe(EMAIL);
-  }, 60_000);
+  });
 
-  it('relays a phone action to the running focus page: the counter and /api/pip/state show 1 within 1 s', async () => {
+  test('relays a phone action to the running focus page: the counter and /api/pip/state show 1 within 1 s', async () => {
     await page.getByLabel('Subject').selectOption({ label: 'New subject…' });
     await page.getByLabel('New subject').fill('Chemistry');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -148,14 +122,14 @@ describe('the student app on a real npm start', () => {
     await page.waitForFunction(() => document.querySelector('#count-correct')?.textContent === '1', undefined, {
       timeout: 1000,
     });
-    await expect.poll(async () => (await pipState()).attempts.correct, { timeout: 1000, interval: 50 }).toBe(1);
+    await expect.poll(async () => (await pipState()).attempts.correct, { timeout: 1000, intervals: [50] }).toBe(1);
     expect(Date.now() - sent).toBeLessThan(1000);
     expect(await page.getByRole('button', { name: 'Correct', exact: true }).getAttribute('aria-describedby')).toBe(
       'count-correct',
     );
-  }, 60_000);
+  });
 
-  it('finishes after a full focus phase and shows its minutes in Stats', async () => {
+  test('finishes after a full focus phase and shows its minutes in Stats', async () => {
     await first.clock.fastForward('26:00'); // the 25-minute focus phase is over, the break has begun
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Break');
     await page.getByRole('button', { name: 'Finish' }).click();
@@ -179,9 +153,9 @@ describe('the student app on a real npm start', () => {
     expect(layout.page).toBeLessThanOrEqual(layout.frame);
     expect(Math.abs(layout.railTop ?? Number.NaN)).toBeLessThan(1); // sub-pixel rounding of the page's height
     expect(layout.hidden).toEqual({ width: 1, height: 1 });
-  }, 60_000);
+  });
 
-  it('records the session on the backend once and backs it up', async () => {
+  test('records the session on the backend once and backs it up', async () => {
     const session = await storedSession(page);
     const headers = { authorization: `Bearer ${session.access_token}` };
     const anon = (await (await fetch(`${studyhall.url}/api/client-config`)).json()) as { anon_key: string };
@@ -205,12 +179,12 @@ describe('the student app on a real npm start', () => {
           const body = (await latest.json()) as { backup: { payload: { sessions?: unknown[] } } | null };
           return body.backup?.payload.sessions?.length ?? 0;
         },
-        { timeout: 30_000, interval: 500 },
+        { timeout: 30_000, intervals: [500] },
       )
       .toBe(1);
-  }, 60_000);
+  });
 
-  it('brings the session to the same student in a fresh browser, without a restore offer: the server holds it', async () => {
+  test('brings the session to the same student in a fresh browser, without a restore offer: the server holds it', async () => {
     const fresh = await context();
     await fresh.clock.install({ time: Date.now() - pageLag });
     const other = await newPage(fresh);
@@ -224,11 +198,11 @@ describe('the student app on a real npm start', () => {
     await other.waitForLoadState('networkidle');
     expect(await other.getByRole('dialog', { name: 'Restore your backup on this device?' }).count()).toBe(0);
     await other.close();
-  }, 60_000);
+  });
 
-  it('loads the app and its local data offline after one visit', async () => {
+  test('loads the app and its local data offline after one visit', async () => {
+    test.setTimeout(90_000);
     const offlineContext = await signedInContext(browser, await storedSession(page));
-    contexts.push(offlineContext);
     await offlineContext.clock.install({ time: Date.now() - pageLag });
     const offline = await newPage(offlineContext);
     await offline.goto(`${app}/stats`);
@@ -270,9 +244,9 @@ describe('the student app on a real npm start', () => {
       .poll(() => offline.getByText('Everything is synced').first().isVisible(), { timeout: 15_000 })
       .toBe(true);
     await offline.close();
-  }, 90_000);
+  });
 
-  it("opens the Pop-out window, whose Correct button moves the main page's counter", async () => {
+  test("opens the Pop-out window, whose Correct button moves the main page's counter", async () => {
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Focus' }).click();
     const before = Number(await page.locator('#count-correct').textContent());
     const popOut = page.getByRole('button', { name: 'Pop out' });
@@ -282,9 +256,9 @@ describe('the student app on a real npm start', () => {
     await expect.poll(() => page.locator('#count-correct').textContent()).toBe(String(before + 1));
     expect(await pip.locator('#pop-correct').textContent()).toBe(String(before + 1));
     await expect.poll(async () => (await pipState()).attempts.correct).toBe(before + 1);
-  }, 60_000);
+  });
 
-  it("shows another student's handle as a field error, then saves a free handle and a resized avatar", async () => {
+  test("shows another student's handle as a field error, then saves a free handle and a resized avatar", async () => {
     await accountSession(studyhall.url, 'ivo@example.com', 'ivo-password-12'); // his handle is "ivo"
     await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Profile' }).click();
     const handle = page.getByLabel('Handle');
@@ -313,9 +287,10 @@ describe('the student app on a real npm start', () => {
     const avatar = await fetch(`${studyhall.url}${await page.locator('img.avatar').getAttribute('src')}`);
     expect(avatar.status).toBe(200);
     expect(avatar.headers.get('content-type')).toMatch(/^image\/(webp|png)/);
-  }, 60_000);
+  });
 
-  it('has no serious or critical axe violation on any screen, light or dark', async () => {
+  test('has no serious or critical axe violation on any screen, light or dark', async () => {
+    test.setTimeout(240_000);
     const session = await storedSession(page);
     const looks = [
       { colorScheme: 'light', viewport: { width: 1280, height: 800 } },
@@ -331,7 +306,6 @@ describe('the student app on a real npm start', () => {
       viewport: looks[0].viewport,
       reducedMotion: 'reduce',
     });
-    contexts.push(signedIn);
     const screen = await newPage(signedIn);
     const signedOut = await context({ colorScheme: looks[0].colorScheme, viewport: looks[0].viewport });
     const welcome = await newPage(signedOut);
@@ -347,33 +321,20 @@ describe('the student app on a real npm start', () => {
         firstVisit = false;
         if (await restore.isVisible()) await restore.getByRole('button', { name: 'Not now' }).click();
         await screen.locator('main h1').first().waitFor();
-        const result = await new AxeBuilder({ page: screen }).analyze();
-        const serious = result.violations.filter(
-          (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-        );
-        expect(
-          serious.map(
-            (violation) =>
-              `${route} ${colorScheme} ${viewport.width}: ${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-          ),
-        ).toEqual([]);
+        expect(await axeFindings(screen, `${route} ${colorScheme} ${viewport.width}`)).toEqual([]);
       }
       await inLook(welcome, colorScheme, viewport);
       await welcome.goto(`${app}/focus`);
       await welcome.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
-      const result = await new AxeBuilder({ page: welcome }).analyze();
-      expect(
-        result.violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => `welcome ${colorScheme} ${viewport.width}: ${violation.id}`),
-      ).toEqual([]);
+      expect(await axeFindings(welcome, `welcome ${colorScheme} ${viewport.width}`)).toEqual([]);
     }
     await signedIn.close();
-  }, 240_000);
+  });
 });
 
-describe('the update dialog on a checkout with local changes', () => {
-  it('lists the changed files, stashes them on confirmation, and reloads into the new version', async () => {
+test.describe('the update dialog on a checkout with local changes', () => {
+  test('lists the changed files, stashes them on confirmation, and reloads into the new version', async () => {
+    test.setTimeout(90_000);
     const work = await makeTempDir('update-ui');
     const bare = path.join(work.dir, 'remote.git');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
@@ -418,7 +379,6 @@ describe('the update dialog on a checkout with local changes', () => {
     try {
       const session = await accountSession(studyhall.url, EMAIL, PASSWORD);
       const signedIn = await signedInContext(browser, session);
-      contexts.push(signedIn);
       const page = await newPage(signedIn);
       await page.goto(`${updateProxy.url}/settings`);
       // An offer comes only for a backup holding what the server lacks; declined whenever it shows.
@@ -441,11 +401,11 @@ describe('the update dialog on a checkout with local changes', () => {
       await gateway.close();
       await work.remove();
     }
-  }, 90_000);
+  });
 });
 
-describe('the Content-Security-Policy', () => {
-  it('was in force on every page above (sent by the gateway or the test proxy) and nothing violated it', () => {
+test.describe('the Content-Security-Policy', () => {
+  test('was in force on every page above (sent by the gateway or the test proxy) and nothing violated it', () => {
     expect(violations).toEqual([]);
   });
 });

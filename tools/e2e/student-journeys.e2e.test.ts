@@ -15,30 +15,23 @@
 // - on a phone, a message's actions are one visible button away and its time is whole;
 // - a session finished under a minute keeps its answers for the next one, and says so;
 // - the phone remote finishes a session, and says what it can do while idle.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { keysFile } from '#localbase';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
 import {
   accountSession,
   signedInContext,
-  startCspProxy,
-  startStudyhall,
   VIEWPORTS,
-  type CspProxy,
   type CspViolation,
   type RunningStudyhall,
   type SessionJson,
 } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+import { chromiumLaunchOptions, mapHostToLoopback } from './browser.ts';
 import { chatShows, student, type Student } from './community-driver.ts';
 import { watchedPage } from './community-fixture.ts';
 import { readQrCode, studentContext } from './companion/focus-page.ts';
-import { openPhone } from './companion/phone.ts';
+import { expect, studyhallTest, type ServerFixtures } from './fixtures.ts';
 import { pageClockLag } from './page-clock.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
@@ -47,36 +40,29 @@ const CLASSROOM_HOST = 'classroom.test';
 const SIGNED_OUT = 'Signed out on this device — sign in again';
 const shots = path.join(repoRoot, '.tmp', 'screenshots', 'journeys');
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
+test.use({ launchOptions: chromiumLaunchOptions([mapHostToLoopback(CLASSROOM_HOST)]) });
+
 let studyhall: RunningStudyhall;
-let proxy: CspProxy;
 let browser: Browser;
 let app: string;
+let openPhone: ServerFixtures['phoneRemote'];
 const contexts: BrowserContext[] = [];
 const violations: CspViolation[] = [];
 
-beforeAll(async () => {
-  temp = await makeTempDir('journeys-e2e');
+test.beforeAll(async ({ studyhall: server, browser: chromium, app: address, phoneRemote }) => {
+  studyhall = server;
+  browser = chromium;
+  app = address;
+  openPhone = phoneRemote;
   await mkdir(shots, { recursive: true });
-  await ensureViteBuild(VITE_BUILDS.web);
-  await ensureViteBuild(VITE_BUILDS.companion);
-  studyhall = await startStudyhall({ dataDir: path.join(temp.dir, 'data'), logDir: path.join(temp.dir, 'logs') });
-  proxy = await startCspProxy(studyhall.url);
-  app = proxy.url;
-  browser = await launchChromium([`--host-resolver-rules=MAP ${CLASSROOM_HOST} 127.0.0.1`]);
-}, 240_000);
+});
 
 // Each walk's devices close with it: every open page of the app holds a link to the timer relay,
 // and a relay pairing per address is limited (docs/api.md#pairing).
-afterEach(async () => {
+test.afterEach(async () => {
   for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await proxy?.close();
-  await studyhall?.stop();
-  await temp?.remove();
 });
 
 const password = (who: Student) => `${who.handle}-password-1`;
@@ -128,8 +114,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 const railLine = (page: Page) => page.getByTestId('sync-status-rail');
 
 async function serviceKey(): Promise<string> {
-  return (JSON.parse(await readFile(keysFile(path.join(temp.dir, 'data')), 'utf8')) as { serviceRoleKey: string })
-    .serviceRoleKey;
+  return (await studyhall.keys()).serviceRoleKey;
 }
 
 /** Rows of a table as the service role reads them (past row-level security). */
@@ -148,8 +133,9 @@ async function open(page: Page, route: string): Promise<void> {
   await page.locator('main h1').first().waitFor();
 }
 
-describe('2. a device signed out elsewhere', () => {
-  it('says so by itself within seconds, keeps what changes meanwhile waiting, and sends it after signing in again', async () => {
+test.describe('2. a device signed out elsewhere', () => {
+  test('says so by itself within seconds, keeps what changes meanwhile waiting, and sends it after signing in again', async () => {
+    test.setTimeout(180_000);
     const ana = await newStudent('Ana', 'ana_devices');
     const laptop = await device(ana.session);
     // The page's clock runs as the server's; fast-forwarding it stands in for half a minute passing.
@@ -183,7 +169,7 @@ describe('2. a device signed out elsewhere', () => {
     // The laptop changes nothing: its health watch asks within 30 s whether it is still signed in.
     await laptop.context.clock.fastForward('00:31');
     const asked = Date.now();
-    await expect.poll(() => railLine(laptop.page).textContent(), { timeout: 5_000, interval: 100 }).toBe(SIGNED_OUT);
+    await expect.poll(() => railLine(laptop.page).textContent(), { timeout: 5_000, intervals: [100] }).toBe(SIGNED_OUT);
     expect(Date.now() - asked).toBeLessThan(5_000);
     const banner = laptop.page.getByTestId('signed-out-banner');
     expect(await banner.textContent()).toContain(`${SIGNED_OUT}.`);
@@ -237,9 +223,10 @@ describe('2. a device signed out elsewhere', () => {
     // The community page reads again by itself.
     await expect.poll(() => laptop.page.locator('main').textContent(), { timeout: 10_000 }).not.toContain(SIGNED_OUT);
     expect(await laptop.page.getByTestId('signed-out-banner').count()).toBe(0);
-  }, 180_000);
+  });
 
-  it('says the same after a ban, by itself', async () => {
+  test('says the same after a ban, by itself', async () => {
+    test.setTimeout(120_000);
     const ben = await newStudent('Ben', 'ben_banned');
     const laptop = await device(ben.session);
     await laptop.context.clock.install();
@@ -253,12 +240,13 @@ describe('2. a device signed out elsewhere', () => {
     });
     expect(banned.status).toBe(200);
     await laptop.context.clock.fastForward('00:31');
-    await expect.poll(() => railLine(laptop.page).textContent(), { timeout: 5_000, interval: 100 }).toBe(SIGNED_OUT);
-  }, 120_000);
+    await expect.poll(() => railLine(laptop.page).textContent(), { timeout: 5_000, intervals: [100] }).toBe(SIGNED_OUT);
+  });
 });
 
-describe('4. a second device', () => {
-  it('gets the timer settings and a subject with no session yet, and no restore offer over them', async () => {
+test.describe('4. a second device', () => {
+  test('gets the timer settings and a subject with no session yet, and no restore offer over them', async () => {
+    test.setTimeout(120_000);
     const cleo = await newStudent('Cleo', 'cleo_setup');
     const first = await device(cleo.session);
     await open(first.page, '/settings');
@@ -293,9 +281,10 @@ describe('4. a second device', () => {
     await shoot(second.page, 'second-device-focus');
     await open(second.page, '/settings');
     expect(await second.page.getByLabel('Daily goal', { exact: true }).inputValue()).toBe('180');
-  }, 120_000);
+  });
 
-  it('offers the newest backup first beside the richest, with what each holds, when one adds what the server lacks', async () => {
+  test('offers the newest backup first beside the richest, with what each holds, when one adds what the server lacks', async () => {
+    test.setTimeout(120_000);
     const dee = await newStudent('Dee', 'dee_backups');
     const day = (offsetDays: number) => new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
     const settings = { focusMinutes: 25, breakMinutes: 5, cycles: 4, dayOffsetHours: 0, dailyGoalMinutes: 120 };
@@ -409,26 +398,28 @@ describe('4. a second device', () => {
     await shoot(fresh.page, 'backups-restore-choice');
     await restore.getByRole('button', { name: 'Cancel' }).click();
     await restore.waitFor({ state: 'hidden' });
-  }, 120_000);
+  });
 });
 
-describe('5 and 7. a chat message’s actions', () => {
+test.describe('5 and 7. a chat message’s actions', () => {
   let ella: Student;
   let finn: Student;
   let groupId = '';
 
-  beforeAll(async () => {
+  test.beforeAll(async () => {
+    test.setTimeout(60_000);
     ella = await newStudent('Ella', 'ella_chat');
     finn = await newStudent('Finn', 'finn_chat');
     groupId = await joinedGroupOfTwo(studyhall.url, ella, finn, 'Pharmacology Evenings');
-  }, 60_000);
+  });
 
   async function groupPage(page: Page): Promise<void> {
     await open(page, `/groups/${groupId}`);
     await expect.poll(() => page.locator('.chat-status').textContent(), { timeout: 15_000 }).toContain('Live');
   }
 
-  it('5. asks “Delete for everyone?” inline, with the focus on the question; Escape backs out, Delete deletes', async () => {
+  test('5. asks “Delete for everyone?” inline, with the focus on the question; Escape backs out, Delete deletes', async () => {
+    test.setTimeout(120_000);
     const ellas = await device(ella.session);
     const finns = await device(finn.session);
     await groupPage(ellas.page);
@@ -469,9 +460,10 @@ describe('5 and 7. a chat message’s actions', () => {
     await chatShows(ellas.page, 'Message removed', 5_000);
     await chatShows(finns.page, 'Message removed', 5_000);
     expect(await finns.page.locator('.chat-log').textContent()).not.toContain(text);
-  }, 120_000);
+  });
 
-  it('7. on a phone, each message shows its actions button without a tap, and its time whole', async () => {
+  test('7. on a phone, each message shows its actions button without a tap, and its time whole', async () => {
+    test.setTimeout(120_000);
     const ellas = await device(ella.session);
     await groupPage(ellas.page);
     const text = 'Flashcards at 9? Chapter 12, antibiotics.';
@@ -521,11 +513,12 @@ describe('5 and 7. a chat message’s actions', () => {
         besideBox.x + besideBox.width <= desktopLog.x + desktopLog.width,
     ).toBe(true);
     expect(await beside.textContent()).toMatch(/^\d{1,2}:\d{2}(\s?[AP]M)?$/);
-  }, 120_000);
+  });
 });
 
-describe('6. buddy changes, live on both sides', () => {
-  it('shows a request arriving, accepted, declined, cancelled and a buddy removed or blocked, without a reload', async () => {
+test.describe('6. buddy changes, live on both sides', () => {
+  test('shows a request arriving, accepted, declined, cancelled and a buddy removed or blocked, without a reload', async () => {
+    test.setTimeout(120_000);
     const gus = await newStudent('Gus', 'gus_buddy');
     const hana = await newStudent('Hana', 'hana_buddy');
     const guss = await device(gus.session);
@@ -537,7 +530,7 @@ describe('6. buddy changes, live on both sides', () => {
       await page.evaluate(() => ((window as { __kept?: boolean }).__kept = true));
     }
     // Live means at once: the poll behind it comes every 60 s while realtime is up.
-    const soon = { timeout: 5_000, interval: 100 };
+    const soon = { timeout: 5_000, intervals: [100] };
     const main = (page: Page) => page.locator('main');
     const requests = (page: Page) => page.getByRole('region', { name: 'Requests' });
     const buddies = (page: Page) => page.getByRole('region', { name: /^Your buddies/ });
@@ -581,11 +574,12 @@ describe('6. buddy changes, live on both sides', () => {
 
     for (const { page } of [guss, hanas])
       expect(await page.evaluate(() => (window as { __kept?: boolean }).__kept)).toBe(true);
-  }, 120_000);
+  });
 });
 
-describe('8. a session finished under a minute', () => {
-  it('keeps its answers on the counters, says so, and saves them with the next session', async () => {
+test.describe('8. a session finished under a minute', () => {
+  test('keeps its answers on the counters, says so, and saves them with the next session', async () => {
+    test.setTimeout(120_000);
     const ida = await newStudent('Ida', 'ida_short');
     const laptop = await device(ida.session);
     // Sessions are finished by fast-forwarding the page's clock; starting behind keeps their end
@@ -619,11 +613,12 @@ describe('8. a session finished under a minute', () => {
         timeout: 10_000,
       })
       .toEqual([{ minutes: 25, correct: 3, incorrect: 0, skipped: 1 }]);
-  }, 120_000);
+  });
 });
 
-describe('9. the phone remote', () => {
-  it('says what it can do while idle, starts a session, and finishes it', async () => {
+test.describe('9. the phone remote', () => {
+  test('says what it can do while idle, starts a session, and finishes it', async () => {
+    test.setTimeout(120_000);
     const email = 'jo_phone@example.com';
     // The focus page at the server's own address. This server listens on loopback only, which no
     // phone opens, so the page is told the LAN address a classroom server has: a name Chromium maps
@@ -644,7 +639,7 @@ describe('9. the phone remote', () => {
 
     expect(link).toBe(`${phoneAddress}/companion/#code=${link.split('#code=')[1] ?? ''}`);
     // At a name only Chromium's resolver knows, the gateway's own policy holds (the test adds none).
-    const phone = await openPhone(browser, link, 'light', { addCsp: false });
+    const phone = await openPhone(link, { addCsp: false });
     contexts.push(phone.context);
     const button = (name: string) => phone.page.getByRole('button', { name, exact: true });
     await phone.page
@@ -675,11 +670,11 @@ describe('9. the phone remote', () => {
       .poll(() => serverRows(`study_sessions?select=minutes,correct&user_id=eq.${userId}`), { timeout: 10_000 })
       .toEqual([{ minutes: 25, correct: 1 }]);
     expect(await phone.problems()).toEqual([]);
-  }, 120_000);
+  });
 });
 
-describe('under the app’s Content-Security-Policy', () => {
-  it('met no violation on any page above', () => {
+test.describe('under the app’s Content-Security-Policy', () => {
+  test('met no violation on any page above', () => {
     expect(violations).toEqual([]);
   });
 });

@@ -5,83 +5,62 @@
 // when the server is back; and the sync line never says "synced" while a change waits. The server
 // is made unreachable by the proxy in front of it (every connection cut and refused), which is what
 // a stopped server looks like to the browser.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureViteBuild, VITE_BUILDS } from '../build/vite-build.mjs';
-import { makeTempDir } from '#gateway/test/helpers.ts';
-import { keysFile } from '#localbase';
+import type { BrowserContext, Page } from 'playwright-core';
 import {
   accountSession,
   signedInContext,
-  startCspProxy,
-  startStudyhall,
-  VIEWPORTS,
   type CspProxy,
   type RunningStudyhall,
   type SessionJson,
 } from './app-driver.ts';
-import { launchChromium } from './browser.ts';
+import { DEVICES } from './browser.ts';
+import { expect, studyhallTest } from './fixtures.ts';
 import { pageClockLag } from './page-clock.ts';
+
+const test = studyhallTest();
+test.describe.configure({ mode: 'serial' });
 
 const EMAIL = 'sync-student@example.com';
 const PASSWORD = 'sync-password-1';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let dataDir: string;
 let studyhall: RunningStudyhall;
 let proxy: CspProxy;
-let browser: Browser;
 let app: string;
 let userId: string;
-const contexts: BrowserContext[] = [];
 /** The lag of every device's page clock behind the server, at least 27 minutes (page-clock.ts). */
 let pageLag = 0;
 const MINUTE = 60_000;
 const shots = path.join(process.cwd(), '.tmp', 'screenshots', 'sync');
+/** The devices below are opened in this browser. */
+let openDevice: (behindMs: number, session: SessionJson) => Promise<{ context: BrowserContext; page: Page }>;
 
-beforeAll(async () => {
-  temp = await makeTempDir('sync-e2e');
-  await ensureViteBuild(VITE_BUILDS.web);
-  dataDir = path.join(temp.dir, 'data');
-  studyhall = await startStudyhall({ dataDir, logDir: path.join(temp.dir, 'logs') });
-  proxy = await startCspProxy(studyhall.url);
-  app = proxy.url;
-  browser = await launchChromium();
+test.beforeAll(async ({ studyhall: server, cspProxy, browser }) => {
+  studyhall = server;
+  proxy = cspProxy;
+  app = cspProxy.url;
   userId = (await accountSession(studyhall.url, EMAIL, PASSWORD)).user.id;
   pageLag = pageClockLag({ behindMinutes: 27, spanMinutes: 45 });
-}, 240_000);
-
-afterAll(async () => {
-  for (const open of contexts) await open.close().catch(() => undefined);
-  await browser?.close();
-  await proxy?.close();
-  await studyhall?.stop();
-  await temp?.remove();
+  openDevice = async (behindMs, session) => {
+    const context = await signedInContext(browser, session, { ...DEVICES.desktop });
+    // Sessions are finished by fast-forwarding the page's clock; starting behind keeps their end
+    // before the server's now (a session that ends in the future is refused).
+    await context.clock.install({ time: Date.now() - behindMs });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    return { context, page };
+  };
 });
 
 /** The student's session rows, counted with the service role (past row-level security). */
 async function serverSessions(): Promise<{ id: string; client_id: string | null; minutes: number }[]> {
-  const keys = JSON.parse(await readFile(keysFile(dataDir), 'utf8')) as { serviceRoleKey: string };
+  const keys = await studyhall.keys();
   const answer = await fetch(
     `${studyhall.url}/__backend/rest/v1/study_sessions?select=id,client_id,minutes&user_id=eq.${userId}`,
     { headers: { apikey: keys.serviceRoleKey, authorization: `Bearer ${keys.serviceRoleKey}` } },
   );
   if (!answer.ok) throw new Error(`study_sessions answered ${answer.status}: ${await answer.text()}`);
   return answer.json() as never;
-}
-
-/** A device of the student: its own browser context, signed in, the page clock `behindMs` behind. */
-async function device(behindMs: number, session: SessionJson): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await signedInContext(browser, session, { viewport: VIEWPORTS.desktop });
-  contexts.push(context);
-  // Sessions are finished by fast-forwarding the page's clock; starting behind keeps their end
-  // before the server's now (a session that ends in the future is refused).
-  await context.clock.install({ time: Date.now() - behindMs });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return { context, page };
 }
 
 async function finishOneSession(context: BrowserContext, page: Page, saved: number): Promise<void> {
@@ -110,9 +89,10 @@ async function recordSyncLine(context: BrowserContext): Promise<void> {
   });
 }
 
-describe('sync between devices and through outages', () => {
-  it('shows a session finished on device A, whose tab closed at once, in device B’s Stats within 5 s', async () => {
-    const a = await device(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
+test.describe('sync between devices and through outages', () => {
+  test('shows a session finished on device A, whose tab closed at once, in device B’s Stats within 5 s', async () => {
+    test.setTimeout(120_000);
+    const a = await openDevice(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await a.page.goto(`${app}/focus`);
     await finishOneSession(a.context, a.page, 1);
     await a.page.close();
@@ -120,19 +100,20 @@ describe('sync between devices and through outages', () => {
     await expect.poll(async () => (await serverSessions()).length, { timeout: 10_000 }).toBe(1);
 
     // On the same clock as A: both count the session on today's study day, at any hour.
-    const b = await device(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
+    const b = await openDevice(pageLag, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await b.page.goto(`${app}/stats`);
     const opened = Date.now();
     await expect.poll(() => b.page.getByTestId('stat-today').textContent(), { timeout: 5_000 }).toBe('25 min');
     expect(Date.now() - opened).toBeLessThan(5_000);
     await expect.poll(() => railLine(b.page).textContent()).toBe('Everything is synced');
     await b.context.close();
-  }, 120_000);
+  });
 
-  it('says offline within 5 s, keeps two sessions through a reload, and sends each once when the server is back', async () => {
+  test('says offline within 5 s, keeps two sessions through a reload, and sends each once when the server is back', async () => {
+    test.setTimeout(180_000);
     const before = (await serverSessions()).length;
     // 93 minutes further behind: these sessions end long before the one of the test above began (no overlap).
-    const a = await device(pageLag + 93 * MINUTE, await accountSession(studyhall.url, EMAIL, PASSWORD));
+    const a = await openDevice(pageLag + 93 * MINUTE, await accountSession(studyhall.url, EMAIL, PASSWORD));
     await recordSyncLine(a.context);
     await a.page.goto(`${app}/focus`);
     await expect.poll(() => railLine(a.page).textContent(), { timeout: 20_000 }).toBe('Everything is synced');
@@ -148,7 +129,7 @@ describe('sync between devices and through outages', () => {
 
     proxy.setServerDown(true);
     const cut = Date.now();
-    await expect.poll(() => railLine(a.page).textContent(), { timeout: 5_000, interval: 100 }).toBe('Offline');
+    await expect.poll(() => railLine(a.page).textContent(), { timeout: 5_000, intervals: [100] }).toBe('Offline');
     expect(Date.now() - cut).toBeLessThan(5_000);
     await expect.poll(() => a.page.getByTestId('offline-banner').textContent()).toContain('Offline.');
 
@@ -159,7 +140,7 @@ describe('sync between devices and through outages', () => {
       .poll(() => a.page.getByTestId('offline-banner').textContent())
       .toContain('Offline · 2 changes waiting.');
     await a.page.screenshot({ path: path.join(shots, 'offline-waiting-desktop.png') });
-    await a.page.setViewportSize(VIEWPORTS.phone);
+    await a.page.setViewportSize(DEVICES.phone.viewport);
     await a.page.screenshot({ path: path.join(shots, 'offline-waiting-phone.png') });
 
     await a.page.reload();
@@ -186,5 +167,5 @@ describe('sync between devices and through outages', () => {
     expect(outage.filter((text) => text.includes('synced'))).toEqual([]);
     expect(lines.at(-1)).toBe('Everything is synced');
     await a.context.close();
-  }, 180_000);
+  });
 });
