@@ -29,7 +29,7 @@ export interface SuiteOptions {
 
 export interface PhoneRemoteOptions {
   colorScheme?: 'light' | 'dark';
-  /** false: the remote's answers as the server sent them (see companion/phone.ts). */
+  /** false: the remote's answers as the server sent them (see tools/e2e/companion/phone.ts). */
   addCsp?: boolean;
 }
 
