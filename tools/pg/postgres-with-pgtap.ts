@@ -8,7 +8,7 @@
 // share/ folder from where its executable is, after resolving links, so the executables are
 // copied, not linked; they load their libraries through `$ORIGIN/../lib`.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, symlink } from 'node:fs/promises';
+import { cp, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -31,9 +31,13 @@ export async function postgresWithPgtap(root: string): Promise<PostgresBinaries>
   if (!found.ok) throw new Error(`no PostgreSQL for the tests: ${found.reason}`);
   const packageRoot = path.dirname(found.binaries.binDir);
   await mkdir(root, { recursive: true });
-  await cp(path.join(packageRoot, 'bin'), path.join(root, 'bin'), { recursive: true });
-  await cp(path.join(packageRoot, 'share'), path.join(root, 'share'), { recursive: true });
-  await symlink(path.join(packageRoot, 'lib'), path.join(root, 'lib'));
+  // All three folders are copied, lib too (40 MB, a fraction of a second): as root the server runs as
+  // the service user, who may not be able to reach node_modules at all (a checkout in a 0700 folder
+  // such as /root or a mktemp -d), and a link into it would leave postgres without its libraries.
+  // The libraries' own links are relative and stay so.
+  for (const folder of ['bin', 'lib', 'share']) {
+    await cp(path.join(packageRoot, folder), path.join(root, folder), { recursive: true, verbatimSymlinks: true });
+  }
   // Only pgTAP's extension files, into share/postgresql/extension beside the others.
   await run('tar', ['-xzf', pgtapTarball(), '-C', root, '--wildcards', 'share/postgresql/extension/pgtap*']);
   const copied = await findPostgresBinaries(path.join(root, 'bin'));
