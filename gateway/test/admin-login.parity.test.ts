@@ -52,6 +52,28 @@ describe('unlocking with a backend session', () => {
     expect(after.json().method).toBe('user_roles');
   });
 
+  it("refuses an account session the owner's confirmation before it reads the body", async () => {
+    const admin = await signUp(gateway.app, 'row-admin@example.com');
+    await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'admin')`, [
+      admin.userId,
+    ]);
+    const unlocked = await unlockWithToken(gateway.app, admin.token);
+    expect(unlocked.statusCode, unlocked.body).toBe(200);
+    const cookie = adminCookieOf(unlocked);
+    // A valid body, one the schema refuses and none at all: the same refusal, naming no field.
+    for (const payload of [{ user_id: admin.userId }, { user_id: 'not-an-id' }, {}]) {
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/__admin/roles/confirm-email',
+        headers: { cookie },
+        payload,
+      });
+      expect(response.statusCode, JSON.stringify(payload)).toBe(403);
+      expect(response.json()).toMatchObject({ error: 'secret_login_required' });
+      expect(response.json().problems).toBeUndefined();
+    }
+  });
+
   it('refuses any other account, a moderator row, a forged token and a signed-out session', async () => {
     const other = await signUp(gateway.app, 'someone@example.com');
     await localbase.database.pool.query(`insert into public.user_roles (user_id, role) values ($1, 'moderator')`, [

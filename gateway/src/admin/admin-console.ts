@@ -38,6 +38,7 @@ import verifyRoutes from './verify/verify-routes.ts';
 import { errorBody } from '#contracts/error-body.ts';
 import { fullDocument, openApiAnswer } from '../openapi/openapi-routes.ts';
 import { wildcardParams, withErrorBody } from '../route-schemas.ts';
+import { consoleAnswers, seeOther } from './console-schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -136,6 +137,8 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
     return payload;
   });
 
+  // A request its route's schema refuses arrives here too, as the GatewayError 400 of the gateway's
+  // validator (error-handler.ts): a browser's form gets this page, naming the field, not JSON.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const failure = wantsHtml(request) ? describeFailure(error) : undefined;
     // JSON (and anything the gateway's own handler maps, such as a body too large) goes up to it.
@@ -176,8 +179,10 @@ const adminConsole: FastifyPluginAsync<AdminConsoleOptions> = async (app, option
   const documentSchema = { response: withErrorBody({ 200: openApiAnswer }) };
   app.get('/__admin/openapi.json', { schema: documentSchema }, async () => fullDocument(app));
 
-  app.get('/__admin', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
-  app.get('/__admin/', async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
+  const toVerify = seeOther('To /__admin/verify (by way of the unlock page without a session, for a browser).');
+  const home = { schema: { response: consoleAnswers({ 303: toVerify }) } };
+  app.get('/__admin', home, async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
+  app.get('/__admin/', home, async (_request, reply) => reply.code(303).header('location', '/__admin/verify').send());
   // Unknown admin paths still pass the hooks above (so they reveal nothing before sign-in). Every
   // method of every path answers the same 404, so the OpenAPI document leaves this route out.
   const unknownPage = { hide: true, params: wildcardParams, response: { 404: errorBody } };

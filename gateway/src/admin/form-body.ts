@@ -16,13 +16,18 @@ export function installFormBodyParser(app: FastifyInstance): void {
   });
 }
 
-/** A boolean field: JSON true/false, or a form's "true", "on", "1" (a checked box) and "false", "0", "". */
-export const formBoolean = z.preprocess((value) => {
-  if (typeof value !== 'string') return value;
-  if (['true', 'on', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no', ''].includes(value)) return false;
-  return value;
-}, z.boolean());
+const FORM_TRUE = ['true', 'on', '1', 'yes'] as const;
+const FORM_FALSE = ['false', '0', 'no', ''] as const;
+
+/**
+ * A boolean field: JSON true/false, or a form's "true", "on", "1" (a checked box) and "false", "0", "".
+ * Written as the union of what it accepts, so the OpenAPI document shows the strings a form sends.
+ */
+export const formBoolean = z
+  .union([z.boolean(), z.enum([...FORM_TRUE, ...FORM_FALSE])], {
+    message: 'must be true or false (a ticked box sends "on")',
+  })
+  .transform((value) => (typeof value === 'boolean' ? value : (FORM_TRUE as readonly string[]).includes(value)));
 
 /** An optional text field where a form's empty string means "not given". */
 export function optionalField<T extends z.ZodType>(schema: T) {

@@ -23,12 +23,16 @@ const auditRow = z.object({
   detail: z.record(z.string(), z.unknown()),
 });
 
-export interface AuditRow extends z.infer<typeof auditRow> {
-  actor_name: string;
-  /** Whom a click on the actor filters by: an account id, `secret` (the owner), or null. */
-  actor_person: string | null;
-  target_name: string | null;
-}
+/** An entry as the console answers it: the row with its actor and target named. */
+export const auditEntry = auditRow.extend({
+  actor_name: z.string(),
+  actor_person: z
+    .string()
+    .nullable()
+    .describe('Whom a click on the actor filters by: an account id, `secret` (the owner), or null.'),
+  target_name: z.string().nullable(),
+});
+export type AuditRow = z.infer<typeof auditEntry>;
 
 export interface AuditQuery {
   /** An action, or a family of them (`resolve_report`, `console`). */

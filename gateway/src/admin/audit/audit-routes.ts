@@ -1,16 +1,18 @@
 // GET /__admin/audit?action=&person=&before=: the database's audit log (read only: nobody can edit
 // it), newest first, a page at a time after entry `before`, filtered by an action (or family) and a
 // person (an e-mail, an account id, or "owner" for the ADMIN_SECRET login).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { pageAnswers } from '../console-schemas.ts';
 import { findAccountByEmail } from '../backend-users.ts';
 import { optionalField } from '../form-body.ts';
 import { SECRET_SUBJECT } from '../login/admin-login.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { AUDIT_ACTIONS, auditBody } from './audit-page.ts';
-import { readAuditPage } from './audit-log-rows.ts';
+import { auditEntry, readAuditPage } from './audit-log-rows.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,9 +26,19 @@ const auditQuery = z.object({
   before: optionalField(z.coerce.number().int().positive({ message: 'must be an entry number' })),
 });
 
-const auditRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  app.get('/__admin/audit', async (request, reply) => {
-    const query = parseOrThrow(auditQuery, request.query);
+const auditPage = z.object({
+  entries: z.array(auditEntry),
+  older: z.string().nullable().describe("The next page's URL, or null on the last page."),
+  filters: z.object({ action: z.string().nullable(), person: z.string().nullable() }),
+});
+const auditSchema = {
+  querystring: auditQuery,
+  response: pageAnswers({ 200: jsonOrPage(auditPage, 'A page of the audit log, newest first.') }),
+};
+
+const auditRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/audit', { schema: auditSchema }, async (request, reply) => {
+    const query = request.query;
     const backend = context.backend.forRoute();
     const typed = query.person ?? '';
     let person: string | undefined;
@@ -57,23 +69,23 @@ const auditRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
             ...(typed ? { person: typed } : {}),
             before: String(page.olderBefore),
           }).toString()}`;
-    return sendData(
-      request,
-      reply,
-      { entries: page.entries, older: olderUrl, filters: { action: query.action ?? null, person: person ?? null } },
-      () => ({
-        title: 'Audit log',
-        current: '/__admin/audit',
-        body: auditBody({
-          entries: page.entries,
-          action: query.action ?? '',
-          person: typed,
-          personProblem,
-          before: query.before,
-          olderBefore: page.olderBefore,
-        }),
+    const answer: z.output<typeof auditPage> = {
+      entries: page.entries,
+      older: olderUrl,
+      filters: { action: query.action ?? null, person: person ?? null },
+    };
+    return sendData(request, reply, answer, () => ({
+      title: 'Audit log',
+      current: '/__admin/audit',
+      body: auditBody({
+        entries: page.entries,
+        action: query.action ?? '',
+        person: typed,
+        personProblem,
+        before: query.before,
+        olderBefore: page.olderBefore,
       }),
-    );
+    }));
   });
 };
 

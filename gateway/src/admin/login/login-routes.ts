@@ -2,10 +2,21 @@
 // address, like /__auth/login) and POST /__admin/logout. Success sets the admin cookie through
 // @fastify/cookie's signing and sends a browser on to where it was going; logout ends the session
 // on the server (admin-cookie.ts), so the same cookie value is refused everywhere after it.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+// A login the schema refuses is still answered with the unlock page and its reason (a browser) or
+// the JSON error: the route takes the validation failure in its handler (attachValidation).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AdminLoginStatus, AdminSignedIn, AdminSignedOut } from '#contracts/admin-api.ts';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import {
+  adminLoginStatus,
+  adminSignedIn,
+  adminSignedOut,
+  type AdminLoginStatus,
+  type AdminSignedIn,
+  type AdminSignedOut,
+} from '#contracts/admin-api.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import {
   accountSubject,
   ADMIN_COOKIE,
@@ -16,6 +27,7 @@ import {
   readAdminCookie,
 } from '../admin-cookie.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, seeOther, unreadBody } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
 import { optionalField } from '../form-body.ts';
 import { subjectName } from '../people.ts';
@@ -34,14 +46,41 @@ export function safeNext(value: unknown): string {
     : DEFAULT_NEXT;
 }
 
+const nextField = optionalField(z.string().max(2048).describe('The console page to go on to (a browser).'));
 const loginRequest = z.union([
-  z.object({ secret: z.string().min(1).max(1024), next: optionalField(z.string().max(2048)) }),
-  z.object({ access_token: z.string().min(1).max(8192), next: optionalField(z.string().max(2048)) }),
+  z.object({ secret: z.string().min(1).max(1024).describe('ADMIN_SECRET.'), next: nextField }),
+  z.object({
+    access_token: z.string().min(1).max(8192).describe("A backend session's access token."),
+    next: nextField,
+  }),
 ]);
 
 const loginQuery = z.object({ next: z.string().max(2048).optional() }).loose();
 
-const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+const loginPageSchema = {
+  querystring: loginQuery,
+  response: consoleAnswers({
+    200: jsonOrPage(adminLoginStatus, 'The unlock page; JSON: which ways in this server offers.'),
+  }),
+};
+const loginSchema = {
+  consumes: FORM_OR_JSON,
+  body: loginRequest,
+  response: consoleAnswers({
+    200: adminSignedIn,
+    303: seeOther('Signed in: on to `next` (a console page), for a browser.'),
+  }),
+};
+const logoutSchema = {
+  consumes: FORM_OR_JSON,
+  body: unreadBody,
+  response: consoleAnswers({
+    200: adminSignedOut,
+    303: seeOther('Signed out: to the unlock page, for a browser.'),
+  }),
+};
+
+const loginRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const view = (request: FastifyRequest, next: string, error?: string): LoginView => {
     // The console's hook read the cookie (and its standing) for every request, this one included.
     const session = request.adminSession;
@@ -61,8 +100,8 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       status,
     );
 
-  app.get('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
-    const next = safeNext(parseOrThrow(loginQuery, request.query).next);
+  app.get('/__admin/login', { config: { adminAccess: 'public' }, schema: loginPageSchema }, async (request, reply) => {
+    const next = safeNext(request.query.next);
     const current = view(request, next);
     const status: AdminLoginStatus = {
       ok: true,
@@ -77,12 +116,15 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     }));
   });
 
-  app.post('/__admin/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
+  const loginOptions = { config: { adminAccess: 'public' as const }, attachValidation: true, schema: loginSchema };
+  app.post('/__admin/login', loginOptions, async (request, reply) => {
+    // Read before the body is known to be valid, so a refused form still goes back to its page.
     const next = safeNext((request.body as { next?: unknown } | undefined)?.next);
     let subject: string;
     let method: 'secret' | 'admin_emails' | 'user_roles';
     try {
-      const body = parseOrThrow(loginRequest, request.body);
+      if (request.validationError) throw request.validationError;
+      const body = request.body;
       if ('secret' in body) {
         if (!context.secret)
           throw new GatewayError(
@@ -132,7 +174,7 @@ const loginRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
 
   // Clearing the cookie is not enough (a copy of the value would still work until it expires): the
   // session itself is ended on the server before the answer.
-  app.post('/__admin/logout', { config: { adminAccess: 'public' } }, async (request, reply) => {
+  app.post('/__admin/logout', { config: { adminAccess: 'public' }, schema: logoutSchema }, async (request, reply) => {
     const signedValue = request.cookies[ADMIN_COOKIE];
     const session = await readAdminCookie(context.gate, signedValue);
     if (signedValue && session) {

@@ -1,10 +1,13 @@
 // GET /__admin/patch (the patch manager), GET /__admin/patch/<file>.sql (a download),
 // POST /__admin/apply-sql (a served patch or pasted SQL, through the Management API) and
 // GET /__admin/schema (app-complete.sql, the fresh-install schema, as a download).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage, nonJson } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
@@ -22,17 +25,22 @@ const bundleName = z.preprocess(
 
 const applyBody = z
   .object({
-    source: optionalField(z.enum(['bundle', 'sql'])),
-    bundle: optionalField(bundleName),
-    sql: optionalField(z.string().max(MAX_SQL_CHARS)),
-    access_token: z.string().trim().min(1, { message: 'is required (a personal access token)' }).max(1024),
+    source: optionalField(z.enum(['bundle', 'sql']).describe('Which of bundle and sql a form chose.')),
+    bundle: optionalField(bundleName.describe('A served bundle, with or without `.sql`.')),
+    sql: optionalField(z.string().max(MAX_SQL_CHARS).describe('Pasted SQL.')),
+    access_token: z
+      .string()
+      .trim()
+      .min(1, { message: 'is required (a personal access token)' })
+      .max(1024)
+      .describe('A personal access token, used for this request only, never stored or logged.'),
     project_ref: optionalField(
       z
         .string()
         .trim()
         .regex(PROJECT_REF, { message: 'must be a project ref (lower-case letters, digits and dashes)' }),
     ),
-    confirm: optionalField(formBoolean),
+    confirm: optionalField(formBoolean).describe('A form must tick it; JSON needs none.'),
   })
   .transform((body, context) => {
     // A form names its choice in `source` and sends both fields; JSON sends exactly one of them.
@@ -55,7 +63,62 @@ const applyBody = z
     };
   });
 
-const patchQuery = z.object({ bundle: z.string().max(100).optional() });
+const patchQuery = z.object({ bundle: z.string().max(100).optional().describe('The bundle the page chooses.') });
+const bundleFile = z.object({ file: z.string().regex(/^[a-z0-9-]+\.sql$/) });
+
+const patchPage = z.object({
+  management_api_url: z.string(),
+  project_ref: z.string().nullable(),
+  patch: z.object({ bundle: z.string(), version: z.string() }).describe('The patch whose version a database reports.'),
+  bundles: z.array(
+    z.object({
+      file: z.string(),
+      purpose: z.string(),
+      version: z.string(),
+      bytes: z.number(),
+      sha256: z.string(),
+      migrations: z.array(z.string()),
+      applicable: z.boolean().describe('Whether apply-sql takes it (app-complete.sql is for a fresh install only).'),
+      download: z.string(),
+    }),
+  ),
+});
+const schemaFile = z.object({
+  file: z.literal('app-complete.sql'),
+  version: z.string().nullable(),
+  bytes: z.number(),
+  sha256: z.string(),
+  sql: z.string(),
+});
+const applied = z.object({
+  ok: z.literal(true),
+  status: z.number().describe("The Management API's status."),
+  result: z.unknown().describe("The Management API's answer."),
+  project_ref: z.string(),
+  bundle: z.string().optional(),
+});
+const sqlFile = (description: string) => nonJson('application/sql', description);
+
+const pageSchema = {
+  querystring: patchQuery,
+  response: pageAnswers({ 200: jsonOrPage(patchPage, 'The bundles, and where apply-sql sends SQL.') }),
+};
+const downloadSchema = { params: bundleFile, response: pageAnswers({ 200: sqlFile('The bundle, as a download.') }) };
+const schemaSchema = {
+  response: pageAnswers({
+    200: {
+      description: 'app-complete.sql as a download; JSON (Accept: application/json) with its version and digest.',
+      content: { 'application/json': { schema: schemaFile }, 'application/sql': { schema: z.string() } },
+    },
+  }),
+};
+const applySchema = {
+  consumes: FORM_OR_JSON,
+  body: applyBody,
+  response: consoleAnswers({
+    200: jsonOrPage(applied, 'What the Management API answered; a browser gets the result page (also on a refusal).'),
+  }),
+};
 
 function isFormPost(request: FastifyRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
@@ -68,12 +131,12 @@ function sendSql(reply: FastifyReply, file: string, sql: string) {
     .send(sql);
 }
 
-const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  app.get('/__admin/patch', async (request, reply) => {
-    const { bundle } = parseOrThrow(patchQuery, request.query);
+const patchRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/patch', { schema: pageSchema }, async (request, reply) => {
+    const { bundle } = request.query;
     const expected = await readExpected();
     const bundles = await readServedBundles(expected);
-    const data = {
+    const data: z.output<typeof patchPage> = {
       management_api_url: context.management.url,
       project_ref: context.management.projectRef ?? null,
       patch: expected.patch,
@@ -87,29 +150,30 @@ const patchRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     }));
   });
 
-  app.get('/__admin/patch/:file', async (request, reply) => {
-    const { file } = parseOrThrow(z.object({ file: z.string().regex(/^[a-z0-9-]+\.sql$/) }), request.params);
+  app.get('/__admin/patch/:file', { schema: downloadSchema }, async (request, reply) => {
+    const { file } = request.params;
     return sendSql(reply, file, await readServedBundleText(file));
   });
 
-  app.get('/__admin/schema', async (request, reply) => {
+  app.get('/__admin/schema', { schema: schemaSchema }, async (request, reply) => {
     const file = 'app-complete.sql';
     const sql = await readServedBundleText(file);
     if (request.headers.accept?.includes('application/json') && !wantsHtml(request)) {
       const expected = await readExpected();
-      return {
+      const answer: z.output<typeof schemaFile> = {
         file,
         version: expected.bundles.find((bundle) => bundle.file === file)?.version ?? null,
         bytes: Buffer.byteLength(sql),
         sha256: sha256(sql),
         sql,
       };
+      return reply.send(answer);
     }
     return sendSql(reply, file, sql);
   });
 
-  app.post('/__admin/apply-sql', async (request, reply) => {
-    const body = parseOrThrow(applyBody, request.body);
+  app.post('/__admin/apply-sql', { schema: applySchema }, async (request, reply) => {
+    const body = request.body;
     if (isFormPost(request) && body.confirm !== true) {
       throw new GatewayError(
         400,

@@ -1,23 +1,39 @@
 // GET /__admin/reports: the open reports, oldest first, with their context.
 // POST /__admin/reports/:id/resolve {resolution, note?, ban_for?}: resolves one (see reports.ts).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { parseOrThrow } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { sendData } from '../respond.ts';
 import { BAN_DURATIONS, type BanDuration } from '../users/users.ts';
 import { reportsBody } from './reports-page.ts';
-import { listOpenReports, resolveReport } from './reports.ts';
+import { listOpenReports, openReport, resolveReport } from './reports.ts';
 
 const reportParams = z.object({ id: z.uuid({ message: 'must be a report id' }) });
-const resolveBody = z.object({
-  resolution: z.enum(['dismiss', 'delete_message', 'remove_member', 'ban'], {
-    message: 'choose dismiss, delete_message, remove_member or ban',
+const resolveBody = formFields(
+  z.object({
+    resolution: z.enum(['dismiss', 'delete_message', 'remove_member', 'ban'], {
+      message: 'choose dismiss, delete_message, remove_member or ban',
+    }),
+    note: z.string().max(2000).optional(),
+    ban_for: z.enum(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]).optional(),
   }),
-  note: z.string().max(2000).optional(),
-  ban_for: z.enum(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]).optional(),
+);
+
+const reportsPage = z.object({ reports: z.array(openReport).describe('The open reports, oldest first.') });
+const resolvedPage = reportsPage.extend({
+  ok: z.literal(true),
+  resolved: z.object({ id: z.string(), resolution: z.enum(['dismiss', 'delete_message', 'remove_member', 'ban']) }),
 });
+const pageSchema = { response: pageAnswers({ 200: jsonOrPage(reportsPage, 'The open reports with their context.') }) };
+const resolveSchema = {
+  params: reportParams,
+  consumes: FORM_OR_JSON,
+  body: resolveBody,
+  response: consoleAnswers({ 200: jsonOrPage(resolvedPage, 'The resolution, and the reports still open.') }),
+};
 
 const NOTICES = {
   dismiss: 'The report was dismissed.',
@@ -26,19 +42,20 @@ const NOTICES = {
   ban: 'The student was banned.',
 } as const;
 
-const reportsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  app.get('/__admin/reports', async (request, reply) => {
+const reportsRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/reports', { schema: pageSchema }, async (request, reply) => {
     const reports = await listOpenReports(consoleBackend(context, request));
-    return sendData(request, reply, { reports }, () => ({
+    const page: z.output<typeof reportsPage> = { reports };
+    return sendData(request, reply, page, () => ({
       title: 'Reports',
       current: '/__admin/reports',
       body: reportsBody(reports),
     }));
   });
 
-  app.post('/__admin/reports/:id/resolve', async (request, reply) => {
-    const { id } = parseOrThrow(reportParams, request.params);
-    const body = parseOrThrow(resolveBody, request.body ?? {});
+  app.post('/__admin/reports/:id/resolve', { schema: resolveSchema }, async (request, reply) => {
+    const { id } = request.params;
+    const body = request.body;
     const backend = consoleBackend(context, request);
     const { bannedUserId } = await resolveReport(backend, {
       reportId: id,
@@ -57,7 +74,8 @@ const reportsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app,
         detail: { duration: body.ban_for ?? '24h', report_id: id },
       });
     const reports = await listOpenReports(backend);
-    return sendData(request, reply, { ok: true, resolved: { id, resolution: body.resolution }, reports }, () => ({
+    const page: z.output<typeof resolvedPage> = { ok: true, resolved: { id, resolution: body.resolution }, reports };
+    return sendData(request, reply, page, () => ({
       title: 'Reports',
       current: '/__admin/reports',
       body: reportsBody(reports, NOTICES[body.resolution]),

@@ -18,7 +18,7 @@ const reportMessage = z.object({
 });
 export type ReportMessage = z.infer<typeof reportMessage>;
 
-const openReport = z.object({
+export const openReport = z.object({
   report: z.object({
     id: z.string(),
     target_type: z.enum(['message', 'user', 'group']),

@@ -4,49 +4,120 @@
 // the database's rule (roles.ts); the page offers only the revokes it would allow.
 // POST /__admin/roles/confirm-email `{"user_id"}`: the owner, signed in with ADMIN_SECRET,
 // confirms an ADMIN_EMAIL(S) account (email-confirmations.ts); any other session gets 403.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import { listAccounts } from '../backend-users.ts';
 import { endAccountSessions, subjectUserId } from '../admin-cookie.ts';
 import { SECRET_SUBJECT } from '../login/admin-login.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
+import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { rolesBody } from './roles-page.ts';
 import { adminEmailAccounts, confirmAdminEmail, listConfirmations } from './email-confirmations.ts';
-import { grantAdmin, listAdminRows, resolveUser, revokeAdmin, roleTarget } from './roles.ts';
+import { grantAdmin, listAdminRows, resolveUser, revokeAdmin, roleTarget, type RoleTarget } from './roles.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A form's single `account` field becomes user_id or email; JSON passes through. */
-const roleRequest = z.preprocess(
-  (value) => {
-    if (!value || typeof value !== 'object') return value;
-    const { account, _method: _ignored, confirm: _confirm, ...rest } = value as Record<string, unknown>;
-    if (typeof account !== 'string' || account.trim() === '') return rest;
-    const trimmed = account.trim();
-    return UUID.test(trimmed) ? { ...rest, user_id: trimmed } : { ...rest, email: trimmed };
-  },
-  z.intersection(
-    roleTarget,
-    z.object({ role: z.literal('admin', { message: 'must be "admin" (the only role the console manages)' }) }),
-  ),
+function fromForm(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const { account, ...rest } = value as Record<string, unknown>;
+  if (typeof account !== 'string' || account.trim() === '') return rest;
+  const trimmed = account.trim();
+  return UUID.test(trimmed) ? { ...rest, user_id: trimmed } : { ...rest, email: trimmed };
+}
+
+const TARGET_DESCRIPTION =
+  '{user_id} or {email}, with role "admin". A form sends `account` (an e-mail or an id) instead, which becomes one of them.';
+const role = z.literal('admin', { message: 'must be "admin" (the only role the console manages)' });
+
+/** DELETE /__admin/roles: whose admin row to revoke. */
+const revokeRequest = z
+  .preprocess(fromForm, z.intersection(roleTarget, z.object({ role })))
+  .describe(TARGET_DESCRIPTION);
+
+/** POST /__admin/roles: a grant, or from the page's revoke form (which cannot send DELETE) a revoke. */
+const grantOrRevokeForm = z
+  .preprocess(
+    fromForm,
+    z.intersection(
+      roleTarget,
+      z.object({
+        role,
+        _method: optionalField(z.enum(['DELETE']).describe("DELETE: a revoke, from the page's form.")),
+        confirm: optionalField(formBoolean).describe('A revoke form must tick it.'),
+      }),
+    ),
+  )
+  .describe(TARGET_DESCRIPTION);
+
+const confirmRequest = formFields(
+  z.object({ user_id: z.uuid(), confirm: optionalField(formBoolean).describe('A form must tick it.') }).loose(),
 );
 
-const confirmRequest = z.object({ user_id: z.uuid(), confirm: optionalField(formBoolean) }).loose();
+const emailAccount = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  created_at: z.string().nullable(),
+  confirmed: z.boolean(),
+  confirmed_at: z.string().nullable(),
+  confirmed_by: z.string().nullable().describe("The owner's subject, or `mailbox:<method>`."),
+});
+const rolesPage = z.object({
+  ok: z.literal(true).optional(),
+  granted: z
+    .object({ user_id: z.string(), email: z.string().nullable(), role: z.literal('admin'), created: z.boolean() })
+    .optional(),
+  revoked: z.object({ user_id: z.string(), email: z.string().nullable(), role: z.literal('admin') }).optional(),
+  confirmed: z.object({ user_id: z.string(), email: z.string().nullable() }).optional(),
+  admins: z.array(
+    z.object({
+      user_id: z.string(),
+      email: z.string().nullable(),
+      granted_by: z.string().nullable(),
+      created_at: z.string(),
+      in_admin_emails: z.boolean(),
+    }),
+  ),
+  admin_emails: z.array(z.string()),
+  admin_email_accounts: z.array(emailAccount).describe('The accounts whose e-mail is in ADMIN_EMAIL(S).'),
+  pending_admin_emails: z.array(emailAccount).describe('Those not confirmed yet.'),
+  can_confirm_admin_emails: z.boolean(),
+});
+type RolesAction = Pick<z.output<typeof rolesPage>, 'ok' | 'granted' | 'revoked' | 'confirmed'>;
 
-const formMethod = z
-  .object({ _method: optionalField(z.enum(['DELETE'])), confirm: optionalField(formBoolean) })
-  .loose();
+const rolesAnswer = (description: string) => jsonOrPage(rolesPage, description);
+const pageSchema = { response: pageAnswers({ 200: rolesAnswer('The admin rows and the ADMIN_EMAIL(S) accounts.') }) };
+const grantSchema = {
+  consumes: FORM_OR_JSON,
+  body: grantOrRevokeForm,
+  response: consoleAnswers({
+    200: rolesAnswer('Already held (`granted.created` false), or revoked from a form; and the roles.'),
+    201: rolesAnswer('Granted; and the roles.'),
+  }),
+};
+const revokeSchema = {
+  consumes: FORM_OR_JSON,
+  body: revokeRequest,
+  response: consoleAnswers({ 200: rolesAnswer('Revoked; and the roles.') }),
+};
+const confirmSchema = {
+  consumes: FORM_OR_JSON,
+  body: confirmRequest,
+  response: consoleAnswers({ 201: rolesAnswer('Confirmed; and the roles.') }),
+};
 
-const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+const rolesRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
     notice?: string,
-    data?: Record<string, unknown>,
+    data?: RolesAction,
     status = 200,
   ) => {
     const backend = context.backend.forRoute();
@@ -54,17 +125,18 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const rows = await listAdminRows(backend, context.allowedEmails, accounts);
     const emailAccounts = adminEmailAccounts(accounts, confirmations, context.allowedEmails);
     const canConfirm = request.adminSession?.subject === SECRET_SUBJECT;
+    const page: z.output<typeof rolesPage> = {
+      ...data,
+      admins: rows,
+      admin_emails: [...context.allowedEmails],
+      admin_email_accounts: emailAccounts,
+      pending_admin_emails: emailAccounts.filter((account) => !account.confirmed),
+      can_confirm_admin_emails: canConfirm,
+    };
     return sendData(
       request,
       reply,
-      {
-        ...data,
-        admins: rows,
-        admin_emails: context.allowedEmails,
-        admin_email_accounts: emailAccounts,
-        pending_admin_emails: emailAccounts.filter((account) => !account.confirmed),
-        can_confirm_admin_emails: canConfirm,
-      },
+      page,
       () => ({
         title: 'Roles',
         current: '/__admin/roles',
@@ -82,8 +154,7 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     );
   };
 
-  const revoke = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
-    const target = parseOrThrow(roleRequest, body);
+  const revoke = async (request: FastifyRequest, reply: FastifyReply, target: RoleTarget) => {
     const backend = consoleBackend(context, request);
     const user = await resolveUser(backend, target);
     // The database decides by this session's admin, and records the revoke naming her.
@@ -101,20 +172,19 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     });
   };
 
-  app.get('/__admin/roles', async (request, reply) => show(request, reply));
+  app.get('/__admin/roles', { schema: pageSchema }, async (request, reply) => show(request, reply));
 
-  app.post('/__admin/roles', async (request, reply) => {
-    const form = parseOrThrow(formMethod, request.body ?? {});
-    if (form._method === 'DELETE') {
-      if (wantsHtml(request) && form.confirm !== true)
+  app.post('/__admin/roles', { schema: grantSchema }, async (request, reply) => {
+    const target = request.body;
+    if (target._method === 'DELETE') {
+      if (wantsHtml(request) && target.confirm !== true)
         throw new GatewayError(
           400,
           'confirmation_required',
           'Tick the box that confirms the revoke; nothing was changed.',
         );
-      return revoke(request, reply, request.body);
+      return revoke(request, reply, target);
     }
-    const target = parseOrThrow(roleRequest, request.body);
     const backend = consoleBackend(context, request);
     const user = await resolveUser(backend, target);
     const subject = request.adminSession?.subject ?? 'unknown';
@@ -139,17 +209,25 @@ const rolesRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     );
   });
 
-  app.delete('/__admin/roles', async (request, reply) => revoke(request, reply, request.body));
+  app.delete('/__admin/roles', { schema: revokeSchema }, async (request, reply) =>
+    revoke(request, reply, request.body),
+  );
 
-  app.post('/__admin/roles/confirm-email', async (request, reply) => {
-    if (request.adminSession?.subject !== SECRET_SUBJECT) {
-      throw new GatewayError(
-        403,
-        'secret_login_required',
-        'Only the owner confirms an ADMIN_EMAIL account: sign in to the console with ADMIN_SECRET (not with an account) and confirm it on the Roles page.',
-      );
-    }
-    const body = parseOrThrow(confirmRequest, request.body ?? {});
+  const confirmOptions = {
+    // The owner's check comes before the body's: any other session learns only that it may not.
+    preValidation: async (request: FastifyRequest) => {
+      if (request.adminSession?.subject !== SECRET_SUBJECT) {
+        throw new GatewayError(
+          403,
+          'secret_login_required',
+          'Only the owner confirms an ADMIN_EMAIL account: sign in to the console with ADMIN_SECRET (not with an account) and confirm it on the Roles page.',
+        );
+      }
+    },
+    schema: confirmSchema,
+  };
+  app.post('/__admin/roles/confirm-email', confirmOptions, async (request, reply) => {
+    const body = request.body;
     if (wantsHtml(request) && body.confirm !== true)
       throw new GatewayError(
         400,

@@ -1,31 +1,55 @@
 // GET /__admin/sessions?account=<e-mail, handle or id> (the page, or JSON {student, sessions}) and
 // POST /__admin/sessions/void {session_id, reason, account?}: voids the session as the signed-in
 // admin and shows the student's sessions again with the result.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
 import { listAccounts } from '../backend-users.ts';
 import { consoleBackend, mirrorConsoleAction } from '../console-audit.ts';
 import { optionalField } from '../form-body.ts';
 import { sendData } from '../respond.ts';
 import { sessionsBody } from './sessions-page.ts';
-import { findStudent, listStudySessions, voidStudySession } from './study-sessions.ts';
+import { findStudent, listStudySessions, sessionRow, voidResult, voidStudySession } from './study-sessions.ts';
 
-const sessionsQuery = z.object({ account: optionalField(z.string().trim().min(1).max(320)) });
-const voidBody = z.object({
-  session_id: z.uuid(),
-  // Checked here too, so a missing reason reads the same from a form and from JSON.
-  reason: z.string().optional(),
-  account: optionalField(z.string().trim().min(1).max(320)),
+const accountField = optionalField(
+  z.string().trim().min(1).max(320).describe('An e-mail, a handle (`@` optional, any case) or an account id.'),
+);
+const sessionsQuery = z.object({ account: accountField });
+const voidBody = formFields(
+  z.object({
+    session_id: z.uuid(),
+    // Checked here too, so a missing reason reads the same from a form and from JSON.
+    reason: z.string().optional(),
+    account: accountField,
+  }),
+);
+
+/** Without `account`, the page's search form only: no student, no sessions. */
+const sessionsPage = z.object({
+  student: z.object({ user_id: z.string(), email: z.string().nullable(), handle: z.string().nullable() }).optional(),
+  sessions: z.array(sessionRow).optional().describe('Her study sessions, newest first, voided ones included.'),
 });
+const voidedPage = sessionsPage.extend({ ok: z.literal(true), voided: voidResult });
+const pageSchema = {
+  querystring: sessionsQuery,
+  response: pageAnswers({ 200: jsonOrPage(sessionsPage, "A student's study sessions.") }),
+};
+const voidSchema = {
+  consumes: FORM_OR_JSON,
+  body: voidBody,
+  response: consoleAnswers({ 200: jsonOrPage(voidedPage, 'The void, and her sessions again.') }),
+};
 
-const sessionsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+const sessionsRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
     account: string | undefined,
-    extra: { notice?: string; data?: Record<string, unknown> } = {},
+    extra: { notice?: string; data?: Pick<z.output<typeof voidedPage>, 'ok' | 'voided'> } = {},
   ) => {
     const backend = context.backend.forRoute();
     const student = account ? await findStudent(backend, account) : undefined;
@@ -34,30 +58,22 @@ const sessionsRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app
     const emails = sessions?.some((session) => session.voided_by && !session.voided_by.includes(':'))
       ? new Map((await listAccounts(backend)).map((item) => [item.id, item.email]))
       : new Map<string, string | null>();
-    return sendData(
-      request,
-      reply,
-      {
-        ...extra.data,
-        ...(student
-          ? { student: { user_id: student.userId, email: student.email, handle: student.handle }, sessions }
-          : {}),
-      },
-      () => ({
-        title: 'Sessions',
-        current: '/__admin/sessions',
-        body: sessionsBody({ account: account ?? '', student, sessions, emails, notice: extra.notice }),
-      }),
-    );
+    const page: z.output<typeof sessionsPage> = student
+      ? { student: { user_id: student.userId, email: student.email, handle: student.handle }, sessions }
+      : {};
+    return sendData(request, reply, { ...extra.data, ...page }, () => ({
+      title: 'Sessions',
+      current: '/__admin/sessions',
+      body: sessionsBody({ account: account ?? '', student, sessions, emails, notice: extra.notice }),
+    }));
   };
 
-  app.get('/__admin/sessions', async (request, reply) => {
-    const { account } = parseOrThrow(sessionsQuery, request.query);
-    return show(request, reply, account);
-  });
+  app.get('/__admin/sessions', { schema: pageSchema }, async (request, reply) =>
+    show(request, reply, request.query.account),
+  );
 
-  app.post('/__admin/sessions/void', async (request, reply) => {
-    const body = parseOrThrow(voidBody, request.body ?? {});
+  app.post('/__admin/sessions/void', { schema: voidSchema }, async (request, reply) => {
+    const body = request.body;
     const reason = body.reason?.trim() ?? '';
     if (reason.length === 0 || reason.length > 500) {
       throw new GatewayError(

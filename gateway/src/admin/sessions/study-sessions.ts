@@ -18,7 +18,7 @@ export interface Student {
   handle: string | null;
 }
 
-const sessionRow = z.object({
+export const sessionRow = z.object({
   id: z.string(),
   client_id: z.string().nullable(),
   started_at: z.string(),
@@ -83,7 +83,7 @@ export async function listStudySessions(backend: BackendClient, userId: string):
   return z.array(sessionRow).parse(rows);
 }
 
-const voidResult = z.object({
+export const voidResult = z.object({
   session_id: z.string(),
   user_id: z.string(),
   study_day: z.string(),

@@ -1,38 +1,84 @@
 // GET /__admin/storage, POST /__admin/storage/cleanup-preview -> {preview_id, objects, bytes},
 // POST /__admin/storage/cleanup-apply {preview_id, confirm: true}: deletes exactly the previewed
 // objects that are still the same objects (same id and version); without confirm, nothing.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, pageAnswers, unreadBody } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData } from '../respond.ts';
 import { PRUNE_RULE } from './prunable.ts';
 import { appliedBody, previewBody, storageBody } from './storage-page.ts';
 import { readStorageReport } from './storage-report.ts';
-import { listStoredObjects, removeObjects } from './stored-objects.ts';
+import { listStoredObjects, removeObjects, storedObject } from './stored-objects.ts';
 
-const applyBody = z.object({ preview_id: z.string().min(1).max(64), confirm: optionalField(formBoolean) });
+const applyBody = z.object({
+  preview_id: z.string().min(1).max(64),
+  confirm: optionalField(formBoolean).describe('Must be true: without it nothing is deleted.'),
+});
 
-const storageRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
-  app.get('/__admin/storage', async (request, reply) => {
+const counts = { objects: z.number(), bytes: z.number(), prunable_objects: z.number(), prunable_bytes: z.number() };
+const storagePage = z.object({
+  rule: z.string().describe('Which objects are prunable, in a sentence.'),
+  objects: z.array(
+    storedObject.extend({
+      user: z.string().describe("The owner, else the account folder's id, else `unowned`."),
+      prunable: z.string().nullable().describe('Why it is prunable, or null.'),
+    }),
+  ),
+  per_user: z.array(z.object({ user: z.string(), email: z.string().nullable(), bucket: z.string(), ...counts })),
+  totals: z.object(counts),
+});
+const bucketObject = { bucket: z.string(), name: z.string(), bytes: z.number() };
+const previewAnswer = z.object({
+  preview_id: z.string(),
+  objects: z.array(z.object({ ...bucketObject, reason: z.string() })),
+  bytes: z.number(),
+  expires_at: z.string(),
+  rule: z.string(),
+});
+const appliedAnswer = z.object({
+  ok: z.literal(true),
+  preview_id: z.string(),
+  deleted: z.array(z.object(bucketObject)),
+  skipped: z.array(z.object({ bucket: z.string(), name: z.string(), reason: z.string() })),
+  bytes: z.number().describe('Bytes deleted.'),
+});
+
+const pageSchema = { response: pageAnswers({ 200: jsonOrPage(storagePage, 'Objects per user and bucket.') }) };
+const previewSchema = {
+  consumes: FORM_OR_JSON,
+  body: unreadBody,
+  response: consoleAnswers({ 200: jsonOrPage(previewAnswer, 'What a cleanup would delete (kept 30 minutes).') }),
+};
+const applySchema = {
+  consumes: FORM_OR_JSON,
+  body: applyBody,
+  response: consoleAnswers({ 200: jsonOrPage(appliedAnswer, 'What was deleted, and what was skipped and why.') }),
+};
+
+const storageRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
+  app.get('/__admin/storage', { schema: pageSchema }, async (request, reply) => {
     const report = await readStorageReport(context.backend.forRoute());
-    return sendData(request, reply, { rule: PRUNE_RULE, ...report }, () => ({
+    const page: z.output<typeof storagePage> = { rule: PRUNE_RULE, ...report };
+    return sendData(request, reply, page, () => ({
       title: 'Storage',
       current: '/__admin/storage',
       body: storageBody(report),
     }));
   });
 
-  app.post('/__admin/storage/cleanup-preview', async (request, reply) => {
+  app.post('/__admin/storage/cleanup-preview', { schema: previewSchema }, async (request, reply) => {
     const report = await readStorageReport(context.backend.forRoute());
     const preview = context.previews.create(
       report.objects
         .filter((object) => object.prunable)
         .map((object) => ({ ...object, reason: object.prunable ?? '' })),
     );
-    const answer = {
+    const answer: z.output<typeof previewAnswer> = {
       preview_id: preview.preview_id,
       objects: preview.objects.map(({ bucket, name, bytes, reason }) => ({ bucket, name, bytes, reason })),
       bytes: preview.bytes,
@@ -46,8 +92,8 @@ const storageRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app,
     }));
   });
 
-  app.post('/__admin/storage/cleanup-apply', async (request, reply) => {
-    const body = parseOrThrow(applyBody, request.body);
+  app.post('/__admin/storage/cleanup-apply', { schema: applySchema }, async (request, reply) => {
+    const body = request.body;
     if (body.confirm !== true) {
       throw new GatewayError(
         400,
@@ -83,7 +129,7 @@ const storageRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app,
         else skipped.push({ bucket, name: object.name, reason: 'the Storage API did not remove it' });
       }
     }
-    const result = {
+    const result: z.output<typeof appliedAnswer> = {
       ok: true,
       preview_id: preview.preview_id,
       deleted,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
 
-const storedObject = z.object({
+export const storedObject = z.object({
   id: z.string(),
   bucket: z.string(),
   name: z.string(),

@@ -169,7 +169,7 @@ export async function restoreArchivedBackup(
   }
 }
 
-const archivedRow = z.object({
+export const archivedRow = z.object({
   id: z.string(),
   backup_id: z.string(),
   user_id: z.string(),

@@ -1,44 +1,118 @@
 // GET /__admin/sync, POST /__admin/sync/repair-user-backup {user_id, dry_run} and
 // POST /__admin/sync/restore-archived-backup {archive_id}.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { html } from '../html.ts';
 import { sendData } from '../respond.ts';
 import { readBackupCandidates } from './backup-candidates.ts';
-import { listArchivedBackups, repairUserBackup, restoreArchivedBackup } from './repair.ts';
+import { archivedRow, listArchivedBackups, repairUserBackup, restoreArchivedBackup } from './repair.ts';
 import { repairResultBody, syncBody } from './sync-page.ts';
 
-const syncQuery = z.object({ user_id: z.uuid().optional() });
-const repairBody = z.object({ user_id: z.uuid(), dry_run: formBoolean, confirm: optionalField(formBoolean) });
-const restoreBody = z.object({ archive_id: z.uuid(), confirm: optionalField(formBoolean) });
+const syncQuery = z.object({ user_id: z.uuid().optional().describe("Only this user's backups and archive.") });
+const confirmField = optionalField(formBoolean).describe('A form must tick it; JSON needs none.');
+const repairBody = z.object({ user_id: z.uuid(), dry_run: formBoolean, confirm: confirmField });
+const restoreBody = z.object({ archive_id: z.uuid(), confirm: confirmField });
+
+const candidate = z.object({
+  kind: z.enum(['row', 'file']),
+  id: z.string().describe("The row's id, or the file's object name in the backups bucket."),
+  source: z.string().nullable(),
+  app_version: z.string().nullable(),
+  richness: z.number().nullable().describe('null when a file could not be read as a JSON object.'),
+  bytes: z.number(),
+  created_at: z.string(),
+  problem: z.string().optional(),
+});
+const syncPage = z.object({
+  users: z.array(
+    z.object({
+      user_id: z.string(),
+      email: z.string().nullable(),
+      candidates: z.array(candidate).describe('Best first.'),
+      current: candidate.nullable().describe('The newest row: what /__auth/backup/latest returns.'),
+      best: candidate.nullable().describe('What /__auth/backup/best returns (rows only).'),
+      winner: candidate.nullable().describe('The richest of all candidates.'),
+      repair_needed: z.boolean(),
+      explanation: z.string(),
+    }),
+  ),
+  archive: z.array(archivedRow),
+});
+const repairAnswer = z.object({
+  dry_run: z.boolean(),
+  user_id: z.string(),
+  changes: z.array(
+    z.object({
+      action: z.enum(['archive', 'write']),
+      description: z.string(),
+      backup: candidate.pick({ kind: true, id: true, richness: true, created_at: true }),
+    }),
+  ),
+  explanation: z.string(),
+  archived_backup_id: z.string().nullable(),
+  new_backup_id: z.string().nullable(),
+  restore: z
+    .object({
+      method: z.literal('POST'),
+      path: z.string(),
+      body: z.object({ archive_id: z.string() }),
+      text: z.string(),
+    })
+    .nullable()
+    .describe('How to undo the repair, once it archived a backup.'),
+});
+const restoreAnswer = z.object({
+  ok: z.literal(true),
+  restored_backup_id: z.string(),
+  removed_backup_id: z.string().nullable(),
+});
+
+const pageSchema = {
+  querystring: syncQuery,
+  response: pageAnswers({ 200: jsonOrPage(syncPage, "Every user's backups and which one wins, and the archive.") }),
+};
+const repairSchema = {
+  consumes: FORM_OR_JSON,
+  body: repairBody,
+  response: consoleAnswers({ 200: jsonOrPage(repairAnswer, 'The plan (dry run) or what was done.') }),
+};
+const restoreSchema = {
+  consumes: FORM_OR_JSON,
+  body: restoreBody,
+  response: consoleAnswers({ 200: jsonOrPage(restoreAnswer, 'The archived backup is current again.') }),
+};
 
 const isFormPost = (request: FastifyRequest) =>
   String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
-const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+const syncRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const subjectOf = (request: FastifyRequest) => request.adminSession?.subject ?? 'unknown';
 
-  app.get('/__admin/sync', async (request, reply) => {
-    const { user_id: userId } = parseOrThrow(syncQuery, request.query);
+  app.get('/__admin/sync', { schema: pageSchema }, async (request, reply) => {
+    const { user_id: userId } = request.query;
     const backend = context.backend.forRoute();
     const [users, archive] = await Promise.all([
       readBackupCandidates(backend, userId ? { userId } : {}),
       listArchivedBackups(backend),
     ]);
     const shownArchive = userId ? archive.filter((item) => item.user_id === userId) : archive;
-    return sendData(request, reply, { users, archive: shownArchive }, () => ({
+    const page: z.output<typeof syncPage> = { users, archive: shownArchive };
+    return sendData(request, reply, page, () => ({
       title: 'Sync',
       current: '/__admin/sync',
       body: syncBody({ users, archive: shownArchive, filtered: Boolean(userId) }),
     }));
   });
 
-  app.post('/__admin/sync/repair-user-backup', async (request, reply) => {
-    const body = parseOrThrow(repairBody, request.body);
+  app.post('/__admin/sync/repair-user-backup', { schema: repairSchema }, async (request, reply) => {
+    const body = request.body;
     if (!body.dry_run && isFormPost(request) && body.confirm !== true) {
       throw new GatewayError(
         400,
@@ -46,7 +120,7 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
         'Tick the box that confirms the repair; nothing was written.',
       );
     }
-    const result = await repairUserBackup(context.backend.forRoute(), {
+    const result: z.output<typeof repairAnswer> = await repairUserBackup(context.backend.forRoute(), {
       userId: body.user_id,
       dryRun: body.dry_run,
       subject: subjectOf(request),
@@ -68,8 +142,8 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
     }));
   });
 
-  app.post('/__admin/sync/restore-archived-backup', async (request, reply) => {
-    const body = parseOrThrow(restoreBody, request.body);
+  app.post('/__admin/sync/restore-archived-backup', { schema: restoreSchema }, async (request, reply) => {
+    const body = request.body;
     if (isFormPost(request) && body.confirm !== true) {
       throw new GatewayError(
         400,
@@ -85,7 +159,7 @@ const syncRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { 
         removed_backup_id: restored.removed_backup_id,
       },
     });
-    const result = { ok: true, ...restored };
+    const result: z.output<typeof restoreAnswer> = { ok: true, ...restored };
     return sendData(request, reply, result, () => ({
       title: 'Restored',
       current: '/__admin/sync',

@@ -8,10 +8,13 @@
 //   POST /__admin/users/:id/delete {confirm_account: <the e-mail, or the id without one>}; never
 //        the holder of the last admin row on a server without ADMIN_SECRET (409 last_admin_account):
 //        nobody could unlock the console through user_roles or confirm an ADMIN_EMAIL account then
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError, parseOrThrow } from '../../http-errors.ts';
+import { GatewayError } from '../../http-errors.ts';
+import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
+import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
@@ -30,23 +33,66 @@ import {
   type UserRow,
 } from './users.ts';
 
-const listQuery = z.object({ q: z.string().max(320).optional() });
+const listQuery = z.object({ q: z.string().max(320).optional().describe('Part of an e-mail or handle, any case.') });
 const userParams = z.object({ id: z.uuid({ message: 'must be an account id' }) });
-const resetBody = z.object({ delivery: z.enum(['mail', 'show']) });
-const banBody = z.object({
-  duration: z.enum([...(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]), 'none'], {
-    message: `must be one of ${Object.keys(BAN_DURATIONS).join(', ')} or none`,
+const resetBody = formFields(z.object({ delivery: z.enum(['mail', 'show']) }));
+const banBody = formFields(
+  z.object({
+    duration: z.enum([...(Object.keys(BAN_DURATIONS) as [BanDuration, ...BanDuration[]]), 'none'], {
+      message: `must be one of ${Object.keys(BAN_DURATIONS).join(', ')} or none`,
+    }),
+    confirm: optionalField(formBoolean),
   }),
-  confirm: optionalField(formBoolean),
-});
-const deleteBody = z.object({ confirm_account: z.string().max(320) });
+);
+const deleteBody = formFields(
+  z.object({ confirm_account: z.string().max(320).describe('Her e-mail (her id when she has none), any case.') }),
+);
 
-const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, { context }) => {
+const userRow = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  handle: z.string().nullable(),
+  created_at: z.string().nullable(),
+  last_sign_in_at: z.string().nullable(),
+  last_seen: z.string().nullable(),
+  banned_until: z.string().nullable(),
+  banned: z.boolean(),
+  sessions: z.number(),
+  minutes: z.number(),
+  storage_bytes: z.number(),
+  storage_objects: z.number(),
+});
+const usersPage = z.object({ users: z.array(userRow), total: z.number() });
+const userPage = z.object({ user: userRow });
+const resetAnswer = userPage.extend({
+  ok: z.literal(true),
+  mailed: z.literal(true).optional(),
+  action_link: z.string().optional().describe('show: a one-time recovery link, answered once and never logged.'),
+});
+const banAnswer = userPage.extend({ ok: z.literal(true) });
+const deleteAnswer = z.object({
+  ok: z.literal(true),
+  deleted: z.object({ user_id: z.string(), objects: z.number().describe('Stored objects removed.') }),
+});
+
+const pageSchema = {
+  querystring: listQuery,
+  response: pageAnswers({ 200: jsonOrPage(usersPage, 'Every account, newest first, filtered by q.') }),
+};
+const oneSchema = { params: userParams, response: pageAnswers({ 200: jsonOrPage(userPage, 'One account.') }) };
+const actionSchema = <B extends z.ZodType, A extends z.ZodType>(body: B, answer: A, description: string) => ({
+  params: userParams,
+  consumes: FORM_OR_JSON,
+  body,
+  response: consoleAnswers({ 200: jsonOrPage(answer, description) }),
+});
+
+const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const showUser = (
     request: FastifyRequest,
     reply: FastifyReply,
     row: UserRow,
-    extra: { notice?: string; resetLink?: string; data?: Record<string, unknown> } = {},
+    extra: { notice?: string; resetLink?: string; data?: Omit<z.output<typeof resetAnswer>, 'user'> } = {},
   ) =>
     sendData(request, reply, { user: row, ...extra.data }, () => ({
       title: row.email ?? row.id,
@@ -54,26 +100,28 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
       body: userBody({ row, notice: extra.notice, resetLink: extra.resetLink }),
     }));
 
-  app.get('/__admin/users', async (request, reply) => {
-    const { q = '' } = parseOrThrow(listQuery, request.query);
+  app.get('/__admin/users', { schema: pageSchema }, async (request, reply) => {
+    const { q = '' } = request.query;
     const backend = consoleBackend(context, request);
     const all = await listUserRows(backend);
     const rows = matchUserRows(all, q);
-    return sendData(request, reply, { users: rows, total: all.length }, () => ({
+    const page: z.output<typeof usersPage> = { users: rows, total: all.length };
+    return sendData(request, reply, page, () => ({
       title: 'Users',
       current: '/__admin/users',
       body: usersBody({ rows, query: q.trim(), total: all.length }),
     }));
   });
 
-  app.get('/__admin/users/:id', async (request, reply) => {
-    const { id } = parseOrThrow(userParams, request.params);
+  app.get('/__admin/users/:id', { schema: oneSchema }, async (request, reply) => {
+    const { id } = request.params;
     return showUser(request, reply, await findUserRow(consoleBackend(context, request), id));
   });
 
-  app.post('/__admin/users/:id/reset-link', async (request, reply) => {
-    const { id } = parseOrThrow(userParams, request.params);
-    const { delivery } = parseOrThrow(resetBody, request.body ?? {});
+  const resetSchema = actionSchema(resetBody, resetAnswer, 'The account, with the link mailed or shown.');
+  app.post('/__admin/users/:id/reset-link', { schema: resetSchema }, async (request, reply) => {
+    const { id } = request.params;
+    const { delivery } = request.body;
     const backend = consoleBackend(context, request);
     const row = await findUserRow(backend, id);
     if (!row.email) throw new GatewayError(409, 'no_email', 'This account has no e-mail address to reset.');
@@ -90,9 +138,10 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     return showUser(request, reply, row, { resetLink: link, data: { ok: true, action_link: link } });
   });
 
-  app.post('/__admin/users/:id/ban', async (request, reply) => {
-    const { id } = parseOrThrow(userParams, request.params);
-    const { duration, confirm } = parseOrThrow(banBody, request.body ?? {});
+  const banSchema = actionSchema(banBody, banAnswer, 'The account, banned or no longer banned.');
+  app.post('/__admin/users/:id/ban', { schema: banSchema }, async (request, reply) => {
+    const { id } = request.params;
+    const { duration, confirm } = request.body;
     if (duration !== 'none' && wantsHtml(request) && confirm !== true)
       throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the ban; nobody was banned.');
     const backend = consoleBackend(context, request);
@@ -113,9 +162,10 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     });
   });
 
-  app.post('/__admin/users/:id/delete', async (request, reply) => {
-    const { id } = parseOrThrow(userParams, request.params);
-    const { confirm_account: typed } = parseOrThrow(deleteBody, request.body ?? {});
+  const deleteSchema = actionSchema(deleteBody, deleteAnswer, 'What was deleted; the page lists the accounts left.');
+  app.post('/__admin/users/:id/delete', { schema: deleteSchema }, async (request, reply) => {
+    const { id } = request.params;
+    const { confirm_account: typed } = request.body;
     const backend = consoleBackend(context, request);
     const row = await findUserRow(backend, id);
     const expected = row.email ?? row.id;
@@ -135,7 +185,8 @@ const usersRoutes: FastifyPluginAsync<{ context: AdminContext }> = async (app, {
     const objects = await deleteUserWithEverything(backend, id);
     await mirrorConsoleAction(context, request, 'delete_account', { targetUserId: id, detail: { objects } });
     const rows = await listUserRows(backend);
-    return sendData(request, reply, { ok: true, deleted: { user_id: id, objects } }, () => ({
+    const answer: z.output<typeof deleteAnswer> = { ok: true, deleted: { user_id: id, objects } };
+    return sendData(request, reply, answer, () => ({
       title: 'Users',
       current: '/__admin/users',
       body: usersBody({
