@@ -23,6 +23,7 @@ import { installOpenApi, registerPublicDocument } from './openapi/openapi-routes
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
+import type { TimerRelay } from './pip/timer-relay.ts';
 import { PhaseEndScheduler } from './pip/phase-end-push.ts';
 import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
 import { PushService } from './push/push-service.ts';
@@ -69,7 +70,7 @@ export interface GatewayOptions {
   proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes' | 'jsonBodyLimitBytes'>;
   errorLog?: Partial<ErrorLogRotation>;
   /** A relay with other ping or slow-client limits (tests). */
-  relay?: PipRelay;
+  relay?: TimerRelay;
   /** The admin console's clock and lifetimes (tests). */
   admin?: Partial<AdminTuning>;
   /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
@@ -94,7 +95,7 @@ export interface GatewayOptions {
 
 export interface Gateway {
   app: FastifyInstance;
-  relay: PipRelay;
+  relay: TimerRelay;
   /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
   push: PushService;
   /** The phase-end pushes the relay schedules for students who name themselves. */
