@@ -23,6 +23,7 @@ import { installOpenApi, registerPublicDocument } from './openapi/openapi-routes
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
+import { SharedPipRelay } from './pip/shared-pip-relay.ts';
 import type { TimerRelay } from './pip/timer-relay.ts';
 import { PhaseEndScheduler } from './pip/phase-end-push.ts';
 import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
@@ -81,7 +82,8 @@ export interface GatewayOptions {
   database?: DatabaseFacts;
   /**
    * What the servers of a district share (district/open-shared-state.ts): rate limits, password
-   * budgets, ended admin sessions and the push identity are kept there instead of in this process.
+   * budgets, ended admin sessions, the push identity and the timer relay's pairings, snapshots and
+   * actions are kept there instead of in this process.
    * Its owner opens and closes it.
    */
   sharedState?: SharedState;
@@ -176,7 +178,9 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     allowedEmails: config.admin.emails,
     ...(options.admin?.now ? { now: options.admin.now } : {}),
   });
-  const relay = options.relay ?? new PipRelay();
+  // In a district the relay's pairings, snapshots and actions are shared: a phone and its focus
+  // page may reach different servers.
+  const relay = options.relay ?? (sharedState ? new SharedPipRelay(sharedState, { log: app.log }) : new PipRelay());
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
   const push = new PushService({

@@ -1,8 +1,10 @@
-// The timer relay in this process's memory (timer-relay.ts): the latest snapshot and the open
-// /__pip/events streams of each channel. This is the one place the relay keeps anything. Without
-// pairing there is one shared channel (PIP_PAIRING=off); with pairing on, the default, every focus
-// page gets its own (see pip-pairing.ts). Writes to a stream never wait: a client whose socket
-// buffer is over the limit is dropped, so a slow tab cannot hold up or bloat the others.
+// The timer relay in this process's memory (a server alone, SHARED_STATE=local; timer-relay.ts):
+// the latest snapshot and the open /__pip/events streams of each channel. This is the one place
+// that relay keeps anything; a district's (shared-pip-relay.ts) holds its streams in PipChannels
+// too and the rest in the shared state. Without pairing there is one shared channel
+// (PIP_PAIRING=off); with pairing on, the default, every focus page gets its own (see
+// pip-pairing.ts). Writes to a stream never wait: a client whose socket buffer is over the limit
+// is dropped, so a slow tab cannot hold up or bloat the others.
 //
 // A channel also tells its focus pages whether a phone is following it: the first phone request
 // after a quiet spell sends `phone {present: true}`, and PHONE_GONE_AFTER_MS without one sends
@@ -76,6 +78,16 @@ export class PipChannel implements RelayChannel {
     this.snapshot = stored;
     this.wakeWaiting();
     return stored;
+  }
+
+  /**
+   * Takes a snapshot stamped elsewhere (the shared relay reads it from the database), unless the one
+   * held is as new, and wakes the phones waiting for a newer one.
+   */
+  showSnapshot(snapshot: TimerSnapshot): void {
+    if ((snapshot.updatedAt ?? 0) <= (this.snapshot.updatedAt ?? 0)) return;
+    this.snapshot = snapshot;
+    this.wakeWaiting();
   }
 
   /**

@@ -1,6 +1,8 @@
-// The timer relay as its routes (pip-routes.ts) use it, wherever its state is kept. PipRelay
-// (pip-relay.ts) keeps everything in this process's memory and answers at once; a relay that keeps
-// its state elsewhere answers after a round trip: hence Awaitable.
+// The timer relay as its routes (pip-routes.ts) use it, whichever server keeps its state. Two
+// implementations: PipRelay (pip-relay.ts) keeps everything in this process's memory, for a server
+// alone (SHARED_STATE=local); SharedPipRelay (shared-pip-relay.ts) keeps pairings, snapshots and
+// actions in the district's shared state, so a phone and its focus page may reach different servers.
+// The in-memory one answers at once and the shared one after a database round trip: hence Awaitable.
 import type { ServerResponse } from 'node:http';
 import type { PipAction } from '#contracts/phone-actions.ts';
 import type { RelayedAction } from '#contracts/relay-events.ts';
