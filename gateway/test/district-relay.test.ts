@@ -3,10 +3,14 @@
 // stream there; its phone uses the code on server A. The phone's actions reach the page's stream on
 // B within 200 ms, the snapshots the page posts on B reach the phone on A (a waiting phone at once),
 // and wrong codes spread over both servers spend one budget per address and one for all addresses.
+// An action whose event a server missed (its listening connection dropped) reaches the page once the
+// server listens again.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_CODE_ALPHABET } from '#contracts/pip-pairing.ts';
 import { startDistrict, type District, type DistrictServer } from '#tools/testing/district-servers.ts';
+import { GATEWAY_NOTIFY_CHANNEL } from '../src/district/database-shared-state.ts';
+import { sharedKey } from '../src/district/shared-state.ts';
 import { SharedPipRelay } from '../src/pip/shared-pip-relay.ts';
 import { RELAXED_DEADLINES } from './helpers.ts';
 import { openSse, type SseClient } from './sse-client.ts';
@@ -134,6 +138,24 @@ describe('the timer relay of two servers on one database', () => {
     expect(woken.json().updatedAt).toBeGreaterThan(updatedAt);
     // Well before the long poll's 2.5 s: the post's event woke it.
     expect(waitedMs, `answered after ${Math.round(waitedMs)} ms`).toBeLessThan(1_000);
+  });
+
+  it("relays an action whose event B missed once B's listening connection is back", async () => {
+    // An action stored without its event, as when B's LISTEN connection was down when it was sent.
+    const channel = await a.sharedState.call('gateway_relay_page', {
+      p_token_key: sharedKey('relay-channel', page.channel),
+    });
+    const stored = (await a.sharedState.call('gateway_relay_send_action', {
+      p_channel: channel,
+      p_action: { action: 'pause' },
+    })) as { id: number };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.events.events.filter((event) => event.event === 'pip-action')).toEqual([]);
+    // The listening connections drop; each server listens again and reads what it may have missed.
+    await a.localbase.database.pool.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen ${GATEWAY_NOTIFY_CHANNEL}'`,
+    );
+    expect((await page.events.next('pip-action', 5_000)).data).toMatchObject({ id: stored.id, action: 'pause' });
   });
 
   it('keeps the pairing and its code when the page pairs again through the other server', async () => {
