@@ -106,11 +106,12 @@ export const RAISED_CODES = {
   own_admin_row: { sqlstates: ['P0102'], status: 409, sentence: 'server_step_refused' },
   // P0103: account deletion.
   password_required: { sqlstates: ['P0103'], status: 403, sentence: 'password_required' },
-  // P0110-P0113: the gateways' shared state (service role only; a gateway's own calls).
+  // P0110-P0114: the gateways' shared state (service role only; a gateway's own calls).
   invalid_rate_window: { sqlstates: ['P0110'], status: 400, sentence: 'server_step_refused' },
   invalid_login_attempt: { sqlstates: ['P0111'], status: 400, sentence: 'server_step_refused' },
   invalid_admin_session: { sqlstates: ['P0112'], status: 400, sentence: 'server_step_refused' },
   invalid_push_identity: { sqlstates: ['P0113'], status: 400, sentence: 'server_step_refused' },
+  invalid_relay_call: { sqlstates: ['P0114'], status: 400, sentence: 'server_step_refused' },
   // 42501, not P0xxx: a stored object whose owner is gone or banned is refused as a policy refuses
   // it, so Storage answers its own AccessDenied (403) on every path, a hosted storage-api's included.
   storage_owner_inactive: { sqlstates: ['42501'], status: 403, gatewayCode: 'forbidden', sentence: 'signed_out' },

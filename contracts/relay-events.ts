@@ -6,7 +6,7 @@ import { COUNT_ACTIONS, TIMER_ACTIONS, targetValue } from './phone-actions.ts';
 import { timerSnapshot } from './timer-snapshot.ts';
 
 const serverMs = z.int().check(z.minimum(0));
-/** Actions are numbered from 1 in each server process. */
+/** Actions are numbered from 1 in each server process; in a district, by the shared database. */
 const actionId = z.int().check(z.positive());
 
 /** First on every stream: the latest snapshot. */

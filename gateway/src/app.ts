@@ -23,6 +23,8 @@ import { installOpenApi, registerPublicDocument } from './openapi/openapi-routes
 import leaderboardRoutes from './leaderboard/leaderboard-routes.ts';
 import { PipRelay } from './pip/pip-relay.ts';
 import pipRoutes from './pip/pip-routes.ts';
+import { SharedPipRelay } from './pip/shared-pip-relay.ts';
+import type { TimerRelay } from './pip/timer-relay.ts';
 import { PhaseEndScheduler } from './pip/phase-end-push.ts';
 import backendProxy, { BACKEND_PREFIX, type BackendProxyOptions } from './proxy/backend-proxy.ts';
 import { PushService } from './push/push-service.ts';
@@ -69,7 +71,7 @@ export interface GatewayOptions {
   proxy?: Pick<BackendProxyOptions, 'timeouts' | 'bodyLimitBytes' | 'jsonBodyLimitBytes'>;
   errorLog?: Partial<ErrorLogRotation>;
   /** A relay with other ping or slow-client limits (tests). */
-  relay?: PipRelay;
+  relay?: TimerRelay;
   /** The admin console's clock and lifetimes (tests). */
   admin?: Partial<AdminTuning>;
   /** Start-alert delivery overrides (tests: plain-HTTP receivers, short polls). */
@@ -80,7 +82,8 @@ export interface GatewayOptions {
   database?: DatabaseFacts;
   /**
    * What the servers of a district share (district/open-shared-state.ts): rate limits, password
-   * budgets, ended admin sessions and the push identity are kept there instead of in this process.
+   * budgets, ended admin sessions, the push identity and the timer relay's pairings, snapshots and
+   * actions are kept there instead of in this process.
    * Its owner opens and closes it.
    */
   sharedState?: SharedState;
@@ -94,7 +97,7 @@ export interface GatewayOptions {
 
 export interface Gateway {
   app: FastifyInstance;
-  relay: PipRelay;
+  relay: TimerRelay;
   /** Start-alert delivery: not running until push.start() (main.ts calls it once listening). */
   push: PushService;
   /** The phase-end pushes the relay schedules for students who name themselves. */
@@ -175,7 +178,9 @@ export async function buildGateway(options: GatewayOptions): Promise<Gateway> {
     allowedEmails: config.admin.emails,
     ...(options.admin?.now ? { now: options.admin.now } : {}),
   });
-  const relay = options.relay ?? new PipRelay();
+  // In a district the relay's pairings, snapshots and actions are shared: a phone and its focus
+  // page may reach different servers.
+  const relay = options.relay ?? (sharedState ? new SharedPipRelay(sharedState, { log: app.log }) : new PipRelay());
   // Before the server stops accepting: open SSE streams would otherwise keep close() waiting.
   app.addHook('preClose', async () => relay.close());
   const push = new PushService({

@@ -182,7 +182,7 @@ describe('phones with PIP_PAIRING=on', () => {
       expect(biology.events.events.filter((event) => event.event === 'pip-action')).toEqual([]);
 
       // The shared channel of unpaired use is untouched by paired pages.
-      expect(gateway.relay.latestSnapshot().updatedAt).toBeNull();
+      expect((await gateway.relay.shared.latestSnapshot()).updatedAt).toBeNull();
     } finally {
       biology.events.close();
       history.events.close();

@@ -10,6 +10,7 @@ import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { BackendSharedState } from '../src/district/backend-shared-state.ts';
 import { GATEWAY_TOPIC } from '../src/district/realtime-broadcast.ts';
 import { sharedKey, type SharedEvent, type Resync } from '../src/district/shared-state.ts';
+import { SharedPipRelay } from '../src/pip/shared-pip-relay.ts';
 import { signUpStudent } from './push-fixtures.ts';
 
 const silent = { info: () => {}, warn: () => {} };
@@ -94,5 +95,50 @@ describe('the shared state through a backend', () => {
     expect(await join('lobby', false)).toBe('SUBSCRIBED');
     expect(await join(GATEWAY_TOPIC, true)).toBe('CHANNEL_ERROR');
     await client.removeAllChannels();
+  });
+
+  it('keeps the timer relay through the Data API: a page paired through one gateway answers a phone through the other', async () => {
+    const pageSide = new SharedPipRelay(first, { log: silent });
+    const phoneSide = new SharedPipRelay(second, { log: silent });
+    try {
+      const paired = await pageSide.pair(undefined, '10.9.1.1');
+      if (!('code' in paired)) throw new Error(`not paired: ${JSON.stringify(paired)}`);
+      const page = await pageSide.pageChannel(paired.token);
+      if (!page) throw new Error('the page has no channel');
+      const stored = await page.storeSnapshot({
+        phase: 'focus',
+        running: true,
+        remainingMs: 60_000,
+        completionAtMs: null,
+        subject: null,
+        task: null,
+        attempts: { correct: 2, incorrect: 0, skipped: 0 },
+        target: null,
+      });
+      const reached = await phoneSide.phoneAttempt(paired.code, '10.9.1.2');
+      if (!('channel' in reached)) throw new Error(`refused: ${JSON.stringify(reached)}`);
+      expect(await reached.channel.latestSnapshot()).toMatchObject({
+        attempts: { correct: 2 },
+        updatedAt: stored.updatedAt,
+      });
+      // A server's report of its streams (arrays through the Data API) is what `delivered` counts.
+      const channel = await first.call('gateway_relay_page', { p_token_key: sharedKey('relay-channel', paired.token) });
+      await first.call('gateway_relay_report_streams', {
+        p_server: first.serverId,
+        p_channels: [channel],
+        p_streams: [2],
+        p_valid_ms: 60_000,
+      });
+      const { event, delivered } = await reached.channel.relayPipAction({ action: 'start' });
+      expect(delivered).toBe(2);
+      expect(await second.call('gateway_relay_read_actions', { p_channel: channel, p_after: event.id - 1 })).toEqual([
+        { id: event.id, action: 'start', at: event.at },
+      ]);
+      expect(await phoneSide.pair(paired.token, '10.9.1.1')).toEqual({ ...paired, reused: true });
+      expect(await phoneSide.phoneAttempt('ZZZZZZ', '10.9.1.3')).toEqual({ refused: 'unknown' });
+    } finally {
+      pageSide.close();
+      phoneSide.close();
+    }
   });
 });

@@ -41,7 +41,15 @@ export type SharedStateFunction =
   | 'gateway_end_admin_account'
   | 'gateway_admin_session_ended'
   | 'gateway_push_identity'
-  | 'gateway_prune_shared_state';
+  | 'gateway_prune_shared_state'
+  | 'gateway_relay_pair'
+  | 'gateway_relay_page'
+  | 'gateway_relay_phone'
+  | 'gateway_relay_store_snapshot'
+  | 'gateway_relay_read_snapshot'
+  | 'gateway_relay_send_action'
+  | 'gateway_relay_read_actions'
+  | 'gateway_relay_report_streams';
 
 export interface SharedState {
   /** database: this process's localbase pool and LISTEN/NOTIFY; backend: a hosted project's APIs. */

@@ -1,6 +1,8 @@
-// The timer relay's state: the latest snapshot and the open /__pip/events streams of each channel.
-// This is the one place the relay keeps anything in memory. Without pairing there is one shared
-// channel (PIP_PAIRING=off); with pairing on, the default, every focus page gets its own (see
+// The timer relay in this process's memory (a server alone, SHARED_STATE=local; timer-relay.ts):
+// the latest snapshot and the open /__pip/events streams of each channel. This is the one place
+// that relay keeps anything; a district's (shared-pip-relay.ts) holds its streams in PipChannels
+// too and the rest in the shared state. Without pairing there is one shared channel
+// (PIP_PAIRING=off); with pairing on, the default, every focus page gets its own (see
 // pip-pairing.ts). Writes to a stream never wait: a client whose socket buffer is over the limit
 // is dropped, so a slow tab cannot hold up or bloat the others.
 //
@@ -10,12 +12,12 @@
 // 5 s for the Android overlay's watch), so a longer silence means it was closed, locked or left.
 import type { ServerResponse } from 'node:http';
 import { PipPairings, type PipPairingsOptions } from './pip-pairing.ts';
+import type { PairOutcome, PhoneReach, RelayChannel, StoredSnapshot, TimerRelay } from './timer-relay.ts';
 import type { PipAction } from '#contracts/phone-actions.ts';
 import { formatRelayEvent, type RelayedAction } from '#contracts/relay-events.ts';
 import { idleSnapshot, type TimerSnapshot, type TimerSnapshotInput } from '#contracts/timer-snapshot.ts';
 
-/** A snapshot the server received: stamped with its own clock. */
-export type StoredSnapshot = TimerSnapshot & { updatedAt: number };
+export type { StoredSnapshot } from './timer-relay.ts';
 
 export const SSE_PING_INTERVAL_MS = 15_000;
 export const SLOW_CLIENT_BUFFER_LIMIT = 256 * 1024;
@@ -32,7 +34,7 @@ export const MAX_WAITING_PHONES = 64;
 export const MAX_EVENT_STREAMS_PER_ADDRESS = 16;
 
 /** One snapshot and the streams that listen for its actions. */
-export class PipChannel {
+export class PipChannel implements RelayChannel {
   private snapshot: TimerSnapshot = idleSnapshot;
   private readonly streams = new Set<ServerResponse>();
   private phoneTimer: NodeJS.Timeout | undefined;
@@ -76,6 +78,16 @@ export class PipChannel {
     this.snapshot = stored;
     this.wakeWaiting();
     return stored;
+  }
+
+  /**
+   * Takes a snapshot stamped elsewhere (the shared relay reads it from the database), unless the one
+   * held is as new, and wakes the phones waiting for a newer one.
+   */
+  showSnapshot(snapshot: TimerSnapshot): void {
+    if ((snapshot.updatedAt ?? 0) <= (this.snapshot.updatedAt ?? 0)) return;
+    this.snapshot = snapshot;
+    this.wakeWaiting();
   }
 
   /**
@@ -146,7 +158,7 @@ export class PipChannel {
   }
 }
 
-export class PipRelay {
+export class PipRelay implements TimerRelay {
   /** The channel everyone shares when pairing is off. */
   readonly shared: PipChannel;
   /** Per-page channels, used only when pairing is on. */
@@ -180,8 +192,33 @@ export class PipRelay {
     return total;
   }
 
+  get idleTimeoutMs(): number {
+    return this.pairings.idleTimeoutMs;
+  }
+
   latestSnapshot(): TimerSnapshot {
     return this.shared.latestSnapshot();
+  }
+
+  pair(existingToken: string | undefined, owner: string): PairOutcome {
+    const paired = this.pairings.pair(existingToken, owner);
+    if (!('refused' in paired))
+      return { code: paired.pairing.code, token: paired.pairing.token, reused: paired.reused };
+    return paired.refused === 'server_full' ? paired : { ...paired, held: this.pairings.heldBy(owner) };
+  }
+
+  pageChannel(token: string): PipChannel | undefined {
+    return this.pairings.byChannelToken(token)?.channel;
+  }
+
+  pageLeft(token: string): void {
+    const pairing = this.pairings.byChannelToken(token);
+    if (pairing) this.pairings.touch(pairing);
+  }
+
+  phoneAttempt(rawCode: string | undefined, client: string): PhoneReach {
+    const attempt = this.pairings.phoneAttempt(rawCode, client);
+    return 'pairing' in attempt ? { channel: attempt.pairing.channel } : attempt;
   }
 
   /**

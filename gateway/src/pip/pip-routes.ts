@@ -14,10 +14,12 @@ import { noBody, nonJson, withErrorBody } from '../route-schemas.ts';
 import { RAW_STREAM_HEADERS } from '../security/security-headers.ts';
 import { requireBearer, type Caller } from '../auth/bearer.ts';
 import type { PhaseEndScheduler } from './phase-end-push.ts';
-import { LONG_POLL_MS, type PipChannel, type PipRelay } from './pip-relay.ts';
+import { LONG_POLL_MS } from './pip-relay.ts';
+import type { RelayChannel, TimerRelay } from './timer-relay.ts';
 
 export interface PipRoutesOptions {
-  relay: PipRelay;
+  /** In this process's memory (a server alone) or in the district's shared state. */
+  relay: TimerRelay;
   /** On unless PIP_PAIRING=off: per-page channels, reached by phones only with the page's code. */
   pairing?: boolean;
   /** Schedules the phase-end push of a student whose page posts with her access token. */
@@ -100,33 +102,32 @@ function namedStudent(request: FastifyRequest): Caller | undefined {
 
 const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, pairing = false, phaseEnds }) => {
   const cors = pairing ? pairedCompanionCors : companionCors;
-  const pairings = relay.pairings;
 
   /** The channel of the focus page making this request (its token), or the shared one. */
-  function pageChannel(token: string | undefined): PipChannel {
+  async function pageChannel(token: string | undefined): Promise<RelayChannel> {
     if (!pairing) return relay.shared;
     if (!token) throw pairingRequired('page');
-    const found = channelToken.safeParse(token).success ? pairings.byChannelToken(token) : undefined;
+    const found = channelToken.safeParse(token).success ? await relay.pageChannel(token) : undefined;
     if (!found)
       throw new GatewayError(
         401,
         'pairing_channel_unknown',
         'This channel is not paired (it expired or the server restarted): pair again with POST /__pip/pair.',
       );
-    return found.channel;
+    return found;
   }
 
   /** The channel of the page the phone paired with (noting the phone there); refuses a missing or wrong code. */
-  function phoneChannel(request: FastifyRequest, reply: FastifyReply): PipChannel {
-    const channel = phoneChannelOf(request, reply);
+  async function phoneChannel(request: FastifyRequest, reply: FastifyReply): Promise<RelayChannel> {
+    const channel = await phoneChannelOf(request, reply);
     channel.notePhone();
     return channel;
   }
 
-  function phoneChannelOf(request: FastifyRequest, reply: FastifyReply): PipChannel {
+  async function phoneChannelOf(request: FastifyRequest, reply: FastifyReply): Promise<RelayChannel> {
     if (!pairing) return relay.shared;
-    const attempt = pairings.phoneAttempt(singleHeader(request, PIP_CODE_HEADER), request.ip);
-    if ('pairing' in attempt) return attempt.pairing.channel;
+    const attempt = await relay.phoneAttempt(singleHeader(request, PIP_CODE_HEADER), request.ip);
+    if ('channel' in attempt) return attempt.channel;
     switch (attempt.refused) {
       case 'missing':
         throw pairingRequired('phone');
@@ -154,7 +155,7 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
 
   // The channel a request reaches, found before its body meets the schema: a caller without a
   // pairing is told so, never what the body lacks (and a wrong code counts once).
-  const channels = new WeakMap<FastifyRequest, PipChannel>();
+  const channels = new WeakMap<FastifyRequest, RelayChannel>();
   const channelOf = (request: FastifyRequest) => channels.get(request) ?? relay.shared;
 
   const preflight = { schema: { response: withErrorBody({ 204: noBody('CORS preflight of the phone remote.') }) } };
@@ -166,7 +167,7 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
   app.post('/__pip/pair', { bodyLimit: 1024, schema: pairSchema }, async (request, reply) => {
     const body = request.body;
     if (!pairing) return { pairing: 'off' as const };
-    const paired = pairings.pair(body?.channel, request.ip);
+    const paired = await relay.pair(body?.channel, request.ip);
     if ('refused' in paired) {
       if (paired.refused === 'server_full')
         return sendError(
@@ -181,27 +182,27 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
         reply,
         429,
         'rate_limited',
-        `This address already has ${pairings.heldBy(request.ip)} focus pages paired, each with an open stream; close one and try again.`,
+        `This address already has ${paired.held} focus pages paired, each with an open stream; close one and try again.`,
         {
           retry_after_s: retryAfterS,
         },
       );
     }
-    const { code, token } = paired.pairing;
+    const { code, token } = paired;
     return reply
       .code(paired.reused ? 200 : 201)
-      .send({ pairing: 'on' as const, code, channel: token, idleTimeoutMs: pairings.idleTimeoutMs });
+      .send({ pairing: 'on' as const, code, channel: token, idleTimeoutMs: relay.idleTimeoutMs });
   });
 
   const postState = {
     bodyLimit: 16 * 1024,
     preValidation: async (request: FastifyRequest) => {
-      channels.set(request, pageChannel(singleHeader(request, PIP_CHANNEL_HEADER)));
+      channels.set(request, await pageChannel(singleHeader(request, PIP_CHANNEL_HEADER)));
     },
     schema: { body: timerSnapshotInput, response: withErrorBody({ 200: snapshotStored }) },
   };
   app.post('/__pip/state', postState, async (request) => {
-    const snapshot = channelOf(request).storeSnapshot(request.body);
+    const snapshot = await channelOf(request).storeSnapshot(request.body);
     const student = phaseEnds ? namedStudent(request) : undefined;
     if (student) phaseEnds?.note(student, snapshot);
     const stored: SnapshotStored = { ok: true, updatedAt: snapshot.updatedAt };
@@ -211,7 +212,7 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
   const getState = { schema: { querystring: stateQueryDeclared, response: withErrorBody({ 200: timerSnapshot }) } };
   app.get('/api/pip/state', getState, async (request, reply) => {
     reply.headers(cors).header('cache-control', 'no-store');
-    const channel = phoneChannel(request, reply);
+    const channel = await phoneChannel(request, reply);
     // A phone that names the snapshot it shows waits for a newer one; a query this server cannot read is a plain poll.
     const query = stateQuery.safeParse(request.query);
     const after = query.success ? query.data.after : undefined;
@@ -219,20 +220,20 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
       await channel.waitForNewer(Number(after), LONG_POLL_MS);
       reply.header(PIP_WAIT_HEADER, String(LONG_POLL_MS));
     }
-    return channel.latestSnapshot();
+    return await channel.latestSnapshot();
   });
 
   const postAction = {
     bodyLimit: 4 * 1024,
     preValidation: async (request: FastifyRequest, reply: FastifyReply) => {
       reply.headers(cors);
-      channels.set(request, phoneChannel(request, reply));
+      channels.set(request, await phoneChannel(request, reply));
     },
     schema: { body: pipAction, response: withErrorBody({ 202: actionAccepted }) },
   };
   app.post('/api/pip/action', postAction, async (request, reply) => {
     const action = request.body;
-    const { event, delivered } = channelOf(request).relayPipAction(action);
+    const { event, delivered } = await channelOf(request).relayPipAction(action);
     const accepted: ActionAccepted = { accepted: true, delivered, id: event.id };
     return reply.code(202).send(accepted);
   });
@@ -243,10 +244,10 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
       response: withErrorBody({ 200: nonJson('text/event-stream', 'hello, then pip-action events (docs/api.md).') }),
     },
   };
-  app.get('/__pip/events', events, (request, reply) => {
+  app.get('/__pip/events', events, async (request, reply) => {
     // Refusals are answered before the stream is taken over, as ordinary JSON errors.
     const token = pairing ? parseOrThrow(eventsQuery, request.query).channel : undefined;
-    const channel = pageChannel(token);
+    const channel = await pageChannel(token);
     const release = relay.admitStream(request.ip);
     if (!release) {
       reply.header('retry-after', String(STREAM_RETRY_AFTER_S));
@@ -273,12 +274,17 @@ const pipRoutes: FastifyPluginAsyncZod<PipRoutesOptions> = async (app, { relay, 
     stream.socket?.setNoDelay(true);
     // Ask EventSource to come back after 2 s when the connection drops.
     stream.write('retry: 2000\n\n');
-    // A paired page's idle time counts from when its last stream closed.
-    const pairingOfPage = token ? pairings.byChannelToken(token) : undefined;
-    channel.subscribe(stream, () => {
-      if (pairingOfPage) pairings.touch(pairingOfPage);
-    });
     request.raw.on('close', () => stream.end());
+    // A paired page's idle time counts from when its last stream closed.
+    try {
+      await channel.subscribe(stream, () => {
+        if (token) relay.pageLeft(token);
+      });
+    } catch (error) {
+      // The stream is already answered 200: end it, and the page's EventSource comes back.
+      request.log.warn({ err: error }, 'timer relay: an event stream could not be opened');
+      stream.end();
+    }
   });
 };
 

@@ -68,7 +68,7 @@ describe('attack: filling the timer relay from one address', () => {
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
     expect(statuses.get(201)).toBe(1000);
-    expect(on.relay.pairings.heldBy(ATTACKER)).toBe(MAX_PAIRINGS_PER_ADDRESS);
+    expect((on.relay as PipRelay).pairings.heldBy(ATTACKER)).toBe(MAX_PAIRINGS_PER_ADDRESS);
     const phone = await on.app.inject({
       url: '/api/pip/state',
       remoteAddress: '192.168.1.21',

@@ -104,7 +104,7 @@ describe('attack: the timer relay from another address on the LAN, with the defa
       expect(action.statusCode).toBe(401);
     }
     // The shared channel of the open protocol is not in use either.
-    expect(on.relay.latestSnapshot().updatedAt).toBeNull();
+    expect((await on.relay.shared.latestSnapshot()).updatedAt).toBeNull();
 
     // The student's own phone, with the code, gets the timer and drives it; the page's first
     // action is that one: none of the refused ones reached it.
