@@ -3,6 +3,7 @@
 // version, made again otherwise, never in a cache root that someone else controls. The user here
 // is a uid no account has, so that nothing but the permission bits lets it in: root only.
 import {
+  cp,
   lstat,
   mkdir,
   readdir,
@@ -59,8 +60,14 @@ async function cacheRoot(name: string): Promise<string> {
 
 describe.skipIf(!isRoot)('the copy of the PostgreSQL binaries', () => {
   it('is not made when the user reaches the binaries where they are', async () => {
+    // A checkout open to everyone, made here: the test's own checkout may sit in a closed folder
+    // (a clone in /root or a mktemp -d), which is the next test's case.
+    const native = path.join(temp, 'open', 'native');
+    await cp(path.dirname(packaged.binDir), native, { recursive: true, verbatimSymlinks: true });
+    const binDir = path.join(native, 'bin');
+    const open = { ...packaged, binDir, postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb') };
     const root = await cacheRoot('cache');
-    expect(await binariesReachableBy(packaged, stranger, { roots: [root] })).toEqual({ ok: true, binaries: packaged });
+    expect(await binariesReachableBy(open, stranger, { roots: [root] })).toEqual({ ok: true, binaries: open });
     expect(await readdir(root)).toEqual([]);
   });
 

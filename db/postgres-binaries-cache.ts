@@ -117,6 +117,12 @@ async function copyInto(source: string, target: string, version: string, expecte
       );
     }
     await writeFile(path.join(partial, MARKER_FILE), `${JSON.stringify({ version, ...expected })}\n`, { mode: 0o644 });
+    // Another server starting at the same moment may have put a whole copy in place while this one
+    // copied: it may be running from it already, so it is kept and this copy dropped.
+    if (await isCurrent(target, version, expected)) {
+      await rm(partial, { recursive: true, force: true });
+      return;
+    }
     // An outdated or damaged copy is moved aside first: rename cannot replace a folder that has files.
     const outdated = `${target}.outdated-${process.pid}-${randomBytes(4).toString('hex')}`;
     await rename(target, outdated).then(
