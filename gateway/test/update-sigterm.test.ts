@@ -11,6 +11,7 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
+import { procState } from '#tools/testing/unreaped-child.ts';
 import { makeFixtureRepo, makeTempDir, runGit, startTestGateway, type TestGateway } from './helpers.ts';
 
 let temp: { dir: string; remove(): Promise<void> };
@@ -22,13 +23,13 @@ const exists = (file: string) =>
     () => true,
     () => false,
   );
+/**
+ * Running: there, and not a zombie. A killed command whose shell died first is reparented to the
+ * container's init, which may never reap it, so a signal 0 would call it alive for good.
+ */
 const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const state = procState(pid);
+  return state !== undefined && state !== 'Z' && state !== 'X';
 };
 
 async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
