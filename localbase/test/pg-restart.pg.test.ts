@@ -27,7 +27,8 @@ async function pgCtl(args: string[]): Promise<void> {
   const pgCtlPath = path.join(cluster.server.binDir, 'pg_ctl');
   const isRoot = process.getuid?.() === 0;
   const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', pgCtlPath, ...args]] : [pgCtlPath, args];
-  await run(file, argv);
+  // From the data folder: the checkout may be closed to the postgres user (a clone in a 0700 folder).
+  await run(file, argv, { cwd: cluster.server.dataDir });
 }
 
 beforeAll(async () => {
@@ -118,12 +119,13 @@ describe.each([
     // Let the writers get going, so the restart lands in the middle of transactions.
     while (writers.outcomes.filter((outcome) => outcome.status === 201).length < 20)
       await new Promise((resolve) => setTimeout(resolve, 20));
-    // -l as at start: without it the new server keeps pg_ctl's output pipes open and pg_ctl never returns.
+    // -l: without it the new server keeps pg_ctl's output pipes open and pg_ctl never returns. Inside
+    // the data folder, the one folder of the cluster its owner (the postgres system user) may write.
     await pgCtl([
       '-D',
       cluster.server.dataDir,
       '-l',
-      path.join(path.dirname(cluster.server.dataDir), 'server.log'),
+      path.join(cluster.server.dataDir, 'restart.log'),
       '-m',
       mode,
       '-w',
