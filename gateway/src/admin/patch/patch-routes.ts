@@ -1,7 +1,7 @@
 // GET /__admin/patch (the patch manager), GET /__admin/patch/<file>.sql (a download),
 // POST /__admin/apply-sql (a served patch or pasted SQL, through the Management API) and
 // GET /__admin/schema (app-complete.sql, the fresh-install schema, as a download).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { GatewayError } from '../../http-errors.ts';
@@ -9,7 +9,7 @@ import { jsonOrPage, nonJson } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { formBoolean, isFormPost, optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
 import { PROJECT_REF, resolveTarget, runSqlOnProject } from './management-api.ts';
 import { applyResultBody, COPY_SCRIPT, patchBody } from './patch-page.ts';
@@ -119,10 +119,6 @@ const applySchema = {
     200: jsonOrPage(applied, 'What the Management API answered; a browser gets the result page (also on a refusal).'),
   }),
 };
-
-function isFormPost(request: FastifyRequest): boolean {
-  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-}
 
 function sendSql(reply: FastifyReply, file: string, sql: string) {
   return reply

@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
+import { formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { formBoolean, isFormPost, optionalField } from '../form-body.ts';
 import { html } from '../html.ts';
 import { sendData } from '../respond.ts';
 import { readBackupCandidates } from './backup-candidates.ts';
@@ -78,19 +78,8 @@ const pageSchema = {
   querystring: syncQuery,
   response: pageAnswers({ 200: jsonOrPage(syncPage, "Every user's backups and which one wins, and the archive.") }),
 };
-const repairSchema = {
-  consumes: FORM_OR_JSON,
-  body: repairBody,
-  response: consoleAnswers({ 200: jsonOrPage(repairAnswer, 'The plan (dry run) or what was done.') }),
-};
-const restoreSchema = {
-  consumes: FORM_OR_JSON,
-  body: restoreBody,
-  response: consoleAnswers({ 200: jsonOrPage(restoreAnswer, 'The archived backup is current again.') }),
-};
-
-const isFormPost = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+const repairSchema = formPostSchema(repairBody, repairAnswer, 'The plan (dry run) or what was done.');
+const restoreSchema = formPostSchema(restoreBody, restoreAnswer, 'The archived backup is current again.');
 
 const syncRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const subjectOf = (request: FastifyRequest) => request.adminSession?.subject ?? 'unknown';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
+import { formFields, formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
@@ -82,9 +82,7 @@ const pageSchema = {
 const oneSchema = { params: userParams, response: pageAnswers({ 200: jsonOrPage(userPage, 'One account.') }) };
 const actionSchema = <B extends z.ZodType, A extends z.ZodType>(body: B, answer: A, description: string) => ({
   params: userParams,
-  consumes: FORM_OR_JSON,
-  body,
-  response: consoleAnswers({ 200: jsonOrPage(answer, description) }),
+  ...formPostSchema(body, answer, description),
 });
 
 const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
