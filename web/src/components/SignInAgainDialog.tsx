@@ -10,6 +10,7 @@ import { signOut } from '../state/sign-out.ts';
 import { signInAgain } from '../state/session-start.ts';
 import { account, signInAgainOpen, syncState } from '../state/signals.ts';
 import { Dialog } from './Dialog.tsx';
+import { FieldError } from './FieldError.tsx';
 
 export default function SignInAgainDialog() {
   const { route } = useLocation();
@@ -97,11 +98,7 @@ export default function SignInAgainDialog() {
             aria-describedby={problem ? 'again-problem' : undefined}
             onInput={(event) => setPassword(event.currentTarget.value)}
           />
-          {problem && (
-            <p id="again-problem" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
+          <FieldError id="again-problem" message={problem} />
         </div>
         <p class="small muted">
           Forgot it?{' '}

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JoinPolicy, Visibility } from '#contracts/community-rows.ts';
 import { iconFromFile, IconError, ICON_TYPES } from '../../lib/community/icon.ts';
+import { FieldError } from '../FieldError.tsx';
 import { POLICY_CHOICES, VISIBILITY_CHOICES } from './policy-words.ts';
 import { Avatar } from './Avatar.tsx';
 
@@ -74,11 +75,7 @@ export function GroupFields({
           aria-invalid={errors.name ? true : undefined}
           aria-describedby={errors.name ? id('name-error') : undefined}
         />
-        {errors.name && (
-          <p id={id('name-error')} class="field-error" role="alert">
-            {errors.name}
-          </p>
-        )}
+        <FieldError id={id('name-error')} message={errors.name} />
       </div>
       <div class="field">
         <label class="field-label" for={id('description')}>
@@ -95,9 +92,7 @@ export function GroupFields({
           aria-describedby={errors.description ? id('description-error') : id('description-hint')}
         />
         {errors.description ? (
-          <p id={id('description-error')} class="field-error" role="alert">
-            {errors.description}
-          </p>
+          <FieldError id={id('description-error')} message={errors.description} />
         ) : (
           <p id={id('description-hint')} class="field-hint">
             What you study together, the exam you aim for, how you like to work.
@@ -126,9 +121,7 @@ export function GroupFields({
           </label>
         </div>
         {errors.icon ? (
-          <p id={id('icon-error')} class="field-error" role="alert">
-            {errors.icon}
-          </p>
+          <FieldError id={id('icon-error')} message={errors.icon} />
         ) : (
           <p id={id('icon-hint')} class="field-hint">
             PNG, JPEG, WebP or GIF; cropped to a square and made small before it is sent.

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../Dialog.tsx';
 import { submitReport, type ReportTarget } from '../../lib/community/groups.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
+import { FieldError } from '../FieldError.tsx';
 
 export interface ReportSubject {
   type: ReportTarget;
@@ -70,11 +71,7 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? 'report-error' : undefined}
             />
-            {error && (
-              <p id="report-error" class="field-error" role="alert">
-                {error}
-              </p>
-            )}
+            <FieldError id="report-error" message={error} />
           </div>
         </form>
       )}

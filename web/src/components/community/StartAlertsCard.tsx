@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { browserOffsetMinutes, readQuietHours, saveQuietHours } from '../../lib/community/alerts.ts';
 import { deviceAlerts, disableDeviceAlerts, enableDeviceAlerts, type DeviceAlerts } from '../../lib/community/push.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
+import { FieldError } from '../FieldError.tsx';
 import { SecureAddressNote } from '../SecureAddressNote.tsx';
 import { BellIcon } from './icons.tsx';
 import { SuccessNotice } from './Notices.tsx';
@@ -101,11 +102,7 @@ export function StartAlertsCard() {
           </button>
         )}
       </div>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
       <form class="inline-form" onSubmit={(event) => void saveQuiet(event)} noValidate>
         <div class="field">
           <label class="field-label" for="quiet-start">
@@ -141,11 +138,7 @@ export function StartAlertsCard() {
         No alerts are sent in this window (it may cross midnight). Times are in this browser’s timezone,{' '}
         {offsetText(browserOffsetMinutes())}.
       </p>
-      {quietError && (
-        <p class="field-error" role="alert">
-          {quietError}
-        </p>
-      )}
+      <FieldError message={quietError} />
       {quietSaved && (
         <SuccessNotice>
           {start ? `Quiet from ${start} until ${end}.` : 'No quiet hours: alerts may come at any time.'}

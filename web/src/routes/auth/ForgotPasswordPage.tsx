@@ -4,6 +4,7 @@
 // where the server sends mail (`sends_mail` of /api/client-config), else nowhere but the server's
 // outbox, so the person who runs the server has it. Also where a failed link lands, with why.
 import { useEffect, useState } from 'preact/hooks';
+import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { accountProblem, SERVER_OWNER } from '../../lib/account-words.ts';
 import { clientConfig } from '../../lib/client-config.ts';
@@ -93,11 +94,7 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
               aria-invalid={emailError ? true : undefined}
               aria-describedby={emailError ? 'recover-email-error' : undefined}
             />
-            {emailError && (
-              <p id="recover-email-error" class="field-error" role="alert">
-                {emailError}
-              </p>
-            )}
+            <FieldError id="recover-email-error" message={emailError} />
           </div>
           <ResultNotice result={result} />
           <button type="submit" class="button button-primary button-large" disabled={busy}>

@@ -9,6 +9,7 @@
 // instead. Right after an account was deleted on this device, that is said first.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { FieldError } from '../../components/FieldError.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { suspendedSentence } from '../../lib/account-words.ts';
@@ -187,11 +188,7 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
                 aria-invalid={emailError ? true : undefined}
                 aria-describedby={emailError ? 'email-error' : undefined}
               />
-              {emailError && (
-                <p id="email-error" class="field-error" role="alert">
-                  {emailError}
-                </p>
-              )}
+              <FieldError id="email-error" message={emailError} />
             </div>
             <PasswordField
               field={password}

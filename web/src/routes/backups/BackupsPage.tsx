@@ -4,6 +4,7 @@
 // to sync.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
 import { describeError } from '../../lib/api.ts';
 import { parseBackupText } from '../../lib/backup-import.ts';
@@ -372,11 +373,7 @@ export default function BackupsPage() {
           {plural(local.tasks, 'task')} on this device with the backup's. Sessions already on the server stay there and
           come back to this device.
         </p>
-        {problem && (
-          <p class="field-error" role="alert">
-            {problem}
-          </p>
-        )}
+        <FieldError message={problem} />
       </Dialog>
     </div>
   );

@@ -3,6 +3,7 @@
 // (community_get_overview applies every buddy's own switches). Start alerts live here too.
 import { useState } from 'preact/hooks';
 import type { OverviewEntry } from '#contracts/community-answers.ts';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import { UserPlusIcon } from '../../components/community/icons.tsx';
@@ -86,9 +87,7 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
         </button>
       </div>
       {fieldError ? (
-        <p id="buddy-handle-error" class="field-error" role="alert">
-          {fieldError}
-        </p>
+        <FieldError id="buddy-handle-error" message={fieldError} />
       ) : (
         <p id="buddy-handle-hint" class="field-hint">
           They see your request on their Buddies page and accept or decline it.
@@ -142,11 +141,7 @@ function BuddyInvite() {
           </button>
         </div>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }
@@ -216,11 +211,7 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
           ))}
         </ul>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }

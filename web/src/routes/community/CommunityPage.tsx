@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { z } from 'zod';
 import type { DiscoveredGroup } from '#contracts/community-answers.ts';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { SearchIcon, ShieldIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
@@ -94,11 +95,7 @@ function GroupAction({
     <div class="group-action">
       {pending && !group.is_member && <span class="badge badge-warning">Request sent</span>}
       {control}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // target. A change made by the phone or the Pop-out flashes its number briefly.
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { FieldError } from '../../components/FieldError.tsx';
 import { CheckIcon, CrossIcon, SkipIcon, UndoIcon } from '../../components/icons.tsx';
 import { attemptsTotal, type Attempts } from '../../lib/timer.ts';
 import { changeTarget, countCorrect, countIncorrect, countSkip, undoCount } from '../../state/focus.ts';
@@ -95,11 +96,7 @@ function TargetEditor({ target, answered }: { target: number | null; answered: n
             aria-invalid={problem ? true : undefined}
             aria-describedby={problem ? 'target-error' : undefined}
           />
-          {problem && (
-            <p id="target-error" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
+          <FieldError id="target-error" message={problem} />
         </div>
         <button type="submit" class="button">
           Set

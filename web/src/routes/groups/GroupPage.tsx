@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import type { GroupRole, GroupRow } from '#contracts/community-rows.ts';
+import { FieldError } from '../../components/FieldError.tsx';
 import { AlertBell } from '../../components/community/AlertBell.tsx';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
@@ -180,11 +181,7 @@ function OutsideView({
             </div>
           </>
         )}
-        {error && (
-          <p class="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FieldError message={error} />
       </section>
       <p>
         <button type="button" class="button button-quiet" onClick={onReport}>

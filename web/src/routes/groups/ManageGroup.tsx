@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import type { GroupInvite, GroupRow } from '#contracts/community-rows.ts';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import {
@@ -76,11 +77,7 @@ function JoinRequests({ group, onAccepted }: { group: GroupRow; onAccepted: () =
           ))}
         </ul>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }
@@ -170,11 +167,7 @@ function Invites({ group }: { group: GroupRow }) {
           {busy ? 'Creating…' : 'Create invite link'}
         </button>
       </form>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
       {notice && <SuccessNotice>{notice}</SuccessNotice>}
       {invites.error ? (
         <ErrorNotice error={invites.error} onRetry={() => void invites.reload()} />
@@ -345,11 +338,7 @@ function Members({
           );
         })}
       </ul>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }

@@ -2,6 +2,7 @@
 // image, cropped to a square and resized in the browser, sent as a data URL that the server
 // stores in the avatars bucket).
 import { useEffect, useState } from 'preact/hooks';
+import { FieldError } from '../../components/FieldError.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
 import { writeKv } from '../../lib/db.ts';
 import { requireToken } from '../../state/auth.ts';
@@ -130,9 +131,7 @@ export default function ProfilePage() {
               />
             </label>
             {errors.avatar ? (
-              <p id="avatar-error" class="field-error" role="alert">
-                {errors.avatar}
-              </p>
+              <FieldError id="avatar-error" message={errors.avatar} />
             ) : (
               <p id="avatar-hint" class="field-hint">
                 {avatar ? 'New picture chosen; save to use it.' : 'Cropped to a square, 256 pixels.'}
@@ -154,11 +153,7 @@ export default function ProfilePage() {
             aria-invalid={errors.displayName ? true : undefined}
             aria-describedby={errors.displayName ? 'display-name-error' : undefined}
           />
-          {errors.displayName && (
-            <p id="display-name-error" class="field-error" role="alert">
-              {errors.displayName}
-            </p>
-          )}
+          <FieldError id="display-name-error" message={errors.displayName} />
         </div>
         <div class="field">
           <label class="field-label" for="handle">
@@ -176,9 +171,7 @@ export default function ProfilePage() {
             aria-describedby={errors.handle ? 'handle-error' : 'handle-hint'}
           />
           {errors.handle ? (
-            <p id="handle-error" class="field-error" role="alert">
-              {errors.handle}
-            </p>
+            <FieldError id="handle-error" message={errors.handle} />
           ) : (
             <p id="handle-hint" class="field-hint">
               Buddies find you by it. 3 to 24 letters, digits or underscores.

@@ -2,6 +2,7 @@
 // address, and the address changes only once she has opened both (each leads back here; the last
 // one signs her in: state/auth-link.ts).
 import { useEffect, useState } from 'preact/hooks';
+import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { accountProblem } from '../../lib/account-words.ts';
@@ -82,11 +83,7 @@ export function ChangeEmailForm() {
           {busy ? 'Sending…' : 'Change e-mail'}
         </button>
       </div>
-      {fieldError && (
-        <p id="new-email-error" class="field-error" role="alert">
-          {fieldError}
-        </p>
-      )}
+      <FieldError id="new-email-error" message={fieldError} />
       <ResultNotice result={result} />
     </form>
   );

@@ -2,6 +2,7 @@
 // account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
 import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
@@ -103,11 +104,7 @@ export function TimerSettings() {
                 {LIMITS[field].unit}
               </span>
             </div>
-            {errors[field] && (
-              <p id={`${field}-error`} class="field-error" role="alert">
-                {errors[field]}
-              </p>
-            )}
+            <FieldError id={`${field}-error`} message={errors[field]} />
           </div>
         ))}
         <div class="field">
