@@ -10,7 +10,7 @@ import { signOut } from '../state/sign-out.ts';
 import { signInAgain } from '../state/session-start.ts';
 import { account, signInAgainOpen, syncState } from '../state/signals.ts';
 import { Dialog } from './Dialog.tsx';
-import { FieldError } from './FieldError.tsx';
+import { TextField } from './TextField.tsx';
 
 export default function SignInAgainDialog() {
   const { route } = useLocation();
@@ -68,38 +68,27 @@ export default function SignInAgainDialog() {
           : 'Your data stays on this device as it is.'}
       </p>
       <form id="sign-in-again" class="stack" onSubmit={(event) => void submit(event)} noValidate>
-        <div class="field">
-          <label class="field-label" for="again-email">
-            E-mail
-          </label>
-          <input
-            id="again-email"
-            class="input"
-            type="email"
-            autoComplete="username"
-            value={email}
-            readOnly={known !== null}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label class="field-label" for="again-password">
-            Password
-          </label>
-          <input
-            id="again-password"
-            class="input"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            // The dialog opens for this field: her e-mail is known.
-            autoFocus
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'again-problem' : undefined}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-          <FieldError id="again-problem" message={problem} />
-        </div>
+        <TextField
+          id="again-email"
+          label="E-mail"
+          type="email"
+          autoComplete="username"
+          value={email}
+          onValue={setEmail}
+          readOnly={known !== null}
+        />
+        <TextField
+          id="again-password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onValue={setPassword}
+          // The dialog opens for this field: her e-mail is known.
+          autoFocus
+          error={problem}
+          errorId="again-problem"
+        />
         <p class="small muted">
           Forgot it?{' '}
           <button type="button" class="link-button" onClick={() => void signOutHere('/forgot-password')}>

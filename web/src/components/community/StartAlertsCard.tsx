@@ -8,6 +8,7 @@ import { deviceAlerts, disableDeviceAlerts, enableDeviceAlerts, type DeviceAlert
 import { describeCommunityError } from '../../lib/community/words.ts';
 import { FieldError } from '../FieldError.tsx';
 import { SecureAddressNote } from '../SecureAddressNote.tsx';
+import { TextField } from '../TextField.tsx';
 import { BellIcon } from './icons.tsx';
 import { SuccessNotice } from './Notices.tsx';
 
@@ -104,32 +105,22 @@ export function StartAlertsCard() {
       </div>
       <FieldError message={error} />
       <form class="inline-form" onSubmit={(event) => void saveQuiet(event)} noValidate>
-        <div class="field">
-          <label class="field-label" for="quiet-start">
-            Quiet from
-          </label>
-          <input
-            id="quiet-start"
-            class="input"
-            type="time"
-            value={start}
-            onInput={(event) => setStart(event.currentTarget.value)}
-            aria-describedby="quiet-hint"
-          />
-        </div>
-        <div class="field">
-          <label class="field-label" for="quiet-end">
-            until
-          </label>
-          <input
-            id="quiet-end"
-            class="input"
-            type="time"
-            value={end}
-            onInput={(event) => setEnd(event.currentTarget.value)}
-            aria-describedby="quiet-hint"
-          />
-        </div>
+        <TextField
+          id="quiet-start"
+          label="Quiet from"
+          type="time"
+          value={start}
+          onValue={setStart}
+          aria-describedby="quiet-hint"
+        />
+        <TextField
+          id="quiet-end"
+          label="until"
+          type="time"
+          value={end}
+          onValue={setEnd}
+          aria-describedby="quiet-hint"
+        />
         <button type="submit" class="button">
           Save quiet hours
         </button>

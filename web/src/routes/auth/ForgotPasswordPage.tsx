@@ -4,8 +4,8 @@
 // where the server sends mail (`sends_mail` of /api/client-config), else nowhere but the server's
 // outbox, so the person who runs the server has it. Also where a failed link lands, with why.
 import { useEffect, useState } from 'preact/hooks';
-import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { accountProblem, SERVER_OWNER } from '../../lib/account-words.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import { requestPasswordReset } from '../../state/account.ts';
@@ -80,22 +80,15 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
             : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
         </p>
         <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-          <div class="field">
-            <label class="field-label" for="recover-email">
-              E-mail
-            </label>
-            <input
-              id="recover-email"
-              class="input"
-              type="email"
-              autoComplete="email"
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-              aria-invalid={emailError ? true : undefined}
-              aria-describedby={emailError ? 'recover-email-error' : undefined}
-            />
-            <FieldError id="recover-email-error" message={emailError} />
-          </div>
+          <TextField
+            id="recover-email"
+            label="E-mail"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onValue={setEmail}
+            error={emailError}
+          />
           <ResultNotice result={result} />
           <button type="submit" class="button button-primary button-large" disabled={busy}>
             {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}

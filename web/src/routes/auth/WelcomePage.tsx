@@ -9,9 +9,9 @@
 // instead. Right after an account was deleted on this device, that is said first.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { FieldError } from '../../components/FieldError.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { suspendedSentence } from '../../lib/account-words.ts';
 import { ApiError, describeError } from '../../lib/api.ts';
 import { weakPasswordSentence } from '../../lib/password-words.ts';
@@ -174,22 +174,15 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
         {/* The tab panel wraps the form: a form may not take the tabpanel role itself. */}
         <div id="welcome-form" role="tabpanel" aria-labelledby={`welcome-tab-${mode}`}>
           <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-            <div class="field">
-              <label class="field-label" for="email">
-                E-mail
-              </label>
-              <input
-                id="email"
-                class="input"
-                type="email"
-                autoComplete="email"
-                value={email}
-                onInput={(event) => setEmail(event.currentTarget.value)}
-                aria-invalid={emailError ? true : undefined}
-                aria-describedby={emailError ? 'email-error' : undefined}
-              />
-              <FieldError id="email-error" message={emailError} />
-            </div>
+            <TextField
+              id="email"
+              label="E-mail"
+              type="email"
+              autoComplete="email"
+              value={email}
+              onValue={setEmail}
+              error={emailError}
+            />
             <PasswordField
               field={password}
               id="password"

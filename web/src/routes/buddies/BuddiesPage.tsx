@@ -13,6 +13,7 @@ import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
 import { useLiveFeed } from '../../components/community/useLiveFeed.ts';
 import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
 import { followBuddies } from '../../lib/community/buddy-feed.ts';
@@ -65,22 +66,17 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
         Add a buddy
       </h2>
       <div class="inline-form">
-        <div class="field">
-          <label class="field-label" for="buddy-handle">
-            Their handle
-          </label>
-          <input
-            id="buddy-handle"
-            class="input"
-            value={handle}
-            placeholder="e.g. ada_lovelace"
-            autoComplete="off"
-            spellcheck={false}
-            onInput={(event) => setHandle(event.currentTarget.value)}
-            aria-invalid={fieldError ? true : undefined}
-            aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'}
-          />
-        </div>
+        <TextField
+          id="buddy-handle"
+          label="Their handle"
+          value={handle}
+          onValue={setHandle}
+          placeholder="e.g. ada_lovelace"
+          autoComplete="off"
+          spellcheck={false}
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'}
+        />
         <button type="submit" class="button button-primary" disabled={busy}>
           <UserPlusIcon size={18} />
           {busy ? 'Sending…' : 'Send request'}

@@ -2,8 +2,8 @@
 // target. A change made by the phone or the Pop-out flashes its number briefly.
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { FieldError } from '../../components/FieldError.tsx';
 import { CheckIcon, CrossIcon, SkipIcon, UndoIcon } from '../../components/icons.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { attemptsTotal, type Attempts } from '../../lib/timer.ts';
 import { changeTarget, countCorrect, countIncorrect, countSkip, undoCount } from '../../state/focus.ts';
 import { remoteBump } from '../../state/signals.ts';
@@ -83,21 +83,16 @@ function TargetEditor({ target, answered }: { target: number | null; answered: n
     };
     return (
       <form class="target-form" onSubmit={save}>
-        <div class="field">
-          <label class="field-label" for="target-input">
-            Target
-          </label>
-          <input
-            id="target-input"
-            class="input input-number"
-            inputMode="numeric"
-            value={draft}
-            onInput={(event) => setDraft(event.currentTarget.value)}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'target-error' : undefined}
-          />
-          <FieldError id="target-error" message={problem} />
-        </div>
+        <TextField
+          id="target-input"
+          label="Target"
+          inputClass="input-number"
+          inputMode="numeric"
+          value={draft}
+          onValue={setDraft}
+          error={problem}
+          errorId="target-error"
+        />
         <button type="submit" class="button">
           Set
         </button>

@@ -3,6 +3,7 @@
 // stores in the avatars bucket).
 import { useEffect, useState } from 'preact/hooks';
 import { FieldError } from '../../components/FieldError.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
 import { writeKv } from '../../lib/db.ts';
 import { requireToken } from '../../state/auth.ts';
@@ -139,45 +140,32 @@ export default function ProfilePage() {
             )}
           </div>
         </div>
-        <div class="field">
-          <label class="field-label" for="display-name">
-            Display name
-          </label>
-          <input
-            id="display-name"
-            class="input"
-            value={displayName}
-            maxLength={80}
-            autoComplete="nickname"
-            onInput={(event) => setDisplayName(event.currentTarget.value)}
-            aria-invalid={errors.displayName ? true : undefined}
-            aria-describedby={errors.displayName ? 'display-name-error' : undefined}
-          />
-          <FieldError id="display-name-error" message={errors.displayName} />
-        </div>
-        <div class="field">
-          <label class="field-label" for="handle">
-            Handle
-          </label>
-          <input
-            id="handle"
-            class="input"
-            value={handle}
-            maxLength={24}
-            autoComplete="username"
-            spellcheck={false}
-            onInput={(event) => setHandle(event.currentTarget.value)}
-            aria-invalid={errors.handle ? true : undefined}
-            aria-describedby={errors.handle ? 'handle-error' : 'handle-hint'}
-          />
-          {errors.handle ? (
-            <FieldError id="handle-error" message={errors.handle} />
-          ) : (
+        <TextField
+          id="display-name"
+          label="Display name"
+          value={displayName}
+          onValue={setDisplayName}
+          maxLength={80}
+          autoComplete="nickname"
+          error={errors.displayName}
+        />
+        <TextField
+          id="handle"
+          label="Handle"
+          value={handle}
+          onValue={setHandle}
+          maxLength={24}
+          autoComplete="username"
+          spellcheck={false}
+          aria-describedby="handle-hint"
+          error={errors.handle}
+        >
+          {!errors.handle && (
             <p id="handle-hint" class="field-hint">
               Buddies find you by it. 3 to 24 letters, digits or underscores.
             </p>
           )}
-        </div>
+        </TextField>
         <p class="small muted">Signed in as {account.value?.email ?? 'this account'}.</p>
         {problem && (
           <div class="notice notice-error" role="alert">

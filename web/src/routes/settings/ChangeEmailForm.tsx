@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { accountProblem } from '../../lib/account-words.ts';
 import { changeEmail } from '../../state/account.ts';
@@ -64,21 +65,16 @@ export function ChangeEmailForm() {
         E-mail address
       </h3>
       <div class="inline-form">
-        <div class="field">
-          <label class="field-label" for="new-email">
-            New e-mail address
-          </label>
-          <input
-            id="new-email"
-            class="input"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-            aria-invalid={fieldError ? true : undefined}
-            aria-describedby={fieldError ? 'new-email-error' : undefined}
-          />
-        </div>
+        <TextField
+          id="new-email"
+          label="New e-mail address"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onValue={setEmail}
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby={fieldError ? 'new-email-error' : undefined}
+        />
         <button type="submit" class="button" disabled={busy}>
           {busy ? 'Sending…' : 'Change e-mail'}
         </button>

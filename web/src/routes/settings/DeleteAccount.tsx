@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { ApiError } from '../../lib/api.ts';
 import { confirmationWord, confirms, deleteMyAccount } from '../../state/account.ts';
@@ -77,20 +78,19 @@ export function DeleteAccount() {
             </li>
             <li>This device signs out and forgets your data.</li>
           </ul>
-          <div class="field">
-            <label class="field-label" for="delete-confirm">
-              Type <strong>{word}</strong> to confirm
-            </label>
-            <input
-              id="delete-confirm"
-              class="input"
-              autoComplete="off"
-              autoCapitalize="off"
-              spellcheck={false}
-              value={typed}
-              onInput={(event) => setTyped(event.currentTarget.value)}
-            />
-          </div>
+          <TextField
+            id="delete-confirm"
+            label={
+              <>
+                Type <strong>{word}</strong> to confirm
+              </>
+            }
+            autoComplete="off"
+            autoCapitalize="off"
+            spellcheck={false}
+            value={typed}
+            onValue={setTyped}
+          />
           <PasswordField
             field={password}
             id="delete-password"

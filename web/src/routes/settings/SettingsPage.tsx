@@ -2,6 +2,7 @@
 // account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { Field } from '../../components/Field.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
@@ -83,10 +84,7 @@ export function TimerSettings() {
       </h2>
       <div class="settings-grid">
         {(Object.keys(LIMITS) as NumberField[]).map((field) => (
-          <div class="field" key={field}>
-            <label class="field-label" for={field}>
-              {LIMITS[field].label}
-            </label>
+          <Field key={field} id={field} label={LIMITS[field].label}>
             <div class="row">
               <input
                 id={field}
@@ -105,12 +103,9 @@ export function TimerSettings() {
               </span>
             </div>
             <FieldError id={`${field}-error`} message={errors[field]} />
-          </div>
+          </Field>
         ))}
-        <div class="field">
-          <label class="field-label" for="day-offset">
-            A study day starts at
-          </label>
+        <Field id="day-offset" label="A study day starts at">
           <select
             id="day-offset"
             class="select"
@@ -127,7 +122,7 @@ export function TimerSettings() {
           <p id="day-offset-hint" class="field-hint">
             A night owl's 01:30 session counts for the day before when the day starts later.
           </p>
-        </div>
+        </Field>
       </div>
       <p class="small muted">New lengths apply from the next phase; a running phase keeps its end time.</p>
       {saved && (
