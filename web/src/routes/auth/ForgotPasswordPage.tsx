@@ -10,6 +10,7 @@ import { accountProblem, SERVER_OWNER } from '../../lib/account-words.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import { requestPasswordReset } from '../../state/account.ts';
 import { dismissAuthLink } from '../../state/auth-link.ts';
+import { AuthCard } from './AuthCard.tsx';
 import '../../styles/welcome.css';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -62,42 +63,36 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
   };
 
   return (
-    <main class="welcome" id="main">
-      <div class="welcome-card card">
-        <div class="welcome-brand">
-          <img src="/icon.svg" alt="" width="40" height="40" />
-          <p class="welcome-name">studyhall</p>
+    <AuthCard>
+      <h1 class="welcome-title">Reset your password</h1>
+      {problem && (
+        <div class="notice notice-warning" role="alert">
+          <p>{problem} Ask for a new one below.</p>
         </div>
-        <h1 class="welcome-title">Reset your password</h1>
-        {problem && (
-          <div class="notice notice-warning" role="alert">
-            <p>{problem} Ask for a new one below.</p>
-          </div>
-        )}
-        <p class="muted">
-          {mailed === false
-            ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
-            : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
-        </p>
-        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-          <TextField
-            id="recover-email"
-            label="E-mail"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onValue={setEmail}
-            error={emailError}
-          />
-          <ResultNotice result={result} />
-          <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}
-          </button>
-        </form>
-        <a class="welcome-back" href="/" onClick={dismissAuthLink}>
-          Back to log in
-        </a>
-      </div>
-    </main>
+      )}
+      <p class="muted">
+        {mailed === false
+          ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
+          : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
+      </p>
+      <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <TextField
+          id="recover-email"
+          label="E-mail"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onValue={setEmail}
+          error={emailError}
+        />
+        <ResultNotice result={result} />
+        <button type="submit" class="button button-primary button-large" disabled={busy}>
+          {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}
+        </button>
+      </form>
+      <a class="welcome-back" href="/" onClick={dismissAuthLink}>
+        Back to log in
+      </a>
+    </AuthCard>
   );
 }
