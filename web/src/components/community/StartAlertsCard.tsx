@@ -9,6 +9,7 @@ import { describeCommunityError } from '../../lib/community/words.ts';
 import { FieldError } from '../FieldError.tsx';
 import { SecureAddressNote } from '../SecureAddressNote.tsx';
 import { TextField } from '../TextField.tsx';
+import { TitledSection } from '../TitledSection.tsx';
 import { BellIcon } from './icons.tsx';
 import { SuccessNotice } from './Notices.tsx';
 
@@ -78,10 +79,7 @@ export function StartAlertsCard() {
   };
 
   return (
-    <section class="card stack" aria-labelledby="alerts-title">
-      <h2 id="alerts-title" class="card-title">
-        Start alerts
-      </h2>
+    <TitledSection class="card stack" titleId="alerts-title" title="Start alerts">
       <p class="muted small">
         Ring the bell on a buddy or a group to hear when they start studying, on every device where you allow it.
       </p>
@@ -135,6 +133,6 @@ export function StartAlertsCard() {
           {start ? `Quiet from ${start} until ${end}.` : 'No quiet hours: alerts may come at any time.'}
         </SuccessNotice>
       )}
-    </section>
+    </TitledSection>
   );
 }

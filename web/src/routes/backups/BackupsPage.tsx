@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { describeError } from '../../lib/api.ts';
 import { parseBackupText } from '../../lib/backup-import.ts';
 import { summarizePayload, type BackupPayload, type BackupSummaryCounts } from '../../lib/backup-payload.ts';
@@ -99,10 +100,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
   };
   const saving = snapshotState.value === 'saving';
   return (
-    <section class="card stack" aria-labelledby="cloud-title">
-      <h2 id="cloud-title" class="card-title">
-        Cloud backup
-      </h2>
+    <TitledSection class="card stack" titleId="cloud-title" title="Cloud backup">
       <p class="muted">
         A snapshot of this device's data is stored on your studyhall server a few seconds after each change (at most
         every five minutes).
@@ -127,7 +125,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
           {checking ? 'Looking…' : 'Restore a backup…'}
         </button>
       </div>
-    </section>
+    </TitledSection>
   );
 }
 
@@ -158,10 +156,7 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
     });
   };
   return (
-    <section class="card stack" aria-labelledby="file-title">
-      <h2 id="file-title" class="card-title">
-        Backup file
-      </h2>
+    <TitledSection class="card stack" titleId="file-title" title="Backup file">
       <p class="muted">Keep a copy anywhere, or move your data to another server.</p>
       <div class="row">
         <button type="button" class="button" onClick={exportFile}>
@@ -201,7 +196,7 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
           </div>
         </div>
       )}
-    </section>
+    </TitledSection>
   );
 }
 
@@ -214,10 +209,7 @@ function WaitingSection() {
     void refreshSyncCounts().then(setEntries);
   }, [pending, failed]);
   return (
-    <section class="card stack" aria-labelledby="waiting-title">
-      <h2 id="waiting-title" class="card-title">
-        Waiting to sync
-      </h2>
+    <TitledSection class="card stack" titleId="waiting-title" title="Waiting to sync">
       {entries === null ? (
         <div class="skeleton skeleton-line" />
       ) : entries.length === 0 ? (
@@ -273,7 +265,7 @@ function WaitingSection() {
           </ul>
         </>
       )}
-    </section>
+    </TitledSection>
   );
 }
 

@@ -14,6 +14,7 @@ import { useLiveFeed } from '../../components/community/useLiveFeed.ts';
 import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
 import { TextField } from '../../components/TextField.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
 import { followBuddies } from '../../lib/community/buddy-feed.ts';
@@ -110,10 +111,7 @@ function BuddyInvite() {
     await run(async () => setLink(await inviteLink(await createBuddyInvite(7, 1))));
   };
   return (
-    <section class="card stack" aria-labelledby="buddy-invite-title">
-      <h2 id="buddy-invite-title" class="card-title">
-        Invite by link
-      </h2>
+    <TitledSection class="card stack" titleId="buddy-invite-title" title="Invite by link">
       <p class="muted small">
         For a friend without a handle yet: whoever opens the link and accepts becomes your buddy. It works once and
         expires in 7 days.
@@ -138,7 +136,7 @@ function BuddyInvite() {
         </div>
       )}
       <FieldError message={error} />
-    </section>
+    </TitledSection>
   );
 }
 
@@ -151,10 +149,7 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
   const outgoing = entries.filter((entry) => entry.outgoing);
   if (entries.length === 0) return null;
   return (
-    <section class="card stack" aria-labelledby="requests-title">
-      <h2 id="requests-title" class="card-title">
-        Requests
-      </h2>
+    <TitledSection class="card stack" titleId="requests-title" title="Requests">
       {incoming.length > 0 && (
         <ul class="list" aria-label="Asking to be your buddy">
           {incoming.map((entry) => (
@@ -208,7 +203,7 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
         </ul>
       )}
       <FieldError message={error} />
-    </section>
+    </TitledSection>
   );
 }
 

@@ -10,6 +10,7 @@ import { Dialog } from '../../components/Dialog.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { TextField } from '../../components/TextField.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { ApiError } from '../../lib/api.ts';
 import { confirmationWord, confirms, deleteMyAccount } from '../../state/account.ts';
@@ -52,10 +53,7 @@ export function DeleteAccount() {
   };
 
   return (
-    <section class="card stack account-danger" aria-labelledby="delete-title">
-      <h2 id="delete-title" class="card-title">
-        Delete account
-      </h2>
+    <TitledSection class="card stack account-danger" titleId="delete-title" title="Delete account">
       <p class="small muted">
         Removes your account and everything of yours from this server, for good. Download your data first if you want to
         keep it.
@@ -108,6 +106,6 @@ export function DeleteAccount() {
           </div>
         </form>
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }

@@ -1,6 +1,7 @@
 // "Download my data": everything the backend holds of her (export_my_data), saved as one JSON file.
 import { useState } from 'preact/hooks';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { exportMyData } from '../../state/account.ts';
 
@@ -34,10 +35,7 @@ export function DownloadDataButton() {
   };
 
   return (
-    <section class="stack account-part" aria-labelledby="data-title">
-      <h3 id="data-title" class="section-title">
-        Your data
-      </h3>
+    <TitledSection class="stack account-part" titleId="data-title" title="Your data" kind="part">
       <p class="small muted">
         One JSON file with everything the server keeps about you: profile, settings, timer settings (as last backed up),
         sessions, tasks, backups, buddies, groups and messages.
@@ -48,6 +46,6 @@ export function DownloadDataButton() {
           {busy ? 'Preparing your file…' : 'Download my data'}
         </button>
       </div>
-    </section>
+    </TitledSection>
   );
 }

@@ -6,6 +6,7 @@ import { Field } from '../../components/Field.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
@@ -151,10 +152,7 @@ function AlarmSettings() {
   const change = (next: Partial<AppSettings>) =>
     void saveSettings({ ...settings.value, ...next }).catch(() => undefined);
   return (
-    <section class="card stack" aria-labelledby="alarm-title">
-      <h2 id="alarm-title" class="card-title">
-        Phase-end alarm
-      </h2>
+    <TitledSection class="card stack" titleId="alarm-title" title="Phase-end alarm">
       <p class="small muted">When a focus phase or a break ends, this device plays a sound.</p>
       <div class="settings-grid">
         <div class="field">
@@ -217,17 +215,14 @@ function AlarmSettings() {
           </div>
         )}
       </div>
-    </section>
+    </TitledSection>
   );
 }
 
 function SubjectSettings() {
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
   return (
-    <section class="card stack" aria-labelledby="subjects-title">
-      <h2 id="subjects-title" class="card-title">
-        Subjects
-      </h2>
+    <TitledSection class="card stack" titleId="subjects-title" title="Subjects">
       {subjects.value.length === 0 ? (
         <p class="muted">No subjects yet. Add one from the subject picker on Focus.</p>
       ) : (
@@ -282,7 +277,7 @@ function SubjectSettings() {
       >
         <p>It disappears from the subject picker. Sessions and tasks keep the subject's name.</p>
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }
 
