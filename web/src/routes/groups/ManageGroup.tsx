@@ -243,6 +243,8 @@ function Members({
       <ul class="list">
         {sorted.map((member) => {
           const name = nameOf(member);
+          // The role a press of the role button gives: a member becomes an owner, an owner a member.
+          const otherRole = member.role === 'member' ? 'owner' : 'member';
           return (
             <li key={member.userId} class="list-item">
               <Avatar url={member.avatarUrl} name={name} size="small" />
@@ -258,25 +260,14 @@ function Members({
               </div>
               {!member.you && (
                 <div class="row member-actions">
-                  {member.role === 'member' ? (
-                    <button
-                      type="button"
-                      class="button"
-                      onClick={() => void change(() => setMemberRole(group.id, member.userId, 'owner'))}
-                      aria-label={`Make ${name} an owner`}
-                    >
-                      Make owner
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      class="button"
-                      onClick={() => void change(() => setMemberRole(group.id, member.userId, 'member'))}
-                      aria-label={`Make ${name} a member`}
-                    >
-                      Make member
-                    </button>
-                  )}
+                  <button
+                    type="button"
+                    class="button"
+                    onClick={() => void change(() => setMemberRole(group.id, member.userId, otherRole))}
+                    aria-label={`Make ${name} ${otherRole === 'owner' ? 'an owner' : 'a member'}`}
+                  >
+                    {otherRole === 'owner' ? 'Make owner' : 'Make member'}
+                  </button>
                   <button
                     type="button"
                     class="button"
