@@ -7,6 +7,7 @@ import { iconFromFile, IconError, ICON_TYPES } from '../../lib/community/icon.ts
 import { FieldError } from '../FieldError.tsx';
 import { POLICY_CHOICES, VISIBILITY_CHOICES } from './policy-words.ts';
 import { Avatar } from './Avatar.tsx';
+import { ChoiceGroup } from './ChoiceGroup.tsx';
 
 export interface GroupFieldValues {
   name: string;
@@ -128,42 +129,20 @@ export function GroupFields({
           </p>
         )}
       </div>
-      <fieldset class="choice-group">
-        <legend class="field-label">Who can find it</legend>
-        {VISIBILITY_CHOICES.map((choice) => (
-          <label key={choice.value} class="choice">
-            <input
-              type="radio"
-              name={id('visibility')}
-              value={choice.value}
-              checked={values.visibility === choice.value}
-              onChange={() => onChange({ ...values, visibility: choice.value })}
-            />
-            <span>
-              <strong>{choice.label}</strong>
-              <span class="choice-hint">{choice.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      <fieldset class="choice-group">
-        <legend class="field-label">How people join</legend>
-        {POLICY_CHOICES.map((choice) => (
-          <label key={choice.value} class="choice">
-            <input
-              type="radio"
-              name={id('policy')}
-              value={choice.value}
-              checked={values.joinPolicy === choice.value}
-              onChange={() => onChange({ ...values, joinPolicy: choice.value })}
-            />
-            <span>
-              <strong>{choice.label}</strong>
-              <span class="choice-hint">{choice.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <ChoiceGroup
+        legend="Who can find it"
+        name={id('visibility')}
+        choices={VISIBILITY_CHOICES}
+        value={values.visibility}
+        onChange={(visibility) => onChange({ ...values, visibility })}
+      />
+      <ChoiceGroup
+        legend="How people join"
+        name={id('policy')}
+        choices={POLICY_CHOICES}
+        value={values.joinPolicy}
+        onChange={(joinPolicy) => onChange({ ...values, joinPolicy })}
+      />
     </div>
   );
 }
