@@ -9,6 +9,7 @@ import { plural } from '../lib/format.ts';
 import { signOut } from '../state/sign-out.ts';
 import { signInAgain } from '../state/session-start.ts';
 import { account, signInAgainOpen, syncState } from '../state/signals.ts';
+import { BusyButton } from './BusyButton.tsx';
 import { Dialog } from './Dialog.tsx';
 import { TextField } from './TextField.tsx';
 
@@ -52,9 +53,15 @@ export default function SignInAgainDialog() {
           <button type="button" class="button button-quiet" onClick={() => void signOutHere()} disabled={busy}>
             Sign out instead
           </button>
-          <button type="submit" form="sign-in-again" class="button button-primary" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
+          <BusyButton
+            type="submit"
+            form="sign-in-again"
+            class="button button-primary"
+            busy={busy}
+            busyLabel="Signing in…"
+          >
+            Sign in
+          </BusyButton>
         </>
       }
     >

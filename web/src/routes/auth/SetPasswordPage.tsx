@@ -4,6 +4,7 @@
 // working. The new password is checked as it is typed, by the server's own rule (PasswordField).
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -58,9 +59,9 @@ export default function SetPasswordPage() {
       <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
         <PasswordField field={password} id="new-password" label="New password" />
         <ResultNotice result={result} />
-        <button type="submit" class="button button-primary button-large" disabled={busy}>
-          {busy ? 'Saving…' : 'Save my new password'}
-        </button>
+        <BusyButton type="submit" class="button button-primary button-large" busy={busy} busyLabel="Saving…">
+          Save my new password
+        </BusyButton>
       </form>
     </AuthCard>
   );

@@ -3,6 +3,7 @@
 // JSON file (validated and previewed before it replaces anything), and the changes still waiting
 // to sync.
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
@@ -337,9 +338,15 @@ export default function BackupsPage() {
               Cancel
             </button>
             {pending?.kind === 'file' && (
-              <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
-                {busy ? 'Replacing…' : 'Replace the data on this device'}
-              </button>
+              <BusyButton
+                type="button"
+                class="button button-danger"
+                onClick={() => void confirm()}
+                busy={busy}
+                busyLabel="Replacing…"
+              >
+                Replace the data on this device
+              </BusyButton>
             )}
           </>
         }

@@ -3,6 +3,7 @@
 // (community_get_overview applies every buddy's own switches). Start alerts live here too.
 import { useState } from 'preact/hooks';
 import type { OverviewEntry } from '#contracts/community-answers.ts';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
@@ -130,9 +131,9 @@ function BuddyInvite() {
         </div>
       ) : (
         <div>
-          <button type="button" class="button" disabled={busy} onClick={() => void create()}>
-            {busy ? 'Creating…' : 'Create a buddy invite link'}
-          </button>
+          <BusyButton type="button" class="button" onClick={() => void create()} busy={busy} busyLabel="Creating…">
+            Create a buddy invite link
+          </BusyButton>
         </div>
       )}
       <FieldError message={error} />

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import type { GroupInvite, GroupRow } from '#contracts/community-rows.ts';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
@@ -163,9 +164,9 @@ function Invites({ group }: { group: GroupRow }) {
             <option value="100">100 times</option>
           </select>
         </div>
-        <button type="submit" class="button button-primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create invite link'}
-        </button>
+        <BusyButton type="submit" class="button button-primary" busy={busy} busyLabel="Creating…">
+          Create invite link
+        </BusyButton>
       </form>
       <FieldError message={error} />
       {notice && <SuccessNotice>{notice}</SuccessNotice>}
@@ -397,9 +398,9 @@ function Details({ group, onSaved }: { group: GroupRow; onSaved: (next: GroupRow
         )}
         {saved && <SuccessNotice>Saved. Members see the changes now.</SuccessNotice>}
         <div class="row">
-          <button type="submit" class="button button-primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save details'}
-          </button>
+          <BusyButton type="submit" class="button button-primary" busy={busy} busyLabel="Saving…">
+            Save details
+          </BusyButton>
         </div>
       </form>
     </details>

@@ -2,6 +2,7 @@
 // image, cropped to a square and resized in the browser, sent as a data URL that the server
 // stores in the avatars bucket).
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { TextField } from '../../components/TextField.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
@@ -178,9 +179,15 @@ export default function ProfilePage() {
           </div>
         )}
         <div class="row">
-          <button type="submit" class="button button-primary" disabled={busy || !online.value}>
-            {busy ? 'Saving…' : 'Save profile'}
-          </button>
+          <BusyButton
+            type="submit"
+            class="button button-primary"
+            disabled={!online.value}
+            busy={busy}
+            busyLabel="Saving…"
+          >
+            Save profile
+          </BusyButton>
           {!online.value && <p class="small muted">Saving needs the server; you are offline.</p>}
         </div>
       </form>

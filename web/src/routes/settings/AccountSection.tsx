@@ -1,6 +1,7 @@
 // Settings' account section: who is signed in, the password and the e-mail, her data, signing out
 // here or everywhere. Deleting the account is its own card below (DeleteAccount.tsx).
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { TitledSection } from '../../components/TitledSection.tsx';
@@ -54,9 +55,15 @@ export function AccountSection() {
           <button type="button" class="button" onClick={() => ask('here')}>
             Sign out
           </button>
-          <button type="button" class="button" disabled={busy} onClick={() => ask('everywhere')}>
-            {busy ? 'Signing out everywhere…' : 'Sign out everywhere'}
-          </button>
+          <BusyButton
+            type="button"
+            class="button"
+            onClick={() => ask('everywhere')}
+            busy={busy}
+            busyLabel="Signing out everywhere…"
+          >
+            Sign out everywhere
+          </BusyButton>
         </div>
       </TitledSection>
       <Dialog

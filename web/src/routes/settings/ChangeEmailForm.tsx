@@ -2,6 +2,7 @@
 // address, and the address changes only once she has opened both (each leads back here; the last
 // one signs her in: state/auth-link.ts).
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { TextField } from '../../components/TextField.tsx';
@@ -75,9 +76,9 @@ export function ChangeEmailForm() {
           aria-invalid={fieldError ? true : undefined}
           aria-describedby={fieldError ? 'new-email-error' : undefined}
         />
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? 'Sending…' : 'Change e-mail'}
-        </button>
+        <BusyButton type="submit" class="button" busy={busy} busyLabel="Sending…">
+          Change e-mail
+        </BusyButton>
       </div>
       <FieldError id="new-email-error" message={fieldError} />
       <ResultNotice result={result} />

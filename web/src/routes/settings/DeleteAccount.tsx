@@ -6,6 +6,7 @@
 // account was deleted.
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
@@ -100,9 +101,15 @@ export function DeleteAccount() {
             <button type="button" class="button" onClick={close} disabled={busy}>
               Keep my account
             </button>
-            <button type="submit" class="button button-danger" disabled={busy || !confirms(typed, word)}>
-              {busy ? 'Deleting…' : 'Delete my account'}
-            </button>
+            <BusyButton
+              type="submit"
+              class="button button-danger"
+              disabled={!confirms(typed, word)}
+              busy={busy}
+              busyLabel="Deleting…"
+            >
+              Delete my account
+            </BusyButton>
           </div>
         </form>
       </Dialog>

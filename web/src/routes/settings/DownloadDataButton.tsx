@@ -1,5 +1,6 @@
 // "Download my data": everything the backend holds of her (export_my_data), saved as one JSON file.
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
@@ -42,9 +43,15 @@ export function DownloadDataButton() {
       </p>
       <ResultNotice result={result} />
       <div class="row">
-        <button type="button" class="button" disabled={busy} onClick={() => void download()}>
-          {busy ? 'Preparing your file…' : 'Download my data'}
-        </button>
+        <BusyButton
+          type="button"
+          class="button"
+          onClick={() => void download()}
+          busy={busy}
+          busyLabel="Preparing your file…"
+        >
+          Download my data
+        </BusyButton>
       </div>
     </TitledSection>
   );
