@@ -21,6 +21,11 @@ export function isFormPost(request: FastifyRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 }
 
+/** The refusal of a post that was not confirmed (a box not ticked, a name not typed); the sentence says what was not done. */
+export function confirmationRequired(sentence: string): GatewayError {
+  return new GatewayError(400, 'confirmation_required', sentence);
+}
+
 const FORM_TRUE = ['true', 'on', '1', 'yes'] as const;
 const FORM_FALSE = ['false', '0', 'no', ''] as const;
 

@@ -4,12 +4,11 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage, nonJson } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, isFormPost, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, isFormPost, optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
 import { PROJECT_REF, resolveTarget, runSqlOnProject } from './management-api.ts';
 import { applyResultBody, COPY_SCRIPT, patchBody } from './patch-page.ts';
@@ -171,11 +170,7 @@ const patchRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
   app.post('/__admin/apply-sql', { schema: applySchema }, async (request, reply) => {
     const body = request.body;
     if (isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Tick the box that confirms running the SQL on the project; nothing was sent.',
-      );
+      throw confirmationRequired('Tick the box that confirms running the SQL on the project; nothing was sent.');
     }
     const target = resolveTarget(context.management, body.projectRef);
     const file = body.bundle ? `${body.bundle}.sql` : undefined;

@@ -16,7 +16,7 @@ import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { formFields, formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { holdsLastAdminRow } from '../roles/roles.ts';
 import { userBody, usersBody } from './users-page.ts';
@@ -141,7 +141,7 @@ const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
     const { id } = request.params;
     const { duration, confirm } = request.body;
     if (duration !== 'none' && wantsHtml(request) && confirm !== true)
-      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the ban; nobody was banned.');
+      throw confirmationRequired('Tick the box that confirms the ban; nobody was banned.');
     const backend = consoleBackend(context, request);
     const before = await findUserRow(backend, id);
     await setBan(backend, id, duration);
@@ -168,9 +168,7 @@ const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
     const row = await findUserRow(backend, id);
     const expected = row.email ?? row.id;
     if (typed.trim().toLowerCase() !== expected.toLowerCase())
-      throw new GatewayError(
-        400,
-        'confirmation_required',
+      throw confirmationRequired(
         `Type ${row.email ? 'the account’s e-mail' : 'the account id'} exactly to delete it; nothing was deleted.`,
       );
     if (!context.secret && (await holdsLastAdminRow(backend, id)))
