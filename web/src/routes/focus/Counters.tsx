@@ -22,6 +22,19 @@ function useFlash(key: Key): boolean {
   return flash;
 }
 
+/** The three attempt counters: the count each shows, its name, its key, what a press counts, its icon. */
+const COUNTERS: {
+  kind: keyof Attempts;
+  label: string;
+  shortcut: string;
+  count: () => void;
+  Icon: typeof CheckIcon;
+}[] = [
+  { kind: 'correct', label: 'Correct', shortcut: 'C', count: countCorrect, Icon: CheckIcon },
+  { kind: 'incorrect', label: 'Incorrect', shortcut: 'I', count: countIncorrect, Icon: CrossIcon },
+  { kind: 'skipped', label: 'Skip', shortcut: 'S', count: countSkip, Icon: SkipIcon },
+];
+
 function Counter({
   kind,
   label,
@@ -146,30 +159,17 @@ export function Counters({
   return (
     <section class="counters-area" aria-label="Attempts">
       <div class="counters">
-        <Counter
-          kind="correct"
-          label="Correct"
-          value={attempts.correct}
-          shortcut="C"
-          onClick={countCorrect}
-          icon={<CheckIcon size={18} />}
-        />
-        <Counter
-          kind="incorrect"
-          label="Incorrect"
-          value={attempts.incorrect}
-          shortcut="I"
-          onClick={countIncorrect}
-          icon={<CrossIcon size={18} />}
-        />
-        <Counter
-          kind="skipped"
-          label="Skip"
-          value={attempts.skipped}
-          shortcut="S"
-          onClick={countSkip}
-          icon={<SkipIcon size={18} />}
-        />
+        {COUNTERS.map(({ kind, label, shortcut, count, Icon }) => (
+          <Counter
+            key={kind}
+            kind={kind}
+            label={label}
+            value={attempts[kind]}
+            shortcut={shortcut}
+            onClick={count}
+            icon={<Icon size={18} />}
+          />
+        ))}
       </div>
       <div class="counters-foot">
         <button
