@@ -51,3 +51,8 @@ export function formFields<T extends z.ZodType>(schema: T) {
 
 /** What a console post takes: JSON from scripts, or a page's form (the scope's parser, form-body.ts). */
 export const FORM_OR_JSON = ['application/json', 'application/x-www-form-urlencoded'];
+
+/** The `schema:` of a console post: JSON or a form in; `answer` as JSON, or a page to a browser. */
+export function formPostSchema<B extends z.ZodType, A extends z.ZodType>(body: B, answer: A, description: string) {
+  return { consumes: FORM_OR_JSON, body, response: consoleAnswers({ 200: jsonOrPage(answer, description) }) };
+}

@@ -1,7 +1,7 @@
 // The console's plain HTML forms post application/x-www-form-urlencoded; this parser (registered
 // only in the admin console's scope) turns them into an object of strings, so every route reads
 // JSON and form bodies through the same zod schemas. Repeated names keep their last value.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../http-errors.ts';
 
@@ -14,6 +14,16 @@ export function installFormBodyParser(app: FastifyInstance): void {
       done(new GatewayError(400, 'invalid_request', 'The form body could not be read.'));
     }
   });
+}
+
+/** Whether the post came from a page's form (a browser), not from a script sending JSON. */
+export function isFormPost(request: FastifyRequest): boolean {
+  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+/** The refusal of a post that was not confirmed (a box not ticked, a name not typed); the sentence says what was not done. */
+export function confirmationRequired(sentence: string): GatewayError {
+  return new GatewayError(400, 'confirmation_required', sentence);
 }
 
 const FORM_TRUE = ['true', 'on', '1', 'yes'] as const;

@@ -5,19 +5,10 @@
 //
 // PGlite has one session and one process (its DATA_DIR is locked to this server): there is no
 // second server to hear, so events are delivered here only and no connection listens.
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { NotifyListener } from './notify-listener.ts';
-import {
-  decodeEvent,
-  encodeEvent,
-  SharedStateListeners,
-  type SharedEvent,
-  type SharedState,
-  type SharedStateFunction,
-  type SharedStateListener,
-  type SharedStateLog,
-} from './shared-state.ts';
+import type { SharedStateFunction, SharedStateLog, WireEvent } from './shared-state.ts';
+import { SharedStateEvents } from './shared-state-events.ts';
 
 /** The PostgreSQL channel every gateway of a district listens on. */
 export const GATEWAY_NOTIFY_CHANNEL = 'studyhall_gateway';
@@ -40,15 +31,13 @@ function asParameter(value: unknown): unknown {
   return value;
 }
 
-export class DatabaseSharedState implements SharedState {
+export class DatabaseSharedState extends SharedStateEvents {
   readonly kind = 'database';
-  readonly serverId = randomUUID();
-  private readonly listeners: SharedStateListeners;
   private readonly listener: NotifyListener | undefined;
   private readonly listening: Promise<void>;
 
   constructor(private readonly options: DatabaseSharedStateOptions) {
-    this.listeners = new SharedStateListeners(options.log);
+    super(options.log);
     if (!options.listen) {
       this.listening = Promise.resolve();
       return;
@@ -57,7 +46,7 @@ export class DatabaseSharedState implements SharedState {
       connection: options.connection ?? (options.pool as unknown as { options: pg.ClientConfig }).options,
       channel: GATEWAY_NOTIFY_CHANNEL,
       onPayload: (payload) => this.heard(payload),
-      onResumed: () => this.listeners.emit({ kind: 'resync' }),
+      onResumed: () => this.resumed(),
       log: options.log,
     });
     this.listening = this.listener.start();
@@ -77,18 +66,6 @@ export class DatabaseSharedState implements SharedState {
     return result === '' || result === undefined ? null : result;
   }
 
-  publish(event: SharedEvent): void {
-    queueMicrotask(() => this.listeners.emit(event));
-    if (!this.listener) return;
-    this.options.pool
-      .query('select pg_notify($1, $2)', [GATEWAY_NOTIFY_CHANNEL, JSON.stringify(encodeEvent(this.serverId, event))])
-      .catch((error: unknown) => this.options.log.warn({ err: error }, 'shared state: an event could not be sent'));
-  }
-
-  subscribe(listener: SharedStateListener): () => void {
-    return this.listeners.add(listener);
-  }
-
   ready(): Promise<void> {
     return this.listening;
   }
@@ -97,10 +74,10 @@ export class DatabaseSharedState implements SharedState {
     await this.listener?.close();
   }
 
-  private heard(payload: string): void {
-    const decoded = decodeEvent(payload);
-    // This server's own events were delivered when published.
-    if (!decoded || decoded.from === this.serverId) return;
-    this.listeners.emit(decoded.event);
+  protected send(event: WireEvent): void {
+    if (!this.listener) return;
+    this.options.pool
+      .query('select pg_notify($1, $2)', [GATEWAY_NOTIFY_CHANNEL, JSON.stringify(event)])
+      .catch((error: unknown) => this.options.log.warn({ err: error }, 'shared state: an event could not be sent'));
   }
 }

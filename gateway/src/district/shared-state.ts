@@ -9,6 +9,7 @@
 //   - backend (backend-shared-state.ts): the gateway fronts a hosted project (BACKEND_URL) and has no
 //     database connection; calls go through its Data API with the service key, events through
 //     its Realtime broadcast on a private topic.
+// Both deliver and hear events the same way (shared-state-events.ts); only the wire differs.
 // A server alone (SHARED_STATE=local) keeps all of it in its own memory and uses neither.
 //
 // Events carry ids only, never data: a NOTIFY payload is limited to 8000 bytes, and whoever hears

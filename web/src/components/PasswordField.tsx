@@ -17,6 +17,7 @@ import {
   passwordSentence,
   type PasswordProblem,
 } from '../lib/password-words.ts';
+import { Field } from './Field.tsx';
 
 export type PasswordPurpose = 'new' | 'current';
 
@@ -148,10 +149,7 @@ export function PasswordField({ field, id, label, hint, autoComplete, children }
   const messageId = `${id}-message`;
   const toneClass = message?.tone === 'error' ? 'field-error' : message?.tone === 'ok' ? 'field-ok' : 'field-hint';
   return (
-    <div class="field">
-      <label class="field-label" for={id}>
-        {label}
-      </label>
+    <Field id={id} label={label}>
       <input
         id={id}
         class="input"
@@ -173,6 +171,6 @@ export function PasswordField({ field, id, label, hint, autoComplete, children }
         )}
       </div>
       {children}
-    </div>
+    </Field>
   );
 }

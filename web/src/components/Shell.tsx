@@ -1,13 +1,13 @@
 // The frame around every screen: a left rail on wide screens, a bottom bar of four on phones (the
 // rest under More), the banners, and the sync status. The current place is always marked.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { places, type Place } from '../routes.ts';
 import { account, profile, signInAgainOpen, syncLine } from '../state/signals.ts';
 import { Banners } from './Banners.tsx';
 import { Lazy } from './Lazy.tsx';
-import { usePopoverDismiss } from './usePopoverDismiss.ts';
+import { usePopover } from './usePopover.ts';
 import { MoreIcon } from './icons.tsx';
 
 const loadSignInAgain = () => import('./SignInAgainDialog.tsx');
@@ -31,22 +31,12 @@ function SyncStatus({ place }: { place: 'rail' | 'phone' }) {
 }
 
 function MoreMenu({ items, path }: { items: Place[]; path: string }) {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
+  const { open, close, anchor, toggleProps } = usePopover('more-menu');
   const active = items.some((place) => isCurrent(place, path));
-  useEffect(() => setOpen(false), [path]);
-  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
+  useEffect(close, [path]);
   return (
-    <div class="more" ref={ref}>
-      <button
-        type="button"
-        ref={toggle}
-        class={`bar-link${active ? ' is-current' : ''}`}
-        aria-expanded={open}
-        aria-controls="more-menu"
-        onClick={() => setOpen(!open)}
-      >
+    <div class="more" ref={anchor}>
+      <button type="button" class={`bar-link${active ? ' is-current' : ''}`} {...toggleProps}>
         <MoreIcon size={22} />
         <span>More</span>
       </button>

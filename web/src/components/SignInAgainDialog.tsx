@@ -9,7 +9,9 @@ import { plural } from '../lib/format.ts';
 import { signOut } from '../state/sign-out.ts';
 import { signInAgain } from '../state/session-start.ts';
 import { account, signInAgainOpen, syncState } from '../state/signals.ts';
+import { BusyButton } from './BusyButton.tsx';
 import { Dialog } from './Dialog.tsx';
+import { TextField } from './TextField.tsx';
 
 export default function SignInAgainDialog() {
   const { route } = useLocation();
@@ -51,9 +53,15 @@ export default function SignInAgainDialog() {
           <button type="button" class="button button-quiet" onClick={() => void signOutHere()} disabled={busy}>
             Sign out instead
           </button>
-          <button type="submit" form="sign-in-again" class="button button-primary" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
+          <BusyButton
+            type="submit"
+            form="sign-in-again"
+            class="button button-primary"
+            busy={busy}
+            busyLabel="Signing in…"
+          >
+            Sign in
+          </BusyButton>
         </>
       }
     >
@@ -67,42 +75,27 @@ export default function SignInAgainDialog() {
           : 'Your data stays on this device as it is.'}
       </p>
       <form id="sign-in-again" class="stack" onSubmit={(event) => void submit(event)} noValidate>
-        <div class="field">
-          <label class="field-label" for="again-email">
-            E-mail
-          </label>
-          <input
-            id="again-email"
-            class="input"
-            type="email"
-            autoComplete="username"
-            value={email}
-            readOnly={known !== null}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label class="field-label" for="again-password">
-            Password
-          </label>
-          <input
-            id="again-password"
-            class="input"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            // The dialog opens for this field: her e-mail is known.
-            autoFocus
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'again-problem' : undefined}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-          {problem && (
-            <p id="again-problem" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
-        </div>
+        <TextField
+          id="again-email"
+          label="E-mail"
+          type="email"
+          autoComplete="username"
+          value={email}
+          onValue={setEmail}
+          readOnly={known !== null}
+        />
+        <TextField
+          id="again-password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onValue={setPassword}
+          // The dialog opens for this field: her e-mail is known.
+          autoFocus
+          error={problem}
+          errorId="again-problem"
+        />
         <p class="small muted">
           Forgot it?{' '}
           <button type="button" class="link-button" onClick={() => void signOutHere('/forgot-password')}>

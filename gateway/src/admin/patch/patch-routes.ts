@@ -1,15 +1,14 @@
 // GET /__admin/patch (the patch manager), GET /__admin/patch/<file>.sql (a download),
 // POST /__admin/apply-sql (a served patch or pasted SQL, through the Management API) and
 // GET /__admin/schema (app-complete.sql, the fresh-install schema, as a download).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage, nonJson } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, isFormPost, optionalField } from '../form-body.ts';
 import { sendData, sendPage, wantsHtml } from '../respond.ts';
 import { PROJECT_REF, resolveTarget, runSqlOnProject } from './management-api.ts';
 import { applyResultBody, COPY_SCRIPT, patchBody } from './patch-page.ts';
@@ -120,10 +119,6 @@ const applySchema = {
   }),
 };
 
-function isFormPost(request: FastifyRequest): boolean {
-  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-}
-
 function sendSql(reply: FastifyReply, file: string, sql: string) {
   return reply
     .type('application/sql; charset=utf-8')
@@ -175,11 +170,7 @@ const patchRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
   app.post('/__admin/apply-sql', { schema: applySchema }, async (request, reply) => {
     const body = request.body;
     if (isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Tick the box that confirms running the SQL on the project; nothing was sent.',
-      );
+      throw confirmationRequired('Tick the box that confirms running the SQL on the project; nothing was sent.');
     }
     const target = resolveTarget(context.management, body.projectRef);
     const file = body.bundle ? `${body.bundle}.sql` : undefined;

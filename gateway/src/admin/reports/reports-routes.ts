@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
+import { formFields, formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { sendData } from '../respond.ts';
 import { BAN_DURATIONS, type BanDuration } from '../users/users.ts';
@@ -30,9 +30,7 @@ const resolvedPage = reportsPage.extend({
 const pageSchema = { response: pageAnswers({ 200: jsonOrPage(reportsPage, 'The open reports with their context.') }) };
 const resolveSchema = {
   params: reportParams,
-  consumes: FORM_OR_JSON,
-  body: resolveBody,
-  response: consoleAnswers({ 200: jsonOrPage(resolvedPage, 'The resolution, and the reports still open.') }),
+  ...formPostSchema(resolveBody, resolvedPage, 'The resolution, and the reports still open.'),
 };
 
 const NOTICES = {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
+import { isMissingFunction } from '../patch-functions.ts';
 import { setBan, type BanDuration } from '../users/users.ts';
 
 const reportMessage = z.object({
@@ -49,7 +50,7 @@ const RESOLVE_ERRORS: Record<string, [number, string]> = {
 };
 
 function patchMissing(error: unknown): never {
-  if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883'))
+  if (isMissingFunction(error))
     throw new GatewayError(
       502,
       'patch_not_applied',

@@ -15,7 +15,7 @@ import { SECRET_SUBJECT } from '../login/admin-login.ts';
 import type { AdminContext } from '../admin-context.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
 import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { rolesBody } from './roles-page.ts';
 import { adminEmailAccounts, confirmAdminEmail, listConfirmations } from './email-confirmations.ts';
@@ -178,11 +178,7 @@ const rolesRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
     const target = request.body;
     if (target._method === 'DELETE') {
       if (wantsHtml(request) && target.confirm !== true)
-        throw new GatewayError(
-          400,
-          'confirmation_required',
-          'Tick the box that confirms the revoke; nothing was changed.',
-        );
+        throw confirmationRequired('Tick the box that confirms the revoke; nothing was changed.');
       return revoke(request, reply, target);
     }
     const backend = consoleBackend(context, request);
@@ -229,11 +225,7 @@ const rolesRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
   app.post('/__admin/roles/confirm-email', confirmOptions, async (request, reply) => {
     const body = request.body;
     if (wantsHtml(request) && body.confirm !== true)
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Tick the box that confirms the account; nothing was changed.',
-      );
+      throw confirmationRequired('Tick the box that confirms the account; nothing was changed.');
     const backend = context.backend.forRoute();
     const user = await resolveUser(backend, { user_id: body.user_id });
     await confirmAdminEmail(backend, user, context.allowedEmails, SECRET_SUBJECT);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
+import { formFields, formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { listAccounts } from '../backend-users.ts';
 import { consoleBackend, mirrorConsoleAction } from '../console-audit.ts';
 import { optionalField } from '../form-body.ts';
@@ -38,11 +38,7 @@ const pageSchema = {
   querystring: sessionsQuery,
   response: pageAnswers({ 200: jsonOrPage(sessionsPage, "A student's study sessions.") }),
 };
-const voidSchema = {
-  consumes: FORM_OR_JSON,
-  body: voidBody,
-  response: consoleAnswers({ 200: jsonOrPage(voidedPage, 'The void, and her sessions again.') }),
-};
+const voidSchema = formPostSchema(voidBody, voidedPage, 'The void, and her sessions again.');
 
 const sessionsRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const show = async (

@@ -3,12 +3,11 @@
 // objects that are still the same objects (same id and version); without confirm, nothing.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, pageAnswers, unreadBody } from '../console-schemas.ts';
+import { formPostSchema, pageAnswers, unreadBody } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, optionalField } from '../form-body.ts';
 import { sendData } from '../respond.ts';
 import { PRUNE_RULE } from './prunable.ts';
 import { appliedBody, previewBody, storageBody } from './storage-page.ts';
@@ -49,16 +48,8 @@ const appliedAnswer = z.object({
 });
 
 const pageSchema = { response: pageAnswers({ 200: jsonOrPage(storagePage, 'Objects per user and bucket.') }) };
-const previewSchema = {
-  consumes: FORM_OR_JSON,
-  body: unreadBody,
-  response: consoleAnswers({ 200: jsonOrPage(previewAnswer, 'What a cleanup would delete (kept 30 minutes).') }),
-};
-const applySchema = {
-  consumes: FORM_OR_JSON,
-  body: applyBody,
-  response: consoleAnswers({ 200: jsonOrPage(appliedAnswer, 'What was deleted, and what was skipped and why.') }),
-};
+const previewSchema = formPostSchema(unreadBody, previewAnswer, 'What a cleanup would delete (kept 30 minutes).');
+const applySchema = formPostSchema(applyBody, appliedAnswer, 'What was deleted, and what was skipped and why.');
 
 const storageRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   app.get('/__admin/storage', { schema: pageSchema }, async (request, reply) => {
@@ -95,11 +86,7 @@ const storageRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (a
   app.post('/__admin/storage/cleanup-apply', { schema: applySchema }, async (request, reply) => {
     const body = request.body;
     if (body.confirm !== true) {
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Send "confirm": true to delete the previewed objects; nothing was deleted.',
-      );
+      throw confirmationRequired('Send "confirm": true to delete the previewed objects; nothing was deleted.');
     }
     const preview = context.previews.take(body.preview_id);
     const backend = context.backend.forRoute();

@@ -1,8 +1,8 @@
 // Every stored object, read with public.admin_storage_objects() (the Data API does not serve the
 // storage schema), and removal through the Storage API by exact name.
 import { z } from 'zod';
-import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
-import { GatewayError } from '../../http-errors.ts';
+import type { BackendClient } from '../../backend/backend-client.ts';
+import { callPatchFunction } from '../patch-functions.ts';
 
 export const storedObject = z.object({
   id: z.string(),
@@ -17,19 +17,7 @@ export const storedObject = z.object({
 export type StoredObject = z.infer<typeof storedObject>;
 
 export async function listStoredObjects(backend: BackendClient, bucket?: string): Promise<StoredObject[]> {
-  let body: unknown;
-  try {
-    body = await backend.rpc('admin_storage_objects', {}, { serviceRole: true });
-  } catch (error) {
-    if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883')) {
-      throw new GatewayError(
-        502,
-        'patch_not_applied',
-        'The project has no public.admin_storage_objects(): apply community-patch-v6.sql (see /__admin/patch).',
-      );
-    }
-    throw error;
-  }
+  const body = await callPatchFunction(backend, 'admin_storage_objects');
   const objects = z.array(storedObject).parse(body);
   return bucket ? objects.filter((object) => object.bucket === bucket) : objects;
 }

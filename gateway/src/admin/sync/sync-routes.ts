@@ -3,12 +3,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, pageAnswers } from '../console-schemas.ts';
+import { formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, isFormPost, optionalField } from '../form-body.ts';
 import { html } from '../html.ts';
 import { sendData } from '../respond.ts';
 import { readBackupCandidates } from './backup-candidates.ts';
@@ -78,19 +77,8 @@ const pageSchema = {
   querystring: syncQuery,
   response: pageAnswers({ 200: jsonOrPage(syncPage, "Every user's backups and which one wins, and the archive.") }),
 };
-const repairSchema = {
-  consumes: FORM_OR_JSON,
-  body: repairBody,
-  response: consoleAnswers({ 200: jsonOrPage(repairAnswer, 'The plan (dry run) or what was done.') }),
-};
-const restoreSchema = {
-  consumes: FORM_OR_JSON,
-  body: restoreBody,
-  response: consoleAnswers({ 200: jsonOrPage(restoreAnswer, 'The archived backup is current again.') }),
-};
-
-const isFormPost = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+const repairSchema = formPostSchema(repairBody, repairAnswer, 'The plan (dry run) or what was done.');
+const restoreSchema = formPostSchema(restoreBody, restoreAnswer, 'The archived backup is current again.');
 
 const syncRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
   const subjectOf = (request: FastifyRequest) => request.adminSession?.subject ?? 'unknown';
@@ -114,11 +102,7 @@ const syncRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app,
   app.post('/__admin/sync/repair-user-backup', { schema: repairSchema }, async (request, reply) => {
     const body = request.body;
     if (!body.dry_run && isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Tick the box that confirms the repair; nothing was written.',
-      );
+      throw confirmationRequired('Tick the box that confirms the repair; nothing was written.');
     }
     const result: z.output<typeof repairAnswer> = await repairUserBackup(context.backend.forRoute(), {
       userId: body.user_id,
@@ -145,11 +129,7 @@ const syncRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app,
   app.post('/__admin/sync/restore-archived-backup', { schema: restoreSchema }, async (request, reply) => {
     const body = request.body;
     if (isFormPost(request) && body.confirm !== true) {
-      throw new GatewayError(
-        400,
-        'confirmation_required',
-        'Tick the box that confirms the restore; nothing was changed.',
-      );
+      throw confirmationRequired('Tick the box that confirms the restore; nothing was changed.');
     }
     const restored = await restoreArchivedBackup(context.backend.forRoute(), body.archive_id);
     await recordConsoleAction(context, request, 'restore_backup', {

@@ -14,9 +14,9 @@ import { z } from 'zod';
 import { GatewayError } from '../../http-errors.ts';
 import { jsonOrPage } from '../../route-schemas.ts';
 import type { AdminContext } from '../admin-context.ts';
-import { consoleAnswers, FORM_OR_JSON, formFields, pageAnswers } from '../console-schemas.ts';
+import { formFields, formPostSchema, pageAnswers } from '../console-schemas.ts';
 import { consoleBackend, mirrorConsoleAction, recordConsoleAction } from '../console-audit.ts';
-import { formBoolean, optionalField } from '../form-body.ts';
+import { confirmationRequired, formBoolean, optionalField } from '../form-body.ts';
 import { sendData, wantsHtml } from '../respond.ts';
 import { holdsLastAdminRow } from '../roles/roles.ts';
 import { userBody, usersBody } from './users-page.ts';
@@ -82,9 +82,7 @@ const pageSchema = {
 const oneSchema = { params: userParams, response: pageAnswers({ 200: jsonOrPage(userPage, 'One account.') }) };
 const actionSchema = <B extends z.ZodType, A extends z.ZodType>(body: B, answer: A, description: string) => ({
   params: userParams,
-  consumes: FORM_OR_JSON,
-  body,
-  response: consoleAnswers({ 200: jsonOrPage(answer, description) }),
+  ...formPostSchema(body, answer, description),
 });
 
 const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app, { context }) => {
@@ -143,7 +141,7 @@ const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
     const { id } = request.params;
     const { duration, confirm } = request.body;
     if (duration !== 'none' && wantsHtml(request) && confirm !== true)
-      throw new GatewayError(400, 'confirmation_required', 'Tick the box that confirms the ban; nobody was banned.');
+      throw confirmationRequired('Tick the box that confirms the ban; nobody was banned.');
     const backend = consoleBackend(context, request);
     const before = await findUserRow(backend, id);
     await setBan(backend, id, duration);
@@ -170,9 +168,7 @@ const usersRoutes: FastifyPluginAsyncZod<{ context: AdminContext }> = async (app
     const row = await findUserRow(backend, id);
     const expected = row.email ?? row.id;
     if (typed.trim().toLowerCase() !== expected.toLowerCase())
-      throw new GatewayError(
-        400,
-        'confirmation_required',
+      throw confirmationRequired(
         `Type ${row.email ? 'the account’s e-mail' : 'the account id'} exactly to delete it; nothing was deleted.`,
       );
     if (!context.secret && (await holdsLastAdminRow(backend, id)))

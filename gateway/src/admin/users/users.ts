@@ -4,9 +4,10 @@
 // GoTrue's admin endpoints for reset links and bans, the Storage API for the account's objects,
 // and the database's admin_delete_account for the account itself (so its audit row names the admin).
 import { z } from 'zod';
-import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
+import type { BackendClient } from '../../backend/backend-client.ts';
 import { GatewayError } from '../../http-errors.ts';
 import { isBannedAt, listAccounts, type AccountSummary } from '../backend-users.ts';
+import { callPatchFunction } from '../patch-functions.ts';
 import { listStoredObjects, removeObjects } from '../storage/stored-objects.ts';
 
 const userFacts = z.object({
@@ -43,19 +44,7 @@ export const BAN_DURATIONS = {
 export type BanDuration = keyof typeof BAN_DURATIONS;
 
 async function readFacts(backend: BackendClient): Promise<Map<string, UserFacts>> {
-  let body: unknown;
-  try {
-    body = await backend.rpc('admin_user_facts', {}, { serviceRole: true });
-  } catch (error) {
-    if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883')) {
-      throw new GatewayError(
-        502,
-        'patch_not_applied',
-        'The project has no public.admin_user_facts(): apply community-patch-v6.sql (see /__admin/patch).',
-      );
-    }
-    throw error;
-  }
+  const body = await callPatchFunction(backend, 'admin_user_facts');
   return new Map(
     z
       .array(userFacts)
@@ -148,17 +137,6 @@ export async function deleteUserWithEverything(backend: BackendClient, userId: s
       'objects_not_removed',
       `Only ${removed} of the account's ${owned.length} stored objects could be removed; the account was kept. Try again.`,
     );
-  try {
-    await backend.rpc('admin_delete_account', { p_user_id: userId }, { serviceRole: true });
-  } catch (error) {
-    if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883')) {
-      throw new GatewayError(
-        502,
-        'patch_not_applied',
-        'The project has no public.admin_delete_account(): apply community-patch-v6.sql (see /__admin/patch).',
-      );
-    }
-    throw error;
-  }
+  await callPatchFunction(backend, 'admin_delete_account', { p_user_id: userId });
   return removed;
 }

@@ -11,7 +11,8 @@ import {
   type ExpectedFunction,
   type FactsFunction,
 } from '#db/bundles/expected-catalog.ts';
-import { BackendError, type BackendClient } from '../../backend/backend-client.ts';
+import type { BackendClient } from '../../backend/backend-client.ts';
+import { isMissingFunction } from '../patch-functions.ts';
 import { check, patchFix, type CategoryId, type Check, type Fix } from './checks.ts';
 
 export const FACTS_FUNCTION = 'admin_catalog_facts';
@@ -30,8 +31,7 @@ export async function readCatalogFacts(backend: BackendClient): Promise<FactsRes
       };
     return { kind: 'facts', facts: parsed.data };
   } catch (error) {
-    if (error instanceof BackendError && (error.code === 'PGRST202' || error.code === '42883'))
-      return { kind: 'missing' };
+    if (isMissingFunction(error)) return { kind: 'missing' };
     return { kind: 'failed', detail: `${FACTS_FUNCTION}() failed: ${(error as Error).message}` };
   }
 }

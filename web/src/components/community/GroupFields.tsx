@@ -4,8 +4,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JoinPolicy, Visibility } from '#contracts/community-rows.ts';
 import { iconFromFile, IconError, ICON_TYPES } from '../../lib/community/icon.ts';
+import { FieldError } from '../FieldError.tsx';
 import { POLICY_CHOICES, VISIBILITY_CHOICES } from './policy-words.ts';
 import { Avatar } from './Avatar.tsx';
+import { ChoiceGroup } from './ChoiceGroup.tsx';
 
 export interface GroupFieldValues {
   name: string;
@@ -74,11 +76,7 @@ export function GroupFields({
           aria-invalid={errors.name ? true : undefined}
           aria-describedby={errors.name ? id('name-error') : undefined}
         />
-        {errors.name && (
-          <p id={id('name-error')} class="field-error" role="alert">
-            {errors.name}
-          </p>
-        )}
+        <FieldError id={id('name-error')} message={errors.name} />
       </div>
       <div class="field">
         <label class="field-label" for={id('description')}>
@@ -95,9 +93,7 @@ export function GroupFields({
           aria-describedby={errors.description ? id('description-error') : id('description-hint')}
         />
         {errors.description ? (
-          <p id={id('description-error')} class="field-error" role="alert">
-            {errors.description}
-          </p>
+          <FieldError id={id('description-error')} message={errors.description} />
         ) : (
           <p id={id('description-hint')} class="field-hint">
             What you study together, the exam you aim for, how you like to work.
@@ -126,51 +122,27 @@ export function GroupFields({
           </label>
         </div>
         {errors.icon ? (
-          <p id={id('icon-error')} class="field-error" role="alert">
-            {errors.icon}
-          </p>
+          <FieldError id={id('icon-error')} message={errors.icon} />
         ) : (
           <p id={id('icon-hint')} class="field-hint">
             PNG, JPEG, WebP or GIF; cropped to a square and made small before it is sent.
           </p>
         )}
       </div>
-      <fieldset class="choice-group">
-        <legend class="field-label">Who can find it</legend>
-        {VISIBILITY_CHOICES.map((choice) => (
-          <label key={choice.value} class="choice">
-            <input
-              type="radio"
-              name={id('visibility')}
-              value={choice.value}
-              checked={values.visibility === choice.value}
-              onChange={() => onChange({ ...values, visibility: choice.value })}
-            />
-            <span>
-              <strong>{choice.label}</strong>
-              <span class="choice-hint">{choice.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
-      <fieldset class="choice-group">
-        <legend class="field-label">How people join</legend>
-        {POLICY_CHOICES.map((choice) => (
-          <label key={choice.value} class="choice">
-            <input
-              type="radio"
-              name={id('policy')}
-              value={choice.value}
-              checked={values.joinPolicy === choice.value}
-              onChange={() => onChange({ ...values, joinPolicy: choice.value })}
-            />
-            <span>
-              <strong>{choice.label}</strong>
-              <span class="choice-hint">{choice.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <ChoiceGroup
+        legend="Who can find it"
+        name={id('visibility')}
+        choices={VISIBILITY_CHOICES}
+        value={values.visibility}
+        onChange={(visibility) => onChange({ ...values, visibility })}
+      />
+      <ChoiceGroup
+        legend="How people join"
+        name={id('policy')}
+        choices={POLICY_CHOICES}
+        value={values.joinPolicy}
+        onChange={(joinPolicy) => onChange({ ...values, joinPolicy })}
+      />
     </div>
   );
 }

@@ -1,9 +1,11 @@
 // Reporting a group, a member or a message: a reason in the student's words, sent to the server's
 // admins (community_submit_report). The reporter alone can read their report back.
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../BusyButton.tsx';
 import { Dialog } from '../Dialog.tsx';
 import { submitReport, type ReportTarget } from '../../lib/community/groups.ts';
 import { useCommunityAction } from '../../lib/community/use-community-action.ts';
+import { FieldError } from '../FieldError.tsx';
 
 export interface ReportSubject {
   type: ReportTarget;
@@ -42,9 +44,9 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
             <button type="button" class="button" onClick={onClose}>
               Cancel
             </button>
-            <button type="submit" form="report-form" class="button button-danger" disabled={busy}>
-              {busy ? 'Sending…' : 'Send report'}
-            </button>
+            <BusyButton type="submit" form="report-form" class="button button-danger" busy={busy} busyLabel="Sending…">
+              Send report
+            </BusyButton>
           </>
         )
       }
@@ -70,11 +72,7 @@ export function ReportDialog({ subject, onClose }: { subject: ReportSubject | nu
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? 'report-error' : undefined}
             />
-            {error && (
-              <p id="report-error" class="field-error" role="alert">
-                {error}
-              </p>
-            )}
+            <FieldError id="report-error" message={error} />
           </div>
         </form>
       )}

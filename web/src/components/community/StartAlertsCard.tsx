@@ -6,7 +6,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { browserOffsetMinutes, readQuietHours, saveQuietHours } from '../../lib/community/alerts.ts';
 import { deviceAlerts, disableDeviceAlerts, enableDeviceAlerts, type DeviceAlerts } from '../../lib/community/push.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
+import { FieldError } from '../FieldError.tsx';
 import { SecureAddressNote } from '../SecureAddressNote.tsx';
+import { TextField } from '../TextField.tsx';
+import { TitledSection } from '../TitledSection.tsx';
 import { BellIcon } from './icons.tsx';
 import { SuccessNotice } from './Notices.tsx';
 
@@ -76,10 +79,7 @@ export function StartAlertsCard() {
   };
 
   return (
-    <section class="card stack" aria-labelledby="alerts-title">
-      <h2 id="alerts-title" class="card-title">
-        Start alerts
-      </h2>
+    <TitledSection class="card stack" titleId="alerts-title" title="Start alerts">
       <p class="muted small">
         Ring the bell on a buddy or a group to hear when they start studying, on every device where you allow it.
       </p>
@@ -101,38 +101,24 @@ export function StartAlertsCard() {
           </button>
         )}
       </div>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
       <form class="inline-form" onSubmit={(event) => void saveQuiet(event)} noValidate>
-        <div class="field">
-          <label class="field-label" for="quiet-start">
-            Quiet from
-          </label>
-          <input
-            id="quiet-start"
-            class="input"
-            type="time"
-            value={start}
-            onInput={(event) => setStart(event.currentTarget.value)}
-            aria-describedby="quiet-hint"
-          />
-        </div>
-        <div class="field">
-          <label class="field-label" for="quiet-end">
-            until
-          </label>
-          <input
-            id="quiet-end"
-            class="input"
-            type="time"
-            value={end}
-            onInput={(event) => setEnd(event.currentTarget.value)}
-            aria-describedby="quiet-hint"
-          />
-        </div>
+        <TextField
+          id="quiet-start"
+          label="Quiet from"
+          type="time"
+          value={start}
+          onValue={setStart}
+          aria-describedby="quiet-hint"
+        />
+        <TextField
+          id="quiet-end"
+          label="until"
+          type="time"
+          value={end}
+          onValue={setEnd}
+          aria-describedby="quiet-hint"
+        />
         <button type="submit" class="button">
           Save quiet hours
         </button>
@@ -141,16 +127,12 @@ export function StartAlertsCard() {
         No alerts are sent in this window (it may cross midnight). Times are in this browser’s timezone,{' '}
         {offsetText(browserOffsetMinutes())}.
       </p>
-      {quietError && (
-        <p class="field-error" role="alert">
-          {quietError}
-        </p>
-      )}
+      <FieldError message={quietError} />
       {quietSaved && (
         <SuccessNotice>
           {start ? `Quiet from ${start} until ${end}.` : 'No quiet hours: alerts may come at any time.'}
         </SuccessNotice>
       )}
-    </section>
+    </TitledSection>
   );
 }

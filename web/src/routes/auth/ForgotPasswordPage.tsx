@@ -5,10 +5,12 @@
 // outbox, so the person who runs the server has it. Also where a failed link lands, with why.
 import { useEffect, useState } from 'preact/hooks';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { accountProblem, SERVER_OWNER } from '../../lib/account-words.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import { requestPasswordReset } from '../../state/account.ts';
 import { dismissAuthLink } from '../../state/auth-link.ts';
+import { AuthCard } from './AuthCard.tsx';
 import '../../styles/welcome.css';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -61,53 +63,36 @@ export default function ForgotPasswordPage({ problem }: ForgotPasswordProps) {
   };
 
   return (
-    <main class="welcome" id="main">
-      <div class="welcome-card card">
-        <div class="welcome-brand">
-          <img src="/icon.svg" alt="" width="40" height="40" />
-          <p class="welcome-name">studyhall</p>
+    <AuthCard>
+      <h1 class="welcome-title">Reset your password</h1>
+      {problem && (
+        <div class="notice notice-warning" role="alert">
+          <p>{problem} Ask for a new one below.</p>
         </div>
-        <h1 class="welcome-title">Reset your password</h1>
-        {problem && (
-          <div class="notice notice-warning" role="alert">
-            <p>{problem} Ask for a new one below.</p>
-          </div>
-        )}
-        <p class="muted">
-          {mailed === false
-            ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
-            : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
-        </p>
-        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-          <div class="field">
-            <label class="field-label" for="recover-email">
-              E-mail
-            </label>
-            <input
-              id="recover-email"
-              class="input"
-              type="email"
-              autoComplete="email"
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-              aria-invalid={emailError ? true : undefined}
-              aria-describedby={emailError ? 'recover-email-error' : undefined}
-            />
-            {emailError && (
-              <p id="recover-email-error" class="field-error" role="alert">
-                {emailError}
-              </p>
-            )}
-          </div>
-          <ResultNotice result={result} />
-          <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}
-          </button>
-        </form>
-        <a class="welcome-back" href="/" onClick={dismissAuthLink}>
-          Back to log in
-        </a>
-      </div>
-    </main>
+      )}
+      <p class="muted">
+        {mailed === false
+          ? `Enter the e-mail address of your account. This server sends no e-mail: the link to set a new password waits with ${SERVER_OWNER}.`
+          : 'Enter the e-mail address of your account. We will send you a link to set a new password.'}
+      </p>
+      <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <TextField
+          id="recover-email"
+          label="E-mail"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onValue={setEmail}
+          error={emailError}
+        />
+        <ResultNotice result={result} />
+        <button type="submit" class="button button-primary button-large" disabled={busy}>
+          {mailed === false ? (busy ? 'Asking…' : 'Ask for a reset link') : busy ? 'Sending…' : 'Send me a link'}
+        </button>
+      </form>
+      <a class="welcome-back" href="/" onClick={dismissAuthLink}>
+        Back to log in
+      </a>
+    </AuthCard>
   );
 }

@@ -4,6 +4,7 @@
 // working. The new password is checked as it is typed, by the server's own rule (PasswordField).
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -11,6 +12,7 @@ import { accountProblem } from '../../lib/account-words.ts';
 import { setNewPassword } from '../../state/account.ts';
 import { authLinkOutcome, dismissAuthLink } from '../../state/auth-link.ts';
 import { account } from '../../state/signals.ts';
+import { AuthCard } from './AuthCard.tsx';
 import '../../styles/welcome.css';
 
 const EXPIRED = new Set(['invalid_token', 'session_not_found', 'bad_jwt', 'session_expired']);
@@ -49,24 +51,18 @@ export default function SetPasswordPage() {
   };
 
   return (
-    <main class="welcome" id="main">
-      <div class="welcome-card card">
-        <div class="welcome-brand">
-          <img src="/icon.svg" alt="" width="40" height="40" />
-          <p class="welcome-name">studyhall</p>
-        </div>
-        <h1 class="welcome-title">Set a new password</h1>
-        <p class="muted">
-          For <strong>{email ?? 'your account'}</strong>. Other devices signed in to this account will be signed out.
-        </p>
-        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-          <PasswordField field={password} id="new-password" label="New password" />
-          <ResultNotice result={result} />
-          <button type="submit" class="button button-primary button-large" disabled={busy}>
-            {busy ? 'Saving…' : 'Save my new password'}
-          </button>
-        </form>
-      </div>
-    </main>
+    <AuthCard>
+      <h1 class="welcome-title">Set a new password</h1>
+      <p class="muted">
+        For <strong>{email ?? 'your account'}</strong>. Other devices signed in to this account will be signed out.
+      </p>
+      <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+        <PasswordField field={password} id="new-password" label="New password" />
+        <ResultNotice result={result} />
+        <BusyButton type="submit" class="button button-primary button-large" busy={busy} busyLabel="Saving…">
+          Save my new password
+        </BusyButton>
+      </form>
+    </AuthCard>
   );
 }

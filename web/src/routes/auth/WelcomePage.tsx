@@ -11,6 +11,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { suspendedSentence } from '../../lib/account-words.ts';
 import { ApiError, describeError } from '../../lib/api.ts';
 import { weakPasswordSentence } from '../../lib/password-words.ts';
@@ -18,6 +19,7 @@ import { isSecurePage } from '../../lib/secure-page.ts';
 import { signedInHereBefore } from '../../lib/session-storage.ts';
 import { signIn, type AuthMode } from '../../state/auth.ts';
 import { accountFarewell } from '../../state/farewell.ts';
+import { AuthCard } from './AuthCard.tsx';
 import '../../styles/welcome.css';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -136,91 +138,74 @@ export default function WelcomePage({ initialMode, intro, headingLevel = 1 }: We
   };
 
   return (
-    <main class="welcome" id="main">
-      <div class="welcome-card card">
-        <div class="welcome-brand">
-          <img src="/icon.svg" alt="" width="40" height="40" />
-          <p class="welcome-name">studyhall</p>
-        </div>
-        <Farewell />
-        {intro}
-        <Heading class="welcome-title">
-          {firstVisit ? 'Welcome to studyhall' : mode === 'login' ? 'Welcome back' : 'Create your account'}
-        </Heading>
-        <p class="muted">
-          {mode === 'login'
-            ? `Log in to your timer, tasks and stats.${isSecurePage() ? ' Everything also works offline on this device.' : ''}`
-            : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
-        </p>
-        {mode === 'login' && !isSecurePage() && <SecureAddressNote feature="offline" />}
-        <div class="segmented" role="tablist" aria-label="Log in or create an account" onKeyDown={moveBetweenTabs}>
-          {MODES.map((entry) => (
-            <button
-              key={entry.mode}
-              type="button"
-              role="tab"
-              id={`welcome-tab-${entry.mode}`}
-              class={mode === entry.mode ? 'is-selected' : ''}
-              aria-selected={mode === entry.mode}
-              aria-controls="welcome-form"
-              tabIndex={mode === entry.mode ? 0 : -1}
-              onClick={() => switchTo(entry.mode)}
-            >
-              {entry.tab}
-            </button>
-          ))}
-        </div>
-        {/* The tab panel wraps the form: a form may not take the tabpanel role itself. */}
-        <div id="welcome-form" role="tabpanel" aria-labelledby={`welcome-tab-${mode}`}>
-          <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
-            <div class="field">
-              <label class="field-label" for="email">
-                E-mail
-              </label>
-              <input
-                id="email"
-                class="input"
-                type="email"
-                autoComplete="email"
-                value={email}
-                onInput={(event) => setEmail(event.currentTarget.value)}
-                aria-invalid={emailError ? true : undefined}
-                aria-describedby={emailError ? 'email-error' : undefined}
-              />
-              {emailError && (
-                <p id="email-error" class="field-error" role="alert">
-                  {emailError}
-                </p>
+    <AuthCard>
+      <Farewell />
+      {intro}
+      <Heading class="welcome-title">
+        {firstVisit ? 'Welcome to studyhall' : mode === 'login' ? 'Welcome back' : 'Create your account'}
+      </Heading>
+      <p class="muted">
+        {mode === 'login'
+          ? `Log in to your timer, tasks and stats.${isSecurePage() ? ' Everything also works offline on this device.' : ''}`
+          : 'Your account keeps your sessions backed up on this server and lets your phone and other devices join in.'}
+      </p>
+      {mode === 'login' && !isSecurePage() && <SecureAddressNote feature="offline" />}
+      <div class="segmented" role="tablist" aria-label="Log in or create an account" onKeyDown={moveBetweenTabs}>
+        {MODES.map((entry) => (
+          <button
+            key={entry.mode}
+            type="button"
+            role="tab"
+            id={`welcome-tab-${entry.mode}`}
+            class={mode === entry.mode ? 'is-selected' : ''}
+            aria-selected={mode === entry.mode}
+            aria-controls="welcome-form"
+            tabIndex={mode === entry.mode ? 0 : -1}
+            onClick={() => switchTo(entry.mode)}
+          >
+            {entry.tab}
+          </button>
+        ))}
+      </div>
+      {/* The tab panel wraps the form: a form may not take the tabpanel role itself. */}
+      <div id="welcome-form" role="tabpanel" aria-labelledby={`welcome-tab-${mode}`}>
+        <form class="stack" onSubmit={(event) => void submit(event)} noValidate>
+          <TextField
+            id="email"
+            label="E-mail"
+            type="email"
+            autoComplete="email"
+            value={email}
+            onValue={setEmail}
+            error={emailError}
+          />
+          <PasswordField
+            field={password}
+            id="password"
+            label="Password"
+            autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+          >
+            {mode === 'login' && (
+              <a class="welcome-forgot" href="/forgot-password">
+                Forgot password?
+              </a>
+            )}
+          </PasswordField>
+          {problem && (
+            <div class="notice notice-error" role="alert">
+              <p>{problem.text}</p>
+              {problem.suggest && (
+                <button type="button" class="button" onClick={() => switchTo(problem.suggest as AuthMode)}>
+                  {problem.suggest === 'signup' ? 'Create an account' : 'Log in instead'}
+                </button>
               )}
             </div>
-            <PasswordField
-              field={password}
-              id="password"
-              label="Password"
-              autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
-            >
-              {mode === 'login' && (
-                <a class="welcome-forgot" href="/forgot-password">
-                  Forgot password?
-                </a>
-              )}
-            </PasswordField>
-            {problem && (
-              <div class="notice notice-error" role="alert">
-                <p>{problem.text}</p>
-                {problem.suggest && (
-                  <button type="button" class="button" onClick={() => switchTo(problem.suggest as AuthMode)}>
-                    {problem.suggest === 'signup' ? 'Create an account' : 'Log in instead'}
-                  </button>
-                )}
-              </div>
-            )}
-            <button type="submit" class="button button-primary button-large" disabled={busy}>
-              {busy ? current.busy : current.submit}
-            </button>
-          </form>
-        </div>
+          )}
+          <button type="submit" class="button button-primary button-large" disabled={busy}>
+            {busy ? current.busy : current.submit}
+          </button>
+        </form>
       </div>
-    </main>
+    </AuthCard>
   );
 }

@@ -3,8 +3,11 @@
 // JSON file (validated and previewed before it replaces anything), and the changes still waiting
 // to sync.
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { DownloadIcon, UploadIcon } from '../../components/icons.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { describeError } from '../../lib/api.ts';
 import { parseBackupText } from '../../lib/backup-import.ts';
 import { summarizePayload, type BackupPayload, type BackupSummaryCounts } from '../../lib/backup-payload.ts';
@@ -98,10 +101,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
   };
   const saving = snapshotState.value === 'saving';
   return (
-    <section class="card stack" aria-labelledby="cloud-title">
-      <h2 id="cloud-title" class="card-title">
-        Cloud backup
-      </h2>
+    <TitledSection class="card stack" titleId="cloud-title" title="Cloud backup">
       <p class="muted">
         A snapshot of this device's data is stored on your studyhall server a few seconds after each change (at most
         every five minutes).
@@ -126,7 +126,7 @@ function CloudSection({ onRestore }: { onRestore: (pending: Pending) => void }) 
           {checking ? 'Looking…' : 'Restore a backup…'}
         </button>
       </div>
-    </section>
+    </TitledSection>
   );
 }
 
@@ -157,10 +157,7 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
     });
   };
   return (
-    <section class="card stack" aria-labelledby="file-title">
-      <h2 id="file-title" class="card-title">
-        Backup file
-      </h2>
+    <TitledSection class="card stack" titleId="file-title" title="Backup file">
       <p class="muted">Keep a copy anywhere, or move your data to another server.</p>
       <div class="row">
         <button type="button" class="button" onClick={exportFile}>
@@ -200,7 +197,7 @@ function FileSection({ onImport }: { onImport: (pending: Pending) => void }) {
           </div>
         </div>
       )}
-    </section>
+    </TitledSection>
   );
 }
 
@@ -213,10 +210,7 @@ function WaitingSection() {
     void refreshSyncCounts().then(setEntries);
   }, [pending, failed]);
   return (
-    <section class="card stack" aria-labelledby="waiting-title">
-      <h2 id="waiting-title" class="card-title">
-        Waiting to sync
-      </h2>
+    <TitledSection class="card stack" titleId="waiting-title" title="Waiting to sync">
       {entries === null ? (
         <div class="skeleton skeleton-line" />
       ) : entries.length === 0 ? (
@@ -272,7 +266,7 @@ function WaitingSection() {
           </ul>
         </>
       )}
-    </section>
+    </TitledSection>
   );
 }
 
@@ -344,9 +338,15 @@ export default function BackupsPage() {
               Cancel
             </button>
             {pending?.kind === 'file' && (
-              <button type="button" class="button button-danger" onClick={() => void confirm()} disabled={busy}>
-                {busy ? 'Replacing…' : 'Replace the data on this device'}
-              </button>
+              <BusyButton
+                type="button"
+                class="button button-danger"
+                onClick={() => void confirm()}
+                busy={busy}
+                busyLabel="Replacing…"
+              >
+                Replace the data on this device
+              </BusyButton>
             )}
           </>
         }
@@ -372,11 +372,7 @@ export default function BackupsPage() {
           {plural(local.tasks, 'task')} on this device with the backup's. Sessions already on the server stay there and
           come back to this device.
         </p>
-        {problem && (
-          <p class="field-error" role="alert">
-            {problem}
-          </p>
-        )}
+        <FieldError message={problem} />
       </Dialog>
     </div>
   );

@@ -4,6 +4,7 @@
 // nothing; "Not now" leaves the device as it is (Backups can restore one later).
 import { useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { describeError } from '../../lib/api.ts';
 import { dateTime, plural } from '../../lib/format.ts';
 import { restoreOffer, type OfferedBackup } from '../../state/restore-offer.ts';
@@ -90,11 +91,7 @@ export default function RestoreOfferDialog() {
         })}
       </ul>
       <p class="small muted">You can also restore a backup later from Backups.</p>
-      {problem && (
-        <p class="field-error" role="alert">
-          {problem}
-        </p>
-      )}
+      <FieldError message={problem} />
     </Dialog>
   );
 }

@@ -3,6 +3,8 @@
 // (community_get_overview applies every buddy's own switches). Start alerts live here too.
 import { useState } from 'preact/hooks';
 import type { OverviewEntry } from '#contracts/community-answers.ts';
+import { BusyButton } from '../../components/BusyButton.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import { UserPlusIcon } from '../../components/community/icons.tsx';
@@ -12,6 +14,8 @@ import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
 import { useLiveFeed } from '../../components/community/useLiveFeed.ts';
 import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
 import { SlowNote } from '../../components/Skeleton.tsx';
+import { TextField } from '../../components/TextField.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { alertFor, listAlerts } from '../../lib/community/alerts.ts';
 import { CommunityError } from '../../lib/community/backend.ts';
 import { followBuddies } from '../../lib/community/buddy-feed.ts';
@@ -64,31 +68,24 @@ function AddBuddy({ onSent }: { onSent: () => void }) {
         Add a buddy
       </h2>
       <div class="inline-form">
-        <div class="field">
-          <label class="field-label" for="buddy-handle">
-            Their handle
-          </label>
-          <input
-            id="buddy-handle"
-            class="input"
-            value={handle}
-            placeholder="e.g. ada_lovelace"
-            autoComplete="off"
-            spellcheck={false}
-            onInput={(event) => setHandle(event.currentTarget.value)}
-            aria-invalid={fieldError ? true : undefined}
-            aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'}
-          />
-        </div>
+        <TextField
+          id="buddy-handle"
+          label="Their handle"
+          value={handle}
+          onValue={setHandle}
+          placeholder="e.g. ada_lovelace"
+          autoComplete="off"
+          spellcheck={false}
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby={fieldError ? 'buddy-handle-error' : 'buddy-handle-hint'}
+        />
         <button type="submit" class="button button-primary" disabled={busy}>
           <UserPlusIcon size={18} />
           {busy ? 'Sending…' : 'Send request'}
         </button>
       </div>
       {fieldError ? (
-        <p id="buddy-handle-error" class="field-error" role="alert">
-          {fieldError}
-        </p>
+        <FieldError id="buddy-handle-error" message={fieldError} />
       ) : (
         <p id="buddy-handle-hint" class="field-hint">
           They see your request on their Buddies page and accept or decline it.
@@ -115,10 +112,7 @@ function BuddyInvite() {
     await run(async () => setLink(await inviteLink(await createBuddyInvite(7, 1))));
   };
   return (
-    <section class="card stack" aria-labelledby="buddy-invite-title">
-      <h2 id="buddy-invite-title" class="card-title">
-        Invite by link
-      </h2>
+    <TitledSection class="card stack" titleId="buddy-invite-title" title="Invite by link">
       <p class="muted small">
         For a friend without a handle yet: whoever opens the link and accepts becomes your buddy. It works once and
         expires in 7 days.
@@ -137,17 +131,13 @@ function BuddyInvite() {
         </div>
       ) : (
         <div>
-          <button type="button" class="button" disabled={busy} onClick={() => void create()}>
-            {busy ? 'Creating…' : 'Create a buddy invite link'}
-          </button>
+          <BusyButton type="button" class="button" onClick={() => void create()} busy={busy} busyLabel="Creating…">
+            Create a buddy invite link
+          </BusyButton>
         </div>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
-    </section>
+      <FieldError message={error} />
+    </TitledSection>
   );
 }
 
@@ -160,10 +150,7 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
   const outgoing = entries.filter((entry) => entry.outgoing);
   if (entries.length === 0) return null;
   return (
-    <section class="card stack" aria-labelledby="requests-title">
-      <h2 id="requests-title" class="card-title">
-        Requests
-      </h2>
+    <TitledSection class="card stack" titleId="requests-title" title="Requests">
       {incoming.length > 0 && (
         <ul class="list" aria-label="Asking to be your buddy">
           {incoming.map((entry) => (
@@ -216,12 +203,8 @@ function Requests({ entries, onChanged }: { entries: OverviewEntry[]; onChanged:
           ))}
         </ul>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
-    </section>
+      <FieldError message={error} />
+    </TitledSection>
   );
 }
 

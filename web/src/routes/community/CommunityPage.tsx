@@ -6,6 +6,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { z } from 'zod';
 import type { DiscoveredGroup } from '#contracts/community-answers.ts';
+import { GroupFacts } from '../../components/community/GroupFacts.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { SearchIcon, ShieldIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
@@ -15,9 +17,7 @@ import { CommunityIcon, PlusIcon } from '../../components/icons.tsx';
 import { client, currentUserId, rows } from '../../lib/community/backend.ts';
 import { cancelJoinRequest, discoverGroups, joinGroup } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import { plural } from '../../lib/format.ts';
 import { CreateGroupDialog } from './CreateGroupDialog.tsx';
-import { policyWord } from '../../components/community/policy-words.ts';
 import '../../styles/community/shared.css';
 import '../../styles/community/groups.css';
 import { useAction } from '../../components/community/useAction.ts';
@@ -94,11 +94,7 @@ function GroupAction({
     <div class="group-action">
       {pending && !group.is_member && <span class="badge badge-warning">Request sent</span>}
       {control}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </div>
   );
 }
@@ -121,17 +117,7 @@ function GroupRowItem({
         </p>
         {group.description && <p class="group-row-description">{group.description}</p>}
         <p class="group-row-meta small muted">
-          <span class="tabular">{plural(group.member_count, 'member')}</span>
-          <span aria-hidden="true"> · </span>
-          {group.visibility === 'private' ? (
-            <span class="inline-icon">
-              <ShieldIcon size={14} /> Private
-            </span>
-          ) : (
-            'Public'
-          )}
-          <span aria-hidden="true"> · </span>
-          {policyWord(group.join_policy)}
+          <GroupFacts group={group} />
           {group.is_member && (
             <>
               <span aria-hidden="true"> · </span>

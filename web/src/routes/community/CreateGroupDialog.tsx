@@ -1,6 +1,7 @@
 // Creating a group: the row is inserted as the student (RLS: created_by must be them; a trigger
 // makes them its owner), then the icon, if one was picked, goes to group-icons under the new id.
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import {
   GroupFields,
@@ -75,9 +76,9 @@ export function CreateGroupDialog({
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" form="create-group" class="button button-primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create group'}
-          </button>
+          <BusyButton type="submit" form="create-group" class="button button-primary" busy={busy} busyLabel="Creating…">
+            Create group
+          </BusyButton>
         </>
       }
     >

@@ -3,6 +3,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CheckIcon, CrossIcon, SkipIcon, UndoIcon } from '../../components/icons.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { attemptsTotal, type Attempts } from '../../lib/timer.ts';
 import { changeTarget, countCorrect, countIncorrect, countSkip, undoCount } from '../../state/focus.ts';
 import { remoteBump } from '../../state/signals.ts';
@@ -20,6 +21,19 @@ function useFlash(key: Key): boolean {
   }, [bump, key]);
   return flash;
 }
+
+/** The three attempt counters: the count each shows, its name, its key, what a press counts, its icon. */
+const COUNTERS: {
+  kind: keyof Attempts;
+  label: string;
+  shortcut: string;
+  count: () => void;
+  Icon: typeof CheckIcon;
+}[] = [
+  { kind: 'correct', label: 'Correct', shortcut: 'C', count: countCorrect, Icon: CheckIcon },
+  { kind: 'incorrect', label: 'Incorrect', shortcut: 'I', count: countIncorrect, Icon: CrossIcon },
+  { kind: 'skipped', label: 'Skip', shortcut: 'S', count: countSkip, Icon: SkipIcon },
+];
 
 function Counter({
   kind,
@@ -82,25 +96,16 @@ function TargetEditor({ target, answered }: { target: number | null; answered: n
     };
     return (
       <form class="target-form" onSubmit={save}>
-        <div class="field">
-          <label class="field-label" for="target-input">
-            Target
-          </label>
-          <input
-            id="target-input"
-            class="input input-number"
-            inputMode="numeric"
-            value={draft}
-            onInput={(event) => setDraft(event.currentTarget.value)}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'target-error' : undefined}
-          />
-          {problem && (
-            <p id="target-error" class="field-error" role="alert">
-              {problem}
-            </p>
-          )}
-        </div>
+        <TextField
+          id="target-input"
+          label="Target"
+          inputClass="input-number"
+          inputMode="numeric"
+          value={draft}
+          onValue={setDraft}
+          error={problem}
+          errorId="target-error"
+        />
         <button type="submit" class="button">
           Set
         </button>
@@ -154,30 +159,17 @@ export function Counters({
   return (
     <section class="counters-area" aria-label="Attempts">
       <div class="counters">
-        <Counter
-          kind="correct"
-          label="Correct"
-          value={attempts.correct}
-          shortcut="C"
-          onClick={countCorrect}
-          icon={<CheckIcon size={18} />}
-        />
-        <Counter
-          kind="incorrect"
-          label="Incorrect"
-          value={attempts.incorrect}
-          shortcut="I"
-          onClick={countIncorrect}
-          icon={<CrossIcon size={18} />}
-        />
-        <Counter
-          kind="skipped"
-          label="Skip"
-          value={attempts.skipped}
-          shortcut="S"
-          onClick={countSkip}
-          icon={<SkipIcon size={18} />}
-        />
+        {COUNTERS.map(({ kind, label, shortcut, count, Icon }) => (
+          <Counter
+            key={kind}
+            kind={kind}
+            label={label}
+            value={attempts[kind]}
+            shortcut={shortcut}
+            onClick={count}
+            icon={<Icon size={18} />}
+          />
+        ))}
       </div>
       <div class="counters-foot">
         <button

@@ -3,10 +3,10 @@
 // (the server pairs no one, cannot be reached, is full, or another tab holds the remote). The remote
 // at a plain-HTTP address works, but a phone cannot install it or open it offline: the panel says
 // what that needs.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { PhoneIcon } from '../../components/icons.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
-import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
+import { usePopover } from '../../components/usePopover.ts';
 import { studentsAddress } from '../../lib/app-address.ts';
 import { clientConfig } from '../../lib/client-config.ts';
 import {
@@ -262,22 +262,12 @@ function Panel({ view }: { view: PairingView }) {
 }
 
 export function PhoneRemote() {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
+  const { open, anchor, toggleProps } = usePopover('phone-remote');
   const view = pairing.value;
   const status = remoteStatus(view);
-  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
   return (
-    <div class="popover-anchor" ref={ref}>
-      <button
-        type="button"
-        ref={toggle}
-        class="button button-quiet"
-        aria-expanded={open}
-        aria-controls="phone-remote"
-        onClick={() => setOpen(!open)}
-      >
+    <div class="popover-anchor" ref={anchor}>
+      <button type="button" class="button button-quiet" {...toggleProps}>
         <PhoneIcon />
         Phone remote
         {status.tone === 'ok' && <span class="remote-dot remote-dot-inline" aria-hidden="true" />}

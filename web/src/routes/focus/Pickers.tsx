@@ -1,5 +1,7 @@
 // Subject and task for the session: chosen from the student's own, or added on the spot.
 import { useState } from 'preact/hooks';
+import { Field } from '../../components/Field.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import { addSubject, addTask } from '../../state/data.ts';
 import { choose, selection } from '../../state/focus.ts';
@@ -36,21 +38,16 @@ function InlineAdd({
   };
   return (
     <form class="inline-form" onSubmit={(event) => void submit(event)}>
-      <div class="field">
-        <label class="field-label" for={id}>
-          {label}
-        </label>
-        <input
-          id={id}
-          class="input"
-          value={text}
-          maxLength={max}
-          onInput={(event) => setText(event.currentTarget.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? `${id}-error` : undefined}
-          autoFocus
-        />
-      </div>
+      <TextField
+        id={id}
+        label={label}
+        value={text}
+        onValue={setText}
+        maxLength={max}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? `${id}-error` : undefined}
+        autoFocus
+      />
       <button type="submit" class="button">
         Add
       </button>
@@ -110,10 +107,7 @@ export function Pickers({ locked }: { locked: boolean }) {
   }
   return (
     <div class="pickers">
-      <div class="field">
-        <label class="field-label" for="subject-picker">
-          Subject
-        </label>
+      <Field id="subject-picker" label="Subject">
         <select
           id="subject-picker"
           class="select"
@@ -133,11 +127,8 @@ export function Pickers({ locked }: { locked: boolean }) {
           ))}
           <option value={NEW}>New subject…</option>
         </select>
-      </div>
-      <div class="field">
-        <label class="field-label" for="task-picker">
-          Task
-        </label>
+      </Field>
+      <Field id="task-picker" label="Task">
         <select
           id="task-picker"
           class="select"
@@ -157,7 +148,7 @@ export function Pickers({ locked }: { locked: boolean }) {
           ))}
           <option value={NEW}>New task…</option>
         </select>
-      </div>
+      </Field>
     </div>
   );
 }

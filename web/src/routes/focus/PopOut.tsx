@@ -3,13 +3,13 @@
 // so a count there is the same action as a click here. Hidden where the API is missing, except
 // where only the page's plain-HTTP address keeps it away: there the button says what it needs.
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { PopOutIcon } from '../../components/icons.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
-import { usePopoverDismiss } from '../../components/usePopoverDismiss.ts';
+import { usePopover } from '../../components/usePopover.ts';
 import { clock } from '../../lib/format.ts';
 import { isSecurePage } from '../../lib/secure-page.ts';
-import { advance, remainingMs } from '../../lib/timer.ts';
+import { advance, remainingMs, type Attempts } from '../../lib/timer.ts';
 import { countFromAfar, toggleTimer } from '../../state/focus.ts';
 import { timer } from '../../state/signals.ts';
 import { phaseLabel } from './phase-label.ts';
@@ -36,6 +36,13 @@ function popOutNeedsSecurePage(): boolean {
   return !isSecurePage() && 'chrome' in window && !/Android|Mobi/.test(navigator.userAgent);
 }
 
+/** The window's counters: the count each shows, the action a press sends, and its name. */
+const POP_COUNTERS: { kind: keyof Attempts; action: 'correct' | 'incorrect' | 'skip'; label: string }[] = [
+  { kind: 'correct', action: 'correct', label: 'Correct' },
+  { kind: 'incorrect', action: 'incorrect', label: 'Incorrect' },
+  { kind: 'skipped', action: 'skip', label: 'Skip' },
+];
+
 function PopOutView() {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -50,42 +57,21 @@ function PopOutView() {
         {clock(remainingMs(state, now))}
       </p>
       <div class="popout-counters">
-        <button
-          type="button"
-          class="counter counter-correct"
-          onClick={() => countFromAfar('correct')}
-          aria-label="Correct"
-          aria-describedby="pop-correct"
-        >
-          <span id="pop-correct" class="counter-value tabular">
-            {state.attempts.correct}
-          </span>
-          <span class="counter-label">Correct</span>
-        </button>
-        <button
-          type="button"
-          class="counter counter-incorrect"
-          onClick={() => countFromAfar('incorrect')}
-          aria-label="Incorrect"
-          aria-describedby="pop-incorrect"
-        >
-          <span id="pop-incorrect" class="counter-value tabular">
-            {state.attempts.incorrect}
-          </span>
-          <span class="counter-label">Incorrect</span>
-        </button>
-        <button
-          type="button"
-          class="counter counter-skipped"
-          onClick={() => countFromAfar('skip')}
-          aria-label="Skip"
-          aria-describedby="pop-skipped"
-        >
-          <span id="pop-skipped" class="counter-value tabular">
-            {state.attempts.skipped}
-          </span>
-          <span class="counter-label">Skip</span>
-        </button>
+        {POP_COUNTERS.map(({ kind, action, label }) => (
+          <button
+            key={kind}
+            type="button"
+            class={`counter counter-${kind}`}
+            onClick={() => countFromAfar(action)}
+            aria-label={label}
+            aria-describedby={`pop-${kind}`}
+          >
+            <span id={`pop-${kind}`} class="counter-value tabular">
+              {state.attempts[kind]}
+            </span>
+            <span class="counter-label">{label}</span>
+          </button>
+        ))}
       </div>
       <div class="popout-foot">
         <button type="button" class="button" onClick={toggleTimer} disabled={state.complete}>
@@ -125,20 +111,10 @@ async function openPopOut(): Promise<void> {
 
 /** The Pop out button where only the page's address keeps it away: it opens what it needs. */
 function PopOutNeedsSecurePage() {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  usePopoverDismiss(open, ref, toggle, () => setOpen(false));
+  const { open, anchor, toggleProps } = usePopover('pop-out-note');
   return (
-    <div class="popover-anchor" ref={ref}>
-      <button
-        type="button"
-        ref={toggle}
-        class="button button-quiet"
-        aria-expanded={open}
-        aria-controls="pop-out-note"
-        onClick={() => setOpen(!open)}
-      >
+    <div class="popover-anchor" ref={anchor}>
+      <button type="button" class="button button-quiet" {...toggleProps}>
         <PopOutIcon />
         Pop out
       </button>

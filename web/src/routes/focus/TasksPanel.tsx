@@ -4,6 +4,7 @@
 // every screen (state/data.ts names it there), which is why those two only end their promise.
 import { useState } from 'preact/hooks';
 import { PlusIcon, TrashIcon } from '../../components/icons.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { studyDayOf } from '../../lib/study-day.ts';
 import { NOT_SAVED_TEXT } from '../../lib/sync-status.ts';
 import { addTask, deleteTask, setTaskDone, subjectName } from '../../state/data.ts';
@@ -88,20 +89,15 @@ export function TasksPanel() {
         </ul>
       )}
       <form class="inline-form task-add" onSubmit={(event) => void add(event)}>
-        <div class="field">
-          <label class="field-label" for="task-add-input">
-            Add a task for today
-          </label>
-          <input
-            id="task-add-input"
-            class="input"
-            maxLength={500}
-            value={title}
-            onInput={(event) => setTitle(event.currentTarget.value)}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'task-add-error' : undefined}
-          />
-        </div>
+        <TextField
+          id="task-add-input"
+          label="Add a task for today"
+          maxLength={500}
+          value={title}
+          onValue={setTitle}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? 'task-add-error' : undefined}
+        />
         <button type="submit" class="button icon-button" aria-label="Add task" title="Add task">
           <PlusIcon />
         </button>

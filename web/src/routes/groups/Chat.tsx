@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import type { ChatMessage } from '#contracts/community-rows.ts';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { SendIcon } from '../../components/community/icons.tsx';
 import { MessageText } from '../../components/community/MessageText.tsx';
@@ -391,9 +392,7 @@ export function Chat({
         </button>
       </form>
       {sendError ? (
-        <p id="chat-error" class="field-error" role="alert">
-          {sendError}
-        </p>
+        <FieldError id="chat-error" message={sendError} />
       ) : (
         <p id="chat-hint" class="visually-hidden">
           Enter sends, Shift and Enter starts a new line.

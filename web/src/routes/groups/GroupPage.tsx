@@ -6,12 +6,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import type { GroupRole, GroupRow } from '#contracts/community-rows.ts';
+import { GroupFacts } from '../../components/community/GroupFacts.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { AlertBell } from '../../components/community/AlertBell.tsx';
 import { Avatar } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
-import { DoorIcon, FlagIcon, LinkIcon, ShieldIcon } from '../../components/community/icons.tsx';
+import { DoorIcon, FlagIcon, LinkIcon } from '../../components/community/icons.tsx';
 import { ErrorNotice } from '../../components/community/Notices.tsx';
-import { policyWord } from '../../components/community/policy-words.ts';
 import { ReportDialog, type ReportSubject } from '../../components/community/ReportDialog.tsx';
 import { useLoad, useRefresh } from '../../components/community/useLoad.ts';
 import { usePresenceFeed } from '../../components/community/usePresenceFeed.ts';
@@ -28,7 +29,6 @@ import {
   type Standing,
 } from '../../lib/community/groups.ts';
 import { readEnrollment } from '../../lib/community/privacy.ts';
-import { plural } from '../../lib/format.ts';
 import { Board } from './Board.tsx';
 import { Chat } from './Chat.tsx';
 import { ManageGroup } from './ManageGroup.tsx';
@@ -92,17 +92,7 @@ function GroupHeading({ group, children }: { group: GroupRow; children?: preact.
       <div class="group-header-main">
         <h1 class="page-title group-title">{group.name}</h1>
         <p class="small muted group-meta">
-          <span class="tabular">{plural(group.member_count, 'member')}</span>
-          <span aria-hidden="true"> · </span>
-          {group.visibility === 'private' ? (
-            <span class="inline-icon">
-              <ShieldIcon size={14} /> Private
-            </span>
-          ) : (
-            'Public'
-          )}
-          <span aria-hidden="true"> · </span>
-          {policyWord(group.join_policy)}
+          <GroupFacts group={group} />
         </p>
         {group.description && <p class="group-description">{group.description}</p>}
       </div>
@@ -180,11 +170,7 @@ function OutsideView({
             </div>
           </>
         )}
-        {error && (
-          <p class="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FieldError message={error} />
       </section>
       <p>
         <button type="button" class="button button-quiet" onClick={onReport}>

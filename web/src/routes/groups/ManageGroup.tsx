@@ -4,6 +4,8 @@
 import { useState } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import type { GroupInvite, GroupRow } from '#contracts/community-rows.ts';
+import { BusyButton } from '../../components/BusyButton.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { Avatar, nameOf } from '../../components/community/Avatar.tsx';
 import { ConfirmDialog, type Confirmation } from '../../components/community/ConfirmDialog.tsx';
 import {
@@ -76,11 +78,7 @@ function JoinRequests({ group, onAccepted }: { group: GroupRow; onAccepted: () =
           ))}
         </ul>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }
@@ -166,15 +164,11 @@ function Invites({ group }: { group: GroupRow }) {
             <option value="100">100 times</option>
           </select>
         </div>
-        <button type="submit" class="button button-primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create invite link'}
-        </button>
+        <BusyButton type="submit" class="button button-primary" busy={busy} busyLabel="Creating…">
+          Create invite link
+        </BusyButton>
       </form>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
       {notice && <SuccessNotice>{notice}</SuccessNotice>}
       {invites.error ? (
         <ErrorNotice error={invites.error} onRetry={() => void invites.reload()} />
@@ -250,6 +244,8 @@ function Members({
       <ul class="list">
         {sorted.map((member) => {
           const name = nameOf(member);
+          // The role a press of the role button gives: a member becomes an owner, an owner a member.
+          const otherRole = member.role === 'member' ? 'owner' : 'member';
           return (
             <li key={member.userId} class="list-item">
               <Avatar url={member.avatarUrl} name={name} size="small" />
@@ -265,25 +261,14 @@ function Members({
               </div>
               {!member.you && (
                 <div class="row member-actions">
-                  {member.role === 'member' ? (
-                    <button
-                      type="button"
-                      class="button"
-                      onClick={() => void change(() => setMemberRole(group.id, member.userId, 'owner'))}
-                      aria-label={`Make ${name} an owner`}
-                    >
-                      Make owner
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      class="button"
-                      onClick={() => void change(() => setMemberRole(group.id, member.userId, 'member'))}
-                      aria-label={`Make ${name} a member`}
-                    >
-                      Make member
-                    </button>
-                  )}
+                  <button
+                    type="button"
+                    class="button"
+                    onClick={() => void change(() => setMemberRole(group.id, member.userId, otherRole))}
+                    aria-label={`Make ${name} ${otherRole === 'owner' ? 'an owner' : 'a member'}`}
+                  >
+                    {otherRole === 'owner' ? 'Make owner' : 'Make member'}
+                  </button>
                   <button
                     type="button"
                     class="button"
@@ -345,11 +330,7 @@ function Members({
           );
         })}
       </ul>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </section>
   );
 }
@@ -417,9 +398,9 @@ function Details({ group, onSaved }: { group: GroupRow; onSaved: (next: GroupRow
         )}
         {saved && <SuccessNotice>Saved. Members see the changes now.</SuccessNotice>}
         <div class="row">
-          <button type="submit" class="button button-primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save details'}
-          </button>
+          <BusyButton type="submit" class="button button-primary" busy={busy} busyLabel="Saving…">
+            Save details
+          </BusyButton>
         </div>
       </form>
     </details>

@@ -9,6 +9,7 @@ import { useEffect } from 'preact/hooks';
 import type { BoardMember } from '#contracts/community-answers.ts';
 import { nameOf } from '../../components/community/Avatar.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { myReportsIn, type MyReport } from '../../lib/community/reports.ts';
 
 const EXCERPT = 80;
@@ -82,24 +83,23 @@ export function MyReports({
 
   if (loaded.error && !loaded.data)
     return (
-      <section class="card my-reports" aria-labelledby="my-reports-title">
-        <h2 id="my-reports-title" class="card-title">
-          Your reports
-        </h2>
+      <TitledSection class="card my-reports" titleId="my-reports-title" title="Your reports">
         <div class="row-between my-reports-error">
           <p class="muted">Your reports could not be checked just now.</p>
           <button type="button" class="button" onClick={() => void loaded.reload()}>
             Try again
           </button>
         </div>
-      </section>
+      </TitledSection>
     );
   if (shown.length === 0) return null;
   return (
-    <section class="card my-reports" aria-labelledby="my-reports-title" aria-busy={loaded.loading || undefined}>
-      <h2 id="my-reports-title" class="card-title">
-        Your reports
-      </h2>
+    <TitledSection
+      class="card my-reports"
+      titleId="my-reports-title"
+      title="Your reports"
+      aria-busy={loaded.loading || undefined}
+    >
       <p class="muted my-reports-note">Only you see these. The people who run this server decide what happens.</p>
       <ul class="my-reports-list">
         {shown.map((report) => (
@@ -126,6 +126,6 @@ export function MyReports({
           </li>
         ))}
       </ul>
-    </section>
+    </TitledSection>
   );
 }

@@ -10,6 +10,7 @@ import { Switch } from '../../components/community/Switch.tsx';
 import { useLoad } from '../../components/community/useLoad.ts';
 import { CheckIcon } from '../../components/icons.tsx';
 import { PageSkeleton } from '../../components/Skeleton.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { readEnrollment, saveConsent, savePrivacy, SWITCHES } from '../../lib/community/privacy.ts';
 import { consentStatement, stealthStatement, whoSeesWhat } from '../../lib/community/sharing.ts';
 import { describeCommunityError } from '../../lib/community/words.ts';
@@ -121,10 +122,7 @@ export default function PrivacyPage() {
         </div>
       </section>
 
-      <section class="card stack" aria-labelledby="switches-title">
-        <h2 id="switches-title" class="card-title">
-          What you share
-        </h2>
+      <TitledSection class="card stack" titleId="switches-title" title="What you share">
         <ul class="switch-list">
           {SWITCHES.map((item) => {
             const on = enrollment.privacy[item.key];
@@ -152,12 +150,9 @@ export default function PrivacyPage() {
             );
           })}
         </ul>
-      </section>
+      </TitledSection>
 
-      <section class="card stack" aria-labelledby="summary-title">
-        <h2 id="summary-title" class="card-title">
-          What others see right now
-        </h2>
+      <TitledSection class="card stack" titleId="summary-title" title="What others see right now">
         <table class="table who-sees">
           <thead>
             <tr>
@@ -186,7 +181,7 @@ export default function PrivacyPage() {
           never in stealth mode. While they do, other students signed in to this server can also read those points from
           the server, though the app shows them only on your groups' leaderboards. Strangers see nothing else.
         </p>
-      </section>
+      </TitledSection>
     </div>
   );
 }

@@ -2,6 +2,9 @@
 // image, cropped to a square and resized in the browser, sent as a data URL that the server
 // stores in the avatars bucket).
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
 import { writeKv } from '../../lib/db.ts';
 import { requireToken } from '../../state/auth.ts';
@@ -130,9 +133,7 @@ export default function ProfilePage() {
               />
             </label>
             {errors.avatar ? (
-              <p id="avatar-error" class="field-error" role="alert">
-                {errors.avatar}
-              </p>
+              <FieldError id="avatar-error" message={errors.avatar} />
             ) : (
               <p id="avatar-hint" class="field-hint">
                 {avatar ? 'New picture chosen; save to use it.' : 'Cropped to a square, 256 pixels.'}
@@ -140,51 +141,32 @@ export default function ProfilePage() {
             )}
           </div>
         </div>
-        <div class="field">
-          <label class="field-label" for="display-name">
-            Display name
-          </label>
-          <input
-            id="display-name"
-            class="input"
-            value={displayName}
-            maxLength={80}
-            autoComplete="nickname"
-            onInput={(event) => setDisplayName(event.currentTarget.value)}
-            aria-invalid={errors.displayName ? true : undefined}
-            aria-describedby={errors.displayName ? 'display-name-error' : undefined}
-          />
-          {errors.displayName && (
-            <p id="display-name-error" class="field-error" role="alert">
-              {errors.displayName}
-            </p>
-          )}
-        </div>
-        <div class="field">
-          <label class="field-label" for="handle">
-            Handle
-          </label>
-          <input
-            id="handle"
-            class="input"
-            value={handle}
-            maxLength={24}
-            autoComplete="username"
-            spellcheck={false}
-            onInput={(event) => setHandle(event.currentTarget.value)}
-            aria-invalid={errors.handle ? true : undefined}
-            aria-describedby={errors.handle ? 'handle-error' : 'handle-hint'}
-          />
-          {errors.handle ? (
-            <p id="handle-error" class="field-error" role="alert">
-              {errors.handle}
-            </p>
-          ) : (
+        <TextField
+          id="display-name"
+          label="Display name"
+          value={displayName}
+          onValue={setDisplayName}
+          maxLength={80}
+          autoComplete="nickname"
+          error={errors.displayName}
+        />
+        <TextField
+          id="handle"
+          label="Handle"
+          value={handle}
+          onValue={setHandle}
+          maxLength={24}
+          autoComplete="username"
+          spellcheck={false}
+          aria-describedby="handle-hint"
+          error={errors.handle}
+        >
+          {!errors.handle && (
             <p id="handle-hint" class="field-hint">
               Buddies find you by it. 3 to 24 letters, digits or underscores.
             </p>
           )}
-        </div>
+        </TextField>
         <p class="small muted">Signed in as {account.value?.email ?? 'this account'}.</p>
         {problem && (
           <div class="notice notice-error" role="alert">
@@ -197,9 +179,15 @@ export default function ProfilePage() {
           </div>
         )}
         <div class="row">
-          <button type="submit" class="button button-primary" disabled={busy || !online.value}>
-            {busy ? 'Saving…' : 'Save profile'}
-          </button>
+          <BusyButton
+            type="submit"
+            class="button button-primary"
+            disabled={!online.value}
+            busy={busy}
+            busyLabel="Saving…"
+          >
+            Save profile
+          </BusyButton>
           {!online.value && <p class="small muted">Saving needs the server; you are offline.</p>}
         </div>
       </form>

@@ -1,8 +1,10 @@
 // Settings' account section: who is signed in, the password and the e-mail, her data, signing out
 // here or everywhere. Deleting the account is its own card below (DeleteAccount.tsx).
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { plural } from '../../lib/format.ts';
 import { signOutEverywhere } from '../../state/account.ts';
@@ -36,20 +38,14 @@ export function AccountSection() {
   const ask = (scope: Leaving) => (waiting > 0 ? setConfirming(scope) : void leave(scope));
 
   return (
-    <section class="card stack" aria-labelledby="account-title">
-      <h2 id="account-title" class="card-title">
-        Account
-      </h2>
+    <TitledSection class="card stack" titleId="account-title" title="Account">
       <p>
         Signed in as <strong>{account.value?.email ?? 'this account'}</strong>.
       </p>
       <ChangePasswordForm />
       <ChangeEmailForm />
       <DownloadDataButton />
-      <section class="stack account-part" aria-labelledby="sign-out-title">
-        <h3 id="sign-out-title" class="section-title">
-          Signing out
-        </h3>
+      <TitledSection class="stack account-part" titleId="sign-out-title" title="Signing out" kind="part">
         <p class="small muted">
           "Sign out everywhere" also ends the sessions of your other browsers and your phone, for example on a computer
           you no longer use.
@@ -59,11 +55,17 @@ export function AccountSection() {
           <button type="button" class="button" onClick={() => ask('here')}>
             Sign out
           </button>
-          <button type="button" class="button" disabled={busy} onClick={() => ask('everywhere')}>
-            {busy ? 'Signing out everywhere…' : 'Sign out everywhere'}
-          </button>
+          <BusyButton
+            type="button"
+            class="button"
+            onClick={() => ask('everywhere')}
+            busy={busy}
+            busyLabel="Signing out everywhere…"
+          >
+            Sign out everywhere
+          </BusyButton>
         </div>
-      </section>
+      </TitledSection>
       <Dialog
         open={confirming !== null}
         title="Sign out with changes waiting?"
@@ -84,6 +86,6 @@ export function AccountSection() {
           again.
         </p>
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }

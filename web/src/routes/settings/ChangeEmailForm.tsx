@@ -2,7 +2,10 @@
 // address, and the address changes only once she has opened both (each leads back here; the last
 // one signs her in: state/auth-link.ts).
 import { useEffect, useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { accountProblem } from '../../lib/account-words.ts';
 import { changeEmail } from '../../state/account.ts';
@@ -63,30 +66,21 @@ export function ChangeEmailForm() {
         E-mail address
       </h3>
       <div class="inline-form">
-        <div class="field">
-          <label class="field-label" for="new-email">
-            New e-mail address
-          </label>
-          <input
-            id="new-email"
-            class="input"
-            type="email"
-            autoComplete="email"
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-            aria-invalid={fieldError ? true : undefined}
-            aria-describedby={fieldError ? 'new-email-error' : undefined}
-          />
-        </div>
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? 'Sending…' : 'Change e-mail'}
-        </button>
+        <TextField
+          id="new-email"
+          label="New e-mail address"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onValue={setEmail}
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby={fieldError ? 'new-email-error' : undefined}
+        />
+        <BusyButton type="submit" class="button" busy={busy} busyLabel="Sending…">
+          Change e-mail
+        </BusyButton>
       </div>
-      {fieldError && (
-        <p id="new-email-error" class="field-error" role="alert">
-          {fieldError}
-        </p>
-      )}
+      <FieldError id="new-email-error" message={fieldError} />
       <ResultNotice result={result} />
     </form>
   );

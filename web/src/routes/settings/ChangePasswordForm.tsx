@@ -3,6 +3,7 @@
 // in her words (too short, too common). The backend signs her other devices out; this one stays
 // signed in.
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -59,9 +60,9 @@ export function ChangePasswordForm() {
       </div>
       <ResultNotice result={result} />
       <div class="row">
-        <button type="submit" class="button" disabled={busy}>
-          {busy ? 'Changing…' : 'Change password'}
-        </button>
+        <BusyButton type="submit" class="button" busy={busy} busyLabel="Changing…">
+          Change password
+        </BusyButton>
       </div>
     </form>
   );

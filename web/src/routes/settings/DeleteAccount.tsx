@@ -6,9 +6,12 @@
 // account was deleted.
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Dialog } from '../../components/Dialog.tsx';
 import { PasswordField, usePasswordField } from '../../components/PasswordField.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TextField } from '../../components/TextField.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { ApiError } from '../../lib/api.ts';
 import { confirmationWord, confirms, deleteMyAccount } from '../../state/account.ts';
@@ -51,10 +54,7 @@ export function DeleteAccount() {
   };
 
   return (
-    <section class="card stack account-danger" aria-labelledby="delete-title">
-      <h2 id="delete-title" class="card-title">
-        Delete account
-      </h2>
+    <TitledSection class="card stack account-danger" titleId="delete-title" title="Delete account">
       <p class="small muted">
         Removes your account and everything of yours from this server, for good. Download your data first if you want to
         keep it.
@@ -77,20 +77,19 @@ export function DeleteAccount() {
             </li>
             <li>This device signs out and forgets your data.</li>
           </ul>
-          <div class="field">
-            <label class="field-label" for="delete-confirm">
-              Type <strong>{word}</strong> to confirm
-            </label>
-            <input
-              id="delete-confirm"
-              class="input"
-              autoComplete="off"
-              autoCapitalize="off"
-              spellcheck={false}
-              value={typed}
-              onInput={(event) => setTyped(event.currentTarget.value)}
-            />
-          </div>
+          <TextField
+            id="delete-confirm"
+            label={
+              <>
+                Type <strong>{word}</strong> to confirm
+              </>
+            }
+            autoComplete="off"
+            autoCapitalize="off"
+            spellcheck={false}
+            value={typed}
+            onValue={setTyped}
+          />
           <PasswordField
             field={password}
             id="delete-password"
@@ -102,12 +101,18 @@ export function DeleteAccount() {
             <button type="button" class="button" onClick={close} disabled={busy}>
               Keep my account
             </button>
-            <button type="submit" class="button button-danger" disabled={busy || !confirms(typed, word)}>
-              {busy ? 'Deleting…' : 'Delete my account'}
-            </button>
+            <BusyButton
+              type="submit"
+              class="button button-danger"
+              disabled={!confirms(typed, word)}
+              busy={busy}
+              busyLabel="Deleting…"
+            >
+              Delete my account
+            </BusyButton>
           </div>
         </form>
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }

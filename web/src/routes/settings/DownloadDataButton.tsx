@@ -1,6 +1,8 @@
 // "Download my data": everything the backend holds of her (export_my_data), saved as one JSON file.
 import { useState } from 'preact/hooks';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { ResultNotice, type Result } from '../../components/ResultNotice.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { accountProblem } from '../../lib/account-words.ts';
 import { exportMyData } from '../../state/account.ts';
 
@@ -34,20 +36,23 @@ export function DownloadDataButton() {
   };
 
   return (
-    <section class="stack account-part" aria-labelledby="data-title">
-      <h3 id="data-title" class="section-title">
-        Your data
-      </h3>
+    <TitledSection class="stack account-part" titleId="data-title" title="Your data" kind="part">
       <p class="small muted">
         One JSON file with everything the server keeps about you: profile, settings, timer settings (as last backed up),
         sessions, tasks, backups, buddies, groups and messages.
       </p>
       <ResultNotice result={result} />
       <div class="row">
-        <button type="button" class="button" disabled={busy} onClick={() => void download()}>
-          {busy ? 'Preparing your file…' : 'Download my data'}
-        </button>
+        <BusyButton
+          type="button"
+          class="button"
+          onClick={() => void download()}
+          busy={busy}
+          busyLabel="Preparing your file…"
+        >
+          Download my data
+        </BusyButton>
       </div>
-    </section>
+    </TitledSection>
   );
 }

@@ -2,8 +2,11 @@
 // account (password, e-mail, her data, signing out, deleting it).
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { Field } from '../../components/Field.tsx';
+import { FieldError } from '../../components/FieldError.tsx';
 import { SecureAddressNote } from '../../components/SecureAddressNote.tsx';
 import { TrashIcon } from '../../components/icons.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { ALARM_SOUND_LABELS, ALARM_SOUNDS, isAlarmSound, playChime } from '../../lib/chime.ts';
 import { plural } from '../../lib/format.ts';
 import type { AppSettings } from '../../lib/model.ts';
@@ -82,10 +85,7 @@ export function TimerSettings() {
       </h2>
       <div class="settings-grid">
         {(Object.keys(LIMITS) as NumberField[]).map((field) => (
-          <div class="field" key={field}>
-            <label class="field-label" for={field}>
-              {LIMITS[field].label}
-            </label>
+          <Field key={field} id={field} label={LIMITS[field].label}>
             <div class="row">
               <input
                 id={field}
@@ -103,17 +103,10 @@ export function TimerSettings() {
                 {LIMITS[field].unit}
               </span>
             </div>
-            {errors[field] && (
-              <p id={`${field}-error`} class="field-error" role="alert">
-                {errors[field]}
-              </p>
-            )}
-          </div>
+            <FieldError id={`${field}-error`} message={errors[field]} />
+          </Field>
         ))}
-        <div class="field">
-          <label class="field-label" for="day-offset">
-            A study day starts at
-          </label>
+        <Field id="day-offset" label="A study day starts at">
           <select
             id="day-offset"
             class="select"
@@ -130,7 +123,7 @@ export function TimerSettings() {
           <p id="day-offset-hint" class="field-hint">
             A night owl's 01:30 session counts for the day before when the day starts later.
           </p>
-        </div>
+        </Field>
       </div>
       <p class="small muted">New lengths apply from the next phase; a running phase keeps its end time.</p>
       {saved && (
@@ -159,10 +152,7 @@ function AlarmSettings() {
   const change = (next: Partial<AppSettings>) =>
     void saveSettings({ ...settings.value, ...next }).catch(() => undefined);
   return (
-    <section class="card stack" aria-labelledby="alarm-title">
-      <h2 id="alarm-title" class="card-title">
-        Phase-end alarm
-      </h2>
+    <TitledSection class="card stack" titleId="alarm-title" title="Phase-end alarm">
       <p class="small muted">When a focus phase or a break ends, this device plays a sound.</p>
       <div class="settings-grid">
         <div class="field">
@@ -225,17 +215,14 @@ function AlarmSettings() {
           </div>
         )}
       </div>
-    </section>
+    </TitledSection>
   );
 }
 
 function SubjectSettings() {
   const [removing, setRemoving] = useState<{ id: string; name: string } | null>(null);
   return (
-    <section class="card stack" aria-labelledby="subjects-title">
-      <h2 id="subjects-title" class="card-title">
-        Subjects
-      </h2>
+    <TitledSection class="card stack" titleId="subjects-title" title="Subjects">
       {subjects.value.length === 0 ? (
         <p class="muted">No subjects yet. Add one from the subject picker on Focus.</p>
       ) : (
@@ -290,7 +277,7 @@ function SubjectSettings() {
       >
         <p>It disappears from the subject picker. Sessions and tasks keep the subject's name.</p>
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }
 

@@ -6,6 +6,7 @@
 // new version to answer, then reloads.
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog.tsx';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { ApiError, describeError, requestJson } from '../../lib/api.ts';
 import { plural } from '../../lib/format.ts';
 
@@ -122,10 +123,7 @@ export function UpdateSection() {
   };
 
   return (
-    <section class="card stack" aria-labelledby="update-title">
-      <h2 id="update-title" class="card-title">
-        Updates
-      </h2>
+    <TitledSection class="card stack" titleId="update-title" title="Updates">
       {versionProblem ? (
         <p class="muted">The running version cannot be read while the server is unreachable.</p>
       ) : version ? (
@@ -219,6 +217,6 @@ export function UpdateSection() {
           </ul>
         )}
       </Dialog>
-    </section>
+    </TitledSection>
   );
 }

@@ -2,6 +2,7 @@
 // the sessions on this device (the ones still waiting to sync included; a session the backend
 // voided is listed with its reason but not counted).
 import { useMemo } from 'preact/hooks';
+import { TitledSection } from '../../components/TitledSection.tsx';
 import { dayLabel, formatCount, minutesText, plural } from '../../lib/format.ts';
 import { computeStats, type Totals } from '../../lib/stats.ts';
 import { studyDayOf } from '../../lib/study-day.ts';
@@ -64,18 +65,12 @@ export default function StatsPage() {
             </div>
           </div>
 
-          <section class="card" aria-labelledby="chart-title">
-            <h2 id="chart-title" class="card-title">
-              Per day
-            </h2>
+          <TitledSection class="card" titleId="chart-title" title="Per day">
             <DayChart perDay={stats.perDay} today={today} goal={settings.value.dailyGoalMinutes} />
-          </section>
+          </TitledSection>
 
           <div class="grid-2 stats-columns">
-            <section class="card" aria-labelledby="subjects-title">
-              <h2 id="subjects-title" class="card-title">
-                Minutes per subject
-              </h2>
+            <TitledSection class="card" titleId="subjects-title" title="Minutes per subject">
               <ul class="subject-bars">
                 {stats.perSubject.map((subject) => (
                   <li key={subject.name}>
@@ -89,11 +84,8 @@ export default function StatsPage() {
                   </li>
                 ))}
               </ul>
-            </section>
-            <section class="card" aria-labelledby="recent-title">
-              <h2 id="recent-title" class="card-title">
-                Recent sessions
-              </h2>
+            </TitledSection>
+            <TitledSection class="card" titleId="recent-title" title="Recent sessions">
               <ul class="list">
                 {recent.map((session) => (
                   <li key={session.id} class="list-item">
@@ -125,7 +117,7 @@ export default function StatsPage() {
                   </li>
                 ))}
               </ul>
-            </section>
+            </TitledSection>
           </div>
         </>
       )}
