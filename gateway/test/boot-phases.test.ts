@@ -1,8 +1,13 @@
 // The phases of a start: printed after the status block only when STUDYHALL_BOOT_PHASES=1, in the
 // order they were marked, and dropped either way once reported.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootPhaseLines, reportBootPhases } from '../src/logging/boot-phases.ts';
 
+// Test files share their worker (vitest.config.ts): a server another file started there has left
+// marks of its own start.
+beforeEach(() => {
+  performance.clearMarks();
+});
 afterEach(() => {
   performance.clearMarks();
 });
