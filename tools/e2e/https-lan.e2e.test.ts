@@ -222,7 +222,7 @@ test.describe('what a teacher at the loopback address hands out leads to the HTT
     const groupId = page.url().split('/').pop() ?? '';
     await page.getByRole('button', { name: 'Create invite link' }).click();
     const link = page.getByRole('textbox', { name: 'Invite link' }).first();
-    await expect.poll(() => link.inputValue()).toMatch(/\/invite\/[0-9a-f]{36}$/);
+    await expect.poll(() => link.inputValue(), { timeout: 5_000 }).toMatch(/\/invite\/[0-9a-f]{36}$/);
     const inviteUrl = await link.inputValue();
     expect(inviteUrl.startsWith(`${secureUrl}/invite/`)).toBe(true);
     await screenshots(page, 'group-invite-link', page.locator('#invites'));
@@ -231,7 +231,11 @@ test.describe('what a teacher at the loopback address hands out leads to the HTT
     await boPage.goto(inviteUrl);
     await boPage.getByRole('button', { name: 'Join Evening Chemistry' }).click();
     await boPage.waitForURL(`${secureUrl}/groups/${groupId}`);
-    await expect.poll(() => boPage.getByRole('heading', { level: 1 }).textContent()).toBe('Evening Chemistry');
+    // The group page loads its data after the join's navigation: a page load and two reads, not a
+    // promise of 1 s.
+    await expect
+      .poll(() => boPage.getByRole('heading', { level: 1 }).textContent(), { timeout: 5_000 })
+      .toBe('Evening Chemistry');
   });
 
   test('is a buddy invite link at the HTTPS address', async () => {
@@ -240,7 +244,10 @@ test.describe('what a teacher at the loopback address hands out leads to the HTT
     await openRoute(page, plainUrl, '/buddies');
     await page.getByRole('button', { name: 'Create a buddy invite link' }).click();
     const link = page.getByRole('textbox', { name: 'Your buddy invite link' });
-    await expect.poll(() => link.inputValue()).toMatch(new RegExp(`^${secureUrl}/invite/[0-9a-f]{36}$`));
+    // An RPC that makes the invite, then the address from the client config: no promise of 1 s.
+    await expect
+      .poll(() => link.inputValue(), { timeout: 5_000 })
+      .toMatch(new RegExp(`^${secureUrl}/invite/[0-9a-f]{36}$`));
   });
 
   test('is a pairing QR code of the remote at the HTTPS address, which pairs a phone that scans it', async () => {
