@@ -103,7 +103,8 @@ test.describe('a private, invite-only group', () => {
     await page.getByRole('button', { name: 'Join Night Shift Anatomy' }).click();
     await page.waitForURL(groupUrl);
     const board = page.getByRole('region', { name: 'Studying now' });
-    await expect.poll(async () => (await board.textContent()) ?? '').toContain('Ada');
+    // The group page after the join's navigation reads the board: a page load, not a promise of 1 s.
+    await expect.poll(async () => (await board.textContent()) ?? '', { timeout: 5_000 }).toContain('Ada');
     expect(await board.textContent()).toContain('Bo (you)');
   });
 
@@ -154,7 +155,10 @@ test.describe('a private, invite-only group', () => {
     const visitorContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const visitor = await newPage(visitorContext);
     await visitor.goto(onceUrl);
-    await expect.poll(() => visitor.locator('.invite-summary').textContent()).toContain('Night Shift Anatomy');
+    // A first page load for a new visitor, then the invite's preview read: no promise of 1 s.
+    await expect
+      .poll(() => visitor.locator('.invite-summary').textContent(), { timeout: 5_000 })
+      .toContain('Night Shift Anatomy');
     await visitor.getByLabel('E-mail').fill('dee@example.com');
     await visitor.getByLabel('Password').fill('dee-password-1');
     await visitor.getByRole('button', { name: 'Create my account', exact: true }).click();
