@@ -2,6 +2,9 @@
 // (bin, lib and share, links kept, readable by everyone, root's), used while whole and of the same
 // version, made again otherwise, never in a cache root that someone else controls. The user here
 // is a uid no account has, so that nothing but the permission bits lets it in: root only.
+// The tree copied is a miniature of the package's (its layout, a library link, the version of the
+// real binaries): nothing here runs it, and the real 58 MB copy, run as the service user, is the
+// embedded PostgreSQL's test (embedded-postgres.test.ts).
 import {
   cp,
   lstat,
@@ -18,7 +21,7 @@ import {
   chown,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { binariesReachableBy, MARKER_FILE, type Reacher } from './postgres-binaries-cache.ts';
 import { findPostgresBinaries, type PostgresBinaries } from './postgres-binaries.ts';
@@ -32,11 +35,37 @@ let packaged: PostgresBinaries;
 let hidden: PostgresBinaries;
 let closed: string;
 
-beforeEach(async () => {
-  temp = await makeReachableTempDir('studyhall-binaries-cache-');
+/** A package's native folder in miniature: bin, lib with a library's link, share, pg-symlinks.json. */
+async function miniatureNative(native: string, version: string): Promise<PostgresBinaries> {
+  const files: [string, string, number][] = [
+    ['bin/postgres', `#!/bin/sh\necho "postgres (PostgreSQL) ${version}"\n`, 0o755],
+    ['bin/initdb', '#!/bin/sh\nexit 0\n', 0o755],
+    ['bin/pg_ctl', '#!/bin/sh\nexit 0\n', 0o755],
+    ['lib/libcrypto.so.1.1', 'a library', 0o644],
+    ['lib/libecpg.so.6.15', 'another library', 0o644],
+    ['share/postgresql/postgres.bki', 'the catalog', 0o644],
+    ['pg-symlinks.json', '[{"source":"native/lib/libecpg.so.6.15","target":"native/lib/libecpg.so"}]', 0o644],
+  ];
+  for (const [file, content, mode] of files) {
+    await mkdir(path.dirname(path.join(native, file)), { recursive: true });
+    await writeFile(path.join(native, file), content, { mode });
+  }
+  await symlink('libecpg.so.6.15', path.join(native, 'lib', 'libecpg.so'));
+  const binDir = path.join(native, 'bin');
+  return { binDir, postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb'), version };
+}
+
+let version: string;
+
+beforeAll(async () => {
   const found = await findPostgresBinaries();
   if (!found.ok) throw new Error(found.reason);
-  packaged = found.binaries;
+  version = found.binaries.version;
+});
+
+beforeEach(async () => {
+  temp = await makeReachableTempDir('studyhall-binaries-cache-');
+  packaged = await miniatureNative(path.join(temp, 'package', 'native'), version);
   closed = path.join(temp, 'home');
   await mkdir(closed, { mode: 0o700 });
   await chmod(closed, 0o700);

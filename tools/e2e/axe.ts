@@ -14,7 +14,10 @@ export interface AxeOptions {
 
 /** `where: rule (impact): element, element` for each finding that counts. */
 export async function axeFindings(page: Page, where: string, options: AxeOptions = {}): Promise<string[]> {
-  const builder = new AxeBuilder({ page });
+  // Every rule runs as before; only the violations get a selector per element. Nothing here reads
+  // the elements that passed, and making theirs took about a sixth of a run (the dark-mode suite's
+  // seven screens: 4.6 s against 5.4 s).
+  const builder = new AxeBuilder({ page }).options({ resultTypes: ['violations'] });
   if (options.include) builder.include(options.include);
   const { violations } = await builder.analyze();
   return violations

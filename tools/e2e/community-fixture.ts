@@ -13,9 +13,6 @@ import { collectCspViolations, type CspViolation, type RunningStudyhall } from '
 import { dismissRestoreOffer, student, type Student } from './community-driver.ts';
 import { joinedGroupOfTwo } from './presence-driver.ts';
 
-/** The admin secret of a suite that runs the console (community.e2e.test.ts and its moderation part). */
-export const ADMIN_SECRET = 'community-e2e-admin-secret-long';
-
 export interface Group {
   id: string;
   name: string;

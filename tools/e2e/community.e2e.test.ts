@@ -8,22 +8,22 @@
 // quiet hours, and the service worker shows that push and opens the buddy or group on a click);
 // axe on every community screen, light and dark, phone and desktop; and no CSP violation anywhere.
 // Then, on the same server with the same students (community-fixture.ts), live presence
-// (presence-live.suite.ts) and moderation from the admin console (moderation.suite.ts).
+// (presence-live.suite.ts). Moderation from the admin console has a file and a server of its own
+// (moderation.e2e.test.ts), so the two run side by side.
 import type { Browser, Page } from 'playwright-core';
 import { startPushReceiver, type PushReceiver, type ReceiverSubscription } from '#gateway/test/push-receiver.ts';
 import { inLook, signedInContext, type CspProxy, type CspViolation, type RunningStudyhall } from './app-driver.ts';
 import { axeFindings } from './axe.ts';
 import { DEVICES } from './browser.ts';
 import { asStudent, chatIds, chatShows, dismissRestoreOffer, type Student } from './community-driver.ts';
-import { ADMIN_SECRET, openRoute, shareWhatIStudy, watchedPage } from './community-fixture.ts';
+import { openRoute, shareWhatIStudy, watchedPage } from './community-fixture.ts';
 import { expect, studyhallTest } from './fixtures.ts';
-import { describeModeration } from './moderation.suite.ts';
 import { describePresenceLive } from './presence-live.suite.ts';
 import { fakePushSubscriptions } from './push-driver.ts';
 
 const test = studyhallTest({
-  // Push to the loopback push service over plain HTTP, and the console for the moderation part.
-  env: { WEB_PUSH_ALLOW_HTTP: '1', ENABLE_ADMIN_MODE: 'true', ADMIN_SECRET },
+  // Push to the loopback push service over plain HTTP.
+  env: { WEB_PUSH_ALLOW_HTTP: '1' },
 });
 test.describe.configure({ mode: 'serial' });
 
@@ -653,4 +653,3 @@ test.describe('accessibility', () => {
 });
 
 describePresenceLive(test);
-describeModeration(test);

@@ -13,6 +13,7 @@ import { requestPasswordReset } from '../state/account.ts';
 import { PhoneRemote } from '../routes/focus/PhoneRemote.tsx';
 import { inviteLink, listInvites } from './community/groups.ts';
 import { createBuddyInvite } from './community/invites.ts';
+import { forgetClientConfig } from './client-config.ts';
 
 const STUDENTS_ADDRESS = 'https://192.168.1.20:3443';
 const PLAIN_LAN = 'http://192.168.1.20:3000';
@@ -57,6 +58,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/groups`);
+  forgetClientConfig();
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 afterEach(cleanup);

@@ -46,3 +46,11 @@ export function clientConfig(): Promise<ClientConfig> {
     });
   return loading;
 }
+
+/**
+ * The next clientConfig() asks the server again. For tests that stand up a gateway of their own:
+ * test files share a worker's modules, and the answer of another file's server would be kept.
+ */
+export function forgetClientConfig(): void {
+  loading = undefined;
+}

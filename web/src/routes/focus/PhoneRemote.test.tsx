@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PairingView } from '../../lib/pairing.ts';
 import { pairing } from '../../state/focus.ts';
 import { PhoneRemote } from './PhoneRemote.tsx';
+import { forgetClientConfig } from '../../lib/client-config.ts';
 
 const LAN = 'http://192.168.1.20:3000';
 
@@ -27,6 +28,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${origin}/focus`);
+  forgetClientConfig();
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 afterEach(cleanup);
