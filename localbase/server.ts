@@ -89,6 +89,13 @@ export interface LocalbaseOptions {
    * new one. Default: what the checkout's supabase/config.toml says, true when it says nothing.
    */
   doubleConfirmEmailChanges?: boolean;
+  /**
+   * bcrypt's cost for new password hashes, 4 to 31. Default: GoTrue's 10, which every entry point
+   * of the product uses (there is no setting for it). The test stacks take bcrypt's least, 4, as
+   * Devise and Django do in their own tests: their passwords are throwaway, and at 10 bcrypt was
+   * an eighth of `npm test`'s CPU. A stored hash is checked at the cost it was made with.
+   */
+  passwordHashCost?: number;
   /** LOCALBASE_ENGINE: the embedded engine in DATA_DIR; unset: PostgreSQL where it can run (db/engine-choice.ts). */
   engine?: EngineSetting | undefined;
 }
@@ -228,6 +235,7 @@ export async function startLocalbase(options: LocalbaseOptions): Promise<Localba
           },
           linkBase: () => `${options.externalUrl ?? listening.url}/auth/v1`,
           doubleConfirmEmailChanges,
+          passwordHashCost: options.passwordHashCost,
         });
       },
       { prefix: '/auth/v1' },

@@ -29,6 +29,9 @@ function server(): DatabaseSharedState {
     database: postgres.database,
     max: 2,
   });
+  // As the product's database pool does: a client cut while it idles in the pool (the last test
+  // terminates backends) is the pool's error event, which must have a listener.
+  pool.on('error', () => {});
   pools.push(pool);
   return new DatabaseSharedState({ pool, listen: true, log: silent });
 }

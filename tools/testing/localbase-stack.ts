@@ -1,12 +1,14 @@
 // A localbase for integration tests: a temp DATA_DIR, a random loopback port and the parity
 // database (in `npm test` the file's own copy of the run's migrated template on its PostgreSQL 15,
-// or PGlite in the fallback's suite) unless the test passes its own. close() stops the server,
-// closes what it opened and removes the temp dir.
+// or PGlite in the fallback's suite) unless the test passes its own. Passwords are hashed at
+// bcrypt's least cost unless the test asks for another (LocalbaseOptions.passwordHashCost says
+// why). close() stops the server, closes what it opened and removes the temp dir.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '#db/database.ts';
 import { startLocalbase, type Localbase, type LocalbaseOptions } from '#localbase';
+import { BCRYPT_MIN_COST } from '#localbase/src/auth/users.ts';
 import { openParityDatabase } from './parity-database.ts';
 
 export interface LocalbaseStackOptions {
@@ -18,6 +20,8 @@ export interface LocalbaseStackOptions {
     LocalbaseOptions,
     'siteUrl' | 'redirectAllowList' | 'externalUrl' | 'smtpUrl' | 'anonymousSignIns' | 'doubleConfirmEmailChanges'
   >;
+  /** bcrypt's cost; default bcrypt's least (BCRYPT_MIN_COST). */
+  passwordHashCost?: number;
 }
 
 export async function startLocalbaseStack(options: LocalbaseStackOptions = {}): Promise<Localbase> {
@@ -29,6 +33,7 @@ export async function startLocalbaseStack(options: LocalbaseStackOptions = {}): 
       database,
       port: 0,
       logger: options.logger ?? false,
+      passwordHashCost: options.passwordHashCost ?? BCRYPT_MIN_COST,
       ...options.auth,
     });
     return {

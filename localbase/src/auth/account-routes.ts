@@ -31,9 +31,7 @@ import {
   confirmEmail,
   findUserByEmail,
   findUserById,
-  hashPassword,
   mergeMetadata,
-  passwordMatches,
   setBan,
   setPassword,
 } from './users.ts';
@@ -107,14 +105,14 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
       if (hasPassword && !linkFollowedRecently && body.nonce === undefined) {
         if (body.current_password === undefined) throw reauthenticationNeeded();
         // bcrypt outside any transaction (PGlite has one session), as the password grant does.
-        if (!(await passwordMatches(body.current_password, current.encrypted_password))) {
+        if (!(await context.passwords.matches(body.current_password, current.encrypted_password))) {
           throw new AuthError(400, 'invalid_credentials', 'Current password is incorrect');
         }
       }
-      if (hasPassword && (await passwordMatches(body.password, current.encrypted_password))) {
+      if (hasPassword && (await context.passwords.matches(body.password, current.encrypted_password))) {
         throw new AuthError(422, 'same_password', 'New password should be different from the old password.');
       }
-      passwordHash = await hashPassword(body.password);
+      passwordHash = await context.passwords.hash(body.password);
     }
 
     // A wrong nonce must count as a failed attempt even though the update is refused.
@@ -169,7 +167,7 @@ export async function accountRoutes(app: FastifyInstance, context: AuthContext):
     const existing = await withOwnerTransaction(pool, (client) => findUserById(client, id));
     if (!existing) throw userNotFound();
     if (body.password !== undefined) await checkPassword(body.password, email ?? existing.email);
-    const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+    const passwordHash = body.password === undefined ? undefined : await context.passwords.hash(body.password);
     return withOwnerTransaction(pool, async (client) => {
       if (email !== undefined && email !== existing.email) {
         try {

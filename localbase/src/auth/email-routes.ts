@@ -30,7 +30,6 @@ import {
   findUserByEmail,
   findUserById,
   findUsersByPendingEmail,
-  hashPassword,
   insertUser,
   markInvited,
   recordSignIn,
@@ -308,7 +307,7 @@ export async function emailRoutes(app: FastifyInstance, context: AuthContext): P
       if (body.password === undefined) throw validationFailed('Password is required for signup links');
       await checkPassword(body.password, email);
     }
-    const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
+    const passwordHash = body.password === undefined ? null : await context.passwords.hash(body.password);
     const changeType = body.type === 'email_change_current' || body.type === 'email_change_new' ? body.type : undefined;
     if (changeType === 'email_change_current' && !context.doubleConfirmEmailChanges) {
       throw validationFailed('Enable secure email change to generate link for current email');

@@ -51,12 +51,11 @@ import {
   deleteUser,
   findUserByEmail,
   findUserById,
-  hashPassword,
   insertAnonymousUser,
   insertUser,
   listUsers,
   normalizeEmail,
-  passwordMatches,
+  passwordHashing,
   recordSignIn,
   type NewUser,
 } from './users.ts';
@@ -80,6 +79,8 @@ export interface AuthRoutesOptions {
    * whether an address change waits for a link followed from the current address as well as the new.
    */
   doubleConfirmEmailChanges: boolean;
+  /** bcrypt's cost for new password hashes (LocalbaseOptions.passwordHashCost); default GoTrue's 10. */
+  passwordHashCost?: number | undefined;
 }
 
 /** auth.refresh_tokens.token is varchar(255): anything longer cannot be a token of ours. */
@@ -139,6 +140,7 @@ function gotrueJwtMessage(error: JwtError): string {
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { pool } = options;
   const signing: SessionSigning = { key: options.signingKey, issuer: options.issuer };
+  const passwords = passwordHashing(options.passwordHashCost);
 
   installJsonParser(app);
 
@@ -234,6 +236,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     redirects: options.redirects,
     linkBase: options.linkBase,
     doubleConfirmEmailChanges: options.doubleConfirmEmailChanges,
+    passwords,
     signedInUser,
     requireServiceRole,
     afterAnswer(request, work) {
@@ -279,7 +282,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const email = checkEmail(body.email);
     if (body.password === undefined) throw validationFailed('Signup requires a valid password');
     await checkPassword(body.password, email);
-    const passwordHash = await hashPassword(body.password);
+    const passwordHash = await passwords.hash(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const userId = await createUser(
         client,
@@ -312,7 +315,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       const found = await withOwnerTransaction(pool, (client) => findUserByEmail(client, email), { readOnly: true });
       // The hash is compared outside any transaction: bcrypt takes ~70 ms and PGlite has one session.
       // An unknown e-mail is compared too (against a dummy hash), so that it takes as long.
-      const matches = await passwordMatches(body.password, found?.encrypted_password);
+      const matches = await passwords.matches(body.password, found?.encrypted_password);
       if (!found || !matches) throw invalidCredentials();
       if (found.banned) throw userBanned();
       return withOwnerTransaction(pool, async (client) => {
@@ -377,7 +380,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     const email = checkEmail(body.email);
     // Without a password the account exists but nobody can sign in with one (GoTrue allows this).
     if (body.password !== undefined) await checkPassword(body.password, email);
-    const passwordHash = body.password === undefined ? null : await hashPassword(body.password);
+    const passwordHash = body.password === undefined ? null : await passwords.hash(body.password);
     return withOwnerTransaction(pool, async (client) => {
       const id = await createUser(
         client,

@@ -1,11 +1,14 @@
 // auth.users and auth.identities as GoTrue writes them, and the User object GoTrue answers with.
 // Everything here runs as the database owner, like GoTrue's own connection.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type pg from 'pg';
 
 /** GoTrue's default cost; bcrypt reads at most 72 bytes, which is why passwords stop there. */
-const BCRYPT_COST = 10;
+export const BCRYPT_COST = 10;
+/** bcrypt's least cost: for a server whose passwords are throwaway (LocalbaseOptions.passwordHashCost). */
+export const BCRYPT_MIN_COST = 4;
+const BCRYPT_MAX_COST = 31;
 const INSTANCE_ID = '00000000-0000-0000-0000-000000000000';
 
 export interface NewUser {
@@ -56,10 +59,6 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_COST);
-}
-
 /** A stored hash bcrypt can check: `$2a$`/`$2b$`/`$2y$`, a two-digit cost, 53 characters of salt and digest. */
 const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
@@ -68,24 +67,42 @@ const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
  * are hashed with: comparing against it costs what comparing against a user's hash costs, since
  * bcrypt's work depends on the cost alone. A constant rather than made at start, where it was
  * 70-150 ms of the server's thread in every start; knowing it tells nothing, and a match against it
- * never counts (passwordMatches).
+ * never counts (PasswordHashing.matches).
  */
 const DUMMY_PASSWORD_HASH = `$2b$${String(BCRYPT_COST).padStart(2, '0')}$DusoEGaXtojQbJMyA5u78Oa2mRw4cMsmAXeX/FuUUwd8YbF6pYPGW`;
 
-export function dummyPasswordHash(): string {
-  return DUMMY_PASSWORD_HASH;
+/** How a server hashes and checks passwords, at one bcrypt cost. */
+export interface PasswordHashing {
+  readonly cost: number;
+  hash(password: string): Promise<string>;
+  /**
+   * Whether `password` is the account's. Always one bcrypt comparison of this cost, whether or not
+   * there is an account (`hash` undefined: no user with that e-mail, or a deleted one) or it has a
+   * password (null: created without one) or a hash bcrypt can read: the time a wrong password takes
+   * must not tell whether the e-mail is registered. Only a real hash can match.
+   */
+  matches(password: string, hash: string | null | undefined): Promise<boolean>;
+  /** The hash a password is compared with when there is no usable one. */
+  readonly dummyHash: string;
 }
 
-/**
- * Whether `password` is the account's. Always one bcrypt comparison of the usual cost, whether or
- * not there is an account (`hash` undefined: no user with that e-mail, or a deleted one) or it has
- * a password (null: created without one) or a hash bcrypt can read: the time a wrong password
- * takes must not tell whether the e-mail is registered. Only a real hash can match.
- */
-export async function passwordMatches(password: string, hash: string | null | undefined): Promise<boolean> {
-  const usable = typeof hash === 'string' && BCRYPT_HASH.test(hash);
-  const matches = await bcrypt.compare(password, usable ? hash : dummyPasswordHash());
-  return usable && matches;
+export function passwordHashing(cost: number = BCRYPT_COST): PasswordHashing {
+  if (!Number.isInteger(cost) || cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST)
+    throw new Error(`passwordHashCost must be a whole number from ${BCRYPT_MIN_COST} to ${BCRYPT_MAX_COST}, not ${cost}`);
+  // At another cost than GoTrue's the dummy is made once here: at the least cost that is about a
+  // millisecond, and only a server with throwaway passwords runs at it.
+  const dummyHash =
+    cost === BCRYPT_COST ? DUMMY_PASSWORD_HASH : bcrypt.hashSync(randomBytes(24).toString('base64'), cost);
+  return {
+    cost,
+    dummyHash,
+    hash: (password) => bcrypt.hash(password, cost),
+    async matches(password, hash) {
+      const usable = typeof hash === 'string' && BCRYPT_HASH.test(hash);
+      const matches = await bcrypt.compare(password, usable ? hash : dummyHash);
+      return usable && matches;
+    },
+  };
 }
 
 /** Inserts the user and its e-mail identity; a duplicate e-mail surfaces as 23505 for the caller. */
