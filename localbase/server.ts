@@ -122,6 +122,7 @@ export const CLOSE_GRACE_MS = 5_000;
 // and where it keeps its keys. Exported here, its one public entry, for the tests, checks and
 // benches outside localbase that hold it to them.
 export { ACCESS_TOKEN_LIFETIME_SECONDS } from './src/auth/sessions.ts';
+export { BCRYPT_COST, BCRYPT_MIN_COST } from './src/auth/users.ts';
 export { keysFile } from './src/keys.ts';
 export {
   REALTIME_MAX_BINDINGS_PER_CHANNEL,

@@ -7,8 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '#db/database.ts';
-import { startLocalbase, type Localbase, type LocalbaseOptions } from '#localbase';
-import { BCRYPT_MIN_COST } from '#localbase/src/auth/users.ts';
+import { BCRYPT_MIN_COST, startLocalbase, type Localbase, type LocalbaseOptions } from '#localbase';
 import { openParityDatabase } from './parity-database.ts';
 
 export interface LocalbaseStackOptions {

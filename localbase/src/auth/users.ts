@@ -88,7 +88,9 @@ export interface PasswordHashing {
 
 export function passwordHashing(cost: number = BCRYPT_COST): PasswordHashing {
   if (!Number.isInteger(cost) || cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST)
-    throw new Error(`passwordHashCost must be a whole number from ${BCRYPT_MIN_COST} to ${BCRYPT_MAX_COST}, not ${cost}`);
+    throw new Error(
+      `passwordHashCost must be a whole number from ${BCRYPT_MIN_COST} to ${BCRYPT_MAX_COST}, not ${cost}`,
+    );
   // At another cost than GoTrue's the dummy is made once here: at the least cost that is about a
   // millisecond, and only a server with throwaway passwords runs at it.
   const dummyHash =

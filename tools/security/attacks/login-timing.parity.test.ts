@@ -8,8 +8,8 @@
 import bcrypt from 'bcryptjs';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BCRYPT_COST } from '#localbase';
 import { managementQuery, signedUpClient } from '#localbase/test/clients.ts';
-import { BCRYPT_COST } from '#localbase/src/auth/users.ts';
 import { startLocalbaseStack } from '../../testing/localbase-stack.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
