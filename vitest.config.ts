@@ -8,6 +8,7 @@
 // repository's form (vitest.checks.config.ts) and the browser tests (`npm run test:e2e`).
 import { defineConfig } from 'vitest/config';
 import { CHECKS } from './vitest.checks.config.ts';
+import ProjectsTogetherSequencer from './tools/testing/projects-together-sequencer.ts';
 
 const PGLITE_SUITE = [
   'db/*.test.ts',
@@ -40,6 +41,8 @@ export default defineConfig({
     // changes are restored in its own afterEach/afterAll (the whole suite passes that way). A fourth worker
     // measured no faster on 2 cores (277 s): the tests then wait on the CPU instead.
     isolate: false,
+    // Both projects' files in one order, longest first (tools/testing/projects-together-sequencer.ts).
+    sequence: { sequencer: ProjectsTogetherSequencer },
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [

@@ -15,6 +15,7 @@ import { findPostgresBinaries } from './postgres-binaries.ts';
 import { repoRoot } from './paths.ts';
 import { makeReachableTempDir } from '#tools/testing/reachable-temp-dir.ts';
 import { procState } from '#tools/testing/unreaped-child.ts';
+import { testDatabaseSnapshot } from '#tools/testing/test-database.ts';
 
 const isRoot = process.getuid?.() === 0;
 let temp: string;
@@ -50,6 +51,16 @@ function listeningAddresses(port: number): string[] {
     }
   }
   return found;
+}
+
+/**
+ * Where PGlite would start from nothing (its own initdb in WebAssembly, then every migration: about
+ * 10 s of CPU), it loads the test database's snapshot instead, built by the pglite project's global
+ * setup (tools/testing/test-database.ts, which migrates PGlite from nothing when it builds it).
+ * What this file asserts of the fallback is the choice of engine and the line saying why.
+ */
+async function pgliteFromSnapshot(): Promise<Pick<Parameters<typeof openDatabase>[0], 'pglite'>> {
+  return { pglite: { loadDataDir: await testDatabaseSnapshot() } };
 }
 
 /** Running: there, and not a zombie (an orphan's exit is reaped by whoever adopted it, maybe never). */
@@ -195,11 +206,14 @@ describe('the embedded PostgreSQL', () => {
         },
       );
     }
-    // The PGlite databases here are not migrated: what is asserted is the choice of engine and the
-    // line saying why, and migrating PGlite from nothing costs about 10 s of CPU a time (PGlite's
-    // own suite migrates it).
+    // PGlite starts here from the test database's snapshot (pgliteFromSnapshot): what is asserted
+    // is the choice of engine and the line saying why.
     const lines: string[] = [];
-    const fallback = await open({ postgresBinDir: broken, migrate: false, log: (line) => lines.push(line) });
+    const fallback = await open({
+      postgresBinDir: broken,
+      ...(await pgliteFromSnapshot()),
+      log: (line) => lines.push(line),
+    });
     expect(fallback.kind).toBe('pglite');
     expect(fallback.notice).toMatch(
       /^PostgreSQL cannot run here \(.*does not run: error while loading shared libraries\)/,
@@ -218,7 +232,7 @@ describe('the embedded PostgreSQL', () => {
     await writeFile(path.join(noInitdb, 'initdb'), '#!/bin/sh\necho "initdb: error: cannot create" >&2\nexit 1\n', {
       mode: 0o755,
     });
-    const noCluster = await open({ postgresBinDir: noInitdb, migrate: false });
+    const noCluster = await open({ postgresBinDir: noInitdb, ...(await pgliteFromSnapshot()) });
     expect(noCluster.kind).toBe('pglite');
     expect(noCluster.notice).toMatch(/initdb failed \(1\): initdb: error: cannot create/);
     expect(existsSync(clusterDir(dataDir))).toBe(false);
@@ -282,8 +296,8 @@ describe('the embedded PostgreSQL', () => {
       await chmod(closed, 0o700);
       dataDir = path.join(closed, 'data');
       const lines: string[] = [];
-      // Not migrated, as in the fallback test above: the choice and its line are what is asserted.
-      const database = await open({ migrate: false, log: (line) => lines.push(line) });
+      // From the snapshot, as in the fallback test above: the choice and its line are what is asserted.
+      const database = await open({ ...(await pgliteFromSnapshot()), log: (line) => lines.push(line) });
       expect(database.kind).toBe('pglite');
       expect(database.notice).toBe(
         `PostgreSQL cannot run here (the system user "${SERVICE_USER}" that runs PostgreSQL for root cannot reach DATA_DIR ${dataDir} (${closed} is closed to it): set DATA_DIR to a folder it can reach (e.g. DATA_DIR=/var/lib/studyhall), or LOCALBASE_ENGINE=pglite); using PGlite instead (one student or a demo; see README)`,
