@@ -13,7 +13,7 @@ const NOT_PRODUCT = [
   '(^|/)fixtures/', // child processes and files the tests start or read
   '^tools/',
   '^playwright\\.config\\.ts$', // the browser tests' runner (npm run test:e2e)
-  '^vitest\\.config\\.ts$', // npm test's runner (its sequencer is test tooling)
+  '^vitest\\.(checks\\.|pg\\.)?config\\.ts$', // the vitest runs' configs (npm test, test:checks, test:pg)
 ];
 
 /** An import of an npm package, whatever kind of dependency package.json makes it. */

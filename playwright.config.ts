@@ -2,6 +2,10 @@
 // Chromium (never a downloaded browser), each suite against its own `npm start` (tools/e2e/fixtures.ts).
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions, DEVICES } from './tools/e2e/browser.ts';
+import { useMemoryScratch } from './tools/testing/memory-scratch.ts';
+
+// Each suite's server (its new cluster) and browser profile in memory (tools/testing/memory-scratch.ts).
+useMemoryScratch();
 
 /**
  * Suites that draw the student's screens at the project's width (the `device` fixture): they run in

@@ -3,6 +3,9 @@
 // committed SQL bundles against their builder, the /focus budget on a fresh production build, and
 // `cap sync` offline. They still fail CI.
 import { defineConfig } from 'vitest/config';
+import { useMemoryScratch } from './tools/testing/memory-scratch.ts';
+
+useMemoryScratch();
 
 export const CHECKS = [
   'tools/architecture/boundaries.test.ts',

@@ -9,6 +9,11 @@
 import { defineConfig } from 'vitest/config';
 import { CHECKS } from './vitest.checks.config.ts';
 import ProjectsTogetherSequencer from './tools/testing/projects-together-sequencer.ts';
+import { useMemoryScratch } from './tools/testing/memory-scratch.ts';
+
+// Every temp folder of the run (clusters, databases, data directories) in memory: a file created on
+// this machine's disk costs more the more the run has deleted (tools/testing/memory-scratch.ts).
+useMemoryScratch();
 
 const PGLITE_SUITE = [
   'db/*.test.ts',

@@ -2,6 +2,9 @@
 // load, races across sessions on a cluster of their own) or pg_prove, each starting one from the
 // embedded binaries (tools/pg/cluster.ts).
 import { defineConfig } from 'vitest/config';
+import { useMemoryScratch } from './tools/testing/memory-scratch.ts';
+
+useMemoryScratch();
 
 export default defineConfig({
   test: {

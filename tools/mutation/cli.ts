@@ -11,6 +11,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { startCluster } from '../pg/cluster.ts';
+import { useMemoryScratch } from '../testing/memory-scratch.ts';
 import { runPgtapFile, type PgtapFileRun } from '#pgtap/run-file.ts';
 import { readSuite, type SuiteFile } from '#pgtap/suite.ts';
 import { readCatalog, type Catalog } from './catalog.ts';
@@ -72,6 +73,8 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const suite = readSuite();
   const files = suite.tests;
+  // The cluster and the copies made for every mutant (tools/testing/memory-scratch.ts).
+  useMemoryScratch();
   const cluster = await startCluster({ withPgtap: true });
   try {
     const { setup, catalog } = await prepareTemplate(cluster.url, suite.setup);

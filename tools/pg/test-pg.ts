@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '#db/paths.ts';
 import { readSuite } from '#pgtap/suite.ts';
+import { useMemoryScratch } from '../testing/memory-scratch.ts';
 import { startCluster } from './cluster.ts';
 import { supabaseTestDb } from './supabase-test-db.ts';
 
@@ -41,6 +42,8 @@ async function pgProve(): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  // The throwaway server, and the vitest run's (tools/testing/memory-scratch.ts).
+  useMemoryScratch();
   const proved = await pgProve().catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       console.error('test:pg: pg_prove not found; run `npm run setup:system` (libtap-parser-sourcehandler-pgtap-perl)');
