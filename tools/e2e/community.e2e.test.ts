@@ -602,32 +602,35 @@ test.describe('accessibility', () => {
       },
     ];
     const found: string[] = [];
-    // One browser per student for every look, each screen opened afresh in each look (the app's
-    // themes and layouts are CSS media queries, which a page switched to a look follows): four
-    // looks cost four page loads, not four new browsers each settling a first visit.
+    // One browser per student for every look, each screen opened once and switched through the four
+    // looks (the app's themes and layouts are CSS media queries, which a page switched to a look
+    // follows, as a phone turned or a system switched to dark does): a page load per screen, not per
+    // look, and no new browser each settling a first visit.
     const opened = new Map<string, Page>();
-    for (const { colorScheme, viewport } of looks) {
-      for (const { who, route, ready, open: reveal } of screens) {
-        let page = opened.get(who.handle);
-        const firstVisit = !page;
-        if (!page) {
-          const context = await signedInContext(browser, who.session, {
-            colorScheme,
-            viewport,
-            reducedMotion: 'reduce',
-          });
-          page = await newPage(context);
-          opened.set(who.handle, page);
-        }
+    const [firstLook] = looks;
+    for (const { who, route, ready, open: reveal } of screens) {
+      let page = opened.get(who.handle);
+      const firstVisit = !page;
+      if (!page) {
+        const context = await signedInContext(browser, who.session, {
+          colorScheme: firstLook.colorScheme,
+          viewport: firstLook.viewport,
+          reducedMotion: 'reduce',
+        });
+        page = await newPage(context);
+        opened.set(who.handle, page);
+      }
+      await inLook(page, firstLook.colorScheme, firstLook.viewport);
+      await open(page, route);
+      await ready(page);
+      // A student with a backup (Ada, since she finished a session) is offered it in every new
+      // browser once the app has asked the server, which can be after the page has drawn; once
+      // declined, that browser is not offered it again.
+      if (firstVisit) await page.waitForLoadState('networkidle').catch(() => undefined);
+      await dismissRestoreOffer(page);
+      if (reveal) await reveal(page);
+      for (const { colorScheme, viewport } of looks) {
         await inLook(page, colorScheme, viewport);
-        await open(page, route);
-        await ready(page);
-        // A student with a backup (Ada, since she finished a session) is offered it in every new
-        // browser once the app has asked the server, which can be after the page has drawn; once
-        // declined, that browser is not offered it again.
-        if (firstVisit) await page.waitForLoadState('networkidle').catch(() => undefined);
-        await dismissRestoreOffer(page);
-        if (reveal) await reveal(page);
         found.push(
           ...(await axeFindings(
             page,

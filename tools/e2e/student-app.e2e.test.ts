@@ -298,9 +298,9 @@ test.describe('the student app on a real npm start', () => {
       { colorScheme: 'light', viewport: { width: 390, height: 844 } },
       { colorScheme: 'dark', viewport: { width: 390, height: 844 } },
     ] as const;
-    // One browser for every look, each screen loaded afresh in each look (the app's themes and
-    // layouts are CSS media queries, which a page switched to a look follows): four looks cost
-    // four page loads, not four new browsers each settling a first visit.
+    // One browser for every look, each screen loaded once and switched through the four looks (the
+    // app's themes and layouts are CSS media queries, which a page switched to a look follows, as a
+    // phone turned or a system switched to dark does): a page load per screen, not per look.
     const signedIn = await signedInContext(browser, session, {
       colorScheme: looks[0].colorScheme,
       viewport: looks[0].viewport,
@@ -309,25 +309,27 @@ test.describe('the student app on a real npm start', () => {
     const screen = await newPage(signedIn);
     const signedOut = await context({ colorScheme: looks[0].colorScheme, viewport: looks[0].viewport });
     const welcome = await newPage(signedOut);
-    let firstVisit = true;
-    for (const { colorScheme, viewport } of looks) {
-      await inLook(screen, colorScheme, viewport);
-      for (const route of ['/focus', '/stats', '/backups', '/profile', '/settings', '/no-such-page']) {
-        await screen.goto(`${app}${route}`);
-        const restore = screen.getByRole('dialog', { name: 'Restore your backup on this device?' });
-        // A new browser is offered the backup once the app has asked the server; once declined,
-        // that browser is not offered it again.
-        if (firstVisit) await screen.waitForLoadState('networkidle');
-        firstVisit = false;
-        if (await restore.isVisible()) await restore.getByRole('button', { name: 'Not now' }).click();
-        await screen.locator('main h1').first().waitFor();
-        expect(await axeFindings(screen, `${route} ${colorScheme} ${viewport.width}`)).toEqual([]);
+    const inEveryLook = async (page: Page, where: string) => {
+      for (const { colorScheme, viewport } of looks) {
+        await inLook(page, colorScheme, viewport);
+        expect(await axeFindings(page, `${where} ${colorScheme} ${viewport.width}`)).toEqual([]);
       }
-      await inLook(welcome, colorScheme, viewport);
-      await welcome.goto(`${app}/focus`);
-      await welcome.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
-      expect(await axeFindings(welcome, `welcome ${colorScheme} ${viewport.width}`)).toEqual([]);
+    };
+    let firstVisit = true;
+    for (const route of ['/focus', '/stats', '/backups', '/profile', '/settings', '/no-such-page']) {
+      await screen.goto(`${app}${route}`);
+      const restore = screen.getByRole('dialog', { name: 'Restore your backup on this device?' });
+      // A new browser is offered the backup once the app has asked the server; once declined,
+      // that browser is not offered it again.
+      if (firstVisit) await screen.waitForLoadState('networkidle');
+      firstVisit = false;
+      if (await restore.isVisible()) await restore.getByRole('button', { name: 'Not now' }).click();
+      await screen.locator('main h1').first().waitFor();
+      await inEveryLook(screen, route);
     }
+    await welcome.goto(`${app}/focus`);
+    await welcome.getByRole('heading', { name: 'Welcome to studyhall' }).waitFor();
+    await inEveryLook(welcome, 'welcome');
     await signedIn.close();
   });
 });
