@@ -34,8 +34,9 @@ export interface AttackStack {
   close(): Promise<void>;
 }
 
-export async function startAttackStack(): Promise<AttackStack> {
-  const localbase = await startLocalbaseStack();
+/** `passwordHashCost`: bcrypt's cost in localbase (the test stacks' least unless given). */
+export async function startAttackStack(options: { passwordHashCost?: number } = {}): Promise<AttackStack> {
+  const localbase = await startLocalbaseStack(options);
   const gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
