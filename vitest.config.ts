@@ -1,11 +1,14 @@
-// `npm test`: the product's behaviour, in two projects.
+// `npm test`: the product's behaviour, in three projects.
 // - postgres: unit and integration tests and the pgTAP suite, on one PostgreSQL 15 server for the
 //   whole run (tools/testing/postgres-global-setup.ts); a file that needs a database gets its own,
 //   copied from a migrated template.
+// - mocks: the unit tests that replace modules with vi.mock, each with a module cache of its own.
 // - pglite: the fallback engine's own suite: the pgTAP suite and the database runtime's tests
 //   (db/), and the tests of what only PGlite does (its statement watchdog, the move from it).
 // Not here: *.pg.test.ts (`npm run test:pg`: pg_prove and servers of their own), the checks of the
 // repository's form (vitest.checks.config.ts) and the browser tests (`npm run test:e2e`).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { CHECKS } from './vitest.checks.config.ts';
 import ProjectsTogetherSequencer from './tools/testing/projects-together-sequencer.ts';
@@ -23,6 +26,26 @@ const PGLITE_SUITE = [
 ];
 // In the pglite project only: these test the database runtime or the move from PGlite.
 const PGLITE_ONLY = ['db/*.test.ts', 'localbase/test/move-to-postgres.test.ts'];
+
+/** Folders that hold no test of ours. */
+const NOT_SOURCES = new Set(['node_modules', '.git', '.tmp', '.data', '.build', 'dist', 'android']);
+
+/**
+ * Test files that replace modules with vi.mock. A mock reaches only the modules evaluated after it:
+ * with the workers' shared module cache (isolate: false, below) the module under test may already
+ * have been evaluated by an earlier file with its real dependencies, and a file's mocked modules
+ * would stay for the next. So these run in a project of their own with a module cache per file.
+ * Found by reading the test files, so a new one joins them by itself.
+ */
+const MOCKING = testFilesUnder('.').filter((file) => readFileSync(file, 'utf8').includes('vi.mock('));
+
+function testFilesUnder(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.posix.join(folder, entry.name);
+    if (entry.isDirectory()) return NOT_SOURCES.has(entry.name) ? [] : testFilesUnder(file);
+    return /\.test\.tsx?$/.test(entry.name) ? [path.posix.normalize(file)] : [];
+  });
+}
 
 const EXCLUDED = [
   '**/node_modules/**',
@@ -56,10 +79,20 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['**/*.test.ts', '**/*.test.tsx'],
-          exclude: [...EXCLUDED, ...PGLITE_ONLY],
+          exclude: [...EXCLUDED, ...PGLITE_ONLY, ...MOCKING],
           globalSetup: ['tools/testing/postgres-global-setup.ts'],
           setupFiles: ['tools/testing/drop-file-databases.ts'],
           env: { STUDYHALL_TEST_ENGINE: 'postgres' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Unit tests of the web app, the companion and localbase: none needs a database.
+          name: 'mocks',
+          include: MOCKING,
+          exclude: EXCLUDED,
+          isolate: true,
         },
       },
       {
