@@ -104,6 +104,9 @@ async function isCurrent(copy: string, version: string, expected: TreeSize): Pro
 }
 
 /** Copies `source` into `target` through a folder beside it, renamed into place once whole. */
+/** Tries at putting a copy in place while others replace what is there (a handful of servers at most). */
+const RENAME_ATTEMPTS = 5;
+
 async function copyInto(source: string, target: string, version: string, expected: TreeSize): Promise<void> {
   const partial = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
@@ -117,19 +120,28 @@ async function copyInto(source: string, target: string, version: string, expecte
       );
     }
     await writeFile(path.join(partial, MARKER_FILE), `${JSON.stringify({ version, ...expected })}\n`, { mode: 0o644 });
-    // Another server starting at the same moment may have put a whole copy in place while this one
-    // copied: it may be running from it already, so it is kept and this copy dropped.
-    if (await isCurrent(target, version, expected)) {
-      await rm(partial, { recursive: true, force: true });
-      return;
+    // Into place by rename, which never replaces a folder that has files: a whole copy that another
+    // server starting at the same moment put there (it may be running from it already) is kept and
+    // this one dropped; only an outdated or damaged copy is moved aside for it. Checking first and
+    // moving aside after let two servers each move the other's fresh copy away.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await rename(partial, target);
+        return;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt === RENAME_ATTEMPTS) throw error;
+      }
+      if (await isCurrent(target, version, expected)) {
+        await rm(partial, { recursive: true, force: true });
+        return;
+      }
+      const outdated = `${target}.outdated-${process.pid}-${randomBytes(4).toString('hex')}`;
+      await rename(target, outdated).then(
+        () => rm(outdated, { recursive: true, force: true }),
+        () => {},
+      );
     }
-    // An outdated or damaged copy is moved aside first: rename cannot replace a folder that has files.
-    const outdated = `${target}.outdated-${process.pid}-${randomBytes(4).toString('hex')}`;
-    await rename(target, outdated).then(
-      () => rm(outdated, { recursive: true, force: true }),
-      () => {},
-    );
-    await rename(partial, target);
   } catch (error) {
     await rm(partial, { recursive: true, force: true }).catch(() => {});
     // Another server starting at the same moment may have put a whole copy in place first.
