@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '#db/paths.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 import { makeTempDir } from './helpers.ts';
 
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');
@@ -46,7 +47,8 @@ describe('npm start (gateway/src/main.ts)', () => {
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
     const temp = await makeTempDir('main');
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    // From the kernel: a random port could be one an outgoing connection already holds.
+    const port = await freePort();
     const main = startMain({
       PORT: String(port),
       HOST: '127.0.0.1',

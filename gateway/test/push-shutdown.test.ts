@@ -19,6 +19,7 @@ import {
 } from './push-fixtures.ts';
 import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
+import { freePort } from '#tools/testing/free-port.ts';
 
 const mainFile = path.join(repoRoot, 'gateway', 'src', 'main.ts');
 const vapid = webpush.generateVAPIDKeys();
@@ -62,7 +63,8 @@ describe('SIGTERM while sending start alerts', () => {
     expect((await service.from('community_notification_outbox').insert(rows)).error).toBeNull();
 
     const temp = await makeTempDir('push-shutdown');
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    // From the kernel: a random port could be one an outgoing connection already holds.
+    const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', mainFile], {
       cwd: repoRoot,
       env: {
