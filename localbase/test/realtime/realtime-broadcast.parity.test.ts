@@ -6,7 +6,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { REALTIME_CLIENTS, clientFor, type ClientFlavour } from '../clients.ts';
-import { joinOutcome, subscribed } from '../realtime-listener.ts';
+import { caughtUpWithSocket, joinOutcome, subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -41,9 +41,6 @@ async function hear(
   };
 }
 
-/** Long enough for a relayed message to have arrived: what has not by then was not sent. */
-const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
-
 let topicCounter = 0;
 const freshTopic = () => `room-${process.pid}-${(topicCounter += 1)}`;
 
@@ -70,7 +67,9 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
       const elsewhere = await hear(ben, freshTopic());
       expect(await annHears.channel.send({ type: 'broadcast', event: 'cursor', payload: { x: 3, y: 4 } })).toBe('ok');
       expect(await benHears.until(1)).toEqual([{ event: 'cursor', payload: { x: 3, y: 4 } }]);
-      await quiet();
+      // The relay writes every receiver's copy at once: ann's, the other topic's or a second one for
+      // ben, had there been any, were written before ben had his and are ahead of the echoes.
+      await Promise.all([caughtUpWithSocket(ann), caughtUpWithSocket(ben)]);
       expect(annHears.received).toEqual([]);
       expect(elsewhere.received).toEqual([]);
       expect(benHears.received).toHaveLength(1);
@@ -90,11 +89,13 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
       const annHears = await hear(ann, topic, { ack: true });
       const benHears = await hear(ben, topic);
       expect(await annHears.channel.send({ type: 'broadcast', event: 'saved', payload: { n: 1 } })).toBe('ok');
+      // The server relays before it answers the sender: ben's copy is on his socket ahead of the echo.
+      await caughtUpWithSocket(ben);
       expect(benHears.received).toEqual([{ event: 'saved', payload: { n: 1 } }]);
       expect(
         await annHears.channel.send({ type: 'broadcast', event: 'huge', payload: { text: 'x'.repeat(256 * 1024) } }),
       ).toBe('error');
-      await quiet();
+      await caughtUpWithSocket(ben);
       expect(benHears.received).toHaveLength(1);
     });
 
@@ -107,7 +108,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
         expect(
           await annHears.channel.send({ type: 'broadcast', event: 'bytes', payload: new Uint8Array([1, 2, 3]).buffer }),
         ).toBe('error');
-        await quiet();
+        await caughtUpWithSocket(ben);
         expect(benHears.received).toEqual([]);
       },
     );
@@ -175,8 +176,10 @@ describe('the HTTP broadcast endpoints', () => {
         (await post('', { messages: [{ topic, event: 'e', payload: { text: 'x'.repeat(256 * 1024) } }] })).status,
       ).toBe(413);
       expect((await post('', { messages: 'no' })).status).toBe(400);
-      await quiet();
-      expect(hears.received).toEqual([]);
+      // The endpoint relays before it answers: a public message posted now comes after anything the
+      // requests above relayed to the listener.
+      expect((await post('', { messages: [{ topic, event: 'marker', payload: {} }] })).status).toBe(202);
+      expect(await hears.until(1)).toEqual([{ event: 'marker', payload: {} }]);
     } finally {
       await listener.removeAllChannels();
     }

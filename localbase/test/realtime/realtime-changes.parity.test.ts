@@ -8,7 +8,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { managementRows, PINNED_CLIENT, REALTIME_CLIENTS, signedUpClient } from '../clients.ts';
-import { listenForChanges, type ChangePayload, type Listener } from '../realtime-listener.ts';
+import { caughtUpWithQueue, listenForChanges, type ChangePayload, type Listener } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 // ev_docs: RLS by team membership, default replica identity. ev_full: the same, REPLICA IDENTITY
@@ -40,9 +40,11 @@ beforeAll(async () => {
   await sql(TABLES_SQL);
 });
 
-/** Long enough for the drain timer to have run: what has not arrived by then is withheld. */
-const QUIET_MS = 700;
-const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+/**
+ * Resolves once every change written so far has reached the given clients, if it was to reach
+ * them: what has not arrived by then is withheld (caughtUpWithQueue).
+ */
+const caughtUp = (...clients: SupabaseClient[]) => caughtUpWithQueue(localbase, ...clients);
 
 let nextId = 1;
 
@@ -100,7 +102,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     // Default replica identity: the old row is only its primary key.
     expect(payload?.old).toEqual({ id });
     expect(Number.isNaN(Date.parse(payload?.commit_timestamp ?? ''))).toBe(false);
-    await quiet();
+    await caughtUp(carol.client, alice.client);
     expect(carolListens.received).toEqual([]);
     expect(aliceListens.received).toHaveLength(1);
   });
@@ -114,7 +116,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     expect(moved.data).toHaveLength(1);
     // bob may read the row in its new team, alice may not.
     expect((await arrival)?.new).toMatchObject({ id, team: otherTeam });
-    await quiet();
+    await caughtUp(alice.client);
     expect(aliceListens.received).toEqual([]);
   });
 
@@ -127,7 +129,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     const payload = await arrival;
     expect(payload?.old).toEqual({ id, team, title: `doc ${id}`, secret: `secret ${id}` });
     expect(payload?.new).toEqual({ id, team, title: 'renamed', secret: `secret ${id}` });
-    await quiet();
+    await caughtUp(carol.client);
     expect(carolListens.received).toEqual([]);
   });
 
@@ -165,7 +167,7 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
       const arrival = carolListens.next(5000);
       await sql(`delete from public.ev_open where id = ${id}`);
       expect((await arrival)?.old).toMatchObject({ id });
-      await quiet();
+      await caughtUp(anonymous);
       expect(anonListens.received).toEqual([]);
       await anonymous.removeAllChannels();
     } finally {
@@ -185,7 +187,8 @@ describe.each(REALTIME_CLIENTS.map((flavour) => [flavour.name, flavour] as const
     const deleteArrives = byId.next(5000);
     await bob.client.from('ev_docs').delete().in('id', [bobsOther, inTeam]);
     expect(await deleteArrives).toMatchObject({ eventType: 'DELETE', old: { id: inTeam } });
-    await quiet();
+    // The other row's DELETE may come after this one in the queue: the marker comes after both.
+    await caughtUp(bob.client);
     // The team filter names a column a default-identity DELETE does not carry: it matches nothing.
     expect(byTeam.received.map((payload) => payload.eventType)).toEqual(['UPDATE']);
     expect(byId.received).toHaveLength(1);

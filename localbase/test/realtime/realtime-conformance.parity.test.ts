@@ -15,7 +15,7 @@ import {
   type RealtimeUser,
   type RealtimeVersion,
 } from '../clients.ts';
-import { subscribed } from '../realtime-listener.ts';
+import { caughtUpWithQueue, caughtUpWithSocket, subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 // cf_default: RLS by team, default replica identity. cf_full: the same with REPLICA IDENTITY FULL.
@@ -55,8 +55,12 @@ beforeAll(async () => {
   [alice, carol] = await Promise.all([user('alice'), user('carol')]);
 });
 
-/** Long enough for the drain timer to have run: what has not arrived by then is withheld. */
-const quiet = () => new Promise((resolve) => setTimeout(resolve, 700));
+/**
+ * Resolves once everything written to the database so far (changes, realtime.send) has reached the
+ * given connections, if it was to reach them: what has not arrived by then is withheld
+ * (caughtUpWithQueue).
+ */
+const caughtUp = (...connections: RealtimeConnection[]) => caughtUpWithQueue(localbase, ...connections);
 
 /** What a channel heard, with a wait for the first `count` of it. */
 class Heard<Item> {
@@ -152,7 +156,8 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
       it('carries the old row as its primary key under the default replica identity, to members only', async () => {
         const id = await seed('cf_default');
         const member = await listenForChanges(await connect(alice), 'cf_default');
-        const outsider = await listenForChanges(await connect(carol), 'cf_default');
+        const outsiderConnection = await connect(carol);
+        const outsider = await listenForChanges(outsiderConnection, 'cf_default');
         await sql(`update public.cf_default set title = 'renamed' where id = ${id}`);
         await sql(`delete from public.cf_default where id = ${id}`);
         const [updated, deleted] = await member.until(2);
@@ -161,7 +166,7 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
         expect(updated?.old).toEqual({ id });
         expect(deleted).toMatchObject({ eventType: 'DELETE', table: 'cf_default', new: {} });
         expect(deleted?.old).toEqual({ id });
-        await quiet();
+        await caughtUp(outsiderConnection);
         // A DELETE cannot be checked against a row that is gone: it reaches every reader of the
         // table, with nothing but the key. The UPDATE's new row is carol's to read only if RLS says so.
         expect(outsider.items.map((change) => change.eventType)).toEqual(['DELETE']);
@@ -179,11 +184,13 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
         async (_how, writes) => {
           nextId += 1;
           const id = REALTIME_VERSIONS.indexOf(version) * 1000 + 500 + nextId;
-          const member = await listenForChanges(await connect(alice), 'cf_default');
-          const outsider = await listenForChanges(await connect(carol), 'cf_default');
+          const memberConnection = await connect(alice);
+          const outsiderConnection = await connect(carol);
+          const member = await listenForChanges(memberConnection, 'cf_default');
+          const outsider = await listenForChanges(outsiderConnection, 'cf_default');
           await sql(writes(id).replaceAll('<team>', team));
           await member.until(3);
-          await quiet();
+          await caughtUp(memberConnection, outsiderConnection);
           expect(member.items.map((change) => [change.eventType, change.new, change.old])).toEqual([
             ['INSERT', { id, team, title: 'first', secret: 'kept' }, {}],
             ['UPDATE', { id, team, title: 'second', secret: 'kept' }, { id }],
@@ -198,7 +205,8 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
       it('checks a captured row as it was written: a row moved out of the team reaches the member as it was before', async () => {
         nextId += 1;
         const id = REALTIME_VERSIONS.indexOf(version) * 1000 + 500 + nextId;
-        const member = await listenForChanges(await connect(alice), 'cf_default');
+        const memberConnection = await connect(alice);
+        const member = await listenForChanges(memberConnection, 'cf_default');
         await sql(
           `begin;
            insert into public.cf_default (id, team, title) values (${id}, '${team}', 'in the team');
@@ -206,7 +214,8 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
            commit;`,
         );
         await member.until(1);
-        await quiet();
+        // The UPDATE comes after the INSERT in the queue, maybe in a later drain: the marker after both.
+        await caughtUp(memberConnection);
         // The INSERT's row was the team's; the UPDATE's row is no longer hers to read.
         expect(member.items.map((change) => [change.eventType, change.new.title])).toEqual([['INSERT', 'in the team']]);
       });
@@ -214,13 +223,14 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
       it('carries the whole old row of an UPDATE under REPLICA IDENTITY FULL, still only to readers RLS lets see the new row', async () => {
         const id = await seed('cf_full');
         const member = await listenForChanges(await connect(alice), 'cf_full');
-        const outsider = await listenForChanges(await connect(carol), 'cf_full');
+        const outsiderConnection = await connect(carol);
+        const outsider = await listenForChanges(outsiderConnection, 'cf_full');
         await sql(`update public.cf_full set title = 'renamed', secret = 'new secret' where id = ${id}`);
         const [updated] = await member.until(1);
         expect(updated).toMatchObject({ eventType: 'UPDATE', table: 'cf_full' });
         expect(updated?.new).toEqual({ id, team, title: 'renamed', secret: 'new secret' });
         expect(updated?.old).toEqual({ id, team, title: `doc ${id}`, secret: `secret ${id}` });
-        await quiet();
+        await caughtUp(outsiderConnection);
         expect(outsider.items).toEqual([]);
       });
 
@@ -242,12 +252,16 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
     describe('broadcast', () => {
       it("relays one client's broadcast to another's channel of the topic, not back to the sender, nor elsewhere", async () => {
         const topic = fresh('room');
-        const ann = await listenForBroadcasts(await connect(), topic);
+        const annConnection = await connect();
+        const ann = await listenForBroadcasts(annConnection, topic);
         const ben = await listenForBroadcasts(await connect(), topic);
-        const elsewhere = await listenForBroadcasts(await connect(), fresh('room'));
+        const elsewhereConnection = await connect();
+        const elsewhere = await listenForBroadcasts(elsewhereConnection, fresh('room'));
         expect(await ann.channel.send({ type: 'broadcast', event: 'cursor', payload: { x: 3 } })).toBe('ok');
         expect(await ben.heard.until(1)).toEqual([{ event: 'cursor', payload: { x: 3 } }]);
-        await quiet();
+        // The relay writes to every receiver at once: ann's and the other topic's copies, had there
+        // been any, were written before ben's and are on their sockets ahead of the echoes.
+        await Promise.all([caughtUpWithSocket(annConnection), caughtUpWithSocket(elsewhereConnection)]);
         expect(ann.heard.items).toEqual([]);
         expect(elsewhere.heard.items).toEqual([]);
       });
@@ -259,12 +273,14 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
         async () => {
           const topic = fresh('room');
           const ann = await listenForBroadcasts(await connect(), topic, { ack: true });
-          const ben = await listenForBroadcasts(await connect(), topic);
+          const benConnection = await connect();
+          const ben = await listenForBroadcasts(benConnection, topic);
           const bytes = new Uint8Array([1, 2, 3]).buffer;
           const sent = await ann.channel.send({ type: 'broadcast', event: 'bytes', payload: bytes });
           if (version.binaryBroadcast) {
             expect(sent).toBe('error');
-            await quiet();
+            // The server relays a broadcast before it answers the sender: a copy would be ahead of the echo.
+            await caughtUpWithSocket(benConnection);
             expect(ben.heard.items).toEqual([]);
           } else {
             expect(sent).toBe('ok');
@@ -275,13 +291,15 @@ describe.each(REALTIME_VERSIONS.map((version) => [version.name, version] as cons
 
       it('relays realtime.send from the database to public channels after commit, not a private or rolled-back one', async () => {
         const topic = fresh('feed');
-        const listener = await listenForBroadcasts(await connect(alice), topic);
+        const listenerConnection = await connect(alice);
+        const listener = await listenForBroadcasts(listenerConnection, topic);
         await sql(`begin; select realtime.send('{"n": 0}', 'undone', '${topic}', false); rollback;`);
         await sql(`select realtime.send('{"n": 1}', 'private', '${topic}')`);
         await sql(`select realtime.send('{"n": 2}', 'announce', '${topic}', false)`);
         await sql(`select realtime.send('{"n": 3}', 'elsewhere', '${topic}-other', false)`);
         expect(await listener.heard.until(1)).toEqual([{ event: 'announce', payload: { n: 2 } }]);
-        await quiet();
+        // The other topic's message was written after the public one: the marker comes after it.
+        await caughtUp(listenerConnection);
         expect(listener.heard.items).toHaveLength(1);
       });
     });

@@ -8,7 +8,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import { clientFor, managementQuery, signedUpClient } from '../clients.ts';
-import { subscribed } from '../realtime-listener.ts';
+import { caughtUpWithQueue, caughtUpWithSocket, subscribed } from '../realtime-listener.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
 const localbase = fileFixture(startLocalbaseStack);
@@ -91,8 +91,26 @@ async function join(
   };
 }
 
-/** Long enough for a message that was going to arrive to have arrived. */
-const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
+/** A private message to ROOM over HTTP, as `token` sends it; answered 202 whether relayed or dropped. */
+function postToRoom(token: string, event: string): Promise<Response> {
+  return fetch(`${localbase.url}/realtime/v1/api/broadcast`, {
+    method: 'POST',
+    headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ topic: ROOM, event, payload: {}, private: true }] }),
+  });
+}
+
+/**
+ * A marker to ROOM's members, sent by the service role. Deliveries to a private topic wait for
+ * their receivers' check and go out in the order they were made (topics.ts), and the HTTP
+ * endpoint makes its deliveries before it answers: a member that has the marker has everything
+ * delivered to the room before it was posted.
+ */
+async function markRoom(): Promise<void> {
+  expect((await postToRoom(localbase.serviceRoleKey, 'marker')).status).toBe(202);
+}
+
+const MARKER = { event: 'marker', payload: {} };
 
 describe('joining a private channel', () => {
   it('lets members in and keeps everyone else out with Realtime\'s "Unauthorized" reply', async () => {
@@ -120,7 +138,10 @@ describe('broadcast on a private channel', () => {
       expect(await boJoined.until(1)).toEqual([{ event: 'question', payload: { n: 1 } }]);
       expect(await cyJoined.until(1)).toEqual([{ event: 'question', payload: { n: 1 } }]);
       await cyJoined.channel.send({ type: 'broadcast', event: 'reply', payload: { n: 2 } });
-      await quiet();
+      // A real clock: the server answers nothing to a message the policies refuse, and it refuses it
+      // only after a policy query of its own, which nothing the test can see is ordered after (not
+      // cy's next message, not a marker to the room). Had it been relayed, it would be here by now.
+      await new Promise((resolve) => setTimeout(resolve, 400));
       expect(adaJoined.heard).toEqual([]);
       expect(boJoined.heard).toEqual([{ event: 'question', payload: { n: 1 } }]);
     } finally {
@@ -140,7 +161,9 @@ describe('broadcast on a private channel', () => {
       expect(await publicHeard.until(1)).toEqual([{ event: 'public', payload: {} }]);
       expect(await privateAda.channel.send({ type: 'broadcast', event: 'private', payload: {} })).toBe('ok');
       expect(await privateBo.until(1)).toEqual([{ event: 'private', payload: {} }]);
-      await quiet();
+      // Each message goes to its receivers in one synchronous loop: a copy for the public channel, or
+      // a second one for bo, was written before bo had his and is ahead of the echoes.
+      await Promise.all([caughtUpWithSocket(publicListener), caughtUpWithSocket(bo)]);
       expect(privateBo.heard).toEqual([{ event: 'private', payload: {} }]);
       expect(publicHeard.heard).toEqual([{ event: 'public', payload: {} }]);
     } finally {
@@ -160,7 +183,10 @@ describe('presence on a private channel', () => {
       const seen = Object.values(cyJoined.channel.presenceState()).flat();
       expect(seen).toMatchObject([{ studying: 'optics' }]);
       expect(await cyJoined.channel.track({ studying: 'waves' })).toBe('error');
-      await quiet();
+      // A diff of cy's track would have been queued for the room's check before the answer, so
+      // ahead of the marker.
+      await markRoom();
+      expect(await adaJoined.until(1)).toEqual([MARKER]);
       expect(Object.values(adaJoined.channel.presenceState()).flat()).toMatchObject([{ studying: 'optics' }]);
     } finally {
       for (const client of [ada, cy]) await client.removeAllChannels();
@@ -200,7 +226,7 @@ describe('broadcast from the database and over HTTP', () => {
           },
         },
       ]);
-      await quiet();
+      await caughtUpWithQueue(localbase, publicListener);
       expect(publicDee.heard).toEqual([]);
     } finally {
       for (const client of [bo, publicListener]) await client.removeAllChannels();
@@ -209,22 +235,17 @@ describe('broadcast from the database and over HTTP', () => {
 
   it("relays a private HTTP message from a writer or the service role, and drops a reader's (202 both)", async () => {
     const privateBo = await join(bo, ROOM);
-    const post = (token: string, event: string) =>
-      fetch(`${localbase.url}/realtime/v1/api/broadcast`, {
-        method: 'POST',
-        headers: { apikey: localbase.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [{ topic: ROOM, event, payload: {}, private: true }] }),
-      });
     try {
-      expect((await post(cyToken, 'from-cy')).status).toBe(202);
-      expect((await post(adaToken, 'from-ada')).status).toBe(202);
-      expect((await post(localbase.serviceRoleKey, 'from-service')).status).toBe(202);
+      expect((await postToRoom(cyToken, 'from-cy')).status).toBe(202);
+      expect((await postToRoom(adaToken, 'from-ada')).status).toBe(202);
+      expect((await postToRoom(localbase.serviceRoleKey, 'from-service')).status).toBe(202);
       expect(await privateBo.until(2)).toEqual([
         { event: 'from-ada', payload: {} },
         { event: 'from-service', payload: {} },
       ]);
-      await quiet();
-      expect(privateBo.heard.map((each) => each.event)).toEqual(['from-ada', 'from-service']);
+      // A late or second copy of any of the three would reach bo ahead of the marker.
+      await markRoom();
+      expect((await privateBo.until(3)).map((each) => each.event)).toEqual(['from-ada', 'from-service', 'marker']);
     } finally {
       await bo.removeAllChannels();
     }
@@ -274,7 +295,8 @@ describe('a session that ends while its channels stay open', () => {
       expect(system).toContainEqual(
         expect.objectContaining({ status: 'error', message: 'The session of this token has ended' }),
       );
-      await quiet();
+      // No wait: every frame written to her before phx_close came before it, and realtime-js
+      // dispatches nothing to a channel once it is closed.
       expect(eveJoined.heard).toEqual([]);
     } finally {
       for (const client of [ada, bo, eve.client]) await client.removeAllChannels();
