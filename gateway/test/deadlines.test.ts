@@ -1,8 +1,12 @@
 // Every backend call has a deadline: a backend that accepts and never answers, one that answers
 // slowly, and one that refuses connections, met by the proxy (HTTP and realtime WebSocket) and by
 // every wrapper route. The wrappers run with their real deadlines: they must answer within 5 s.
+// Almost all of it is waiting on deadlines with the CPU idle, so the tests run at once
+// (describe.concurrent): each makes requests of its own and reads only its own answers, and the
+// gateways and backends they share keep nothing from one request to the next that another test
+// asserts on. Their bounds are each measured from the test's own request.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import WebSocket from 'ws';
 import { BackendClient, type BackendError } from '../src/backend/backend-client.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
@@ -18,7 +22,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number
   return { result, ms: performance.now() - started };
 }
 
-describe('a backend that accepts connections and never answers', () => {
+describe.concurrent('a backend that accepts connections and never answers', () => {
   let silent: FaultyBackend;
   let gateway: TestGateway;
   let baseUrl: string;
@@ -36,26 +40,8 @@ describe('a backend that accepts connections and never answers', () => {
     await silent.close();
   });
 
-  it('gets 504 backend_timeout from the proxy at its response deadline, not a hang', async () => {
-    const { result: response, ms } = await timed(() =>
-      fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { authorization: `Bearer ${TOKEN}` } }),
-    );
-    expect(response.status).toBe(504);
-    expect(await response.json()).toEqual({ error: 'backend_timeout', message: 'The backend did not answer in time.' });
-    expect(ms).toBeGreaterThanOrEqual(900);
-    expect(ms).toBeLessThan(4_000);
-  });
-
-  it('gives a storage transfer the longer idle deadline, and still ends it', async () => {
-    const { result: response, ms } = await timed(() =>
-      fetch(`${baseUrl}/__backend/storage/v1/object/study-material/a/b.pdf`),
-    );
-    expect(response.status).toBe(504);
-    expect(ms).toBeGreaterThanOrEqual(2_400);
-    expect(ms).toBeLessThan(6_000);
-  });
-
-  it('answers every wrapper route within 5 s with 504 backend_timeout', async () => {
+  // The longest first: at most five tests run at once (maxConcurrency), the rest queue.
+  it('answers every wrapper route within 5 s with 504 backend_timeout', async ({ expect }) => {
     const bearer = { authorization: `Bearer ${TOKEN}` };
     const credentials = { username: 'ada@example.com', password: 'long-enough-1' };
     const calls: Array<[string, string, Record<string, string>, unknown]> = [
@@ -104,9 +90,28 @@ describe('a backend that accepts connections and never answers', () => {
       );
     });
   }, 20_000);
+
+  it('gets 504 backend_timeout from the proxy at its response deadline, not a hang', async ({ expect }) => {
+    const { result: response, ms } = await timed(() =>
+      fetch(`${baseUrl}/__backend/rest/v1/items`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ error: 'backend_timeout', message: 'The backend did not answer in time.' });
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(4_000);
+  });
+
+  it('gives a storage transfer the longer idle deadline, and still ends it', async ({ expect }) => {
+    const { result: response, ms } = await timed(() =>
+      fetch(`${baseUrl}/__backend/storage/v1/object/study-material/a/b.pdf`),
+    );
+    expect(response.status).toBe(504);
+    expect(ms).toBeGreaterThanOrEqual(2_400);
+    expect(ms).toBeLessThan(6_000);
+  });
 });
 
-describe('a backend that answers slowly', () => {
+describe.concurrent('a backend that answers slowly', () => {
   let slow: Awaited<ReturnType<typeof slowBackend>>;
   let gateway: TestGateway;
   let baseUrl: string;
@@ -126,18 +131,18 @@ describe('a backend that answers slowly', () => {
     await slow.close();
   });
 
-  it('passes an answer that comes within the deadline', async () => {
+  it('passes an answer that comes within the deadline', async ({ expect }) => {
     const response = await fetch(`${baseUrl}/__backend/rest/v1/items`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
   });
 
-  it('times out a data call past the short deadline but lets storage take longer', async () => {
+  it('times out a data call past the short deadline but lets storage take longer', async ({ expect }) => {
     expect((await fetch(`${baseUrl}/__backend/rest/v1/late`)).status).toBe(504);
     expect((await fetch(`${baseUrl}/__backend/storage/v1/object/public/avatars/a.png`)).status).toBe(200);
   });
 
-  it('bounds the calls of one route by its budget, even when each call is in time', async () => {
+  it('bounds the calls of one route by its budget, even when each call is in time', async ({ expect }) => {
     const route = new BackendClient(
       { url: slow.url, ...keys },
       { callDeadlineMs: 1_000, routeBudgetMs: 1_000 },
@@ -159,7 +164,7 @@ describe('a backend that answers slowly', () => {
     expect(outcomes).toEqual([...Array(answered).fill('ok'), ...Array(5 - answered).fill('504 backend_timeout')]);
   });
 
-  it('closes a realtime socket after its idle deadline, and keeps one that talks', async () => {
+  it('closes a realtime socket after its idle deadline, and keeps one that talks', async ({ expect }) => {
     // Both at once: the talking socket's time past the deadline overlaps the quiet one's wait.
     const talking = new WebSocket(`${baseUrl.replace('http', 'ws')}/__backend/realtime/v1/websocket?vsn=1.0.0`);
     await new Promise((resolve) => talking.on('open', resolve));
@@ -183,8 +188,8 @@ describe('a backend that answers slowly', () => {
   });
 });
 
-describe('a backend that refuses connections', () => {
-  it('gets 502 backend_unavailable at once from the proxy and the wrappers', async () => {
+describe.concurrent('a backend that refuses connections', () => {
+  it('gets 502 backend_unavailable at once from the proxy and the wrappers', async ({ expect }) => {
     const gateway = await startTestGateway({ backend: { url: await refusingBackendUrl(), ...keys } });
     try {
       const proxied = await timed(() => gateway.app.inject({ url: '/__backend/rest/v1/items' }));

@@ -93,7 +93,8 @@ set -e
 ip link set lo up
 unshare -n sleep 60 &
 PHONE_PID=$!
-sleep 0.3
+# The phone's namespace exists once its process has left ours.
+until [ "$(readlink /proc/$PHONE_PID/ns/net)" != "$(readlink /proc/self/ns/net)" ]; do sleep 0.02; done
 ip link add lan0 type veth peer name phone0
 ip link set phone0 netns $PHONE_PID
 ip addr add 10.77.0.1/24 dev lan0

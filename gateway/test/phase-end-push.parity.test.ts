@@ -2,9 +2,14 @@
 // access token, the gateway schedules community_schedule_phase_end with that token, and when the
 // phase ends the worker sends a push naming it to her device on a loopback push service. A pause
 // cancels it, a post without a token or with a forged one moves nothing, and Bo's device hears none.
+//
+// The tests run at once (it.concurrent): most of their time is waiting for phase ends with the CPU
+// idle. Each has an Ada and a device of its own (`adaWithDevice`): the gateway schedules a phase end
+// per student, from her own signed posts only (pip/phase-end-push.ts), so another test's posts on
+// the shared channel move nothing of hers, and each reads only her own device's pushes.
 import { SignJWT } from 'jose';
 import webpush from 'web-push';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
 import type { VapidKeys } from '../src/push/vapid-keys.ts';
 import { startTestGateway, type TestGateway } from './helpers.ts';
@@ -22,9 +27,8 @@ const vapid: VapidKeys = {
 const localbase = fileFixture(startLocalbaseStack);
 let receiver: PushReceiver;
 let gateway: TestGateway;
-let ada: Student;
+let backendUrl: string;
 let bo: Student;
-let adaDevice: ReceiverSubscription;
 let boDevice: ReceiverSubscription;
 
 async function tokenOf(student: Student): Promise<string> {
@@ -53,12 +57,22 @@ async function post(body: unknown, token?: string): Promise<void> {
     headers: token ? { authorization: `Bearer ${token}` } : {},
     payload: body as object,
   });
-  expect(response.statusCode).toBe(200);
+  if (response.statusCode !== 200)
+    throw new Error(`POST /__pip/state answered ${response.statusCode}: ${response.body}`);
   await gateway.phaseEnds.settled();
+}
+
+/** A new Ada (`handle`) with a device of her own, whose pushes no other test's posts can move. */
+async function adaWithDevice(handle: string): Promise<{ ada: Student; adaDevice: ReceiverSubscription }> {
+  const ada = await signUpStudent(backendUrl, localbase.anonKey, handle);
+  const adaDevice = receiver.subscribe();
+  await registerDeviceToken(ada, adaDevice.token);
+  return { ada, adaDevice };
 }
 
 const pushesTo = (device: ReceiverSubscription) =>
   receiver.received.filter((push) => push.subscriptionId === device.id);
+/** A real clock: a push that must not come (yet) has no event to wait on. */
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -70,11 +84,9 @@ beforeAll(async () => {
     push: { pollIntervalMs: 100, allowPlainHttp: true },
   });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  ada = await signUpStudent(`${url}/__backend`, localbase.anonKey, 'ada_p');
-  bo = await signUpStudent(`${url}/__backend`, localbase.anonKey, 'bo_p');
-  adaDevice = receiver.subscribe();
+  backendUrl = `${url}/__backend`;
+  bo = await signUpStudent(backendUrl, localbase.anonKey, 'bo_p');
   boDevice = receiver.subscribe();
-  await registerDeviceToken(ada, adaDevice.token);
   await registerDeviceToken(bo, boDevice.token);
   await gateway.push.start();
 }, 120_000);
@@ -85,38 +97,47 @@ afterAll(async () => {
 });
 
 describe('phase-end push', () => {
-  it('reaches her device within a second of the phase end, naming the phase that ended', async () => {
-    const endsAt = Date.now() + 1500;
-    await post(snapshot('focus', endsAt), await tokenOf(ada));
-    await wait(1000);
-    expect(pushesTo(adaDevice)).toEqual([]);
-    const [push] = await receiver.waitForReceived(1, 5000, adaDevice.id);
-    expect(push!.receivedAt - endsAt).toBeLessThan(1000);
-    expect(push!.receivedAt).toBeGreaterThanOrEqual(endsAt);
-    expect(push).toMatchObject({ topic: 'phase-end', ttl: 600 });
-    expect(push!.payload).toEqual({
-      type: 'phase_end',
-      phase: 'focus',
-      ends_at: new Date(endsAt).toISOString(),
-      url: '/focus',
-    });
-    expect(pushesTo(boDevice)).toEqual([]);
-  });
+  it.concurrent(
+    'reaches her device within a second of the phase end, naming the phase that ended',
+    async ({ expect }) => {
+      const { ada, adaDevice } = await adaWithDevice('ada_end');
+      const endsAt = Date.now() + 1500;
+      await post(snapshot('focus', endsAt), await tokenOf(ada));
+      await wait(1000); // nothing before the phase ends
+      expect(pushesTo(adaDevice)).toEqual([]);
+      const [push] = await receiver.waitForReceived(1, 5000, adaDevice.id);
+      expect(push!.receivedAt - endsAt).toBeLessThan(1000);
+      expect(push!.receivedAt).toBeGreaterThanOrEqual(endsAt);
+      expect(push).toMatchObject({ topic: 'phase-end', ttl: 600 });
+      expect(push!.payload).toEqual({
+        type: 'phase_end',
+        phase: 'focus',
+        ends_at: new Date(endsAt).toISOString(),
+        url: '/focus',
+      });
+      expect(pushesTo(boDevice)).toEqual([]);
+    },
+  );
 
-  it('cancels the push when a pause clears completionAtMs, and reschedules on resume', async () => {
-    const token = await tokenOf(ada);
-    const before = pushesTo(adaDevice).length;
-    await post(snapshot('break', Date.now() + 1200), token);
-    await post(snapshot('break', null), token);
-    await wait(2500);
-    expect(pushesTo(adaDevice)).toHaveLength(before);
-    const endsAt = Date.now() + 800;
-    await post(snapshot('break', endsAt), token);
-    const pushes = await receiver.waitForReceived(before + 1, 5000, adaDevice.id);
-    expect(pushes.at(-1)!.payload).toMatchObject({ phase: 'break', ends_at: new Date(endsAt).toISOString() });
-  });
+  it.concurrent(
+    'cancels the push when a pause clears completionAtMs, and reschedules on resume',
+    async ({ expect }) => {
+      const { ada, adaDevice } = await adaWithDevice('ada_pause');
+      const token = await tokenOf(ada);
+      const before = pushesTo(adaDevice).length;
+      await post(snapshot('break', Date.now() + 1200), token);
+      await post(snapshot('break', null), token);
+      await wait(2500); // past the cancelled end (1.2 s), by more than a push takes to arrive
+      expect(pushesTo(adaDevice)).toHaveLength(before);
+      const endsAt = Date.now() + 800;
+      await post(snapshot('break', endsAt), token);
+      const pushes = await receiver.waitForReceived(before + 1, 5000, adaDevice.id);
+      expect(pushes.at(-1)!.payload).toMatchObject({ phase: 'break', ends_at: new Date(endsAt).toISOString() });
+    },
+  );
 
-  it('moves nothing for a post without a token or with a forged one', async () => {
+  it.concurrent('moves nothing for a post without a token or with a forged one', async ({ expect }) => {
+    const { ada, adaDevice } = await adaWithDevice('ada_forged');
     const token = await tokenOf(ada);
     const before = pushesTo(adaDevice).length;
     await post(snapshot('focus', Date.now() + 1500), token);

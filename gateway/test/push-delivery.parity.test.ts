@@ -3,6 +3,12 @@
 // to a loopback push service that checks the VAPID signature and decrypts the aes128gcm body.
 // Runs on PGlite (npm test) and PostgreSQL 15 (npm run test:pg), where two gateways claiming at
 // once really contend for rows.
+//
+// The tests of one device each run at once (it.concurrent): most of their time is windows in which
+// nothing may arrive and the worker's backoff, with the CPU idle. Each has a student and a buddy of
+// its own (`buddies`), so one test's start alerts reach only its own devices, and reads only its
+// own device's pushes and outbox rows. The test of two gateways runs after them, alone: it stops
+// the first gateway's worker.
 import type { SupabaseClient } from '@supabase/supabase-js';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,20 +50,36 @@ let receiver: PushReceiver;
 const gateways: TestGateway[] = [];
 let backendUrl: string;
 let service: SupabaseClient;
-let ada: Student;
-let bo: Student;
 
 async function startGateway(push: Partial<PushWorkerSettings> = fastPush): Promise<TestGateway> {
   const gateway = await startTestGateway({
     backend: { url: localbase.url, anonKey: localbase.anonKey, serviceRoleKey: localbase.serviceRoleKey },
     config: { vapid },
     push,
+    // Every test signs up students of its own from this address (`buddies`): more than the 10
+    // credential attempts a minute one address may make.
+    rateLimits: { credentials: { max: 1_000, windowMs: 60_000 } },
   });
   gateways.push(gateway);
   return gateway;
 }
 
-/** No new push for a while: what "nothing is sent" can mean for an asynchronous sender. */
+/**
+ * Ada, and Bo, her buddy, who asked for her start alerts: new for each test (`name` tells them
+ * apart), so that no other test's Ada reaches this Bo's devices.
+ */
+async function buddies(name: string): Promise<{ ada: Student; bo: Student }> {
+  const ada = await signUpStudent(backendUrl, localbase.anonKey, `ada_${name}`);
+  const bo = await signUpStudent(backendUrl, localbase.anonKey, `bo_${name}`);
+  await followStartAlerts(bo, ada);
+  await shareCurrentSubject(ada);
+  return { ada, bo };
+}
+
+/**
+ * No new push for a while: what "nothing is sent" can mean for an asynchronous sender. A real
+ * clock: a push that must not come has no event to wait on.
+ */
 async function settle(ms = 1500): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -68,10 +90,6 @@ beforeAll(async () => {
   const gatewayUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   backendUrl = `${gatewayUrl}/__backend`;
   service = serviceClient(localbase.url, localbase.serviceRoleKey);
-  ada = await signUpStudent(backendUrl, localbase.anonKey, 'ada');
-  bo = await signUpStudent(backendUrl, localbase.anonKey, 'bo_b');
-  await followStartAlerts(bo, ada);
-  await shareCurrentSubject(ada);
   await gateway.push.start();
 }, 120_000);
 
@@ -81,13 +99,14 @@ afterAll(async () => {
 });
 
 describe('start alert delivery', () => {
-  it('serves the VAPID public key browsers subscribe with', async () => {
+  it.concurrent('serves the VAPID public key browsers subscribe with', async ({ expect }) => {
     const response = await gateways[0]!.app.inject({ method: 'GET', url: '/api/push/vapid-public-key' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ public_key: vapid.publicKey });
   });
 
-  it('sends one decrypted push naming Ada to Bo within 5 s of Ada starting to study', async () => {
+  it.concurrent('sends one decrypted push naming Ada to Bo within 5 s of Ada starting to study', async ({ expect }) => {
+    const { ada, bo } = await buddies('first');
     const device = receiver.subscribe();
     await registerDeviceToken(bo, device.token);
     const startedAt = Date.now();
@@ -97,7 +116,7 @@ describe('start alert delivery', () => {
     expect(push).toMatchObject({ subscriptionId: device.id, ttl: 3600, topic: ada.id.replace(/-/g, '') });
     expect(push!.payload).toEqual({
       type: 'start_alert',
-      actor: { id: ada.id, handle: 'ada' },
+      actor: { id: ada.id, handle: ada.handle },
       target_type: 'buddy',
       target_id: ada.id,
       started_at: expect.any(String),
@@ -118,7 +137,8 @@ describe('start alert delivery', () => {
     expect(receiver.rejected).toEqual([]);
   });
 
-  it("sends nothing inside Bo's quiet hours", async () => {
+  it.concurrent("sends nothing inside Bo's quiet hours", async ({ expect }) => {
+    const { ada, bo } = await buddies('quiet');
     const device = receiver.subscribe();
     await registerDeviceToken(bo, device.token);
     const now = new Date();
@@ -144,7 +164,8 @@ describe('start alert delivery', () => {
     }
   });
 
-  it('removes the device token when the push service answers 410 Gone', async () => {
+  it.concurrent('removes the device token when the push service answers 410 Gone', async ({ expect }) => {
+    const { ada, bo } = await buddies('gone');
     const device = receiver.subscribe();
     await registerDeviceToken(bo, device.token);
     receiver.script(device.id, [{ status: 410 }]);
@@ -165,7 +186,8 @@ describe('start alert delivery', () => {
     expect(await readOutbox(service, device.token)).toHaveLength(1);
   });
 
-  it('retries a 500 answer with backoff and then delivers once', async () => {
+  it.concurrent('retries a 500 answer with backoff and then delivers once', async ({ expect }) => {
+    const { ada, bo } = await buddies('retry');
     const device = receiver.subscribe();
     await registerDeviceToken(bo, device.token);
     receiver.script(device.id, [{ status: 500 }, { status: 503, headers: { 'retry-after': '1' } }]);
@@ -182,7 +204,8 @@ describe('start alert delivery', () => {
     expect(receiver.received.filter((item) => item.subscriptionId === device.id)).toHaveLength(1);
   });
 
-  it('removes a subscription the browser said has expired, without sending to it', async () => {
+  it.concurrent('removes a subscription the browser said has expired, without sending to it', async ({ expect }) => {
+    const { ada, bo } = await buddies('expired');
     const device = receiver.subscribe();
     const expired = JSON.stringify({ ...JSON.parse(device.token), expirationTime: Date.now() - 60_000 });
     await registerDeviceToken(bo, expired);
@@ -198,37 +221,42 @@ describe('start alert delivery', () => {
     expect(receiver.attempts.get(device.id)).toBeUndefined();
   });
 
-  it('gives up a token that is not a Web Push subscription at once, without retrying', async () => {
-    const token = `not-a-subscription-${Date.now()}`;
-    await registerDeviceToken(bo, token);
-    await startStudying(ada);
-    const [row] = await eventually(
-      () => readOutbox(service, token),
-      (found) => found[0]?.failed_at != null,
-      5000,
-      'row given up',
-    );
-    expect(row!.last_error).toMatch(/^invalid_subscription: /);
-    expect(row!.attempts).toBe(1);
-    // A plain-HTTP endpoint off loopback is refused the same way, before any request.
-    const offLoopback = JSON.stringify({
-      ...JSON.parse(receiver.subscribe().token),
-      endpoint: 'http://10.255.255.1/push/1',
-    });
-    await registerDeviceToken(bo, offLoopback);
-    await startStudying(ada);
-    const [refused] = await eventually(
-      () => readOutbox(service, offLoopback),
-      (found) => found[0]?.failed_at != null,
-      5000,
-      'row given up',
-    );
-    expect(refused!.last_error).toBe('invalid_subscription: endpoint: must be an https URL');
-  });
+  it.concurrent(
+    'gives up a token that is not a Web Push subscription at once, without retrying',
+    async ({ expect }) => {
+      const { ada, bo } = await buddies('invalid');
+      const token = `not-a-subscription-${Date.now()}`;
+      await registerDeviceToken(bo, token);
+      await startStudying(ada);
+      const [row] = await eventually(
+        () => readOutbox(service, token),
+        (found) => found[0]?.failed_at != null,
+        5000,
+        'row given up',
+      );
+      expect(row!.last_error).toMatch(/^invalid_subscription: /);
+      expect(row!.attempts).toBe(1);
+      // A plain-HTTP endpoint off loopback is refused the same way, before any request.
+      const offLoopback = JSON.stringify({
+        ...JSON.parse(receiver.subscribe().token),
+        endpoint: 'http://10.255.255.1/push/1',
+      });
+      await registerDeviceToken(bo, offLoopback);
+      await startStudying(ada);
+      const [refused] = await eventually(
+        () => readOutbox(service, offLoopback),
+        (found) => found[0]?.failed_at != null,
+        5000,
+        'row given up',
+      );
+      expect(refused!.last_error).toBe('invalid_subscription: endpoint: must be an https URL');
+    },
+  );
 
   it('never sends a row twice when two gateways deliver from one database', async () => {
     // A fresh subscriber with one device, and 120 queued alerts told apart by started_at.
     const device = receiver.subscribe();
+    const ada = await signUpStudent(backendUrl, localbase.anonKey, 'ada_twice');
     const cy = await signUpStudent(backendUrl, localbase.anonKey, 'cy_c');
     await followStartAlerts(cy, ada);
     await registerDeviceToken(cy, device.token);

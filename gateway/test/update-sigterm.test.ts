@@ -155,10 +155,15 @@ describe('SIGTERM to the updater', () => {
 
   it('during the pull: lets git finish, stops before install, and leaves a clean checkout at a whole commit', async () => {
     const inGit = path.join(temp.dir, 'inside-git');
+    const release = path.join(temp.dir, 'release-git');
     const installRan = path.join(temp.dir, 'install-ran');
     const hook = path.join(repoDir, '.git', 'hooks', 'reference-transaction');
-    // Every ref update of the pull waits 1.5 s while prepared: SIGTERM lands inside git.
-    await writeFile(hook, `#!/bin/sh\nif [ "$1" = "prepared" ]; then touch ${inGit}; sleep 1.5; fi\n`);
+    // Every ref update of the pull waits while prepared until the test releases it (at most 20 s),
+    // so SIGTERM lands inside git, and git goes on only once the updater has taken it.
+    await writeFile(
+      hook,
+      `#!/bin/sh\nif [ "$1" = "prepared" ]; then touch ${inGit}; i=0; while [ ! -e ${release} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; fi\n`,
+    );
     await chmod(hook, 0o755);
     const fromSha = runGit(repoDir, 'rev-parse', 'HEAD');
     const remoteSha = await pushRemoteCommit('Another commit to update to');
@@ -167,11 +172,16 @@ describe('SIGTERM to the updater', () => {
       const runnerPid = await startUpdate(gateway);
       await waitFor('git to be inside the pull', () => exists(inGit));
       process.kill(runnerPid, 'SIGTERM');
+      await waitFor('the updater to take the SIGTERM', async () =>
+        (await readFile(path.join(gateway.logDir, 'update.log'), 'utf8').catch(() => '')).includes('received SIGTERM'),
+      );
+      await writeFile(release, '');
       const state = await finishedState(gateway.logDir);
       expect(state).toMatchObject({ state: 'interrupted', step: 'pull', from_sha: fromSha, to_sha: remoteSha });
       await expectCleanCheckoutAt(remoteSha);
       expect(await exists(installRan)).toBe(false);
     } finally {
+      await writeFile(release, '');
       await gateway.close();
       await writeFile(hook, '#!/bin/sh\n');
     }
@@ -182,7 +192,11 @@ describe('SIGTERM to the gateway while an update runs', () => {
   it('stops the gateway at once; the update finishes on its own and does not restart a stopped gateway', async () => {
     const remoteSha = await pushRemoteCommit('A third commit');
     const logDir = path.join(temp.dir, 'gateway-process-logs');
-    const options = { repoDir, logDir, backendUrl: 'http://127.0.0.1:1', installCommand: 'sleep 2', restart: 'self' };
+    // The install waits until the gateway has stopped (the test then creates `gatewayStopped`; at
+    // most 20 s), so the update surely runs on past the gateway.
+    const gatewayStopped = path.join(temp.dir, 'gateway-stopped');
+    const installCommand = `i=0; while [ ! -e ${gatewayStopped} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done`;
+    const options = { repoDir, logDir, backendUrl: 'http://127.0.0.1:1', installCommand, restart: 'self' };
     const child = spawn(
       process.execPath,
       [
@@ -207,6 +221,7 @@ describe('SIGTERM to the gateway while an update runs', () => {
     expect(await exited).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
     expect(output).toContain('SIGTERM, stopping');
+    await writeFile(gatewayStopped, '');
 
     expect(await finishedState(logDir)).toMatchObject({ state: 'succeeded', to_sha: remoteSha, error: null });
     expect(await readFile(path.join(logDir, 'update.log'), 'utf8')).toContain(

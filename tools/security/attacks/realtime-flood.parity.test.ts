@@ -123,27 +123,25 @@ describe('attack: a flood of large realtime broadcasts', () => {
     expect(Math.max(...pings)).toBeLessThan(ANSWER_DEADLINE_MS);
     expect(Math.max(...heard)).toBeLessThan(ANSWER_DEADLINE_MS);
 
-    // Most of the flood was dropped, not relayed back: counted once no more comes back.
-    const relayedBytes = () =>
-      PAYLOAD_BYTES *
-      attackers.reduce(
-        (total, attacker) => total + attacker.frames.filter((frame) => frame.event === 'broadcast').length,
-        0,
-      );
-    // The relay has no end-of-flood event: wait on the real clock until a second passes with nothing more relayed.
-    let relayed = -1;
-    while (relayed !== relayedBytes()) {
-      relayed = relayedBytes();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    expect(relayed).toBeLessThan(sentBytes / 4);
-
-    // Every flooding connection was told why, on its channel, and closed.
+    // Every flooding connection is closed in the end (the proxy's read budget lets their frames reach
+    // localbase a few sockets a second, and each is ended as its frames arrive past the limits).
     await chat.socket.waitFor(
       () => attackers.every((attacker) => attacker.closed()),
       'every flooding socket closed',
       60_000,
     );
+
+    // Most of the flood was dropped, not relayed back: counted once every flooding socket is closed,
+    // when nothing more can come back to them.
+    const relayed =
+      PAYLOAD_BYTES *
+      attackers.reduce(
+        (total, attacker) => total + attacker.frames.filter((frame) => frame.event === 'broadcast').length,
+        0,
+      );
+    expect(relayed).toBeLessThan(sentBytes / 4);
+
+    // Every flooding connection was told why, on its channel, before it was closed.
     for (const [index, attacker] of attackers.entries()) {
       const system = attacker.frames.find((frame) => frame.event === 'system');
       expect(system?.payload).toEqual({

@@ -3,20 +3,18 @@
 // a reload keeping its code, the phone's presence, and every refusal a page meets: a wrong code, a
 // channel the server forgot (a restart, ten idle minutes), pairing switched off, a full server, a
 // token it cannot read, and a server that does not answer.
+//
+// The tests run at once (describe.concurrent): most of their time is spent waiting on the stream's
+// reconnection with the CPU idle. Each starts gateways of its own (each with its own relay) and
+// pages of its own, and closes them when it finishes (`opened`), so nothing one test sends or
+// closes reaches another.
 import { EventSource } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { PipRelay } from '#gateway/src/pip/pip-relay.ts';
 import { startTestGateway, type TestGateway } from '#gateway/test/helpers.ts';
 import type { PairingView } from './pairing.ts';
-import { CHANNEL_STORAGE_KEY, PhoneLink, type PhoneLinkOptions } from './phone-link.ts';
+import { CHANNEL_STORAGE_KEY, PhoneLink, STREAM_LOST_AFTER_MS, type PhoneLinkOptions } from './phone-link.ts';
 import type { EventSourceLike, RelayedAction } from './relay.ts';
-
-const open: Array<{ close(): Promise<void> }> = [];
-const links: PhoneLink[] = [];
-afterEach(async () => {
-  for (const link of links.splice(0)) link.stop();
-  for (const gateway of open.splice(0)) await gateway.close();
-});
 
 interface Server {
   gateway: TestGateway;
@@ -24,14 +22,86 @@ interface Server {
   port: number;
 }
 
-async function server(options: { pairing: boolean; port?: number; relay?: PipRelay }): Promise<Server> {
-  const gateway = await startTestGateway({
-    config: { pipPairing: options.pairing },
-    ...(options.relay ? { relay: options.relay } : {}),
+/**
+ * One test's gateways and pages: started through it, stopped and closed when the test finishes
+ * (pages first), and a gateway closed by the test itself (a restart) is not closed again.
+ */
+function opened({ onTestFinished }: Pick<TestContext, 'onTestFinished'>) {
+  const gateways = new Set<TestGateway>();
+  const building = new Set<Promise<unknown>>();
+  const links: PhoneLink[] = [];
+  onTestFinished(async () => {
+    for (const link of links.splice(0)) link.stop();
+    // A gateway still being built when the test failed is closed too.
+    await Promise.allSettled(building);
+    for (const gateway of gateways) {
+      const closing = gateway.close();
+      // Connections the pages left open go with it: after a restart on the same port, fetch may
+      // hold one the server was never sent a request on, and the close would wait for undici to
+      // drop it (its keep-alive timeout, 4 s).
+      gateway.app.server.closeAllConnections();
+      await closing;
+    }
+    gateways.clear();
   });
-  open.push(gateway);
-  const url = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
-  return { gateway, url, port: Number(new URL(url).port) };
+
+  /**
+   * A gateway built but not listening yet: a restart built before the old server closes leaves its
+   * port free only for a moment, so the page's stream comes back at its first reconnection.
+   */
+  async function unstarted(options: { pairing: boolean; relay?: PipRelay }) {
+    const started = startTestGateway({
+      config: { pipPairing: options.pairing },
+      ...(options.relay ? { relay: options.relay } : {}),
+    }).then((gateway) => {
+      gateways.add(gateway);
+      return gateway;
+    });
+    building.add(started);
+    const gateway = await started.finally(() => building.delete(started));
+    return {
+      async listen(port = 0): Promise<Server> {
+        const url = await gateway.app.listen({ host: '127.0.0.1', port });
+        return { gateway, url, port: Number(new URL(url).port) };
+      },
+    };
+  }
+
+  async function server(options: { pairing: boolean; port?: number; relay?: PipRelay }): Promise<Server> {
+    return (await unstarted(options)).listen(options.port);
+  }
+
+  /** The server goes away (a restart, a machine that is down). */
+  async function closeServer({ gateway }: Server): Promise<void> {
+    gateways.delete(gateway);
+    await gateway.close();
+  }
+
+  /** A focus page's link: what it shows, what it applied, the snapshot it posts. */
+  function page(base: string, subject: string, storage = new MemoryStorage(), extra: Partial<PhoneLinkOptions> = {}) {
+    const views: PairingView[] = [];
+    const actions: RelayedAction[] = [];
+    const state = { correct: 0 };
+    const link = new PhoneLink({
+      base,
+      fetch: (url, init) => fetch(url, init),
+      openStream: (url) => new EventSource(url) as unknown as EventSourceLike,
+      snapshot: () => snapshot(subject, state.correct),
+      onAction: (action) => {
+        actions.push(action);
+        if (action.action === 'correct') state.correct++;
+        link.post();
+      },
+      onView: (view) => views.push(view),
+      storage,
+      ...extra,
+    });
+    links.push(link);
+    link.start();
+    return { link, views, actions, storage, view: () => link.view() };
+  }
+
+  return { unstarted, server, closeServer, page };
 }
 
 class MemoryStorage {
@@ -60,30 +130,6 @@ function snapshot(subject: string, correct: number) {
   };
 }
 
-/** A focus page's link: what it shows, what it applied, the snapshot it posts. */
-function page(base: string, subject: string, storage = new MemoryStorage(), extra: Partial<PhoneLinkOptions> = {}) {
-  const views: PairingView[] = [];
-  const actions: RelayedAction[] = [];
-  const state = { correct: 0 };
-  const link = new PhoneLink({
-    base,
-    fetch: (url, init) => fetch(url, init),
-    openStream: (url) => new EventSource(url) as unknown as EventSourceLike,
-    snapshot: () => snapshot(subject, state.correct),
-    onAction: (action) => {
-      actions.push(action);
-      if (action.action === 'correct') state.correct++;
-      link.post();
-    },
-    onView: (view) => views.push(view),
-    storage,
-    ...extra,
-  });
-  links.push(link);
-  link.start();
-  return { link, views, actions, storage, view: () => link.view() };
-}
-
 async function until<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 8_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -110,8 +156,12 @@ function codeOf(view: PairingView): string {
 
 const live = (view: PairingView) => (view.status === 'on' || view.status === 'off') && view.stream === 'live';
 
-describe('pairing off (PIP_PAIRING=off)', () => {
-  it('says so, uses the shared channel, posts on hello, and applies each action once', async () => {
+describe.concurrent('pairing off (PIP_PAIRING=off)', () => {
+  it('says so, uses the shared channel, posts on hello, and applies each action once', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     const { url } = await server({ pairing: false });
     const biology = page(url, 'Biology');
     expect(biology.views[0]).toEqual({ status: 'pairing' });
@@ -136,8 +186,12 @@ describe('pairing off (PIP_PAIRING=off)', () => {
   });
 });
 
-describe('pairing on', () => {
-  it('shows a code that a phone needs: without it or with a wrong one the phone is refused', async () => {
+describe.concurrent('pairing on', () => {
+  it('shows a code that a phone needs: without it or with a wrong one the phone is refused', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     const { url } = await server({ pairing: true });
     const biology = page(url, 'Biology');
     const view = await until(biology.view, live);
@@ -167,7 +221,11 @@ describe('pairing on', () => {
     );
   });
 
-  it('keeps its code across a reload of the tab, and two pages never share a code or an action', async () => {
+  it('keeps its code across a reload of the tab, and two pages never share a code or an action', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     const { url } = await server({ pairing: true });
     const storage = new MemoryStorage();
     const first = page(url, 'Biology', storage);
@@ -190,7 +248,11 @@ describe('pairing on', () => {
     expect(reloaded.actions).toEqual([]);
   });
 
-  it('shows a phone arriving and, after it goes quiet, gone; a refused phone does not count', async () => {
+  it('shows a phone arriving and, after it goes quiet, gone; a refused phone does not count', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, {}, 400) });
     const biology = page(url, 'Biology');
     const code = codeOf(await until(biology.view, live));
@@ -203,15 +265,27 @@ describe('pairing on', () => {
     await until(biology.view, (view) => view.status === 'on' && view.phone.state === 'gone', 3_000);
   });
 
-  it('pairs again with a new code, marked renewed, when a restarted server forgot the channel; the old code is refused', async () => {
+  it('pairs again with a new code, marked renewed, when a restarted server forgot the channel; the old code is refused', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { unstarted, server, closeServer, page } = opened({ onTestFinished });
     const first = await server({ pairing: true });
-    const biology = page(first.url, 'Biology');
-    const oldCode = codeOf(await until(biology.view, live));
-    await first.gateway.close();
-    open.splice(open.indexOf(first.gateway), 1);
+    // The page shows a stream down for STREAM_LOST_AFTER_MS (4 s) as lost; what is tested is that it
+    // does, and what follows, so that timer runs 200 ms here. Its other timers run as they are (its
+    // retries here wait 0 or 1 s, never the same 4 s).
+    const biology = page(first.url, 'Biology', new MemoryStorage(), {
+      setTimer: (run, ms) => setTimeout(run, ms === STREAM_LOST_AFTER_MS ? 200 : ms),
+    });
+    // The restarted server is built meanwhile (`unstarted`).
+    const [shown, restarted] = await Promise.all([until(biology.view, live), unstarted({ pairing: true })]);
+    const oldCode = codeOf(shown);
+    await closeServer(first);
     // The stream drops and shows as lost while nothing answers.
     await until(biology.view, (view) => view.status === 'on' && view.stream === 'lost', 8_000);
-    const second = await server({ pairing: true, port: first.port });
+    const second = await restarted.listen(first.port);
+    // The page comes back with EventSource's own reconnection, 2 s after the stream dropped (the
+    // server's `retry: 2000`): a real clock, the browser's, which the page does not set.
     const view = await until(
       biology.view,
       (current) => live(current) && current.status === 'on' && current.code !== oldCode,
@@ -228,17 +302,23 @@ describe('pairing on', () => {
     );
   }, 30_000);
 
-  it('gets a new code after a reload when the page was away longer than the idle timeout', async () => {
+  it('gets a new code after a reload when the page was away longer than the idle timeout', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     let now = Date.now();
-    const { url } = await server({
-      pairing: true,
-      relay: new PipRelay(60_000, 256 * 1024, { idleTimeoutMs: 60_000, now: () => now }),
-    });
+    const relay = new PipRelay(60_000, 256 * 1024, { idleTimeoutMs: 60_000, now: () => now });
+    const { url } = await server({ pairing: true, relay });
     const storage = new MemoryStorage();
     const before = page(url, 'Biology', storage);
     const oldCode = codeOf(await until(before.view, live));
     before.link.stop(); // the tab is closed
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The pairing is idle once the server has seen its stream close.
+    await until(
+      () => relay.openStreams,
+      (streams) => streams === 0,
+    );
     now += 61_000;
     // The server forgets idle pairings on its ping timer or when another page pairs.
     await until(page(url, 'History').view, live);
@@ -249,13 +329,19 @@ describe('pairing on', () => {
     expect((await phoneGet(url, oldCode)).status).toBe(401);
   });
 
-  it('follows a server restarted with pairing off: the code goes away and phones need none', async () => {
+  it('follows a server restarted with pairing off: the code goes away and phones need none', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { unstarted, server, closeServer, page } = opened({ onTestFinished });
     const first = await server({ pairing: true });
     const biology = page(first.url, 'Biology');
-    await until(biology.view, live);
-    await first.gateway.close();
-    open.splice(open.indexOf(first.gateway), 1);
-    await server({ pairing: false, port: first.port });
+    // The restarted server is built meanwhile (`unstarted`).
+    const [, restarted] = await Promise.all([until(biology.view, live), unstarted({ pairing: false })]);
+    await closeServer(first);
+    await restarted.listen(first.port);
+    // EventSource's own reconnection, 2 s after the stream dropped (the server's `retry: 2000`):
+    // a real clock, the browser's, which the page does not set.
     await until(biology.view, (view) => view.status === 'off' && view.stream === 'live', 15_000);
     expect(biology.storage.items.size).toBe(0);
     await until(
@@ -264,21 +350,30 @@ describe('pairing on', () => {
     );
   }, 30_000);
 
-  it('says the server is full while every slot holds an open page, and pairs once one frees up', async () => {
-    const { url } = await server({ pairing: true, relay: new PipRelay(60_000, 256 * 1024, { maxPairings: 1 }) });
+  it('says the server is full while every slot holds an open page, and pairs once one frees up', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
+    const relay = new PipRelay(60_000, 256 * 1024, { maxPairings: 1 });
+    const { url } = await server({ pairing: true, relay });
     const holder = page(url, 'Biology');
     await until(holder.view, live);
     const waiting = page(url, 'History');
     await until(waiting.view, (view) => view.status === 'full');
     expect(waiting.view()).toMatchObject({ status: 'full' });
     holder.link.stop();
-    // stop() closes the tab's long poll: time for the server to see it close and free the slot.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // stop() closes the tab's stream: the slot is free once the server has seen it close.
+    await until(
+      () => relay.openStreams,
+      (streams) => streams === 0,
+    );
     waiting.link.retryNow();
     await until(waiting.view, live);
   });
 
-  it('forgets a stored token the server cannot read and pairs afresh', async () => {
+  it('forgets a stored token the server cannot read and pairs afresh', async ({ expect, onTestFinished }) => {
+    const { server, page } = opened({ onTestFinished });
     const { url } = await server({ pairing: true });
     const storage = new MemoryStorage();
     storage.setItem(CHANNEL_STORAGE_KEY, 'not a token!');
@@ -289,17 +384,20 @@ describe('pairing on', () => {
   });
 });
 
-describe('a server that does not answer', () => {
-  it('shows unreachable with when it will ask again, and pairs when the server comes up', async () => {
+describe.concurrent('a server that does not answer', () => {
+  it('shows unreachable with when it will ask again, and pairs when the server comes up', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, closeServer, page } = opened({ onTestFinished });
     const probe = await server({ pairing: true });
     const port = probe.port;
-    await probe.gateway.close();
-    open.splice(0);
+    await closeServer(probe);
     const biology = page(`http://127.0.0.1:${port}`, 'Biology');
     const view = await until(biology.view, (current) => current.status === 'unreachable');
     expect(view).toMatchObject({ status: 'unreachable' });
     if (view.status === 'unreachable') expect(view.retryAt).toBeGreaterThan(Date.now() - 1_000);
-    // Still nothing: the wait grows (1 s, then 2 s).
+    // Still nothing: the wait grows (1 s, then 2 s). A real clock: the page's own first retry, 1 s.
     const later = await until(
       biology.view,
       (current) => current.status === 'unreachable' && current.retryAt - Date.now() > 1_200,
@@ -312,14 +410,16 @@ describe('a server that does not answer', () => {
   }, 20_000);
 });
 
-describe('an address that asks to pair too often', () => {
-  it('waits the Retry-After of a 429, says so, does not ask before, and pairs once it has waited', async () => {
+describe.concurrent('an address that asks to pair too often', () => {
+  it('waits the Retry-After of a 429, says so, does not ask before, and pairs once it has waited', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { server, page } = opened({ onTestFinished });
     // One pairing per address: while the first page holds it with an open stream, a second page
     // from the same address is refused with 429 and Retry-After: 30.
-    const { url } = await server({
-      pairing: true,
-      relay: new PipRelay(60_000, 256 * 1024, { maxPairingsPerAddress: 1 }),
-    });
+    const relay = new PipRelay(60_000, 256 * 1024, { maxPairingsPerAddress: 1 });
+    const { url } = await server({ pairing: true, relay });
     const holder = page(url, 'Biology');
     await until(holder.view, live);
     const pairRequests: number[] = [];
@@ -354,8 +454,11 @@ describe('an address that asks to pair too often', () => {
     expect(pairRequests).toHaveLength(1);
 
     holder.link.stop();
-    // stop() closes the tab's long poll: time for the server to see it close and free the slot.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // stop() closes the tab's stream: the slot is free once the server has seen it close.
+    await until(
+      () => relay.openStreams,
+      (streams) => streams === 0,
+    );
     timers.shift()?.run(); // the 30 s are over
     await until(waiting.view, live);
     expect(pairRequests).toHaveLength(2);

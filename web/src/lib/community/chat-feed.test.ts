@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import ws from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signedUpClient } from '#localbase/test/clients.ts';
 import { tokenExpiredAgo } from '#localbase/test/realtime-tokens.ts';
 import { startLocalbaseStack } from '#tools/testing/localbase-stack.ts';
@@ -16,7 +16,7 @@ import { useClientForTests } from './backend.ts';
 import { ChatFeed, PAGE_SIZE, type FeedState } from './chat-feed.ts';
 import { fileFixture } from '#tools/testing/file-fixture.ts';
 
-/** A TCP proxy whose connections the test can cut, and refuse for a while. */
+/** A TCP proxy whose connections the test can cut, and refuse until it reopens. */
 async function cuttableProxy(target: URL) {
   const open = new Set<net.Socket>();
   let refusing = false;
@@ -38,10 +38,12 @@ async function cuttableProxy(target: URL) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut(refuseForMs: number) {
+    cut() {
       refusing = true;
       for (const socket of open) socket.destroy();
-      setTimeout(() => (refusing = false), refuseForMs);
+    },
+    reopen() {
+      refusing = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -129,6 +131,9 @@ beforeAll(async () => {
   outsider = await signedInThrough(localbase.url, outsiderAccount);
 }, 120_000);
 
+// A test that cut the proxy reopens it itself; one that failed first leaves the next test a way in.
+afterEach(() => proxy?.reopen());
+
 afterAll(async () => {
   useClientForTests(undefined);
   for (const client of [owner?.client, member, outsider]) await client?.removeAllChannels();
@@ -162,10 +167,12 @@ describe('ChatFeed', () => {
     const live = await send('live before the drop');
     await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'the live message');
 
-    proxy.cut(1500);
+    proxy.cut();
     await until(() => feed.current.status === 'reconnecting', 5000, 'the feed to notice the drop');
     const during: string[] = [];
     for (let index = 1; index <= 5; index++) during.push(await send(`during the drop ${index}`));
+    // Back once all five were sent while she could not hear them.
+    proxy.reopen();
     await until(() => during.every((id) => feed.current.messages.some((m) => m.id === id)), 15_000, 'the catch-up');
     expect(feed.current.status).toBe('live');
 
@@ -182,11 +189,14 @@ describe('ChatFeed', () => {
 
   it('starts while the server is out of reach, then joins and catches up once it is back', async () => {
     useClientForTests(member);
-    proxy.cut(2500);
+    proxy.cut();
     const feed = new ChatFeed(groupId, () => undefined);
     await feed.start();
     expect(feed.current.status).toBe('reconnecting');
     const meanwhile = await send('sent while she was away');
+    // Back once that was sent. The feed finds out at its own next try, 1 s after the failed join: a
+    // real clock, the feed's, which it does not let a test set.
+    proxy.reopen();
     await until(() => feed.current.status === 'live', 15_000, 'the feed to join once the server is back');
     await until(() => feed.current.messages.some((m) => m.id === meanwhile), 5000, 'the catch-up');
     const live = await send('live once back');
@@ -294,6 +304,8 @@ describe('ChatFeed', () => {
     // A new token makes the server ask the policies again: the old topic is no longer hers to hear.
     const refreshed = await member.auth.refreshSession();
     expect(refreshed.error).toBeNull();
+    // The feed joins afresh 1 s after the server closed its channel: the feed's own retry timer, on
+    // the real clock (ChatFeed takes no clock).
     await until(() => joined(member, moved), 10_000, 'the feed to join the topic it was not told of');
     const live = await send('heard after the server closed the old channel');
     await until(() => feed.current.messages.some((m) => m.id === live), 2000, 'a live message on the new topic');
@@ -317,6 +329,8 @@ describe('ChatFeed', () => {
     // The session is refreshed (auth-js's timer on waking, or the next request), and supabase-js
     // hands realtime the new token.
     expect((await member.auth.refreshSession()).error).toBeNull();
+    // The feed's own retry, 1 s after the server closed its channel, on the real clock (ChatFeed takes
+    // no clock).
     await until(() => feed.current.status === 'live', 15_000, 'the feed to join again');
     await until(() => feed.current.messages.some((m) => m.id === missed), 5000, 'the catch-up');
     const live = await send('live after the refresh');
