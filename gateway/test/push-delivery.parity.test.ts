@@ -76,6 +76,16 @@ async function buddies(name: string): Promise<{ ada: Student; bo: Student }> {
   return { ada, bo };
 }
 
+/** The token's outbox row once the worker has given it up (failed_at set). */
+function givenUp(token: string) {
+  return eventually(
+    () => readOutbox(service, token),
+    (found) => found[0]?.failed_at != null,
+    5000,
+    'row given up',
+  );
+}
+
 /**
  * No new push for a while: what "nothing is sent" can mean for an asynchronous sender. A real
  * clock: a push that must not come has no event to wait on.
@@ -170,12 +180,7 @@ describe('start alert delivery', () => {
     await registerDeviceToken(bo, device.token);
     receiver.script(device.id, [{ status: 410 }]);
     await startStudying(ada);
-    const [row] = await eventually(
-      () => readOutbox(service, device.token),
-      (found) => found[0]?.failed_at != null,
-      5000,
-      'row given up',
-    );
+    const [row] = await givenUp(device.token);
     expect(row!.last_error).toMatch(/^push service answered 410/);
     expect(await deviceTokens(bo)).not.toContain(device.token);
     expect(receiver.attempts.get(device.id)).toBe(1);
@@ -210,12 +215,7 @@ describe('start alert delivery', () => {
     const expired = JSON.stringify({ ...JSON.parse(device.token), expirationTime: Date.now() - 60_000 });
     await registerDeviceToken(bo, expired);
     await startStudying(ada);
-    const [row] = await eventually(
-      () => readOutbox(service, expired),
-      (found) => found[0]?.failed_at != null,
-      5000,
-      'row given up',
-    );
+    const [row] = await givenUp(expired);
     expect(row!.last_error).toMatch(/^subscription_expired: /);
     expect(await deviceTokens(bo)).not.toContain(expired);
     expect(receiver.attempts.get(device.id)).toBeUndefined();
@@ -228,12 +228,7 @@ describe('start alert delivery', () => {
       const token = `not-a-subscription-${Date.now()}`;
       await registerDeviceToken(bo, token);
       await startStudying(ada);
-      const [row] = await eventually(
-        () => readOutbox(service, token),
-        (found) => found[0]?.failed_at != null,
-        5000,
-        'row given up',
-      );
+      const [row] = await givenUp(token);
       expect(row!.last_error).toMatch(/^invalid_subscription: /);
       expect(row!.attempts).toBe(1);
       // A plain-HTTP endpoint off loopback is refused the same way, before any request.
@@ -243,12 +238,7 @@ describe('start alert delivery', () => {
       });
       await registerDeviceToken(bo, offLoopback);
       await startStudying(ada);
-      const [refused] = await eventually(
-        () => readOutbox(service, offLoopback),
-        (found) => found[0]?.failed_at != null,
-        5000,
-        'row given up',
-      );
+      const [refused] = await givenUp(offLoopback);
       expect(refused!.last_error).toBe('invalid_subscription: endpoint: must be an https URL');
     },
   );
