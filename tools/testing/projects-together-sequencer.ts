@@ -51,8 +51,9 @@ export default class ProjectsTogetherSequencer extends BaseSequencer {
 
     const blocks = new Map<string, TestSpecification[]>();
     for (const file of [...files].sort(longestFirst)) {
-      const block = `${file.project.name}:${environmentOf(file)}`;
-      blocks.set(block, [...(blocks.get(block) ?? []), file]);
+      const key = `${file.project.name}:${environmentOf(file)}`;
+      const block = blocks.get(key) ?? blocks.set(key, []).get(key)!;
+      block.push(file);
     }
     // Each block is longest first, so its first file is its longest.
     const ordered = [...blocks.values()].sort((a, b) => longestFirst(a[0]!, b[0]!)).flat();
